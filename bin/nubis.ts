@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+// The nubis command: serve the API, run migrations, or run the sweeps alone.
+
+import { parseArgs } from 'node:util';
+import { ConfigError, configTable, loadConfig } from '../src/config.ts';
+
+const help = `Usage: nubis <command> [options]
+
+Commands:
+  serve [--no-sweeps]   serve the HTTP API (runs migrations first); the default
+  migrate               apply database migrations and exit
+  sweep [--once]        run the periodic sweeps without serving HTTP
+  help                  show this help
+
+Configuration comes from environment variables:
+
+${configTable()}
+`;
+
+async function main(): Promise<void> {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { help: { type: 'boolean', short: 'h' }, 'no-sweeps': { type: 'boolean' }, once: { type: 'boolean' } },
+  });
+  const command = values.help ? 'help' : (positionals[0] ?? 'serve');
+  if (command === 'help') {
+    process.stdout.write(help);
+    return;
+  }
+  const config = loadConfig();
+  if (command === 'serve') {
+    const { startServer } = await import('../src/server.ts');
+    const server = await startServer(config, { sweeps: values['no-sweeps'] ? false : undefined });
+    const stop = (signal: string) => {
+      process.stderr.write(JSON.stringify({ level: 'info', msg: `received ${signal}; finishing in-flight requests` }) + '\n');
+      server.close().then(() => process.exit(0), () => process.exit(1));
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+    return;
+  }
+  if (command === 'migrate') {
+    const { openStorage, migrate } = await import('../src/db/connect.ts');
+    const storage = await openStorage(config);
+    const applied = await migrate(storage);
+    process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'already up to date\n');
+    await storage.close();
+    return;
+  }
+  if (command === 'sweep') {
+    const { prepareStorage, createPlatform } = await import('../src/server.ts');
+    const { runSweepRound, startSweeper } = await import('../src/sweeps/sweeps.ts');
+    const log = { info: console.error, warn: console.error, error: console.error };
+    const storage = await prepareStorage(config, log);
+    const ctx = await createPlatform(config, storage, log);
+    if (values.once) {
+      await runSweepRound(ctx);
+      await storage.close();
+      return;
+    }
+    const sweeper = startSweeper(ctx, config.sweepIntervalSeconds * 1000);
+    const keepAlive = setInterval(() => {}, 1 << 30);
+    const stop = () => { clearInterval(keepAlive); sweeper.stop().then(() => storage.close()).then(() => process.exit(0)); };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+    return;
+  }
+  throw new ConfigError(`unknown command "${command}"; see nubis --help`);
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`nubis: ${error.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`nubis: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

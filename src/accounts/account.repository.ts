@@ -1,0 +1,53 @@
+// Queries on accounts and their activity log.
+
+import type { Queryable } from '../db/database.ts';
+import type { AccountUpdate, NewAccountRow } from './account.table.ts';
+
+export const accountRepository = {
+  insert(db: Queryable, row: NewAccountRow) {
+    return db.insertInto('accounts').values(row).returning(['id', 'uuid']).executeTakeFirstOrThrow();
+  },
+
+  findById(db: Queryable, id: number) {
+    return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  },
+
+  findByEmail(db: Queryable, email: string) {
+    return db.selectFrom('accounts').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
+  },
+
+  findByUuid(db: Queryable, uuid: string) {
+    return db.selectFrom('accounts').selectAll().where('uuid', '=', uuid.toLowerCase()).executeTakeFirst();
+  },
+
+  findByActivationUuid(db: Queryable, activationUuid: string) {
+    return db.selectFrom('accounts').selectAll().where('activation_uuid', '=', activationUuid.toLowerCase()).executeTakeFirst();
+  },
+
+  update(db: Queryable, id: number, changes: AccountUpdate) {
+    return db.updateTable('accounts').set(changes).where('id', '=', id).execute();
+  },
+
+  list(db: Queryable, email: string | undefined) {
+    let query = db.selectFrom('accounts').selectAll().orderBy('id').limit(1000);
+    if (email) query = query.where('email', '=', email.toLowerCase());
+    return query.execute();
+  },
+
+  logActivity(db: Queryable, entry: { account_id: number | null; email: string; action: string; status: string; ip_address: string; created_at: number }) {
+    return db.insertInto('account_activity').values(entry).execute();
+  },
+
+  recentActivity(db: Queryable, accountId: number, limit: number) {
+    return db.selectFrom('account_activity').select(['ip_address', 'created_at', 'action', 'status']).where('account_id', '=', accountId).orderBy('id', 'desc').limit(limit).execute();
+  },
+
+  countRunningServers(db: Queryable, accountId: number, now: number) {
+    return db.selectFrom('servers')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('account_id', '=', accountId)
+      .where('power', '=', 'running')
+      .where((eb) => eb.or([eb('action', 'is', null), eb('action_until', '<=', now)]))
+      .executeTakeFirstOrThrow();
+  },
+};

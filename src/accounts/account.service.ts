@@ -1,0 +1,253 @@
+// Accounts: registration, login, activation, profile update, password reset and the
+// Account object. Register, login, activate and reset answer the same way whether they
+// worked or not, so their answers never tell whether an e-mail is registered.
+
+import { randomBytes } from 'node:crypto';
+import type { Actor, Platform } from '../platform/context.ts';
+import { Invalid, NotFound } from '../platform/errors.ts';
+import { isoOrNull, isoSeconds } from '../platform/clock.ts';
+import { newUuid } from '../platform/ids.ts';
+import { newToken } from '../platform/secrets.ts';
+import { toCents, toDollars } from '../platform/money.ts';
+import { queueMail } from '../mail/mail.service.ts';
+import { issueToken, tokenForLogin } from '../tokens/token.service.ts';
+import { accountFinance } from '../billing/ledger.ts';
+import { accountRepository } from './account.repository.ts';
+import type { AccountRow, AccountUpdate } from './account.table.ts';
+import { effectivePermissions } from './permissions.ts';
+
+export interface RegisterInput {
+  email: string;
+  password: string;
+  firstname: string;
+  lastname: string;
+  accept_tos: boolean;
+  country: string;
+}
+
+export interface AuthAnswer {
+  token: string;
+  timestamp: string;
+}
+
+export interface UpdateInput {
+  firstname?: string;
+  lastname?: string;
+  country?: string;
+  dark_mode?: boolean;
+  email?: string;
+  password?: string;
+}
+
+/** Hash used to spend the same time on an unknown e-mail as on a known one. */
+let decoyHash: Promise<string> | null = null;
+
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Rules the schema cannot express; one problem per bad field. */
+export function checkProfile(input: { email?: string; password?: string; firstname?: string; lastname?: string; country?: string }): void {
+  const problems: { field: string; reason: string }[] = [];
+  if (input.email !== undefined && (!emailPattern.test(input.email) || input.email.length > 254)) problems.push({ field: 'email', reason: 'bad value: not an e-mail address' });
+  if (input.password !== undefined && (input.password.length < 8 || input.password.length > 1024)) problems.push({ field: 'password', reason: 'bad value: must be 8 to 1024 characters' });
+  if (input.firstname !== undefined && input.firstname.trim() === '') problems.push({ field: 'firstname', reason: 'missing required field' });
+  if (input.lastname !== undefined && input.lastname.trim() === '') problems.push({ field: 'lastname', reason: 'missing required field' });
+  if (input.country !== undefined && !isCountry(input.country)) problems.push({ field: 'country', reason: 'bad value: must be a two-letter ISO 3166 country code' });
+  if (problems.length) throw new Invalid(problems);
+}
+
+function isCountry(code: string): boolean {
+  if (!/^[A-Za-z]{2}$/.test(code)) return false;
+  const upper = code.toUpperCase();
+  try {
+    return regionNames.of(upper) !== upper;
+  } catch {
+    return false;
+  }
+}
+
+export async function register(ctx: Platform, input: RegisterInput, ip: string): Promise<AuthAnswer> {
+  checkProfile(input);
+  const email = input.email.trim().toLowerCase();
+  const passwordHash = await ctx.secrets.hashPassword(input.password);
+  const now = ctx.clock.now();
+  const timestamp = isoSeconds(now);
+  try {
+    const token = await ctx.db.transaction().execute(async (trx) => {
+      const activationUuid = newUuid();
+      const account = await accountRepository.insert(trx, {
+        uuid: newUuid(),
+        email,
+        password_hash: passwordHash,
+        firstname: input.firstname.trim(),
+        lastname: input.lastname.trim(),
+        country: input.country.toUpperCase(),
+        activated: ctx.config.autoActivate ? 1 : 0,
+        activation_uuid: activationUuid,
+        servers_limit: ctx.config.serversLimit,
+        created_at: now,
+        updated_at: now,
+        last_login_at: now,
+      });
+      await accountRepository.logActivity(trx, { account_id: account.id, email, action: 'register', status: 'success', ip_address: ip, created_at: now });
+      await queueMail(ctx, trx, {
+        to: email,
+        subject: 'Activate your Nubis account',
+        text: [
+          `Hello ${input.firstname.trim()},`,
+          '',
+          'Activate your account with this activation uuid (PUT /v1.3/account/activate {"uuid": "..."}):',
+          '',
+          `Activation uuid: ${activationUuid}`,
+          '',
+          'If you did not register, ignore this mail.',
+        ].join('\n'),
+      });
+      return (await issueToken(ctx, trx, account.id, 'register')).token;
+    });
+    return { token, timestamp };
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    // Already registered: same status and shape, a token that opens nothing, and a trace on the real account.
+    const existing = await accountRepository.findByEmail(ctx.db, email);
+    await accountRepository.logActivity(ctx.db, { account_id: existing?.id ?? null, email, action: 'register', status: 'rejected', ip_address: ip, created_at: now });
+    return { token: newToken(), timestamp };
+  }
+}
+
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; message?: string; errcode?: number };
+  return e?.code === '23505' || /UNIQUE constraint failed/i.test(e?.message ?? '');
+}
+
+export async function login(ctx: Platform, email: string, password: string, ip: string): Promise<AuthAnswer> {
+  const normalized = email.trim().toLowerCase();
+  const now = ctx.clock.now();
+  const account = await accountRepository.findByEmail(ctx.db, normalized);
+  decoyHash ??= ctx.secrets.hashPassword(randomBytes(16).toString('hex'));
+  let ok = await ctx.secrets.verifyPassword(password, account?.password_hash ?? (await decoyHash));
+  if (!ok && account?.temp_password_hash && (account.temp_password_expires_at ?? 0) > now) {
+    ok = await ctx.secrets.verifyPassword(password, account.temp_password_hash);
+  }
+  if (account && account.blocked) ok = false;
+  const timestamp = isoSeconds(now);
+  if (!account || !ok) {
+    await accountRepository.logActivity(ctx.db, { account_id: account?.id ?? null, email: normalized, action: 'login', status: 'failed', ip_address: ip, created_at: now });
+    return { token: newToken(), timestamp };
+  }
+  const token = await ctx.db.transaction().execute(async (trx) => {
+    await accountRepository.update(trx, account.id, { last_login_at: now });
+    await accountRepository.logActivity(trx, { account_id: account.id, email: normalized, action: 'login', status: 'success', ip_address: ip, created_at: now });
+    return tokenForLogin(ctx, trx, account.id);
+  });
+  return { token, timestamp };
+}
+
+export async function activate(ctx: Platform, activationUuid: string): Promise<void> {
+  const account = await accountRepository.findByActivationUuid(ctx.db, activationUuid);
+  if (account && !account.activated) await accountRepository.update(ctx.db, account.id, { activated: 1, updated_at: ctx.clock.now() });
+}
+
+export async function resetPassword(ctx: Platform, email: string): Promise<void> {
+  const account = await accountRepository.findByEmail(ctx.db, email.trim());
+  if (!account || account.blocked) return;
+  const temporary = randomBytes(12).toString('base64url');
+  const hash = await ctx.secrets.hashPassword(temporary);
+  const now = ctx.clock.now();
+  const expires = now + ctx.config.tempPasswordTtlSeconds * 1000;
+  await ctx.db.transaction().execute(async (trx) => {
+    await accountRepository.update(trx, account.id, { temp_password_hash: hash, temp_password_expires_at: expires, updated_at: now });
+    await queueMail(ctx, trx, {
+      to: account.email,
+      subject: 'Your temporary Nubis password',
+      text: [
+        `Hello ${account.firstname},`,
+        '',
+        'Someone asked to reset the password of this account. Log in with this temporary password;',
+        'your own password keeps working too.',
+        '',
+        `Temporary password: ${temporary}`,
+        '',
+        `It expires at ${isoSeconds(expires)}.`,
+      ].join('\n'),
+    });
+  });
+}
+
+export async function updateAccount(ctx: Platform, actor: Actor, input: UpdateInput): Promise<void> {
+  checkProfile(input);
+  const now = ctx.clock.now();
+  const changes: AccountUpdate = { updated_at: now };
+  if (input.firstname !== undefined) changes.firstname = input.firstname.trim();
+  if (input.lastname !== undefined) changes.lastname = input.lastname.trim();
+  if (input.country !== undefined) changes.country = input.country.toUpperCase();
+  if (input.dark_mode !== undefined) changes.dark_mode = input.dark_mode ? 1 : 0;
+  if (input.email !== undefined) changes.email = input.email.trim().toLowerCase();
+  if (input.password !== undefined) {
+    changes.password_hash = await ctx.secrets.hashPassword(input.password);
+    changes.temp_password_hash = null;
+    changes.temp_password_expires_at = null;
+  }
+  try {
+    await accountRepository.update(ctx.db, actor.accountId, changes);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new Invalid('email', 'bad value: this e-mail address is already in use');
+    throw error;
+  }
+}
+
+export interface AccountInfo {
+  id: number;
+  uuid: string;
+  email: string;
+  profile: { firstname: string; lastname: string; country: string; dark_mode: boolean };
+  account_type: string;
+  balance: number;
+  activated: boolean;
+  smtp: boolean;
+  referrals: { count: number; amount: number };
+  servers: { limit: number; running: number };
+  registerdate: string;
+  lastlogin: string | null;
+  billing: { secondsdue: number | null; duedate: string | null; usage: number };
+  permissions: Record<string, boolean>;
+  blocked_ports: { TCP: number[]; UDP: number[] };
+  activity: { ip_address: string; timestamp: string; status: string }[];
+}
+
+export async function accountInfo(ctx: Platform, actor: Actor): Promise<AccountInfo> {
+  const account = await accountRepository.findById(ctx.db, actor.accountId);
+  if (!account) throw new NotFound('account');
+  return describeAccount(ctx, account);
+}
+
+/** The Account object of the spec, with every figure derived now. */
+export async function describeAccount(ctx: Platform, account: AccountRow): Promise<AccountInfo> {
+  const now = ctx.clock.now();
+  const [finance, running, activity] = await Promise.all([
+    accountFinance(ctx, ctx.db, account.id),
+    accountRepository.countRunningServers(ctx.db, account.id, now),
+    accountRepository.recentActivity(ctx.db, account.id, 50),
+  ]);
+  const burn = finance.burnMicrosPerHour;
+  // Seconds until the balance reaches zero at the current hourly burn; null when nothing is billed.
+  const secondsDue = burn > 0 ? Math.max(0, Math.floor((finance.balanceMicros / burn) * 3600)) : null;
+  return {
+    id: account.id,
+    uuid: account.uuid,
+    email: account.email,
+    profile: { firstname: account.firstname, lastname: account.lastname, country: account.country, dark_mode: account.dark_mode === 1 },
+    account_type: account.account_type,
+    balance: toCents(finance.balanceMicros),
+    activated: account.activated === 1,
+    smtp: account.smtp === 1,
+    referrals: { count: account.referrals_count, amount: toCents(account.referrals_amount_micros) },
+    servers: { limit: account.servers_limit, running: Number(running.count) },
+    registerdate: isoSeconds(account.created_at),
+    lastlogin: isoOrNull(account.last_login_at),
+    billing: { secondsdue: secondsDue, duedate: secondsDue === null ? null : isoSeconds(now + secondsDue * 1000), usage: toDollars(burn) },
+    permissions: effectivePermissions(account.permissions),
+    blocked_ports: { TCP: ctx.config.blockedPortsTcp, UDP: ctx.config.blockedPortsUdp },
+    activity: activity.map((entry) => ({ ip_address: entry.ip_address, timestamp: isoSeconds(entry.created_at), status: `${entry.action} ${entry.status}` })),
+  };
+}

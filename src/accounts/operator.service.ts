@@ -1,0 +1,84 @@
+// What the operator may do to accounts: find, change flags and limits, credit money, and
+// wipe everything for a fresh emulator run.
+
+import type { Platform } from '../platform/context.ts';
+import { Conflict, Invalid, NotFound } from '../platform/errors.ts';
+import { parseMoney } from '../platform/money.ts';
+import { parseRef } from '../platform/ids.ts';
+import { recordTransaction, type Transaction } from '../billing/transaction.service.ts';
+import { settingsRepository } from '../settings/settings.repository.ts';
+import { VirtualClock } from '../platform/clock.ts';
+import { accountRepository } from './account.repository.ts';
+import type { AccountUpdate } from './account.table.ts';
+import { describeAccount, type AccountInfo } from './account.service.ts';
+import { permissionNames } from './permissions.ts';
+
+export interface AccountPatch {
+  activated?: boolean;
+  servers_limit?: number;
+  smtp?: boolean;
+  blocked?: boolean;
+  permissions?: Record<string, boolean>;
+}
+
+async function findAccount(ctx: Platform, ref: string) {
+  const parsed = parseRef(ref);
+  const account = parsed ? ('id' in parsed ? await accountRepository.findById(ctx.db, parsed.id) : await accountRepository.findByUuid(ctx.db, parsed.uuid)) : await accountRepository.findByEmail(ctx.db, ref);
+  if (!account) throw new NotFound('account');
+  return account;
+}
+
+export async function findAccounts(ctx: Platform, email: string | undefined): Promise<AccountInfo[]> {
+  const rows = await accountRepository.list(ctx.db, email);
+  return Promise.all(rows.map((row) => describeAccount(ctx, row)));
+}
+
+export async function patchAccount(ctx: Platform, ref: string, patch: AccountPatch): Promise<AccountInfo> {
+  const account = await findAccount(ctx, ref);
+  const changes: AccountUpdate = { updated_at: ctx.clock.now() };
+  if (patch.activated !== undefined) changes.activated = patch.activated ? 1 : 0;
+  if (patch.smtp !== undefined) changes.smtp = patch.smtp ? 1 : 0;
+  if (patch.blocked !== undefined) changes.blocked = patch.blocked ? 1 : 0;
+  if (patch.servers_limit !== undefined) changes.servers_limit = patch.servers_limit;
+  if (patch.permissions !== undefined) {
+    const unknown = Object.keys(patch.permissions).filter((name) => !(permissionNames as readonly string[]).includes(name));
+    if (unknown.length) throw new Invalid('permissions', `unknown permission ${unknown.join(', ')}; known: ${permissionNames.join(', ')}`);
+    const current = JSON.parse(account.permissions) as Record<string, boolean>;
+    changes.permissions = JSON.stringify({ ...current, ...patch.permissions });
+  }
+  await accountRepository.update(ctx.db, account.id, changes);
+  return describeAccount(ctx, (await accountRepository.findById(ctx.db, account.id))!);
+}
+
+export async function creditAccount(ctx: Platform, ref: string, amount: string | number, note: string | undefined): Promise<Transaction> {
+  let micros: number;
+  try {
+    micros = parseMoney(amount);
+  } catch {
+    throw new Invalid('amount', 'bad value: a decimal amount in USD with at most 6 decimals');
+  }
+  if (micros === 0) throw new Invalid('amount', 'bad value: must not be zero');
+  const account = await findAccount(ctx, ref);
+  return recordTransaction(ctx, ctx.db, { accountId: account.id, amountMicros: micros, ptype: 'operator', note: note ?? null });
+}
+
+/** Deletes every account and resource (the catalog and the clock stay). */
+export async function resetAll(ctx: Platform): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    // Children first, so it works whatever the foreign-key cascade support.
+    for (const table of ['vpc_members', 'floating_ips', 'ip_addresses', 'snapshots', 'servers', 'vpcs', 'ssh_keys', 'invoice_items', 'transactions', 'tokens', 'account_activity', 'mail_outbox', 'accounts'] as const) {
+      await trx.deleteFrom(table).execute();
+    }
+  });
+}
+
+export function clockState(ctx: Platform): { now: string; mode: string } {
+  return { now: new Date(ctx.clock.now()).toISOString().slice(0, 19) + 'Z', mode: ctx.clock.mode };
+}
+
+export async function advanceClock(ctx: Platform, seconds: number): Promise<{ now: string }> {
+  if (!(ctx.clock instanceof VirtualClock)) throw new Conflict('the clock is the system clock: start with CLOCK=virtual to move it');
+  ctx.clock.advance(seconds);
+  await settingsRepository.set(ctx.db, 'clock_offset_ms', String(ctx.clock.offset()));
+  return { now: clockState(ctx).now };
+}

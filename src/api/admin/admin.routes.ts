@@ -1,0 +1,94 @@
+// The operator API (not in the spec): accounts, credits, the mail outbox, the clock and a
+// full reset. Enabled only when ADMIN_TOKEN is set.
+
+import { Type } from 'typebox';
+import type { Platform } from '../../platform/context.ts';
+import type { ApiApp } from '../../http/api-app.ts';
+import { advanceClock, clockState, creditAccount, findAccounts, patchAccount, resetAll } from '../../accounts/operator.service.ts';
+import { listOutbox } from '../../mail/mail.service.ts';
+import { responses } from '../v1_3/schemas.ts';
+
+const tags = ['operator'];
+const adminErrors = [400, 401, 403, 404];
+const AccountRef = Type.Object({ account: Type.String({ minLength: 1, maxLength: 254, description: 'id, uuid or e-mail' }) });
+const Transaction = Type.Object({
+  id: Type.String(), ptype: Type.String(), pstatus: Type.String(), amount: Type.Number(), fee: Type.Number(), taxrate: Type.Number(),
+  note: Type.Union([Type.String(), Type.Null()]), ts_created: Type.String(), ts_last_changed: Type.String(),
+});
+
+export function operatorRoutes(app: ApiApp, ctx: Platform): void {
+  app.route({
+    method: 'GET', url: '/accounts', config: { access: 'operator' },
+    schema: { tags, querystring: Type.Object({ email: Type.Optional(Type.String({ maxLength: 254 })) }), response: responses({ 200: Type.Object({ accounts: Type.Array(Type.Unknown()) }) }, adminErrors) },
+    handler: async (request) => ({ accounts: await findAccounts(ctx, request.query.email) }),
+  });
+
+  app.route({
+    method: 'PATCH', url: '/accounts/:account', config: { access: 'operator' },
+    schema: {
+      tags,
+      params: AccountRef,
+      body: Type.Object({
+        activated: Type.Optional(Type.Boolean()),
+        servers_limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+        smtp: Type.Optional(Type.Boolean()),
+        blocked: Type.Optional(Type.Boolean()),
+        permissions: Type.Optional(Type.Record(Type.String(), Type.Boolean())),
+      }),
+      response: responses({ 200: Type.Unknown() }, adminErrors),
+    },
+    handler: (request) => patchAccount(ctx, request.params.account, request.body),
+  });
+
+  app.route({
+    method: 'POST', url: '/accounts/:account/credit', config: { access: 'operator' },
+    schema: {
+      tags,
+      summary: 'Add money (a negative amount debits); appears in the account\'s transaction list',
+      params: AccountRef,
+      body: Type.Object({ amount: Type.Union([Type.Number(), Type.String({ maxLength: 32 })], { description: 'USD, up to 6 decimals' }), note: Type.Optional(Type.String({ maxLength: 500 })) }),
+      response: responses({ 201: Transaction }, adminErrors),
+    },
+    handler: async (request, reply) => {
+      reply.code(201);
+      return creditAccount(ctx, request.params.account, request.body.amount, request.body.note);
+    },
+  });
+
+  app.route({
+    method: 'GET', url: '/outbox', config: { access: 'operator' },
+    schema: {
+      tags,
+      summary: 'Every mail the server sent, newest first',
+      querystring: Type.Object({ to: Type.Optional(Type.String({ maxLength: 254 })) }),
+      response: responses({ 200: Type.Object({ messages: Type.Array(Type.Object({ id: Type.Integer(), to: Type.String(), subject: Type.String(), text: Type.String(), created: Type.String(), delivered: Type.Boolean() })) }) }, adminErrors),
+    },
+    handler: async (request) => ({ messages: await listOutbox(ctx, request.query.to) }),
+  });
+
+  app.route({
+    method: 'GET', url: '/clock', config: { access: 'operator' },
+    schema: { tags, response: responses({ 200: Type.Object({ now: Type.String(), mode: Type.String() }) }, adminErrors) },
+    handler: async () => clockState(ctx),
+  });
+
+  app.route({
+    method: 'POST', url: '/clock/advance', config: { access: 'operator' },
+    schema: {
+      tags,
+      summary: 'Move the virtual clock forward (409 unless CLOCK=virtual)',
+      body: Type.Object({ seconds: Type.Number({ minimum: 0, maximum: 10 * 365 * 86400 }) }),
+      response: responses({ 200: Type.Object({ now: Type.String() }) }, [...adminErrors, 409]),
+    },
+    handler: (request) => advanceClock(ctx, request.body.seconds),
+  });
+
+  app.route({
+    method: 'POST', url: '/reset', config: { access: 'operator' },
+    schema: { tags, summary: 'Delete every account and resource; the catalog and the clock stay', response: responses({ 200: Type.Object({ reset: Type.Boolean() }) }, adminErrors) },
+    handler: async () => {
+      await resetAll(ctx);
+      return { reset: true };
+    },
+  });
+}

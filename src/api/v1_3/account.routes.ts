@@ -1,0 +1,131 @@
+// v1.3 account management: info, register, login, activate, update, reset.
+
+import { Type } from 'typebox';
+import type { Platform } from '../../platform/context.ts';
+import type { ApiApp } from '../../http/api-app.ts';
+import { actorOf } from '../../http/api-app.ts';
+import { accountInfo, activate, login, register, resetPassword, updateAccount } from '../../accounts/account.service.ts';
+import { success } from './format.ts';
+import { authErrors, NullableTimestamp, responses, SuccessObject, Timestamp } from './schemas.ts';
+
+const AuthAnswer = Type.Object({ token: Type.String(), timestamp: Timestamp });
+
+const Account = Type.Object({
+  id: Type.Integer(),
+  uuid: Type.String(),
+  email: Type.String(),
+  profile: Type.Object({ firstname: Type.String(), lastname: Type.String(), country: Type.String(), dark_mode: Type.Boolean() }),
+  account_type: Type.String({ enum: ['personal', 'business', 'reseller'] }),
+  balance: Type.Number(),
+  activated: Type.Boolean(),
+  smtp: Type.Boolean(),
+  referrals: Type.Object({ count: Type.Integer(), amount: Type.Number() }),
+  servers: Type.Object({ limit: Type.Integer(), running: Type.Integer() }),
+  registerdate: Timestamp,
+  lastlogin: NullableTimestamp,
+  billing: Type.Object({
+    secondsdue: Type.Union([Type.Integer(), Type.Null()]),
+    duedate: NullableTimestamp,
+    usage: Type.Number({ description: 'current hourly burn in USD' }),
+  }),
+  permissions: Type.Record(Type.String(), Type.Boolean()),
+  blocked_ports: Type.Object({ TCP: Type.Array(Type.Integer()), UDP: Type.Array(Type.Integer()) }),
+  activity: Type.Array(Type.Object({ ip_address: Type.String(), timestamp: Timestamp, status: Type.String() })),
+});
+
+const tags = ['v1.3 account'];
+const Email = Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: 'e-mail address' });
+const Password = Type.String({ minLength: 8, maxLength: 1024 });
+const Country = Type.String({ pattern: '^[A-Za-z]{2}$', description: 'two-letter ISO 3166 country code' });
+
+export function accountRoutes(app: ApiApp, ctx: Platform): void {
+  app.route({
+    method: 'GET', url: '/account/info', config: { access: 'account', rateLimits: ['accountInfo'] },
+    schema: { tags, summary: 'The Account object of the token\'s account', response: responses({ 200: Account }, [401, 403, 429]) },
+    handler: (request) => accountInfo(ctx, actorOf(request)),
+  });
+
+  app.route({
+    method: 'POST', url: '/account/register', config: { access: 'public', rateLimits: ['register'] },
+    schema: {
+      tags,
+      summary: 'Register an account (always 201: the status never tells whether the e-mail was free)',
+      body: Type.Object({
+        email: Email,
+        password: Password,
+        firstname: Type.String({ minLength: 1, maxLength: 100 }),
+        lastname: Type.String({ minLength: 1, maxLength: 100 }),
+        accept_tos: Type.Literal(true, { description: 'must be true' }),
+        country: Country,
+      }),
+      response: responses({ 201: AuthAnswer }, [400, 429]),
+    },
+    handler: async (request, reply) => {
+      reply.code(201);
+      return register(ctx, request.body, request.ip);
+    },
+  });
+
+  app.route({
+    method: 'POST', url: '/account/login', config: { access: 'public', rateLimits: ['login'] },
+    schema: {
+      tags,
+      summary: 'Log in (always 200); returns the account\'s newest token, creating one when it has none',
+      body: Type.Object({ email: Type.String({ maxLength: 254 }), password: Type.String({ maxLength: 1024 }) }),
+      response: responses({ 200: AuthAnswer }, [400, 429]),
+    },
+    handler: (request) => login(ctx, request.body.email, request.body.password, request.ip),
+  });
+
+  app.route({
+    method: 'PUT', url: '/account/activate', config: { access: 'public', rateLimits: ['activate'] },
+    schema: {
+      tags,
+      summary: 'Activate with the activation uuid from the mail (always 202)',
+      body: Type.Object({ uuid: Type.String({ maxLength: 64 }) }),
+      response: responses({ 202: SuccessObject }, [400, 429]),
+    },
+    handler: async (request, reply) => {
+      await activate(ctx, request.body.uuid);
+      reply.code(202);
+      return success(202);
+    },
+  });
+
+  app.route({
+    method: 'PATCH', url: '/account/update', config: { access: 'account', rateLimits: ['accountUpdate'] },
+    schema: {
+      tags,
+      summary: 'Update profile, e-mail or password',
+      body: Type.Object({
+        firstname: Type.Optional(Type.String({ maxLength: 100 })),
+        lastname: Type.Optional(Type.String({ maxLength: 100 })),
+        country: Type.Optional(Country),
+        dark_mode: Type.Optional(Type.Boolean({ default: true })),
+        email: Type.Optional(Email),
+        password: Type.Optional(Password),
+      }),
+      response: responses({ 202: SuccessObject }, authErrors),
+    },
+    handler: async (request, reply) => {
+      await updateAccount(ctx, actorOf(request), request.body);
+      reply.code(202);
+      return success(202);
+    },
+  });
+
+  app.route({
+    method: 'PATCH', url: '/account/reset', config: { access: 'public', rateLimits: ['reset'] },
+    schema: {
+      tags,
+      summary: 'Mail a temporary password that works beside the current one (always 202)',
+      body: Type.Object({ email: Type.String({ maxLength: 254 }) }),
+      response: responses({ 202: SuccessObject }, [400, 429]),
+    },
+    handler: async (request, reply) => {
+      await resetPassword(ctx, request.body.email);
+      reply.code(202);
+      return success(202);
+    },
+  });
+}

@@ -1,0 +1,16 @@
+// The v1.3 body shapes for success and failure (spec: Errors).
+
+import type { ApiFormat, Problem } from '../../http/error-mapping.ts';
+import { statusLine } from '../../http/error-mapping.ts';
+
+export const v13Format: ApiFormat = {
+  error(problem: Problem) {
+    if (problem.status === 400) return { errors: problem.fields ?? [{ field: 'body', reason: problem.reason }] };
+    return { errors: { response: statusLine(problem.status), reason: problem.reason } };
+  },
+};
+
+/** The success object of a 202 (or 200) answer. */
+export function success(status: number, reason = ''): { success: { response: string; reason: string } } {
+  return { success: { response: statusLine(status), reason } };
+}

@@ -1,0 +1,9 @@
+// The v1.3 route modules, in the order the spec lists their parts.
+
+import type { RouteModule } from '../../http/api-scope.ts';
+import { tokenRoutes } from './token.routes.ts';
+import { accountRoutes } from './account.routes.ts';
+import { listingRoutes } from './listing.routes.ts';
+import { billingRoutes } from './billing.routes.ts';
+
+export const v13Routes: RouteModule[] = [tokenRoutes, accountRoutes, billingRoutes, listingRoutes];

@@ -1,0 +1,59 @@
+// Transactions: money moving into an account (operator credits, payments) or out of it up
+// front (commit charges). Amounts are integer micro-dollars; the API shows dollars.
+
+import type { Queryable } from '../db/database.ts';
+import type { Platform } from '../platform/context.ts';
+import { isoSeconds } from '../platform/clock.ts';
+import { toCents } from '../platform/money.ts';
+import type { TransactionRow } from './billing.table.ts';
+
+export interface Transaction {
+  id: string;
+  ptype: string;
+  pstatus: string;
+  amount: number;
+  fee: number;
+  taxrate: number;
+  note: string | null;
+  ts_created: string;
+  ts_last_changed: string;
+}
+
+export function rowToTransaction(row: TransactionRow): Transaction {
+  return {
+    // The spec declares an integer but shows a string-shaped id; we send a string (decisions table).
+    id: String(row.id),
+    ptype: row.ptype,
+    pstatus: row.pstatus,
+    amount: toCents(row.amount_micros),
+    fee: toCents(row.fee_micros),
+    taxrate: row.taxrate_bp / 100,
+    note: row.note,
+    ts_created: isoSeconds(row.created_at),
+    ts_last_changed: isoSeconds(row.updated_at),
+  };
+}
+
+export async function recordTransaction(ctx: Platform, db: Queryable, entry: { accountId: number; amountMicros: number; ptype: string; note?: string | null }): Promise<Transaction> {
+  const now = ctx.clock.now();
+  const row = await db.insertInto('transactions').values({
+    account_id: entry.accountId,
+    ptype: entry.ptype,
+    pstatus: 'completed',
+    amount_micros: entry.amountMicros,
+    fee_micros: 0,
+    taxrate_bp: 0,
+    note: entry.note ?? null,
+    created_at: now,
+    updated_at: now,
+  }).returningAll().executeTakeFirstOrThrow();
+  return rowToTransaction(row);
+}
+
+export async function listTransactions(ctx: Platform, accountId: number): Promise<{ transactions: Transaction[]; meta: { total: number } }> {
+  const [rows, total] = await Promise.all([
+    ctx.db.selectFrom('transactions').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc').limit(100).execute(),
+    ctx.db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('count')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
+  ]);
+  return { transactions: rows.map(rowToTransaction), meta: { total: Number(total.count) } };
+}

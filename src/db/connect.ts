@@ -1,0 +1,92 @@
+// Opens storage: SQLite (node:sqlite, one file under DATA_DIR) by default, PostgreSQL
+// when DATABASE_URL is set; runs the migrations with Kysely's Migrator.
+
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Config } from '../config.ts';
+import type { Database, DialectName } from './database.ts';
+import { migrations } from './migrations/index.ts';
+import { NodeSqliteDatabase, nodeSqliteDialect } from './node-sqlite-dialect.ts';
+
+// int8 (counts, sums, bigint columns) and numeric (sum of bigint) arrive as strings from pg;
+// every such value here is an integer of micro-dollars or milliseconds, far below 2^53.
+pg.types.setTypeParser(20, (value) => Number(value));
+pg.types.setTypeParser(1700, (value) => Number(value));
+
+export interface Storage {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  /** True when storage answers a trivial query. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+type StorageConfig = Pick<Config, 'databaseUrl' | 'dataDir' | 'dbPoolSize' | 'dbStatementTimeoutMs' | 'dbConnectRetries'>;
+
+export async function openStorage(config: StorageConfig, log: (message: string) => void = () => {}): Promise<Storage> {
+  const storage = config.databaseUrl ? openPostgres(config, config.databaseUrl) : openSqlite(config.dataDir);
+  await waitForStorage(storage, config.dbConnectRetries, log);
+  return storage;
+}
+
+function openSqlite(dataDir: string): Storage {
+  mkdirSync(dataDir, { recursive: true });
+  const database = new NodeSqliteDatabase(join(dataDir, 'nubis.db'));
+  const db = new Kysely<Database>({ dialect: nodeSqliteDialect(database) });
+  return {
+    db,
+    dialect: 'sqlite',
+    ping: async () => {
+      await sql`select 1`.execute(db);
+      return true;
+    },
+    close: () => db.destroy(),
+  };
+}
+
+function openPostgres(config: StorageConfig, connectionString: string): Storage {
+  const pool = new pg.Pool({
+    connectionString,
+    max: config.dbPoolSize,
+    statement_timeout: config.dbStatementTimeoutMs || undefined,
+    connectionTimeoutMillis: 5_000,
+  });
+  // An idle client losing its connection (database restart) must not crash the process.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    ping: async () => {
+      await sql`select 1`.execute(db);
+      return true;
+    },
+    close: () => db.destroy(),
+  };
+}
+
+async function waitForStorage(storage: Storage, retries: number, log: (message: string) => void): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await storage.ping();
+      return;
+    } catch (error) {
+      if (attempt >= retries) {
+        await storage.close().catch(() => {});
+        throw new Error(`storage unreachable after ${attempt + 1} attempts: ${(error as Error).message}`);
+      }
+      log(`storage not reachable yet (${(error as Error).message}); retrying`);
+      await sleep(1_000);
+    }
+  }
+}
+
+export async function migrate(storage: Storage): Promise<string[]> {
+  const migrator = new Migrator({ db: storage.db, provider: migrations(storage.dialect) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,37 @@
+// The whole schema as Kysely sees it: one interface naming every table and its row type.
+
+import type { Kysely, Transaction } from 'kysely';
+import type { AccountActivityTable, AccountTable } from '../accounts/account.table.ts';
+import type { TokenTable } from '../tokens/token.table.ts';
+import type { MailTable } from '../mail/mail.table.ts';
+import type { SettingTable } from '../settings/setting.table.ts';
+import type { InvoiceItemTable, TransactionTable } from '../billing/billing.table.ts';
+import type { ServerTable } from '../servers/server.table.ts';
+import type { IpAddressTable } from '../network/ip-address.table.ts';
+import type { SnapshotTable } from '../snapshots/snapshot.table.ts';
+import type { FloatingIpTable } from '../floating-ips/floating-ip.table.ts';
+import type { VpcMemberTable, VpcTable } from '../vpcs/vpc.table.ts';
+import type { SshKeyTable } from '../ssh-keys/ssh-key.table.ts';
+
+export interface Database {
+  accounts: AccountTable;
+  account_activity: AccountActivityTable;
+  tokens: TokenTable;
+  mail_outbox: MailTable;
+  settings: SettingTable;
+  transactions: TransactionTable;
+  invoice_items: InvoiceItemTable;
+  servers: ServerTable;
+  ip_addresses: IpAddressTable;
+  snapshots: SnapshotTable;
+  floating_ips: FloatingIpTable;
+  vpcs: VpcTable;
+  vpc_members: VpcMemberTable;
+  ssh_keys: SshKeyTable;
+}
+
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;
+/** Either the database or a transaction on it: repositories take this so callers choose. */
+export type Queryable = Kysely<Database> | Transaction<Database>;
+export type DialectName = 'sqlite' | 'postgres';

@@ -1,0 +1,12 @@
+// The ordered migration set. Names sort in the order they run; add a file, never edit one that has shipped.
+
+import type { Migration, MigrationProvider } from 'kysely';
+import type { DialectName } from '../database.ts';
+import { initial } from './0001_initial.ts';
+
+export function migrations(dialect: DialectName): MigrationProvider {
+  const all: Record<string, Migration> = {
+    '0001_initial': initial(dialect),
+  };
+  return { getMigrations: async () => all };
+}

@@ -1,0 +1,137 @@
+// One API version (or the operator API) as an encapsulated Fastify scope: its own error
+// shape, authentication by each route's declared access, rate limits, 405 for a known path
+// called with the wrong method, and its own answer to an unknown path.
+
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Platform } from '../platform/context.ts';
+import { NotFound, Unauthorized, DomainError, Forbidden } from '../platform/errors.ts';
+import { authenticate } from '../tokens/token.service.ts';
+import { secretEquals } from '../platform/secrets.ts';
+import type { ApiApp } from './api-app.ts';
+import type { ApiFormat, Problem } from './error-mapping.ts';
+import { toProblem } from './error-mapping.ts';
+import type { RateLimiters, RateLimitName, RateLimitOutcome } from './rate-limit.ts';
+import type { Access } from './fastify-augment.ts';
+
+export type RouteModule = (app: ApiApp, ctx: Platform) => void;
+
+export interface ApiScopeOptions {
+  format: ApiFormat;
+  routes: RouteModule[];
+  /** What an unknown path under this prefix answers: 501 (no such function) or 404. */
+  unknownPath: 501 | 404;
+  /** Content-type parsers of this scope beyond JSON (the legacy API adds form bodies). */
+  setup?: (app: FastifyInstance) => Promise<void> | void;
+  ctx: Platform;
+  limiters: RateLimiters;
+}
+
+const allMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** Reads the token from `Authorization: Bearer <token>` (or a bare key, as the legacy API sends). */
+export function presentedToken(header: string | undefined): string | null {
+  if (!header) return null;
+  const match = /^(?:Bearer\s+)?(\S+)\s*$/i.exec(header.trim());
+  return match?.[1] ?? null;
+}
+
+function clientKeyFromBody(request: FastifyRequest): string {
+  const body = request.body as { email?: unknown } | undefined;
+  const email = typeof body?.email === 'string' ? body.email.trim().toLowerCase() : '';
+  return `${request.ip}|${email}`;
+}
+
+function setRateHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {
+  reply.header('RateLimit-Limit', outcome.limit);
+  reply.header('RateLimit-Remaining', Math.max(0, outcome.remaining));
+  reply.header('RateLimit-Reset', outcome.resetSeconds);
+}
+
+export function sendProblem(reply: FastifyReply, format: ApiFormat, problem: Problem): FastifyReply {
+  if (problem.retryAfterSeconds !== undefined) {
+    reply.header('Retry-After', problem.retryAfterSeconds);
+    reply.header('RateLimit-Remaining', 0);
+    reply.header('RateLimit-Reset', problem.retryAfterSeconds);
+  }
+  if (problem.allow) reply.header('Allow', problem.allow.join(', '));
+  return reply.code(problem.status).type('application/json; charset=utf-8').send(format.error(problem));
+}
+
+export function apiScope(options: ApiScopeOptions) {
+  const { ctx, format, limiters } = options;
+  return async function scope(instance: FastifyInstance): Promise<void> {
+    const app = instance.withTypeProvider<TypeBoxTypeProvider>() as ApiApp;
+    await options.setup?.(instance);
+
+    app.setErrorHandler((error, request, reply) => {
+      const problem = toProblem(error);
+      if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+      else if (!(error instanceof DomainError)) request.log.info({ err: { message: (error as Error).message } }, 'request rejected');
+      return sendProblem(reply, format, problem);
+    });
+
+    app.setNotFoundHandler((request, reply) => {
+      const problem: Problem = options.unknownPath === 501
+        ? { status: 501, reason: `function does not exist: ${request.method} ${request.url.split('?')[0]}` }
+        : { status: 404, reason: new NotFound('path').message };
+      return sendProblem(reply, format, problem);
+    });
+
+    // Every route must say who may call it; collect methods per path for the 405 answers.
+    const methodsByPath = new Map<string, Set<string>>();
+    let fillingIn = false;
+    app.addHook('onRoute', (route) => {
+      if (fillingIn) return;
+      const access = route.config?.access;
+      if (!access) throw new Error(`route ${String(route.method)} ${route.url} declares no access`);
+      const path = route.routePath;
+      const methods = methodsByPath.get(path) ?? new Set<string>();
+      for (const method of [route.method].flat()) methods.add(method);
+      methodsByPath.set(path, methods);
+    });
+
+    app.decorateRequest('actor', null);
+    app.addHook('onRequest', async (request, reply) => {
+      const access: Access | undefined = request.routeOptions.config.access;
+      if (access === 'account') {
+        const token = presentedToken(request.headers.authorization);
+        const actor = token ? await authenticate(ctx, token) : null;
+        if (!actor) throw new Unauthorized();
+        request.actor = actor;
+        setRateHeaders(reply, await limiters.consume('token', String(actor.tokenId)));
+      } else if (access === 'operator') {
+        const token = presentedToken(request.headers.authorization);
+        if (!ctx.config.adminToken) throw new Forbidden('the operator API is disabled: set ADMIN_TOKEN');
+        if (!token || !secretEquals(token, ctx.config.adminToken)) throw new Unauthorized('operator authentication required: Authorization: Bearer <ADMIN_TOKEN>');
+      }
+    });
+
+    // Route-specific budgets run once the body is parsed, so login can count per e-mail.
+    app.addHook('preValidation', async (request, reply) => {
+      const names: RateLimitName[] | undefined = request.routeOptions.config.rateLimits;
+      if (!names) return;
+      for (const name of names) {
+        const key = name === 'login' ? clientKeyFromBody(request)
+          : request.actor ? `t${request.actor.tokenId}` : request.ip;
+        setRateHeaders(reply, await limiters.consume(name, key));
+      }
+    });
+
+    for (const register of options.routes) register(app, ctx);
+
+    fillingIn = true;
+    for (const [path, methods] of methodsByPath) {
+      const missing = allMethods.filter((method) => !methods.has(method));
+      const allow = [...methods].filter((m) => m !== 'HEAD');
+      if (missing.length === 0) continue;
+      app.route({
+        method: missing,
+        url: path,
+        config: { access: 'public' },
+        schema: { hide: true } as object,
+        handler: (request, reply) => sendProblem(reply, format, { status: 405, reason: `wrong method ${request.method}: use ${allow.join(' or ')}`, allow }),
+      });
+    }
+  };
+}

@@ -1,0 +1,76 @@
+// Builds the HTTP application: logging with request ids, body parsing, validation, the
+// OpenAPI document, health endpoints, and one scope per API (v1.3, legacy v1, operator).
+
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Platform } from '../platform/context.ts';
+import type { Storage } from '../db/connect.ts';
+import { apiScope } from './api-scope.ts';
+import type { RateLimiters } from './rate-limit.ts';
+import { v13Format } from '../api/v1_3/format.ts';
+import { v13Routes } from '../api/v1_3/index.ts';
+import { adminFormat } from '../api/admin/format.ts';
+import { adminRoutes } from '../api/admin/index.ts';
+import { v1Format, v1Setup } from '../api/v1/format.ts';
+import { v1Routes } from '../api/v1/index.ts';
+
+export interface AppDeps {
+  ctx: Platform;
+  storage: Storage;
+  limiters: RateLimiters;
+  /** Admin operation that wipes accounts; needs the storage and in-memory state owners. */
+  version: string;
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { ctx, storage, limiters } = deps;
+  const app = Fastify({
+    logger: ctx.config.logLevel === 'silent' ? false : { level: ctx.config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    genReqId: (request) => {
+      const incoming = request.headers['x-request-id'];
+      return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    },
+    bodyLimit: 256 * 1024,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { allErrors: true, coerceTypes: true, removeAdditional: false, useDefaults: true, strict: false, verbose: true } },
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-request-id', request.id);
+    return payload;
+  });
+
+  // Be liberal: an empty body sent with Content-Type: application/json is no body, not an error.
+  const defaultJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
+    return defaultJson(request, body as string, done);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Nubis', version: deps.version, description: 'Cloud hosting management API: v1.3 (JSON), legacy v1 (form-encoded) and the operator API.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/healthz', { schema: { tags: ['health'], summary: 'The process is up' } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { tags: ['health'], summary: 'Storage is reachable' } }, async (_request, reply) => {
+    const ready = await Promise.race([storage.ping().catch(() => false), new Promise<boolean>((resolve) => setTimeout(resolve, 2_000, false))]);
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'storage unavailable' });
+  });
+
+  await app.register(apiScope({ ctx, limiters, format: v13Format, routes: v13Routes, unknownPath: 501 }), { prefix: '/v1.3' });
+  await app.register(apiScope({ ctx, limiters, format: v1Format, routes: v1Routes, unknownPath: 404, setup: v1Setup }), { prefix: '/v1' });
+  await app.register(apiScope({ ctx, limiters, format: adminFormat, routes: adminRoutes(deps), unknownPath: 404 }), { prefix: '/admin' });
+
+  app.setNotFoundHandler((request, reply) => reply.code(404).send({ errors: { response: '404 Not Found', reason: `no such path: ${request.url.split('?')[0]}` } }));
+  return app;
+}

@@ -1,0 +1,59 @@
+// The one clock: every timestamp Nubis writes or derives comes from here, so moving the
+// virtual clock moves provisioning, billing and backups consistently.
+
+export interface Clock {
+  readonly mode: 'system' | 'virtual';
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Moves a virtual clock forward; a system clock refuses. */
+  advance(seconds: number): number;
+  /** The offset of a virtual clock from real time, in ms (0 for a system clock). */
+  offset(): number;
+}
+
+export class SystemClock implements Clock {
+  readonly mode = 'system';
+  now(): number {
+    return Date.now();
+  }
+  advance(): number {
+    throw new Error('the system clock cannot be moved');
+  }
+  offset(): number {
+    return 0;
+  }
+}
+
+/**
+ * Real time plus an offset: time keeps flowing (so a server still finishes provisioning
+ * while a test waits), and `advance` jumps ahead by any amount.
+ */
+export class VirtualClock implements Clock {
+  readonly mode = 'virtual';
+  #offsetMs: number;
+  constructor(offsetMs = 0) {
+    this.#offsetMs = offsetMs;
+  }
+  now(): number {
+    return Date.now() + this.#offsetMs;
+  }
+  advance(seconds: number): number {
+    this.#offsetMs += Math.round(seconds * 1000);
+    return this.now();
+  }
+  offset(): number {
+    return this.#offsetMs;
+  }
+  setOffset(offsetMs: number): void {
+    this.#offsetMs = offsetMs;
+  }
+}
+
+/** The spec's timestamp shape: YYYY-MM-DDTHH:MM:SSZ. */
+export function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19) + 'Z';
+}
+
+export function isoOrNull(ms: number | null | undefined): string | null {
+  return ms === null || ms === undefined ? null : isoSeconds(ms);
+}

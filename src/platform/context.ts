@@ -1,0 +1,37 @@
+// The context every service receives: storage, clock, configuration, secrets, catalog and
+// the pluggable drivers. Services never see Fastify; routes pass this in.
+
+import type { Config } from '../config.ts';
+import type { Db, DialectName } from '../db/database.ts';
+import type { Catalog } from '../catalog/catalog.types.ts';
+import type { Clock } from './clock.ts';
+import type { Secrets } from './secrets.ts';
+import type { MailTransport } from '../mail/mail.transport.ts';
+import type { Permissions } from '../accounts/permissions.ts';
+
+export interface Logger {
+  info(obj: object | string, message?: string): void;
+  warn(obj: object | string, message?: string): void;
+  error(obj: object | string, message?: string): void;
+}
+
+export interface Platform {
+  config: Config;
+  db: Db;
+  dialect: DialectName;
+  clock: Clock;
+  secrets: Secrets;
+  catalog: Catalog;
+  mailTransport: MailTransport | null;
+  log: Logger;
+}
+
+/** The account a request acts for, as authentication found it. */
+export interface Actor {
+  accountId: number;
+  accountUuid: string;
+  tokenId: number;
+  activated: boolean;
+  blocked: boolean;
+  permissions: Permissions;
+}

@@ -1,0 +1,81 @@
+// The server key and what is derived from it: keyed hashes for token look-up and
+// authenticated encryption for secrets that must be shown again (tokens, root passwords).
+// The key lives outside the database, so a copy of the database alone yields no token.
+
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: { N: number; r: number; p: number; maxmem: number }) => Promise<Buffer>;
+
+export interface Secrets {
+  /** HMAC-SHA256 of a token under the look-up key, hex. */
+  tokenDigest(token: string): string;
+  encrypt(plain: string): string;
+  decrypt(sealed: string): string;
+  hashPassword(password: string): Promise<string>;
+  verifyPassword(password: string, stored: string): Promise<boolean>;
+}
+
+/** Loads SECRET_KEY, or DATA_DIR/secret.key, creating the latter on first start. */
+export function loadServerKey(secretKey: string | null, dataDir: string): Buffer {
+  if (secretKey) return Buffer.from(secretKey, 'utf8');
+  const file = join(dataDir, 'secret.key');
+  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32);
+  writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+  return key;
+}
+
+export function createSecrets(serverKey: Buffer, passwordHashCost: number): Secrets {
+  const derive = (purpose: string) => Buffer.from(hkdfSync('sha256', serverKey, Buffer.alloc(0), `nubis ${purpose}`, 32));
+  const lookupKey = derive('token lookup');
+  const sealKey = derive('secret sealing');
+
+  return {
+    tokenDigest(token) {
+      return createHmac('sha256', lookupKey).update(token).digest('hex');
+    },
+    encrypt(plain) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', sealKey, iv);
+      const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return ['v1', iv.toString('base64url'), body.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+    },
+    decrypt(sealed) {
+      const [version, iv, body, tag] = sealed.split('.');
+      if (version !== 'v1' || !iv || body === undefined || !tag) throw new Error('unknown sealed secret format');
+      const decipher = createDecipheriv('aes-256-gcm', sealKey, Buffer.from(iv, 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+    },
+    async hashPassword(password) {
+      const salt = randomBytes(16);
+      const params = { N: 2 ** passwordHashCost, r: 8, p: 1 };
+      const hash = await scryptAsync(password, salt, 32, { ...params, maxmem: 256 * params.N * params.r });
+      return ['scrypt', passwordHashCost, params.r, params.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
+    },
+    async verifyPassword(password, stored) {
+      const [scheme, cost, r, p, salt, hash] = stored.split('$');
+      if (scheme !== 'scrypt' || !salt || !hash) return false;
+      const N = 2 ** Number(cost);
+      const expected = Buffer.from(hash, 'base64url');
+      const actual = await scryptAsync(password, Buffer.from(salt, 'base64url'), expected.length, { N, r: Number(r), p: Number(p), maxmem: 256 * N * Number(r) });
+      return timingSafeEqual(actual, expected);
+    },
+  };
+}
+
+/** A 256-bit random token, hex (64 characters). */
+export function newToken(): string {
+  return randomBytes(32).toString('hex');
+}
+
+/** Constant-time comparison of two secrets of any length. */
+export function secretEquals(a: string, b: string): boolean {
+  const left = createHmac('sha256', 'compare').update(a).digest();
+  const right = createHmac('sha256', 'compare').update(b).digest();
+  return timingSafeEqual(left, right);
+}

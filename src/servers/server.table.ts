@@ -1,0 +1,38 @@
+// Row type of the servers table. Power state is derived, not pushed: `power` is the state
+// the server settles in, `action` the transition under way until `action_until` on the clock.
+
+import type { Generated, Selectable } from 'kysely';
+
+export interface ServerTable {
+  id: Generated<number>;
+  uuid: string;
+  account_id: number;
+  name: string;
+  hostname: string;
+  region_id: number;
+  image_id: number;
+  plan_id: number;
+  /** Snapshot the server was created from or last restored to (image_type snapshot), or null. */
+  source_snapshot_uuid: string | null;
+  /** Root password sealed with the server key. */
+  password_sealed: string;
+  ipv6_enabled: number;
+  ddos_protection: number;
+  backup_enabled: number;
+  private_network: number;
+  script_url: string | null;
+  ssh_key_id: number | null;
+  /** Settled power state: running or stopped. */
+  power: string;
+  /** Transition under way (provisioning, booting, rebooting, stopping, rebuilding, ...), or null. */
+  action: string | null;
+  action_until: number | null;
+  rescue: number;
+  /** JSON object of server options (bw_overage_policy, bw_overage_threshold). */
+  options: string;
+  rdns: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export type ServerRow = Selectable<ServerTable>;

@@ -1,0 +1,13 @@
+// Key/value settings kept in storage (the virtual clock's offset survives a restart).
+
+import type { Queryable } from '../db/database.ts';
+
+export const settingsRepository = {
+  async get(db: Queryable, key: string): Promise<string | undefined> {
+    const row = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
+    return row?.value;
+  },
+  async set(db: Queryable, key: string, value: string): Promise<void> {
+    await db.insertInto('settings').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute();
+  },
+};

@@ -1,0 +1,45 @@
+// Queries on the tokens table.
+
+import type { Queryable } from '../db/database.ts';
+import type { Ref } from '../platform/ids.ts';
+
+export const tokenRepository = {
+  insert(db: Queryable, row: { uuid: string; account_id: number; name: string; digest: string; sealed: string; created_at: number }) {
+    return db.insertInto('tokens').values(row).returning(['id', 'uuid', 'name', 'created_at']).executeTakeFirstOrThrow();
+  },
+
+  listByAccount(db: Queryable, accountId: number) {
+    return db.selectFrom('tokens').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+  },
+
+  newestOfAccount(db: Queryable, accountId: number) {
+    return db.selectFrom('tokens').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+  },
+
+  findOwned(db: Queryable, accountId: number, ref: Ref) {
+    let query = db.selectFrom('tokens').selectAll().where('account_id', '=', accountId);
+    query = 'id' in ref ? query.where('id', '=', ref.id) : query.where('uuid', '=', ref.uuid);
+    return query.executeTakeFirst();
+  },
+
+  /** The token's account, for authentication; one indexed look-up by digest. */
+  findForAuth(db: Queryable, digest: string) {
+    return db.selectFrom('tokens')
+      .innerJoin('accounts', 'accounts.id', 'tokens.account_id')
+      .select(['tokens.id as token_id', 'tokens.last_used_at', 'accounts.id as account_id', 'accounts.uuid as account_uuid', 'accounts.activated', 'accounts.blocked', 'accounts.permissions'])
+      .where('tokens.digest', '=', digest)
+      .executeTakeFirst();
+  },
+
+  touch(db: Queryable, tokenId: number, at: number) {
+    return db.updateTable('tokens').set({ last_used_at: at }).where('id', '=', tokenId).execute();
+  },
+
+  rename(db: Queryable, tokenId: number, name: string) {
+    return db.updateTable('tokens').set({ name }).where('id', '=', tokenId).execute();
+  },
+
+  remove(db: Queryable, tokenId: number) {
+    return db.deleteFrom('tokens').where('id', '=', tokenId).execute();
+  },
+};

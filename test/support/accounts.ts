@@ -1,0 +1,48 @@
+// Fixtures that act as a user would: register, read the activation mail, activate, get credit.
+
+import { randomBytes } from 'node:crypto';
+import type { TestServer } from './server.ts';
+
+export interface TestAccount {
+  email: string;
+  password: string;
+  token: string;
+  id: number;
+  uuid: string;
+}
+
+export function uniqueEmail(prefix = 'user'): string {
+  return `${prefix}-${randomBytes(5).toString('hex')}@example.com`;
+}
+
+export async function activationUuidFromMail(server: TestServer, email: string): Promise<string> {
+  const outbox = await server.admin('GET', `/admin/outbox?to=${encodeURIComponent(email)}`);
+  const mail = outbox.body.messages.find((m: { subject: string }) => /activate/i.test(m.subject));
+  const match = /Activation uuid: ([0-9a-f-]{36})/.exec(mail?.text ?? '');
+  if (!match) throw new Error(`no activation mail for ${email}`);
+  return match[1]!;
+}
+
+/** A registered account; activated and credited unless told otherwise. */
+export async function createAccount(server: TestServer, options: { activate?: boolean; credit?: string | number; email?: string } = {}): Promise<TestAccount> {
+  const email = options.email ?? uniqueEmail();
+  const password = `pw-${randomBytes(8).toString('hex')}`;
+  const registered = await server.request('POST', '/v1.3/account/register', {
+    body: { email, password, firstname: 'Test', lastname: 'User', accept_tos: true, country: 'NL' },
+  });
+  if (registered.status !== 201) throw new Error(`register failed: ${registered.status} ${JSON.stringify(registered.body)}`);
+  const token = registered.body.token as string;
+  if (options.activate !== false) {
+    const uuid = await activationUuidFromMail(server, email);
+    const activated = await server.request('PUT', '/v1.3/account/activate', { body: { uuid } });
+    if (activated.status !== 202) throw new Error(`activate failed: ${activated.status}`);
+  }
+  const info = await server.request('GET', '/v1.3/account/info', { token });
+  if (info.status !== 200) throw new Error(`account info failed: ${info.status} ${JSON.stringify(info.body)}`);
+  const credit = options.credit ?? (options.activate === false ? 0 : 100);
+  if (Number(credit) !== 0) {
+    const credited = await server.admin('POST', `/admin/accounts/${info.body.id}/credit`, { amount: credit, note: 'test credit' });
+    if (credited.status !== 201) throw new Error(`credit failed: ${credited.status} ${JSON.stringify(credited.body)}`);
+  }
+  return { email, password, token, id: info.body.id, uuid: info.body.uuid };
+}

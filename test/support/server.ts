@@ -1,0 +1,133 @@
+// Starts a real Nubis on a free port for a test file, on the database the run asks for
+// (TEST_DB=sqlite or postgres), and gives an HTTP client for it. Black-box: tests speak HTTP only.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { startServer, type RunningServer } from '../../src/server.ts';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export type TestDb = 'sqlite' | 'postgres';
+export const testDb: TestDb = process.env.TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
+
+export interface HttpResult<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface RequestOptions {
+  token?: string | null;
+  body?: unknown;
+  /** Form fields for the legacy API (sent as application/x-www-form-urlencoded). */
+  form?: Record<string, string | number | boolean>;
+  headers?: Record<string, string>;
+  rawBody?: string;
+}
+
+export interface TestServer {
+  url: string;
+  config: Config;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<HttpResult<T>>;
+  admin<T = any>(method: string, path: string, body?: unknown): Promise<HttpResult<T>>;
+  /** Moves the virtual clock forward. */
+  advance(seconds: number): Promise<void>;
+  close(): Promise<void>;
+  running: RunningServer;
+}
+
+async function postgresSchema(): Promise<{ url: string; drop(): Promise<void> }> {
+  const base = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: base });
+  await client.connect();
+  await client.query(`create schema ${schema}`);
+  await client.end();
+  const url = new URL(base);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`drop schema if exists ${schema} cascade`);
+      await c.end();
+    },
+  };
+}
+
+/** Starts a server with test defaults; `env` overrides environment variables, as an operator would. */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'nubis-test-'));
+  const pgSchema = testDb === 'postgres' ? await postgresSchema() : null;
+  const redisUrl = testDb === 'postgres' ? (process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379') : '';
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DATABASE_URL: pgSchema?.url ?? '',
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: `nubis-test:${randomBytes(6).toString('hex')}:`,
+    ADMIN_TOKEN,
+    CLOCK: 'virtual',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    PASSWORD_HASH_COST: '12',
+    SWEEPS: 'false',
+    // Generous budgets so suites that register many accounts from one address do not trip them;
+    // the rate-limit tests set their own.
+    RATE_REGISTER_PER_MINUTE: '100000',
+    RATE_LOGIN_PER_MINUTE: '100000',
+    RATE_ACTIVATE_PER_MINUTE: '100000',
+    RATE_RESET_PER_MINUTE: '100000',
+    RATE_ACCOUNT_INFO_PER_MINUTE: '100000',
+    RATE_ACCOUNT_UPDATE_PER_MINUTE: '100000',
+    RATE_TOKEN_PER_SECOND: '100000',
+    ...env,
+  });
+  const running = await startServer(config);
+  const url = running.url;
+
+  async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResult<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined;
+    if (options.rawBody !== undefined) body = options.rawBody;
+    else if (options.form) {
+      headers['content-type'] ??= 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(Object.entries(options.form).map(([k, v]) => [k, String(v)])).toString();
+    } else if (options.body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = JSON.stringify(options.body);
+    }
+    const response = await fetch(url + path, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      parsed = text;
+    }
+    return { status: response.status, body: parsed as T, headers: response.headers };
+  }
+
+  return {
+    url,
+    config,
+    running,
+    request,
+    admin: (method, path, body) => request(method, path, { token: ADMIN_TOKEN, body }),
+    async advance(seconds) {
+      const result = await request('POST', '/admin/clock/advance', { token: ADMIN_TOKEN, body: { seconds } });
+      if (result.status !== 200) throw new Error(`clock advance failed: ${result.status} ${JSON.stringify(result.body)}`);
+    },
+    async close() {
+      await running.close();
+      await pgSchema?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
