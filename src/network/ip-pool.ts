@@ -1,0 +1,118 @@
+// Public address pools of the regions (from the catalog): hands out IPv4 addresses and IPv6
+// /64 blocks. An address is taken by inserting it under the unique (pool, address) index,
+// so it is never handed out twice, whatever the number of instances.
+
+import type { Queryable } from '../db/database.ts';
+import type { Platform } from '../platform/context.ts';
+import type { Region } from '../catalog/catalog.types.ts';
+import { Conflict } from '../platform/errors.ts';
+
+export interface AllocatedAddress {
+  address: string;
+  version: 4 | 6;
+  /** Dotted netmask for IPv4, the prefix length as text for IPv6. */
+  netmask: string;
+  gateway: string;
+  prefix: number;
+}
+
+export interface AllocationRequest {
+  region: Region;
+  version: 4 | 6;
+  accountId: number;
+  holderType: 'server' | 'floating_ip';
+  holderUuid: string;
+}
+
+/** An IPv4 range minus its network, gateway (.1) and broadcast addresses. */
+interface V4Range {
+  pool: string;
+  first: number;
+  count: number;
+  gateway: number;
+  prefix: number;
+}
+
+export function ipv4ToInt(address: string): number {
+  const parts = address.split('.').map(Number);
+  return ((parts[0]! << 24) >>> 0) + (parts[1]! << 16) + (parts[2]! << 8) + parts[3]!;
+}
+
+export function intToIpv4(value: number): string {
+  return [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join('.');
+}
+
+function prefixToNetmask(prefix: number): string {
+  return intToIpv4(prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0);
+}
+
+function v4Ranges(region: Region): V4Range[] {
+  return region.pools.v4.map((cidr) => {
+    const [base, bits] = cidr.split('/');
+    const prefix = Number(bits);
+    const network = ipv4ToInt(base!) & ((0xffffffff << (32 - prefix)) >>> 0);
+    const size = 2 ** (32 - prefix);
+    return { pool: `${region.id}-v4-${cidr}`, first: (network + 2) >>> 0, count: Math.max(0, size - 3), gateway: (network + 1) >>> 0, prefix };
+  });
+}
+
+/** The /48 (or shorter) IPv6 prefix as four hextets, from which /64 blocks are numbered. */
+function v6Base(region: Region): { pool: string; hextets: string[]; blocks: number } | null {
+  const cidr = region.pools.v6;
+  if (!cidr) return null;
+  const [base, bits] = cidr.split('/');
+  const prefix = Number(bits);
+  const head = base!.split('::')[0]!.split(':').filter(Boolean);
+  while (head.length < 3) head.push('0');
+  return { pool: `${region.id}-v6-${cidr}`, hextets: head.slice(0, 3), blocks: 2 ** Math.min(16, 64 - prefix) };
+}
+
+async function tryInsert(db: Queryable, ctx: Platform, request: AllocationRequest, pool: string, address: string): Promise<boolean> {
+  const result = await db.insertInto('ip_addresses').values({
+    pool, address, version: request.version, region_id: request.region.id, account_id: request.accountId,
+    holder_type: request.holderType, holder_uuid: request.holderUuid, created_at: ctx.clock.now(),
+  }).onConflict((oc) => oc.columns(['pool', 'address']).doNothing()).executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+/**
+ * Takes a free address: a few random probes (cheap in a large, sparse pool), then a scan
+ * of what is taken (exact in a small or nearly full one). Refuses with a clear error when
+ * the region's pool is exhausted.
+ */
+export async function allocateAddress(ctx: Platform, db: Queryable, request: AllocationRequest): Promise<AllocatedAddress> {
+  if (request.version === 4) {
+    for (const range of v4Ranges(request.region)) {
+      const found = await allocateIndex(db, ctx, request, range.pool, range.count, (i) => intToIpv4(range.first + i));
+      if (found) return { address: found, version: 4, netmask: prefixToNetmask(range.prefix), gateway: intToIpv4(range.gateway), prefix: 32 };
+    }
+    throw new Conflict(`no free IPv4 address left in region ${request.region.id}`);
+  }
+  const base = v6Base(request.region);
+  if (!base) throw new Conflict(`region ${request.region.id} has no IPv6 pool`);
+  // Block 0 is kept for the region's own infrastructure.
+  const found = await allocateIndex(db, ctx, request, base.pool, base.blocks - 1, (i) => `${base.hextets.join(':')}:${(i + 1).toString(16)}::`);
+  if (!found) throw new Conflict(`no free IPv6 /64 block left in region ${request.region.id}`);
+  const address = request.holderType === 'server' ? `${found}1` : found;
+  return { address, version: 6, netmask: '64', gateway: 'fe80::1', prefix: 64 };
+}
+
+async function allocateIndex(db: Queryable, ctx: Platform, request: AllocationRequest, pool: string, count: number, addressAt: (index: number) => string): Promise<string | null> {
+  if (count <= 0) return null;
+  for (let probe = 0; probe < 4; probe++) {
+    const address = addressAt(Math.floor(Math.random() * count));
+    if (await tryInsert(db, ctx, request, pool, address)) return address;
+  }
+  const taken = new Set((await db.selectFrom('ip_addresses').select('address').where('pool', '=', pool).execute()).map((row) => row.address));
+  for (let index = 0; index < count; index++) {
+    const address = addressAt(index);
+    if (taken.has(address)) continue;
+    if (await tryInsert(db, ctx, request, pool, address)) return address;
+  }
+  return null;
+}
+
+/** Returns every address the holder has to its pool. */
+export async function releaseAddresses(db: Queryable, holderUuid: string): Promise<void> {
+  await db.deleteFrom('ip_addresses').where('holder_uuid', '=', holderUuid).execute();
+}
