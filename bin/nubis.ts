@@ -31,6 +31,7 @@ async function main(): Promise<void> {
   if (command === 'serve') {
     const { startServer } = await import('../src/server.ts');
     const server = await startServer(config, { sweeps: values['no-sweeps'] ? false : undefined });
+    process.stderr.write(JSON.stringify({ level: 'info', time: Date.now(), msg: `listening at ${server.url}`, storage: server.ctx.dialect, clock: server.ctx.clock.mode }) + '\n');
     const stop = (signal: string) => {
       process.stderr.write(JSON.stringify({ level: 'info', msg: `received ${signal}; finishing in-flight requests` }) + '\n');
       server.close().then(() => process.exit(0), () => process.exit(1));

@@ -40,6 +40,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-request-id', request.id);
+    // Server time of the request, so clients and the benchmark can tell it from network time.
+    reply.header('server-timing', `app;dur=${reply.elapsedTime.toFixed(2)}`);
     return payload;
   });
 
