@@ -1,0 +1,61 @@
+// Prepared queries for hot paths: a Kysely query is built and compiled once per dialect and
+// then re-run with new parameters. Building and compiling costs ~20 µs a call; running the
+// SQL ~4 µs — on a request that makes several queries, that is most of its time.
+
+import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import type { Database, Queryable } from './database.ts';
+
+const sentinelPrefix = '\u0000nubis-param-';
+
+/** A stand-in for the i-th parameter while the query is compiled. */
+type Placeholder<T> = T;
+
+export interface PreparedQuery<P extends unknown[], R> {
+  /** Every row. */
+  all(db: Queryable, ...params: P): Promise<R[]>;
+  /** The first row, or undefined. */
+  first(db: Queryable, ...params: P): Promise<R | undefined>;
+  /** Runs a statement that returns no rows; answers the number of affected rows. */
+  run(db: Queryable, ...params: P): Promise<number>;
+}
+
+/**
+ * Declares a prepared query. `build` receives placeholders for the parameters; use each in
+ * the query where the value goes (they are compared by identity after compilation, so a
+ * placeholder must be passed as a value, not transformed).
+ */
+export function prepared<P extends unknown[], R>(arity: P['length'], build: (db: Kysely<Database>, ...params: { [K in keyof P]: Placeholder<P[K]> }) => Compilable<R>): PreparedQuery<P, R> {
+  const placeholders = Array.from({ length: arity }, (_, i) => `${sentinelPrefix}${i}`);
+  const byDialect = new Map<unknown, { sql: string; slots: (number | { value: unknown })[] }>();
+
+  function compiled(db: Queryable) {
+    const adapter = db.getExecutor().adapter.constructor;
+    let entry = byDialect.get(adapter);
+    if (!entry) {
+      const query = build(db as Kysely<Database>, ...(placeholders as unknown as { [K in keyof P]: P[K] })).compile();
+      const slots = query.parameters.map((value) => (typeof value === 'string' && value.startsWith(sentinelPrefix) ? Number(value.slice(sentinelPrefix.length)) : { value }));
+      entry = { sql: query.sql, slots };
+      byDialect.set(adapter, entry);
+    }
+    return entry;
+  }
+
+  async function execute(db: Queryable, params: unknown[]) {
+    const { sql, slots } = compiled(db);
+    const parameters = slots.map((slot) => (typeof slot === 'number' ? params[slot] : slot.value));
+    return db.executeQuery<R>(CompiledQuery.raw(sql, parameters));
+  }
+
+  return {
+    async all(db, ...params) {
+      return (await execute(db, params)).rows;
+    },
+    async first(db, ...params) {
+      return (await execute(db, params)).rows[0];
+    },
+    async run(db, ...params) {
+      const result = await execute(db, params);
+      return Number(result.numAffectedRows ?? 0n);
+    },
+  };
+}
