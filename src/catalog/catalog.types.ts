@@ -1,73 +1,105 @@
-// Shapes of the catalog: regions, images and plans, as loaded from catalog.json (or CATALOG_FILE).
+// Shapes of the catalog: regions, images and plans. The TypeBox schemas describe the file
+// (catalog.json or CATALOG_FILE) and are checked at load; the types are derived from them,
+// so the file format, its validation and the code that reads it cannot drift apart.
 // Prices are decimal strings in the file and integer micro-dollars once loaded.
 
-export type Continent = 'north-america' | 'south-america' | 'middle-east' | 'australia' | 'europe' | 'africa' | 'asia';
+import { Type, type Static } from 'typebox';
 
-export interface RegionFeatures {
-  virtual_private_cloud: boolean;
-  private_networking: boolean;
-  ddos_protection: boolean;
-  block_storage: boolean;
-  object_storage: boolean;
-  floating_ip: boolean;
-  ipv6: boolean;
-  backups: boolean;
-  instances: boolean;
-  custom_iso: boolean;
-  smtp: boolean;
-}
+export const continents = ['north-america', 'south-america', 'middle-east', 'australia', 'europe', 'africa', 'asia'] as const;
+export type Continent = (typeof continents)[number];
 
-export interface Region {
-  /** Jurisdiction (generation) digits followed by a two-digit data-centre id, e.g. 101. */
-  id: number;
-  uuid: string;
-  slug: string;
-  city: string;
-  state: string;
-  country: string;
-  continent: Continent;
-  features: RegionFeatures;
-  ping_ip: string;
-  latitude: number;
-  longitude: number;
-  is_public: boolean;
-  operator_id: string | null;
+const Uuid = Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', description: 'lower-case 36-character uuid' });
+const Price = Type.String({ pattern: '^\\d{1,9}(\\.\\d{1,6})?$', description: 'USD as a decimal string, up to 6 decimals' });
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+
+export const RegionFeaturesSchema = Type.Object({
+  virtual_private_cloud: Type.Boolean(),
+  private_networking: Type.Boolean(),
+  ddos_protection: Type.Boolean(),
+  block_storage: Type.Boolean(),
+  object_storage: Type.Boolean(),
+  floating_ip: Type.Boolean(),
+  ipv6: Type.Boolean(),
+  backups: Type.Boolean(),
+  instances: Type.Boolean(),
+  custom_iso: Type.Boolean(),
+  smtp: Type.Boolean(),
+}, { additionalProperties: false });
+export type RegionFeatures = Static<typeof RegionFeaturesSchema>;
+
+export const RegionSchema = Type.Object({
+  /** Jurisdiction (generation) digits followed by a two-digit data-centre id 01-99, e.g. 101. */
+  id: Type.Integer({ minimum: 101, maximum: 9999, description: 'jurisdiction digits followed by a two-digit data-centre id 01-99' }),
+  uuid: Uuid,
+  slug: Type.String({ pattern: '^[a-z0-9-]{1,32}$' }),
+  city: Name,
+  state: Type.String({ maxLength: 100 }),
+  country: Type.String({ pattern: '^[A-Z]{2}$', description: 'two-letter ISO 3166 code' }),
+  continent: Type.Union(continents.map((c) => Type.Literal(c))),
+  features: RegionFeaturesSchema,
+  /** Address the control panel pings for latency; may be empty. */
+  ping_ip: Type.String({ maxLength: 45 }),
+  latitude: Type.Number({ minimum: -90, maximum: 90 }),
+  longitude: Type.Number({ minimum: -180, maximum: 180 }),
+  is_public: Type.Boolean(),
+  operator_id: Type.Union([Type.String({ maxLength: 100 }), Type.Null()]),
   /** Hours after creation before a floating IP or VPC here may be removed (0 = no hold). */
-  removal_hold_hours: number;
-  /** Public address pools: IPv4 CIDRs and one IPv6 prefix (servers get a /64 each from it). */
-  pools: { v4: string[]; v6: string | null };
-}
+  removal_hold_hours: Type.Integer({ minimum: 0, maximum: 8760 }),
+  /** Public address pools: IPv4 CIDRs and one IPv6 /48 (servers get a /64 each from it). */
+  pools: Type.Object({
+    v4: Type.Array(Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,3}){3}/\\d{1,2}$', description: 'IPv4 CIDR, e.g. 192.0.2.0/25' })),
+    v6: Type.Union([Type.String({ pattern: '^[0-9a-f]{1,4}(:[0-9a-f]{1,4}){0,2}::/48$', description: 'IPv6 /48, e.g. 2001:db8:101::/48' }), Type.Null()]),
+  }, { additionalProperties: false }),
+}, { additionalProperties: false });
+export type Region = Static<typeof RegionSchema>;
 
-export interface Image {
-  id: number;
-  uuid: string;
-  name: string;
-  type: 'os' | 'app';
-  os_type: 'linux' | 'freebsd' | 'windows';
-  os_distro: string;
-  onapp_os_distro: string;
-  regions: number[];
-  generation: number;
-  min_disk_gb: number;
-  min_memory_mb: number;
+export const ImageFileSchema = Type.Object({
+  id: Type.Integer({ minimum: 1 }),
+  uuid: Uuid,
+  name: Name,
+  type: Type.Union([Type.Literal('os'), Type.Literal('app')]),
+  os_type: Type.Union([Type.Literal('linux'), Type.Literal('freebsd'), Type.Literal('windows')]),
+  os_distro: Type.String({ minLength: 1, maxLength: 50 }),
+  onapp_os_distro: Type.String({ minLength: 1, maxLength: 50 }),
+  /** Regions the image is offered in (ids). */
+  regions: Type.Array(Type.Integer()),
+  generation: Type.Integer({ minimum: 0 }),
+  min_disk_gb: Type.Integer({ minimum: 1 }),
+  min_memory_mb: Type.Integer({ minimum: 1 }),
+  /** Licence fee per hour; "0" for free software. */
+  hourly_cost: Price,
+}, { additionalProperties: false });
+
+export const PlanFileSchema = Type.Object({
+  id: Type.Integer({ minimum: 1 }),
+  uuid: Uuid,
+  name: Name,
+  plan_type: Type.String({ minLength: 1, maxLength: 50 }),
+  vcpus: Type.Integer({ minimum: 1 }),
+  ram_mb: Type.Integer({ minimum: 1 }),
+  disk_gb: Type.Integer({ minimum: 1 }),
+  /** Monthly transfer allowance in GB. */
+  bandwidth_gb: Type.Integer({ minimum: 0 }),
+  price_monthly: Price,
+  /** Regions the plan is sold in; every region when empty. */
+  regions: Type.Array(Type.Integer()),
+}, { additionalProperties: false });
+
+export const CatalogFileSchema = Type.Object({
+  regions: Type.Array(RegionSchema, { minItems: 1 }),
+  images: Type.Array(ImageFileSchema, { minItems: 1 }),
+  plans: Type.Array(PlanFileSchema, { minItems: 1 }),
+}, { additionalProperties: false });
+export type CatalogFile = Static<typeof CatalogFileSchema>;
+
+export type Image = Omit<Static<typeof ImageFileSchema>, 'hourly_cost'> & {
   /** Licence fee per hour in micro-dollars (0 for free software). */
   hourly_cost_micros: number;
-}
+};
 
-export interface Plan {
-  id: number;
-  uuid: string;
-  name: string;
-  plan_type: string;
-  vcpus: number;
-  ram_mb: number;
-  disk_gb: number;
-  /** Monthly transfer allowance in GB. */
-  bandwidth_gb: number;
+export type Plan = Omit<Static<typeof PlanFileSchema>, 'price_monthly'> & {
   price_monthly_micros: number;
-  /** Regions the plan is sold in; every region when empty. */
-  regions: number[];
-}
+};
 
 export interface Catalog {
   regions: Map<number, Region>;
