@@ -1,12 +1,39 @@
-// Queries on the ssh_keys table.
+// Queries on the ssh_keys table. The unique (account_id, fingerprint) index is what keeps
+// one account from storing the same key twice, even under concurrent creates.
 
+import type { Insertable } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import type { Ref } from '../platform/ids.ts';
+import type { SshKeyTable } from './ssh-key.table.ts';
 
 export const sshKeyRepository = {
   findOwned(db: Queryable, accountId: number, ref: Ref) {
     let query = db.selectFrom('ssh_keys').selectAll().where('account_id', '=', accountId);
     query = 'id' in ref ? query.where('id', '=', ref.id) : query.where('uuid', '=', ref.uuid);
     return query.executeTakeFirst();
+  },
+
+  listByAccount(db: Queryable, accountId: number) {
+    return db.selectFrom('ssh_keys').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+  },
+
+  findByFingerprint(db: Queryable, accountId: number, fingerprint: string) {
+    return db.selectFrom('ssh_keys').selectAll().where('account_id', '=', accountId).where('fingerprint', '=', fingerprint).executeTakeFirst();
+  },
+
+  /** Inserts the key unless the account already holds one with its fingerprint; undefined then. */
+  insertUnlessDuplicate(db: Queryable, row: Insertable<SshKeyTable>) {
+    return db.insertInto('ssh_keys').values(row)
+      .onConflict((oc) => oc.columns(['account_id', 'fingerprint']).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+  },
+
+  rename(db: Queryable, id: number, name: string) {
+    return db.updateTable('ssh_keys').set({ name }).where('id', '=', id).execute();
+  },
+
+  remove(db: Queryable, id: number) {
+    return db.deleteFrom('ssh_keys').where('id', '=', id).execute();
   },
 };

@@ -5,5 +5,6 @@ import { tokenRoutes } from './token.routes.ts';
 import { accountRoutes } from './account.routes.ts';
 import { listingRoutes } from './listing.routes.ts';
 import { billingRoutes } from './billing.routes.ts';
+import { sshKeyRoutes } from './ssh-key.routes.ts';
 
-export const v13Routes: RouteModule[] = [tokenRoutes, accountRoutes, billingRoutes, listingRoutes];
+export const v13Routes: RouteModule[] = [tokenRoutes, accountRoutes, billingRoutes, sshKeyRoutes, listingRoutes];

@@ -1,0 +1,76 @@
+// v1.3 SSH keys: list, create, rename, remove.
+
+import { Type } from 'typebox';
+import type { Platform } from '../../platform/context.ts';
+import type { ApiApp } from '../../http/api-app.ts';
+import { actorOf } from '../../http/api-app.ts';
+import { createSshKey, listSshKeys, removeSshKey, renameSshKey } from '../../ssh-keys/ssh-key.service.ts';
+import { acceptedKeyTypes } from '../../ssh-keys/public-key.ts';
+import { success } from './format.ts';
+import { authErrors, IdOrUuid, responses, SuccessObject, Timestamp } from './schemas.ts';
+
+const tags = ['v1.3 SSH keys'];
+const Name = Type.String({ minLength: 1, maxLength: 100 });
+
+const SshKey = Type.Object({
+  id: Type.Integer({ description: 'integer id (our addition: rename and remove accept it)' }),
+  uuid: Type.String(),
+  name: Type.String(),
+  data: Type.String({ description: 'the public key line' }),
+  fingerprint: Type.String({ description: 'OpenSSH SHA256 fingerprint, as ssh-keygen -l prints it', examples: ['SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8'] }),
+  created: Timestamp,
+});
+
+export function sshKeyRoutes(app: ApiApp, ctx: Platform): void {
+  app.route({
+    method: 'GET', url: '/ssh_key/list', config: { access: 'account' },
+    schema: { tags, response: responses({ 200: Type.Object({ ssh_keys: Type.Array(SshKey) }) }, [401, 429]) },
+    handler: async (request) => ({ ssh_keys: await listSshKeys(ctx, actorOf(request)) }),
+  });
+
+  app.route({
+    method: 'POST', url: '/ssh_key/create', config: { access: 'account' },
+    schema: {
+      tags,
+      summary: `Store a public key (${acceptedKeyTypes.join(', ')}); RSA needs 2048 bits or more`,
+      body: Type.Object({
+        name: Name,
+        public_key: Type.String({ minLength: 1, maxLength: 16384, description: 'OpenSSH public key line: <type> <base64> [comment]' }),
+      }),
+      response: responses({ 201: Type.Object({ uuid: Type.String(), name: Type.String(), fingerprint: Type.String(), created: Timestamp }) }, [...authErrors, 409]),
+    },
+    handler: async (request, reply) => {
+      const created = await createSshKey(ctx, actorOf(request), { name: request.body.name, publicKey: request.body.public_key });
+      reply.code(201);
+      return created;
+    },
+  });
+
+  app.route({
+    method: 'PATCH', url: '/ssh_key/rename', config: { access: 'account' },
+    schema: {
+      tags,
+      summary: 'Rename a key named by uuid or by id',
+      body: Type.Object({ name: Name, uuid: Type.Optional(IdOrUuid), id: Type.Optional(IdOrUuid) }),
+      response: responses({ 202: SuccessObject }, [400, 401, 404, 429]),
+    },
+    handler: async (request, reply) => {
+      await renameSshKey(ctx, actorOf(request), request.body);
+      reply.code(202);
+      return success(202);
+    },
+  });
+
+  app.route({
+    method: 'DELETE', url: '/ssh_key/remove/:ssh_key_id', config: { access: 'account' },
+    schema: {
+      tags,
+      params: Type.Object({ ssh_key_id: Type.String({ maxLength: 64 }) }),
+      response: responses({ 204: Type.Null() }, [401, 403, 404, 429]),
+    },
+    handler: async (request, reply) => {
+      await removeSshKey(ctx, actorOf(request), request.params.ssh_key_id);
+      return reply.code(204).send(null);
+    },
+  });
+}

@@ -1,0 +1,83 @@
+// SSH public keys of an account: list, create (parsed and fingerprinted), rename, remove.
+// Servers refer to a key at create time (servers.ssh_key_id); removing the key unsets it there.
+
+import type { Actor, Platform } from '../platform/context.ts';
+import { Conflict, Invalid, NotFound } from '../platform/errors.ts';
+import { newUuid, parseRef } from '../platform/ids.ts';
+import { isoSeconds } from '../platform/clock.ts';
+import { requirePermission } from '../accounts/permissions.ts';
+import { parsePublicKey } from './public-key.ts';
+import { sshKeyRepository } from './ssh-key.repository.ts';
+import type { SshKeyRow } from './ssh-key.table.ts';
+
+export interface SshKey {
+  id: number;
+  uuid: string;
+  name: string;
+  data: string;
+  fingerprint: string;
+  created: string;
+}
+
+export interface CreatedSshKey {
+  uuid: string;
+  name: string;
+  fingerprint: string;
+  created: string;
+}
+
+export function rowToSshKey(row: SshKeyRow): SshKey {
+  return { id: row.id, uuid: row.uuid, name: row.name, data: row.public_key, fingerprint: row.fingerprint, created: isoSeconds(row.created_at) };
+}
+
+export async function listSshKeys(ctx: Platform, actor: Actor): Promise<SshKey[]> {
+  return (await sshKeyRepository.listByAccount(ctx.db, actor.accountId)).map(rowToSshKey);
+}
+
+export async function createSshKey(ctx: Platform, actor: Actor, input: { name: string; publicKey: string }): Promise<CreatedSshKey> {
+  requirePermission(actor, 'ssh_keys');
+  const key = parsePublicKey(input.publicKey);
+  const row = await sshKeyRepository.insertUnlessDuplicate(ctx.db, {
+    uuid: newUuid(),
+    account_id: actor.accountId,
+    name: input.name,
+    public_key: key.text,
+    key_type: key.type,
+    fingerprint: key.fingerprint,
+    created_at: ctx.clock.now(),
+  });
+  if (!row) {
+    const existing = await sshKeyRepository.findByFingerprint(ctx.db, actor.accountId, key.fingerprint);
+    throw new Conflict(`this key (${key.fingerprint}) is already stored in the account${existing ? ` as "${existing.name}" (${existing.uuid})` : ''}`);
+  }
+  return { uuid: row.uuid, name: row.name, fingerprint: row.fingerprint, created: isoSeconds(row.created_at) };
+}
+
+async function findOwnedKey(ctx: Platform, actor: Actor, ref: string | number): Promise<SshKeyRow> {
+  const parsed = parseRef(ref);
+  const row = parsed ? await sshKeyRepository.findOwned(ctx.db, actor.accountId, parsed) : undefined;
+  if (!row) throw new NotFound('SSH key');
+  return row;
+}
+
+/**
+ * Renames the key named by uuid or id (the spec allows either). When both are given they
+ * must name the same key. No permission check: the spec declares no 403 for rename.
+ */
+export async function renameSshKey(ctx: Platform, actor: Actor, input: { uuid?: string | number; id?: string | number; name: string }): Promise<void> {
+  const first = input.uuid ?? input.id;
+  if (first === undefined) throw new Invalid('uuid', 'missing required field: give the key\'s uuid (or its id)');
+  const row = await findOwnedKey(ctx, actor, first);
+  if (input.uuid !== undefined && input.id !== undefined) {
+    const other = parseRef(input.id);
+    const same = other !== null && ('id' in other ? other.id === row.id : other.uuid === row.uuid);
+    if (!same) throw new NotFound('SSH key');
+  }
+  await sshKeyRepository.rename(ctx.db, row.id, input.name);
+}
+
+export async function removeSshKey(ctx: Platform, actor: Actor, ref: string | number): Promise<void> {
+  requirePermission(actor, 'ssh_keys');
+  const row = await findOwnedKey(ctx, actor, ref);
+  await sshKeyRepository.remove(ctx.db, row.id);
+}
