@@ -5,16 +5,11 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
 import type { Config } from '../config.ts';
 import type { Database, DialectName } from './database.ts';
 import { migrations } from './migrations/index.ts';
 import { NodeSqliteDatabase, nodeSqliteDialect } from './node-sqlite-dialect.ts';
 
-// int8 (counts, sums, bigint columns) and numeric (sum of bigint) arrive as strings from pg;
-// every such value here is an integer of micro-dollars or milliseconds, far below 2^53.
-pg.types.setTypeParser(20, (value) => Number(value));
-pg.types.setTypeParser(1700, (value) => Number(value));
 
 export interface Storage {
   db: Kysely<Database>;
@@ -27,7 +22,7 @@ export interface Storage {
 type StorageConfig = Pick<Config, 'databaseUrl' | 'dataDir' | 'dbPoolSize' | 'dbStatementTimeoutMs' | 'dbConnectRetries'>;
 
 export async function openStorage(config: StorageConfig, log: (message: string) => void = () => {}): Promise<Storage> {
-  const storage = config.databaseUrl ? openPostgres(config, config.databaseUrl) : openSqlite(config.dataDir);
+  const storage = config.databaseUrl ? await openPostgres(config, config.databaseUrl) : openSqlite(config.dataDir);
   await waitForStorage(storage, config.dbConnectRetries, log);
   return storage;
 }
@@ -47,7 +42,13 @@ function openSqlite(dataDir: string): Storage {
   };
 }
 
-function openPostgres(config: StorageConfig, connectionString: string): Storage {
+async function openPostgres(config: StorageConfig, connectionString: string): Promise<Storage> {
+  // Loaded only when configured: an embedded (SQLite) start should not pay for the driver.
+  const { default: pg } = await import('pg');
+  // int8 (counts, sums, bigint columns) and numeric (sum of bigint) arrive as strings from pg;
+  // every such value here is an integer of micro-dollars or milliseconds, far below 2^53.
+  pg.types.setTypeParser(20, (value) => Number(value));
+  pg.types.setTypeParser(1700, (value) => Number(value));
   const pool = new pg.Pool({
     connectionString,
     max: config.dbPoolSize,
