@@ -2,14 +2,19 @@
 // limits, the HTTP app and the sweeper; and takes it all down again in order.
 
 import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import type { Config } from './config.ts';
+import { pino } from 'pino';
+import { ConfigError, type Config } from './config.ts';
 import { migrate, openStorage, type Storage } from './db/connect.ts';
 import { SystemClock, VirtualClock, type Clock } from './platform/clock.ts';
 import { createSecrets, loadServerKey } from './platform/secrets.ts';
 import type { Logger, Platform } from './platform/context.ts';
 import { loadCatalog } from './catalog/catalog.ts';
+import type { Catalog } from './catalog/catalog.types.ts';
+import { settleMailDeliveries } from './mail/mail.service.ts';
 import { smtpTransport } from './mail/mail.transport.ts';
 import { settingsRepository } from './settings/settings.repository.ts';
 import { createRateLimiters } from './http/rate-limit.ts';
@@ -25,25 +30,54 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const consoleLogger = (level: string): Logger => {
-  const quiet = level === 'silent' || level === 'fatal' || level === 'error';
-  const write = (lvl: string) => (obj: object | string, message?: string) => {
-    if (quiet && lvl !== 'error') return;
-    const entry = typeof obj === 'string' ? { msg: obj } : { ...obj, msg: message };
-    process.stderr.write(JSON.stringify({ level: lvl, time: Date.now(), ...entry }) + '\n');
-  };
-  return { info: write('info'), warn: write('warn'), error: write('error') };
-};
+/** The one structured logger of the process: JSON lines on stdout, shared by Fastify (with reqId) and the services. */
+export function createLogger(level: Config['logLevel']) {
+  return pino({ level, redact: ['req.headers.authorization', 'req.headers.cookie'] });
+}
 
 /** Opens storage and runs migrations: what `nubis migrate` does, and the first step of serve. */
 export async function prepareStorage(config: Config, log: Logger): Promise<Storage> {
-  const storage = await openStorage(config, (message) => log.warn(message));
+  let storage: Storage;
+  try {
+    storage = await openStorage(config, (message) => log.warn(message));
+  } catch (error) {
+    // Start-up stops with one line naming the variable that points at the storage.
+    const where = config.databaseUrl ? `DATABASE_URL ${redactUrl(config.databaseUrl)}` : `DATA_DIR ${config.dataDir}`;
+    throw new ConfigError(`${where}: storage cannot be opened: ${(error as Error).message}`);
+  }
   const applied = await migrate(storage);
   if (applied.length) log.info({ migrations: applied }, 'migrations applied');
   return storage;
 }
 
-export async function createPlatform(config: Config, storage: Storage, log: Logger): Promise<Platform> {
+function redactUrl(raw: string): string {
+  const url = new URL(raw);
+  if (url.password) url.password = '***';
+  return url.toString();
+}
+
+function serverKey(config: Config): Buffer {
+  let key: Buffer;
+  try {
+    key = loadServerKey(config.secretKey, config.dataDir);
+  } catch (error) {
+    throw new ConfigError(`DATA_DIR ${config.dataDir}: cannot read or create the server key ${join(config.dataDir, 'secret.key')}: ${(error as Error).message}`);
+  }
+  if (key.length < 32) throw new ConfigError(`DATA_DIR ${config.dataDir}: the server key ${join(config.dataDir, 'secret.key')} is damaged (64 hex digits expected); restore it, or set SECRET_KEY`);
+  return key;
+}
+
+/** Waits a little for Redis, so the first requests already count in the shared budget. */
+async function connectRedis(url: string, log: Logger): Promise<Redis> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+  redis.on('error', (error) => log.warn({ err: error.message }, 'redis unavailable; rate limits fall back to memory'));
+  const timeout = AbortSignal.timeout(5_000);
+  await once(redis, 'ready', { signal: timeout }).catch(() => log.warn({ redis: redactUrl(url) }, 'redis not ready after 5 s; rate limits count in memory until it is'));
+  return redis;
+}
+
+/** `catalog` lets the caller load (and so check) the catalog before storage is opened. */
+export async function createPlatform(config: Config, storage: Storage, log: Logger, catalog?: Catalog): Promise<Platform> {
   let clock: Clock = new SystemClock();
   if (config.clock === 'virtual') {
     const saved = await settingsRepository.get(storage.db, 'clock_offset_ms');
@@ -54,22 +88,34 @@ export async function createPlatform(config: Config, storage: Storage, log: Logg
     db: storage.db,
     dialect: storage.dialect,
     clock,
-    secrets: createSecrets(loadServerKey(config.secretKey, config.dataDir), config.passwordHashCost),
-    catalog: loadCatalog(config.catalogFile, clock.now()),
+    secrets: createSecrets(serverKey(config), config.passwordHashCost),
+    catalog: catalog ? { ...catalog, loadedAt: clock.now() } : loadCatalog(config.catalogFile, clock.now()),
     mailTransport: config.smtpUrl ? smtpTransport(config.smtpUrl) : null,
     log,
   };
 }
 
 export async function startServer(config: Config, options: { sweeps?: boolean } = {}): Promise<RunningServer> {
-  const log = consoleLogger(config.logLevel);
+  const log = createLogger(config.logLevel);
+  // A bad catalog stops start-up before storage is touched.
+  const catalog = loadCatalog(config.catalogFile, 0);
   const storage = await prepareStorage(config, log);
-  const ctx = await createPlatform(config, storage, log);
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : null;
-  redis?.on('error', (error) => log.warn({ err: error.message }, 'redis unavailable; rate limits fall back to memory'));
+  const ctx = await createPlatform(config, storage, log, catalog);
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
   const limiters = createRateLimiters(config, redis);
-  const app = await buildApp({ ctx, storage, limiters, version: packageVersion });
-  const address = await app.listen({ port: config.port, host: config.host });
+  const app = await buildApp({ ctx, storage, limiters, version: packageVersion, logger: log });
+  let address: string;
+  try {
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await Promise.allSettled([app.close(), storage.close()]);
+    redis?.disconnect();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+      throw new ConfigError(`PORT ${config.port} / HOST ${config.host}: cannot listen: ${(error as Error).message}`);
+    }
+    throw error;
+  }
   const sweeper = (options.sweeps ?? config.sweeps) ? startSweeper(ctx, config.sweepIntervalSeconds * 1000) : null;
 
   let closing: Promise<void> | null = null;
@@ -81,6 +127,7 @@ export async function startServer(config: Config, options: { sweeps?: boolean } 
       closing ??= (async () => {
         await sweeper?.stop();
         await app.close();
+        await settleMailDeliveries(ctx);
         ctx.mailTransport?.close();
         redis?.disconnect();
         await storage.close();

@@ -86,7 +86,12 @@ async function waitForStorage(storage: Storage, retries: number, log: (message: 
 }
 
 export async function migrate(storage: Storage): Promise<string[]> {
-  const migrator = new Migrator({ db: storage.db, provider: migrations(storage.dialect) });
+  // Kysely looks for its migration tables in every schema it can see; pin them to ours, or a
+  // second deployment (or test) in another schema of the same database would find the first's.
+  const migrationTableSchema = storage.dialect === 'postgres'
+    ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(storage.db)).rows[0]?.schema
+    : undefined;
+  const migrator = new Migrator({ db: storage.db, provider: migrations(storage.dialect), migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
