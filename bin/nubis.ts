@@ -41,17 +41,18 @@ async function main(): Promise<void> {
     return;
   }
   if (command === 'migrate') {
-    const { openStorage, migrate } = await import('../src/db/connect.ts');
-    const storage = await openStorage(config);
-    const applied = await migrate(storage);
-    process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'already up to date\n');
+    const { prepareStorage, createLogger } = await import('../src/server.ts');
+    const storage = await prepareStorage(config, createLogger(config.logLevel));
+    process.stdout.write('migrations are up to date\n');
     await storage.close();
     return;
   }
   if (command === 'sweep') {
-    const { prepareStorage, createPlatform } = await import('../src/server.ts');
+    const { prepareStorage, createPlatform, createLogger } = await import('../src/server.ts');
+    const { loadCatalog } = await import('../src/catalog/catalog.ts');
     const { runSweepRound, startSweeper } = await import('../src/sweeps/sweeps.ts');
-    const log = { info: console.error, warn: console.error, error: console.error };
+    const log = createLogger(config.logLevel);
+    loadCatalog(config.catalogFile, 0);
     const storage = await prepareStorage(config, log);
     const ctx = await createPlatform(config, storage, log);
     if (values.once) {

@@ -9,12 +9,13 @@ import { isoOrNull, isoSeconds } from '../platform/clock.ts';
 import { newUuid } from '../platform/ids.ts';
 import { newToken } from '../platform/secrets.ts';
 import { toCents, toDollars } from '../platform/money.ts';
-import { queueMail } from '../mail/mail.service.ts';
+import { kickMailDelivery, queueMail } from '../mail/mail.service.ts';
 import { issueToken, tokenForLogin } from '../tokens/token.service.ts';
 import { accountFinance } from '../billing/ledger.ts';
 import { accountRepository } from './account.repository.ts';
 import type { AccountRow, AccountUpdate } from './account.table.ts';
-import { effectivePermissions } from './permissions.ts';
+import { effectivePermissions, requireNotBlocked } from './permissions.ts';
+import { isCountryCode } from './countries.ts';
 
 export interface RegisterInput {
   email: string;
@@ -39,10 +40,6 @@ export interface UpdateInput {
   password?: string;
 }
 
-/** Hash used to spend the same time on an unknown e-mail as on a known one. */
-let decoyHash: Promise<string> | null = null;
-
-const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Rules the schema cannot express; one problem per bad field. */
@@ -52,18 +49,23 @@ export function checkProfile(input: { email?: string; password?: string; firstna
   if (input.password !== undefined && (input.password.length < 8 || input.password.length > 1024)) problems.push({ field: 'password', reason: 'bad value: must be 8 to 1024 characters' });
   if (input.firstname !== undefined && input.firstname.trim() === '') problems.push({ field: 'firstname', reason: 'missing required field' });
   if (input.lastname !== undefined && input.lastname.trim() === '') problems.push({ field: 'lastname', reason: 'missing required field' });
-  if (input.country !== undefined && !isCountry(input.country)) problems.push({ field: 'country', reason: 'bad value: must be a two-letter ISO 3166 country code' });
+  if (input.country !== undefined && !isCountryCode(input.country)) problems.push({ field: 'country', reason: 'bad value: must be a two-letter ISO 3166 country code' });
   if (problems.length) throw new Invalid(problems);
 }
 
-function isCountry(code: string): boolean {
-  if (!/^[A-Za-z]{2}$/.test(code)) return false;
-  const upper = code.toUpperCase();
-  try {
-    return regionNames.of(upper) !== upper;
-  } catch {
-    return false;
+/**
+ * A hash of a random password, per server key, to verify against when there is no real
+ * hash (unknown e-mail, no temporary password): every login then spends the same scrypt
+ * time whether or not the e-mail is registered.
+ */
+const decoys = new WeakMap<Platform['secrets'], Promise<string>>();
+function decoyHash(ctx: Platform): Promise<string> {
+  let decoy = decoys.get(ctx.secrets);
+  if (!decoy) {
+    decoy = ctx.secrets.hashPassword(randomBytes(16).toString('hex'));
+    decoys.set(ctx.secrets, decoy);
   }
+  return decoy;
 }
 
 export async function register(ctx: Platform, input: RegisterInput, ip: string): Promise<AuthAnswer> {
@@ -105,6 +107,7 @@ export async function register(ctx: Platform, input: RegisterInput, ip: string):
       });
       return (await issueToken(ctx, trx, account.id, 'register')).token;
     });
+    kickMailDelivery(ctx);
     return { token, timestamp };
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
@@ -124,15 +127,19 @@ export async function login(ctx: Platform, email: string, password: string, ip: 
   const normalized = email.trim().toLowerCase();
   const now = ctx.clock.now();
   const account = await accountRepository.findByEmail(ctx.db, normalized);
-  decoyHash ??= ctx.secrets.hashPassword(randomBytes(16).toString('hex'));
-  let ok = await ctx.secrets.verifyPassword(password, account?.password_hash ?? (await decoyHash));
-  if (!ok && account?.temp_password_hash && (account.temp_password_expires_at ?? 0) > now) {
-    ok = await ctx.secrets.verifyPassword(password, account.temp_password_hash);
-  }
-  if (account && account.blocked) ok = false;
+  const decoy = await decoyHash(ctx);
+  // Always two verifications (the password, then the temporary password or a decoy), so the
+  // time taken says nothing about whether the e-mail exists or has a reset pending.
+  const tempHash = account?.temp_password_hash && (account.temp_password_expires_at ?? 0) > now ? account.temp_password_hash : null;
+  const [primary, temporary] = await Promise.all([
+    ctx.secrets.verifyPassword(password, account?.password_hash ?? decoy),
+    ctx.secrets.verifyPassword(password, tempHash ?? decoy),
+  ]);
+  const ok = account !== undefined && (primary || (tempHash !== null && temporary));
   const timestamp = isoSeconds(now);
-  if (!account || !ok) {
-    await accountRepository.logActivity(ctx.db, { account_id: account?.id ?? null, email: normalized, action: 'login', status: 'failed', ip_address: ip, created_at: now });
+  if (!account || !ok || account.blocked) {
+    const status = account?.blocked && ok ? 'blocked' : 'failed';
+    await accountRepository.logActivity(ctx.db, { account_id: account?.id ?? null, email: normalized, action: 'login', status, ip_address: ip, created_at: now });
     return { token: newToken(), timestamp };
   }
   const token = await ctx.db.transaction().execute(async (trx) => {
@@ -149,10 +156,11 @@ export async function activate(ctx: Platform, activationUuid: string): Promise<v
 }
 
 export async function resetPassword(ctx: Platform, email: string): Promise<void> {
-  const account = await accountRepository.findByEmail(ctx.db, email.trim());
-  if (!account || account.blocked) return;
+  // The temporary password is made and hashed before the look-up, so an unknown e-mail takes as long.
   const temporary = randomBytes(12).toString('base64url');
   const hash = await ctx.secrets.hashPassword(temporary);
+  const account = await accountRepository.findByEmail(ctx.db, email.trim());
+  if (!account || account.blocked) return;
   const now = ctx.clock.now();
   const expires = now + ctx.config.tempPasswordTtlSeconds * 1000;
   await ctx.db.transaction().execute(async (trx) => {
@@ -168,13 +176,15 @@ export async function resetPassword(ctx: Platform, email: string): Promise<void>
         '',
         `Temporary password: ${temporary}`,
         '',
-        `It expires at ${isoSeconds(expires)}.`,
+        `It expires at ${isoSeconds(expires)}. If you did not ask for it, ignore this mail.`,
       ].join('\n'),
     });
   });
+  kickMailDelivery(ctx);
 }
 
 export async function updateAccount(ctx: Platform, actor: Actor, input: UpdateInput): Promise<void> {
+  requireNotBlocked(actor);
   checkProfile(input);
   const now = ctx.clock.now();
   const changes: AccountUpdate = { updated_at: now };
@@ -185,15 +195,31 @@ export async function updateAccount(ctx: Platform, actor: Actor, input: UpdateIn
   if (input.email !== undefined) changes.email = input.email.trim().toLowerCase();
   if (input.password !== undefined) {
     changes.password_hash = await ctx.secrets.hashPassword(input.password);
+    // A new password ends a pending reset: the temporary password stops working.
     changes.temp_password_hash = null;
     changes.temp_password_expires_at = null;
   }
+  let mailed = false;
   try {
-    await accountRepository.update(ctx.db, actor.accountId, changes);
+    await ctx.db.transaction().execute(async (trx) => {
+      const before = await accountRepository.findById(trx, actor.accountId);
+      if (!before) throw new NotFound('account');
+      await accountRepository.update(trx, actor.accountId, changes);
+      if (changes.email !== undefined && changes.email !== before.email) {
+        // The old address hears of the change, so a stolen token cannot move the account away unnoticed.
+        await queueMail(ctx, trx, {
+          to: before.email,
+          subject: 'Your Nubis e-mail address was changed',
+          text: [`Hello ${before.firstname},`, '', `The e-mail address of your account is now ${changes.email}.`, 'If you did not change it, contact support.'].join('\n'),
+        });
+        mailed = true;
+      }
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw new Invalid('email', 'bad value: this e-mail address is already in use');
     throw error;
   }
+  if (mailed) kickMailDelivery(ctx);
 }
 
 export interface AccountInfo {

@@ -1,6 +1,7 @@
 // What the operator may do to accounts: find, change flags and limits, credit money, and
 // wipe everything for a fresh emulator run.
 
+import { sql } from 'kysely';
 import type { Platform } from '../platform/context.ts';
 import { Conflict, Invalid, NotFound } from '../platform/errors.ts';
 import { parseMoney } from '../platform/money.ts';
@@ -9,7 +10,7 @@ import { recordTransaction, type Transaction } from '../billing/transaction.serv
 import { settingsRepository } from '../settings/settings.repository.ts';
 import { VirtualClock } from '../platform/clock.ts';
 import { accountRepository } from './account.repository.ts';
-import type { AccountUpdate } from './account.table.ts';
+import type { AccountRow, AccountUpdate } from './account.table.ts';
 import { describeAccount, type AccountInfo } from './account.service.ts';
 import { permissionNames } from './permissions.ts';
 
@@ -28,12 +29,19 @@ async function findAccount(ctx: Platform, ref: string) {
   return account;
 }
 
-export async function findAccounts(ctx: Platform, email: string | undefined): Promise<AccountInfo[]> {
-  const rows = await accountRepository.list(ctx.db, email);
-  return Promise.all(rows.map((row) => describeAccount(ctx, row)));
+/** The Account object plus what only the operator sees. */
+export type OperatorAccount = AccountInfo & { blocked: boolean };
+
+async function operatorView(ctx: Platform, row: AccountRow): Promise<OperatorAccount> {
+  return { ...(await describeAccount(ctx, row)), blocked: row.blocked === 1 };
 }
 
-export async function patchAccount(ctx: Platform, ref: string, patch: AccountPatch): Promise<AccountInfo> {
+export async function findAccounts(ctx: Platform, email: string | undefined): Promise<OperatorAccount[]> {
+  const rows = await accountRepository.list(ctx.db, email?.trim());
+  return Promise.all(rows.map((row) => operatorView(ctx, row)));
+}
+
+export async function patchAccount(ctx: Platform, ref: string, patch: AccountPatch): Promise<OperatorAccount> {
   const account = await findAccount(ctx, ref);
   const changes: AccountUpdate = { updated_at: ctx.clock.now() };
   if (patch.activated !== undefined) changes.activated = patch.activated ? 1 : 0;
@@ -47,7 +55,7 @@ export async function patchAccount(ctx: Platform, ref: string, patch: AccountPat
     changes.permissions = JSON.stringify({ ...current, ...patch.permissions });
   }
   await accountRepository.update(ctx.db, account.id, changes);
-  return describeAccount(ctx, (await accountRepository.findById(ctx.db, account.id))!);
+  return operatorView(ctx, (await accountRepository.findById(ctx.db, account.id))!);
 }
 
 export async function creditAccount(ctx: Platform, ref: string, amount: string | number, note: string | undefined): Promise<Transaction> {
@@ -62,13 +70,26 @@ export async function creditAccount(ctx: Platform, ref: string, amount: string |
   return recordTransaction(ctx, ctx.db, { accountId: account.id, amountMicros: micros, ptype: 'operator', note: note ?? null });
 }
 
-/** Deletes every account and resource (the catalog and the clock stay). */
+/** Tables a reset keeps: the migrations' bookkeeping and the server's settings (the clock offset). */
+const keptTables = new Set(['kysely_migration', 'kysely_migration_lock', 'settings']);
+
+/**
+ * Deletes every account and resource (the catalog and the clock stay). Every table but the
+ * kept ones is emptied, so a table a later issue adds is wiped without being listed here.
+ * Ids keep counting up, so an id from before the reset never names something new.
+ */
 export async function resetAll(ctx: Platform): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
-    // Children first, so it works whatever the foreign-key cascade support.
-    for (const table of ['vpc_members', 'floating_ips', 'ip_addresses', 'snapshots', 'servers', 'vpcs', 'ssh_keys', 'invoice_items', 'transactions', 'tokens', 'account_activity', 'mail_outbox', 'accounts'] as const) {
-      await trx.deleteFrom(table).execute();
+    if (ctx.dialect === 'postgres') {
+      const { rows } = await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = current_schema()`.execute(trx);
+      const tables = rows.map((row) => row.name).filter((name) => !keptTables.has(name));
+      if (tables.length) await sql`truncate table ${sql.join(tables.map((name) => sql.table(name)))} cascade`.execute(trx);
+      return;
     }
+    // SQLite: check foreign keys at commit, when every referencing row is gone too.
+    await sql`pragma defer_foreign_keys = on`.execute(trx);
+    const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(trx);
+    for (const { name } of rows) if (!keptTables.has(name)) await sql`delete from ${sql.table(name)}`.execute(trx);
   });
 }
 

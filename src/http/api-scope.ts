@@ -27,7 +27,8 @@ export interface ApiScopeOptions {
   limiters: RateLimiters;
 }
 
-const allMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+/** Methods a known path answers with 405 when it does not serve them. */
+const allMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /** Reads the token from `Authorization: Bearer <token>` (or a bare key, as the legacy API sends). */
 export function presentedToken(header: string | undefined): string | null {
@@ -42,7 +43,10 @@ function clientKeyFromBody(request: FastifyRequest): string {
   return `${request.ip}|${email}`;
 }
 
+/** Shows the tightest budget a request counted against (a route may count against two). */
 function setRateHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {
+  const shown = reply.getHeader('RateLimit-Remaining');
+  if (shown !== undefined && Number(shown) <= outcome.remaining) return;
   reply.header('RateLimit-Limit', outcome.limit);
   reply.header('RateLimit-Remaining', Math.max(0, outcome.remaining));
   reply.header('RateLimit-Reset', outcome.resetSeconds);
@@ -51,6 +55,7 @@ function setRateHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {
 export function sendProblem(reply: FastifyReply, format: ApiFormat, problem: Problem): FastifyReply {
   if (problem.retryAfterSeconds !== undefined) {
     reply.header('Retry-After', problem.retryAfterSeconds);
+    if (problem.rateLimit !== undefined) reply.header('RateLimit-Limit', problem.rateLimit);
     reply.header('RateLimit-Remaining', 0);
     reply.header('RateLimit-Reset', problem.retryAfterSeconds);
   }
@@ -62,6 +67,8 @@ export function apiScope(options: ApiScopeOptions) {
   const { ctx, format, limiters } = options;
   return async function scope(instance: FastifyInstance): Promise<void> {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>() as ApiApp;
+    // Bodies are JSON (and what `setup` adds): a text/plain body is a wrong content type, not a string.
+    instance.removeContentTypeParser('text/plain');
     await options.setup?.(instance);
 
     app.setErrorHandler((error, request, reply) => {
@@ -107,6 +114,11 @@ export function apiScope(options: ApiScopeOptions) {
       }
     });
 
+    // No body at all is an empty object, so a 400 lists each missing field rather than "body".
+    app.addHook('preValidation', async (request) => {
+      if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+    });
+
     // Route-specific budgets run once the body is parsed, so login can count per e-mail.
     app.addHook('preValidation', async (request, reply) => {
       const names: RateLimitName[] | undefined = request.routeOptions.config.rateLimits;
@@ -123,14 +135,15 @@ export function apiScope(options: ApiScopeOptions) {
     fillingIn = true;
     for (const [path, methods] of methodsByPath) {
       const missing = allMethods.filter((method) => !methods.has(method));
-      const allow = [...methods].filter((m) => m !== 'HEAD');
+      const allow = allMethods.filter((method) => methods.has(method));
+      const named = allow.filter((method) => method !== 'HEAD');
       if (missing.length === 0) continue;
       app.route({
         method: missing,
         url: path,
         config: { access: 'public' },
         schema: { hide: true } as object,
-        handler: (request, reply) => sendProblem(reply, format, { status: 405, reason: `wrong method ${request.method}: use ${allow.join(' or ')}`, allow }),
+        handler: (request, reply) => sendProblem(reply, format, { status: 405, reason: `wrong method ${request.method}: use ${named.join(' or ')}`, allow }),
       });
     }
   };

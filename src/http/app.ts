@@ -2,12 +2,13 @@
 // OpenAPI document, health endpoints, and one scope per API (v1.3, legacy v1, operator).
 
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Platform } from '../platform/context.ts';
 import type { Storage } from '../db/connect.ts';
-import { apiScope } from './api-scope.ts';
+import { apiScope, sendProblem } from './api-scope.ts';
+import { ajvFormats } from './formats.ts';
 import type { RateLimiters } from './rate-limit.ts';
 import { v13Format } from '../api/v1_3/format.ts';
 import { v13Routes } from '../api/v1_3/index.ts';
@@ -20,14 +21,16 @@ export interface AppDeps {
   ctx: Platform;
   storage: Storage;
   limiters: RateLimiters;
-  /** Admin operation that wipes accounts; needs the storage and in-memory state owners. */
+  /** The package version, shown in the OpenAPI document. */
   version: string;
+  /** The process's structured logger (pino), shared with the services; Fastify's own when absent. */
+  logger?: FastifyBaseLogger;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { ctx, storage, limiters } = deps;
   const app = Fastify({
-    logger: ctx.config.logLevel === 'silent' ? false : { level: ctx.config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: ctx.config.logLevel === 'silent' ? false : { level: ctx.config.logLevel } }),
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
       return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
@@ -35,7 +38,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: 256 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    ajv: { customOptions: { allErrors: true, coerceTypes: true, removeAdditional: false, useDefaults: true, strict: false, verbose: true } },
+    ajv: { customOptions: { allErrors: true, coerceTypes: true, removeAdditional: false, useDefaults: true, strict: false, verbose: true }, plugins: [ajvFormats] },
+    // A URL Fastify cannot even decode (`/v1.3/x/%zz`) is bad input: a 400 in the API's own shape.
+    frameworkErrors: (error, request, reply) => {
+      const format = request.url.startsWith('/v1/') ? v1Format : v13Format;
+      return sendProblem(reply, format, { status: 400, reason: error.message, fields: [{ field: 'path', reason: error.message }] });
+    },
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -56,15 +64,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Nubis', version: deps.version, description: 'Cloud hosting management API: v1.3 (JSON), legacy v1 (form-encoded) and the operator API.' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'an account token (register, login or token_create)' },
+          operator: { type: 'http', scheme: 'bearer', description: 'the ADMIN_TOKEN of the server' },
+        },
+      },
+      tags: [
+        { name: 'operator', description: 'The operator API under /admin (not in the spec): enabled only when ADMIN_TOKEN is set' },
+        { name: 'health', description: 'Liveness and readiness' },
+      ],
       security: [{ bearer: [] }],
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  app.get('/healthz', { schema: { tags: ['health'], summary: 'The process is up' } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { tags: ['health'], summary: 'Storage is reachable' } }, async (_request, reply) => {
+  const Health = { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] } as const;
+  app.get('/healthz', { schema: { tags: ['health'], summary: 'The process is up', security: [], response: { 200: Health } } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { tags: ['health'], summary: 'Storage is reachable', security: [], response: { 200: Health, 503: Health } } }, async (_request, reply) => {
     const ready = await Promise.race([storage.ping().catch(() => false), new Promise<boolean>((resolve) => setTimeout(resolve, 2_000, false))]);
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'storage unavailable' });
   });

@@ -3,6 +3,7 @@
 
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError } from 'fastify';
+import { RateLimited } from './rate-limit.ts';
 import { Conflict, DomainError, Forbidden, Invalid, NotFound, PaymentRequired, TooManyRequests, Unauthorized, Unavailable, type FieldProblem } from '../platform/errors.ts';
 
 export interface Problem {
@@ -11,6 +12,8 @@ export interface Problem {
   /** For 400: one entry per bad field. */
   fields?: FieldProblem[];
   retryAfterSeconds?: number;
+  /** For 429: the size of the budget that ran out (RateLimit-Limit). */
+  rateLimit?: number;
   /** For 405: the methods the path does answer. */
   allow?: string[];
 }
@@ -79,7 +82,7 @@ export function toProblem(error: unknown): Problem {
     if (error instanceof Forbidden) return { status: 403, reason: error.message };
     if (error instanceof NotFound) return { status: 404, reason: error.message };
     if (error instanceof Conflict) return { status: 409, reason: error.message };
-    if (error instanceof TooManyRequests) return { status: 429, reason: error.message, retryAfterSeconds: error.retryAfterSeconds };
+    if (error instanceof TooManyRequests) return { status: 429, reason: error.message, retryAfterSeconds: error.retryAfterSeconds, rateLimit: error instanceof RateLimited ? error.limit : undefined };
     if (error instanceof Unavailable) return { status: 503, reason: error.message };
   }
   const fastifyError = error as FastifyError & { validation?: AjvError[]; validationContext?: string };

@@ -25,6 +25,16 @@ function rules(config: Config): Record<RateLimitName, Rule> {
   };
 }
 
+/** A spent budget: a 429 that also knows the budget's size, for the RateLimit-Limit header. */
+export class RateLimited extends TooManyRequests {
+  override name = 'RateLimited';
+  readonly limit: number;
+  constructor(limit: number, retryAfterSeconds: number) {
+    super(retryAfterSeconds);
+    this.limit = limit;
+  }
+}
+
 export interface RateLimitOutcome {
   limit: number;
   remaining: number;
@@ -54,7 +64,7 @@ export function createRateLimiters(config: Config, redis: Redis | null): RateLim
         const result = await entry.limiter.consume(key);
         return { limit: entry.rule.points, remaining: result.remainingPoints, resetSeconds: Math.ceil(result.msBeforeNext / 1000) };
       } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) throw new TooManyRequests(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
+        if (rejection instanceof RateLimiterRes) throw new RateLimited(entry.rule.points, Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
         throw rejection;
       }
     },

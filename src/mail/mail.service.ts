@@ -27,11 +27,51 @@ export async function queueMail(ctx: Platform, db: Queryable, mail: Mail): Promi
   }).execute();
 }
 
-export async function listOutbox(ctx: Platform, to: string | undefined) {
-  let query = ctx.db.selectFrom('mail_outbox').select(['id', 'to_address', 'subject', 'text', 'created_at', 'delivered_at']).orderBy('id', 'desc').limit(1000);
-  if (to) query = query.where('to_address', '=', to.toLowerCase());
+export interface OutboxMessage {
+  id: number;
+  to: string;
+  subject: string;
+  text: string;
+  created: string;
+  /** Delivered over SMTP (always false without SMTP_URL). */
+  delivered: boolean;
+  /** SMTP delivery attempts so far, and the last failure, for an operator chasing a lost mail. */
+  attempts: number;
+  last_error: string | null;
+}
+
+/** The outbox, newest first (at most 1000), optionally only the mail to one address. */
+export async function listOutbox(ctx: Platform, to: string | undefined): Promise<OutboxMessage[]> {
+  let query = ctx.db.selectFrom('mail_outbox').select(['id', 'to_address', 'subject', 'text', 'created_at', 'delivered_at', 'attempts', 'last_error']).orderBy('id', 'desc').limit(1000);
+  if (to) query = query.where('to_address', '=', to.trim().toLowerCase());
   const rows = await query.execute();
-  return rows.map((row) => ({ id: row.id, to: row.to_address, subject: row.subject, text: row.text, created: isoSeconds(row.created_at), delivered: row.delivered_at !== null }));
+  return rows.map((row) => ({
+    id: row.id, to: row.to_address, subject: row.subject, text: row.text, created: isoSeconds(row.created_at),
+    delivered: row.delivered_at !== null, attempts: row.attempts, last_error: row.last_error,
+  }));
+}
+
+/** Deliveries started by kickMailDelivery and not yet finished, per platform, so shutdown can wait for them. */
+const deliveries = new WeakMap<Platform, Set<Promise<void>>>();
+
+/**
+ * Starts delivering due mail now, without waiting: called after a transaction that queued
+ * mail commits, so a mail leaves at once rather than at the next sweep. A failure is left
+ * to the retries of the mail sweep; it never reaches the caller.
+ */
+export function kickMailDelivery(ctx: Platform): void {
+  if (!ctx.mailTransport) return;
+  let running = deliveries.get(ctx);
+  if (!running) deliveries.set(ctx, (running = new Set()));
+  const delivery: Promise<void> = deliverPendingMail(ctx)
+    .then(() => undefined, (error: unknown) => ctx.log.warn({ err: (error as Error).message }, 'mail delivery round failed; the mail sweep retries'))
+    .finally(() => running.delete(delivery));
+  running.add(delivery);
+}
+
+/** Waits for the deliveries kickMailDelivery started (at shutdown, before storage closes). */
+export async function settleMailDeliveries(ctx: Platform): Promise<void> {
+  await Promise.all([...(deliveries.get(ctx) ?? [])]);
 }
 
 /**
@@ -60,7 +100,9 @@ export async function deliverPendingMail(ctx: Platform, batch = 20): Promise<num
       await ctx.db.updateTable('mail_outbox').set({ delivered_at: ctx.clock.now(), next_attempt_at: null, last_error: null }).where('id', '=', row.id).execute();
       delivered++;
     } catch (error) {
-      ctx.log.warn({ mailId: row.id, attempt: row.attempts + 1, err: (error as Error).message }, 'mail delivery failed; will retry');
+      const attempt = row.attempts + 1;
+      if (attempt >= maxAttempts) ctx.log.error({ mailId: row.id, attempt, err: (error as Error).message }, 'mail delivery failed for the last time; the mail stays in the outbox');
+      else ctx.log.warn({ mailId: row.id, attempt, err: (error as Error).message }, 'mail delivery failed; will retry');
       await ctx.db.updateTable('mail_outbox').set({ last_error: (error as Error).message.slice(0, 500) }).where('id', '=', row.id).execute();
     }
   }

@@ -8,7 +8,7 @@ import { newToken } from '../platform/secrets.ts';
 import { newUuid, parseRef } from '../platform/ids.ts';
 import { isoOrNull, isoSeconds } from '../platform/clock.ts';
 import { tokenRepository } from './token.repository.ts';
-import { effectivePermissions } from '../accounts/permissions.ts';
+import { effectivePermissions, requirePermission } from '../accounts/permissions.ts';
 import type { TokenRow } from './token.table.ts';
 
 /** last_used is written at most this often per token: a write per request would halve read throughput. */
@@ -60,7 +60,9 @@ export async function listTokens(ctx: Platform, actor: Actor): Promise<Token[]> 
   return rows.map((row) => rowToToken(ctx, row));
 }
 
-export function createToken(ctx: Platform, actor: Actor, name: string): Promise<CreatedToken> {
+/** Token changes need the `tokens` permission and an account that is not blocked; not activation. */
+export async function createToken(ctx: Platform, actor: Actor, name: string): Promise<CreatedToken> {
+  requirePermission(actor, 'tokens');
   return issueToken(ctx, ctx.db, actor.accountId, name);
 }
 
@@ -72,12 +74,14 @@ async function findOwnedToken(ctx: Platform, actor: Actor, ref: string | number)
 }
 
 export async function renameToken(ctx: Platform, actor: Actor, ref: string, name: string): Promise<void> {
+  requirePermission(actor, 'tokens');
   const row = await findOwnedToken(ctx, actor, ref);
   await tokenRepository.rename(ctx.db, row.id, name);
 }
 
 /** Removes a token; removing the very token of the call is allowed and logs the caller out. */
 export async function removeToken(ctx: Platform, actor: Actor, ref: string | number): Promise<void> {
+  requirePermission(actor, 'tokens');
   const row = await findOwnedToken(ctx, actor, ref);
   await tokenRepository.remove(ctx.db, row.id);
 }

@@ -6,37 +6,15 @@ import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
 import { accountInfo, activate, login, register, resetPassword, updateAccount } from '../../accounts/account.service.ts';
 import { success } from './format.ts';
-import { authErrors, NullableTimestamp, responses, SuccessObject, Timestamp } from './schemas.ts';
+import { Account, authErrors, responses, SuccessObject, Timestamp } from './schemas.ts';
 
 const AuthAnswer = Type.Object({ token: Type.String(), timestamp: Timestamp });
 
-const Account = Type.Object({
-  id: Type.Integer(),
-  uuid: Type.String(),
-  email: Type.String(),
-  profile: Type.Object({ firstname: Type.String(), lastname: Type.String(), country: Type.String(), dark_mode: Type.Boolean() }),
-  account_type: Type.String({ enum: ['personal', 'business', 'reseller'] }),
-  balance: Type.Number(),
-  activated: Type.Boolean(),
-  smtp: Type.Boolean(),
-  referrals: Type.Object({ count: Type.Integer(), amount: Type.Number() }),
-  servers: Type.Object({ limit: Type.Integer(), running: Type.Integer() }),
-  registerdate: Timestamp,
-  lastlogin: NullableTimestamp,
-  billing: Type.Object({
-    secondsdue: Type.Union([Type.Integer(), Type.Null()]),
-    duedate: NullableTimestamp,
-    usage: Type.Number({ description: 'current hourly burn in USD' }),
-  }),
-  permissions: Type.Record(Type.String(), Type.Boolean()),
-  blocked_ports: Type.Object({ TCP: Type.Array(Type.Integer()), UDP: Type.Array(Type.Integer()) }),
-  activity: Type.Array(Type.Object({ ip_address: Type.String(), timestamp: Timestamp, status: Type.String() })),
-});
-
 const tags = ['v1.3 account'];
-const Email = Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: 'e-mail address' });
-const Password = Type.String({ minLength: 8, maxLength: 1024 });
-const Country = Type.String({ pattern: '^[A-Za-z]{2}$', description: 'two-letter ISO 3166 country code' });
+const Email = Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: 'an e-mail address' });
+const Password = Type.String({ minLength: 8, maxLength: 1024, description: '8 to 1024 characters' });
+const Country = Type.String({ format: 'country-code', description: 'a two-letter ISO 3166 country code' });
+const PersonName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'a name that is not blank, at most 100 characters' });
 
 export function accountRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
@@ -53,8 +31,8 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
       body: Type.Object({
         email: Email,
         password: Password,
-        firstname: Type.String({ minLength: 1, maxLength: 100 }),
-        lastname: Type.String({ minLength: 1, maxLength: 100 }),
+        firstname: PersonName,
+        lastname: PersonName,
         accept_tos: Type.Literal(true, { description: 'must be true' }),
         country: Country,
       }),
@@ -98,10 +76,11 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
       tags,
       summary: 'Update profile, e-mail or password',
       body: Type.Object({
-        firstname: Type.Optional(Type.String({ maxLength: 100 })),
-        lastname: Type.Optional(Type.String({ maxLength: 100 })),
+        firstname: Type.Optional(PersonName),
+        lastname: Type.Optional(PersonName),
         country: Type.Optional(Country),
-        dark_mode: Type.Optional(Type.Boolean({ default: true })),
+        // No schema default: an update that leaves dark_mode out must not reset it (new accounts start with true).
+        dark_mode: Type.Optional(Type.Boolean()),
         email: Type.Optional(Email),
         password: Type.Optional(Password),
       }),

@@ -31,7 +31,7 @@ const Plan = Type.Object({
   bandwidth_gb: Type.Integer(), price_monthly: Type.Number(), price_hourly: Type.Number(), regions: Type.Array(Type.Integer()),
 });
 
-const RegionFilter = Type.Object({ region_id: Type.Optional(Type.Integer({ minimum: 1 })) });
+const RegionFilter = Type.Object({ region_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 9999, description: 'a region id' })) });
 
 export function listingRoutes(app: ApiApp, ctx: Platform): void {
   app.route({

@@ -16,6 +16,7 @@ export function tokenRoutes(app: ApiApp, ctx: Platform): void {
     method: 'GET', url: '/account/token_list', config: { access: 'account' },
     schema: {
       tags,
+      summary: 'The account\'s tokens, each shown in full (auth_token); `id` is an extension',
       response: responses({
         200: Type.Object({ tokens: Type.Array(Type.Object({ id: Type.Integer(), uuid: Type.String(), name: Type.String(), auth_token: Type.String(), created: Timestamp, last_used: NullableTimestamp })) }),
       }, [401, 429]),
@@ -27,6 +28,7 @@ export function tokenRoutes(app: ApiApp, ctx: Platform): void {
     method: 'POST', url: '/account/token_create', config: { access: 'account' },
     schema: {
       tags,
+      summary: 'Create a token (allowed before activation; 403 for a blocked account or without the tokens permission)',
       body: Type.Object({ name: Name }),
       response: responses({ 201: Type.Object({ uuid: Type.String(), name: Type.String(), token: Type.String(), created: Timestamp }) }, authErrors),
     },
@@ -40,6 +42,7 @@ export function tokenRoutes(app: ApiApp, ctx: Platform): void {
     method: 'PATCH', url: '/account/token_rename', config: { access: 'account' },
     schema: {
       tags,
+      summary: 'Rename a token, addressed by uuid or id',
       body: Type.Object({ uuid: IdOrUuid, name: Name }),
       response: responses({ 202: SuccessObject }, [...authErrors, 404]),
     },
@@ -56,7 +59,7 @@ export function tokenRoutes(app: ApiApp, ctx: Platform): void {
       tags,
       summary: 'Remove a token; removing the calling token logs the caller out',
       params: Type.Object({ token_id: Type.String({ maxLength: 64 }) }),
-      response: responses({ 204: Type.Null() }, [401, 403, 404, 429]),
+      response: responses({ 204: Type.Null() }, [400, 401, 403, 404, 429]),
     },
     handler: async (request, reply) => {
       await removeToken(ctx, actorOf(request), request.params.token_id);
