@@ -5,22 +5,30 @@ import type { Tx } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import type { VpcRow } from './vpc.table.ts';
 import { Conflict } from '../platform/errors.ts';
+import { vpcRepository } from './vpc.repository.ts';
+import { hostAddresses } from './private-range.ts';
 
-/** Adds the server to the VPC with the lowest free host address of its range; returns the address. */
+/**
+ * Adds the server to the VPC with the lowest free host address of its range and returns the
+ * address; a server already in the VPC keeps (and gets back) its address. The caller checks
+ * that the server is the account's and in the VPC's region. The VPC row is locked first, so
+ * concurrent joins never pick the same address and a removal cannot slip in between.
+ */
 export async function joinVpc(ctx: Platform, trx: Tx, vpc: VpcRow, serverId: number): Promise<string> {
-  const [base, prefixText] = vpc.cidr.split('/');
-  const prefix = Number(prefixText);
-  const octets = base!.split('.').map(Number);
-  const baseInt = ((octets[0]! << 24) >>> 0) + (octets[1]! << 16) + (octets[2]! << 8) + octets[3]!;
-  const size = 2 ** (32 - prefix);
-  const taken = new Set((await trx.selectFrom('vpc_members').select('address').where('vpc_id', '=', vpc.id).execute()).map((row) => row.address));
-  // .0 is the network, .1 the VPC's gateway, the last the broadcast.
-  for (let offset = 2; offset < size - 1; offset++) {
-    const value = baseInt + offset;
-    const address = [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join('.');
+  await vpcRepository.lock(trx, ctx.dialect, vpc.id);
+  const members = await vpcRepository.memberAddresses(trx, vpc.id);
+  const existing = members.find((member) => member.server_id === serverId);
+  if (existing) return existing.address;
+  const taken = new Set(members.map((member) => member.address));
+  for (const address of hostAddresses(vpc.cidr)) {
     if (taken.has(address)) continue;
-    await trx.insertInto('vpc_members').values({ vpc_id: vpc.id, server_id: serverId, address, created_at: ctx.clock.now() }).execute();
+    await vpcRepository.addMember(trx, { vpc_id: vpc.id, server_id: serverId, address, created_at: ctx.clock.now() });
     return address;
   }
-  throw new Conflict(`VPC ${vpc.uuid} has no free private address left`);
+  throw new Conflict(`VPC ${vpc.uuid} has no free private address left in ${vpc.cidr}`);
+}
+
+/** Takes the server out of the VPC; false when it was not a member. */
+export function leaveVpc(trx: Tx, vpc: VpcRow, serverId: number): Promise<boolean> {
+  return vpcRepository.removeMember(trx, vpc.id, serverId);
 }

@@ -1,12 +1,69 @@
-// Queries on VPCs and their members.
+// Queries on VPCs and their members. A list reads the VPCs and their members' server uuids
+// in two indexed queries, whatever the number of VPCs.
 
-import type { Queryable } from '../db/database.ts';
+import type { Insertable } from 'kysely';
+import type { DialectName, Queryable } from '../db/database.ts';
 import type { Ref } from '../platform/ids.ts';
+import type { VpcRow, VpcTable } from './vpc.table.ts';
 
 export const vpcRepository = {
-  findOwned(db: Queryable, accountId: number, ref: Ref) {
-    let query = db.selectFrom('vpcs').selectAll().where('account_id', '=', accountId);
-    query = 'id' in ref ? query.where('id', '=', ref.id) : query.where('uuid', '=', ref.uuid);
-    return query.executeTakeFirst();
+  /** The account's VPC; `lockOn` the PostgreSQL dialect takes a row lock, serialising membership changes. */
+  findOwned(db: Queryable, accountId: number, ref: Ref, lockOn?: DialectName): Promise<VpcRow | undefined> {
+    return db.selectFrom('vpcs').selectAll()
+      .where('account_id', '=', accountId)
+      .$call((q) => ('id' in ref ? q.where('id', '=', ref.id) : q.where('uuid', '=', ref.uuid)))
+      .$if(lockOn === 'postgres', (q) => q.forUpdate())
+      .executeTakeFirst();
+  },
+
+  /** Row lock on a VPC already found (PostgreSQL; SQLite serialises transactions). */
+  async lock(db: Queryable, dialect: DialectName, vpcId: number): Promise<void> {
+    if (dialect === 'postgres') await db.selectFrom('vpcs').select('id').where('id', '=', vpcId).forUpdate().execute();
+  },
+
+  listByAccount(db: Queryable, accountId: number): Promise<VpcRow[]> {
+    return db.selectFrom('vpcs').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+  },
+
+  /** Server uuids of the members of the account's VPCs, in joining order. */
+  memberUuidsOfAccount(db: Queryable, accountId: number): Promise<{ vpc_id: number; server_uuid: string }[]> {
+    return db.selectFrom('vpc_members')
+      .innerJoin('vpcs', 'vpcs.id', 'vpc_members.vpc_id')
+      .innerJoin('servers', 'servers.id', 'vpc_members.server_id')
+      .select(['vpc_members.vpc_id', 'servers.uuid as server_uuid'])
+      .where('vpcs.account_id', '=', accountId)
+      .orderBy('vpc_members.created_at').orderBy('vpc_members.server_id')
+      .execute();
+  },
+
+  async cidrsOfAccount(db: Queryable, accountId: number): Promise<string[]> {
+    return (await db.selectFrom('vpcs').select('cidr').where('account_id', '=', accountId).execute()).map((row) => row.cidr);
+  },
+
+  insert(db: Queryable, row: Insertable<VpcTable>): Promise<VpcRow> {
+    return db.insertInto('vpcs').values(row).returningAll().executeTakeFirstOrThrow();
+  },
+
+  remove(db: Queryable, id: number) {
+    return db.deleteFrom('vpcs').where('id', '=', id).execute();
+  },
+
+  async memberCount(db: Queryable, vpcId: number): Promise<number> {
+    const row = await db.selectFrom('vpc_members').select((eb) => eb.fn.countAll<number>().as('count')).where('vpc_id', '=', vpcId).executeTakeFirstOrThrow();
+    return Number(row.count);
+  },
+
+  memberAddresses(db: Queryable, vpcId: number) {
+    return db.selectFrom('vpc_members').select(['server_id', 'address']).where('vpc_id', '=', vpcId).execute();
+  },
+
+  addMember(db: Queryable, row: { vpc_id: number; server_id: number; address: string; created_at: number }) {
+    return db.insertInto('vpc_members').values(row).execute();
+  },
+
+  /** Removes the membership; false when the server was not a member. */
+  async removeMember(db: Queryable, vpcId: number, serverId: number): Promise<boolean> {
+    const result = await db.deleteFrom('vpc_members').where('vpc_id', '=', vpcId).where('server_id', '=', serverId).executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
   },
 };

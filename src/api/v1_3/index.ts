@@ -5,6 +5,8 @@ import { tokenRoutes } from './token.routes.ts';
 import { accountRoutes } from './account.routes.ts';
 import { listingRoutes } from './listing.routes.ts';
 import { billingRoutes } from './billing.routes.ts';
+import { floatingIpRoutes } from './floating-ip.routes.ts';
+import { vpcRoutes } from './vpc.routes.ts';
 import { sshKeyRoutes } from './ssh-key.routes.ts';
 
-export const v13Routes: RouteModule[] = [tokenRoutes, accountRoutes, billingRoutes, sshKeyRoutes, listingRoutes];
+export const v13Routes: RouteModule[] = [tokenRoutes, accountRoutes, billingRoutes, floatingIpRoutes, vpcRoutes, sshKeyRoutes, listingRoutes];

@@ -1,0 +1,88 @@
+// v1.3 VPCs: list, create, attach, detach, remove.
+
+import { Type } from 'typebox';
+import type { Platform } from '../../platform/context.ts';
+import type { ApiApp } from '../../http/api-app.ts';
+import { actorOf } from '../../http/api-app.ts';
+import { attachVpc, createVpc, detachVpc, listVpcs, removeVpc } from '../../vpcs/vpc.service.ts';
+import { success } from './format.ts';
+import { authErrors, IdOrUuid, responses, SuccessObject, Timestamp } from './schemas.ts';
+
+const tags = ['v1.3 VPCs'];
+
+const Vpc = Type.Object({
+  id: Type.Integer({ description: 'integer id (our addition: attach, detach and remove accept it)' }),
+  uuid: Type.String(),
+  servers: Type.Array(Type.String(), { description: 'uuids of the attached servers' }),
+  name: Type.String(),
+  region: Type.Integer({ description: 'region id' }),
+  created: Timestamp,
+});
+
+const Membership = Type.Object({ server_id: IdOrUuid, vpc_id: IdOrUuid });
+
+export function vpcRoutes(app: ApiApp, ctx: Platform): void {
+  app.route({
+    method: 'GET', url: '/vpc/list', config: { access: 'account' },
+    schema: { tags, response: responses({ 200: Type.Object({ vpcs: Type.Array(Vpc) }) }, [401, 429]) },
+    handler: async (request) => ({ vpcs: await listVpcs(ctx, actorOf(request)) }),
+  });
+
+  app.route({
+    method: 'POST', url: '/vpc/create', config: { access: 'account' },
+    schema: {
+      tags,
+      summary: 'Create a private network (its own /24 of 10.0.0.0/8) in a region',
+      body: Type.Object({ region_id: IdOrUuid, name: Type.String({ minLength: 1, maxLength: 100 }) }),
+      response: responses({ 201: Type.Object({ uuid: Type.String() }) }, [...authErrors, 402, 404, 409]),
+    },
+    handler: async (request, reply) => {
+      const created = await createVpc(ctx, actorOf(request), { regionId: request.body.region_id, name: request.body.name });
+      reply.code(201);
+      return created;
+    },
+  });
+
+  app.route({
+    method: 'PATCH', url: '/vpc/attach', config: { access: 'account' },
+    schema: {
+      tags,
+      summary: 'Attach one of the account\'s servers in the VPC\'s region; it gets a private address',
+      body: Membership,
+      response: responses({ 202: SuccessObject }, [...authErrors, 404, 409]),
+    },
+    handler: async (request, reply) => {
+      await attachVpc(ctx, actorOf(request), { serverId: request.body.server_id, vpcId: request.body.vpc_id });
+      reply.code(202);
+      return success(202);
+    },
+  });
+
+  app.route({
+    method: 'PATCH', url: '/vpc/detach', config: { access: 'account' },
+    schema: {
+      tags,
+      body: Membership,
+      response: responses({ 202: SuccessObject }, [...authErrors, 404, 409]),
+    },
+    handler: async (request, reply) => {
+      await detachVpc(ctx, actorOf(request), { serverId: request.body.server_id, vpcId: request.body.vpc_id });
+      reply.code(202);
+      return success(202);
+    },
+  });
+
+  app.route({
+    method: 'DELETE', url: '/vpc/remove/:vpc_id', config: { access: 'account' },
+    schema: {
+      tags,
+      summary: 'Remove a VPC without servers (409 while servers are attached or within the region\'s removal hold)',
+      params: Type.Object({ vpc_id: Type.String({ maxLength: 64 }) }),
+      response: responses({ 204: Type.Null() }, [401, 403, 404, 409, 429]),
+    },
+    handler: async (request, reply) => {
+      await removeVpc(ctx, actorOf(request), request.params.vpc_id);
+      return reply.code(204).send(null);
+    },
+  });
+}

@@ -1,0 +1,50 @@
+// Queries on floating IPs. Attach, detach and remove are conditional updates (on the
+// attachment they expect), so two concurrent requests cannot both win.
+
+import type { Insertable } from 'kysely';
+import type { DialectName, Queryable } from '../db/database.ts';
+import type { Ref } from '../platform/ids.ts';
+import type { FloatingIpRow, FloatingIpTable } from './floating-ip.table.ts';
+
+export const floatingIpRepository = {
+  /** The account's floating IP; `lockOn` the PostgreSQL dialect takes a row lock for a state change. */
+  findOwned(db: Queryable, accountId: number, ref: Ref, lockOn?: DialectName): Promise<FloatingIpRow | undefined> {
+    return db.selectFrom('floating_ips').selectAll()
+      .where('account_id', '=', accountId)
+      .$call((q) => ('id' in ref ? q.where('id', '=', ref.id) : q.where('uuid', '=', ref.uuid)))
+      .$if(lockOn === 'postgres', (q) => q.forUpdate())
+      .executeTakeFirst();
+  },
+
+  listByAccount(db: Queryable, accountId: number): Promise<FloatingIpRow[]> {
+    return db.selectFrom('floating_ips').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+  },
+
+  insert(db: Queryable, row: Insertable<FloatingIpTable>): Promise<FloatingIpRow> {
+    return db.insertInto('floating_ips').values(row).returningAll().executeTakeFirstOrThrow();
+  },
+
+  /** Attaches an unattached IP; false when it was attached meanwhile. */
+  async attach(db: Queryable, id: number, serverId: number): Promise<boolean> {
+    const result = await db.updateTable('floating_ips').set({ server_id: serverId }).where('id', '=', id).where('server_id', 'is', null).executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  },
+
+  /** Detaches the IP from that server; false when it was not attached to it. */
+  async detach(db: Queryable, id: number, serverId: number): Promise<boolean> {
+    const result = await db.updateTable('floating_ips').set({ server_id: null }).where('id', '=', id).where('server_id', '=', serverId).executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  },
+
+  /** Deletes an unattached IP; false when it is attached. */
+  async removeUnattached(db: Queryable, id: number): Promise<boolean> {
+    const result = await db.deleteFrom('floating_ips').where('id', '=', id).where('server_id', 'is', null).executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
+  },
+
+  /** Sets the reverse name of a floating IP attached to the server; false when none has that address. */
+  async setReverseOnServer(db: Queryable, serverId: number, address: string, reverse: string | null): Promise<boolean> {
+    const result = await db.updateTable('floating_ips').set({ reverse }).where('server_id', '=', serverId).where('address', '=', address).executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  },
+};

@@ -1,0 +1,144 @@
+// Floating IPs: an IPv4 address (/32) or an IPv6 /64 block from a region's pool, billed
+// while held, attachable to one of the account's servers in the same region.
+
+import type { Actor, Platform } from '../platform/context.ts';
+import { Conflict, Invalid, NotFound } from '../platform/errors.ts';
+import { newUuid, parseRef } from '../platform/ids.ts';
+import { isoSeconds } from '../platform/clock.ts';
+import type { Queryable } from '../db/database.ts';
+import { requirePermission } from '../accounts/permissions.ts';
+import { lockAccount } from '../accounts/account-lock.ts';
+import { requireFunds } from '../billing/funds.ts';
+import { firstHourMicros, floatingIpItem } from '../billing/pricing.ts';
+import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
+import { allocateAddress, releaseAddresses } from '../network/ip-pool.ts';
+import { assertRemovalHoldOver, regionOffering } from '../network/region-rules.ts';
+import { findAttachableServer } from '../network/attachable-server.ts';
+import { floatingIpRepository } from './floating-ip.repository.ts';
+import type { FloatingIpRow } from './floating-ip.table.ts';
+
+export interface FloatingIp {
+  id: number;
+  uuid: string;
+  region_id: number;
+  /** Integer id of the attached server, null when unattached. */
+  server_id: number | null;
+  address: string;
+  netmask: string;
+  gateway: string;
+  reverse: string | null;
+  prefix: number;
+  created: string;
+  type: 'floating';
+}
+
+export interface CreatedFloatingIp {
+  uuid: string;
+  ip_address: string;
+  created: string;
+}
+
+export function rowToFloatingIp(row: FloatingIpRow): FloatingIp {
+  return {
+    id: row.id, uuid: row.uuid, region_id: row.region_id, server_id: row.server_id, address: row.address, netmask: row.netmask,
+    gateway: row.gateway, reverse: row.reverse, prefix: row.prefix, created: isoSeconds(row.created_at), type: 'floating',
+  };
+}
+
+export async function listFloatingIps(ctx: Platform, actor: Actor): Promise<FloatingIp[]> {
+  return (await floatingIpRepository.listByAccount(ctx.db, actor.accountId)).map(rowToFloatingIp);
+}
+
+export async function createFloatingIp(ctx: Platform, actor: Actor, input: { regionId: string | number; ipVersion: 4 | 6 }): Promise<CreatedFloatingIp> {
+  requirePermission(actor, 'floating_ips');
+  const region = regionOffering(ctx, input.regionId, 'floating_ip', 'region_id');
+  if (input.ipVersion === 6 && !region.features.ipv6) throw new Invalid('ip_version', `region ${region.id} does not offer ipv6`);
+  const uuid = newUuid();
+  return ctx.db.transaction().execute(async (trx) => {
+    await lockAccount(ctx, trx, actor.accountId);
+    // The price does not depend on the address, so the funds check can come before taking one.
+    await requireFunds(ctx, trx, actor.accountId, firstHourMicros([floatingIpItem('')]));
+    const allocated = await allocateAddress(ctx, trx, { region, version: input.ipVersion, accountId: actor.accountId, holderType: 'floating_ip', holderUuid: uuid });
+    const row = await floatingIpRepository.insert(trx, {
+      uuid,
+      account_id: actor.accountId,
+      region_id: region.id,
+      version: allocated.version,
+      address: allocated.address,
+      prefix: allocated.prefix,
+      // A floating IP is routed to the server as a single address (or a whole /64), so its
+      // mask is the prefix's, not the pool's.
+      netmask: allocated.version === 4 ? '255.255.255.255' : String(allocated.prefix),
+      gateway: allocated.gateway,
+      reverse: null,
+      server_id: null,
+      created_at: ctx.clock.now(),
+    });
+    await openInvoiceItems(ctx, trx, actor.accountId, uuid, [floatingIpItem(allocated.address)]);
+    return { uuid: row.uuid, ip_address: row.address, created: isoSeconds(row.created_at) };
+  });
+}
+
+async function findOwnedIp(ctx: Platform, db: Queryable, actor: Actor, ref: string | number): Promise<FloatingIpRow> {
+  const parsed = parseRef(ref);
+  const row = parsed ? await floatingIpRepository.findOwned(db, actor.accountId, parsed, ctx.dialect) : undefined;
+  if (!row) throw new NotFound('floating IP');
+  return row;
+}
+
+export interface AttachmentInput {
+  serverId: string | number;
+  ipId: string | number;
+}
+
+/** Attaches the IP to one of the caller's servers in its region; attaching it where it already is changes nothing. */
+export async function attachFloatingIp(ctx: Platform, actor: Actor, input: AttachmentInput): Promise<void> {
+  requirePermission(actor, 'floating_ips');
+  await ctx.db.transaction().execute(async (trx) => {
+    const ip = await findOwnedIp(ctx, trx, actor, input.ipId);
+    const server = await findAttachableServer(ctx, trx, actor.accountId, input.serverId);
+    if (ip.server_id === server.id) return;
+    if (server.region_id !== ip.region_id) {
+      throw new Invalid('server_id', `the server is in region ${server.region_id}; floating IP ${ip.address} is in region ${ip.region_id}`);
+    }
+    if (ip.version === 6 && server.ipv6_enabled !== 1) {
+      throw new Invalid('server_id', `the server has no IPv6 networking, so it cannot take the IPv6 block ${ip.address}/${ip.prefix}`);
+    }
+    if (ip.server_id !== null) throw new Conflict(`floating IP ${ip.address} is attached to server ${ip.server_id}: detach it first`);
+    if (!(await floatingIpRepository.attach(trx, ip.id, server.id))) throw new Conflict(`floating IP ${ip.address} was attached meanwhile: detach it first`);
+  });
+}
+
+export async function detachFloatingIp(ctx: Platform, actor: Actor, input: AttachmentInput): Promise<void> {
+  requirePermission(actor, 'floating_ips');
+  await ctx.db.transaction().execute(async (trx) => {
+    const ip = await findOwnedIp(ctx, trx, actor, input.ipId);
+    const server = await findAttachableServer(ctx, trx, actor.accountId, input.serverId);
+    if (ip.server_id === null) throw new Conflict(`floating IP ${ip.address} is not attached to any server`);
+    if (ip.server_id !== server.id || !(await floatingIpRepository.detach(trx, ip.id, server.id))) {
+      throw new Conflict(`floating IP ${ip.address} is attached to server ${ip.server_id}, not to server ${server.id}`);
+    }
+  });
+}
+
+/** Removes an unattached IP once the region's hold is over: billing stops, the address returns to the pool. */
+export async function removeFloatingIp(ctx: Platform, actor: Actor, ref: string | number): Promise<void> {
+  requirePermission(actor, 'floating_ips');
+  await ctx.db.transaction().execute(async (trx) => {
+    const ip = await findOwnedIp(ctx, trx, actor, ref);
+    if (ip.server_id !== null) throw new Conflict(`floating IP ${ip.address} is attached to server ${ip.server_id}: detach it first`);
+    assertRemovalHoldOver(ctx, `floating IP ${ip.address}`, ip.region_id, ip.created_at);
+    if (!(await floatingIpRepository.removeUnattached(trx, ip.id))) throw new Conflict(`floating IP ${ip.address} was attached meanwhile: detach it first`);
+    await closeInvoiceItems(ctx, trx, ip.uuid);
+    await releaseAddresses(trx, ip.uuid);
+  });
+}
+
+/**
+ * Seam for reverse DNS (rdns/put): sets the reverse name of a floating IP attached to the
+ * server, inside the caller's transaction. False when the server holds no floating IP with
+ * that address, so the caller can try the server's own addresses.
+ */
+export function setFloatingIpReverse(db: Queryable, serverId: number, address: string, reverse: string | null): Promise<boolean> {
+  return floatingIpRepository.setReverseOnServer(db, serverId, address, reverse);
+}

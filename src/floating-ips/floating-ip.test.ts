@@ -1,0 +1,248 @@
+// Black-box tests of floating IPs: list, create, attach, detach, remove, with every refusal
+// (features, funds, permissions, other accounts, region mismatch, removal hold, exhaustion).
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
+import { smallCatalogFile } from '../../test/support/network.ts';
+
+let server: TestServer;
+let alice: TestAccount;
+let bob: TestAccount;
+
+before(async () => {
+  server = await startTestServer();
+  [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
+});
+after(async () => { await server.close(); });
+
+interface FloatingIp {
+  id: number;
+  uuid: string;
+  region_id: number;
+  server_id: number | null;
+  address: string;
+  netmask: string;
+  gateway: string;
+  reverse: string | null;
+  prefix: number;
+  created: string;
+  type: string;
+}
+
+const create = (account: TestAccount, body: unknown, on: TestServer = server) => on.request('POST', '/v1.3/floating_ip/create', { token: account.token, body });
+const remove = (account: TestAccount, ref: string | number, on: TestServer = server) => on.request('DELETE', `/v1.3/floating_ip/remove/${ref}`, { token: account.token });
+const attach = (account: TestAccount, body: unknown) => server.request('PATCH', '/v1.3/floating_ip/attach', { token: account.token, body });
+const detach = (account: TestAccount, body: unknown) => server.request('PATCH', '/v1.3/floating_ip/detach', { token: account.token, body });
+async function list(account: TestAccount, on: TestServer = server): Promise<FloatingIp[]> {
+  const result = await on.request('GET', '/v1.3/floating_ip/list', { token: account.token });
+  assert.equal(result.status, 200, JSON.stringify(result.body));
+  return result.body.floating_ips;
+}
+async function created(account: TestAccount, body: unknown, on: TestServer = server): Promise<FloatingIp> {
+  const result = await create(account, body, on);
+  assert.equal(result.status, 201, JSON.stringify(result.body));
+  const ip = (await list(account, on)).find((entry) => entry.uuid === result.body.uuid);
+  assert.ok(ip, 'the new floating IP is listed');
+  return ip;
+}
+
+function assertFields(result: { status: number; body: any }, fields: string[]): void {
+  assert.equal(result.status, 400, JSON.stringify(result.body));
+  assert.deepEqual(result.body.errors.map((e: { field: string }) => e.field).sort(), fields);
+}
+
+describe('create', () => {
+  test('IPv4: 201 with uuid, ip_address and created; listed as a /32 of the region\'s pool, unattached', async () => {
+    const result = await create(alice, { region_id: 101, ip_version: 4 });
+    assert.equal(result.status, 201, JSON.stringify(result.body));
+    assert.deepEqual(Object.keys(result.body).sort(), ['created', 'ip_address', 'uuid']);
+    assert.match(result.body.ip_address, /^192\.0\.2\.(\d+)$/);
+    assert.ok(Number(result.body.ip_address.split('.')[3]) >= 2 && Number(result.body.ip_address.split('.')[3]) <= 126, 'inside 192.0.2.0/25, not network, gateway or broadcast');
+    assert.match(result.body.created, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+
+    const listed = (await list(alice)).find((ip) => ip.uuid === result.body.uuid);
+    assert.ok(listed);
+    assert.deepEqual({ ...listed, id: 0 }, {
+      id: 0, uuid: result.body.uuid, region_id: 101, server_id: null, address: result.body.ip_address, netmask: '255.255.255.255',
+      gateway: '192.0.2.1', reverse: null, prefix: 32, created: result.body.created, type: 'floating',
+    });
+    assert.ok(Number.isInteger(listed.id) && listed.id > 0);
+  });
+
+  test('IPv6: a whole /64 block, prefix 64', async () => {
+    const ip = await created(alice, { region_id: 101, ip_version: 6 });
+    assert.match(ip.address, /^2001:db8:101:[0-9a-f]{1,4}::$/);
+    assert.equal(ip.prefix, 64);
+    assert.equal(ip.netmask, '64');
+    assert.equal(ip.type, 'floating');
+  });
+
+  test('region by uuid or numeric string and ip_version as a numeric string are accepted', async () => {
+    const regions = await server.request('GET', '/v1.3/region/list');
+    const uuid = regions.body.regions['202'].uuid as string;
+    const byUuid = await created(alice, { region_id: uuid, ip_version: 4 });
+    assert.equal(byUuid.region_id, 202);
+    const byString = await created(alice, { region_id: '202', ip_version: '4' });
+    assert.equal(byString.region_id, 202);
+    assert.notEqual(byString.address, byUuid.address);
+  });
+
+  test('every address is handed out once', async () => {
+    const account = await createAccount(server);
+    const ips = await Promise.all(Array.from({ length: 8 }, () => create(account, { region_id: 102, ip_version: 4 })));
+    for (const ip of ips) assert.equal(ip.status, 201, JSON.stringify(ip.body));
+    assert.equal(new Set(ips.map((ip) => ip.body.ip_address)).size, 8);
+  });
+
+  test('an unknown region is a 404; a region without floating IPs a 400 naming region_id', async () => {
+    const unknown = await create(alice, { region_id: 999, ip_version: 4 });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.errors.response, '404 Not Found');
+    const noFeature = await create(alice, { region_id: 601, ip_version: 4 });
+    assertFields(noFeature, ['region_id']);
+    assert.match(noFeature.body.errors[0].reason, /does not offer floating_ip/);
+  });
+
+  test('bad or missing fields are named in one 400', async () => {
+    assertFields(await create(alice, { region_id: 101, ip_version: 5 }), ['ip_version']);
+    assertFields(await create(alice, {}), ['ip_version', 'region_id']);
+    assertFields(await create(alice, { region_id: 'nyc', ip_version: 'four' }), ['ip_version', 'region_id']);
+  });
+
+  test('402 when the balance cannot cover the first hour; nothing is taken', async () => {
+    const broke = await createAccount(server, { credit: 0 });
+    const result = await create(broke, { region_id: 101, ip_version: 4 });
+    assert.equal(result.status, 402);
+    assert.equal(result.body.errors.response, '402 Payment Required');
+    assert.deepEqual(await list(broke), []);
+  });
+
+  test('403 for an account not activated or without the floating_ips permission; 401 without a token', async () => {
+    const dormant = await createAccount(server, { activate: false, credit: 10 });
+    assert.equal((await create(dormant, { region_id: 101, ip_version: 4 })).status, 403);
+    const limited = await createAccount(server);
+    assert.equal((await server.admin('PATCH', `/admin/accounts/${limited.id}`, { permissions: { floating_ips: false } })).status, 200);
+    const refused = await create(limited, { region_id: 101, ip_version: 4 });
+    assert.equal(refused.status, 403);
+    assert.match(refused.body.errors.reason, /floating_ips/);
+    assert.equal((await server.request('POST', '/v1.3/floating_ip/create', { body: { region_id: 101, ip_version: 4 } })).status, 401);
+    assert.equal((await server.request('GET', '/v1.3/floating_ip/list')).status, 401);
+  });
+});
+
+describe('list', () => {
+  test('shows only the caller\'s floating IPs, oldest first', async () => {
+    const carol = await createAccount(server);
+    assert.deepEqual(await list(carol), []);
+    const first = await created(carol, { region_id: 101, ip_version: 4 });
+    const second = await created(carol, { region_id: 101, ip_version: 6 });
+    assert.deepEqual((await list(carol)).map((ip) => ip.uuid), [first.uuid, second.uuid]);
+    assert.ok(!(await list(alice)).some((ip) => ip.uuid === first.uuid));
+  });
+});
+
+describe('remove', () => {
+  test('by uuid and by id: 204, gone from the list, then 404', async () => {
+    const a = await created(alice, { region_id: 101, ip_version: 4 });
+    const b = await created(alice, { region_id: 101, ip_version: 6 });
+    const removed = await remove(alice, a.uuid);
+    assert.equal(removed.status, 204);
+    assert.equal(removed.body, null);
+    assert.equal((await remove(alice, b.id)).status, 204);
+    assert.ok(!(await list(alice)).some((ip) => ip.uuid === a.uuid || ip.uuid === b.uuid));
+    assert.equal((await remove(alice, a.uuid)).status, 404);
+    assert.equal((await remove(alice, 'nonsense')).status, 404);
+  });
+
+  test('another account\'s floating IP answers 404 exactly like a missing one, and stays', async () => {
+    const bobs = await created(bob, { region_id: 101, ip_version: 4 });
+    const foreign = await remove(alice, bobs.uuid);
+    const missing = await remove(alice, '00000000-0000-4000-8000-000000000000');
+    assert.equal(foreign.status, 404);
+    assert.deepEqual(foreign.body, missing.body);
+    assert.equal((await remove(alice, bobs.id)).status, 404);
+    assert.ok((await list(bob)).some((ip) => ip.uuid === bobs.uuid));
+  });
+
+  test('403 without the floating_ips permission', async () => {
+    const account = await createAccount(server);
+    const ip = await created(account, { region_id: 101, ip_version: 4 });
+    await server.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { floating_ips: false } });
+    assert.equal((await remove(account, ip.uuid)).status, 403);
+    assert.ok((await list(account)).some((entry) => entry.uuid === ip.uuid));
+  });
+});
+
+describe('attach and detach refusals that need no server', () => {
+  test('an unknown server or floating IP, or another account\'s floating IP, is a 404', async () => {
+    const mine = await created(alice, { region_id: 101, ip_version: 4 });
+    const bobs = await created(bob, { region_id: 101, ip_version: 4 });
+    for (const call of [attach, detach]) {
+      const noServer = await call(alice, { server_id: 999999, ip_id: mine.uuid });
+      assert.equal(noServer.status, 404);
+      assert.match(noServer.body.errors.reason, /server not found/);
+      const noIp = await call(alice, { server_id: 1, ip_id: '00000000-0000-4000-8000-000000000000' });
+      assert.equal(noIp.status, 404);
+      assert.match(noIp.body.errors.reason, /floating IP not found/);
+      const foreign = await call(alice, { server_id: 1, ip_id: bobs.uuid });
+      assert.equal(foreign.status, 404);
+      assert.deepEqual(foreign.body, noIp.body);
+    }
+  });
+
+  test('missing ids are named in one 400', async () => {
+    assertFields(await attach(alice, {}), ['ip_id', 'server_id']);
+    assertFields(await detach(alice, { server_id: 'x y' }), ['ip_id', 'server_id']);
+  });
+});
+
+describe('removal hold', () => {
+  test('a region with a 24-hour hold refuses removal (409) until 24 hours after creation; others do not', async () => {
+    const held = await created(alice, { region_id: 201, ip_version: 4 });
+    const free = await created(alice, { region_id: 101, ip_version: 4 });
+    const refused = await remove(alice, held.uuid);
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.errors.response, '409 Conflict');
+    assert.match(refused.body.errors.reason, /24 hours after creation, until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/);
+    assert.equal((await remove(alice, free.uuid)).status, 204);
+
+    await server.advance(23 * 3600);
+    assert.equal((await remove(alice, held.uuid)).status, 409);
+    await server.advance(2 * 3600);
+    assert.equal((await remove(alice, held.uuid)).status, 204);
+  });
+});
+
+describe('with a small pool and a region without IPv6 (CATALOG_FILE)', () => {
+  let small: TestServer;
+  let account: TestAccount;
+  before(async () => {
+    small = await startTestServer({ CATALOG_FILE: smallCatalogFile() });
+    account = await createAccount(small);
+  });
+  after(async () => { await small.close(); });
+
+  test('a full pool is a 409 naming the region; a removed address can be taken again', async () => {
+    // 192.0.2.0/29 less network, gateway and broadcast: five addresses.
+    const taken: FloatingIp[] = [];
+    for (let i = 0; i < 5; i++) taken.push(await created(account, { region_id: 101, ip_version: 4 }, small));
+    assert.deepEqual(taken.map((ip) => ip.address).sort(), ['192.0.2.2', '192.0.2.3', '192.0.2.4', '192.0.2.5', '192.0.2.6']);
+    const full = await create(account, { region_id: 101, ip_version: 4 }, small);
+    assert.equal(full.status, 409);
+    assert.match(full.body.errors.reason, /no free IPv4 address left in region 101/);
+    assert.equal((await list(account, small)).length, 5);
+
+    assert.equal((await remove(account, taken[2]!.uuid, small)).status, 204);
+    const again = await created(account, { region_id: 101, ip_version: 4 }, small);
+    assert.equal(again.address, taken[2]!.address);
+  });
+
+  test('ip_version 6 in a region without ipv6 is a 400 naming ip_version', async () => {
+    const result = await create(account, { region_id: 102, ip_version: 6 }, small);
+    assertFields(result, ['ip_version']);
+    assert.match(result.body.errors[0].reason, /does not offer ipv6/);
+    assert.equal((await create(account, { region_id: 102, ip_version: 4 }, small)).status, 201);
+  });
+});

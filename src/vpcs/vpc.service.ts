@@ -1,0 +1,119 @@
+// VPCs: private networks of an account in one region. Each has its own /24; member servers
+// get a private address from it. Removal needs an empty VPC and the region's hold to be over.
+
+import type { Actor, Platform } from '../platform/context.ts';
+import { Conflict, Invalid, NotFound } from '../platform/errors.ts';
+import { newUuid, parseRef } from '../platform/ids.ts';
+import { isoSeconds } from '../platform/clock.ts';
+import type { Tx } from '../db/database.ts';
+import { requirePermission } from '../accounts/permissions.ts';
+import { lockAccount } from '../accounts/account-lock.ts';
+import { requireFunds } from '../billing/funds.ts';
+import { firstHourMicros, HOURS_PER_MONTH, VPC_MONTHLY_MICROS, type PricedItem } from '../billing/pricing.ts';
+import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
+import { assertRemovalHoldOver, regionOffering } from '../network/region-rules.ts';
+import { findAttachableServer } from '../network/attachable-server.ts';
+import { vpcRepository } from './vpc.repository.ts';
+import { joinVpc, leaveVpc } from './vpc-membership.ts';
+import { nextPrivateRange } from './private-range.ts';
+import type { VpcRow } from './vpc.table.ts';
+
+export interface Vpc {
+  id: number;
+  uuid: string;
+  /** uuids of the member servers, in joining order. */
+  servers: string[];
+  name: string;
+  region: number;
+  created: string;
+}
+
+export function rowToVpc(row: VpcRow, servers: string[]): Vpc {
+  return { id: row.id, uuid: row.uuid, servers, name: row.name, region: row.region_id, created: isoSeconds(row.created_at) };
+}
+
+/**
+ * What a VPC is billed. VPCs are free today (VPC_MONTHLY_MICROS = 0), and a free VPC opens no
+ * invoice item; the funds check still runs, so pricing them later needs no change here.
+ */
+function vpcItems(name: string): PricedItem[] {
+  if (VPC_MONTHLY_MICROS === 0) return [];
+  return [{ resourceType: 'vpc', description: `VPC ${name}`, amountHrMicros: Math.ceil(VPC_MONTHLY_MICROS / HOURS_PER_MONTH), amountMoMicros: VPC_MONTHLY_MICROS }];
+}
+
+export async function listVpcs(ctx: Platform, actor: Actor): Promise<Vpc[]> {
+  const [rows, members] = await Promise.all([
+    vpcRepository.listByAccount(ctx.db, actor.accountId),
+    vpcRepository.memberUuidsOfAccount(ctx.db, actor.accountId),
+  ]);
+  const serversOf = new Map<number, string[]>(rows.map((row) => [row.id, []]));
+  for (const member of members) serversOf.get(member.vpc_id)?.push(member.server_uuid);
+  return rows.map((row) => rowToVpc(row, serversOf.get(row.id) ?? []));
+}
+
+export async function createVpc(ctx: Platform, actor: Actor, input: { regionId: string | number; name: string }): Promise<{ uuid: string }> {
+  requirePermission(actor, 'vpcs');
+  const region = regionOffering(ctx, input.regionId, 'virtual_private_cloud', 'region_id');
+  const items = vpcItems(input.name);
+  return ctx.db.transaction().execute(async (trx) => {
+    // The lock also serialises the choice of the account's next free /24.
+    await lockAccount(ctx, trx, actor.accountId);
+    await requireFunds(ctx, trx, actor.accountId, firstHourMicros(items));
+    const row = await vpcRepository.insert(trx, {
+      uuid: newUuid(),
+      account_id: actor.accountId,
+      region_id: region.id,
+      name: input.name,
+      cidr: nextPrivateRange(await vpcRepository.cidrsOfAccount(trx, actor.accountId)),
+      created_at: ctx.clock.now(),
+    });
+    await openInvoiceItems(ctx, trx, actor.accountId, row.uuid, items);
+    return { uuid: row.uuid };
+  });
+}
+
+async function findOwnedVpc(ctx: Platform, trx: Tx, actor: Actor, ref: string | number): Promise<VpcRow> {
+  const parsed = parseRef(ref);
+  const row = parsed ? await vpcRepository.findOwned(trx, actor.accountId, parsed, ctx.dialect) : undefined;
+  if (!row) throw new NotFound('VPC');
+  return row;
+}
+
+export interface MembershipInput {
+  serverId: string | number;
+  vpcId: string | number;
+}
+
+/** Joins one of the caller's servers in the VPC's region; a server already in it stays as it is. */
+export async function attachVpc(ctx: Platform, actor: Actor, input: MembershipInput): Promise<void> {
+  requirePermission(actor, 'vpcs');
+  await ctx.db.transaction().execute(async (trx) => {
+    const vpc = await findOwnedVpc(ctx, trx, actor, input.vpcId);
+    const server = await findAttachableServer(ctx, trx, actor.accountId, input.serverId);
+    if (server.region_id !== vpc.region_id) {
+      throw new Invalid('server_id', `the server is in region ${server.region_id}; VPC ${vpc.name} is in region ${vpc.region_id}`);
+    }
+    await joinVpc(ctx, trx, vpc, server.id);
+  });
+}
+
+export async function detachVpc(ctx: Platform, actor: Actor, input: MembershipInput): Promise<void> {
+  requirePermission(actor, 'vpcs');
+  await ctx.db.transaction().execute(async (trx) => {
+    const vpc = await findOwnedVpc(ctx, trx, actor, input.vpcId);
+    const server = await findAttachableServer(ctx, trx, actor.accountId, input.serverId);
+    if (!(await leaveVpc(trx, vpc, server.id))) throw new Conflict(`server ${server.uuid} is not attached to VPC ${vpc.uuid}`);
+  });
+}
+
+export async function removeVpc(ctx: Platform, actor: Actor, ref: string | number): Promise<void> {
+  requirePermission(actor, 'vpcs');
+  await ctx.db.transaction().execute(async (trx) => {
+    const vpc = await findOwnedVpc(ctx, trx, actor, ref);
+    const members = await vpcRepository.memberCount(trx, vpc.id);
+    if (members > 0) throw new Conflict(`VPC ${vpc.name} still has ${members} server${members === 1 ? '' : 's'} attached: detach ${members === 1 ? 'it' : 'them'} first`);
+    assertRemovalHoldOver(ctx, `VPC ${vpc.name}`, vpc.region_id, vpc.created_at);
+    await closeInvoiceItems(ctx, trx, vpc.uuid);
+    await vpcRepository.remove(trx, vpc.id);
+  });
+}
