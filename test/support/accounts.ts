@@ -46,3 +46,37 @@ export async function createAccount(server: TestServer, options: { activate?: bo
   }
   return { email, password, token, id: info.body.id, uuid: info.body.uuid };
 }
+
+/** The register body of a fresh account; override any field. */
+export function registerBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { email: uniqueEmail(), password: `pw-${randomBytes(8).toString('hex')}`, firstname: 'Test', lastname: 'User', accept_tos: true, country: 'NL', ...overrides };
+}
+
+/** Logs in and answers the token (login always answers 200; a failed login's token opens nothing). */
+export async function login(server: TestServer, email: string, password: string): Promise<string> {
+  const result = await server.request('POST', '/v1.3/account/login', { body: { email, password } });
+  if (result.status !== 200) throw new Error(`login answered ${result.status} ${JSON.stringify(result.body)}`);
+  return result.body.token as string;
+}
+
+/** True when the token authenticates (account/info answers 200). */
+export async function tokenWorks(server: TestServer, token: string): Promise<boolean> {
+  const result = await server.request('GET', '/v1.3/account/info', { token });
+  if (result.status !== 200 && result.status !== 401) throw new Error(`account/info answered ${result.status}`);
+  return result.status === 200;
+}
+
+/** The mails sent to an address, newest first. */
+export async function mailsTo(server: TestServer, email: string): Promise<{ id: number; to: string; subject: string; text: string; created: string; delivered: boolean; attempts: number; last_error: string | null }[]> {
+  const outbox = await server.admin('GET', `/admin/outbox?to=${encodeURIComponent(email)}`);
+  if (outbox.status !== 200) throw new Error(`outbox answered ${outbox.status}`);
+  return outbox.body.messages;
+}
+
+/** The temporary password of the newest reset mail to an address. */
+export async function tempPasswordFromMail(server: TestServer, email: string): Promise<string> {
+  const mail = (await mailsTo(server, email)).find((m) => /temporary/i.test(m.subject));
+  const match = /^Temporary password: (\S+)$/m.exec(mail?.text ?? '');
+  if (!match) throw new Error(`no reset mail for ${email}`);
+  return match[1]!;
+}
