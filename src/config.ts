@@ -90,6 +90,16 @@ export const variables = {
   dbConnectRetries: v('DB_CONNECT_RETRIES', 10, integer(0, 1000), 'connection attempts at start-up before giving up (one a second)'),
   sweeps: v('SWEEPS', true, boolean, 'run the periodic sweeps (backups, funds, mail retries) in this process'),
   sweepIntervalSeconds: v('SWEEP_INTERVAL_SECONDS', 30, integer(1, 86400), 'seconds between two sweep rounds'),
+  computeDriver: v('COMPUTE_DRIVER', 'simulated' as 'simulated', oneOf('simulated'), 'compute driver that runs the servers: `simulated` (state and timings only, no machines)'),
+  simProvisionSeconds: v('SIM_PROVISION_SECONDS', 60, integer(0, 86400), 'simulated driver: seconds a new server spends provisioning'),
+  simBootSeconds: v('SIM_BOOT_SECONDS', 10, integer(0, 86400), 'simulated driver: seconds a start (or rescue toggle of a stopped server) spends booting'),
+  simStopSeconds: v('SIM_STOP_SECONDS', 5, integer(0, 86400), 'simulated driver: seconds a stop spends stopping'),
+  simRebootSeconds: v('SIM_REBOOT_SECONDS', 15, integer(0, 86400), 'simulated driver: seconds a reboot (or rescue toggle of a running server) spends rebooting'),
+  simRebuildSeconds: v('SIM_REBUILD_SECONDS', 90, integer(0, 86400), 'simulated driver: seconds a rebuild or reinstall spends writing the image'),
+  simResizeSeconds: v('SIM_RESIZE_SECONDS', 30, integer(0, 86400), 'simulated driver: seconds a resize takes (a running server is rebooted by it)'),
+  simSnapshotSecondsPerGb: v('SIM_SNAPSHOT_SECONDS_PER_GB', 2, integer(0, 3600), 'simulated driver: seconds per GB of disk data to take or restore a snapshot or backup'),
+  simBandwidthGbPerDay: v('SIM_BANDWIDTH_GB_PER_DAY', 2, integer(0, 1_000_000), 'simulated driver: average traffic of a running server per day (each server varies around it)'),
+  backupRetentionDays: v('BACKUP_RETENTION_DAYS', 7, integer(1, 365), 'days an automatic backup is kept before the backup sweep deletes it'),
 } as const;
 
 type Variables = typeof variables;

@@ -20,6 +20,7 @@ import { settingsRepository } from './settings/settings.repository.ts';
 import { createRateLimiters } from './http/rate-limit.ts';
 import { buildApp } from './http/app.ts';
 import { startSweeper } from './sweeps/sweeps.ts';
+import { createComputeDriver } from './compute/registry.ts';
 
 const packageVersion = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -91,6 +92,7 @@ export async function createPlatform(config: Config, storage: Storage, log: Logg
     secrets: createSecrets(serverKey(config), config.passwordHashCost),
     catalog: catalog ? { ...catalog, loadedAt: clock.now() } : loadCatalog(config.catalogFile, clock.now()),
     mailTransport: config.smtpUrl ? smtpTransport(config.smtpUrl) : null,
+    compute: createComputeDriver(config),
     log,
   };
 }

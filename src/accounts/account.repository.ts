@@ -41,13 +41,4 @@ export const accountRepository = {
   recentActivity(db: Queryable, accountId: number, limit: number) {
     return db.selectFrom('account_activity').select(['ip_address', 'created_at', 'action', 'status']).where('account_id', '=', accountId).orderBy('id', 'desc').limit(limit).execute();
   },
-
-  countRunningServers(db: Queryable, accountId: number, now: number) {
-    return db.selectFrom('servers')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('account_id', '=', accountId)
-      .where('power', '=', 'running')
-      .where((eb) => eb.or([eb('action', 'is', null), eb('action_until', '<=', now)]))
-      .executeTakeFirstOrThrow();
-  },
 };

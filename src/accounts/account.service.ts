@@ -13,6 +13,7 @@ import { kickMailDelivery, queueMail } from '../mail/mail.service.ts';
 import { issueToken, tokenForLogin } from '../tokens/token.service.ts';
 import { accountFinance } from '../billing/ledger.ts';
 import { accountRepository } from './account.repository.ts';
+import { serverRepository } from '../servers/server.repository.ts';
 import type { AccountRow, AccountUpdate } from './account.table.ts';
 import { effectivePermissions, requireNotBlocked } from './permissions.ts';
 import { isCountryCode } from './countries.ts';
@@ -252,7 +253,7 @@ export async function describeAccount(ctx: Platform, account: AccountRow): Promi
   const now = ctx.clock.now();
   const [finance, running, activity] = await Promise.all([
     accountFinance(ctx, ctx.db, account.id),
-    accountRepository.countRunningServers(ctx.db, account.id, now),
+    serverRepository.countRunning(ctx.db, account.id, now),
     accountRepository.recentActivity(ctx.db, account.id, 50),
   ]);
   const burn = finance.burnMicrosPerHour;
@@ -268,7 +269,7 @@ export async function describeAccount(ctx: Platform, account: AccountRow): Promi
     activated: account.activated === 1,
     smtp: account.smtp === 1,
     referrals: { count: account.referrals_count, amount: toCents(account.referrals_amount_micros) },
-    servers: { limit: account.servers_limit, running: Number(running.count) },
+    servers: { limit: account.servers_limit, running },
     registerdate: isoSeconds(account.created_at),
     lastlogin: isoOrNull(account.last_login_at),
     billing: { secondsdue: secondsDue, duedate: secondsDue === null ? null : isoSeconds(now + secondsDue * 1000), usage: toDollars(burn) },

@@ -15,6 +15,8 @@ export interface IpAddressTable {
   holder_type: string;
   holder_uuid: string;
   created_at: number;
+  /** Reverse DNS name (PTR) set through rdns/put; null shows the holder's default. */
+  reverse: string | null;
 }
 
 export type IpAddressRow = Selectable<IpAddressTable>;

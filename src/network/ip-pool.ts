@@ -116,3 +116,17 @@ async function allocateIndex(db: Queryable, ctx: Platform, request: AllocationRe
 export async function releaseAddresses(db: Queryable, holderUuid: string): Promise<void> {
   await db.deleteFrom('ip_addresses').where('holder_uuid', '=', holderUuid).execute();
 }
+
+/**
+ * Netmask and gateway of an address already taken from a pool, read back from the pool's
+ * name (which carries its CIDR), so they need no column. A server's IPv6 is the first host
+ * of its /64 block; the block itself is what the pool row holds.
+ */
+export function describeAllocated(row: { pool: string; address: string; version: number; holder_type: string }): Omit<AllocatedAddress, 'prefix'> {
+  if (row.version === 6) {
+    return { address: row.holder_type === 'server' ? `${row.address}1` : row.address, version: 6, netmask: '64', gateway: 'fe80::1' };
+  }
+  const prefix = Number(row.pool.slice(row.pool.lastIndexOf('/') + 1));
+  const network = ipv4ToInt(row.address) & ((0xffffffff << (32 - prefix)) >>> 0);
+  return { address: row.address, version: 4, netmask: prefixToNetmask(prefix), gateway: intToIpv4((network + 1) >>> 0) };
+}

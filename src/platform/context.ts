@@ -8,6 +8,7 @@ import type { Clock } from './clock.ts';
 import type { Secrets } from './secrets.ts';
 import type { MailTransport } from '../mail/mail.transport.ts';
 import type { Permissions } from '../accounts/permissions.ts';
+import type { ComputeDriver } from '../compute/compute-driver.ts';
 
 export interface Logger {
   info(obj: object | string, message?: string): void;
@@ -23,6 +24,8 @@ export interface Platform {
   secrets: Secrets;
   catalog: Catalog;
   mailTransport: MailTransport | null;
+  /** Runs the machines behind servers (COMPUTE_DRIVER). */
+  compute: ComputeDriver;
   log: Logger;
 }
 

@@ -1,7 +1,7 @@
 // Row type of the servers table. Power state is derived, not pushed: `power` is the state
 // the server settles in, `action` the transition under way until `action_until` on the clock.
 
-import type { Generated, Selectable } from 'kysely';
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 export interface ServerTable {
   id: Generated<number>;
@@ -36,3 +36,5 @@ export interface ServerTable {
 }
 
 export type ServerRow = Selectable<ServerTable>;
+export type NewServerRow = Insertable<ServerTable>;
+export type ServerUpdate = Updateable<ServerTable>;

@@ -1,6 +1,6 @@
 // Row type of snapshots and backups (one table: a backup is a snapshot with type `backup`).
 
-import type { Generated, Selectable } from 'kysely';
+import type { Generated, Insertable, Selectable } from 'kysely';
 
 export interface SnapshotTable {
   id: Generated<number>;
@@ -22,3 +22,4 @@ export interface SnapshotTable {
 }
 
 export type SnapshotRow = Selectable<SnapshotTable>;
+export type NewSnapshotRow = Insertable<SnapshotTable>;

@@ -5,8 +5,12 @@ import { tokenRoutes } from './token.routes.ts';
 import { accountRoutes } from './account.routes.ts';
 import { listingRoutes } from './listing.routes.ts';
 import { billingRoutes } from './billing.routes.ts';
+import { snapshotRoutes } from './snapshot.routes.ts';
+import { serverRoutes } from './server.routes.ts';
+import { rdnsOptionRoutes } from './rdns-option.routes.ts';
+import { backupRoutes } from './backup.routes.ts';
 import { floatingIpRoutes } from './floating-ip.routes.ts';
 import { vpcRoutes } from './vpc.routes.ts';
 import { sshKeyRoutes } from './ssh-key.routes.ts';
 
-export const v13Routes: RouteModule[] = [tokenRoutes, accountRoutes, billingRoutes, floatingIpRoutes, vpcRoutes, sshKeyRoutes, listingRoutes];
+export const v13Routes: RouteModule[] = [tokenRoutes, accountRoutes, billingRoutes, snapshotRoutes, serverRoutes, rdnsOptionRoutes, floatingIpRoutes, vpcRoutes, sshKeyRoutes, backupRoutes, listingRoutes];

@@ -1,0 +1,59 @@
+// The compute driver: what runs the machines behind the servers. The server service owns
+// state and timestamps; a driver carries out an action and says how long it takes.
+
+import type { Image, Plan, Region } from '../catalog/catalog.types.ts';
+
+/** A server as a driver sees it. */
+export interface Machine {
+  uuid: string;
+  region: Region;
+  plan: Plan;
+  image: Image;
+  /** Clock ms of the server's creation. */
+  createdAt: number;
+  /** True when the machine is (or will settle) powered on. */
+  running: boolean;
+}
+
+/** What a new machine is set up with at first boot. */
+export interface MachineSetup {
+  rootPassword: string;
+  sshPublicKey: string | null;
+  scriptUrl: string | null;
+  ipv4: string;
+  ipv6: string | null;
+}
+
+/** An action the driver accepted: the machine is in transition for this long. */
+export interface ActionTicket {
+  durationMs: number;
+}
+
+export interface SnapshotTicket extends ActionTicket {
+  /** Size of the disk image taken, in whole GB. */
+  sizeGb: number;
+}
+
+/**
+ * Drivers are called inside the caller's transaction, just before it records the outcome;
+ * a driver with real side effects must accept an action idempotently on the machine's uuid,
+ * because a later failure in the same transaction rolls the record back.
+ */
+export interface ComputeDriver {
+  readonly name: string;
+  provision(machine: Machine, setup: MachineSetup): Promise<ActionTicket>;
+  start(machine: Machine): Promise<ActionTicket>;
+  stop(machine: Machine): Promise<ActionTicket>;
+  reboot(machine: Machine): Promise<ActionTicket>;
+  /** Reboots into the recovery image (enable) or back onto the disk. */
+  rescue(machine: Machine, enable: boolean): Promise<ActionTicket>;
+  /** Overwrites the disk with the image (a reinstall passes the machine's own image). */
+  rebuild(machine: Machine, image: Image, rootPassword: string): Promise<ActionTicket>;
+  resize(machine: Machine, plan: Plan): Promise<ActionTicket>;
+  snapshot(machine: Machine, now: number): Promise<SnapshotTicket>;
+  /** Writes a snapshot or backup of `sizeGb` back onto the machine's disk. */
+  restore(machine: Machine, sizeGb: number): Promise<ActionTicket>;
+  remove(machine: Machine): Promise<void>;
+  /** Traffic of each machine in the current calendar month (UTC), in GB, by uuid. */
+  bandwidthUsageGb(machines: Machine[], now: number): Promise<Map<string, number>>;
+}

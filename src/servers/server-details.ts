@@ -1,0 +1,177 @@
+// Everything a Server object shows, assembled for one server or a whole list: catalog entries
+// looked up in memory, addresses, floating IPs and VPC memberships read once per table.
+
+import type { Queryable } from '../db/database.ts';
+import type { Platform } from '../platform/context.ts';
+import type { Image, Plan, Region } from '../catalog/catalog.types.ts';
+import type { Machine } from '../compute/compute-driver.ts';
+import { describeAllocated } from '../network/ip-pool.ts';
+import { serverItems } from '../billing/pricing.ts';
+import { isProvisioning, shownPower } from './power-state.ts';
+import { effectiveOptions, type ServerOptions } from './server-options.ts';
+import { serverRepository, type ServerScope, type VpcMembership } from './server.repository.ts';
+import type { ServerRow } from './server.table.ts';
+
+export interface NetworkInterface {
+  address: string;
+  netmask: string;
+  gateway: string;
+  type: 'public' | 'floating' | 'private';
+  reverse: string | null;
+}
+
+export interface ServerInterfaces {
+  v4: NetworkInterface[];
+  /** Null when the server has no IPv6 at all. */
+  v6: NetworkInterface[] | null;
+}
+
+export interface ServerDetails {
+  row: ServerRow;
+  region: Region;
+  image: Image;
+  plan: Plan;
+  /** Shown power: the transition under way or the settled state. */
+  power: string;
+  rootPassword: string;
+  /** Null while provisioning. */
+  interfaces: ServerInterfaces | null;
+  bandwidthUsageGb: number;
+  monthlyPriceMicros: number;
+  privateNetwork: boolean;
+  options: ServerOptions;
+}
+
+/** A public address the server holds, with its reverse name as stored (null: the default). */
+export interface PublicAddress {
+  address: string;
+  version: number;
+  netmask: string;
+  gateway: string;
+  reverse: string | null;
+}
+
+export interface AttachedFloatingIp {
+  address: string;
+  version: number;
+  netmask: string;
+  gateway: string;
+  reverse: string | null;
+}
+
+/** What hangs off one server in the network tables. */
+export interface ServerNetwork {
+  addresses: PublicAddress[];
+  floating: AttachedFloatingIp[];
+  vpcs: Pick<VpcMembership, 'address' | 'cidr'>[];
+}
+
+// The operator may replace the catalog; a server on a withdrawn entry still lists.
+function withdrawnRegion(id: number): Region {
+  return {
+    id, uuid: '', slug: '', city: '', state: '', country: '', continent: 'europe' as Region['continent'], ping_ip: '', latitude: 0, longitude: 0, is_public: false, operator_id: null, removal_hold_hours: 0,
+    features: { virtual_private_cloud: false, private_networking: false, ddos_protection: false, block_storage: false, object_storage: false, floating_ip: false, ipv6: false, backups: false, instances: false, custom_iso: false, smtp: false },
+    pools: { v4: [], v6: null },
+  };
+}
+function withdrawnImage(id: number): Image {
+  return { id, uuid: '', name: `image ${id} (withdrawn)`, type: 'os', os_type: 'linux', os_distro: '', onapp_os_distro: '', regions: [], generation: 0, min_disk_gb: 0, min_memory_mb: 0, hourly_cost_micros: 0 };
+}
+function withdrawnPlan(id: number): Plan {
+  return { id, uuid: '', name: `plan ${id} (withdrawn)`, plan_type: '', vcpus: 0, ram_mb: 0, disk_gb: 0, bandwidth_gb: 0, price_monthly_micros: 0, regions: [] };
+}
+
+export function catalogOf(ctx: Platform, row: Pick<ServerRow, 'region_id' | 'image_id' | 'plan_id'>): { region: Region; image: Image; plan: Plan } {
+  return {
+    region: ctx.catalog.regions.get(row.region_id) ?? withdrawnRegion(row.region_id),
+    image: ctx.catalog.images.get(row.image_id) ?? withdrawnImage(row.image_id),
+    plan: ctx.catalog.plans.get(row.plan_id) ?? withdrawnPlan(row.plan_id),
+  };
+}
+
+export function machineOf(ctx: Platform, row: ServerRow): Machine {
+  return { uuid: row.uuid, ...catalogOf(ctx, row), createdAt: row.created_at, running: row.power === 'running' };
+}
+
+function netmaskOf(cidr: string): { netmask: string; gateway: string } {
+  const [base, bits] = cidr.split('/');
+  const prefix = Number(bits);
+  const octets = base!.split('.').map(Number);
+  const network = ((((octets[0]! << 24) >>> 0) + (octets[1]! << 16) + (octets[2]! << 8) + octets[3]!) & ((0xffffffff << (32 - prefix)) >>> 0)) >>> 0;
+  const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
+  const dotted = (value: number) => [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join('.');
+  return { netmask: dotted(mask), gateway: dotted((network + 1) >>> 0) };
+}
+
+/** The iface object: public address first, then attached floating IPs, then VPC addresses. */
+export function interfacesOf(row: ServerRow, network: ServerNetwork): ServerInterfaces {
+  const v4: NetworkInterface[] = [];
+  const v6: NetworkInterface[] = [];
+  for (const own of network.addresses) {
+    // A server's own addresses answer to its hostname until rdns/put says otherwise.
+    const entry: NetworkInterface = { address: own.address, netmask: own.netmask, gateway: own.gateway, type: 'public', reverse: own.reverse ?? row.hostname };
+    (own.version === 6 ? v6 : v4).push(entry);
+  }
+  for (const ip of network.floating) {
+    (ip.version === 6 ? v6 : v4).push({ address: ip.address, netmask: ip.netmask, gateway: ip.gateway, type: 'floating', reverse: ip.reverse });
+  }
+  for (const member of network.vpcs) v4.push({ address: member.address, ...netmaskOf(member.cidr), type: 'private', reverse: null });
+  return { v4, v6: v6.length > 0 || row.ipv6_enabled === 1 ? v6 : null };
+}
+
+export function monthlyPriceMicros(ctx: Platform, row: ServerRow): number {
+  const { plan, image } = catalogOf(ctx, row);
+  const items = serverItems({ plan, image, backups: row.backup_enabled === 1, ddosProtection: row.ddos_protection === 1, name: row.name });
+  return items.reduce((sum, item) => sum + item.amountMoMicros, 0);
+}
+
+/** Details of servers whose network is already in hand (a server being created). */
+export async function detailsWith(ctx: Platform, rows: ServerRow[], networks: Map<number, ServerNetwork>): Promise<ServerDetails[]> {
+  const now = ctx.clock.now();
+  const machines = rows.map((row) => machineOf(ctx, row));
+  const usage = await ctx.compute.bandwidthUsageGb(machines, now);
+  return rows.map((row, index) => {
+    const machine = machines[index]!;
+    const network = networks.get(row.id) ?? { addresses: [], floating: [], vpcs: [] };
+    return {
+      row,
+      region: machine.region,
+      image: machine.image,
+      plan: machine.plan,
+      power: shownPower(row, now),
+      rootPassword: ctx.secrets.decrypt(row.password_sealed),
+      interfaces: isProvisioning(row, now) ? null : interfacesOf(row, network),
+      bandwidthUsageGb: usage.get(row.uuid) ?? 0,
+      monthlyPriceMicros: monthlyPriceMicros(ctx, row),
+      privateNetwork: network.vpcs.length > 0,
+      options: effectiveOptions(row.options),
+    };
+  });
+}
+
+/** Reads the network of the servers in scope: one query per table, whatever their number. */
+export async function loadNetworks(db: Queryable, scope: ServerScope, rows: ServerRow[]): Promise<Map<number, ServerNetwork>> {
+  const [addresses, floating, vpcs] = await Promise.all([
+    serverRepository.publicAddresses(db, scope),
+    serverRepository.attachedFloatingIps(db, scope),
+    serverRepository.vpcMemberships(db, scope),
+  ]);
+  const networks = new Map<number, ServerNetwork>();
+  const idByUuid = new Map<string, number>();
+  for (const row of rows) {
+    networks.set(row.id, { addresses: [], floating: [], vpcs: [] });
+    idByUuid.set(row.uuid, row.id);
+  }
+  for (const address of addresses) {
+    const id = idByUuid.get(address.holder_uuid);
+    if (id !== undefined) networks.get(id)!.addresses.push({ ...describeAllocated(address), reverse: address.reverse });
+  }
+  for (const ip of floating) networks.get(ip.server_id!)?.floating.push(ip);
+  for (const member of vpcs) networks.get(member.server_id)?.vpcs.push(member);
+  return networks;
+}
+
+export async function loadDetails(ctx: Platform, db: Queryable, scope: ServerScope, rows: ServerRow[]): Promise<ServerDetails[]> {
+  if (rows.length === 0) return [];
+  return detailsWith(ctx, rows, await loadNetworks(db, scope, rows));
+}

@@ -1,0 +1,87 @@
+// Queries on servers and on what hangs off them: their public addresses, the floating IPs
+// attached to them and their VPC memberships. Reads for a list fetch each table once.
+
+import type { Queryable } from '../db/database.ts';
+import type { Ref } from '../platform/ids.ts';
+import type { NewServerRow, ServerRow, ServerUpdate } from './server.table.ts';
+
+/** Which servers a network read covers: all of an account's, or one. */
+export type ServerScope = { accountId: number } | { server: Pick<ServerRow, 'id' | 'uuid'> };
+
+export interface VpcMembership {
+  server_id: number;
+  address: string;
+  cidr: string;
+}
+
+export const serverRepository = {
+  insert(db: Queryable, row: NewServerRow): Promise<ServerRow> {
+    return db.insertInto('servers').values(row).returningAll().executeTakeFirstOrThrow();
+  },
+
+  /** The account's server by id or uuid; `lock` takes a row lock (PostgreSQL) for a state change. */
+  findOwned(db: Queryable, accountId: number, ref: Ref, lock = false): Promise<ServerRow | undefined> {
+    let query = db.selectFrom('servers').selectAll().where('account_id', '=', accountId);
+    query = 'id' in ref ? query.where('id', '=', ref.id) : query.where('uuid', '=', ref.uuid);
+    if (lock) query = query.forUpdate();
+    return query.executeTakeFirst();
+  },
+
+  listForAccount(db: Queryable, accountId: number): Promise<ServerRow[]> {
+    return db.selectFrom('servers').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+  },
+
+  async countForAccount(db: Queryable, accountId: number): Promise<number> {
+    const row = await db.selectFrom('servers').select((eb) => eb.fn.countAll<number>().as('count')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+    return Number(row.count);
+  },
+
+  /** Servers that show `running` now: settled running with no transition under way. */
+  async countRunning(db: Queryable, accountId: number, now: number): Promise<number> {
+    const row = await db.selectFrom('servers')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('account_id', '=', accountId)
+      .where('power', '=', 'running')
+      .where((eb) => eb.or([eb('action', 'is', null), eb('action_until', '<=', now)]))
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  },
+
+  async update(db: Queryable, id: number, changes: ServerUpdate): Promise<ServerRow> {
+    return db.updateTable('servers').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  },
+
+  async delete(db: Queryable, id: number): Promise<void> {
+    await db.deleteFrom('servers').where('id', '=', id).execute();
+  },
+
+  publicAddresses(db: Queryable, scope: ServerScope) {
+    let query = db.selectFrom('ip_addresses').select(['holder_uuid', 'pool', 'address', 'version', 'holder_type', 'reverse']).where('holder_type', '=', 'server');
+    query = 'accountId' in scope ? query.where('account_id', '=', scope.accountId) : query.where('holder_uuid', '=', scope.server.uuid);
+    return query.orderBy('version').execute();
+  },
+
+  attachedFloatingIps(db: Queryable, scope: ServerScope) {
+    let query = db.selectFrom('floating_ips').select(['server_id', 'uuid', 'address', 'version', 'netmask', 'gateway', 'reverse']);
+    query = 'accountId' in scope ? query.where('account_id', '=', scope.accountId).where('server_id', 'is not', null) : query.where('server_id', '=', scope.server.id);
+    return query.orderBy('id').execute();
+  },
+
+  vpcMemberships(db: Queryable, scope: ServerScope): Promise<VpcMembership[]> {
+    let query = db.selectFrom('vpc_members').innerJoin('vpcs', 'vpcs.id', 'vpc_members.vpc_id').select(['vpc_members.server_id', 'vpc_members.address', 'vpcs.cidr']);
+    query = 'accountId' in scope ? query.where('vpcs.account_id', '=', scope.accountId) : query.where('vpc_members.server_id', '=', scope.server.id);
+    return query.orderBy('vpc_members.vpc_id').execute();
+  },
+
+  /** Sets the reverse name of one of the server's own addresses; false when it holds no such address. */
+  async setAddressReverse(db: Queryable, serverUuid: string, poolAddress: string, reverse: string | null): Promise<boolean> {
+    const result = await db.updateTable('ip_addresses').set({ reverse }).where('holder_uuid', '=', serverUuid).where('address', '=', poolAddress).executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  },
+
+  /** Detaches the server from every floating IP and VPC (before it is deleted). */
+  async detachFromNetworks(db: Queryable, serverId: number): Promise<void> {
+    await db.updateTable('floating_ips').set({ server_id: null }).where('server_id', '=', serverId).execute();
+    await db.deleteFrom('vpc_members').where('server_id', '=', serverId).execute();
+  },
+};

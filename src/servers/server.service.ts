@@ -1,0 +1,265 @@
+// Servers: create (validation, limit, funds, addresses, billing, first boot), list, info,
+// remove, and the images and plans a server can be rebuilt or resized to.
+
+import { randomBytes } from 'node:crypto';
+import type { Queryable, Tx } from '../db/database.ts';
+import type { Actor, Platform } from '../platform/context.ts';
+import { Conflict, Forbidden, Invalid, NotFound, type FieldProblem } from '../platform/errors.ts';
+import { newUuid, parseRef } from '../platform/ids.ts';
+import { isoSeconds } from '../platform/clock.ts';
+import { formatMoney } from '../platform/money.ts';
+import { requirePermission } from '../accounts/permissions.ts';
+import { lockAccount } from '../accounts/account-lock.ts';
+import { findIn, planAvailableIn } from '../catalog/catalog.ts';
+import type { Image, Plan, Region } from '../catalog/catalog.types.ts';
+import { firstHourMicros, serverItems } from '../billing/pricing.ts';
+import { requireFunds } from '../billing/funds.ts';
+import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
+import { recordTransaction } from '../billing/transaction.service.ts';
+import { allocateAddress, releaseAddresses, type AllocatedAddress } from '../network/ip-pool.ts';
+import { sshKeyRepository } from '../ssh-keys/ssh-key.repository.ts';
+import { vpcRepository } from '../vpcs/vpc.repository.ts';
+import { joinVpc } from '../vpcs/vpc-membership.ts';
+import { snapshotRepository } from '../snapshots/snapshot.repository.ts';
+import type { SnapshotRow } from '../snapshots/snapshot.table.ts';
+import { hostnameProblem } from './hostname.ts';
+import { detailsWith, loadDetails, machineOf, type ServerDetails, type ServerNetwork } from './server-details.ts';
+import { serverRepository } from './server.repository.ts';
+import type { ServerRow } from './server.table.ts';
+
+export interface CreateServerInput {
+  hostname: string;
+  label: string;
+  region: string | number;
+  image: string | number;
+  plan: string | number;
+  ddos_protection?: boolean;
+  auto_backups?: boolean;
+  ipv6_networking?: boolean;
+  ssh_key?: string | number;
+  script_url?: string;
+  /** os (the default), app, snapshot or iso. */
+  image_type?: string;
+  commit?: number;
+  vpc?: string | number;
+}
+
+/** Upper bound of `commit`: a year of hours paid up front. */
+export const MAX_COMMIT_HOURS = 8760;
+const hourMs = 3_600_000;
+
+/** The account's server by id or uuid, or 404; `lock` for a state change (row lock on PostgreSQL). */
+export async function findServer(ctx: Platform, db: Queryable, accountId: number, ref: string | number, lock = false): Promise<ServerRow> {
+  const parsed = parseRef(ref);
+  const row = parsed ? await serverRepository.findOwned(db, accountId, parsed, lock && ctx.dialect === 'postgres') : undefined;
+  if (!row) throw new NotFound('server');
+  return row;
+}
+
+const passwordAlphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
+
+/** A 20-character root password (about 116 bits) without look-alike characters. */
+export function newRootPassword(): string {
+  let password = '';
+  while (password.length < 20) {
+    for (const byte of randomBytes(32)) {
+      // Reject the top of the byte range so every character is equally likely.
+      if (byte < passwordAlphabet.length * Math.floor(256 / passwordAlphabet.length) && password.length < 20) password += passwordAlphabet[byte % passwordAlphabet.length];
+    }
+  }
+  return password;
+}
+
+interface CheckedCreate {
+  region: Region;
+  plan: Plan;
+  /** The catalog image; for image_type snapshot, resolved from the snapshot in the transaction. */
+  image: Image | null;
+}
+
+/** Rules on the create body that need no storage; every bad field in one 400. */
+function checkCreate(ctx: Platform, input: CreateServerInput): CheckedCreate {
+  const problems: FieldProblem[] = [];
+  const hostnameIssue = hostnameProblem(input.hostname.trim());
+  if (hostnameIssue) problems.push({ field: 'hostname', reason: hostnameIssue });
+  const label = input.label.trim();
+  if (label.length === 0 || label.length > 100) problems.push({ field: 'label', reason: 'bad value: must be 1 to 100 characters' });
+
+  const region = findIn(ctx.catalog.regions, input.region);
+  if (!region) problems.push({ field: 'region', reason: 'bad value: no region with this id or uuid (see GET /region/list)' });
+  else if (!region.features.instances) problems.push({ field: 'region', reason: `bad value: region ${region.id} offers no servers` });
+
+  const plan = findIn(ctx.catalog.plans, input.plan);
+  if (!plan) problems.push({ field: 'plan', reason: 'bad value: no plan with this id or uuid (see GET /plan/list)' });
+  else if (region && !planAvailableIn(plan, region.id)) problems.push({ field: 'plan', reason: `bad value: plan ${plan.name} is not sold in region ${region.id}` });
+
+  let image: Image | null = null;
+  const imageType = input.image_type ?? 'os';
+  if (imageType === 'iso') {
+    problems.push({ field: 'image_type', reason: 'bad value: custom ISO images are not offered; use an os or app image, or a snapshot' });
+  } else if (imageType !== 'snapshot') {
+    image = findIn(ctx.catalog.images, input.image) ?? null;
+    if (!image) problems.push({ field: 'image', reason: 'bad value: no image with this id or uuid (see GET /image/list)' });
+    else if (input.image_type === 'app' && image.type !== 'app') problems.push({ field: 'image', reason: `bad value: ${image.name} is not an app image` });
+    else if (region && !image.regions.includes(region.id)) problems.push({ field: 'image', reason: `bad value: ${image.name} is not available in region ${region.id}` });
+    else if (plan && plan.disk_gb < image.min_disk_gb) problems.push({ field: 'plan', reason: `bad value: ${image.name} needs a disk of at least ${image.min_disk_gb} GB; plan ${plan.name} has ${plan.disk_gb} GB` });
+  } else if (!parseRef(input.image)) {
+    problems.push({ field: 'image', reason: 'bad value: with image_type snapshot, image is the id or uuid of one of your snapshots' });
+  }
+
+  if (region) {
+    if (input.ddos_protection && !region.features.ddos_protection) problems.push({ field: 'ddos_protection', reason: `bad value: region ${region.id} offers no DDoS protection` });
+    if (input.auto_backups && !region.features.backups) problems.push({ field: 'auto_backups', reason: `bad value: region ${region.id} offers no backups` });
+    if (input.ipv6_networking && (!region.features.ipv6 || !region.pools.v6)) problems.push({ field: 'ipv6_networking', reason: `bad value: region ${region.id} offers no IPv6` });
+    if (input.vpc !== undefined && !region.features.virtual_private_cloud) problems.push({ field: 'vpc', reason: `bad value: region ${region.id} offers no VPCs` });
+  }
+  if (input.script_url !== undefined && !isHttpUrl(input.script_url)) problems.push({ field: 'script_url', reason: 'bad value: must be an http or https URL' });
+  const commit = input.commit ?? 0;
+  if (!Number.isInteger(commit) || commit < 0 || commit > MAX_COMMIT_HOURS) problems.push({ field: 'commit', reason: `bad value: whole hours from 0 to ${MAX_COMMIT_HOURS}` });
+
+  if (problems.length) throw new Invalid(problems);
+  return { region: region!, plan: plan!, image };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && text.length <= 2048;
+  } catch {
+    return false;
+  }
+}
+
+/** The caller's completed snapshot to create a server from, in the server's region, fitting its plan. */
+async function snapshotImage(ctx: Platform, trx: Tx, accountId: number, ref: string | number, region: Region, plan: Plan): Promise<{ snapshot: SnapshotRow; image: Image }> {
+  const parsed = parseRef(ref);
+  const snapshot = parsed ? await snapshotRepository.findOwned(trx, accountId, parsed) : undefined;
+  if (!snapshot) throw new NotFound('snapshot');
+  if (snapshot.ready_at > ctx.clock.now()) throw new Conflict(`the snapshot is still processing until ${isoSeconds(snapshot.ready_at)}`);
+  if (snapshot.region_id !== region.id) throw new Invalid('region', `bad value: the snapshot is in region ${snapshot.region_id}; create the server there`);
+  const image = ctx.catalog.images.get(snapshot.image_id);
+  if (!image) throw new Invalid('image', 'bad value: the snapshot\'s operating system image is no longer offered');
+  const needed = Math.max(snapshot.size_gb, image.min_disk_gb);
+  if (plan.disk_gb < needed) throw new Invalid('plan', `bad value: the snapshot needs a disk of at least ${needed} GB; plan ${plan.name} has ${plan.disk_gb} GB`);
+  return { snapshot, image };
+}
+
+export async function createServer(ctx: Platform, actor: Actor, input: CreateServerInput): Promise<ServerDetails> {
+  requirePermission(actor, 'servers');
+  if (input.auto_backups) requirePermission(actor, 'backups');
+  const checked = checkCreate(ctx, input);
+  const { region, plan } = checked;
+  const commit = input.commit ?? 0;
+  const label = input.label.trim();
+  const rootPassword = newRootPassword();
+  const sealedPassword = ctx.secrets.encrypt(rootPassword);
+
+  return ctx.db.transaction().execute(async (trx) => {
+    await lockAccount(ctx, trx, actor.accountId);
+    const now = ctx.clock.now();
+    const account = await trx.selectFrom('accounts').select('servers_limit').where('id', '=', actor.accountId).executeTakeFirstOrThrow();
+    if (await serverRepository.countForAccount(trx, actor.accountId) >= account.servers_limit) {
+      throw new Forbidden(`servers.limit reached: the account may have at most ${account.servers_limit} servers; remove one or ask for a higher limit`);
+    }
+
+    let image = checked.image;
+    let sourceSnapshot: SnapshotRow | null = null;
+    if (!image) ({ snapshot: sourceSnapshot, image } = await snapshotImage(ctx, trx, actor.accountId, input.image, region, plan));
+    const sshRef = input.ssh_key !== undefined ? parseRef(input.ssh_key) : null;
+    const sshKey = sshRef ? await sshKeyRepository.findOwned(trx, actor.accountId, sshRef) : undefined;
+    if (input.ssh_key !== undefined && !sshKey) throw new NotFound('ssh_key');
+    const vpcRef = input.vpc !== undefined ? parseRef(input.vpc) : null;
+    const vpc = vpcRef ? await vpcRepository.findOwned(trx, actor.accountId, vpcRef) : undefined;
+    if (input.vpc !== undefined && !vpc) throw new NotFound('vpc');
+    if (vpc && vpc.region_id !== region.id) throw new Invalid('vpc', `bad value: the VPC is in region ${vpc.region_id}, the server would be in ${region.id}`);
+
+    const items = serverItems({ plan, image, backups: input.auto_backups === true, ddosProtection: input.ddos_protection === true, name: label });
+    const upfront = commit * firstHourMicros(items);
+    await requireFunds(ctx, trx, actor.accountId, firstHourMicros(items) + upfront);
+
+    const uuid = newUuid();
+    const v4 = await allocateAddress(ctx, trx, { region, version: 4, accountId: actor.accountId, holderType: 'server', holderUuid: uuid });
+    const v6: AllocatedAddress | null = input.ipv6_networking ? await allocateAddress(ctx, trx, { region, version: 6, accountId: actor.accountId, holderType: 'server', holderUuid: uuid }) : null;
+    const machine = { uuid, region, plan, image, createdAt: now, running: true };
+    const ticket = await ctx.compute.provision(machine, {
+      rootPassword, sshPublicKey: sshKey?.public_key ?? null, scriptUrl: input.script_url ?? null, ipv4: v4.address, ipv6: v6?.address ?? null,
+    });
+
+    const row = await serverRepository.insert(trx, {
+      uuid,
+      account_id: actor.accountId,
+      name: label,
+      hostname: input.hostname.trim(),
+      region_id: region.id,
+      image_id: image.id,
+      plan_id: plan.id,
+      source_snapshot_uuid: sourceSnapshot?.uuid ?? null,
+      password_sealed: sealedPassword,
+      ipv6_enabled: v6 ? 1 : 0,
+      ddos_protection: input.ddos_protection ? 1 : 0,
+      backup_enabled: input.auto_backups ? 1 : 0,
+      private_network: vpc ? 1 : 0,
+      script_url: input.script_url ?? null,
+      ssh_key_id: sshKey?.id ?? null,
+      power: 'running',
+      action: 'provisioning',
+      action_until: now + ticket.durationMs,
+      rescue: 0,
+      options: '{}',
+      rdns: null,
+      created_at: now,
+      updated_at: now,
+    });
+    const network: ServerNetwork = { addresses: [v4, ...(v6 ? [v6] : [])].map((a) => ({ ...a, reverse: null })), floating: [], vpcs: [] };
+    if (vpc) network.vpcs.push({ address: await joinVpc(ctx, trx, vpc, row.id), cidr: vpc.cidr });
+
+    await openInvoiceItems(ctx, trx, actor.accountId, uuid, items, commit > 0 ? now + commit * hourMs : null);
+    if (commit > 0) {
+      await recordTransaction(ctx, trx, { accountId: actor.accountId, amountMicros: -upfront, ptype: 'commit', note: `${commit} hours paid up front for server ${label} (${uuid}), ${formatMoney(upfront, 6)} USD` });
+    }
+    const [details] = await detailsWith(ctx, [row], new Map([[row.id, network]]));
+    return details!;
+  });
+}
+
+export async function listServers(ctx: Platform, actor: Actor): Promise<ServerDetails[]> {
+  const rows = await serverRepository.listForAccount(ctx.db, actor.accountId);
+  return loadDetails(ctx, ctx.db, { accountId: actor.accountId }, rows);
+}
+
+export async function serverInfo(ctx: Platform, actor: Actor, ref: string | number): Promise<ServerDetails> {
+  const row = await findServer(ctx, ctx.db, actor.accountId, ref);
+  const [details] = await loadDetails(ctx, ctx.db, { server: row }, [row]);
+  return details!;
+}
+
+/**
+ * Removes a server at once, whatever it is doing: billing stops, its addresses go back to the
+ * pool, floating IPs and VPCs let go of it, its backups go with it; its snapshots stay.
+ */
+export async function removeServer(ctx: Platform, actor: Actor, ref: string | number): Promise<void> {
+  requirePermission(actor, 'servers');
+  await ctx.db.transaction().execute(async (trx) => {
+    const server = await findServer(ctx, trx, actor.accountId, ref, true);
+    await closeInvoiceItems(ctx, trx, server.uuid);
+    await releaseAddresses(trx, server.uuid);
+    await serverRepository.detachFromNetworks(trx, server.id);
+    await snapshotRepository.deleteBackupsOf(trx, server.uuid);
+    await serverRepository.delete(trx, server.id);
+    await ctx.compute.remove(machineOf(ctx, server));
+  });
+}
+
+/** Images the server can be rebuilt with: offered in its region and fitting its disk. */
+export async function rebuildImages(ctx: Platform, actor: Actor, ref: string | number): Promise<Image[]> {
+  const server = await findServer(ctx, ctx.db, actor.accountId, ref);
+  const plan = ctx.catalog.plans.get(server.plan_id);
+  return [...ctx.catalog.images.values()].filter((image) => image.regions.includes(server.region_id) && (!plan || image.min_disk_gb <= plan.disk_gb));
+}
+
+/** Plans the server can be resized to: sold in its region, with a disk at least as large. */
+export async function resizePlans(ctx: Platform, actor: Actor, ref: string | number): Promise<Plan[]> {
+  const server = await findServer(ctx, ctx.db, actor.accountId, ref);
+  const current = ctx.catalog.plans.get(server.plan_id);
+  return [...ctx.catalog.plans.values()].filter((plan) => plan.id !== server.plan_id && planAvailableIn(plan, server.region_id) && plan.disk_gb >= (current?.disk_gb ?? 0));
+}

@@ -1,0 +1,24 @@
+// Automatic backups of a server: enable (billed as a share of the server's price) and
+// disable. Restoring one goes through restoreImage; the daily backups come from backup.sweep.ts.
+
+import type { Actor, Platform } from '../platform/context.ts';
+import { Conflict, Invalid } from '../platform/errors.ts';
+import { requirePermission } from '../accounts/permissions.ts';
+import { backupItem } from '../billing/pricing.ts';
+import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
+import { findServer } from '../servers/server.service.ts';
+import { catalogOf } from '../servers/server-details.ts';
+import { serverRepository } from '../servers/server.repository.ts';
+
+export async function setBackups(ctx: Platform, actor: Actor, serverRef: string | number, enable: boolean): Promise<void> {
+  requirePermission(actor, 'backups');
+  await ctx.db.transaction().execute(async (trx) => {
+    const server = await findServer(ctx, trx, actor.accountId, serverRef, true);
+    if ((server.backup_enabled === 1) === enable) throw new Conflict(`automatic backups are already ${enable ? 'enabled' : 'disabled'} on this server`);
+    const { region, plan } = catalogOf(ctx, server);
+    if (enable && !region.features.backups) throw new Invalid('server_id', `bad value: region ${server.region_id} offers no backups`);
+    await serverRepository.update(trx, server.id, { backup_enabled: enable ? 1 : 0, updated_at: ctx.clock.now() });
+    if (enable) await openInvoiceItems(ctx, trx, server.account_id, server.uuid, [backupItem(plan, server.name)]);
+    else await closeInvoiceItems(ctx, trx, server.uuid, ['backup']);
+  });
+}

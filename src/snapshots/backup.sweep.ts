@@ -1,0 +1,59 @@
+// The daily backup sweep: one backup per server with backups on per UTC day (its slot), and
+// deletion of backups past their retention. Idempotent, and safe on several instances at once:
+// the unique (server, slot) index admits one backup per slot whoever inserts it.
+
+import { sql } from 'kysely';
+import type { Platform } from '../platform/context.ts';
+import { newUuid } from '../platform/ids.ts';
+import { machineOf } from '../servers/server-details.ts';
+import { isProvisioning } from '../servers/power-state.ts';
+import { snapshotRepository } from './snapshot.repository.ts';
+
+const dayMs = 86_400_000;
+
+/** The backup slot of an instant: days since the epoch (UTC). */
+export function backupSlot(now: number): number {
+  return Math.floor(now / dayMs);
+}
+
+export async function runBackupSweep(ctx: Platform, pageSize = 200): Promise<{ taken: number; expired: number }> {
+  const now = ctx.clock.now();
+  const slot = backupSlot(now);
+  const expired = await snapshotRepository.deleteExpiredBackups(ctx.db, now);
+  let taken = 0;
+  let afterId = 0;
+  for (;;) {
+    const due = await snapshotRepository.serversDueBackup(ctx.db, slot, afterId, pageSize);
+    for (const candidate of due) {
+      afterId = candidate.id;
+      if (isProvisioning(candidate, now)) continue;
+      const made = await ctx.db.transaction().execute(async (trx) => {
+        // Re-read under a lock: the server may have gone or turned backups off meanwhile; one
+        // another instance holds is skipped and picked up by a later round.
+        let query = trx.selectFrom('servers').selectAll().where('id', '=', candidate.id).where('backup_enabled', '=', 1);
+        if (ctx.dialect === 'postgres') query = query.modifyEnd(sql`for update skip locked`);
+        const server = await query.executeTakeFirst();
+        if (!server) return false;
+        const ticket = await ctx.compute.snapshot(machineOf(ctx, server), now);
+        const backup = await snapshotRepository.insertBackup(trx, {
+          uuid: newUuid(),
+          account_id: server.account_id,
+          server_uuid: server.uuid,
+          region_id: server.region_id,
+          image_id: server.image_id,
+          type: 'backup',
+          name: `backup ${new Date(slot * dayMs).toISOString().slice(0, 10)}`,
+          size_gb: ticket.sizeGb,
+          ready_at: now + ticket.durationMs,
+          expires_at: now + ctx.config.backupRetentionDays * dayMs,
+          backup_slot: slot,
+          created_at: now,
+        });
+        return backup !== null;
+      });
+      if (made) taken++;
+    }
+    if (due.length < pageSize) break;
+  }
+  return { taken, expired };
+}

@@ -1,0 +1,135 @@
+// Snapshots: taken from a server on request (billed per GB until removed), listed together
+// with backups, restored onto a server of the same region whose disk fits, and removed.
+
+import type { Tx } from '../db/database.ts';
+import type { Actor, Platform } from '../platform/context.ts';
+import { Conflict, Invalid, NotFound } from '../platform/errors.ts';
+import { isoOrNull, isoSeconds } from '../platform/clock.ts';
+import { newUuid, parseRef } from '../platform/ids.ts';
+import { requirePermission } from '../accounts/permissions.ts';
+import { lockAccount } from '../accounts/account-lock.ts';
+import { firstHourMicros, snapshotItem } from '../billing/pricing.ts';
+import { requireFunds } from '../billing/funds.ts';
+import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
+import { findServer } from '../servers/server.service.ts';
+import { beginTransition, restoreOnto } from '../servers/server-actions.service.ts';
+import { catalogOf, machineOf } from '../servers/server-details.ts';
+import { requireIdle } from '../servers/power-state.ts';
+import type { ServerRow } from '../servers/server.table.ts';
+import { snapshotRepository } from './snapshot.repository.ts';
+import type { SnapshotRow } from './snapshot.table.ts';
+
+/** The spec's Snapshot object (id is our addition, so remove can be called with it). */
+export interface SnapshotObject {
+  id: number;
+  uuid: string;
+  region_id: number;
+  type: 'snapshot' | 'backup';
+  name: string;
+  server_id: string;
+  expires: string | null;
+  status: 'processing' | 'completed';
+  size_gb: number;
+  created: string;
+}
+
+export function toSnapshotObject(row: SnapshotRow, now: number): SnapshotObject {
+  return {
+    id: row.id,
+    uuid: row.uuid,
+    region_id: row.region_id,
+    type: row.type === 'backup' ? 'backup' : 'snapshot',
+    name: row.name,
+    server_id: row.server_uuid,
+    expires: isoOrNull(row.expires_at),
+    status: now < row.ready_at ? 'processing' : 'completed',
+    size_gb: row.size_gb,
+    created: isoSeconds(row.created_at),
+  };
+}
+
+export async function listSnapshots(ctx: Platform, actor: Actor): Promise<SnapshotObject[]> {
+  const now = ctx.clock.now();
+  return (await snapshotRepository.listForAccount(ctx.db, actor.accountId)).map((row) => toSnapshotObject(row, now));
+}
+
+/**
+ * Takes a snapshot of the server's disk: the server shows `snapshotting` and takes no other
+ * action until the snapshot completes, as a disk being copied would.
+ */
+export async function createSnapshot(ctx: Platform, actor: Actor, input: { name: string; server_id: string | number }): Promise<SnapshotObject> {
+  requirePermission(actor, 'snapshots');
+  const name = input.name.trim();
+  if (name.length === 0 || name.length > 100) throw new Invalid('name', 'bad value: must be 1 to 100 characters');
+  return ctx.db.transaction().execute(async (trx) => {
+    await lockAccount(ctx, trx, actor.accountId);
+    const server = await findServer(ctx, trx, actor.accountId, input.server_id, true);
+    const now = ctx.clock.now();
+    requireIdle(server, now);
+    const ticket = await ctx.compute.snapshot(machineOf(ctx, server), now);
+    const uuid = newUuid();
+    const item = snapshotItem(ticket.sizeGb, name);
+    await requireFunds(ctx, trx, actor.accountId, firstHourMicros([item]));
+    const row = await snapshotRepository.insert(trx, {
+      uuid,
+      account_id: actor.accountId,
+      server_uuid: server.uuid,
+      region_id: server.region_id,
+      image_id: server.image_id,
+      type: 'snapshot',
+      name,
+      size_gb: ticket.sizeGb,
+      ready_at: now + ticket.durationMs,
+      expires_at: null,
+      backup_slot: null,
+      created_at: now,
+    });
+    await openInvoiceItems(ctx, trx, actor.accountId, uuid, [item]);
+    await beginTransition(ctx, trx, server, 'snapshotting', server.power === 'running' ? 'running' : 'stopped', ticket);
+    return toSnapshotObject(row, now);
+  });
+}
+
+/** A completed snapshot or backup, restorable onto this server: same region, and a disk that holds it. */
+export function checkRestorable(ctx: Platform, image: SnapshotRow, server: ServerRow, field: 'snapshot_id' | 'backup_id'): void {
+  const now = ctx.clock.now();
+  if (now < image.ready_at) throw new Conflict(`the ${image.type} is still processing until ${isoSeconds(image.ready_at)}`);
+  if (image.region_id !== server.region_id) throw new Invalid(field, `bad value: the ${image.type} is in region ${image.region_id}, the server in ${server.region_id}`);
+  const { plan } = catalogOf(ctx, server);
+  const needed = Math.max(image.size_gb, ctx.catalog.images.get(image.image_id)?.min_disk_gb ?? 0);
+  if (plan.disk_gb < needed) throw new Invalid(field, `bad value: the ${image.type} needs a disk of at least ${needed} GB; the server has ${plan.disk_gb} GB`);
+}
+
+async function findImage(ctx: Platform, trx: Tx, accountId: number, ref: string | number, type: 'snapshot' | 'backup' | undefined): Promise<SnapshotRow> {
+  const parsed = parseRef(ref);
+  const row = parsed ? await snapshotRepository.findOwned(trx, accountId, parsed, type) : undefined;
+  if (!row) throw new NotFound(type ?? 'snapshot');
+  return row;
+}
+
+/**
+ * Reverts the server to a snapshot (or to one of its own backups, which the snapshot list
+ * shows beside the snapshots). `kind` backup accepts backups only.
+ */
+export async function restoreImage(ctx: Platform, actor: Actor, input: { imageRef: string | number; serverRef: string | number; kind: 'snapshot' | 'backup' }): Promise<void> {
+  requirePermission(actor, input.kind === 'backup' ? 'backups' : 'snapshots');
+  const field = input.kind === 'backup' ? 'backup_id' : 'snapshot_id';
+  await ctx.db.transaction().execute(async (trx) => {
+    const server = await findServer(ctx, trx, actor.accountId, input.serverRef, true);
+    const image = await findImage(ctx, trx, actor.accountId, input.imageRef, input.kind === 'backup' ? 'backup' : undefined);
+    if (image.type === 'backup' && image.server_uuid !== server.uuid) throw new Invalid(field, 'bad value: a backup restores only onto the server it was taken from');
+    checkRestorable(ctx, image, server, field);
+    await restoreOnto(ctx, trx, server, image);
+  });
+}
+
+/** Removes a snapshot or backup (not while it is being taken); its storage stops being billed. */
+export async function removeSnapshot(ctx: Platform, actor: Actor, ref: string | number): Promise<void> {
+  requirePermission(actor, 'snapshots');
+  await ctx.db.transaction().execute(async (trx) => {
+    const image = await findImage(ctx, trx, actor.accountId, ref, undefined);
+    if (ctx.clock.now() < image.ready_at) throw new Conflict(`the ${image.type} is still processing until ${isoSeconds(image.ready_at)}; remove it once completed`);
+    await closeInvoiceItems(ctx, trx, image.uuid);
+    await snapshotRepository.delete(trx, image.id);
+  });
+}

@@ -1,0 +1,37 @@
+// Server fixtures for black-box tests: deploy a server over HTTP and wait (on the virtual
+// clock) for it to finish provisioning.
+
+import { generateKeyPairSync } from 'node:crypto';
+import type { TestServer } from './server.ts';
+
+export const standardServer = { hostname: 'web-1.example.com', label: 'web 1', region: 101, image: 1001, plan: 1 };
+
+/** Seconds that cover every simulated transition at the default SIM_* timings. */
+export const SETTLE_SECONDS = 600;
+
+export async function deployServer(server: TestServer, token: string, overrides: Record<string, unknown> = {}, options: { settle?: boolean } = {}) {
+  const created = await server.request('POST', '/v1.3/server/create', { token, body: { ...standardServer, ...overrides } });
+  if (created.status !== 201) throw new Error(`server/create failed: ${created.status} ${JSON.stringify(created.body)}`);
+  if (options.settle !== false) await server.advance(SETTLE_SECONDS);
+  return created.body as { id: number; uuid: string; [key: string]: any };
+}
+
+export async function serverInfo(server: TestServer, token: string, id: number | string) {
+  const info = await server.request('GET', `/v1.3/server/info/${id}`, { token });
+  if (info.status !== 200) throw new Error(`server/info failed: ${info.status} ${JSON.stringify(info.body)}`);
+  return info.body;
+}
+
+/** A fresh ecdsa-sha2-nistp256 public key in OpenSSH's one-line format. */
+export function ecdsaPublicKey(comment = 'test@example'): string {
+  const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const jwk = publicKey.export({ format: 'jwk' });
+  const point = Buffer.concat([Buffer.from([4]), Buffer.from(jwk.x!, 'base64url'), Buffer.from(jwk.y!, 'base64url')]);
+  const sshString = (data: Buffer) => {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    return Buffer.concat([length, data]);
+  };
+  const blob = Buffer.concat([sshString(Buffer.from('ecdsa-sha2-nistp256')), sshString(Buffer.from('nistp256')), sshString(point)]);
+  return `ecdsa-sha2-nistp256 ${blob.toString('base64')} ${comment}`;
+}
