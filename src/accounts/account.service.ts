@@ -258,7 +258,7 @@ export async function describeAccount(ctx: Platform, account: AccountRow): Promi
   ]);
   const burn = finance.burnMicrosPerHour;
   // Seconds until the balance reaches zero at the current hourly burn; null when nothing is billed.
-  const secondsDue = burn > 0 ? Math.max(0, Math.floor((finance.balanceMicros / burn) * 3600)) : null;
+  const secondsDue = finance.secondsDue;
   return {
     id: account.id,
     uuid: account.uuid,

@@ -1,5 +1,5 @@
-// Row types of the ledger: transactions (money in, and up-front commit charges) and
-// invoice items (metered resources). Money is integer micro-dollars everywhere.
+// Row types of the ledger: transactions (money in, and up-front commit charges), invoice
+// items (metered resources) and the out-of-funds marker. Money is integer micro-dollars everywhere.
 
 import type { Generated, Selectable } from 'kysely';
 
@@ -31,8 +31,16 @@ export interface InvoiceItemTable {
   amount_mo_micros: number;
   created_at: number;
   removed_at: number | null;
-  /** Usage up to this instant was paid up front (server create `commit`). */
+  /** Hours that begin before this instant were paid up front (server create `commit`). */
   prepaid_until: number | null;
+  /** What the item cost in total, written when it is removed; null while it is open. */
+  final_charge_micros: number | null;
 }
 
 export type InvoiceItemRow = Selectable<InvoiceItemTable>;
+
+/** One row per account that ran out of money; deleted when a credit brings the balance above zero. */
+export interface AccountFundsTable {
+  account_id: number;
+  out_of_funds_since: number;
+}

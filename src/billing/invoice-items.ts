@@ -1,8 +1,13 @@
 // Opening and closing invoice items: billing starts when a resource exists and stops when
-// it is removed (or changes price, e.g. a resize closes one item and opens another).
+// it is removed (or changes price, e.g. a resize closes one item and opens another); and the
+// account's invoice list.
 
 import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
+import { isoOrNull, isoSeconds } from '../platform/clock.ts';
+import { toDollars } from '../platform/money.ts';
+import type { InvoiceItemRow } from './billing.table.ts';
+import { chargeOfItem, startedHours } from './metering.ts';
 import type { PricedItem } from './pricing.ts';
 
 export async function openInvoiceItems(ctx: Platform, db: Queryable, accountId: number, resourceUuid: string, items: PricedItem[], prepaidUntil: number | null = null): Promise<void> {
@@ -18,12 +23,62 @@ export async function openInvoiceItems(ctx: Platform, db: Queryable, accountId: 
     created_at: now,
     removed_at: null,
     prepaid_until: prepaidUntil,
+    final_charge_micros: null,
   }))).execute();
 }
 
-/** Stops billing the resource's open items (all, or only those of the given types). */
+/**
+ * Stops billing the resource's open items (all, or only those of the given types) and writes
+ * each one's final charge. Each row is closed by a conditional update, so two removals racing
+ * on the same resource close it once.
+ */
 export async function closeInvoiceItems(ctx: Platform, db: Queryable, resourceUuid: string, types?: PricedItem['resourceType'][]): Promise<void> {
-  let query = db.updateTable('invoice_items').set({ removed_at: ctx.clock.now() }).where('resource_uuid', '=', resourceUuid).where('removed_at', 'is', null);
+  const now = ctx.clock.now();
+  let query = db.selectFrom('invoice_items').selectAll().where('resource_uuid', '=', resourceUuid).where('removed_at', 'is', null);
   if (types?.length) query = query.where('resource_type', 'in', types);
-  await query.execute();
+  for (const item of await query.execute()) {
+    const finalCharge = chargeOfItem({ ...item, removed_at: now }, now);
+    await db.updateTable('invoice_items')
+      .set({ removed_at: now, final_charge_micros: finalCharge })
+      .where('id', '=', item.id)
+      .where('removed_at', 'is', null)
+      .execute();
+  }
+}
+
+/** Invoice item of the spec (v1.3 Billing). */
+export interface InvoiceItem {
+  active: 0 | 1;
+  amount_hr: number;
+  amount_mo: number;
+  resource_type: string;
+  usage: number;
+  ts_created: string;
+  ts_removed: string | null;
+}
+
+export function rowToInvoiceItem(row: InvoiceItemRow, now: number): InvoiceItem {
+  return {
+    active: row.removed_at === null ? 1 : 0,
+    // Prices are shown to the micro-dollar: an hourly price is usually a fraction of a cent.
+    amount_hr: toDollars(row.amount_hr_micros),
+    amount_mo: toDollars(row.amount_mo_micros),
+    resource_type: row.resource_type,
+    usage: startedHours(row, now),
+    ts_created: isoSeconds(row.created_at),
+    ts_removed: isoOrNull(row.removed_at),
+  };
+}
+
+/** Items per page of the invoice list; `start_id` steps through older pages by this much. */
+export const INVOICE_PAGE_SIZE = 25;
+
+/** The account's invoice items, newest first, 25 from `offset` (the spec's start_id). */
+export async function listInvoiceItems(ctx: Platform, accountId: number, offset = 0): Promise<{ invoices: InvoiceItem[]; meta: { total: number } }> {
+  const now = ctx.clock.now();
+  const [rows, total] = await Promise.all([
+    ctx.db.selectFrom('invoice_items').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc').limit(INVOICE_PAGE_SIZE).offset(offset).execute(),
+    ctx.db.selectFrom('invoice_items').select((eb) => eb.fn.countAll<number>().as('count')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
+  ]);
+  return { invoices: rows.map((row) => rowToInvoiceItem(row, now)), meta: { total: Number(total.count) } };
 }

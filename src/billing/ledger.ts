@@ -1,27 +1,52 @@
 // The ledger's one question: how much money does an account have now, and how fast is it
-// going? Balance = credits (transactions) − metered charges derived from invoice items and the clock.
+// going? Balance = transactions (credits, minus commit charges) − metered charges of invoice items.
+//
+// It is read on every account/info, so it never re-meters an account's history: a removed
+// item's charge is final and stored when it is closed (closeInvoiceItems), and the database sums
+// those and the transactions over covering indexes; only the items still open are metered here.
 
 import type { Queryable } from '../db/database.ts';
+import { prepared } from '../db/prepared.ts';
 import type { Platform } from '../platform/context.ts';
-import { chargeOfItem } from './metering.ts';
+import { chargeOfItem, hourlyBurn, type MeteredItem } from './metering.ts';
 
 export interface AccountFinance {
   balanceMicros: number;
-  /** Sum of amount_hr of the active invoice items. */
+  /** What the account pays an hour now: amount_hr of each open item whose current hour is not prepaid. */
   burnMicrosPerHour: number;
+  /** Seconds until the balance reaches zero at that burn (0 when it already has); null when nothing is billed. */
+  secondsDue: number | null;
 }
+
+const sums = prepared<[number], { credits: number; finalised: number }>(1, (db, accountId) =>
+  db.selectNoFrom((eb) => [
+    eb.selectFrom('transactions').select((s) => s.fn.coalesce(s.fn.sum<number>('amount_micros'), s.lit(0)).as('total')).where('account_id', '=', accountId).as('credits'),
+    eb.selectFrom('invoice_items').select((s) => s.fn.coalesce(s.fn.sum<number>('final_charge_micros'), s.lit(0)).as('total'))
+      .where('account_id', '=', accountId).where('final_charge_micros', 'is not', null).as('finalised'),
+  ]));
+
+/** Items without a final charge: the open ones (and any removed without closeInvoiceItems). */
+const unfinalisedItems = prepared<[number], MeteredItem>(1, (db, accountId) =>
+  db.selectFrom('invoice_items')
+    .select(['created_at', 'removed_at', 'amount_hr_micros', 'amount_mo_micros', 'prepaid_until'])
+    .where('account_id', '=', accountId)
+    .where('final_charge_micros', 'is', null));
 
 export async function accountFinance(ctx: Platform, db: Queryable, accountId: number): Promise<AccountFinance> {
   const now = ctx.clock.now();
-  const [credit, items] = await Promise.all([
-    db.selectFrom('transactions').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount_micros'), eb.lit(0)).as('total')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
-    db.selectFrom('invoice_items').selectAll().where('account_id', '=', accountId).execute(),
-  ]);
-  let charges = 0;
+  const [totals, items] = await Promise.all([sums.first(db, accountId), unfinalisedItems.all(db, accountId)]);
+  let balance = Number(totals?.credits ?? 0) - Number(totals?.finalised ?? 0);
   let burn = 0;
   for (const item of items) {
-    charges += chargeOfItem(item, item.created_at, now);
-    if (item.removed_at === null) burn += item.amount_hr_micros;
+    balance -= chargeOfItem(item, now);
+    burn += hourlyBurn(item, now);
   }
-  return { balanceMicros: Number(credit.total) - charges, burnMicrosPerHour: burn };
+  return { balanceMicros: balance, burnMicrosPerHour: burn, secondsDue: secondsUntilZero(balance, burn) };
+}
+
+/** ⌊balance × 3600 / burn⌋ in integers (BigInt: balance × 3600 may pass 2^53 for large balances). */
+export function secondsUntilZero(balanceMicros: number, burnMicrosPerHour: number): number | null {
+  if (burnMicrosPerHour <= 0) return null;
+  if (balanceMicros <= 0) return 0;
+  return Number((BigInt(balanceMicros) * 3600n) / BigInt(burnMicrosPerHour));
 }

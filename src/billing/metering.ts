@@ -1,36 +1,93 @@
-// Metering: the charge of one invoice item over an interval, derived from its timestamps.
-// Started hours are billed at amount_hr, capped at amount_mo per calendar month (UTC);
-// hours covered by a prepaid commit are not charged again.
+// Metering: what one invoice item costs, derived from its timestamps and the clock alone, so
+// moving the virtual clock moves the charges with no background job. Integer arithmetic only.
+//
+// The rules (docs/decisions.md, billing):
+// - Hours are anchored at the item's creation: hour k begins at created_at + k hours. An hour is
+//   charged in full once it has begun ("started hours"): at the instant it begins for an open
+//   item, and only if it begins before removed_at for a removed one.
+// - Each hour belongs to the calendar month (UTC) in which it begins, so an hour that straddles
+//   a month boundary is charged once, in the month where it started.
+// - In each calendar month an item costs at most amount_mo: its n-th hour of the month costs
+//   min(n × amount_hr, amount_mo) − min((n − 1) × amount_hr, amount_mo).
+// - Hours that begin before prepaid_until were paid up front (server create `commit`, recorded as
+//   a transaction): they cost nothing here, but they still count towards the month's cap, so
+//   what an item costs in a month, paid up front or metered, never exceeds amount_mo.
 
-import type { InvoiceItemRow } from './billing.table.ts';
+export const HOUR_MS = 3_600_000;
 
-const hourMs = 3_600_000;
-
-/** Hours started by the item inside [from, to), counting from the item's own start. */
-export function startedHours(item: Pick<InvoiceItemRow, 'created_at' | 'removed_at'>, from: number, to: number): number {
-  const start = Math.max(item.created_at, from);
-  const end = Math.min(item.removed_at ?? to, to);
-  if (end <= start) return 0;
-  // Hour boundaries are anchored at the item's creation, so an hour is charged once.
-  const firstHour = Math.floor((start - item.created_at) / hourMs);
-  const lastHour = Math.ceil((end - item.created_at) / hourMs);
-  return lastHour - firstHour;
+/** The fields metering reads; invoice item rows have them. */
+export interface MeteredItem {
+  created_at: number;
+  removed_at: number | null;
+  amount_hr_micros: number;
+  amount_mo_micros: number;
+  prepaid_until: number | null;
 }
 
-/** Charge in micro-dollars of the item over [from, to). */
-export function chargeOfItem(item: InvoiceItemRow, from: number, to: number): number {
+/** ⌈a / b⌉ for integers, b > 0, without a float division. */
+function ceilDiv(a: number, b: number): number {
+  const remainder = ((a % b) + b) % b;
+  return (a - remainder) / b + (remainder === 0 ? 0 : 1);
+}
+
+/** Hours of the item that begin strictly before `instant` (ignoring removal). */
+function hoursBeginningBefore(item: Pick<MeteredItem, 'created_at'>, instant: number): number {
+  return instant <= item.created_at ? 0 : ceilDiv(instant - item.created_at, HOUR_MS);
+}
+
+/** Hours of the item that have begun by `now` and before its removal: its usage. */
+export function startedHours(item: Pick<MeteredItem, 'created_at' | 'removed_at'>, now: number): number {
+  // "Begun by now" means begin ≤ now, i.e. begin < now + 1 ms (timestamps are integer ms).
+  const byNow = hoursBeginningBefore(item, now + 1);
+  return item.removed_at === null ? byNow : Math.min(byNow, hoursBeginningBefore(item, item.removed_at));
+}
+
+/** Hours covered by the up-front payment: those that begin before prepaid_until. */
+export function prepaidHours(item: Pick<MeteredItem, 'created_at' | 'prepaid_until'>): number {
+  return item.prepaid_until === null ? 0 : hoursBeginningBefore(item, item.prepaid_until);
+}
+
+/** Start of the UTC calendar month containing `instant`, and of the next one. */
+export function monthBounds(instant: number): { start: number; end: number } {
+  const date = new Date(instant);
+  const year = date.getUTCFullYear();
+  const month = date.getUTCMonth();
+  return { start: Date.UTC(year, month, 1), end: Date.UTC(year, month + 1, 1) };
+}
+
+/**
+ * Charge in micro-dollars of the item's hours that begin in [from, to) and have begun by
+ * `now`. Additive: charge(a, b) + charge(b, c) = charge(a, c) for a ≤ b ≤ c.
+ */
+export function chargeBetween(item: MeteredItem, from: number, to: number, now: number): number {
+  const started = startedHours(item, now);
+  const first = Math.max(prepaidHours(item), hoursBeginningBefore(item, from));
+  const last = Math.min(started, hoursBeginningBefore(item, to));
   let total = 0;
-  const billedFrom = Math.max(from, item.prepaid_until ?? item.created_at, item.created_at);
-  const end = Math.min(item.removed_at ?? to, to);
-  // Walk calendar months so the monthly cap applies to each.
-  let cursor = billedFrom;
-  while (cursor < end) {
-    const month = new Date(cursor);
-    const nextMonth = Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1);
-    const sliceEnd = Math.min(end, nextMonth);
-    const hours = startedHours(item, cursor, sliceEnd);
-    total += Math.min(hours * item.amount_hr_micros, item.amount_mo_micros);
-    cursor = sliceEnd;
+  // Walk the calendar months the hours [first, last) begin in; the cap applies to each.
+  for (let hour = first; hour < last;) {
+    const { start, end } = monthBounds(item.created_at + hour * HOUR_MS);
+    const firstOfMonth = hoursBeginningBefore(item, start);
+    const sliceEnd = Math.min(last, hoursBeginningBefore(item, end));
+    total += cappedCost(item, sliceEnd - firstOfMonth) - cappedCost(item, hour - firstOfMonth);
+    hour = sliceEnd;
   }
   return total;
+}
+
+/** What the first `hours` hours of a month cost together: the hourly price up to the monthly cap. */
+function cappedCost(item: Pick<MeteredItem, 'amount_hr_micros' | 'amount_mo_micros'>, hours: number): number {
+  return Math.min(hours * item.amount_hr_micros, item.amount_mo_micros);
+}
+
+/** Everything the item has cost by `now` (for a removed item, its final charge). */
+export function chargeOfItem(item: MeteredItem, now: number): number {
+  return chargeBetween(item, item.created_at, Math.max(item.created_at, now) + 1, now);
+}
+
+/** Price of the item's hour under way at `now`, nominally: 0 once removed or while prepaid. */
+export function hourlyBurn(item: MeteredItem, now: number): number {
+  if (item.removed_at !== null && item.removed_at <= now) return 0;
+  const current = startedHours(item, now) - 1;
+  return current < prepaidHours(item) ? 0 : item.amount_hr_micros;
 }

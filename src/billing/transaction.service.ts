@@ -1,11 +1,12 @@
 // Transactions: money moving into an account (operator credits, payments) or out of it up
 // front (commit charges). Amounts are integer micro-dollars; the API shows dollars.
 
-import type { Queryable } from '../db/database.ts';
+import type { Queryable, Tx } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import { isoSeconds } from '../platform/clock.ts';
 import { toCents } from '../platform/money.ts';
 import type { TransactionRow } from './billing.table.ts';
+import { liftIfFunded } from './out-of-funds.ts';
 
 export interface Transaction {
   id: string;
@@ -34,20 +35,30 @@ export function rowToTransaction(row: TransactionRow): Transaction {
   };
 }
 
+/**
+ * Records money moving in (positive) or out (negative). A credit that brings an out-of-funds
+ * account above zero lifts its mark in the same transaction. Runs in the caller's transaction
+ * when given one (a commit charge at server create), else in its own.
+ */
 export async function recordTransaction(ctx: Platform, db: Queryable, entry: { accountId: number; amountMicros: number; ptype: string; note?: string | null }): Promise<Transaction> {
-  const now = ctx.clock.now();
-  const row = await db.insertInto('transactions').values({
-    account_id: entry.accountId,
-    ptype: entry.ptype,
-    pstatus: 'completed',
-    amount_micros: entry.amountMicros,
-    fee_micros: 0,
-    taxrate_bp: 0,
-    note: entry.note ?? null,
-    created_at: now,
-    updated_at: now,
-  }).returningAll().executeTakeFirstOrThrow();
-  return rowToTransaction(row);
+  const write = async (trx: Tx): Promise<Transaction> => {
+    const now = ctx.clock.now();
+    const row = await trx.insertInto('transactions').values({
+      account_id: entry.accountId,
+      ptype: entry.ptype,
+      pstatus: 'completed',
+      amount_micros: entry.amountMicros,
+      fee_micros: 0,
+      taxrate_bp: 0,
+      note: entry.note ?? null,
+      created_at: now,
+      updated_at: now,
+    }).returningAll().executeTakeFirstOrThrow();
+    if (entry.amountMicros > 0) await liftIfFunded(ctx, trx, entry.accountId);
+    return rowToTransaction(row);
+  };
+  // isTransaction tells a Transaction from the Kysely instance that Queryable also admits.
+  return db.isTransaction ? write(db as Tx) : ctx.db.transaction().execute(write);
 }
 
 export async function listTransactions(ctx: Platform, accountId: number): Promise<{ transactions: Transaction[]; meta: { total: number } }> {

@@ -20,6 +20,11 @@ function numberToDecimal(value: number): string {
   return text;
 }
 
+/** Micro-dollars rounded to a whole cent (half away from zero), still in micro-dollars. */
+export function roundToCent(micros: number): number {
+  return Math.sign(micros) * Math.round(Math.abs(micros) / 10_000) * 10_000;
+}
+
 /** Micro-dollars to dollars with cents, rounded half away from zero (for the API's numbers). */
 export function toCents(micros: number): number {
   const cents = Math.sign(micros) * Math.round(Math.abs(micros) / 10_000);

@@ -3,6 +3,7 @@
 
 import type { Platform } from '../platform/context.ts';
 import { deliverPendingMail } from '../mail/mail.service.ts';
+import { sweepOutOfFunds } from '../billing/out-of-funds.ts';
 import { runBackupSweep } from '../snapshots/backup.sweep.ts';
 
 export interface Sweep {
@@ -12,6 +13,7 @@ export interface Sweep {
 
 /** Every sweep, in the order a round runs them. Later issues add theirs here. */
 export const sweeps: Sweep[] = [
+  { name: 'out of funds', run: sweepOutOfFunds },
   { name: 'mail delivery', run: deliverPendingMail },
   { name: 'daily backups', run: runBackupSweep },
 ];

@@ -1,16 +1,34 @@
-// v1.3 billing: transactions (invoice list and sum arrive with the billing issue).
+// v1.3 billing: transactions, invoice items and invoice sums of the token's account.
 
 import { Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
 import { listTransactions } from '../../billing/transaction.service.ts';
-import { responses, Timestamp } from './schemas.ts';
+import { INVOICE_PAGE_SIZE, listInvoiceItems } from '../../billing/invoice-items.ts';
+import { INVOICE_SUM_FIELDS, invoiceSum } from '../../billing/invoice-sum.ts';
+import { NullableTimestamp, responses, Timestamp } from './schemas.ts';
 
 const tags = ['v1.3 billing'];
 const Transaction = Type.Object({
   id: Type.String({ description: 'declared integer; sent string-shaped as the examples show' }), ptype: Type.String(), pstatus: Type.String(),
-  amount: Type.Number(), fee: Type.Number(), taxrate: Type.Number(), ts_created: Timestamp, ts_last_changed: Timestamp,
+  amount: Type.Number({ description: 'USD, rounded to the cent; negative for a charge paid up front (commit)' }),
+  fee: Type.Number(), taxrate: Type.Number({ description: 'percent' }), ts_created: Timestamp, ts_last_changed: Timestamp,
+});
+const InvoiceItem = Type.Object({
+  active: Type.Integer({ description: '1 while the resource is billed, 0 once removed' }),
+  amount_hr: Type.Number({ description: 'USD an hour, to the micro-dollar' }),
+  amount_mo: Type.Number({ description: 'USD a month (the cap per calendar month), to the micro-dollar' }),
+  resource_type: Type.String({ examples: ['server', 'license', 'backup', 'snapshot', 'ddos_protection', 'floating_ip'] }),
+  usage: Type.Integer({ description: 'hours started, including hours paid up front' }),
+  ts_created: Timestamp,
+  ts_removed: NullableTimestamp,
+});
+const TimestampText = Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description: 'any text a timestamp can be parsed from: ISO 8601, RFC 2822, Unix seconds; UTC unless it names a zone' });
+const InvoiceSum = Type.Object({
+  ...Object.fromEntries(INVOICE_SUM_FIELDS.map((field) => [field, Type.Number({ description: `USD charged for ${field} in [ts_start, ts_end)` })])),
+  ts_start: Timestamp,
+  ts_end: Timestamp,
 });
 
 export function billingRoutes(app: ApiApp, ctx: Platform): void {
@@ -18,5 +36,29 @@ export function billingRoutes(app: ApiApp, ctx: Platform): void {
     method: 'GET', url: '/transaction/list', config: { access: 'account' },
     schema: { tags, summary: 'The 100 latest transactions', response: responses({ 200: Type.Object({ transactions: Type.Array(Transaction), meta: Type.Object({ total: Type.Integer() }) }) }, [401, 429]) },
     handler: (request) => listTransactions(ctx, actorOf(request).accountId),
+  });
+
+  app.route({
+    method: 'GET', url: '/invoice/list', config: { access: 'account' },
+    schema: {
+      tags,
+      summary: `Invoice items, newest first, ${INVOICE_PAGE_SIZE} at a time`,
+      querystring: Type.Object({
+        start_id: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: `a whole number of items to skip, 0 or more: ${INVOICE_PAGE_SIZE}, ${2 * INVOICE_PAGE_SIZE}, … fetch older pages` })),
+      }),
+      response: responses({ 200: Type.Object({ invoices: Type.Array(InvoiceItem), meta: Type.Object({ total: Type.Integer() }) }) }, [400, 401, 429]),
+    },
+    handler: (request) => listInvoiceItems(ctx, actorOf(request).accountId, request.query.start_id ?? 0),
+  });
+
+  app.route({
+    method: 'POST', url: '/invoice/sum', config: { access: 'account' },
+    schema: {
+      tags,
+      summary: 'What each resource type cost in [from, to); both default to the current month (UTC)',
+      body: Type.Optional(Type.Object({ from: Type.Optional(TimestampText), to: Type.Optional(TimestampText) })),
+      response: responses({ 200: InvoiceSum }, [400, 401, 429]),
+    },
+    handler: (request) => invoiceSum(ctx, actorOf(request).accountId, request.body ?? {}),
   });
 }

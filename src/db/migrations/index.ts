@@ -3,12 +3,14 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import type { DialectName } from '../database.ts';
 import { initial } from './0001_initial.ts';
+import { billing } from './0003_billing.ts';
 import { vpcRanges } from './0004_vpc_ranges.ts';
 import { serverAddresses } from './0005_server_addresses.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
   const all: Record<string, Migration> = {
     '0001_initial': initial(dialect),
+    '0003_billing': billing(),
     '0004_vpc_ranges': vpcRanges(),
     '0005_server_addresses': serverAddresses(),
   };

@@ -1,0 +1,310 @@
+// Billing views over HTTP: the transaction list, the invoice list and its paging, invoice sums
+// (defaults, parsing, 400s, sub-intervals that add up) and the Account's money fields. Invoice
+// items are opened through the seams the resource services call (openInvoiceItems,
+// closeInvoiceItems), so these tests need no particular resource; the month walk in
+// month.test.ts does the same through servers, snapshots and floating IPs.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
+import { closeInvoiceItems, openInvoiceItems } from './invoice-items.ts';
+import type { PricedItem } from './pricing.ts';
+
+const HOUR = 3600;
+const DAY = 24 * HOUR;
+
+let server: TestServer;
+before(async () => { server = await startTestServer(); });
+after(async () => { await server.close(); });
+
+/** A $7.30-a-month item: exactly 10 000 micro-dollars (one cent) an hour, capped at 730 hours. */
+const centAnHour: PricedItem = { resourceType: 'server', description: 'test server', amountHrMicros: 10_000, amountMoMicros: 7_300_000 };
+
+async function open(account: TestAccount, items: PricedItem[], prepaidUntil: number | null = null): Promise<string> {
+  const uuid = randomUUID();
+  const ctx = server.running.ctx;
+  await openInvoiceItems(ctx, ctx.db, account.id, uuid, items, prepaidUntil);
+  return uuid;
+}
+
+async function close(uuid: string): Promise<void> {
+  const ctx = server.running.ctx;
+  await closeInvoiceItems(ctx, ctx.db, uuid);
+}
+
+async function clockNow(): Promise<number> {
+  return server.running.ctx.clock.now();
+}
+
+/** Moves the clock to `seconds` past the start of the next UTC month (the clock keeps flowing in real time). */
+async function toNextMonth(seconds: number): Promise<number> {
+  const now = await clockNow();
+  const date = new Date(now);
+  const target = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) + seconds * 1000;
+  await server.advance((target - now) / 1000);
+  return target;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19) + 'Z';
+}
+
+describe('transaction list', () => {
+  test('shows every field of the spec for credits, newest first, and only the account\'s own', async () => {
+    const account = await createAccount(server, { credit: 100 });
+    const other = await createAccount(server, { credit: 3 });
+    const credited = await server.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: '12.345678', note: 'top-up' });
+    assert.equal(credited.status, 201);
+    const debited = await server.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: -5 });
+    assert.equal(debited.status, 201);
+
+    const list = await server.request('GET', '/v1.3/transaction/list', { token: account.token });
+    assert.equal(list.status, 200);
+    assert.deepEqual(Object.keys(list.body).sort(), ['meta', 'transactions']);
+    assert.deepEqual(list.body.meta, { total: 3 });
+    const [newest, middle, oldest] = list.body.transactions;
+    assert.deepEqual(Object.keys(newest).sort(), ['amount', 'fee', 'id', 'pstatus', 'ptype', 'taxrate', 'ts_created', 'ts_last_changed']);
+    assert.deepEqual([newest.amount, middle.amount, oldest.amount], [-5, 12.35, 100]);
+    for (const entry of list.body.transactions) {
+      assert.equal(typeof entry.id, 'string');
+      assert.match(entry.id, /^\d+$/);
+      assert.equal(entry.ptype, 'operator');
+      assert.equal(entry.pstatus, 'completed');
+      assert.equal(entry.fee, 0);
+      assert.equal(entry.taxrate, 0);
+      assert.match(entry.ts_created, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      assert.equal(entry.ts_last_changed, entry.ts_created);
+    }
+    assert.ok(Number(newest.id) > Number(middle.id) && Number(middle.id) > Number(oldest.id));
+
+    const others = await server.request('GET', '/v1.3/transaction/list', { token: other.token });
+    assert.deepEqual(others.body.transactions.map((t: { amount: number }) => t.amount), [3]);
+    // The balance is exact inside: 100 + 12.345678 − 5 shows as 107.35.
+    const info = await server.request('GET', '/v1.3/account/info', { token: account.token });
+    assert.equal(info.body.balance, 107.35);
+  });
+
+  test('lists the 100 latest and counts them all', async () => {
+    const account = await createAccount(server, { credit: 0 });
+    for (let i = 1; i <= 105; i++) {
+      const result = await server.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: `${i}.00` });
+      assert.equal(result.status, 201);
+    }
+    const list = await server.request('GET', '/v1.3/transaction/list', { token: account.token });
+    assert.equal(list.body.meta.total, 105);
+    assert.equal(list.body.transactions.length, 100);
+    assert.equal(list.body.transactions[0].amount, 105);
+    assert.equal(list.body.transactions[99].amount, 6);
+  });
+
+  test('needs a token', async () => {
+    assert.equal((await server.request('GET', '/v1.3/transaction/list')).status, 401);
+  });
+});
+
+describe('invoice list', () => {
+  test('is empty for an account with nothing billed', async () => {
+    const account = await createAccount(server);
+    const list = await server.request('GET', '/v1.3/invoice/list', { token: account.token });
+    assert.equal(list.status, 200);
+    assert.deepEqual(list.body, { invoices: [], meta: { total: 0 } });
+  });
+
+  test('shows each item with the spec\'s fields: prices, started hours, active while billed', async () => {
+    const account = await createAccount(server);
+    const start = await clockNow();
+    const kept = await open(account, [centAnHour, { resourceType: 'floating_ip', description: 'ip', amountHrMicros: 4110, amountMoMicros: 3_000_000 }]);
+    await server.advance(2 * HOUR + 30 * 60);
+    const gone = await open(account, [{ resourceType: 'snapshot', description: 'snap', amountHrMicros: 69, amountMoMicros: 50_000 }]);
+    await server.advance(90 * 60);
+    await close(gone);
+    await server.advance(HOUR);
+
+    const list = await server.request('GET', '/v1.3/invoice/list', { token: account.token });
+    assert.equal(list.body.meta.total, 3);
+    const [snapshot, ip, srv] = list.body.invoices;
+    assert.deepEqual(Object.keys(srv).sort(), ['active', 'amount_hr', 'amount_mo', 'resource_type', 'ts_created', 'ts_removed', 'usage']);
+    assert.deepEqual({ ...srv, ts_created: undefined }, { active: 1, amount_hr: 0.01, amount_mo: 7.3, resource_type: 'server', usage: 6, ts_created: undefined, ts_removed: null });
+    assert.ok(Math.abs(Date.parse(srv.ts_created) - start) < 5_000);
+    assert.deepEqual({ ...ip, ts_created: undefined }, { active: 1, amount_hr: 0.00411, amount_mo: 3, resource_type: 'floating_ip', usage: 6, ts_created: undefined, ts_removed: null });
+    // Created 2.5 h later, removed after 1.5 h: two started hours, no longer billed.
+    assert.equal(snapshot.resource_type, 'snapshot');
+    assert.equal(snapshot.active, 0);
+    assert.equal(snapshot.usage, 2);
+    assert.equal(snapshot.amount_hr, 0.000069);
+    assert.equal(snapshot.amount_mo, 0.05);
+    // Shown to the second: the real time the test takes may add one.
+    assert.ok(Math.abs(Date.parse(snapshot.ts_removed) - Date.parse(snapshot.ts_created) - 90 * 60 * 1000) <= 1000);
+
+    const other = await createAccount(server);
+    assert.deepEqual((await server.request('GET', '/v1.3/invoice/list', { token: other.token })).body.meta, { total: 0 });
+  });
+
+  test('pages older items with start_id in steps of 25', async () => {
+    const account = await createAccount(server);
+    for (let i = 1; i <= 60; i++) {
+      await open(account, [{ ...centAnHour, amountHrMicros: i * 1000 }]);
+    }
+    const page = async (query: string) => {
+      const result = await server.request('GET', `/v1.3/invoice/list${query}`, { token: account.token });
+      assert.equal(result.status, 200, JSON.stringify(result.body));
+      assert.equal(result.body.meta.total, 60);
+      return result.body.invoices.map((item: { amount_hr: number }) => Math.round(item.amount_hr * 1000));
+    };
+    const first = await page('');
+    assert.deepEqual(first, Array.from({ length: 25 }, (_, i) => 60 - i));
+    assert.deepEqual(await page('?start_id=0'), first);
+    assert.deepEqual(await page('?start_id=25'), Array.from({ length: 25 }, (_, i) => 35 - i));
+    assert.deepEqual(await page('?start_id=50'), Array.from({ length: 10 }, (_, i) => 10 - i));
+    assert.deepEqual(await page('?start_id=75'), []);
+  });
+
+  test('a bad start_id is a 400 naming it', async () => {
+    const account = await createAccount(server);
+    for (const bad of ['-1', 'abc', '2.5', '99999999999']) {
+      const result = await server.request('GET', `/v1.3/invoice/list?start_id=${bad}`, { token: account.token });
+      assert.equal(result.status, 400, bad);
+      assert.deepEqual(result.body.errors.map((e: { field: string }) => e.field), ['start_id'], bad);
+    }
+  });
+});
+
+describe('invoice sum', () => {
+  const zeroes = { server: 0, license: 0, snapshot: 0, backup: 0, block_storage: 0, object_storage: 0, ddos_protection: 0, floating_ip: 0, vpc: 0 };
+
+  test('defaults to the current month of the clock, with or without a body', async () => {
+    const account = await createAccount(server);
+    const now = new Date(await clockNow());
+    const expected = { ...zeroes, ts_start: iso(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)), ts_end: iso(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)) };
+    for (const options of [{ body: {} }, {}, { body: { from: null, to: '' } }]) {
+      const result = await server.request('POST', '/v1.3/invoice/sum', { token: account.token, ...options });
+      assert.equal(result.status, 200, JSON.stringify(result.body));
+      assert.deepEqual(result.body, expected);
+    }
+  });
+
+  test('parses any common timestamp shape, in UTC unless it names a zone', async () => {
+    const account = await createAccount(server);
+    const cases: [unknown, string][] = [
+      ['2026-03-01', '2026-03-01T00:00:00Z'],
+      ['2026-03', '2026-03-01T00:00:00Z'],
+      ['2026-03-01T10:20:30Z', '2026-03-01T10:20:30Z'],
+      ['2026-03-01 10:20', '2026-03-01T10:20:00Z'],
+      ['2026-03-01T10:20:30+02:00', '2026-03-01T08:20:30Z'],
+      ['Sun, 01 Mar 2026 10:20:30 GMT', '2026-03-01T10:20:30Z'],
+      ['March 1, 2026', '2026-03-01T00:00:00Z'],
+      ['1772323200', '2026-03-01T00:00:00Z'],
+      [1772323200, '2026-03-01T00:00:00Z'],
+    ];
+    for (const [from, shown] of cases) {
+      const result = await server.request('POST', '/v1.3/invoice/sum', { token: account.token, body: { from, to: '2030-01-01' } });
+      assert.equal(result.status, 200, `${JSON.stringify(from)}: ${JSON.stringify(result.body)}`);
+      assert.equal(result.body.ts_start, shown, JSON.stringify(from));
+      assert.equal(result.body.ts_end, '2030-01-01T00:00:00Z');
+    }
+  });
+
+  test('a bad date is a 400 naming the field; so is an interval that ends before it starts', async () => {
+    const account = await createAccount(server);
+    const fieldsOf = async (body: unknown) => {
+      const result = await server.request('POST', '/v1.3/invoice/sum', { token: account.token, body });
+      assert.equal(result.status, 400, JSON.stringify(body));
+      for (const error of result.body.errors) assert.equal(typeof error.reason, 'string');
+      return result.body.errors.map((e: { field: string }) => e.field).sort();
+    };
+    assert.deepEqual(await fieldsOf({ from: 'yesterday-ish' }), ['from']);
+    assert.deepEqual(await fieldsOf({ to: '2026-02-30' }), ['to']);
+    assert.deepEqual(await fieldsOf({ from: '2026-13-01', to: '2026-01-01' }), ['from']);
+    assert.deepEqual(await fieldsOf({ from: true }), ['from']);
+    assert.deepEqual(await fieldsOf({ from: { year: 2026 } }), ['from']);
+    assert.deepEqual(await fieldsOf({ from: '2026-03-02', to: '2026-03-01' }), ['to']);
+    assert.deepEqual(await fieldsOf({ from: '9000-01-01' }), ['from']);
+    assert.deepEqual(await fieldsOf({ to: '2000-01-01' }), ['to']);
+  });
+
+  test('totals each resource type over the interval; sub-intervals add up to the cent', async () => {
+    const account = await createAccount(server);
+    // Start 10 minutes into a month so no hour begins near a month boundary.
+    const t0 = await toNextMonth(10 * 60);
+    await open(account, [centAnHour]);
+    await open(account, [{ resourceType: 'backup', description: 'backups', amountHrMicros: 2740, amountMoMicros: 2_000_000 }]);
+    await open(account, [{ resourceType: 'license', description: 'licence', amountHrMicros: 1012, amountMoMicros: 1012 * 730 }]);
+    const ip = await open(account, [{ resourceType: 'floating_ip', description: 'ip', amountHrMicros: 4110, amountMoMicros: 3_000_000 }]);
+    await server.advance(10 * DAY + 30 * 60);
+    await close(ip);
+    await server.advance(5 * DAY);
+    // Now t0 + 15 days + 30 minutes: 361 hours started by each open item; the IP had 241.
+    const sum = async (from: number | null, to: number | null) => {
+      const body: Record<string, string> = {};
+      if (from !== null) body.from = iso(from);
+      if (to !== null) body.to = iso(to);
+      const result = await server.request('POST', '/v1.3/invoice/sum', { token: account.token, body });
+      assert.equal(result.status, 200, JSON.stringify(result.body));
+      return result.body;
+    };
+    const month = await sum(null, null);
+    assert.deepEqual(month, { ...zeroes, server: 3.61, backup: 0.99, license: 0.37, floating_ip: 0.99, ts_start: iso(t0 - 10 * 60 * 1000), ts_end: month.ts_end });
+    // 361 × 0.00274 = 0.98914 → 0.99; 361 × 0.001012 = 0.365332 → 0.37; 241 × 0.00411 = 0.99051 → 0.99.
+
+    // Cut the month at a point 5 days and 20 minutes in: hours 0–120 begin before it.
+    const cut = t0 + 5 * DAY * 1000 + 20 * 60 * 1000;
+    const early = await sum(null, cut);
+    const late = await sum(cut, null);
+    assert.equal(early.server, 1.21);
+    assert.equal(late.server, 2.4);
+    // Running totals rounded to the cent: 121 × 0.00274 = 0.33154 → 0.33, then 0.99 − 0.33.
+    assert.equal(early.backup, 0.33);
+    assert.equal(late.backup, 0.66);
+    // 121 × 0.001012 = 0.122452 → 0.12. Rounding the later part on its own (240 h = 0.24288 →
+    // 0.24) would lose a cent; the running total says 0.37 − 0.12.
+    assert.equal(early.license, 0.12);
+    assert.equal(late.license, 0.25);
+    for (const field of Object.keys(zeroes) as (keyof typeof zeroes)[]) {
+      assert.equal(Math.round(early[field] * 100) + Math.round(late[field] * 100), Math.round(month[field] * 100), field);
+    }
+    // Nothing before the account existed, nothing in the future.
+    assert.deepEqual(await sum(t0 - 40 * DAY * 1000, t0 - 20 * 60 * 1000), { ...zeroes, ts_start: iso(t0 - 40 * DAY * 1000), ts_end: iso(t0 - 20 * 60 * 1000) });
+    const future = await sum(t0 + 20 * DAY * 1000, t0 + 25 * DAY * 1000);
+    assert.equal(future.server, 0);
+
+    // The balance is the exact figure, rounded once.
+    const info = await server.request('GET', '/v1.3/account/info', { token: account.token });
+    assert.equal(info.body.balance, 94.05); // 100 − 3.61 − 0.98914 − 0.365332 − 0.99051 = 94.045018
+    assert.equal(info.body.billing.usage, 0.013752);
+  });
+});
+
+describe('account money fields', () => {
+  test('balance, usage, secondsdue and duedate follow the open items and the clock', async () => {
+    const account = await createAccount(server, { credit: 10 });
+    const idle = await server.request('GET', '/v1.3/account/info', { token: account.token });
+    assert.equal(idle.body.balance, 10);
+    assert.deepEqual(idle.body.billing, { secondsdue: null, duedate: null, usage: 0 });
+
+    await open(account, [centAnHour]);
+    const info = await server.request('GET', '/v1.3/account/info', { token: account.token });
+    // The first hour is charged at once; 9.99 at a cent an hour lasts 999 hours.
+    assert.equal(info.body.balance, 9.99);
+    assert.equal(info.body.billing.usage, 0.01);
+    assert.equal(info.body.billing.secondsdue, 999 * HOUR);
+    const due = Date.parse(info.body.billing.duedate);
+    assert.ok(Math.abs(due - (await clockNow()) - 999 * HOUR * 1000) < 5_000);
+  });
+
+  test('hours paid up front are not charged and not part of the burn until they run out', async () => {
+    const account = await createAccount(server, { credit: 10 });
+    const now = await clockNow();
+    await open(account, [centAnHour], now + 3 * HOUR * 1000);
+    let info = await server.request('GET', '/v1.3/account/info', { token: account.token });
+    assert.equal(info.body.balance, 10);
+    assert.deepEqual(info.body.billing, { secondsdue: null, duedate: null, usage: 0 });
+    await server.advance(3 * HOUR + 60);
+    info = await server.request('GET', '/v1.3/account/info', { token: account.token });
+    assert.equal(info.body.balance, 9.99);
+    assert.equal(info.body.billing.usage, 0.01);
+    const list = await server.request('GET', '/v1.3/invoice/list', { token: account.token });
+    assert.equal(list.body.invoices[0].usage, 4);
+  });
+});

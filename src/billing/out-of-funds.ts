@@ -1,0 +1,116 @@
+// Out of funds: what happens when an account's balance reaches zero while it is being billed.
+// The policy (docs/decisions.md): the account is marked out of funds, its running servers are
+// powered off, it is mailed once; billable creates already answer 402 (requireFunds). A credit
+// that brings the balance above zero lifts the mark; servers stay off until their owner starts them.
+// Resources are kept, and keep being billed, until removed.
+//
+// Nothing here writes to the ledger: charges are derived from invoice items and the clock, so
+// however many sweeps run, and however often, no charge is added or lost. The marker row is the
+// one thing they race for: a conditional insert decides which sweeper mails.
+
+import type { Queryable, Tx } from '../db/database.ts';
+import type { Platform } from '../platform/context.ts';
+import { isoSeconds } from '../platform/clock.ts';
+import { formatMoney } from '../platform/money.ts';
+import { lockAccount } from '../accounts/account-lock.ts';
+import { queueMail } from '../mail/mail.service.ts';
+import { accountFinance } from './ledger.ts';
+
+export interface FundsSweepReport {
+  /** Accounts this sweep marked out of funds (and mailed). */
+  suspended: number[];
+  /** Accounts this sweep found credited again and unmarked. */
+  lifted: number[];
+  /** Servers this sweep powered off. */
+  serversStopped: number;
+}
+
+/** One round of the policy; idempotent and safe on several instances at once. */
+export async function sweepOutOfFunds(ctx: Platform): Promise<FundsSweepReport> {
+  const report: FundsSweepReport = { suspended: [], lifted: [], serversStopped: 0 };
+
+  // A credit lifts the mark at once (recordTransaction); this catches money that arrived otherwise.
+  const marked = await ctx.db.selectFrom('account_funds').select('account_id').execute();
+  for (const { account_id: accountId } of marked) {
+    const { balanceMicros } = await accountFinance(ctx, ctx.db, accountId);
+    if (balanceMicros > 0 && await ctx.db.transaction().execute((trx) => liftIfFunded(ctx, trx, accountId))) report.lifted.push(accountId);
+  }
+
+  // Accounts being billed that are not marked yet: the only ones whose balance can reach zero.
+  const billed = await ctx.db.selectFrom('invoice_items')
+    .select('account_id').distinct()
+    .where('removed_at', 'is', null)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('account_funds').select('account_funds.account_id').whereRef('account_funds.account_id', '=', 'invoice_items.account_id'))))
+    .execute();
+  for (const { account_id: accountId } of billed) {
+    const { balanceMicros } = await accountFinance(ctx, ctx.db, accountId);
+    if (balanceMicros > 0) continue;
+    if (await ctx.db.transaction().execute((trx) => suspend(ctx, trx, accountId))) report.suspended.push(accountId);
+  }
+
+  // Every round, not only at the transition: a server started while out of funds goes off again.
+  report.serversStopped = await stopRunningServers(ctx, ctx.db, null);
+  return report;
+}
+
+/** Marks the account out of funds if its balance, re-read under the account lock, is still ≤ 0. */
+async function suspend(ctx: Platform, trx: Tx, accountId: number): Promise<boolean> {
+  await lockAccount(ctx, trx, accountId);
+  const { balanceMicros } = await accountFinance(ctx, trx, accountId);
+  if (balanceMicros > 0) return false;
+  const now = ctx.clock.now();
+  // Only the sweeper whose insert lands goes on to stop servers and mail.
+  const won = await trx.insertInto('account_funds').values({ account_id: accountId, out_of_funds_since: now })
+    .onConflict((oc) => oc.column('account_id').doNothing())
+    .returning('account_id')
+    .executeTakeFirst();
+  if (!won) return false;
+  const stopped = await stopRunningServers(ctx, trx, accountId);
+  const account = await trx.selectFrom('accounts').select(['email', 'firstname']).where('id', '=', accountId).executeTakeFirstOrThrow();
+  await queueMail(ctx, trx, {
+    to: account.email,
+    subject: 'Your Nubis balance has run out',
+    text: [
+      `Hello ${account.firstname},`,
+      '',
+      `The balance of your account reached zero at ${isoSeconds(now)}; it is now ${formatMoney(balanceMicros)} USD.`,
+      stopped > 0 ? `We powered off your ${stopped} running server${stopped === 1 ? '' : 's'}.` : 'You had no running servers to power off.',
+      '',
+      'Your servers, snapshots and addresses are kept and are still billed until you remove them.',
+      'New servers, resizes, snapshots, floating IPs and VPCs are refused until the balance is above zero again.',
+      'Once you have added credit, start your servers again yourself: we do not restart them.',
+    ].join('\n'),
+  });
+  return true;
+}
+
+/**
+ * Lifts the out-of-funds mark when the balance is above zero. Call inside a transaction; it
+ * takes the account lock first, so it cannot miss a mark that a concurrent sweep is writing.
+ */
+export async function liftIfFunded(ctx: Platform, trx: Tx, accountId: number): Promise<boolean> {
+  await lockAccount(ctx, trx, accountId);
+  const marked = await trx.selectFrom('account_funds').select('account_id').where('account_id', '=', accountId).executeTakeFirst();
+  if (!marked) return false;
+  const { balanceMicros } = await accountFinance(ctx, trx, accountId);
+  if (balanceMicros <= 0) return false;
+  await trx.deleteFrom('account_funds').where('account_id', '=', accountId).execute();
+  return true;
+}
+
+/**
+ * Powers off, at once, the servers of one out-of-funds account (or of all of them with null):
+ * one idempotent statement. Settled-running servers and those booting towards running are
+ * switched to stopped, and the transition under way is dropped, like pulling the plug.
+ */
+async function stopRunningServers(ctx: Platform, db: Queryable, accountId: number | null): Promise<number> {
+  const now = ctx.clock.now();
+  let query = db.updateTable('servers')
+    .set({ power: 'stopped', action: null, action_until: null, updated_at: now })
+    .where('power', '=', 'running');
+  query = accountId === null
+    ? query.where('account_id', 'in', (eb) => eb.selectFrom('account_funds').select('account_funds.account_id'))
+    : query.where('account_id', '=', accountId);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
