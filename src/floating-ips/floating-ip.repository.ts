@@ -41,10 +41,4 @@ export const floatingIpRepository = {
     const result = await db.deleteFrom('floating_ips').where('id', '=', id).where('server_id', 'is', null).executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
   },
-
-  /** Sets the reverse name of a floating IP attached to the server; false when none has that address. */
-  async setReverseOnServer(db: Queryable, serverId: number, address: string, reverse: string | null): Promise<boolean> {
-    const result = await db.updateTable('floating_ips').set({ reverse }).where('server_id', '=', serverId).where('address', '=', address).executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
-  },
 };

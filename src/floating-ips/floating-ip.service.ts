@@ -133,12 +133,3 @@ export async function removeFloatingIp(ctx: Platform, actor: Actor, ref: string 
     await releaseAddresses(trx, ip.uuid);
   });
 }
-
-/**
- * Seam for reverse DNS (rdns/put): sets the reverse name of a floating IP attached to the
- * server, inside the caller's transaction. False when the server holds no floating IP with
- * that address, so the caller can try the server's own addresses.
- */
-export function setFloatingIpReverse(db: Queryable, serverId: number, address: string, reverse: string | null): Promise<boolean> {
-  return floatingIpRepository.setReverseOnServer(db, serverId, address, reverse);
-}

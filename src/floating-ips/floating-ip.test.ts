@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../../test/support/server.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { smallCatalogFile } from '../../test/support/network.ts';
+import { deployServer, serverInfo } from '../../test/support/servers.ts';
 
 let server: TestServer;
 let alice: TestAccount;
@@ -195,6 +196,157 @@ describe('attach and detach refusals that need no server', () => {
   test('missing ids are named in one 400', async () => {
     assertFields(await attach(alice, {}), ['ip_id', 'server_id']);
     assertFields(await detach(alice, { server_id: 'x y' }), ['ip_id', 'server_id']);
+  });
+});
+
+describe('attach and detach', () => {
+  interface Iface { address: string; netmask: string; gateway: string; type: string; reverse: string | null }
+  const floatingIn = (info: { iface: { v4: Iface[]; v6: Iface[] | null } }) => [...info.iface.v4, ...(info.iface.v6 ?? [])].filter((entry) => entry.type === 'floating');
+
+  test('attach to the caller\'s server in the same region: 202, server_id set, the server\'s iface lists it; again is a no-op', async () => {
+    const account = await createAccount(server);
+    const host = await deployServer(server, account.token, { region: 101 });
+    const ip = await created(account, { region_id: 101, ip_version: 4 });
+
+    const attached = await attach(account, { server_id: host.uuid, ip_id: ip.uuid });
+    assert.equal(attached.status, 202, JSON.stringify(attached.body));
+    assert.deepEqual(attached.body, { success: { response: '202 Accepted', reason: '' } });
+    assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.server_id, host.id);
+    const info = await serverInfo(server, account.token, host.id);
+    assert.deepEqual(floatingIn(info).map(({ address, netmask, gateway, type }) => ({ address, netmask, gateway, type })), [{ address: ip.address, netmask: '255.255.255.255', gateway: ip.gateway, type: 'floating' }]);
+    assert.equal(info.iface.v4[0].type, 'public');
+
+    assert.equal((await attach(account, { server_id: host.id, ip_id: ip.id })).status, 202);
+    assert.equal(floatingIn(await serverInfo(server, account.token, host.id)).length, 1);
+  });
+
+  test('detach: 202, unattached and gone from iface; detaching again is a 409', async () => {
+    const account = await createAccount(server);
+    const host = await deployServer(server, account.token);
+    const ip = await created(account, { region_id: 101, ip_version: 4 });
+    assert.equal((await attach(account, { server_id: host.id, ip_id: ip.id })).status, 202);
+
+    const detached = await detach(account, { server_id: String(host.id), ip_id: ip.uuid });
+    assert.equal(detached.status, 202, JSON.stringify(detached.body));
+    assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.server_id, null);
+    assert.deepEqual(floatingIn(await serverInfo(server, account.token, host.id)), []);
+    const again = await detach(account, { server_id: host.id, ip_id: ip.uuid });
+    assert.equal(again.status, 409);
+    assert.match(again.body.errors.reason, /not attached to any server/);
+  });
+
+  test('attaching an IP attached elsewhere, or detaching it from the wrong server, is a 409 that changes nothing', async () => {
+    const account = await createAccount(server);
+    const [first, second] = [await deployServer(server, account.token), await deployServer(server, account.token)];
+    const ip = await created(account, { region_id: 101, ip_version: 4 });
+    assert.equal((await attach(account, { server_id: first.id, ip_id: ip.uuid })).status, 202);
+
+    const elsewhere = await attach(account, { server_id: second.id, ip_id: ip.uuid });
+    assert.equal(elsewhere.status, 409);
+    assert.equal(elsewhere.body.errors.response, '409 Conflict');
+    assert.match(elsewhere.body.errors.reason, new RegExp(`attached to server ${first.id}: detach it first`));
+    const wrong = await detach(account, { server_id: second.uuid, ip_id: ip.uuid });
+    assert.equal(wrong.status, 409);
+    assert.match(wrong.body.errors.reason, new RegExp(`attached to server ${first.id}, not to server ${second.id}`));
+
+    assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.server_id, first.id);
+    assert.equal(floatingIn(await serverInfo(server, account.token, first.id)).length, 1);
+    assert.deepEqual(floatingIn(await serverInfo(server, account.token, second.id)), []);
+  });
+
+  test('two concurrent attaches of one IP to different servers: one wins, the other is a 409', async () => {
+    const account = await createAccount(server);
+    const [first, second] = [await deployServer(server, account.token), await deployServer(server, account.token)];
+    const ip = await created(account, { region_id: 101, ip_version: 4 });
+    const results = await Promise.all([first, second].map((host) => attach(account, { server_id: host.id, ip_id: ip.uuid })));
+    assert.deepEqual(results.map((r) => r.status).sort(), [202, 409]);
+    const winner = results[0]!.status === 202 ? first : second;
+    assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.server_id, winner.id);
+  });
+
+  test('a server in another region is a 400 naming server_id', async () => {
+    const account = await createAccount(server);
+    const host = await deployServer(server, account.token, { region: 101 });
+    const ip = await created(account, { region_id: 202, ip_version: 4 });
+    const result = await attach(account, { server_id: host.id, ip_id: ip.id });
+    assertFields(result, ['server_id']);
+    assert.match(result.body.errors[0].reason, /region 101.*region 202/);
+    assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.server_id, null);
+  });
+
+  test('another account\'s server answers 404 exactly like a missing one', async () => {
+    const bobsServer = await deployServer(server, bob.token);
+    const ip = await created(alice, { region_id: 101, ip_version: 4 });
+    const foreign = await attach(alice, { server_id: bobsServer.uuid, ip_id: ip.uuid });
+    const missing = await attach(alice, { server_id: '00000000-0000-4000-8000-000000000000', ip_id: ip.uuid });
+    assert.equal(foreign.status, 404);
+    assert.deepEqual(foreign.body, missing.body);
+    assert.equal((await attach(alice, { server_id: bobsServer.id, ip_id: ip.uuid })).status, 404);
+    assert.deepEqual(floatingIn(await serverInfo(server, bob.token, bobsServer.id)), []);
+    // And bob cannot attach alice's IP to his server.
+    assert.equal((await attach(bob, { server_id: bobsServer.id, ip_id: ip.uuid })).status, 404);
+  });
+
+  test('an IPv6 block needs a server with IPv6 networking; attached, it shows in iface.v6', async () => {
+    const account = await createAccount(server);
+    const v4Only = await deployServer(server, account.token);
+    const dual = await deployServer(server, account.token, { ipv6_networking: true });
+    const block = await created(account, { region_id: 101, ip_version: 6 });
+
+    const refused = await attach(account, { server_id: v4Only.id, ip_id: block.uuid });
+    assertFields(refused, ['server_id']);
+    assert.match(refused.body.errors[0].reason, /no IPv6 networking/);
+
+    assert.equal((await attach(account, { server_id: dual.id, ip_id: block.uuid })).status, 202);
+    const info = await serverInfo(server, account.token, dual.id);
+    const entry = info.iface.v6.find((e: Iface) => e.type === 'floating');
+    assert.deepEqual({ address: entry.address, netmask: entry.netmask, type: entry.type }, { address: block.address, netmask: '64', type: 'floating' });
+    assert.ok(!info.iface.v4.some((e: Iface) => e.type === 'floating'));
+  });
+
+  test('remove refuses an attached IP with a 409; detached, it goes', async () => {
+    const account = await createAccount(server);
+    const host = await deployServer(server, account.token);
+    const ip = await created(account, { region_id: 101, ip_version: 4 });
+    assert.equal((await attach(account, { server_id: host.id, ip_id: ip.uuid })).status, 202);
+    const refused = await remove(account, ip.uuid);
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.errors.response, '409 Conflict');
+    assert.match(refused.body.errors.reason, /attached to server .*: detach it first/);
+    assert.equal((await detach(account, { server_id: host.id, ip_id: ip.uuid })).status, 202);
+    assert.equal((await remove(account, ip.uuid)).status, 204);
+  });
+
+  test('reverse is set through rdns/put for the floating address and shown in the list and iface', async () => {
+    const account = await createAccount(server);
+    const host = await deployServer(server, account.token);
+    const ip = await created(account, { region_id: 101, ip_version: 4 });
+    assert.equal((await attach(account, { server_id: host.id, ip_id: ip.uuid })).status, 202);
+    const put = await server.request('PUT', '/v1.3/rdns/put', { token: account.token, body: { server_id: host.id, ip: ip.address, rdns: 'mail.example.com' } });
+    assert.equal(put.status, 202, JSON.stringify(put.body));
+    assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.reverse, 'mail.example.com');
+    assert.equal(floatingIn(await serverInfo(server, account.token, host.id))[0]?.reverse, 'mail.example.com');
+  });
+
+  test('removing the server leaves the floating IP unattached and removable', async () => {
+    const account = await createAccount(server);
+    const host = await deployServer(server, account.token);
+    const ip = await created(account, { region_id: 101, ip_version: 4 });
+    assert.equal((await attach(account, { server_id: host.id, ip_id: ip.uuid })).status, 202);
+    assert.equal((await server.request('DELETE', `/v1.3/server/remove/${host.id}`, { token: account.token })).status, 204);
+    assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.server_id, null);
+    assert.equal((await remove(account, ip.uuid)).status, 204);
+  });
+
+  test('403 without the floating_ips permission', async () => {
+    const account = await createAccount(server);
+    const host = await deployServer(server, account.token);
+    const ip = await created(account, { region_id: 101, ip_version: 4 });
+    assert.equal((await attach(account, { server_id: host.id, ip_id: ip.uuid })).status, 202);
+    await server.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { floating_ips: false } });
+    assert.equal((await detach(account, { server_id: host.id, ip_id: ip.uuid })).status, 403);
+    assert.equal((await attach(account, { server_id: host.id, ip_id: ip.uuid })).status, 403);
+    assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.server_id, host.id);
   });
 });
 

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../../test/support/server.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
+import { deployServer, serverInfo } from '../../test/support/servers.ts';
 
 let server: TestServer;
 let alice: TestAccount;
@@ -164,6 +165,144 @@ describe('attach and detach refusals that need no server', () => {
   test('missing ids are named in one 400', async () => {
     assertFields(await attach(alice, {}), ['server_id', 'vpc_id']);
     assertFields(await detach(alice, { vpc_id: 'x y' }), ['server_id', 'vpc_id']);
+  });
+});
+
+describe('attach and detach', () => {
+  interface Iface { address: string; netmask: string; gateway: string; type: string }
+  const privateIn = (info: { iface: { v4: Iface[] } }) => info.iface.v4.filter((entry) => entry.type === 'private');
+  const slash24 = (address: string) => address.split('.').slice(0, 3).join('.');
+
+  test('attach: 202, the VPC lists the server, the server gets a private address of the VPC\'s range; again keeps it', async () => {
+    const account = await createAccount(server);
+    const host = await deployServer(server, account.token);
+    const vpc = await created(account, { region_id: 101, name: 'net' });
+
+    const attached = await attach(account, { server_id: host.uuid, vpc_id: vpc.uuid });
+    assert.equal(attached.status, 202, JSON.stringify(attached.body));
+    assert.deepEqual(attached.body, { success: { response: '202 Accepted', reason: '' } });
+    assert.deepEqual((await list(account)).find((entry) => entry.uuid === vpc.uuid)?.servers, [host.uuid]);
+    const [address] = privateIn(await serverInfo(server, account.token, host.id));
+    assert.ok(address);
+    assert.match(address.address, /^10\.\d+\.\d+\.\d+$/);
+    assert.equal(address.netmask, '255.255.255.0');
+
+    assert.equal((await attach(account, { server_id: host.id, vpc_id: vpc.id })).status, 202);
+    assert.deepEqual(privateIn(await serverInfo(server, account.token, host.id)), [address]);
+    assert.deepEqual((await list(account)).find((entry) => entry.uuid === vpc.uuid)?.servers, [host.uuid]);
+  });
+
+  test('members of one VPC share its /24 with distinct addresses; each VPC of an account has its own /24', async () => {
+    const account = await createAccount(server);
+    const [a, b, c] = [await deployServer(server, account.token), await deployServer(server, account.token), await deployServer(server, account.token)];
+    const first = await created(account, { region_id: 101, name: 'first' });
+    const second = await created(account, { region_id: 101, name: 'second' });
+    for (const host of [a, b]) assert.equal((await attach(account, { server_id: host.id, vpc_id: first.uuid })).status, 202);
+    assert.equal((await attach(account, { server_id: c.id, vpc_id: second.uuid })).status, 202);
+
+    const [addressA, addressB, addressC] = await Promise.all([a, b, c].map(async (host) => privateIn(await serverInfo(server, account.token, host.id))[0]!.address));
+    assert.notEqual(addressA, addressB);
+    assert.equal(slash24(addressA!), slash24(addressB!));
+    assert.notEqual(slash24(addressA!), slash24(addressC!));
+    assert.deepEqual((await list(account)).find((entry) => entry.uuid === first.uuid)?.servers, [a.uuid, b.uuid]);
+  });
+
+  test('servers joining at once each get a distinct address', async () => {
+    const account = await createAccount(server);
+    const hosts = [];
+    for (let i = 0; i < 5; i++) hosts.push(await deployServer(server, account.token));
+    const vpc = await created(account, { region_id: 101, name: 'crowd' });
+    const results = await Promise.all(hosts.map((host) => attach(account, { server_id: host.id, vpc_id: vpc.uuid })));
+    assert.deepEqual(results.map((r) => r.status), [202, 202, 202, 202, 202]);
+    const addresses = await Promise.all(hosts.map(async (host) => privateIn(await serverInfo(server, account.token, host.id))[0]!.address));
+    assert.equal(new Set(addresses).size, 5);
+    assert.equal(new Set(addresses.map(slash24)).size, 1);
+    assert.deepEqual(new Set((await list(account)).find((entry) => entry.uuid === vpc.uuid)?.servers), new Set(hosts.map((h) => h.uuid)));
+  });
+
+  test('a server may join several VPCs, with one private address in each', async () => {
+    const account = await createAccount(server);
+    const host = await deployServer(server, account.token);
+    const [one, two] = [await created(account, { region_id: 101, name: 'one' }), await created(account, { region_id: 101, name: 'two' })];
+    assert.equal((await attach(account, { server_id: host.id, vpc_id: one.uuid })).status, 202);
+    assert.equal((await attach(account, { server_id: host.id, vpc_id: two.uuid })).status, 202);
+    const addresses = privateIn(await serverInfo(server, account.token, host.id));
+    assert.equal(addresses.length, 2);
+    assert.notEqual(slash24(addresses[0]!.address), slash24(addresses[1]!.address));
+  });
+
+  test('detach: 202, the VPC no longer lists the server and its private address goes; detaching again is a 409', async () => {
+    const account = await createAccount(server);
+    const host = await deployServer(server, account.token);
+    const vpc = await created(account, { region_id: 101, name: 'net' });
+    assert.equal((await attach(account, { server_id: host.id, vpc_id: vpc.uuid })).status, 202);
+
+    const detached = await detach(account, { server_id: host.uuid, vpc_id: String(vpc.id) });
+    assert.equal(detached.status, 202, JSON.stringify(detached.body));
+    assert.deepEqual((await list(account)).find((entry) => entry.uuid === vpc.uuid)?.servers, []);
+    assert.deepEqual(privateIn(await serverInfo(server, account.token, host.id)), []);
+    const again = await detach(account, { server_id: host.id, vpc_id: vpc.uuid });
+    assert.equal(again.status, 409);
+    assert.match(again.body.errors.reason, /is not attached to VPC/);
+  });
+
+  test('a server in another region is a 400 naming server_id', async () => {
+    const account = await createAccount(server);
+    const host = await deployServer(server, account.token, { region: 101 });
+    const vpc = await created(account, { region_id: 202, name: 'far' });
+    const result = await attach(account, { server_id: host.id, vpc_id: vpc.uuid });
+    assertFields(result, ['server_id']);
+    assert.match(result.body.errors[0].reason, /region 101.*region 202/);
+    assert.deepEqual((await list(account)).find((entry) => entry.uuid === vpc.uuid)?.servers, []);
+  });
+
+  test('another account\'s server answers 404 exactly like a missing one; nobody joins another account\'s VPC', async () => {
+    const bobsServer = await deployServer(server, bob.token);
+    const vpc = await created(alice, { region_id: 101, name: 'private' });
+    const foreign = await attach(alice, { server_id: bobsServer.uuid, vpc_id: vpc.uuid });
+    const missing = await attach(alice, { server_id: '00000000-0000-4000-8000-000000000000', vpc_id: vpc.uuid });
+    assert.equal(foreign.status, 404);
+    assert.deepEqual(foreign.body, missing.body);
+    assert.equal((await attach(bob, { server_id: bobsServer.id, vpc_id: vpc.uuid })).status, 404);
+    assert.deepEqual((await list(alice)).find((entry) => entry.uuid === vpc.uuid)?.servers, []);
+    assert.deepEqual(privateIn(await serverInfo(server, bob.token, bobsServer.id)), []);
+  });
+
+  test('remove refuses a VPC with servers (409); once they are detached it goes', async () => {
+    const account = await createAccount(server);
+    const [a, b] = [await deployServer(server, account.token), await deployServer(server, account.token)];
+    const vpc = await created(account, { region_id: 101, name: 'busy' });
+    for (const host of [a, b]) assert.equal((await attach(account, { server_id: host.id, vpc_id: vpc.uuid })).status, 202);
+    const refused = await remove(account, vpc.uuid);
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.errors.response, '409 Conflict');
+    assert.match(refused.body.errors.reason, /still has 2 servers attached/);
+    assert.equal((await detach(account, { server_id: a.id, vpc_id: vpc.uuid })).status, 202);
+    assert.match((await remove(account, vpc.uuid)).body.errors.reason, /still has 1 server attached/);
+    assert.equal((await detach(account, { server_id: b.id, vpc_id: vpc.uuid })).status, 202);
+    assert.equal((await remove(account, vpc.uuid)).status, 204);
+  });
+
+  test('a server created with vpc is listed by the VPC; removing the server takes it out', async () => {
+    const account = await createAccount(server);
+    const vpc = await created(account, { region_id: 101, name: 'at create' });
+    const host = await deployServer(server, account.token, { vpc: vpc.uuid });
+    assert.deepEqual((await list(account)).find((entry) => entry.uuid === vpc.uuid)?.servers, [host.uuid]);
+    assert.equal(privateIn(await serverInfo(server, account.token, host.id)).length, 1);
+    assert.equal((await server.request('DELETE', `/v1.3/server/remove/${host.id}`, { token: account.token })).status, 204);
+    assert.deepEqual((await list(account)).find((entry) => entry.uuid === vpc.uuid)?.servers, []);
+    assert.equal((await remove(account, vpc.uuid)).status, 204);
+  });
+
+  test('403 without the vpcs permission', async () => {
+    const account = await createAccount(server);
+    const host = await deployServer(server, account.token);
+    const vpc = await created(account, { region_id: 101, name: 'net' });
+    assert.equal((await attach(account, { server_id: host.id, vpc_id: vpc.uuid })).status, 202);
+    await server.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { vpcs: false } });
+    assert.equal((await detach(account, { server_id: host.id, vpc_id: vpc.uuid })).status, 403);
+    assert.equal((await attach(account, { server_id: host.id, vpc_id: vpc.uuid })).status, 403);
+    assert.deepEqual((await list(account)).find((entry) => entry.uuid === vpc.uuid)?.servers, [host.uuid]);
   });
 });
 
