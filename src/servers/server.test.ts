@@ -12,7 +12,7 @@ let alice: TestAccount;
 let bob: TestAccount;
 
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ SERVERS_LIMIT: '100' });
   [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
 });
 after(async () => { await server.close(); });

@@ -63,7 +63,7 @@ export function rdnsOptionRoutes(app: ApiApp, ctx: Platform): void {
       tags,
       summary: 'Set an option; the value null (text or JSON) unsets it',
       params: ServerPath,
-      body: Type.Object({ name: Type.String({ maxLength: 64 }), value: Type.Union([Type.String({ maxLength: 64 }), Type.Number(), Type.Null()]) }),
+      body: Type.Object({ name: Type.String({ maxLength: 64 }), value: Type.Union([Type.Null(), Type.String({ maxLength: 64 }), Type.Number()]) }),
       response: responses({ 202: SuccessObject }, errors),
     },
     handler: async (request, reply) => {

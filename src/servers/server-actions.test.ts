@@ -1,0 +1,274 @@
+// Black-box tests of the server lifecycle on the virtual clock: power transitions and their
+// refusals, rescue, rebuild, reinstall, resize, the rebuild and resize choices, servers.running.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
+import { deployServer, serverInfo, SETTLE_SECONDS } from '../../test/support/servers.ts';
+
+let server: TestServer;
+let alice: TestAccount;
+let bob: TestAccount;
+
+before(async () => {
+  server = await startTestServer({ SERVERS_LIMIT: '100' });
+  [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
+});
+after(async () => { await server.close(); });
+
+async function act(method: string, path: string, body: Record<string, unknown>, token = alice.token) {
+  return server.request(method, `/v1.3/server/${path}`, { token, body });
+}
+
+async function power(id: number | string): Promise<string> {
+  return (await serverInfo(server, alice.token, id)).power;
+}
+
+async function running(token: string): Promise<number> {
+  return (await server.request('GET', '/v1.3/account/info', { token })).body.servers.running;
+}
+
+describe('power transitions', () => {
+  test('every action but remove is refused with 409 while the server provisions', async () => {
+    const s = await deployServer(server, alice.token, {}, { settle: false });
+    const attempts: [string, string, Record<string, unknown>][] = [
+      ['PATCH', 'start', {}], ['PATCH', 'stop', {}], ['PATCH', 'reboot', {}], ['POST', 'rescue', { enable: true }],
+      ['POST', 'rebuild', { image_id: 1002 }], ['POST', 'reinstall', {}], ['POST', 'resize', { plan_id: 3 }],
+    ];
+    for (const [method, path, body] of attempts) {
+      const result = await act(method, path, { server_id: s.id, ...body });
+      assert.equal(result.status, 409, `${path}: ${JSON.stringify(result.body)}`);
+      assert.equal(result.body.errors.response, '409 Conflict');
+      assert.match(result.body.errors.reason, /still provisioning until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/);
+    }
+    assert.equal(await power(s.id), 'provisioning');
+  });
+
+  test('stop, start and reboot move through their transitional states, and only the spec\'s transitions are allowed', async () => {
+    const s = await deployServer(server, alice.token);
+    assert.equal(await power(s.id), 'running');
+    const already = await act('PATCH', 'start', { server_id: s.id });
+    assert.equal(already.status, 409);
+    assert.match(already.body.errors.reason, /already running/);
+
+    const stop = await act('PATCH', 'stop', { server_id: s.uuid });
+    assert.equal(stop.status, 202);
+    assert.deepEqual(stop.body, { success: { response: '202 Accepted', reason: '' } });
+    assert.equal(await power(s.id), 'stopping');
+    const busy = await act('PATCH', 'reboot', { server_id: s.id });
+    assert.equal(busy.status, 409);
+    assert.match(busy.body.errors.reason, /busy stopping until/);
+    await server.advance(5);
+    assert.equal(await power(s.id), 'stopped');
+    const stopAgain = await act('PATCH', 'stop', { server_id: s.id });
+    assert.equal(stopAgain.status, 409);
+    assert.match(stopAgain.body.errors.reason, /already stopped/);
+
+    assert.equal((await act('PATCH', 'start', { server_id: String(s.id) })).status, 202);
+    assert.equal(await power(s.id), 'booting');
+    await server.advance(10);
+    assert.equal(await power(s.id), 'running');
+
+    assert.equal((await act('PATCH', 'reboot', { server_id: s.id })).status, 202);
+    assert.equal(await power(s.id), 'rebooting');
+    await server.advance(15);
+    assert.equal(await power(s.id), 'running');
+  });
+
+  test('reboot starts a server that is not running', async () => {
+    const s = await deployServer(server, alice.token);
+    await act('PATCH', 'stop', { server_id: s.id });
+    await server.advance(5);
+    assert.equal((await act('PATCH', 'reboot', { server_id: s.id })).status, 202);
+    assert.equal(await power(s.id), 'booting');
+    await server.advance(10);
+    assert.equal(await power(s.id), 'running');
+  });
+
+  test('servers.running counts the servers that show running', async () => {
+    const carol = await createAccount(server);
+    const [a, b] = [await deployServer(server, carol.token, {}, { settle: false }), await deployServer(server, carol.token, {}, { settle: false })];
+    assert.equal(await running(carol.token), 0);
+    await server.advance(SETTLE_SECONDS);
+    assert.equal(await running(carol.token), 2);
+    await act('PATCH', 'stop', { server_id: a.id }, carol.token);
+    assert.equal(await running(carol.token), 1);
+    await server.advance(5);
+    assert.equal(await running(carol.token), 1);
+    await server.request('DELETE', `/v1.3/server/remove/${b.id}`, { token: carol.token });
+    assert.equal(await running(carol.token), 0);
+  });
+
+  test('another account\'s server answers 404 to every action, as a missing one does', async () => {
+    const s = await deployServer(server, alice.token);
+    const attempts: [string, string, Record<string, unknown>][] = [
+      ['PATCH', 'start', {}], ['PATCH', 'stop', {}], ['PATCH', 'reboot', {}], ['POST', 'rescue', { enable: true }],
+      ['POST', 'rebuild', { image_id: 1002 }], ['POST', 'reinstall', {}], ['POST', 'resize', { plan_id: 3 }],
+    ];
+    for (const [method, path, body] of attempts) {
+      const foreign = await act(method, path, { server_id: s.uuid, ...body }, bob.token);
+      const missing = await act(method, path, { server_id: 99999999, ...body }, bob.token);
+      assert.equal(foreign.status, 404, path);
+      assert.deepEqual(foreign.body, missing.body);
+    }
+    for (const path of ['rebuild', 'resize', 'info']) {
+      assert.equal((await server.request('GET', `/v1.3/server/${path}/${s.id}`, { token: bob.token })).status, 404);
+    }
+    assert.equal(await power(s.id), 'running');
+  });
+
+  test('a bad server_id is a 400 naming it', async () => {
+    const result = await act('PATCH', 'start', { server_id: 'not a server' });
+    assert.equal(result.status, 400);
+    assert.equal(result.body.errors[0].field, 'server_id');
+  });
+});
+
+describe('rescue', () => {
+  test('enable reboots into the recovery image, disable back onto the disk; the same state again is refused', async () => {
+    const s = await deployServer(server, alice.token);
+    assert.equal((await act('POST', 'rescue', { server_id: s.id, enable: true })).status, 202);
+    const rescuing = await serverInfo(server, alice.token, s.id);
+    assert.equal(rescuing.power, 'rebooting');
+    assert.ok(rescuing.info.features.includes('rescue_mode'));
+    await server.advance(15);
+    assert.equal(await power(s.id), 'running');
+    const again = await act('POST', 'rescue', { server_id: s.id, enable: true });
+    assert.equal(again.status, 409);
+    assert.match(again.body.errors.reason, /already enabled/);
+
+    assert.equal((await act('POST', 'rescue', { server_id: s.uuid, enable: false })).status, 202);
+    assert.equal(await power(s.id), 'rebooting');
+    await server.advance(15);
+    const back = await serverInfo(server, alice.token, s.id);
+    assert.equal(back.power, 'running');
+    assert.ok(!back.info.features.includes('rescue_mode'));
+    assert.equal((await act('POST', 'rescue', { server_id: s.id, enable: false })).status, 409);
+  });
+
+  test('a stopped server boots into rescue', async () => {
+    const s = await deployServer(server, alice.token);
+    await act('PATCH', 'stop', { server_id: s.id });
+    await server.advance(5);
+    assert.equal((await act('POST', 'rescue', { server_id: s.id, enable: true })).status, 202);
+    assert.equal(await power(s.id), 'booting');
+    await server.advance(10);
+    assert.equal(await power(s.id), 'running');
+  });
+
+  test('enable is required and boolean', async () => {
+    const s = await deployServer(server, alice.token, {}, { settle: false });
+    const result = await act('POST', 'rescue', { server_id: s.id });
+    assert.equal(result.status, 400);
+    assert.equal(result.body.errors[0].field, 'enable');
+  });
+});
+
+describe('rebuild and reinstall', () => {
+  test('rebuild lists the images that fit, and writes the new one with a new root password', async () => {
+    const s = await deployServer(server, alice.token, { region: 701 });
+    const choices = await server.request('GET', `/v1.3/server/rebuild/${s.id}`, { token: alice.token });
+    assert.equal(choices.status, 200);
+    const ids = Object.keys(choices.body.images);
+    assert.ok(ids.includes('1002'));
+    assert.ok(!ids.includes('1041'), 'FreeBSD is not offered in region 701');
+    assert.ok(!ids.includes('1101'), 'Windows is not offered in region 701');
+    assert.ok(!ids.includes('2003'), 'GitLab needs a 50 GB disk');
+    assert.deepEqual(Object.keys(choices.body.images[ids[0]!]).sort(), ['name', 'uuid']);
+
+    const before = await serverInfo(server, alice.token, s.id);
+    assert.equal((await act('POST', 'rebuild', { server_id: s.uuid, image_id: choices.body.images['1002'].uuid })).status, 202);
+    const rebuilding = await serverInfo(server, alice.token, s.id);
+    assert.equal(rebuilding.power, 'rebuilding');
+    assert.equal(rebuilding.info.img_id, 1002);
+    assert.notEqual(rebuilding.info.password, before.info.password);
+    await server.advance(90);
+    assert.equal(await power(s.id), 'running');
+  });
+
+  test('rebuild refuses images that are unknown, elsewhere, or too large for the disk, naming image_id', async () => {
+    const s = await deployServer(server, alice.token, { region: 701 });
+    for (const imageId of [424242, 1041, 2003]) {
+      const result = await act('POST', 'rebuild', { server_id: s.id, image_id: imageId });
+      assert.equal(result.status, 400, String(imageId));
+      assert.equal(result.body.errors[0].field, 'image_id');
+    }
+    assert.equal(await power(s.id), 'running');
+  });
+
+  test('a rebuild to a licensed image bills the licence', async () => {
+    const s = await deployServer(server, alice.token, { plan: 3 });
+    assert.equal((await serverInfo(server, alice.token, s.id)).price, 12);
+    assert.equal((await act('POST', 'rebuild', { server_id: s.id, image_id: 1101 })).status, 202);
+    assert.equal((await serverInfo(server, alice.token, s.id)).price, 28.06);
+  });
+
+  test('reinstall writes the same image again with a new root password', async () => {
+    const s = await deployServer(server, alice.token, { image: 1011 });
+    const before = await serverInfo(server, alice.token, s.id);
+    assert.equal((await act('POST', 'reinstall', { server_id: s.id, enable: true })).status, 202);
+    const after = await serverInfo(server, alice.token, s.id);
+    assert.equal(after.power, 'reinstalling');
+    assert.equal(after.info.img_id, 1011);
+    assert.notEqual(after.info.password, before.info.password);
+    await server.advance(90);
+    assert.equal(await power(s.id), 'running');
+  });
+});
+
+describe('resize', () => {
+  test('lists the plans with an equal or larger disk sold in the region', async () => {
+    const s = await deployServer(server, alice.token, { region: 301, plan: 3 });
+    const choices = await server.request('GET', `/v1.3/server/resize/${s.uuid}`, { token: alice.token });
+    assert.equal(choices.status, 200);
+    // Region 301 sells plans 1-6 and 8; plan 3 has a 50 GB disk.
+    assert.deepEqual(Object.keys(choices.body.plans).sort(), ['2', '4', '5', '6', '8']);
+    assert.equal(choices.body.plans['5'].name, 's-4vcpu-8gb');
+  });
+
+  test('a running server is resized and rebooted: new plan, limit and price', async () => {
+    const s = await deployServer(server, alice.token);
+    assert.equal((await act('POST', 'resize', { server_id: s.id, plan_id: '3' })).status, 202);
+    const resizing = await serverInfo(server, alice.token, s.id);
+    assert.equal(resizing.power, 'resizing');
+    assert.equal(resizing.info.plan_id, 3);
+    assert.equal(resizing.bandwidth.limit, 2000);
+    assert.equal(resizing.price, 12);
+    await server.advance(30);
+    assert.equal(await power(s.id), 'running');
+    const account = await server.request('GET', '/v1.3/account/info', { token: alice.token });
+    assert.ok(account.body.billing.usage > 0);
+  });
+
+  test('a stopped server stays stopped after its resize', async () => {
+    const s = await deployServer(server, alice.token);
+    await act('PATCH', 'stop', { server_id: s.id });
+    await server.advance(5);
+    assert.equal((await act('POST', 'resize', { server_id: s.id, plan_id: 2 })).status, 202);
+    assert.equal(await power(s.id), 'resizing');
+    await server.advance(30);
+    assert.equal(await power(s.id), 'stopped');
+  });
+
+  test('refuses a smaller disk, the same plan, a plan not sold in the region and an unknown plan, naming plan_id', async () => {
+    const s = await deployServer(server, alice.token, { region: 301, plan: 2 });
+    const cases: [unknown, RegExp][] = [[3, /smaller than the server's 80 GB/], [2, /already has plan/], [7, /not sold in region 301/], [4242, /no plan/]];
+    for (const [planId, reason] of cases) {
+      const result = await act('POST', 'resize', { server_id: s.id, plan_id: planId });
+      assert.equal(result.status, 400, String(planId));
+      assert.equal(result.body.errors[0].field, 'plan_id');
+      assert.match(result.body.errors[0].reason, reason);
+    }
+    assert.equal((await serverInfo(server, alice.token, s.id)).info.plan_id, 2);
+  });
+
+  test('402 when the balance cannot cover the first hour at the new price', async () => {
+    const poor = await createAccount(server, { credit: '0.02' });
+    const s = await deployServer(server, poor.token);
+    const result = await act('POST', 'resize', { server_id: s.id, plan_id: 9 }, poor.token);
+    assert.equal(result.status, 402);
+    assert.match(result.body.errors.reason, /not enough funds/);
+    assert.equal((await serverInfo(server, poor.token, s.id)).info.plan_id, 1);
+  });
+});
