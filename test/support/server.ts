@@ -88,7 +88,15 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     RATE_TOKEN_PER_SECOND: '100000',
     ...env,
   });
-  const running = await startServer(config);
+  let running: RunningServer;
+  try {
+    running = await startServer(config);
+  } catch (error) {
+    // A server that refuses to start (a test of bad configuration) leaves nothing behind.
+    await pgSchema?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   const url = running.url;
 
   async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResult<T>> {
