@@ -19,7 +19,7 @@ const unauthorized = { errors: { response: '401 Unauthorized', reason: 'authenti
 
 describe('authentication', () => {
   test('401 in the spec\'s shape without a token, with an unknown one, and with a malformed header', async () => {
-    for (const headers of [{}, { authorization: `Bearer ${'0'.repeat(64)}` }, { authorization: 'Bearer' }, { authorization: 'Basic dXNlcjpwYXNz dGhpcw==' }, { authorization: `Bearer ${'a'.repeat(300)}` }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: `Bearer ${'0'.repeat(64)}` }, { authorization: 'Bearer' }, { authorization: 'Basic dXNlcjpwYXNz dGhpcw==' }, { authorization: `Bearer ${'a'.repeat(300)}` }]) {
       const result = await server.request('GET', '/v1.3/account/info', { headers });
       assert.equal(result.status, 401, JSON.stringify(headers));
       assert.deepEqual(result.body, unauthorized);
