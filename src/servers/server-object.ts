@@ -33,6 +33,7 @@ export interface ServerObject {
     backup_enabled: boolean;
     private_network: boolean;
     hostname: string;
+    ssh_key_id: number | null;
   };
 }
 
@@ -83,6 +84,7 @@ export function toServerObject(details: ServerDetails): ServerObject {
       backup_enabled: row.backup_enabled === 1,
       private_network: details.privateNetwork,
       hostname: row.hostname,
+      ssh_key_id: row.ssh_key_id,
     },
   };
 }

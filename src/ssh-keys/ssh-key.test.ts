@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import sshpk from 'sshpk';
 import { startTestServer, type TestServer } from '../../test/support/server.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
+import { deployServer, serverInfo } from '../../test/support/servers.ts';
 
 let server: TestServer;
 let alice: TestAccount;
@@ -314,5 +315,29 @@ describe('permissions', () => {
     assert.equal((await server.request('DELETE', `/v1.3/ssh_key/remove/${created.body.uuid}`, { token: account.token })).status, 403);
     assert.equal((await server.request('PATCH', '/v1.3/ssh_key/rename', { token: account.token, body: { uuid: created.body.uuid, name: 'renamed' } })).status, 202);
     assert.equal((await list(account)).find((k) => k.uuid === created.body.uuid)?.name, 'renamed');
+  });
+});
+
+describe('keys on servers', () => {
+  test('a key given at server create is recorded on the server (info.ssh_key_id); removing the key unsets it there', async () => {
+    const account = await createAccount(server);
+    const key = await create(account, { name: 'deploy', public_key: publicKeyLine({ kind: 'ed25519' }) });
+    assert.equal(key.status, 201);
+    const keyId = (await list(account)).find((k) => k.uuid === key.body.uuid)!.id;
+
+    const withKey = await deployServer(server, account.token, { ssh_key: key.body.uuid });
+    assert.equal(withKey.info.ssh_key_id, keyId);
+    assert.equal((await serverInfo(server, account.token, withKey.id)).info.ssh_key_id, keyId);
+    const withoutKey = await deployServer(server, account.token);
+    assert.equal((await serverInfo(server, account.token, withoutKey.id)).info.ssh_key_id, null);
+
+    assert.equal((await server.request('DELETE', `/v1.3/ssh_key/remove/${keyId}`, { token: account.token })).status, 204);
+    assert.equal((await serverInfo(server, account.token, withKey.id)).info.ssh_key_id, null);
+  });
+
+  test('another account\'s key cannot be given at server create (404)', async () => {
+    const bobs = await create(bob, { name: 'bob', public_key: publicKeyLine({ kind: 'ed25519' }) });
+    const result = await server.request('POST', '/v1.3/server/create', { token: alice.token, body: { hostname: 'a.example.com', label: 'a', region: 101, image: 1001, plan: 1, ssh_key: bobs.body.uuid } });
+    assert.equal(result.status, 404);
   });
 });

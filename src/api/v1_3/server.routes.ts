@@ -56,6 +56,7 @@ export const ServerSchema = Type.Object({
     backup_enabled: Type.Boolean(),
     private_network: Type.Boolean(),
     hostname: Type.String({ description: 'our addition' }),
+    ssh_key_id: Type.Union([Type.Integer(), Type.Null()], { description: 'our addition: id of the SSH key given at create (see /ssh_key/list); null when none was given or it has been removed' }),
   }),
 });
 
