@@ -133,6 +133,31 @@ describe('create', () => {
   });
 });
 
+describe('billing', () => {
+  test('a floating IP is billed from creation until removal ($3.00 a month); a refused create bills nothing', async () => {
+    const account = await createAccount(server);
+    const invoices = async () => {
+      const result = await server.request('GET', '/v1.3/invoice/list', { token: account.token });
+      assert.equal(result.status, 200, JSON.stringify(result.body));
+      return (result.body.invoices as { active: number; amount_hr: number; amount_mo: number; resource_type: string; ts_removed: string | null }[])
+        .filter((item) => item.resource_type === 'floating_ip');
+    };
+    assert.equal((await create(account, { region_id: 601, ip_version: 4 })).status, 400);
+    assert.deepEqual(await invoices(), []);
+
+    const ip = await created(account, { region_id: 101, ip_version: 4 });
+    const [open] = await invoices();
+    assert.ok(open);
+    assert.deepEqual({ active: open.active, amount_mo: open.amount_mo, amount_hr: open.amount_hr, ts_removed: open.ts_removed }, { active: 1, amount_mo: 3, amount_hr: 0.00411, ts_removed: null });
+
+    assert.equal((await remove(account, ip.uuid)).status, 204);
+    const closed = await invoices();
+    assert.equal(closed.length, 1);
+    assert.equal(closed[0]!.active, 0);
+    assert.match(closed[0]!.ts_removed ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  });
+});
+
 describe('list', () => {
   test('shows only the caller\'s floating IPs, oldest first', async () => {
     const carol = await createAccount(server);
