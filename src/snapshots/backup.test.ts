@@ -1,0 +1,181 @@
+// Black-box tests of automatic backups: enable and disable, the daily sweep (idempotent, on
+// two instances at once), retention, restore, and what happens when the server goes.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
+import { deployServer, serverInfo } from '../../test/support/servers.ts';
+import { runBackupSweep } from './backup.sweep.ts';
+
+let server: TestServer;
+let alice: TestAccount;
+let bob: TestAccount;
+const day = 86_400;
+
+before(async () => {
+  server = await startTestServer({ SERVERS_LIMIT: '100' });
+  [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
+});
+after(async () => { await server.close(); });
+
+const sweep = () => runBackupSweep(server.running.ctx);
+
+async function backups(serverUuid: string, token = alice.token) {
+  const list = await server.request('GET', '/v1.3/snapshot/list', { token });
+  return list.body.snapshots.filter((s: { type: string; server_id: string }) => s.type === 'backup' && s.server_id === serverUuid);
+}
+
+async function setBackups(command: 'enable' | 'disable', serverId: number | string, token = alice.token) {
+  return server.request('PATCH', `/v1.3/backup/${command}`, { token, body: { server_id: serverId } });
+}
+
+describe('backup/enable and backup/disable', () => {
+  test('toggle the server\'s backups and their price; the same state again is a 409', async () => {
+    const s = await deployServer(server, alice.token);
+    const enabled = await setBackups('enable', s.uuid);
+    assert.equal(enabled.status, 202);
+    assert.deepEqual(enabled.body, { success: { response: '202 Accepted', reason: '' } });
+    const info = await serverInfo(server, alice.token, s.id);
+    assert.equal(info.info.backup_enabled, true);
+    assert.ok(info.info.features.includes('auto_backups'));
+    assert.equal(info.price, 6);
+    const again = await setBackups('enable', s.id);
+    assert.equal(again.status, 409);
+    assert.match(again.body.errors.reason, /already enabled/);
+
+    assert.equal((await setBackups('disable', s.id)).status, 202);
+    const off = await serverInfo(server, alice.token, s.id);
+    assert.equal(off.info.backup_enabled, false);
+    assert.equal(off.price, 5);
+    assert.equal((await setBackups('disable', s.id)).status, 409);
+  });
+
+  test('refused in a region without backups, for another account\'s server, and without the permission', async () => {
+    const gru = await deployServer(server, alice.token, { region: 701 }, { settle: false });
+    const noBackups = await setBackups('enable', gru.id);
+    assert.equal(noBackups.status, 400);
+    assert.equal(noBackups.body.errors[0].field, 'server_id');
+
+    const s = await deployServer(server, alice.token, {}, { settle: false });
+    const foreign = await setBackups('enable', s.id, bob.token);
+    const missing = await setBackups('enable', 99999999, bob.token);
+    assert.equal(foreign.status, 404);
+    assert.deepEqual(foreign.body, missing.body);
+
+    const restricted = await createAccount(server);
+    await server.admin('PATCH', `/admin/accounts/${restricted.id}`, { permissions: { backups: false } });
+    const own = await deployServer(server, restricted.token, {}, { settle: false });
+    assert.equal((await setBackups('enable', own.id, restricted.token)).status, 403);
+    const atCreate = await server.request('POST', '/v1.3/server/create', { token: restricted.token, body: { hostname: 'b.example.com', label: 'b', region: 101, image: 1001, plan: 1, auto_backups: true } });
+    assert.equal(atCreate.status, 403);
+  });
+});
+
+describe('the daily backup sweep', () => {
+  test('makes one backup per server and day, however often and on however many instances it runs', async () => {
+    const s = await deployServer(server, alice.token, { auto_backups: true });
+    await sweep();
+    await Promise.all([sweep(), sweep()]);
+    const first = await backups(s.uuid);
+    assert.equal(first.length, 1);
+    const [backup] = first;
+    assert.equal(backup.type, 'backup');
+    assert.equal(backup.region_id, 101);
+    assert.equal(backup.size_gb, 4);
+    assert.match(backup.name, /^backup \d{4}-\d\d-\d\d$/);
+    assert.equal(Date.parse(backup.expires) - Date.parse(backup.created), 7 * day * 1000);
+    assert.equal(backup.status, 'processing');
+    // A backup is taken beside the running server: it does not hold the server up.
+    assert.equal((await serverInfo(server, alice.token, s.id)).power, 'running');
+    await server.advance(8);
+    assert.equal((await backups(s.uuid))[0].status, 'completed');
+
+    await server.advance(day);
+    await sweep();
+    await sweep();
+    assert.equal((await backups(s.uuid)).length, 2);
+  });
+
+  test('waits for a server to finish provisioning, and skips servers with backups off', async () => {
+    const provisioning = await deployServer(server, alice.token, { auto_backups: true }, { settle: false });
+    const without = await deployServer(server, alice.token, {}, { settle: false });
+    await sweep();
+    assert.equal((await backups(provisioning.uuid)).length, 0);
+    await server.advance(120);
+    await sweep();
+    assert.equal((await backups(provisioning.uuid)).length, 1);
+    assert.equal((await backups(without.uuid)).length, 0);
+  });
+
+  test('stops after backup/disable; backups taken stay until they expire after seven days', async () => {
+    const s = await deployServer(server, alice.token, { auto_backups: true });
+    await sweep();
+    assert.equal((await setBackups('disable', s.id)).status, 202);
+    await server.advance(day);
+    await sweep();
+    assert.equal((await backups(s.uuid)).length, 1);
+    await server.advance(6 * day);
+    await sweep();
+    assert.equal((await backups(s.uuid)).length, 0);
+  });
+});
+
+describe('backup/restore', () => {
+  test('reverts the server to its backup', async () => {
+    const s = await deployServer(server, alice.token, { auto_backups: true, image: 1011 });
+    await sweep();
+    await server.advance(8);
+    const [backup] = await backups(s.uuid);
+    await server.request('POST', '/v1.3/server/rebuild', { token: alice.token, body: { server_id: s.id, image_id: 1002 } });
+    await server.advance(90);
+    assert.equal((await serverInfo(server, alice.token, s.id)).info.img_id, 1002);
+
+    const restored = await server.request('PATCH', '/v1.3/backup/restore', { token: alice.token, body: { backup_id: backup.uuid, server_id: s.uuid } });
+    assert.equal(restored.status, 202);
+    const restoring = await serverInfo(server, alice.token, s.id);
+    assert.equal(restoring.power, 'restoring');
+    assert.equal(restoring.info.img_id, 1011);
+    await server.advance(8);
+    assert.equal((await serverInfo(server, alice.token, s.id)).power, 'running');
+  });
+
+  test('refuses another server\'s backup, a snapshot, another account\'s backup, and a backup still processing', async () => {
+    const s = await deployServer(server, alice.token, { auto_backups: true });
+    const other = await deployServer(server, alice.token);
+    await sweep();
+    const [backup] = await backups(s.uuid);
+    const processing = await server.request('PATCH', '/v1.3/backup/restore', { token: alice.token, body: { backup_id: backup.id, server_id: s.id } });
+    assert.equal(processing.status, 409);
+    await server.advance(8);
+
+    const wrongServer = await server.request('PATCH', '/v1.3/backup/restore', { token: alice.token, body: { backup_id: backup.uuid, server_id: other.id } });
+    assert.equal(wrongServer.status, 400);
+    assert.equal(wrongServer.body.errors[0].field, 'backup_id');
+
+    const snap = await server.request('POST', '/v1.3/snapshot/create', { token: alice.token, body: { name: 'snap', server_id: other.id } });
+    await server.advance(8);
+    const notBackup = await server.request('PATCH', '/v1.3/backup/restore', { token: alice.token, body: { backup_id: snap.body.snapshot_id, server_id: other.id } });
+    assert.equal(notBackup.status, 404);
+    assert.match(notBackup.body.errors.reason, /backup not found/);
+
+    const theirs = await deployServer(server, bob.token);
+    assert.equal((await server.request('PATCH', '/v1.3/backup/restore', { token: bob.token, body: { backup_id: backup.uuid, server_id: theirs.id } })).status, 404);
+  });
+});
+
+describe('removing a server', () => {
+  test('takes its backups with it and stops them; its snapshots stay', async () => {
+    const s = await deployServer(server, alice.token, { auto_backups: true });
+    await sweep();
+    const snap = await server.request('POST', '/v1.3/snapshot/create', { token: alice.token, body: { name: 'keep', server_id: s.id } });
+    await server.advance(8);
+    assert.equal((await backups(s.uuid)).length, 1);
+    assert.equal((await server.request('DELETE', `/v1.3/server/remove/${s.id}`, { token: alice.token })).status, 204);
+    await server.advance(day);
+    await sweep();
+    assert.equal((await backups(s.uuid)).length, 0);
+    const list = await server.request('GET', '/v1.3/snapshot/list', { token: alice.token });
+    assert.ok(list.body.snapshots.some((x: { uuid: string }) => x.uuid === snap.body.snapshot_id));
+  });
+});
