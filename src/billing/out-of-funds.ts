@@ -45,26 +45,32 @@ export async function sweepOutOfFunds(ctx: Platform): Promise<FundsSweepReport> 
   for (const { account_id: accountId } of billed) {
     const { balanceMicros } = await accountFinance(ctx, ctx.db, accountId);
     if (balanceMicros > 0) continue;
-    if (await ctx.db.transaction().execute((trx) => suspend(ctx, trx, accountId))) report.suspended.push(accountId);
+    const stopped = await ctx.db.transaction().execute((trx) => suspend(ctx, trx, accountId));
+    if (stopped === null) continue;
+    report.suspended.push(accountId);
+    report.serversStopped += stopped;
   }
 
   // Every round, not only at the transition: a server started while out of funds goes off again.
-  report.serversStopped = await stopRunningServers(ctx, ctx.db, null);
+  report.serversStopped += await stopRunningServers(ctx, ctx.db, null);
   return report;
 }
 
-/** Marks the account out of funds if its balance, re-read under the account lock, is still ≤ 0. */
-async function suspend(ctx: Platform, trx: Tx, accountId: number): Promise<boolean> {
+/**
+ * Marks the account out of funds if its balance, re-read under the account lock, is still ≤ 0;
+ * answers how many servers it powered off, or null when another sweeper (or a credit) got there first.
+ */
+async function suspend(ctx: Platform, trx: Tx, accountId: number): Promise<number | null> {
   await lockAccount(ctx, trx, accountId);
   const { balanceMicros } = await accountFinance(ctx, trx, accountId);
-  if (balanceMicros > 0) return false;
+  if (balanceMicros > 0) return null;
   const now = ctx.clock.now();
   // Only the sweeper whose insert lands goes on to stop servers and mail.
   const won = await trx.insertInto('account_funds').values({ account_id: accountId, out_of_funds_since: now })
     .onConflict((oc) => oc.column('account_id').doNothing())
     .returning('account_id')
     .executeTakeFirst();
-  if (!won) return false;
+  if (!won) return null;
   const stopped = await stopRunningServers(ctx, trx, accountId);
   const account = await trx.selectFrom('accounts').select(['email', 'firstname']).where('id', '=', accountId).executeTakeFirstOrThrow();
   await queueMail(ctx, trx, {
@@ -81,7 +87,7 @@ async function suspend(ctx: Platform, trx: Tx, accountId: number): Promise<boole
       'Once you have added credit, start your servers again yourself: we do not restart them.',
     ].join('\n'),
   });
-  return true;
+  return stopped;
 }
 
 /**

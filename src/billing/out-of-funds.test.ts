@@ -1,0 +1,160 @@
+// The out-of-funds policy: when the balance reaches zero the sweep marks the account, powers its
+// servers off and mails it once; billable creates answer 402; a credit lifts the mark. Run twice,
+// and concurrently (on PostgreSQL also from two instances), the sweep leaves the same ledger.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, testDb, type TestServer } from '../../test/support/server.ts';
+import { createAccount, mailsTo, type TestAccount } from '../../test/support/accounts.ts';
+import { deployServer, serverInfo } from '../../test/support/servers.ts';
+import { createPlatform, prepareStorage } from '../server.ts';
+import type { Platform } from '../platform/context.ts';
+import { sweepOutOfFunds } from './out-of-funds.ts';
+
+const HOUR = 3600;
+const silent = { info() {}, warn() {}, error() {} };
+
+let server: TestServer;
+before(async () => { server = await startTestServer(); });
+after(async () => { await server.close(); });
+
+/** Everything the ledger holds for the account, as the API shows it. */
+async function ledger(account: TestAccount) {
+  const [transactions, invoices, info] = await Promise.all([
+    server.request('GET', '/v1.3/transaction/list', { token: account.token }),
+    server.request('GET', '/v1.3/invoice/list', { token: account.token }),
+    server.request('GET', '/v1.3/account/info', { token: account.token }),
+  ]);
+  return { transactions: transactions.body, invoices: invoices.body, balance: info.body.balance };
+}
+
+async function outOfFundsMails(account: TestAccount) {
+  return (await mailsTo(server, account.email)).filter((mail) => /balance has run out/.test(mail.subject));
+}
+
+/** A second instance on the same database: its own storage, clock and context. */
+async function secondInstance(): Promise<{ ctx: Platform; close(): Promise<void> }> {
+  const storage = await prepareStorage(server.config, silent);
+  const ctx = await createPlatform(server.config, storage, silent);
+  return { ctx, close: () => storage.close() };
+}
+
+describe('out of funds', () => {
+  test('the sweep marks, powers off and mails once, however often and however many run it; the ledger is untouched', async () => {
+    const ctx = server.running.ctx;
+    // $0.10 buys twelve hours of a $5 server with backups (0.006850 + 0.001370 = 0.008220 an hour).
+    const account = await createAccount(server, { credit: '0.10' });
+    const bystander = await createAccount(server, { credit: 50 });
+    const created = await deployServer(server, account.token, { auto_backups: true });
+    const spared = await deployServer(server, bystander.token);
+    assert.equal((await serverInfo(server, account.token, created.id)).power, 'running');
+
+    let report = await sweepOutOfFunds(ctx);
+    assert.deepEqual(report.suspended, []);
+    assert.equal((await outOfFundsMails(account)).length, 0);
+
+    // Past the 13th started hour: 13 × 0.00822 = 0.10686 > 0.10.
+    await server.advance(12 * HOUR + 20 * 60);
+    const before = await ledger(account);
+    assert.equal(before.balance, -0.01);
+    const info = await server.request('GET', '/v1.3/account/info', { token: account.token });
+    assert.equal(info.body.billing.secondsdue, 0);
+    assert.equal(info.body.servers.running, 1);
+
+    report = await sweepOutOfFunds(ctx);
+    assert.deepEqual(report.suspended, [account.id]);
+    assert.equal(report.serversStopped, 1);
+    await sweepOutOfFunds(ctx);
+    const concurrent = await Promise.all([sweepOutOfFunds(ctx), sweepOutOfFunds(ctx)]);
+    assert.deepEqual(concurrent.map((r) => r.suspended), [[], []]);
+    if (testDb === 'postgres') {
+      const others = await Promise.all([secondInstance(), secondInstance()]);
+      try {
+        const reports = await Promise.all([sweepOutOfFunds(ctx), ...others.map((other) => sweepOutOfFunds(other.ctx))]);
+        assert.deepEqual(reports.map((r) => r.suspended), [[], [], []]);
+      } finally {
+        await Promise.all(others.map((other) => other.close()));
+      }
+    }
+
+    assert.deepEqual(await ledger(account), before);
+    const mails = await outOfFundsMails(account);
+    assert.equal(mails.length, 1);
+    assert.match(mails[0]!.text, /powered off your 1 running server/);
+    assert.equal((await serverInfo(server, account.token, created.id)).power, 'stopped');
+    assert.equal((await server.request('GET', '/v1.3/account/info', { token: account.token })).body.servers.running, 0);
+    // Another account's server is none of the sweep's business.
+    assert.equal((await serverInfo(server, bystander.token, spared.id)).power, 'running');
+    assert.equal((await outOfFundsMails(bystander)).length, 0);
+  });
+
+  test('billable creates answer 402 while out of funds; a server started anyway is powered off again', async () => {
+    const ctx = server.running.ctx;
+    const account = await createAccount(server, { credit: '0.10' });
+    const created = await deployServer(server, account.token);
+    await server.advance(15 * HOUR);
+    await sweepOutOfFunds(ctx);
+
+    const attempts: [string, string, unknown][] = [
+      ['POST', '/v1.3/server/create', { hostname: 'b.example.com', label: 'b', region: 101, image: 1001, plan: 1 }],
+      ['POST', '/v1.3/server/resize', { server_id: created.id, plan_id: 2 }],
+      ['POST', '/v1.3/snapshot/create', { name: 'snap', server_id: created.id }],
+      ['POST', '/v1.3/floating_ip/create', { region_id: 101, ip_version: 4 }],
+      ['POST', '/v1.3/vpc/create', { region_id: 101, name: 'net' }],
+    ];
+    for (const [method, path, body] of attempts) {
+      const result = await server.request(method, path, { token: account.token, body });
+      assert.equal(result.status, 402, `${path}: ${JSON.stringify(result.body)}`);
+      assert.equal(result.body.errors.response, '402 Payment Required');
+      assert.match(result.body.errors.reason, /not enough funds/);
+    }
+
+    const started = await server.request('PATCH', '/v1.3/server/start', { token: account.token, body: { server_id: created.id } });
+    if (started.status === 202) {
+      await server.advance(120);
+      await sweepOutOfFunds(ctx);
+      assert.equal((await serverInfo(server, account.token, created.id)).power, 'stopped');
+    } else {
+      assert.equal(started.status, 402);
+    }
+    assert.equal((await outOfFundsMails(account)).length, 1);
+  });
+
+  test('a credit lifts the mark at once; servers stay off until started; running out again mails again', async () => {
+    const ctx = server.running.ctx;
+    const account = await createAccount(server, { credit: '0.10' });
+    const created = await deployServer(server, account.token);
+    await server.advance(15 * HOUR + 10 * 60);
+    assert.deepEqual((await sweepOutOfFunds(ctx)).suspended, [account.id]);
+
+    const credited = await server.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: 1 });
+    assert.equal(credited.status, 201);
+    const report = await sweepOutOfFunds(ctx);
+    assert.deepEqual(report.lifted, [], 'the credit itself lifted the mark');
+    assert.deepEqual(report.suspended, []);
+    assert.equal((await serverInfo(server, account.token, created.id)).power, 'stopped');
+    const ip = await server.request('POST', '/v1.3/floating_ip/create', { token: account.token, body: { region_id: 101, ip_version: 4 } });
+    assert.equal(ip.status, 201, JSON.stringify(ip.body));
+    const start = await server.request('PATCH', '/v1.3/server/start', { token: account.token, body: { server_id: created.id } });
+    assert.equal(start.status, 202);
+    await server.advance(120);
+    await sweepOutOfFunds(ctx);
+    assert.equal((await serverInfo(server, account.token, created.id)).power, 'running');
+    assert.equal((await outOfFundsMails(account)).length, 1);
+
+    // $1 more lasts about 90 hours of server and floating IP (0.00685 + 0.00411 an hour).
+    await server.advance(100 * HOUR);
+    assert.deepEqual((await sweepOutOfFunds(ctx)).suspended, [account.id]);
+    assert.equal((await outOfFundsMails(account)).length, 2);
+    assert.equal((await serverInfo(server, account.token, created.id)).power, 'stopped');
+  });
+
+  test('an account with nothing billed is never marked, whatever its balance', async () => {
+    const ctx = server.running.ctx;
+    const account = await createAccount(server, { credit: 0 });
+    await server.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: -1 });
+    const report = await sweepOutOfFunds(ctx);
+    assert.ok(!report.suspended.includes(account.id));
+    assert.equal((await outOfFundsMails(account)).length, 0);
+  });
+});
