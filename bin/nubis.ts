@@ -33,8 +33,14 @@ async function main(): Promise<void> {
     const server = await startServer(config, { sweeps: values['no-sweeps'] ? false : undefined });
     process.stderr.write(JSON.stringify({ level: 'info', time: Date.now(), msg: `listening at ${server.url}`, storage: server.ctx.dialect, clock: server.ctx.clock.mode }) + '\n');
     const stop = (signal: string) => {
-      process.stderr.write(JSON.stringify({ level: 'info', msg: `received ${signal}; finishing in-flight requests` }) + '\n');
-      server.close().then(() => process.exit(0), () => process.exit(1));
+      server.ctx.log.info({ signal }, 'shutting down: finishing in-flight requests');
+      server.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          server.ctx.log.error({ err: (error as Error).message }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));

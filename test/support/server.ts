@@ -60,6 +60,22 @@ async function postgresSchema(): Promise<{ url: string; drop(): Promise<void> }>
   };
 }
 
+/**
+ * Storage for a process a test spawns itself (the CLI): a fresh DATA_DIR, and on the
+ * PostgreSQL run a fresh schema in DATABASE_URL. `cleanup` removes both.
+ */
+export async function testStorageEnv(): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'nubis-cli-'));
+  const pgSchema = testDb === 'postgres' ? await postgresSchema() : null;
+  return {
+    env: { DATA_DIR: dataDir, ...(pgSchema ? { DATABASE_URL: pgSchema.url } : {}) },
+    async cleanup() {
+      await pgSchema?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** Starts a server with test defaults; `env` overrides environment variables, as an operator would. */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'nubis-test-'));
