@@ -247,3 +247,21 @@ describe('last_used', () => {
     assert.ok(Date.parse(second) - Date.parse(first) >= 120_000, `${second} is two minutes after ${first}`);
   });
 });
+
+describe('storage of secrets', () => {
+  test('the database holds neither a token nor a password in usable form', async () => {
+    const account = await createAccount(server);
+    const created = await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'stored' } });
+    const db = server.running.ctx.db;
+    const rows = JSON.stringify([
+      await db.selectFrom('tokens').selectAll().where('account_id', '=', account.id).execute(),
+      await db.selectFrom('accounts').selectAll().where('id', '=', account.id).execute(),
+    ]);
+    for (const secret of [account.token, created.body.token, account.password]) assert.equal(rows.includes(secret), false);
+    const stored = await db.selectFrom('tokens').select(['digest', 'sealed']).where('uuid', '=', created.body.uuid).executeTakeFirstOrThrow();
+    assert.match(stored.digest, /^[0-9a-f]{64}$/);
+    assert.match(stored.sealed, /^v1\./);
+    const account_ = await db.selectFrom('accounts').select('password_hash').where('id', '=', account.id).executeTakeFirstOrThrow();
+    assert.match(account_.password_hash, /^scrypt\$/);
+  });
+});
