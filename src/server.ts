@@ -46,9 +46,30 @@ export async function prepareStorage(config: Config, log: Logger): Promise<Stora
     const where = config.databaseUrl ? `DATABASE_URL ${redactUrl(config.databaseUrl)}` : `DATA_DIR ${config.dataDir}`;
     throw new ConfigError(`${where}: storage cannot be opened: ${(error as Error).message}`);
   }
-  const applied = await migrate(storage);
+  let applied: string[];
+  try {
+    applied = await migrateRetryingDroppedSchemas(storage);
+  } catch (error) {
+    await storage.close().catch(() => {});
+    throw error;
+  }
   if (applied.length) log.info({ migrations: applied }, 'migrations applied');
   return storage;
+}
+
+/**
+ * Kysely's migrator looks at the tables of every schema it can see, by name; a schema that
+ * another deployment (or test server) drops at that moment fails the look-up with 3F000
+ * (invalid_schema_name). The migrations did not start, so trying again is safe.
+ */
+async function migrateRetryingDroppedSchemas(storage: Storage): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrate(storage);
+    } catch (error) {
+      if ((error as { code?: string }).code !== '3F000' || attempt >= 5) throw error;
+    }
+  }
 }
 
 function redactUrl(raw: string): string {
