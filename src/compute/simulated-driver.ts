@@ -10,11 +10,10 @@ export type SimulatedTimings = Pick<Config,
   'simProvisionSeconds' | 'simBootSeconds' | 'simStopSeconds' | 'simRebootSeconds' | 'simRebuildSeconds' |
   'simResizeSeconds' | 'simSnapshotSecondsPerGb' | 'simBandwidthGbPerDay'>;
 
-/** A stable number in [0, 1) from a uuid, so each machine has its own but repeatable habits. */
+/** A stable number in [0, 1) from a (random, version 4) uuid, so each machine has its own but repeatable habits. */
 function spread(uuid: string): number {
-  let hash = 2166136261;
-  for (let i = 0; i < uuid.length; i++) hash = Math.imul(hash ^ uuid.charCodeAt(i), 16777619);
-  return (hash >>> 0) / 4294967296;
+  const value = Number.parseInt(uuid.slice(0, 8), 16);
+  return Number.isNaN(value) ? 0.5 : value / 4294967296;
 }
 
 const seconds = (value: number): ActionTicket => ({ durationMs: value * 1000 });

@@ -126,7 +126,15 @@ export function describeAllocated(row: { pool: string; address: string; version:
   if (row.version === 6) {
     return { address: row.holder_type === 'server' ? `${row.address}1` : row.address, version: 6, netmask: '64', gateway: 'fe80::1' };
   }
-  const prefix = Number(row.pool.slice(row.pool.lastIndexOf('/') + 1));
-  const network = ipv4ToInt(row.address) & ((0xffffffff << (32 - prefix)) >>> 0);
-  return { address: row.address, version: 4, netmask: prefixToNetmask(prefix), gateway: intToIpv4((network + 1) >>> 0) };
+  let shape = v4PoolShapes.get(row.pool);
+  if (!shape) {
+    const prefix = Number(row.pool.slice(row.pool.lastIndexOf('/') + 1));
+    const network = ipv4ToInt(row.address) & ((0xffffffff << (32 - prefix)) >>> 0);
+    shape = { netmask: prefixToNetmask(prefix), gateway: intToIpv4((network + 1) >>> 0) };
+    v4PoolShapes.set(row.pool, shape);
+  }
+  return { address: row.address, version: 4, netmask: shape.netmask, gateway: shape.gateway };
 }
+
+/** Netmask and gateway by pool name: the same for every address of a pool. */
+const v4PoolShapes = new Map<string, { netmask: string; gateway: string }>();

@@ -13,7 +13,7 @@ import type { ActionTicket } from '../compute/compute-driver.ts';
 import { backupItem, firstHourMicros, serverItems, type PricedItem } from '../billing/pricing.ts';
 import { requireFunds } from '../billing/funds.ts';
 import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
-import { catalogOf, machineOf } from './server-details.ts';
+import { catalogOf, machineOf, rootPassword } from './server-details.ts';
 import { findServer, newRootPassword } from './server.service.ts';
 import { powerOutcome, requireIdle, type PowerCommand, type SettledPower, type Transition } from './power-state.ts';
 import { serverRepository } from './server.repository.ts';
@@ -64,12 +64,14 @@ async function repriceLicence(ctx: Platform, trx: Tx, server: ServerRow, to: Ima
 /** Overwrites the disk with an image (a new one, or the server's own for reinstall); a new root password comes with it. */
 async function writeImage(ctx: Platform, trx: Tx, server: ServerRow, image: Image, transition: 'rebuilding' | 'reinstalling'): Promise<void> {
   requireIdle(server, ctx.clock.now());
-  const rootPassword = newRootPassword();
-  const ticket = await ctx.compute.rebuild(machineOf(ctx, server), image, rootPassword);
+  const password = newRootPassword();
+  const sealed = ctx.secrets.encrypt(password);
+  const ticket = await ctx.compute.rebuild(machineOf(ctx, server), image, password);
   await repriceLicence(ctx, trx, server, image);
   await beginTransition(ctx, trx, server, transition, 'running', ticket, {
-    image_id: image.id, source_snapshot_uuid: null, password_sealed: ctx.secrets.encrypt(rootPassword), rescue: 0,
+    image_id: image.id, source_snapshot_uuid: null, password_sealed: sealed, rescue: 0,
   });
+  rootPassword(ctx, server.id, sealed, password);
 }
 
 export function rebuildServer(ctx: Platform, actor: Actor, ref: string | number, imageRef: string | number): Promise<void> {

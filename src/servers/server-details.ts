@@ -1,5 +1,6 @@
 // Everything a Server object shows, assembled for one server or a whole list: catalog entries
-// looked up in memory, addresses, floating IPs and VPC memberships read once per table.
+// looked up in memory, the server's own addresses joined to its row, floating IPs and VPC
+// memberships read once per table whatever the number of servers.
 
 import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
@@ -9,7 +10,7 @@ import { describeAllocated } from '../network/ip-pool.ts';
 import { serverItems } from '../billing/pricing.ts';
 import { isProvisioning, shownPower } from './power-state.ts';
 import { effectiveOptions, type ServerOptions } from './server-options.ts';
-import { serverRepository, type ServerScope, type VpcMembership } from './server.repository.ts';
+import { serverRepository, type ServerScope, type ShownRow, type ShownServer, type VpcMembership } from './server.repository.ts';
 import type { ServerRow } from './server.table.ts';
 
 export interface NetworkInterface {
@@ -27,7 +28,7 @@ export interface ServerInterfaces {
 }
 
 export interface ServerDetails {
-  row: ServerRow;
+  row: ShownRow;
   region: Region;
   image: Image;
   plan: Plan;
@@ -89,8 +90,9 @@ export function catalogOf(ctx: Platform, row: Pick<ServerRow, 'region_id' | 'ima
   };
 }
 
-export function machineOf(ctx: Platform, row: ServerRow): Machine {
-  return { uuid: row.uuid, ...catalogOf(ctx, row), createdAt: row.created_at, running: row.power === 'running' };
+export function machineOf(ctx: Platform, row: Pick<ServerRow, 'uuid' | 'region_id' | 'image_id' | 'plan_id' | 'created_at' | 'power'>): Machine {
+  const { region, image, plan } = catalogOf(ctx, row);
+  return { uuid: row.uuid, region, image, plan, createdAt: row.created_at, running: row.power === 'running' };
 }
 
 function netmaskOf(cidr: string): { netmask: string; gateway: string } {
@@ -104,7 +106,7 @@ function netmaskOf(cidr: string): { netmask: string; gateway: string } {
 }
 
 /** The iface object: public address first, then attached floating IPs, then VPC addresses. */
-export function interfacesOf(row: ServerRow, network: ServerNetwork): ServerInterfaces {
+export function interfacesOf(row: Pick<ServerRow, 'hostname' | 'ipv6_enabled'>, network: ServerNetwork): ServerInterfaces {
   const v4: NetworkInterface[] = [];
   const v6: NetworkInterface[] = [];
   for (const own of network.addresses) {
@@ -119,14 +121,42 @@ export function interfacesOf(row: ServerRow, network: ServerNetwork): ServerInte
   return { v4, v6: v6.length > 0 || row.ipv6_enabled === 1 ? v6 : null };
 }
 
-export function monthlyPriceMicros(ctx: Platform, row: ServerRow): number {
-  const { plan, image } = catalogOf(ctx, row);
-  const items = serverItems({ plan, image, backups: row.backup_enabled === 1, ddosProtection: row.ddos_protection === 1, name: row.name });
-  return items.reduce((sum, item) => sum + item.amountMoMicros, 0);
+// A list prices many servers of few kinds: each kind (plan, image, extras) is priced once per catalog.
+const pricesByCatalog = new WeakMap<Platform['catalog'], Map<number, number>>();
+
+export function monthlyPriceMicros(ctx: Platform, row: Pick<ServerRow, 'region_id' | 'plan_id' | 'image_id' | 'backup_enabled' | 'ddos_protection'>): number {
+  let prices = pricesByCatalog.get(ctx.catalog);
+  if (!prices) pricesByCatalog.set(ctx.catalog, prices = new Map());
+  const kind = ((row.plan_id * 1_000_000 + row.image_id) * 2 + row.backup_enabled) * 2 + row.ddos_protection;
+  let price = prices.get(kind);
+  if (price === undefined) {
+    const { plan, image } = catalogOf(ctx, row);
+    const items = serverItems({ plan, image, backups: row.backup_enabled === 1, ddosProtection: row.ddos_protection === 1, name: '' });
+    price = items.reduce((sum, item) => sum + item.amountMoMicros, 0);
+    prices.set(kind, price);
+  }
+  return price;
+}
+
+// Opening a sealed password is the dearest step of listing many servers, so opened ones are
+// kept (bounded), by server. The process holds the key that opens them anyway.
+const openedByKey = new WeakMap<Platform['secrets'], Map<number, { sealed: string; plain: string }>>();
+const maxOpened = 50_000;
+
+/** The server's root password from its sealed text; `plain` records one just sealed. */
+export function rootPassword(ctx: Platform, serverId: number, sealed: string, plain?: string): string {
+  let opened = openedByKey.get(ctx.secrets);
+  if (!opened) openedByKey.set(ctx.secrets, opened = new Map());
+  const known = opened.get(serverId);
+  if (known && known.sealed === sealed) return known.plain;
+  const password = plain ?? ctx.secrets.decrypt(sealed);
+  if (!known && opened.size >= maxOpened) opened.delete(opened.keys().next().value!);
+  opened.set(serverId, { sealed, plain: password });
+  return password;
 }
 
 /** Details of servers whose network is already in hand (a server being created). */
-export async function detailsWith(ctx: Platform, rows: ServerRow[], networks: Map<number, ServerNetwork>): Promise<ServerDetails[]> {
+export async function detailsWith(ctx: Platform, rows: ShownRow[], networks: Map<number, ServerNetwork>): Promise<ServerDetails[]> {
   const now = ctx.clock.now();
   const machines = rows.map((row) => machineOf(ctx, row));
   const usage = await ctx.compute.bandwidthUsageGb(machines, now);
@@ -139,7 +169,7 @@ export async function detailsWith(ctx: Platform, rows: ServerRow[], networks: Ma
       image: machine.image,
       plan: machine.plan,
       power: shownPower(row, now),
-      rootPassword: ctx.secrets.decrypt(row.password_sealed),
+      rootPassword: rootPassword(ctx, row.id, row.password_sealed),
       interfaces: isProvisioning(row, now) ? null : interfacesOf(row, network),
       bandwidthUsageGb: usage.get(row.uuid) ?? 0,
       monthlyPriceMicros: monthlyPriceMicros(ctx, row),
@@ -149,29 +179,28 @@ export async function detailsWith(ctx: Platform, rows: ServerRow[], networks: Ma
   });
 }
 
-/** Reads the network of the servers in scope: one query per table, whatever their number. */
-export async function loadNetworks(db: Queryable, scope: ServerScope, rows: ServerRow[]): Promise<Map<number, ServerNetwork>> {
-  const [addresses, floating, vpcs] = await Promise.all([
-    serverRepository.publicAddresses(db, scope),
+/** The server's own addresses, from the columns joined to its row. */
+function ownAddresses(row: ShownServer): PublicAddress[] {
+  const addresses: PublicAddress[] = [];
+  if (row.v4_address !== null) addresses.push({ ...describeAllocated({ pool: row.v4_pool!, address: row.v4_address, version: 4, holder_type: 'server' }), reverse: row.v4_reverse });
+  if (row.v6_address !== null) addresses.push({ ...describeAllocated({ pool: '', address: row.v6_address, version: 6, holder_type: 'server' }), reverse: row.v6_reverse });
+  return addresses;
+}
+
+/** Reads what is attached to the servers in scope: one query per table, whatever their number. */
+export async function loadNetworks(db: Queryable, scope: ServerScope, rows: ShownServer[]): Promise<Map<number, ServerNetwork>> {
+  const [floating, vpcs] = await Promise.all([
     serverRepository.attachedFloatingIps(db, scope),
     serverRepository.vpcMemberships(db, scope),
   ]);
   const networks = new Map<number, ServerNetwork>();
-  const idByUuid = new Map<string, number>();
-  for (const row of rows) {
-    networks.set(row.id, { addresses: [], floating: [], vpcs: [] });
-    idByUuid.set(row.uuid, row.id);
-  }
-  for (const address of addresses) {
-    const id = idByUuid.get(address.holder_uuid);
-    if (id !== undefined) networks.get(id)!.addresses.push({ ...describeAllocated(address), reverse: address.reverse });
-  }
+  for (const row of rows) networks.set(row.id, { addresses: ownAddresses(row), floating: [], vpcs: [] });
   for (const ip of floating) networks.get(ip.server_id!)?.floating.push(ip);
   for (const member of vpcs) networks.get(member.server_id)?.vpcs.push(member);
   return networks;
 }
 
-export async function loadDetails(ctx: Platform, db: Queryable, scope: ServerScope, rows: ServerRow[]): Promise<ServerDetails[]> {
+export async function loadDetails(ctx: Platform, db: Queryable, scope: ServerScope, rows: ShownServer[]): Promise<ServerDetails[]> {
   if (rows.length === 0) return [];
   return detailsWith(ctx, rows, await loadNetworks(db, scope, rows));
 }

@@ -49,6 +49,14 @@ function featuresOf(details: ServerDetails): string[] {
   return features;
 }
 
+// Servers listed in order were mostly created in runs within the same second: reuse its text.
+let lastCreated = { second: -1, text: '' };
+function createdText(ms: number): string {
+  const second = Math.floor(ms / 1000);
+  if (second !== lastCreated.second) lastCreated = { second, text: isoSeconds(ms) };
+  return lastCreated.text;
+}
+
 export function toServerObject(details: ServerDetails): ServerObject {
   const { row, region, image, plan } = details;
   const price = toCents(details.monthlyPriceMicros);
@@ -57,7 +65,7 @@ export function toServerObject(details: ServerDetails): ServerObject {
     uuid: row.uuid,
     name: row.name,
     power: details.power,
-    created: isoSeconds(row.created_at),
+    created: createdText(row.created_at),
     price,
     iface: details.interfaces,
     bandwidth: { usage: details.bandwidthUsageGb, limit: plan.bandwidth_gb },

@@ -13,7 +13,7 @@ export interface ServerOptions {
 
 export type OptionName = keyof ServerOptions;
 
-export const optionDefaults: ServerOptions = { bw_overage_policy: 'power_off', bw_overage_threshold: 1 };
+export const optionDefaults: Readonly<ServerOptions> = Object.freeze({ bw_overage_policy: 'power_off', bw_overage_threshold: 1 });
 
 // The spec spells the threshold three ways (threshold, treshold in option names, tresgold in info).
 const spellings: Record<string, OptionName> = {
@@ -38,6 +38,7 @@ function parseStored(stored: string): Partial<Record<OptionName, string>> {
 }
 
 export function effectiveOptions(stored: string): ServerOptions {
+  if (stored === '{}') return optionDefaults;
   const values = parseStored(stored);
   return {
     bw_overage_policy: values.bw_overage_policy ?? optionDefaults.bw_overage_policy,

@@ -34,7 +34,7 @@ type ReverseSlot =
   | { kind: 'floating'; address: string; floatingUuid: string; reverse: string | null };
 
 async function reverseSlot(db: Queryable, server: ServerRow, ip: string | undefined): Promise<ReverseSlot> {
-  const own = await serverRepository.publicAddresses(db, { server });
+  const own = await serverRepository.publicAddresses(db, server.uuid);
   if (ip === undefined) {
     const primary = own.find((row) => row.version === 4) ?? own[0];
     if (!primary) throw new Invalid('server_id', 'bad value: the server holds no public address');

@@ -5,6 +5,20 @@ import type { Queryable } from '../db/database.ts';
 import type { Ref } from '../platform/ids.ts';
 import type { NewServerRow, ServerRow, ServerUpdate } from './server.table.ts';
 
+/** What a Server object shows of a row. */
+export type ShownRow = Pick<ServerRow,
+  'id' | 'uuid' | 'name' | 'hostname' | 'region_id' | 'image_id' | 'plan_id' | 'password_sealed' | 'ipv6_enabled' | 'ddos_protection' |
+  'backup_enabled' | 'script_url' | 'ssh_key_id' | 'power' | 'action' | 'action_until' | 'rescue' | 'options' | 'created_at'>;
+
+/** A shown row with the server's own public addresses joined in (a server holds one of each version). */
+export type ShownServer = ShownRow & {
+  v4_pool: string | null;
+  v4_address: string | null;
+  v4_reverse: string | null;
+  v6_address: string | null;
+  v6_reverse: string | null;
+};
+
 /** Which servers a network read covers: all of an account's, or one. */
 export type ServerScope = { accountId: number } | { server: Pick<ServerRow, 'id' | 'uuid'> };
 
@@ -27,8 +41,21 @@ export const serverRepository = {
     return query.executeTakeFirst();
   },
 
-  listForAccount(db: Queryable, accountId: number): Promise<ServerRow[]> {
-    return db.selectFrom('servers').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+  /** The account's servers (or the one `ref` names) as a Server object shows them, in one query. */
+  shown(db: Queryable, accountId: number, ref?: Ref): Promise<ShownServer[]> {
+    let query = db.selectFrom('servers')
+      .leftJoin('ip_addresses as v4', (join) => join.onRef('v4.holder_uuid', '=', 'servers.uuid').on('v4.version', '=', 4))
+      .leftJoin('ip_addresses as v6', (join) => join.onRef('v6.holder_uuid', '=', 'servers.uuid').on('v6.version', '=', 6))
+      .select([
+        'servers.id', 'servers.uuid', 'servers.name', 'servers.hostname', 'servers.region_id', 'servers.image_id', 'servers.plan_id',
+        'servers.password_sealed', 'servers.ipv6_enabled', 'servers.ddos_protection', 'servers.backup_enabled', 'servers.script_url',
+        'servers.ssh_key_id', 'servers.power', 'servers.action', 'servers.action_until', 'servers.rescue', 'servers.options', 'servers.created_at',
+        'v4.pool as v4_pool', 'v4.address as v4_address', 'v4.reverse as v4_reverse',
+        'v6.address as v6_address', 'v6.reverse as v6_reverse',
+      ])
+      .where('servers.account_id', '=', accountId);
+    if (ref) query = 'id' in ref ? query.where('servers.id', '=', ref.id) : query.where('servers.uuid', '=', ref.uuid);
+    return query.orderBy('servers.id').execute();
   },
 
   async countForAccount(db: Queryable, accountId: number): Promise<number> {
@@ -55,10 +82,9 @@ export const serverRepository = {
     await db.deleteFrom('servers').where('id', '=', id).execute();
   },
 
-  publicAddresses(db: Queryable, scope: ServerScope) {
-    let query = db.selectFrom('ip_addresses').select(['holder_uuid', 'pool', 'address', 'version', 'holder_type', 'reverse']).where('holder_type', '=', 'server');
-    query = 'accountId' in scope ? query.where('account_id', '=', scope.accountId) : query.where('holder_uuid', '=', scope.server.uuid);
-    return query.orderBy('version').execute();
+  /** The server's own public addresses (not floating IPs, which hold theirs). */
+  publicAddresses(db: Queryable, serverUuid: string) {
+    return db.selectFrom('ip_addresses').select(['pool', 'address', 'version', 'holder_type', 'reverse']).where('holder_uuid', '=', serverUuid).orderBy('version').execute();
   },
 
   attachedFloatingIps(db: Queryable, scope: ServerScope) {

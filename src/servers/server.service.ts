@@ -23,7 +23,7 @@ import { joinVpc } from '../vpcs/vpc-membership.ts';
 import { snapshotRepository } from '../snapshots/snapshot.repository.ts';
 import type { SnapshotRow } from '../snapshots/snapshot.table.ts';
 import { hostnameProblem } from './hostname.ts';
-import { detailsWith, loadDetails, machineOf, type ServerDetails, type ServerNetwork } from './server-details.ts';
+import { detailsWith, loadDetails, machineOf, rootPassword, type ServerDetails, type ServerNetwork } from './server-details.ts';
 import { serverRepository } from './server.repository.ts';
 import type { ServerRow } from './server.table.ts';
 
@@ -151,8 +151,8 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
   const { region, plan } = checked;
   const commit = input.commit ?? 0;
   const label = input.label.trim();
-  const rootPassword = newRootPassword();
-  const sealedPassword = ctx.secrets.encrypt(rootPassword);
+  const password = newRootPassword();
+  const sealedPassword = ctx.secrets.encrypt(password);
 
   return ctx.db.transaction().execute(async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
@@ -182,7 +182,7 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
     const v6: AllocatedAddress | null = input.ipv6_networking ? await allocateAddress(ctx, trx, { region, version: 6, accountId: actor.accountId, holderType: 'server', holderUuid: uuid }) : null;
     const machine = { uuid, region, plan, image, createdAt: now, running: true };
     const ticket = await ctx.compute.provision(machine, {
-      rootPassword, sshPublicKey: sshKey?.public_key ?? null, scriptUrl: input.script_url ?? null, ipv4: v4.address, ipv6: v6?.address ?? null,
+      rootPassword: password, sshPublicKey: sshKey?.public_key ?? null, scriptUrl: input.script_url ?? null, ipv4: v4.address, ipv6: v6?.address ?? null,
     });
 
     const row = await serverRepository.insert(trx, {
@@ -217,18 +217,21 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
     if (commit > 0) {
       await recordTransaction(ctx, trx, { accountId: actor.accountId, amountMicros: -upfront, ptype: 'commit', note: `${commit} hours paid up front for server ${label} (${uuid}), ${formatMoney(upfront, 6)} USD` });
     }
+    rootPassword(ctx, row.id, sealedPassword, password);
     const [details] = await detailsWith(ctx, [row], new Map([[row.id, network]]));
     return details!;
   });
 }
 
 export async function listServers(ctx: Platform, actor: Actor): Promise<ServerDetails[]> {
-  const rows = await serverRepository.listForAccount(ctx.db, actor.accountId);
+  const rows = await serverRepository.shown(ctx.db, actor.accountId);
   return loadDetails(ctx, ctx.db, { accountId: actor.accountId }, rows);
 }
 
 export async function serverInfo(ctx: Platform, actor: Actor, ref: string | number): Promise<ServerDetails> {
-  const row = await findServer(ctx, ctx.db, actor.accountId, ref);
+  const parsed = parseRef(ref);
+  const [row] = parsed ? await serverRepository.shown(ctx.db, actor.accountId, parsed) : [];
+  if (!row) throw new NotFound('server');
   const [details] = await loadDetails(ctx, ctx.db, { server: row }, [row]);
   return details!;
 }

@@ -65,21 +65,25 @@ const ServerRef = Type.Object({ server_id: IdOrUuid });
 const Choices = Type.Record(Type.String(), Type.Object({ uuid: Type.String(), name: Type.String() }));
 const actionErrors = [...authErrors, 404, 409];
 
+// The Server object is built field by field, so V8's JSON.stringify sends exactly it, and is
+// several times faster than the schema-compiled serializer on its nullable unions (a list of 1,000).
+const asBuilt = () => (data: unknown) => JSON.stringify(data);
+
 export function serverRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
-    method: 'GET', url: '/server/list', config: { access: 'account' },
+    method: 'GET', url: '/server/list', config: { access: 'account' }, serializerCompiler: asBuilt,
     schema: { tags, response: responses({ 200: Type.Object({ servers: Type.Array(ServerSchema) }) }, [401, 429]) },
     handler: async (request) => ({ servers: (await listServers(ctx, actorOf(request))).map(toServerObject) }),
   });
 
   app.route({
-    method: 'GET', url: '/server/info/:server_id', config: { access: 'account' },
+    method: 'GET', url: '/server/info/:server_id', config: { access: 'account' }, serializerCompiler: asBuilt,
     schema: { tags, params: ServerPath, response: responses({ 200: ServerSchema }, [401, 404, 429]) },
     handler: async (request) => toServerObject(await serverInfo(ctx, actorOf(request), request.params.server_id)),
   });
 
   app.route({
-    method: 'POST', url: '/server/create', config: { access: 'account' },
+    method: 'POST', url: '/server/create', config: { access: 'account' }, serializerCompiler: asBuilt,
     schema: {
       tags,
       summary: 'Deploy a server: 201 with power provisioning and iface null; billing starts',
