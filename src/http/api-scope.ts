@@ -2,6 +2,7 @@
 // shape, authentication by each route's declared access, rate limits, 405 for a known path
 // called with the wrong method, and its own answer to an unknown path.
 
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Platform } from '../platform/context.ts';
@@ -37,10 +38,14 @@ export function presentedToken(header: string | undefined): string | null {
   return match?.[1] ?? null;
 }
 
+/**
+ * The login budget's key: client address and e-mail. It is taken before validation (so
+ * invalid attempts count too), so the e-mail is hashed: an oversized one cannot bloat the store.
+ */
 function clientKeyFromBody(request: FastifyRequest): string {
   const body = request.body as { email?: unknown } | undefined;
   const email = typeof body?.email === 'string' ? body.email.trim().toLowerCase() : '';
-  return `${request.ip}|${email}`;
+  return `${request.ip}|${createHash('sha256').update(email).digest('base64url')}`;
 }
 
 /** Shows the tightest budget a request counted against (a route may count against two). */
