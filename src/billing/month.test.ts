@@ -1,6 +1,7 @@
 // A month of an account's money, black-box over HTTP on the virtual clock: credit, a server with
-// automatic backups, a second one with hours paid up front (commit), a floating IP attached and
-// detached, a resize, a snapshot, removals; then every invoice item, invoice sums over
+// automatic backups, a second one (a Windows licence, DDoS protection, hours paid up front with
+// commit), a floating IP attached and detached, a free VPC, a resize, a snapshot, removals; then
+// every invoice item, invoice sums over
 // sub-intervals, the transaction list and the balance, against figures this file computes itself,
 // hour by hour, from the documented prices and rules (docs/decisions.md, billing).
 
@@ -14,12 +15,15 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
 // Prices, from the catalog and the documented rules: hourly = ⌈monthly / 730⌉ micro-dollars;
-// automatic backups 20 % of the plan; a floating IP $3.00 a month; snapshots $0.05 per GB-month.
+// automatic backups 20 % of the plan; DDoS protection $10.00 a month; a floating IP $3.00 a month;
+// snapshots $0.05 per GB-month; a licence its image's hourly_cost, capped at 730 hours a month.
 const PLAN_1 = { hr: 6850, mo: 5_000_000 }; // $5.00
 const PLAN_2 = { hr: 32_877, mo: 24_000_000 }; // $24.00
 const BACKUPS_1 = { hr: 1370, mo: 1_000_000 };
 const BACKUPS_2 = { hr: 6576, mo: 4_800_000 };
 const FLOATING_IP = { hr: 4110, mo: 3_000_000 };
+const DDOS = { hr: 13_699, mo: 10_000_000 };
+const WINDOWS_LICENCE = { hr: 22_000, mo: 22_000 * 730 }; // image 1101, hourly_cost 0.022
 const snapshotPrice = (gb: number) => ({ hr: Math.ceil((gb * 50_000) / 730), mo: gb * 50_000 });
 const COMMIT_HOURS = 24;
 
@@ -82,7 +86,10 @@ let monthStart = 0;
 let nextMonth = 0;
 const items: Expected[] = [];
 let serverA: { id: number; uuid: string };
-let serverB: { id: number; uuid: string };
+/** The items of server A before its resize, after it, and of server B (all opened at once). */
+let planOneItems: Expected[] = [];
+let planTwoItems: Expected[] = [];
+let serverBItems: Expected[] = [];
 let ipUuid = '';
 let snapshotUuid = '';
 
@@ -109,7 +116,7 @@ function charged(now: number): number {
 }
 
 const credits = 120_000_000;
-const commitCharge = COMMIT_HOURS * PLAN_1.hr;
+const commitCharge = COMMIT_HOURS * (PLAN_2.hr + WINDOWS_LICENCE.hr + DDOS.hr);
 
 async function checkBalance(): Promise<void> {
   const info = await call('GET', '/v1.3/account/info');
@@ -135,23 +142,23 @@ before(async () => {
 after(async () => { await server.close(); });
 
 describe('a month of billing', () => {
-  test('credit, then two servers (one with backups, one with 24 hours paid up front)', async () => {
+  test('credit, then two servers (one with backups, one with a licence, DDoS protection and 24 hours paid up front)', async () => {
     account = await createAccount(server, { credit: 100 });
     assert.equal((await server.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: '20.00' })).status, 201);
     serverA = await call('POST', '/v1.3/server/create', { hostname: 'a.example.com', label: 'a', region: 101, image: 1001, plan: 1, auto_backups: true }, 201);
-    open('server', PLAN_1);
-    open('backup', BACKUPS_1);
-    serverB = await call('POST', '/v1.3/server/create', { hostname: 'b.example.com', label: 'b', region: 101, image: 1001, plan: 1, commit: COMMIT_HOURS }, 201);
-    open('server', PLAN_1, COMMIT_HOURS);
+    planOneItems = [open('server', PLAN_1), open('backup', BACKUPS_1)];
+    await call('POST', '/v1.3/server/create', { hostname: 'b.example.com', label: 'b', region: 101, image: 1101, plan: 2, ddos_protection: true, commit: COMMIT_HOURS }, 201);
+    serverBItems = [open('server', PLAN_2, COMMIT_HOURS), open('license', WINDOWS_LICENCE, COMMIT_HOURS), open('ddos_protection', DDOS, COMMIT_HOURS)];
     await moveTo(at + 5 * MINUTE);
     await checkBalance();
   });
 
-  test('a floating IP, attached to the server', async () => {
+  test('a floating IP, attached to the server, and a VPC, which is free and opens no item', async () => {
     await moveTo(monthStart + 40 * MINUTE);
     const ip = await call('POST', '/v1.3/floating_ip/create', { region_id: 101, ip_version: 4 }, 201);
     ipUuid = ip.uuid;
     open('floating_ip', FLOATING_IP);
+    await call('POST', '/v1.3/vpc/create', { region_id: 101, name: 'backend' }, 201);
     await moveTo(monthStart + 70 * MINUTE);
     await call('PATCH', '/v1.3/floating_ip/attach', { server_id: serverA.id, ip_id: ipUuid }, 202);
     await moveTo(at + 5 * MINUTE);
@@ -166,9 +173,8 @@ describe('a month of billing', () => {
   test('a resize closes the plan\'s items and opens them at the new price', async () => {
     await moveTo(monthStart + 30 * MINUTE + 5 * DAY);
     await call('POST', '/v1.3/server/resize', { server_id: serverA.id, plan_id: 2 }, 202);
-    for (const item of items.slice(0, 2)) item.removed = at;
-    open('server', PLAN_2);
-    open('backup', BACKUPS_2);
+    for (const item of planOneItems) item.removed = at;
+    planTwoItems = [open('server', PLAN_2), open('backup', BACKUPS_2)];
     await moveTo(at + 5 * MINUTE);
     await checkBalance();
   });
@@ -194,7 +200,7 @@ describe('a month of billing', () => {
     items.find((item) => item.type === 'snapshot')!.removed = at;
     await moveTo(monthStart + 10 * MINUTE + 25 * DAY);
     await call('DELETE', `/v1.3/server/remove/${serverA.id}`, undefined, 204);
-    for (const item of items.slice(4, 6)) item.removed = at;
+    for (const item of planTwoItems) item.removed = at;
     await moveTo(at + 5 * MINUTE);
     await checkBalance();
   });
@@ -226,8 +232,7 @@ describe('a month of billing', () => {
       else assert.ok(Math.abs(Date.parse(entry.ts_removed) - item.removed) < 60_000, `ts_removed of ${item.type}`);
     });
     // The second server with its commit: a whole month of hours, 24 of them paid up front.
-    const b = items[2]!;
-    assert.equal(usage(b, at), Math.round((nextMonth - monthStart) / HOUR) + 5);
+    for (const item of serverBItems) assert.equal(usage(item, at), Math.round((nextMonth - monthStart) / HOUR) + 5);
 
     const transactions = await call('GET', '/v1.3/transaction/list');
     assert.deepEqual(transactions.meta, { total: 3 });
@@ -263,12 +268,12 @@ describe('a month of billing', () => {
     for (const field of fields) {
       assert.equal(parts.reduce((total, part) => total + Math.round(part[field] * 100), 0), Math.round(month[field] * 100), field);
     }
-    assert.ok(month.server > 0 && month.backup > 0 && month.snapshot > 0 && month.floating_ip > 0);
+    for (const field of ['server', 'license', 'snapshot', 'backup', 'ddos_protection', 'floating_ip'] as const) assert.ok(month[field] > 0, field);
 
     // With no body, the sum covers the clock's current month: the new one, the second server only.
     const current = await call('POST', '/v1.3/invoice/sum', {});
     assert.deepEqual(current, expectedSum(nextMonth, monthOf(nextMonth + 32 * DAY)));
-    assert.equal(current.server, cents(5 * PLAN_1.hr) / 100); // hours begun at 00:10 … 04:10
+    assert.equal(current.license, cents(5 * WINDOWS_LICENCE.hr) / 100); // hours begun at 00:10 … 04:10
 
     // Everything since the account opened, plus the commit, is what the balance lost.
     const info = await call('GET', '/v1.3/account/info');
