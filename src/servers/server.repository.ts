@@ -2,6 +2,7 @@
 // attached to them and their VPC memberships. Reads for a list fetch each table once.
 
 import type { Queryable } from '../db/database.ts';
+import { prepared } from '../db/prepared.ts';
 import type { Ref } from '../platform/ids.ts';
 import type { NewServerRow, ServerRow, ServerUpdate } from './server.table.ts';
 
@@ -27,6 +28,19 @@ export interface VpcMembership {
   address: string;
   cidr: string;
 }
+
+// account/info counts running servers and every create counts servers: both compiled once.
+const runningCount = prepared<[number, number], { count: number }>(2, (db, accountId, now) =>
+  db.selectFrom('servers')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('account_id', '=', accountId)
+    .where('power', '=', 'running')
+    .where((eb) => eb.or([eb('action', 'is', null), eb('action_until', '<=', now)])));
+
+const limitAndCount = prepared<[number], { servers_limit: number; count: number }>(1, (db, accountId) =>
+  db.selectFrom('accounts')
+    .select((eb) => ['servers_limit', eb.selectFrom('servers').select((s) => s.fn.countAll<number>().as('count')).where('servers.account_id', '=', accountId).as('count')])
+    .where('accounts.id', '=', accountId));
 
 export const serverRepository = {
   insert(db: Queryable, row: NewServerRow): Promise<ServerRow> {
@@ -58,20 +72,15 @@ export const serverRepository = {
     return query.orderBy('servers.id').execute();
   },
 
-  async countForAccount(db: Queryable, accountId: number): Promise<number> {
-    const row = await db.selectFrom('servers').select((eb) => eb.fn.countAll<number>().as('count')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
-    return Number(row.count);
+  /** The account's servers.limit and how many servers it has. */
+  async limitAndCount(db: Queryable, accountId: number): Promise<{ limit: number; count: number }> {
+    const row = await limitAndCount.first(db, accountId);
+    return { limit: Number(row?.servers_limit ?? 0), count: Number(row?.count ?? 0) };
   },
 
   /** Servers that show `running` now: settled running with no transition under way. */
   async countRunning(db: Queryable, accountId: number, now: number): Promise<number> {
-    const row = await db.selectFrom('servers')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('account_id', '=', accountId)
-      .where('power', '=', 'running')
-      .where((eb) => eb.or([eb('action', 'is', null), eb('action_until', '<=', now)]))
-      .executeTakeFirstOrThrow();
-    return Number(row.count);
+    return Number((await runningCount.first(db, accountId, now))?.count ?? 0);
   },
 
   async update(db: Queryable, id: number, changes: ServerUpdate): Promise<ServerRow> {

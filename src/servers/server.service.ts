@@ -157,10 +157,8 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
   return ctx.db.transaction().execute(async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const now = ctx.clock.now();
-    const account = await trx.selectFrom('accounts').select('servers_limit').where('id', '=', actor.accountId).executeTakeFirstOrThrow();
-    if (await serverRepository.countForAccount(trx, actor.accountId) >= account.servers_limit) {
-      throw new Forbidden(`servers.limit reached: the account may have at most ${account.servers_limit} servers; remove one or ask for a higher limit`);
-    }
+    const { limit, count } = await serverRepository.limitAndCount(trx, actor.accountId);
+    if (count >= limit) throw new Forbidden(`servers.limit reached: the account may have at most ${limit} servers; remove one or ask for a higher limit`);
 
     let image = checked.image;
     let sourceSnapshot: SnapshotRow | null = null;

@@ -278,6 +278,19 @@ describe('server/remove', () => {
     assert.equal((await server.request('DELETE', `/v1.3/server/remove/${b.id}`, { token: alice.token })).status, 404);
   });
 
+  test('detaches its floating IPs, which stay the account\'s and attach elsewhere', async () => {
+    const frank = await createAccount(server);
+    const [a, b] = [await deployServer(server, frank.token, {}, { settle: false }), await deployServer(server, frank.token)];
+    const ip = await server.request('POST', '/v1.3/floating_ip/create', { token: frank.token, body: { region_id: 101, ip_version: 4 } });
+    assert.equal((await server.request('PATCH', '/v1.3/floating_ip/attach', { token: frank.token, body: { server_id: a.id, ip_id: ip.body.uuid } })).status, 202);
+    assert.equal((await server.request('DELETE', `/v1.3/server/remove/${a.id}`, { token: frank.token })).status, 204);
+    const list = await server.request('GET', '/v1.3/floating_ip/list', { token: frank.token });
+    assert.equal(list.body.floating_ips.find((f: { uuid: string }) => f.uuid === ip.body.uuid).server_id, null);
+    assert.equal((await server.request('PATCH', '/v1.3/floating_ip/attach', { token: frank.token, body: { server_id: b.id, ip_id: ip.body.uuid } })).status, 202);
+    const info = await serverInfo(server, frank.token, b.id);
+    assert.ok(info.iface.v4.some((entry: { type: string; address: string }) => entry.type === 'floating' && entry.address === ip.body.ip_address));
+  });
+
   test('stops billing and leaves its VPC', async () => {
     const erin = await createAccount(server);
     const vpc = await server.request('POST', '/v1.3/vpc/create', { token: erin.token, body: { region_id: 101, name: 'net' } });
