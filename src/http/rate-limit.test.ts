@@ -131,3 +131,16 @@ describe('instances and the budget store', () => {
     }
   });
 });
+
+describe('Redis out of reach', () => {
+  test('the server still starts and answers, counting budgets in memory', async () => {
+    const server = await startTestServer({ REDIS_URL: 'redis://127.0.0.1:1', RATE_REGISTER_PER_MINUTE: '1' });
+    try {
+      assert.equal((await server.request('POST', '/v1.3/account/register', { body: registerBody() })).status, 201);
+      assertLimited(await server.request('POST', '/v1.3/account/register', { body: registerBody() }), 1, 'second registration');
+      assert.equal((await server.request('GET', '/readyz')).status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+});
