@@ -73,6 +73,7 @@ export const variables = {
   logLevel: v('LOG_LEVEL', 'info', oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'pino log level'),
   catalogFile: v<string | null>('CATALOG_FILE', null, text, 'JSON file of regions, images and plans replacing the shipped `catalog/catalog.json`'),
   serversLimit: v('SERVERS_LIMIT', 10, integer(0, 1_000_000), 'servers.limit of a new account'),
+  floatingIpsLimit: v('FLOATING_IPS_LIMIT', 20, integer(0, 1_000_000), 'floating IPs (the legacy API\'s reserved IPs) an account may hold at once'),
   blockedPortsTcp: v('BLOCKED_PORTS_TCP', [25, 465, 587], portList, 'blocked_ports.TCP shown in account info (comma-separated)'),
   blockedPortsUdp: v('BLOCKED_PORTS_UDP', [] as number[], portList, 'blocked_ports.UDP shown in account info (comma-separated)'),
   autoActivate: v('AUTO_ACTIVATE', false, boolean, 'activate new accounts at registration (emulator convenience)'),

@@ -5,6 +5,7 @@ import { isoSeconds } from '../platform/clock.ts';
 import { toDollars } from '../platform/money.ts';
 import type { Continent, Image, Plan, Region } from './catalog.types.ts';
 import { planAvailableIn } from './catalog.ts';
+import { NotFound } from '../platform/errors.ts';
 
 const continents: Continent[] = ['north-america', 'south-america', 'middle-east', 'australia', 'europe', 'africa', 'asia'];
 
@@ -53,12 +54,36 @@ export function imageEntry(image: Image) {
   };
 }
 
+/** The region a listing names by id (the legacy API's DCID), or 404. */
+export function listedRegion(ctx: Platform, regionId: number): Region {
+  const region = ctx.catalog.regions.get(regionId);
+  if (!region) throw new NotFound('location');
+  return region;
+}
+
+/** Every region of the catalog, as catalog entries for any adapter to shape. */
+export function regionsOffered(ctx: Platform): Region[] {
+  return [...ctx.catalog.regions.values()];
+}
+
+/** Images offered in the region (every image without one), as catalog entries for any adapter to shape. */
+export function imagesOffered(ctx: Platform, regionId?: number): Image[] {
+  return [...ctx.catalog.images.values()].filter((image) => regionId === undefined || image.regions.includes(regionId));
+}
+
+/** Plans sold in the region (every plan without one). */
+export function plansOffered(ctx: Platform, regionId?: number): Plan[] {
+  return [...ctx.catalog.plans.values()].filter((plan) => regionId === undefined || planAvailableIn(plan, regionId));
+}
+
+/** Whether a Windows image offered in the region fits the plan's disk (server create's rule). */
+export function planRunsWindows(ctx: Platform, plan: Plan, regionId: number): boolean {
+  return imagesOffered(ctx, regionId).some((image) => image.os_type === 'windows' && image.min_disk_gb <= plan.disk_gb);
+}
+
 export function listImages(ctx: Platform, regionId: number | undefined) {
   const images: Record<string, ReturnType<typeof imageEntry>> = {};
-  for (const image of ctx.catalog.images.values()) {
-    if (regionId !== undefined && !image.regions.includes(regionId)) continue;
-    images[String(image.id)] = imageEntry(image);
-  }
+  for (const image of imagesOffered(ctx, regionId)) images[String(image.id)] = imageEntry(image);
   return { images, meta: { total: Object.keys(images).length, cached: true, timestamp: isoSeconds(ctx.catalog.loadedAt) } };
 }
 
@@ -85,9 +110,6 @@ export function planEntry(ctx: Platform, plan: Plan) {
 
 export function listPlans(ctx: Platform, regionId: number | undefined) {
   const plans: Record<string, ReturnType<typeof planEntry>> = {};
-  for (const plan of ctx.catalog.plans.values()) {
-    if (regionId !== undefined && !planAvailableIn(plan, regionId)) continue;
-    plans[String(plan.id)] = planEntry(ctx, plan);
-  }
+  for (const plan of plansOffered(ctx, regionId)) plans[String(plan.id)] = planEntry(ctx, plan);
   return { plans, meta: { total: Object.keys(plans).length, cached: true, timestamp: isoSeconds(ctx.catalog.loadedAt) } };
 }

@@ -20,6 +20,11 @@ export const floatingIpRepository = {
     return db.selectFrom('floating_ips').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
   },
 
+  async countForAccount(db: Queryable, accountId: number): Promise<number> {
+    const row = await db.selectFrom('floating_ips').select((eb) => eb.fn.countAll<number>().as('count')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+    return Number(row.count);
+  },
+
   insert(db: Queryable, row: Insertable<FloatingIpTable>): Promise<FloatingIpRow> {
     return db.insertInto('floating_ips').values(row).returningAll().executeTakeFirstOrThrow();
   },

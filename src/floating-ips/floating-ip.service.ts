@@ -1,8 +1,9 @@
 // Floating IPs: an IPv4 address (/32) or an IPv6 /64 block from a region's pool, billed
 // while held, attachable to one of the account's servers in the same region.
 
+import { isIP } from 'node:net';
 import type { Actor, Platform } from '../platform/context.ts';
-import { Conflict, Invalid, NotFound } from '../platform/errors.ts';
+import { Conflict, Invalid, LimitReached, NotFound } from '../platform/errors.ts';
 import { newUuid, parseRef } from '../platform/ids.ts';
 import { isoSeconds } from '../platform/clock.ts';
 import type { Queryable } from '../db/database.ts';
@@ -56,6 +57,10 @@ export async function createFloatingIp(ctx: Platform, actor: Actor, input: { reg
   const uuid = newUuid();
   return ctx.db.transaction().execute(async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
+    const limit = ctx.config.floatingIpsLimit;
+    if (await floatingIpRepository.countForAccount(trx, actor.accountId) >= limit) {
+      throw new LimitReached('floating_ips', limit, `floating IP limit reached: the account may hold at most ${limit} floating IPs; remove one or ask support for a higher limit`);
+    }
     // The price does not depend on the address, so the funds check can come before taking one.
     await requireFunds(ctx, trx, actor.accountId, firstHourMicros([floatingIpItem('')]));
     const allocated = await allocateAddress(ctx, trx, { region, version: input.ipVersion, accountId: actor.accountId, holderType: 'floating_ip', holderUuid: uuid });
@@ -84,6 +89,29 @@ async function findOwnedIp(ctx: Platform, db: Queryable, actor: Actor, ref: stri
   const row = parsed ? await floatingIpRepository.findOwned(db, actor.accountId, parsed, ctx.dialect) : undefined;
   if (!row) throw new NotFound('floating IP');
   return row;
+}
+
+/** An address as one canonical text (IPv6 lower-case and compressed), or null when it is none. */
+function canonicalAddress(text: string): string | null {
+  const address = text.trim().replace(/\/\d{1,3}$/, '');
+  const version = isIP(address);
+  if (version === 4) return address;
+  if (version === 6) return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  return null;
+}
+
+/**
+ * The caller's floating IP holding this address (an IPv6 block by its address, with or without
+ * its /64); 404 when it holds none. Clients of the legacy API name a reserved IP by its address.
+ */
+export async function findFloatingIpByAddress(ctx: Platform, actor: Actor, address: string): Promise<FloatingIp> {
+  const wanted = canonicalAddress(address);
+  // An account holds at most FLOATING_IPS_LIMIT of them, so comparing canonical forms here is cheap
+  // and finds an address however the client (or the catalog's pool) spelled it.
+  const row = wanted === null ? undefined
+    : (await floatingIpRepository.listByAccount(ctx.db, actor.accountId)).find((candidate) => canonicalAddress(candidate.address) === wanted);
+  if (!row) throw new NotFound('floating IP');
+  return rowToFloatingIp(row);
 }
 
 export interface AttachmentInput {

@@ -42,6 +42,21 @@ export class Forbidden extends DomainError {
   }
 }
 
+/**
+ * A per-account limit refuses one more of a resource: a 403 like any refusal for the account.
+ * `limit` names the limit, so an adapter can word it its own way (the legacy API has its own text).
+ */
+export class LimitReached extends Forbidden {
+  override name = 'LimitReached';
+  readonly limit: string;
+  readonly maximum: number;
+  constructor(limit: string, maximum: number, message: string) {
+    super(message);
+    this.limit = limit;
+    this.maximum = maximum;
+  }
+}
+
 export class NotFound extends DomainError {
   override name = 'NotFound';
   constructor(what = 'resource') {

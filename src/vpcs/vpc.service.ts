@@ -11,6 +11,7 @@ import { lockAccount } from '../accounts/account-lock.ts';
 import { requireFunds } from '../billing/funds.ts';
 import { firstHourMicros, HOURS_PER_MONTH, VPC_MONTHLY_MICROS, type PricedItem } from '../billing/pricing.ts';
 import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
+import { findIn } from '../catalog/catalog.ts';
 import { assertRemovalHoldOver, regionOffering } from '../network/region-rules.ts';
 import { findAttachableServer } from '../network/attachable-server.ts';
 import { vpcRepository } from './vpc.repository.ts';
@@ -51,24 +52,46 @@ export async function listVpcs(ctx: Platform, actor: Actor): Promise<Vpc[]> {
   return rows.map((row) => rowToVpc(row, serversOf.get(row.id) ?? []));
 }
 
+/** Inserts a VPC under the account lock the caller holds (the lock serialises the choice of the next free /24). */
+async function insertVpc(ctx: Platform, trx: Tx, accountId: number, regionId: number, name: string): Promise<{ uuid: string }> {
+  const items = vpcItems(name);
+  await requireFunds(ctx, trx, accountId, firstHourMicros(items));
+  const row = await vpcRepository.insert(trx, {
+    uuid: newUuid(),
+    account_id: accountId,
+    region_id: regionId,
+    name,
+    cidr: nextPrivateRange(await vpcRepository.cidrsOfAccount(trx, accountId)),
+    created_at: ctx.clock.now(),
+  });
+  await openInvoiceItems(ctx, trx, accountId, row.uuid, items);
+  return { uuid: row.uuid };
+}
+
 export async function createVpc(ctx: Platform, actor: Actor, input: { regionId: string | number; name: string }): Promise<{ uuid: string }> {
   requirePermission(actor, 'vpcs');
   const region = regionOffering(ctx, input.regionId, 'virtual_private_cloud', 'region_id');
-  const items = vpcItems(input.name);
   return ctx.db.transaction().execute(async (trx) => {
-    // The lock also serialises the choice of the account's next free /24.
     await lockAccount(ctx, trx, actor.accountId);
-    await requireFunds(ctx, trx, actor.accountId, firstHourMicros(items));
-    const row = await vpcRepository.insert(trx, {
-      uuid: newUuid(),
-      account_id: actor.accountId,
-      region_id: region.id,
-      name: input.name,
-      cidr: nextPrivateRange(await vpcRepository.cidrsOfAccount(trx, actor.accountId)),
-      created_at: ctx.clock.now(),
-    });
-    await openInvoiceItems(ctx, trx, actor.accountId, row.uuid, items);
-    return { uuid: row.uuid };
+    return insertVpc(ctx, trx, actor.accountId, region.id, input.name);
+  });
+}
+
+/**
+ * The account's private network in a region: its oldest VPC there, or a new one named
+ * "default" when it has none (what the legacy API's private_networking flag joins). Bad input
+ * names the fields of the server create it serves (`region`, `vpc`), as server create would.
+ */
+export async function defaultVpc(ctx: Platform, actor: Actor, regionRef: string | number): Promise<{ uuid: string }> {
+  requirePermission(actor, 'vpcs');
+  const region = findIn(ctx.catalog.regions, regionRef);
+  if (!region) throw new Invalid('region', 'bad value: no region with this id or uuid');
+  if (!region.features.virtual_private_cloud) throw new Invalid('vpc', `bad value: region ${region.id} offers no VPCs`);
+  return ctx.db.transaction().execute(async (trx) => {
+    // Under the lock, two concurrent calls find or make the same one.
+    await lockAccount(ctx, trx, actor.accountId);
+    const existing = (await vpcRepository.listByAccount(trx, actor.accountId)).find((vpc) => vpc.region_id === region.id);
+    return existing ? { uuid: existing.uuid } : insertVpc(ctx, trx, actor.accountId, region.id, 'default');
   });
 }
 
