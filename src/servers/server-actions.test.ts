@@ -76,6 +76,13 @@ describe('power transitions', () => {
     assert.equal(await power(s.id), 'running');
   });
 
+  test('concurrent actions on one server: exactly one is accepted, the others see it under way', async () => {
+    const s = await deployServer(server, alice.token);
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => act('PATCH', i % 2 ? 'stop' : 'reboot', { server_id: s.id })));
+    assert.equal(results.filter((r) => r.status === 202).length, 1, JSON.stringify(results.map((r) => r.status)));
+    assert.equal(results.filter((r) => r.status === 409).length, 9);
+  });
+
   test('reboot starts a server that is not running', async () => {
     const s = await deployServer(server, alice.token);
     await act('PATCH', 'stop', { server_id: s.id });

@@ -144,6 +144,21 @@ async function snapshotImage(ctx: Platform, trx: Tx, accountId: number, ref: str
   return { snapshot, image };
 }
 
+/** The caller's own resources the create body names, read in its transaction; another account's is a 404 like a missing one. */
+async function ownedReferences(ctx: Platform, trx: Tx, accountId: number, input: CreateServerInput, checked: CheckedCreate) {
+  let image = checked.image;
+  let sourceSnapshot: SnapshotRow | null = null;
+  if (!image) ({ snapshot: sourceSnapshot, image } = await snapshotImage(ctx, trx, accountId, input.image, checked.region, checked.plan));
+  const sshRef = input.ssh_key !== undefined ? parseRef(input.ssh_key) : null;
+  const sshKey = sshRef ? await sshKeyRepository.findOwned(trx, accountId, sshRef) : undefined;
+  if (input.ssh_key !== undefined && !sshKey) throw new NotFound('ssh_key');
+  const vpcRef = input.vpc !== undefined ? parseRef(input.vpc) : null;
+  const vpc = vpcRef ? await vpcRepository.findOwned(trx, accountId, vpcRef) : undefined;
+  if (input.vpc !== undefined && !vpc) throw new NotFound('vpc');
+  if (vpc && vpc.region_id !== checked.region.id) throw new Invalid('vpc', `bad value: the VPC is in region ${vpc.region_id}, the server would be in ${checked.region.id}`);
+  return { image, sourceSnapshot, sshKey, vpc };
+}
+
 export async function createServer(ctx: Platform, actor: Actor, input: CreateServerInput): Promise<ServerDetails> {
   requirePermission(actor, 'servers');
   if (input.auto_backups) requirePermission(actor, 'backups');
@@ -160,16 +175,7 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
     const { limit, count } = await serverRepository.limitAndCount(trx, actor.accountId);
     if (count >= limit) throw new Forbidden(`servers.limit reached: the account may have at most ${limit} servers; remove one or ask for a higher limit`);
 
-    let image = checked.image;
-    let sourceSnapshot: SnapshotRow | null = null;
-    if (!image) ({ snapshot: sourceSnapshot, image } = await snapshotImage(ctx, trx, actor.accountId, input.image, region, plan));
-    const sshRef = input.ssh_key !== undefined ? parseRef(input.ssh_key) : null;
-    const sshKey = sshRef ? await sshKeyRepository.findOwned(trx, actor.accountId, sshRef) : undefined;
-    if (input.ssh_key !== undefined && !sshKey) throw new NotFound('ssh_key');
-    const vpcRef = input.vpc !== undefined ? parseRef(input.vpc) : null;
-    const vpc = vpcRef ? await vpcRepository.findOwned(trx, actor.accountId, vpcRef) : undefined;
-    if (input.vpc !== undefined && !vpc) throw new NotFound('vpc');
-    if (vpc && vpc.region_id !== region.id) throw new Invalid('vpc', `bad value: the VPC is in region ${vpc.region_id}, the server would be in ${region.id}`);
+    const { image, sourceSnapshot, sshKey, vpc } = await ownedReferences(ctx, trx, actor.accountId, input, checked);
 
     const items = serverItems({ plan, image, backups: input.auto_backups === true, ddosProtection: input.ddos_protection === true, name: label });
     const upfront = commit * firstHourMicros(items);
