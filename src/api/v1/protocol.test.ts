@@ -1,0 +1,89 @@
+// Black-box tests of the legacy protocol itself: form bodies, the error envelope for unknown
+// paths, wrong methods and bodies, and the OpenAPI document of /v1 (form bodies declared).
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../../../test/support/server.ts';
+import { createAccount, type TestAccount } from '../../../test/support/accounts.ts';
+
+let server: TestServer;
+let alice: TestAccount;
+
+before(async () => {
+  server = await startTestServer();
+  alice = await createAccount(server);
+});
+after(async () => { await server.close(); });
+
+function assertEnvelope(result: { status: number; body: any }, status: number): void {
+  assert.equal(result.status, status, JSON.stringify(result.body));
+  assert.equal(result.body.response_type, 'error');
+  assert.equal(result.body.response_code, status);
+  assert.equal(typeof result.body.message, 'string');
+}
+
+/** Every operation of the spec's endpoint table. */
+const operations: [string, string][] = [
+  ['GET', '/v1/account/info'], ['GET', '/v1/account/createkey'], ['GET', '/v1/locations/list'], ['GET', '/v1/templates/list/{DCID}'],
+  ['GET', '/v1/plans/list/{DCID}'], ['GET', '/v1/reservedip/list'], ['POST', '/v1/reservedip/create'], ['POST', '/v1/reservedip/remove'],
+  ['POST', '/v1/reservedip/attach'], ['POST', '/v1/reservedip/detach'], ['GET', '/v1/server/list'], ['POST', '/v1/server/create'],
+  ['POST', '/v1/server/remove'], ['POST', '/v1/server/reboot'], ['POST', '/v1/server/stop'], ['GET', '/v1/snapshot/list'],
+  ['POST', '/v1/snapshot/create'], ['POST', '/v1/snapshot/remove'], ['POST', '/v1/snapshot/restore'], ['POST', '/v1/backup/restore'],
+];
+
+describe('the error envelope', () => {
+  test('an unknown path is a 404, a known path with the wrong method a 405 naming the right one', async () => {
+    assertEnvelope(await server.request('GET', '/v1/server/info', { token: alice.token }), 404);
+    assertEnvelope(await server.request('POST', '/v1/nothing/here', { token: alice.token, form: { a: 1 } }), 404);
+    const wrong = await server.request('GET', '/v1/server/create', { token: alice.token });
+    assertEnvelope(wrong, 405);
+    assert.match(wrong.body.message, /POST/);
+    assert.match(wrong.headers.get('allow') ?? '', /POST/);
+    assertEnvelope(await server.request('POST', '/v1/server/list', { token: alice.token, form: {} }), 405);
+  });
+
+  test('a body that is not a form (or JSON) is a 400 naming the body; a JSON body is accepted too', async () => {
+    const text = await server.request('POST', '/v1/reservedip/create', { token: alice.token, rawBody: 'DCID=101', headers: { 'content-type': 'text/plain' } });
+    assertEnvelope(text, 400);
+    assert.deepEqual(text.body.fields.map((f: { field: string }) => f.field), ['body']);
+    const json = await server.request('POST', '/v1/reservedip/create', { token: alice.token, body: { DCID: 101 } });
+    assert.equal(json.status, 200, JSON.stringify(json.body));
+    assert.equal(json.body.response_code, 202);
+  });
+
+  test('a field sent twice is a 400 naming it, not a 500', async () => {
+    const twice = await server.request('POST', '/v1/server/stop', { token: alice.token, rawBody: 'SUBID=1&SUBID=2', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    assertEnvelope(twice, 400);
+    assert.deepEqual(twice.body.fields.map((f: { field: string }) => f.field), ['SUBID']);
+  });
+
+  test('every authenticated operation answers 401 in the envelope without a key; the listings do not ask for one', async () => {
+    for (const [method, path] of operations) {
+      const result = await server.request(method, path.replace('{DCID}', '101'), method === 'POST' ? { form: {} } : {});
+      if (/locations|templates|plans/.test(path)) assert.equal(result.status, 200, path);
+      else assertEnvelope(result, 401);
+    }
+  });
+});
+
+describe('OpenAPI', () => {
+  test('documents every legacy operation, tagged, with form bodies and the envelopes', async () => {
+    const doc = (await server.request('GET', '/openapi.json')).body;
+    for (const [method, path] of operations) {
+      const operation = doc.paths[path]?.[method.toLowerCase()];
+      assert.ok(operation, `${method} ${path} is documented`);
+      assert.deepEqual(operation.tags, ['v1 legacy'], `${method} ${path} is tagged`);
+      assert.ok(operation.responses['200']?.content?.['application/json']?.schema, `${method} ${path} documents its 200`);
+      if (method === 'POST') {
+        assert.deepEqual(Object.keys(operation.requestBody.content), ['application/x-www-form-urlencoded'], `${method} ${path} takes a form`);
+        assert.deepEqual(operation.responses['200'].content['application/json'].schema.properties.response_type.enum, ['success']);
+        assert.deepEqual(operation.responses['400'].content['application/json'].schema.properties.response_type.enum, ['error']);
+      }
+      if (/locations|templates|plans/.test(path)) assert.deepEqual(operation.security, [], `${path} is public`);
+      else assert.equal(operation.security, undefined, `${path} needs the key (the document's default)`);
+    }
+    const create = doc.paths['/v1/server/create'].post.requestBody.content['application/x-www-form-urlencoded'].schema;
+    assert.deepEqual(create.required.sort(), ['DCID', 'OSID', 'PLAN', 'hostname']);
+    for (const field of ['label', 'ipv6_networking', 'private_networking', 'ddos_protection', 'cloud_init_script']) assert.ok(create.properties[field], field);
+  });
+});

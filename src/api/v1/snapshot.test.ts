@@ -1,0 +1,213 @@
+// Black-box tests of the legacy snapshot operations (list, create, remove, restore) and backup
+// restore, each checked from the other version, with the envelopes and every refusal.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../../../test/support/server.ts';
+import { createAccount, type TestAccount } from '../../../test/support/accounts.ts';
+import { deployServer, serverInfo, SETTLE_SECONDS } from '../../../test/support/servers.ts';
+import { crossings, protocol } from '../../../test/support/protocols.ts';
+import { runBackupSweep } from '../../snapshots/backup.sweep.ts';
+
+let server: TestServer;
+let alice: TestAccount;
+let bob: TestAccount;
+
+before(async () => {
+  server = await startTestServer({ SERVERS_LIMIT: '100' });
+  [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
+});
+after(async () => { await server.close(); });
+
+const post = (path: string, form: Record<string, string | number | boolean>, token = alice.token) => server.request('POST', `/v1${path}`, { token, form });
+const v13Snapshots = async (token = alice.token) => (await server.request('GET', '/v1.3/snapshot/list', { token })).body.snapshots as { id: number; uuid: string; type: string; name: string; server_id: string; status: string; created: string }[];
+async function legacyList(token = alice.token) {
+  const list = await server.request('GET', '/v1/snapshot/list', { token });
+  assert.equal(list.status, 200, JSON.stringify(list.body));
+  return list.body;
+}
+
+function assertFieldErrors(result: { status: number; body: any }, fields: string[]): void {
+  assert.equal(result.status, 400, JSON.stringify(result.body));
+  assert.equal(result.body.response_type, 'error');
+  assert.equal(result.body.response_code, 400);
+  assert.deepEqual(result.body.fields.map((f: { field: string }) => f.field).sort(), [...fields].sort());
+}
+
+function assertError(result: { status: number; body: any }, status: number, message?: RegExp): void {
+  assert.equal(result.status, status, JSON.stringify(result.body));
+  assert.equal(result.body.response_type, 'error');
+  assert.equal(result.body.response_code, status);
+  if (message) assert.match(result.body.message, message);
+}
+
+describe('snapshots across versions', () => {
+  for (const [made, seen] of crossings) {
+    test(`created, restored and removed through ${made}: ${seen} sees each step`, async () => {
+      const actor = protocol(server, made);
+      const viewer = protocol(server, seen);
+      const source = await deployServer(server, alice.token);
+      const id = await actor.createSnapshot(alice.token, source.id, `made in ${made}`);
+      assert.deepEqual((await viewer.snapshots(alice.token)).find((s) => s.id === id), { id, label: `made in ${made}` });
+      assert.equal((await viewer.snapshots(bob.token)).some((s) => s.id === id), false);
+      assert.equal((await serverInfo(server, alice.token, source.id)).power, 'snapshotting');
+      await server.advance(SETTLE_SECONDS);
+
+      const target = await deployServer(server, alice.token);
+      await actor.restoreSnapshot(alice.token, target.id, id);
+      assert.equal((await viewer.servers(alice.token)).find((s) => s.id === target.id)?.power, 'restoring');
+      await server.advance(SETTLE_SECONDS);
+      assert.equal((await viewer.servers(alice.token)).find((s) => s.id === target.id)?.power, 'running');
+
+      await actor.removeSnapshot(alice.token, id);
+      assert.equal((await viewer.snapshots(alice.token)).some((s) => s.id === id), false);
+    });
+
+    test(`a backup restored through ${made} is seen by ${seen}`, async () => {
+      const actor = protocol(server, made);
+      const viewer = protocol(server, seen);
+      const source = await deployServer(server, alice.token, { auto_backups: true });
+      await runBackupSweep(server.running.ctx);
+      const backup = (await v13Snapshots()).find((s) => s.type === 'backup' && s.server_id === source.uuid);
+      assert.ok(backup, 'the sweep took a backup');
+      await server.advance(SETTLE_SECONDS);
+      await actor.restoreBackup(alice.token, source.id, backup.id);
+      assert.equal((await viewer.servers(alice.token)).find((s) => s.id === source.id)?.power, 'restoring');
+      await server.advance(SETTLE_SECONDS);
+    });
+  }
+
+  test('the legacy Snapshot object: exactly ID, label and created, as v1.3 shows them; backups are not listed', async () => {
+    const source = await deployServer(server, alice.token, { auto_backups: true });
+    const created = await server.request('POST', '/v1.3/snapshot/create', { token: alice.token, body: { server_id: source.id, name: 'shape' } });
+    await runBackupSweep(server.running.ctx);
+    const all = await v13Snapshots();
+    const snapshot = all.find((s) => s.uuid === created.body.snapshot_id)!;
+    const backup = all.find((s) => s.type === 'backup' && s.server_id === source.uuid)!;
+    assert.ok(backup);
+
+    const list = await legacyList();
+    assert.deepEqual(list[String(snapshot.id)], { ID: snapshot.id, label: 'shape', created: snapshot.created });
+    assert.equal(list[String(backup.id)], undefined, 'backups have BACKUPIDs of their own');
+    assert.deepEqual(Object.keys(list).sort(), all.filter((s) => s.type === 'snapshot').map((s) => String(s.id)).sort());
+    await server.advance(SETTLE_SECONDS);
+  });
+
+  test('the envelopes: create 201 with the SNAPSHOTID as message, restore 201, remove 204, backup restore 201; ids may be uuids', async () => {
+    const source = await deployServer(server, alice.token, { auto_backups: true });
+    const created = await post('/snapshot/create', { SUBID: source.uuid, label: 'envelope' });
+    assert.equal(created.status, 200);
+    assert.deepEqual(Object.keys(created.body).sort(), ['message', 'response_code', 'response_type']);
+    assert.equal(created.body.response_type, 'success');
+    assert.equal(created.body.response_code, 201);
+    assert.match(created.body.message, /^\d+$/);
+    const entry = (await v13Snapshots()).find((s) => s.id === Number(created.body.message))!;
+    assert.equal(entry.name, 'envelope');
+    assert.equal(entry.server_id, source.uuid);
+    await server.advance(SETTLE_SECONDS);
+
+    const restored = await post('/snapshot/restore', { SUBID: source.id, SNAPSHOTID: entry.uuid });
+    assert.equal(restored.status, 200);
+    assert.equal(restored.body.response_code, 201);
+    await server.advance(SETTLE_SECONDS);
+
+    await runBackupSweep(server.running.ctx);
+    const backup = (await v13Snapshots()).find((s) => s.type === 'backup' && s.server_id === source.uuid)!;
+    await server.advance(SETTLE_SECONDS);
+    const fromBackup = await post('/backup/restore', { SUBID: source.uuid, BACKUPID: backup.uuid });
+    assert.equal(fromBackup.status, 200);
+    assert.equal(fromBackup.body.response_code, 201);
+    await server.advance(SETTLE_SECONDS);
+
+    const removed = await post('/snapshot/remove', { SNAPSHOTID: created.body.message });
+    assert.equal(removed.status, 200);
+    assert.equal(removed.body.response_code, 204);
+    assert.equal((await v13Snapshots()).some((s) => s.id === entry.id), false);
+  });
+
+  test('a snapshot is billed from create to remove through v1 (v1.3 billing.usage)', async () => {
+    const fresh = await createAccount(server);
+    const source = await deployServer(server, fresh.token);
+    const usage = async () => (await server.request('GET', '/v1.3/account/info', { token: fresh.token })).body.billing.usage;
+    const withServer = await usage();
+    const created = await post('/snapshot/create', { SUBID: source.id, label: 'billed' }, fresh.token);
+    assert.ok(await usage() > withServer);
+    await server.advance(SETTLE_SECONDS);
+    assert.equal((await post('/snapshot/remove', { SNAPSHOTID: created.body.message }, fresh.token)).status, 200);
+    assert.equal(await usage(), withServer);
+  });
+});
+
+describe('snapshot and backup refusals', () => {
+  test('bad or missing form fields are named in one 400 envelope', async () => {
+    assertFieldErrors(await post('/snapshot/create', {}), ['SUBID', 'label']);
+    assertFieldErrors(await post('/snapshot/create', { SUBID: 'web', label: '' }), ['SUBID', 'label']);
+    assertFieldErrors(await post('/snapshot/remove', {}), ['SNAPSHOTID']);
+    assertFieldErrors(await post('/snapshot/restore', { SNAPSHOTID: 'x' }), ['SNAPSHOTID', 'SUBID']);
+    assertFieldErrors(await post('/backup/restore', {}), ['BACKUPID', 'SUBID']);
+    // The service's own rule (a blank label), named by the form field.
+    const source = await deployServer(server, alice.token, {}, { settle: false });
+    assertFieldErrors(await post('/snapshot/create', { SUBID: source.id, label: '   ' }), ['label']);
+  });
+
+  test('restoring onto a server of another location names SNAPSHOTID', async () => {
+    const source = await deployServer(server, alice.token);
+    const created = await post('/snapshot/create', { SUBID: source.id, label: 'nyc' });
+    await server.advance(SETTLE_SECONDS);
+    const elsewhere = await deployServer(server, alice.token, { region: 102 });
+    assertFieldErrors(await post('/snapshot/restore', { SUBID: elsewhere.id, SNAPSHOTID: created.body.message }), ['SNAPSHOTID']);
+  });
+
+  test('a backup restores only onto its own server; BACKUPID must be a backup', async () => {
+    const source = await deployServer(server, alice.token, { auto_backups: true });
+    const other = await deployServer(server, alice.token);
+    await runBackupSweep(server.running.ctx);
+    await server.advance(SETTLE_SECONDS);
+    const backup = (await v13Snapshots()).find((s) => s.type === 'backup' && s.server_id === source.uuid)!;
+    assertFieldErrors(await post('/backup/restore', { SUBID: other.id, BACKUPID: backup.id }), ['BACKUPID']);
+    const snapshot = await post('/snapshot/create', { SUBID: other.id, label: 'not a backup' });
+    await server.advance(SETTLE_SECONDS);
+    assertError(await post('/backup/restore', { SUBID: other.id, BACKUPID: snapshot.body.message }), 404, /backup not found/);
+  });
+
+  test('a busy server is a 409 envelope; removing a snapshot still being taken too', async () => {
+    const source = await deployServer(server, alice.token);
+    const created = await post('/snapshot/create', { SUBID: source.id, label: 'first' });
+    assertError(await post('/snapshot/create', { SUBID: source.id, label: 'second' }), 409, /busy snapshotting/);
+    assertError(await post('/snapshot/remove', { SNAPSHOTID: created.body.message }), 409, /processing/);
+    await server.advance(SETTLE_SECONDS);
+  });
+
+  test('another account\'s server or snapshot answers exactly like a missing one', async () => {
+    const bobs = await deployServer(server, bob.token);
+    const bobsSnapshot = await post('/snapshot/create', { SUBID: bobs.id, label: 'bob' }, bob.token);
+    await server.advance(SETTLE_SECONDS);
+    const mine = await deployServer(server, alice.token);
+    const pairs: [Record<string, number>, Record<string, number>, string][] = [
+      [{ SUBID: bobs.id }, { SUBID: 99_999_999 }, '/snapshot/create'],
+      [{ SNAPSHOTID: Number(bobsSnapshot.body.message) }, { SNAPSHOTID: 99_999_999 }, '/snapshot/remove'],
+      [{ SUBID: mine.id, SNAPSHOTID: Number(bobsSnapshot.body.message) }, { SUBID: mine.id, SNAPSHOTID: 99_999_999 }, '/snapshot/restore'],
+      [{ SUBID: bobs.id, BACKUPID: 1 }, { SUBID: 99_999_999, BACKUPID: 1 }, '/backup/restore'],
+    ];
+    for (const [foreign, missing, path] of pairs) {
+      const a = await post(path, { label: 'x', ...foreign });
+      const b = await post(path, { label: 'x', ...missing });
+      assertError(a, 404);
+      assert.deepEqual(a.body, b.body, path);
+    }
+    assert.ok((await v13Snapshots(bob.token)).some((s) => s.id === Number(bobsSnapshot.body.message)), 'bob keeps his snapshot');
+  });
+
+  test('402 envelope when the balance cannot pay for the snapshot; 403 without the snapshots permission', async () => {
+    const carol = await createAccount(server, { credit: 5 });
+    const source = await deployServer(server, carol.token);
+    assert.equal((await server.admin('POST', `/admin/accounts/${carol.id}/credit`, { amount: -10, note: 'drain' })).status, 201);
+    assertError(await post('/snapshot/create', { SUBID: source.id, label: 'poor' }, carol.token), 402, /funds/);
+
+    const dave = await createAccount(server);
+    const daves = await deployServer(server, dave.token);
+    assert.equal((await server.admin('PATCH', `/admin/accounts/${dave.id}`, { permissions: { snapshots: false } })).status, 200);
+    assertError(await post('/snapshot/create', { SUBID: daves.id, label: 'no' }, dave.token), 403, /snapshots permission/);
+    assert.equal((await server.request('GET', '/v1/snapshot/list', { token: dave.token })).status, 200, 'reading needs no permission');
+  });
+});
