@@ -1,6 +1,7 @@
-// `npm test`: type-checks nothing (see `npm run typecheck`); runs every test file once per
-// database: SQLite, then PostgreSQL + Redis. A database that cannot be reached fails the run
-// with a clear line; it is never skipped silently. TEST_DATABASES=sqlite narrows the run.
+// `npm test`: runs every test file once per database — SQLite, then PostgreSQL + Redis — and
+// then the scale-out suite (several `nubis` processes on one PostgreSQL and Redis). A database
+// that cannot be reached fails the run with a clear line; it is never skipped silently.
+// TEST_DATABASES=sqlite narrows the run; file arguments run just those files.
 
 import { spawnSync } from 'node:child_process';
 import { createConnection } from 'node:net';
@@ -8,7 +9,8 @@ import { createConnection } from 'node:net';
 const databases = (process.env.TEST_DATABASES ?? 'sqlite,postgres').split(',').map((d) => d.trim()).filter(Boolean);
 const pgUrl = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
 const redisUrl = new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
-const files = process.argv.slice(2).length ? process.argv.slice(2) : ['src/**/*.test.ts', 'test/**/*.test.ts'];
+const explicitFiles = process.argv.slice(2);
+const files = explicitFiles.length ? explicitFiles : ['src/**/*.test.ts', 'test/**/*.test.ts'];
 
 function reachable(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -38,6 +40,11 @@ for (const db of databases) {
     stdio: 'inherit',
     env: { ...process.env, TEST_DB: db },
   });
+  if (result.status !== 0) failed = true;
+}
+if (databases.includes('postgres') && explicitFiles.length === 0 && !failed) {
+  console.log('\n=== scale-out suite: several instances on PostgreSQL + Redis ===');
+  const result = spawnSync(process.execPath, ['--test', '--test-concurrency=1', '--test-timeout=180000', 'test/scale-out/*.scale.ts'], { stdio: 'inherit', env: process.env });
   if (result.status !== 0) failed = true;
 }
 process.exit(failed ? 1 : 0);

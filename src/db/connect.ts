@@ -57,6 +57,10 @@ async function openPostgres(config: StorageConfig, connectionString: string): Pr
   });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => {});
+  // A client whose connection dies while checked out emits 'error' with no listener, which
+  // would end the process; the query under way fails on its own (→ 503) and the pool drops
+  // the broken client on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

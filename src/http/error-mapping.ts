@@ -71,7 +71,9 @@ export function isStorageOutage(error: unknown): boolean {
   // PostgreSQL classes 08 (connection exception) and 57P (operator intervention: admin shutdown, crash).
   if (/^08...$/.test(code) || /^57P0[1-4]$/.test(code)) return true;
   const message = e.message ?? '';
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|database is locked/i.test(message);
+  // 57P03 and "not currently accepting connections" (55000): the server refuses new sessions for now.
+  if (code === '57P03') return true;
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|database is locked|not currently accepting connections|the database system is (starting up|shutting down)/i.test(message);
 }
 
 export function toProblem(error: unknown): Problem {
