@@ -8,6 +8,7 @@ import { isoOrNull, isoSeconds } from '../platform/clock.ts';
 import { toDollars } from '../platform/money.ts';
 import type { InvoiceItemRow } from './billing.table.ts';
 import { chargeOfItem, startedHours } from './metering.ts';
+import { readSnapshot } from './read-snapshot.ts';
 import type { PricedItem } from './pricing.ts';
 
 export async function openInvoiceItems(ctx: Platform, db: Queryable, accountId: number, resourceUuid: string, items: PricedItem[], prepaidUntil: number | null = null): Promise<void> {
@@ -76,9 +77,10 @@ export const INVOICE_PAGE_SIZE = 25;
 /** The account's invoice items, newest first, 25 from `offset` (the spec's start_id). */
 export async function listInvoiceItems(ctx: Platform, accountId: number, offset = 0): Promise<{ invoices: InvoiceItem[]; meta: { total: number } }> {
   const now = ctx.clock.now();
-  const [rows, total] = await Promise.all([
-    ctx.db.selectFrom('invoice_items').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc').limit(INVOICE_PAGE_SIZE).offset(offset).execute(),
-    ctx.db.selectFrom('invoice_items').select((eb) => eb.fn.countAll<number>().as('count')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
-  ]);
+  // One snapshot: the page and the total agree even while items are being opened.
+  const [rows, total] = await readSnapshot(ctx, (trx) => Promise.all([
+    trx.selectFrom('invoice_items').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc').limit(INVOICE_PAGE_SIZE).offset(offset).execute(),
+    trx.selectFrom('invoice_items').select((eb) => eb.fn.countAll<number>().as('count')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
+  ]));
   return { invoices: rows.map((row) => rowToInvoiceItem(row, now)), meta: { total: Number(total.count) } };
 }

@@ -11,6 +11,7 @@ import { Invalid } from '../platform/errors.ts';
 import { isoSeconds } from '../platform/clock.ts';
 import { roundToCent, toCents } from '../platform/money.ts';
 import { chargeBetween, monthBounds } from './metering.ts';
+import { readSnapshot } from './read-snapshot.ts';
 import type { PricedItem } from './pricing.ts';
 
 /**
@@ -47,25 +48,28 @@ export async function invoiceSum(ctx: Platform, accountId: number, input: Invoic
   }
 
   const before = { from: zeroes(), to: zeroes() };
-  // Items removed by `from` have a final charge that lies wholly before it: the database sums them.
-  const settled = await ctx.db.selectFrom('invoice_items')
-    .select((eb) => ['resource_type', eb.fn.sum<number>('final_charge_micros').as('total')])
-    .where('account_id', '=', accountId)
-    .where('final_charge_micros', 'is not', null)
-    .where('removed_at', '<=', from)
-    .groupBy('resource_type')
-    .execute();
+  // Both reads see one snapshot, so an item closed meanwhile is counted once.
+  const [settled, overlapping] = await readSnapshot(ctx, (trx) => Promise.all([
+    // Items removed by `from` have a final charge that lies wholly before it: the database sums them.
+    trx.selectFrom('invoice_items')
+      .select((eb) => ['resource_type', eb.fn.sum<number>('final_charge_micros').as('total')])
+      .where('account_id', '=', accountId)
+      .where('final_charge_micros', 'is not', null)
+      .where('removed_at', '<=', from)
+      .groupBy('resource_type')
+      .execute(),
+    trx.selectFrom('invoice_items')
+      .select(['resource_type', 'created_at', 'removed_at', 'amount_hr_micros', 'amount_mo_micros', 'prepaid_until'])
+      .where('account_id', '=', accountId)
+      .where('created_at', '<', to)
+      .where((eb) => eb.or([eb('final_charge_micros', 'is', null), eb('removed_at', '>', from)]))
+      .execute(),
+  ]));
   for (const row of settled) {
     const field = fieldOf(row.resource_type);
     before.from[field] += Number(row.total);
     before.to[field] += Number(row.total);
   }
-  const overlapping = await ctx.db.selectFrom('invoice_items')
-    .select(['resource_type', 'created_at', 'removed_at', 'amount_hr_micros', 'amount_mo_micros', 'prepaid_until'])
-    .where('account_id', '=', accountId)
-    .where('created_at', '<', to)
-    .where((eb) => eb.or([eb('final_charge_micros', 'is', null), eb('removed_at', '>', from)]))
-    .execute();
   for (const item of overlapping) {
     const field = fieldOf(item.resource_type);
     before.from[field] += chargeBetween(item, item.created_at, from, now);

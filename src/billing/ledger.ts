@@ -18,26 +18,33 @@ export interface AccountFinance {
   secondsDue: number | null;
 }
 
-const sums = prepared<[number], { credits: number; finalised: number }>(1, (db, accountId) =>
-  db.selectNoFrom((eb) => [
-    eb.selectFrom('transactions').select((s) => s.fn.coalesce(s.fn.sum<number>('amount_micros'), s.lit(0)).as('total')).where('account_id', '=', accountId).as('credits'),
-    eb.selectFrom('invoice_items').select((s) => s.fn.coalesce(s.fn.sum<number>('final_charge_micros'), s.lit(0)).as('total'))
-      .where('account_id', '=', accountId).where('final_charge_micros', 'is not', null).as('finalised'),
-  ]));
-
-/** Items without a final charge: the open ones (and any removed without closeInvoiceItems). */
-const unfinalisedItems = prepared<[number], MeteredItem>(1, (db, accountId) =>
-  db.selectFrom('invoice_items')
-    .select(['created_at', 'removed_at', 'amount_hr_micros', 'amount_mo_micros', 'prepaid_until'])
+/**
+ * One statement, so PostgreSQL reads the sums and the open items from one snapshot: with two, an
+ * item closed in between would be counted in both (or in neither). One row per unfinalised item
+ * (the open ones, and any removed without closeInvoiceItems), or one row of nulls when there is none.
+ */
+const ledgerRows = prepared<[number], { credits: number; finalised: number } & { [K in keyof MeteredItem]: MeteredItem[K] | null }>(1, (db, accountId) =>
+  db.selectFrom((eb) => eb.selectFrom('transactions')
+    .select((s) => s.fn.coalesce(s.fn.sum<number>('amount_micros'), s.lit(0)).as('credits'))
     .where('account_id', '=', accountId)
-    .where('final_charge_micros', 'is', null));
+    .as('t'))
+    .crossJoin((eb) => eb.selectFrom('invoice_items')
+      .select((s) => s.fn.coalesce(s.fn.sum<number>('final_charge_micros'), s.lit(0)).as('finalised'))
+      .where('account_id', '=', accountId)
+      .where('final_charge_micros', 'is not', null)
+      .as('f'))
+    .leftJoin('invoice_items as i', (join) => join.on('i.account_id', '=', accountId).on('i.final_charge_micros', 'is', null))
+    .select(['t.credits', 'f.finalised', 'i.created_at', 'i.removed_at', 'i.amount_hr_micros', 'i.amount_mo_micros', 'i.prepaid_until']));
 
 export async function accountFinance(ctx: Platform, db: Queryable, accountId: number): Promise<AccountFinance> {
   const now = ctx.clock.now();
-  const [totals, items] = await Promise.all([sums.first(db, accountId), unfinalisedItems.all(db, accountId)]);
-  let balance = Number(totals?.credits ?? 0) - Number(totals?.finalised ?? 0);
+  const rows = await ledgerRows.all(db, accountId);
+  const first = rows[0];
+  let balance = Number(first?.credits ?? 0) - Number(first?.finalised ?? 0);
   let burn = 0;
-  for (const item of items) {
+  for (const row of rows) {
+    if (row.created_at === null) continue;
+    const item: MeteredItem = { created_at: row.created_at, removed_at: row.removed_at, amount_hr_micros: row.amount_hr_micros!, amount_mo_micros: row.amount_mo_micros!, prepaid_until: row.prepaid_until };
     balance -= chargeOfItem(item, now);
     burn += hourlyBurn(item, now);
   }

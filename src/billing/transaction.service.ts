@@ -7,6 +7,7 @@ import { isoSeconds } from '../platform/clock.ts';
 import { toCents } from '../platform/money.ts';
 import type { TransactionRow } from './billing.table.ts';
 import { liftIfFunded } from './out-of-funds.ts';
+import { readSnapshot } from './read-snapshot.ts';
 
 export interface Transaction {
   id: string;
@@ -62,9 +63,9 @@ export async function recordTransaction(ctx: Platform, db: Queryable, entry: { a
 }
 
 export async function listTransactions(ctx: Platform, accountId: number): Promise<{ transactions: Transaction[]; meta: { total: number } }> {
-  const [rows, total] = await Promise.all([
-    ctx.db.selectFrom('transactions').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc').limit(100).execute(),
-    ctx.db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('count')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
-  ]);
+  const [rows, total] = await readSnapshot(ctx, (trx) => Promise.all([
+    trx.selectFrom('transactions').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc').limit(100).execute(),
+    trx.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('count')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
+  ]));
   return { transactions: rows.map(rowToTransaction), meta: { total: Number(total.count) } };
 }
