@@ -2,7 +2,9 @@
 // them side by side with autocannon, reporting requests/s, p99 and the ratio to the baseline;
 // plus cold start, server/create throughput, server/list server time and memory.
 // Options: --duration S (per scenario, default 8), --connections N (default 50),
-//          --db sqlite|postgres (default sqlite), --instances N (default 1), --servers N (list size, default 1000)
+//          --db sqlite|postgres (default sqlite), --instances N (default 1: with 2, the reads run
+//          against one instance and then against both, side by side), --servers N (list size,
+//          default 1000), --stored N (servers seeded in other accounts first, default 0)
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,6 +14,8 @@ import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import { seed } from './seed.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -20,6 +24,7 @@ const { values: args } = parseArgs({
     db: { type: 'string', default: 'sqlite' },
     instances: { type: 'string', default: '1' },
     servers: { type: 'string', default: '1000' },
+    stored: { type: 'string', default: '0' },
   },
 });
 const duration = Number(args.duration);
@@ -68,6 +73,19 @@ async function call(url: string, method: string, path: string, token: string | n
   });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
+}
+
+/** Server time (Server-Timing) of sequential calls: the cost of the request without network or queueing. */
+async function serverTime(base: string, path: string, token: string): Promise<{ p50: number; p99: number }> {
+  const samples: number[] = [];
+  for (let i = 0; i < 50; i++) {
+    const response = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } });
+    await response.arrayBuffer();
+    const timing = /dur=([\d.]+)/.exec(response.headers.get('server-timing') ?? '');
+    if (timing) samples.push(Number(timing[1]));
+  }
+  samples.sort((a, b) => a - b);
+  return { p50: samples[Math.floor(samples.length / 2)] ?? NaN, p99: samples[Math.floor(samples.length * 0.99)] ?? NaN };
 }
 
 interface Row { scenario: string; rps: number; p99: number; p50: number; errors: number; note?: string }
@@ -121,6 +139,13 @@ async function main(): Promise<void> {
     SECRET_KEY: randomBytes(32).toString('hex'),
   };
   mkdirSync(join(root, '.bench'), { recursive: true });
+  const stored = Number(args.stored);
+  let seedSeconds = 0;
+  if (stored > 0) {
+    const t = performance.now();
+    await seed(loadConfig(env), stored);
+    seedSeconds = (performance.now() - t) / 1000;
+  }
 
   const bare = await startProcess(['bench/bare-server.ts'], {});
   const t0 = performance.now();
@@ -131,7 +156,7 @@ async function main(): Promise<void> {
   const urls = nubis.map((n) => n.url);
   const url = urls[0]!;
 
-  const registered = await call(url, 'POST', '/v1.3/account/register', { email: `bench-${Date.now()}@example.com`, password: 'bench-password', firstname: 'Bench', lastname: 'Mark', accept_tos: true, country: 'NL' });
+  const registered = await call(url, 'POST', '/v1.3/account/register', null, { email: `bench-${Date.now()}@example.com`, password: 'bench-password', firstname: 'Bench', lastname: 'Mark', accept_tos: true, country: 'NL' });
   const token = registered.body.token as string;
   const info = await call(url, 'GET', '/v1.3/account/info', token);
   await call(url, 'POST', `/admin/accounts/${info.body.id}/credit`, adminToken, { amount: 1_000_000 });
@@ -139,15 +164,19 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const baseline = await load('bare Fastify GET /bare', [bare.url], { path: '/bare' });
   rows.push(baseline);
-  rows.push(await load('GET /v1.3/account/info', urls, { path: '/v1.3/account/info', token }));
-  rows.push(await load('GET /v1.3/region/list', urls, { path: '/v1.3/region/list' }));
+  const readSets = instances > 1 ? [[url], urls] : [urls];
+  for (const set of readSets) {
+    const suffix = instances > 1 ? ` [${set.length} instance${set.length > 1 ? 's' : ''}]` : '';
+    rows.push(await load(`GET /v1.3/account/info${suffix}`, set, { path: '/v1.3/account/info', token }));
+    rows.push(await load(`GET /v1.3/region/list${suffix}`, set, { path: '/v1.3/region/list' }));
+  }
 
   const serverBody = { hostname: 'bench.example.com', label: 'bench', region: 101, image: 1001, plan: 1 };
   const probe = await call(url, 'POST', '/v1.3/server/create', token, serverBody);
   let listTiming: { p50: number; p99: number; count: number } | null = null;
   if (probe.status === 201) {
     // A separate account for the list, so the create load does not change its size.
-    const lister = await call(url, 'POST', '/v1.3/account/register', { email: `bench-list-${Date.now()}@example.com`, password: 'bench-password', firstname: 'Bench', lastname: 'List', accept_tos: true, country: 'NL' });
+    const lister = await call(url, 'POST', '/v1.3/account/register', null, { email: `bench-list-${Date.now()}@example.com`, password: 'bench-password', firstname: 'Bench', lastname: 'List', accept_tos: true, country: 'NL' });
     const listerInfo = await call(url, 'GET', '/v1.3/account/info', lister.body.token);
     await call(url, 'POST', `/admin/accounts/${listerInfo.body.id}/credit`, adminToken, { amount: 1_000_000 });
     for (let i = 0; i < listSize; i += 50) {
@@ -172,7 +201,7 @@ async function main(): Promise<void> {
 
   const memoryMb = Number(readFileSync(`/proc/${first.child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
 
-  console.log(`\nNubis benchmark — db=${args.db}, instances=${instances}, ${connections} connections, ${duration}s per scenario, node ${process.version}\n`);
+  console.log(`\nNubis benchmark — db=${args.db}, instances=${instances}, ${connections} connections, ${duration}s per scenario, node ${process.version}${stored ? `, ${stored} servers seeded in other accounts (${seedSeconds.toFixed(1)} s)` : ''}\n`);
   console.log('| scenario | requests/s | ratio to bare | p50 ms | p99 ms | errors/non-2xx |');
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const row of rows) console.log(`| ${row.scenario} | ${row.rps} | ${(row.rps / baseline.rps).toFixed(2)} | ${row.p50} | ${row.p99} | ${row.errors} |`);
@@ -180,7 +209,9 @@ async function main(): Promise<void> {
   if (listTiming) console.log(`server/list of ${listSize} servers, server time (Server-Timing) over ${listTiming.count} sequential calls: p50 ${listTiming.p50.toFixed(2)} ms, p99 ${listTiming.p99.toFixed(2)} ms`);
   else console.log('server/create is not served yet: create and list scenarios skipped');
   console.log(`resident memory of instance 1 after the run: ${memoryMb.toFixed(0)} MB`);
-  writeFileSync(join(root, '.bench/results.json'), JSON.stringify({ db: args.db, instances, connections, duration, rows, coldStartMs, listTiming, memoryMb }, null, 2));
+  const infoTiming = await serverTime(url, '/v1.3/account/info', token);
+  console.log(`account/info server time over 50 sequential calls: p50 ${infoTiming.p50.toFixed(2)} ms, p99 ${infoTiming.p99.toFixed(2)} ms`);
+  writeFileSync(join(root, '.bench/results.json'), JSON.stringify({ db: args.db, instances, stored, connections, duration, rows, coldStartMs, listTiming, infoTiming, memoryMb }, null, 2));
 
   bare.child.kill('SIGTERM');
   for (const n of nubis) n.child.kill('SIGTERM');
