@@ -8,12 +8,13 @@
 // however many sweeps run, and however often, no charge is added or lost. The marker row is the
 // one thing they race for: a conditional insert decides which sweeper mails.
 
-import type { Queryable, Tx } from '../db/database.ts';
+import type { Tx } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import { isoSeconds } from '../platform/clock.ts';
 import { formatMoney } from '../platform/money.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import { queueMail } from '../mail/mail.service.ts';
+import { machineOf } from '../servers/server-details.ts';
 import { accountFinance } from './ledger.ts';
 
 export interface FundsSweepReport {
@@ -52,7 +53,7 @@ export async function sweepOutOfFunds(ctx: Platform): Promise<FundsSweepReport> 
   }
 
   // Every round, not only at the transition: a server started while out of funds goes off again.
-  report.serversStopped += await stopRunningServers(ctx, ctx.db, null);
+  report.serversStopped += await ctx.db.transaction().execute((trx) => stopRunningServers(ctx, trx, null));
   return report;
 }
 
@@ -105,18 +106,32 @@ export async function liftIfFunded(ctx: Platform, trx: Tx, accountId: number): P
 }
 
 /**
- * Powers off, at once, the servers of one out-of-funds account (or of all of them with null):
- * one idempotent statement. Settled-running servers and those booting towards running are
- * switched to stopped, and the transition under way is dropped, like pulling the plug.
+ * Powers off the running servers of one out-of-funds account (or of all of them with null): the
+ * compute driver stops each machine and the server is stopped at once, whatever transition it was
+ * in, like pulling the plug. Idempotent. On PostgreSQL a server another transaction holds is left
+ * for the next round rather than waited for.
  */
-async function stopRunningServers(ctx: Platform, db: Queryable, accountId: number | null): Promise<number> {
-  const now = ctx.clock.now();
-  let query = db.updateTable('servers')
-    .set({ power: 'stopped', action: null, action_until: null, updated_at: now })
-    .where('power', '=', 'running');
+async function stopRunningServers(ctx: Platform, trx: Tx, accountId: number | null): Promise<number> {
+  let query = trx.selectFrom('servers').selectAll().where('power', '=', 'running');
   query = accountId === null
     ? query.where('account_id', 'in', (eb) => eb.selectFrom('account_funds').select('account_funds.account_id'))
     : query.where('account_id', '=', accountId);
-  const result = await query.executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  if (ctx.dialect === 'postgres') query = query.forUpdate().skipLocked();
+  let stopped = 0;
+  for (const server of await query.execute()) {
+    try {
+      await ctx.compute.stop(machineOf(ctx, server));
+    } catch (error) {
+      ctx.log.error({ server: server.uuid, err: error }, 'out of funds: the compute driver could not stop the server; next round retries');
+      continue;
+    }
+    const now = ctx.clock.now();
+    const result = await trx.updateTable('servers')
+      .set({ power: 'stopped', action: null, action_until: null, updated_at: now })
+      .where('id', '=', server.id)
+      .where('power', '=', 'running')
+      .executeTakeFirst();
+    stopped += Number(result.numUpdatedRows);
+  }
+  return stopped;
 }
