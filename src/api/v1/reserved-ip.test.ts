@@ -211,6 +211,16 @@ describe('the per-account limit (FLOATING_IPS_LIMIT)', () => {
     assert.equal((await post('/create', { DCID: 101, ip_type: 'v4' }, carol.token, limited)).status, 200);
   });
 
+  test('concurrent creates through both versions never exceed the limit', async () => {
+    const frank = await createAccount(limited);
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => i % 2
+      ? post('/create', { DCID: 102 }, frank.token, limited)
+      : limited.request('POST', '/v1.3/floating_ip/create', { token: frank.token, body: { region_id: 102, ip_version: 4 } })));
+    assert.equal(results.filter((r) => r.status === 200 || r.status === 201).length, 2, JSON.stringify(results.map((r) => r.status)));
+    assert.ok(results.every((r) => [200, 201, 403].includes(r.status)));
+    assert.equal((await protocol(limited, 'v1.3').reservedIps(frank.token)).length, 2);
+  });
+
   test('ip_type v6 in a location without IPv6 is named in a 400', async () => {
     const dave = await createAccount(limited);
     assertFieldErrors(await post('/create', { DCID: 102, ip_type: 'v6' }, dave.token, limited), ['ip_type']);

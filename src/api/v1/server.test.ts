@@ -131,6 +131,15 @@ describe('server/create and server/list, across versions', () => {
     assert.deepEqual(vpcs[0].servers, [info.uuid, (await serverInfo(server, alice.token, second.body.message)).uuid]);
   });
 
+  test('concurrent creates with private_networking make one private network, not one each', async () => {
+    const grace = await createAccount(server);
+    const results = await Promise.all(Array.from({ length: 4 }, (_, i) => create({ ...minimal, hostname: `p${i}.example.com`, DCID: 202, private_networking: true }, grace.token)));
+    assert.deepEqual(results.map((r) => r.status), [200, 200, 200, 200]);
+    const vpcs = (await server.request('GET', '/v1.3/vpc/list', { token: grace.token })).body.vpcs;
+    assert.equal(vpcs.length, 1);
+    assert.equal(vpcs[0].servers.length, 4);
+  });
+
   test('label defaults to the hostname, an empty cloud_init_script is none, false booleans are off, ids may be uuids', async () => {
     const regions = (await server.request('GET', '/v1.3/region/list')).body.regions;
     const result = await create({ hostname: 'plain.example.com', OSID: 1001, DCID: regions['101'].uuid, PLAN: '1', cloud_init_script: '', ipv6_networking: false, ddos_protection: 'false', private_networking: false });
