@@ -1,6 +1,8 @@
 // Configuration: every environment variable Nubis reads, its default and its parser.
 // One table so the README, `nubis --help` and start-up validation never drift apart.
 
+import { isIP } from 'node:net';
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -48,6 +50,24 @@ const secret = (minLength: number): Parser<string> => (raw, name) => {
   return raw;
 };
 
+/** TRUST_PROXY: a boolean, a hop count, or addresses/CIDRs of the proxies. */
+export type TrustProxy = boolean | number | string[];
+
+const trustProxyValue: Parser<TrustProxy> = (raw, name) => {
+  if (/^(true|false)$/i.test(raw)) return raw.toLowerCase() === 'true';
+  if (/^\d+$/.test(raw)) return integer(0, 100)(raw, name);
+  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address, bits] = entry.split('/');
+    const version = isIP(address ?? '');
+    const maxBits = version === 6 ? 128 : 32;
+    if (!version || (bits !== undefined && (!/^\d+$/.test(bits) || Number(bits) > maxBits))) {
+      throw new ConfigError(`${name} must be true, false, a hop count or comma-separated addresses/CIDRs, got "${entry}"`);
+    }
+  }
+  return entries;
+};
+
 interface Variable<T> {
   env: string;
   default: T;
@@ -91,6 +111,7 @@ export const variables = {
   dbConnectRetries: v('DB_CONNECT_RETRIES', 10, integer(0, 1000), 'connection attempts at start-up before giving up (one a second)'),
   sweeps: v('SWEEPS', true, boolean, 'run the periodic sweeps (backups, funds, mail retries) in this process'),
   sweepIntervalSeconds: v('SWEEP_INTERVAL_SECONDS', 30, integer(1, 86400), 'seconds between two sweep rounds'),
+  trustProxy: v<TrustProxy>('TRUST_PROXY', false, trustProxyValue, 'behind a reverse proxy: `true`, a hop count, or comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed (client address for rate limits and the activity log)'),
   computeDriver: v('COMPUTE_DRIVER', 'simulated' as 'simulated', oneOf('simulated'), 'compute driver that runs the servers: `simulated` (state and timings only, no machines)'),
   simProvisionSeconds: v('SIM_PROVISION_SECONDS', 60, integer(0, 86400), 'simulated driver: seconds a new server spends provisioning'),
   simBootSeconds: v('SIM_BOOT_SECONDS', 10, integer(0, 86400), 'simulated driver: seconds a start (or rescue toggle of a stopped server) spends booting'),

@@ -2,6 +2,8 @@
 // OpenAPI document, health endpoints, and one scope per API (v1.3, legacy v1, operator).
 
 import { randomUUID } from 'node:crypto';
+import { BlockList, isIP } from 'node:net';
+import type { TrustProxy } from '../config.ts';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -27,9 +29,24 @@ export interface AppDeps {
   logger?: FastifyBaseLogger;
 }
 
+/** TRUST_PROXY as the predicate Fastify asks about each hop of X-Forwarded-For. */
+export function trustProxyFunction(trust: TrustProxy): (address: string, hop: number) => boolean {
+  if (typeof trust === 'boolean') return () => trust;
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  const proxies = new BlockList();
+  for (const entry of trust) {
+    const [address, bits] = entry.split('/') as [string, string | undefined];
+    const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (bits === undefined) proxies.addAddress(address, type);
+    else proxies.addSubnet(address, Number(bits), type);
+  }
+  return (address) => proxies.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { ctx, storage, limiters } = deps;
   const app = Fastify({
+    trustProxy: trustProxyFunction(ctx.config.trustProxy),
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: ctx.config.logLevel === 'silent' ? false : { level: ctx.config.logLevel } }),
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
