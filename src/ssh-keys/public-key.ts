@@ -5,7 +5,7 @@ import { createHash, createPublicKey } from 'node:crypto';
 import sshpk from 'sshpk';
 import { Invalid } from '../platform/errors.ts';
 
-/** The spec's formats, plus ssh-ed25519 (our extension, see docs/decisions.md). */
+/** The spec's formats, plus ssh-ed25519 (our extension, see the decisions table in README.md). */
 export const acceptedKeyTypes = ['ssh-rsa', 'ssh-dss', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521', 'ssh-ed25519'] as const;
 export type KeyType = (typeof acceptedKeyTypes)[number];
 
