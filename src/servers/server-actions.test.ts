@@ -279,3 +279,22 @@ describe('resize', () => {
     assert.equal((await serverInfo(server, poor.token, s.id)).info.plan_id, 1);
   });
 });
+
+describe('funds', () => {
+  test('a stopped server of an account whose balance reached zero is not started (402) until the account is credited', async () => {
+    const poor = await createAccount(server, { credit: '0.05' });
+    const s = await deployServer(server, poor.token);
+    assert.equal((await act('PATCH', 'stop', { server_id: s.id }, poor.token)).status, 202);
+    await server.advance(SETTLE_SECONDS);
+    // Plan 1 costs about $0.007 an hour: eight hours more than spends $0.05.
+    await server.advance(8 * 3600);
+    assert.ok((await server.request('GET', '/v1.3/account/info', { token: poor.token })).body.balance <= 0);
+    for (const path of ['start', 'reboot']) {
+      const refused = await act('PATCH', path, { server_id: s.id }, poor.token);
+      assert.equal(refused.status, 402, path);
+      assert.equal(refused.body.errors.response, '402 Payment Required');
+    }
+    assert.equal((await server.admin('POST', `/admin/accounts/${poor.id}/credit`, { amount: 5 })).status, 201);
+    assert.equal((await act('PATCH', 'start', { server_id: s.id }, poor.token)).status, 202);
+  });
+});
