@@ -90,8 +90,15 @@ async function serverTime(base: string, path: string, token: string): Promise<{ 
 
 interface Row { scenario: string; rps: number; p99: number; p50: number; errors: number; note?: string }
 
-async function load(name: string, urls: string[], opts: { method?: string; path: string; token?: string; body?: unknown; connections?: number }): Promise<Row> {
+async function load(name: string, urls: string[], opts: { method?: string; path: string; token?: string; tokens?: string[]; body?: unknown; connections?: number }): Promise<Row> {
+  let nextToken = 0;
+  // With several tokens, each connection acts for its own account (as many clients do).
+  const setupClient = opts.tokens ? (client: { setHeaders(headers: Record<string, string>): void }) => {
+    const token = opts.tokens![nextToken++ % opts.tokens!.length];
+    client.setHeaders({ authorization: `Bearer ${token}`, ...(opts.body ? { 'content-type': 'application/json' } : {}) });
+  } : undefined;
   const results = await Promise.all(urls.map((url) => autocannon({
+    setupClient,
     url: url + opts.path,
     method: (opts.method ?? 'GET') as 'GET',
     connections: Math.max(1, Math.round((opts.connections ?? connections) / urls.length)),
@@ -182,7 +189,14 @@ async function main(): Promise<void> {
     for (let i = 0; i < listSize; i += 50) {
       await Promise.all(Array.from({ length: Math.min(50, listSize - i) }, () => call(url, 'POST', '/v1.3/server/create', lister.body.token, serverBody)));
     }
-    const createRow = await load('POST /v1.3/server/create', urls, { method: 'POST', path: '/v1.3/server/create', token, body: serverBody, connections: Math.min(connections, 20) });
+    const creators: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const creator = await call(url, 'POST', '/v1.3/account/register', null, { email: `bench-create-${i}-${Date.now()}@example.com`, password: 'bench-password', firstname: 'Bench', lastname: 'Create', accept_tos: true, country: 'NL' });
+      const creatorInfo = await call(url, 'GET', '/v1.3/account/info', creator.body.token);
+      await call(url, 'POST', `/admin/accounts/${creatorInfo.body.id}/credit`, adminToken, { amount: 1_000_000 });
+      creators.push(creator.body.token);
+    }
+    const createRow = await load('POST /v1.3/server/create (20 connections, one account each)', urls, { method: 'POST', path: '/v1.3/server/create', tokens: creators, body: serverBody, connections: 20 });
     rows.push(createRow);
     const list = await load(`GET /v1.3/server/list (${listSize} servers)`, urls, { path: '/v1.3/server/list', token: lister.body.token, connections: 4 });
     rows.push(list);
