@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { ConfigError, type Config } from './config.ts';
 import { migrate, openStorage, type Storage } from './db/connect.ts';
@@ -91,6 +91,8 @@ function serverKey(config: Config): Buffer {
 
 /** Waits a little for Redis, so the first requests already count in the shared budget. */
 async function connectRedis(url: string, log: Logger): Promise<Redis> {
+  // Loaded only when REDIS_URL is set.
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
   redis.on('error', (error) => log.warn({ err: error.message }, 'redis unavailable; rate limits fall back to memory'));
   const timeout = AbortSignal.timeout(5_000);
@@ -112,7 +114,7 @@ export async function createPlatform(config: Config, storage: Storage, log: Logg
     clock,
     secrets: createSecrets(serverKey(config), config.passwordHashCost),
     catalog: catalog ? { ...catalog, loadedAt: clock.now() } : loadCatalog(config.catalogFile, clock.now()),
-    mailTransport: config.smtpUrl ? smtpTransport(config.smtpUrl) : null,
+    mailTransport: config.smtpUrl ? await smtpTransport(config.smtpUrl) : null,
     compute: createComputeDriver(config),
     log,
   };

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import type { TrustProxy } from '../config.ts';
+import { lazySerializerFactory, lazyValidatorFactory } from './lazy-compilers.ts';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -47,6 +48,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { ctx, storage, limiters } = deps;
   const app = Fastify({
     trustProxy: trustProxyFunction(ctx.config.trustProxy),
+    schemaController: { compilersFactory: { buildValidator: lazyValidatorFactory(), buildSerializer: lazySerializerFactory() } },
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: ctx.config.logLevel === 'silent' ? false : { level: ctx.config.logLevel } }),
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];

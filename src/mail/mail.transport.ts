@@ -1,7 +1,6 @@
 // How mail leaves the building: an interface with one SMTP implementation (nodemailer).
 // Every mail is written to the outbox first; a transport, when configured, delivers it.
 
-import nodemailer from 'nodemailer';
 
 export interface OutgoingMail {
   from: string;
@@ -15,7 +14,9 @@ export interface MailTransport {
   close(): void;
 }
 
-export function smtpTransport(smtpUrl: string): MailTransport {
+/** Loads nodemailer only when SMTP_URL is set: an emulator start should not pay for it. */
+export async function smtpTransport(smtpUrl: string): Promise<MailTransport> {
+  const { default: nodemailer } = await import('nodemailer');
   const transporter = nodemailer.createTransport(smtpUrl);
   return {
     async deliver(mail) {

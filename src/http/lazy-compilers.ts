@@ -1,0 +1,47 @@
+// Schema compilers that compile on first use. Fastify otherwise compiles a validator and a
+// serializer for every route and status at start-up (hundreds: most of a cold start), though a
+// given process may never answer most of them. Same compilers, same results, just later.
+
+import AjvCompiler from '@fastify/ajv-compiler';
+import SerializerSelector from '@fastify/fast-json-stringify-compiler';
+import type { FastifySchemaCompiler, FastifySerializerCompiler, FastifyServerOptions } from 'fastify';
+
+type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
+type ValidatorFactory = (externalSchemas: unknown, options: unknown) => FastifySchemaCompiler<unknown>;
+type SerializerFactory = (externalSchemas: unknown, options: unknown) => FastifySerializerCompiler<unknown>;
+
+interface Validate {
+  (data: unknown): unknown;
+  errors?: unknown;
+}
+
+export function lazyValidatorFactory(): NonNullable<CompilersFactory['buildValidator']> {
+  const eager = AjvCompiler() as unknown as ValidatorFactory;
+  const factory: ValidatorFactory = (externalSchemas, options) => {
+    const compile = eager(externalSchemas, options);
+    return (route) => {
+      let validate: Validate | undefined;
+      // Fastify reads a failed validation's details from the function's own `errors`.
+      const lazy: Validate = (data) => {
+        validate ??= compile(route) as Validate;
+        const result = validate(data);
+        lazy.errors = validate.errors;
+        return result;
+      };
+      return lazy as ReturnType<FastifySchemaCompiler<unknown>>;
+    };
+  };
+  return factory as unknown as NonNullable<CompilersFactory['buildValidator']>;
+}
+
+export function lazySerializerFactory(): NonNullable<CompilersFactory['buildSerializer']> {
+  const eager = (SerializerSelector as unknown as () => SerializerFactory)();
+  const factory: SerializerFactory = (externalSchemas, options) => {
+    const compile = eager(externalSchemas, options);
+    return (route) => {
+      let serialize: ((data: unknown) => string) | undefined;
+      return (data: unknown) => (serialize ??= compile(route))(data);
+    };
+  };
+  return factory as unknown as NonNullable<CompilersFactory['buildSerializer']>;
+}
