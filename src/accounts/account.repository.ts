@@ -1,7 +1,16 @@
 // Queries on accounts and their activity log.
 
 import type { Queryable } from '../db/database.ts';
-import type { AccountUpdate, NewAccountRow } from './account.table.ts';
+import { prepared } from '../db/prepared.ts';
+import type { AccountActivityRow, AccountRow, AccountUpdate, NewAccountRow } from './account.table.ts';
+
+/** How many activity entries account info shows. */
+export const ACTIVITY_SHOWN = 20;
+
+// account/info runs these on every call: prepared once (src/db/prepared.ts).
+const findById = prepared<[number], AccountRow>(1, (db, id) => db.selectFrom('accounts').selectAll().where('id', '=', id));
+const recentActivity = prepared<[number], Pick<AccountActivityRow, 'ip_address' | 'created_at' | 'action' | 'status'>>(1, (db, accountId) =>
+  db.selectFrom('account_activity').select(['ip_address', 'created_at', 'action', 'status']).where('account_id', '=', accountId).orderBy('id', 'desc').limit(ACTIVITY_SHOWN));
 
 export const accountRepository = {
   insert(db: Queryable, row: NewAccountRow) {
@@ -9,7 +18,7 @@ export const accountRepository = {
   },
 
   findById(db: Queryable, id: number) {
-    return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+    return findById.first(db, id);
   },
 
   findByEmail(db: Queryable, email: string) {
@@ -38,7 +47,8 @@ export const accountRepository = {
     return db.insertInto('account_activity').values(entry).execute();
   },
 
-  recentActivity(db: Queryable, accountId: number, limit: number) {
-    return db.selectFrom('account_activity').select(['ip_address', 'created_at', 'action', 'status']).where('account_id', '=', accountId).orderBy('id', 'desc').limit(limit).execute();
+  /** The newest entries of the account's activity log (ACTIVITY_SHOWN of them). */
+  recentActivity(db: Queryable, accountId: number) {
+    return recentActivity.all(db, accountId);
   },
 };

@@ -254,7 +254,7 @@ export async function describeAccount(ctx: Platform, account: AccountRow): Promi
   const [finance, running, activity] = await Promise.all([
     accountFinance(ctx, ctx.db, account.id),
     serverRepository.countRunning(ctx.db, account.id, now),
-    accountRepository.recentActivity(ctx.db, account.id, 50),
+    accountRepository.recentActivity(ctx.db, account.id),
   ]);
   const burn = finance.burnMicrosPerHour;
   // Seconds until the balance reaches zero at the current hourly burn; null when nothing is billed.
