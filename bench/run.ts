@@ -156,10 +156,10 @@ async function main(): Promise<void> {
 
   const bare = await startProcess(['bench/bare-server.ts'], {});
   const t0 = performance.now();
-  const first = await startProcess(['bin/nubis.ts', 'serve'], env);
+  const first = await startProcess(['--max-semi-space-size=4', 'bin/nubis.ts', 'serve'], env);
   const coldStartMs = await firstAnswer(first.url, t0);
   const nubis = [first];
-  for (let i = 1; i < instances; i++) nubis.push(await startProcess(['bin/nubis.ts', 'serve'], env));
+  for (let i = 1; i < instances; i++) nubis.push(await startProcess(['--max-semi-space-size=4', 'bin/nubis.ts', 'serve'], env));
   const urls = nubis.map((n) => n.url);
   const url = urls[0]!;
 

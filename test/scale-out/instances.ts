@@ -86,7 +86,7 @@ export async function deployment(options: { database?: string; env?: Record<stri
 
   async function start(extra: Record<string, string> = {}): Promise<Instance> {
     const dataDir = mkdtempSync(join(tmpdir(), 'nubis-scale-'));
-    const child = spawn(process.execPath, ['bin/nubis.ts', 'serve'], { cwd: root, env: { ...process.env, ...env, DATA_DIR: dataDir, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--max-semi-space-size=4', 'bin/nubis.ts', 'serve'], { cwd: root, env: { ...process.env, ...env, DATA_DIR: dataDir, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
     child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
