@@ -68,3 +68,13 @@ test('streams rows', async () => {
   assert.deepEqual(seen, [1, 2, 3, 4, 5]);
   await db.destroy();
 });
+
+test('rows carry every selected column by name, whatever the alias', async () => {
+  const { db } = open();
+  const { rows } = await sql<Record<string, unknown>>`select 1 as a, 'x' as "b c", null as "__proto__", 2 as a2`.execute(db);
+  assert.equal(rows.length, 1);
+  assert.deepEqual(Object.entries(rows[0]!), [['a', 1], ['b c', 'x'], ['__proto__', null], ['a2', 2]]);
+  const plain = await sql<Record<string, unknown>>`select 1 as "it's", 2 as "a""b"`.execute(db);
+  assert.deepEqual({ ...plain.rows[0] }, { "it's": 1, 'a"b': 2 });
+  await db.destroy();
+});

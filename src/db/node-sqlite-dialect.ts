@@ -16,21 +16,43 @@ function bindable(value: unknown): Param {
   return JSON.stringify(value);
 }
 
+type RowFactory = (values: unknown[]) => Record<string, unknown>;
+
+/**
+ * Builds a statement's row objects from its value arrays. node:sqlite makes each row a
+ * dictionary-mode object (slow to build, and every property read on it is a hash look-up);
+ * an object literal of the statement's columns gives rows one fast shape instead, which
+ * halves the cost of reading many rows and of everything that reads them afterwards.
+ * Column names go in as JSON string literals, so any name is safe.
+ */
+function rowFactory(columns: string[]): RowFactory {
+  const fields = columns.map((name, index) => `${JSON.stringify(name)}: values[${index}]`);
+  return new Function('values', `return { ${fields.join(', ')} };`) as RowFactory;
+}
+
 class NodeSqliteStatement implements SqliteStatement {
   readonly reader: boolean;
   readonly #statement: StatementSync;
+  /** Null when the rows must stay node:sqlite's own (a `__proto__` column would set the prototype in a literal). */
+  readonly #row: RowFactory | null;
   constructor(statement: StatementSync) {
     this.#statement = statement;
-    this.reader = statement.columns().length > 0;
+    const columns = statement.columns().map((column) => column.name);
+    this.reader = columns.length > 0;
+    this.#row = this.reader && !columns.includes('__proto__') ? rowFactory(columns) : null;
+    if (this.#row) statement.setReturnArrays(true);
   }
   all(parameters: ReadonlyArray<unknown>): unknown[] {
-    return this.#statement.all(...parameters.map(bindable));
+    const rows = this.#statement.all(...parameters.map(bindable)) as unknown[];
+    return this.#row ? (rows as unknown[][]).map(this.#row) : rows;
   }
   run(parameters: ReadonlyArray<unknown>): { changes: number | bigint; lastInsertRowid: number | bigint } {
     return this.#statement.run(...parameters.map(bindable));
   }
-  iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
-    return this.#statement.iterate(...parameters.map(bindable)) as IterableIterator<unknown>;
+  *iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
+    const rows = this.#statement.iterate(...parameters.map(bindable)) as IterableIterator<unknown>;
+    if (!this.#row) return yield* rows;
+    for (const values of rows as IterableIterator<unknown[]>) yield this.#row(values);
   }
 }
 
