@@ -1,16 +1,18 @@
 // Everything a Server object shows, assembled for one server or a whole list: catalog entries
-// looked up in memory, the server's own addresses joined to its row, floating IPs and VPC
-// memberships read once per table whatever the number of servers.
+// looked up in memory; the servers' own addresses, floating IPs and VPC memberships read once
+// per table whatever the number of servers, in the same snapshot as the server rows.
 
 import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
+import type { Ref } from '../platform/ids.ts';
 import type { Image, Plan, Region } from '../catalog/catalog.types.ts';
 import type { Machine } from '../compute/compute-driver.ts';
 import { describeAllocated } from '../network/ip-pool.ts';
 import { serverItems } from '../billing/pricing.ts';
+import { readSnapshot } from '../billing/read-snapshot.ts';
 import { isProvisioning, shownPower } from './power-state.ts';
 import { effectiveOptions, type ServerOptions } from './server-options.ts';
-import { serverRepository, type ServerScope, type ShownRow, type ShownServer, type VpcMembership } from './server.repository.ts';
+import { serverRepository, type HeldAddress, type ServerScope, type ShownRow, type VpcMembership } from './server.repository.ts';
 import type { ServerRow } from './server.table.ts';
 
 export interface NetworkInterface {
@@ -179,28 +181,43 @@ export async function detailsWith(ctx: Platform, rows: ShownRow[], networks: Map
   });
 }
 
-/** The server's own addresses, from the columns joined to its row. */
-function ownAddresses(row: ShownServer): PublicAddress[] {
-  const addresses: PublicAddress[] = [];
-  if (row.v4_address !== null) addresses.push({ ...describeAllocated({ pool: row.v4_pool!, address: row.v4_address, version: 4, holder_type: 'server' }), reverse: row.v4_reverse });
-  if (row.v6_address !== null) addresses.push({ ...describeAllocated({ pool: '', address: row.v6_address, version: 6, holder_type: 'server' }), reverse: row.v6_reverse });
-  return addresses;
+/** A server's own address with the netmask and gateway of its pool. */
+function publicAddress(held: HeldAddress): PublicAddress {
+  const { address, netmask, gateway } = describeAllocated({ pool: held.pool, address: held.address, version: held.version, holder_type: 'server' });
+  return { address, version: held.version, netmask, gateway, reverse: held.reverse };
 }
 
 /** Reads what is attached to the servers in scope: one query per table, whatever their number. */
-export async function loadNetworks(db: Queryable, scope: ServerScope, rows: ShownServer[]): Promise<Map<number, ServerNetwork>> {
-  const [floating, vpcs] = await Promise.all([
+export async function loadNetworks(db: Queryable, scope: ServerScope, rows: ShownRow[]): Promise<Map<number, ServerNetwork>> {
+  const [held, floating, vpcs] = await Promise.all([
+    serverRepository.heldAddresses(db, scope),
     serverRepository.attachedFloatingIps(db, scope),
     serverRepository.vpcMemberships(db, scope),
   ]);
   const networks = new Map<number, ServerNetwork>();
-  for (const row of rows) networks.set(row.id, { addresses: ownAddresses(row), floating: [], vpcs: [] });
+  const byUuid = new Map<string, ServerNetwork>();
+  for (const row of rows) {
+    const network: ServerNetwork = { addresses: [], floating: [], vpcs: [] };
+    networks.set(row.id, network);
+    byUuid.set(row.uuid, network);
+  }
+  for (const address of held) byUuid.get(address.holder_uuid)?.addresses.push(publicAddress(address));
   for (const ip of floating) networks.get(ip.server_id!)?.floating.push(ip);
   for (const member of vpcs) networks.get(member.server_id)?.vpcs.push(member);
   return networks;
 }
 
-export async function loadDetails(ctx: Platform, db: Queryable, scope: ServerScope, rows: ShownServer[]): Promise<ServerDetails[]> {
-  if (rows.length === 0) return [];
-  return detailsWith(ctx, rows, await loadNetworks(db, scope, rows));
+/**
+ * The account's servers (or the one `ref` names) with everything a Server object shows. The
+ * reads share one snapshot, so a server removed meanwhile never shows without its addresses;
+ * the details are built once it has ended.
+ */
+export async function loadDetails(ctx: Platform, accountId: number, ref?: Ref): Promise<ServerDetails[]> {
+  const read = await readSnapshot(ctx, async (trx) => {
+    const rows = await serverRepository.shown(trx, accountId, ref);
+    if (rows.length === 0) return null;
+    const scope: ServerScope = ref ? { server: rows[0]! } : { accountId };
+    return { rows, networks: await loadNetworks(trx, scope, rows) };
+  });
+  return read ? detailsWith(ctx, read.rows, read.networks) : [];
 }

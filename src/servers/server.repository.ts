@@ -11,14 +11,14 @@ export type ShownRow = Pick<ServerRow,
   'id' | 'uuid' | 'name' | 'hostname' | 'region_id' | 'image_id' | 'plan_id' | 'password_sealed' | 'ipv6_enabled' | 'ddos_protection' |
   'backup_enabled' | 'script_url' | 'ssh_key_id' | 'power' | 'action' | 'action_until' | 'rescue' | 'options' | 'created_at'>;
 
-/** A shown row with the server's own public addresses joined in (a server holds one of each version). */
-export type ShownServer = ShownRow & {
-  v4_pool: string | null;
-  v4_address: string | null;
-  v4_reverse: string | null;
-  v6_address: string | null;
-  v6_reverse: string | null;
-};
+/** A public address a server holds as its own (its primary interface), as the pool row has it. */
+export interface HeldAddress {
+  holder_uuid: string;
+  pool: string;
+  address: string;
+  version: number;
+  reverse: string | null;
+}
 
 /** Which servers a network read covers: all of an account's, or one. */
 export type ServerScope = { accountId: number } | { server: Pick<ServerRow, 'id' | 'uuid'> };
@@ -55,21 +55,16 @@ export const serverRepository = {
     return query.executeTakeFirst();
   },
 
-  /** The account's servers (or the one `ref` names) as a Server object shows them, in one query. */
-  shown(db: Queryable, accountId: number, ref?: Ref): Promise<ShownServer[]> {
+  /** The account's servers (or the one `ref` names) as a Server object shows them. */
+  shown(db: Queryable, accountId: number, ref?: Ref): Promise<ShownRow[]> {
     let query = db.selectFrom('servers')
-      .leftJoin('ip_addresses as v4', (join) => join.onRef('v4.holder_uuid', '=', 'servers.uuid').on('v4.version', '=', 4))
-      .leftJoin('ip_addresses as v6', (join) => join.onRef('v6.holder_uuid', '=', 'servers.uuid').on('v6.version', '=', 6))
       .select([
-        'servers.id', 'servers.uuid', 'servers.name', 'servers.hostname', 'servers.region_id', 'servers.image_id', 'servers.plan_id',
-        'servers.password_sealed', 'servers.ipv6_enabled', 'servers.ddos_protection', 'servers.backup_enabled', 'servers.script_url',
-        'servers.ssh_key_id', 'servers.power', 'servers.action', 'servers.action_until', 'servers.rescue', 'servers.options', 'servers.created_at',
-        'v4.pool as v4_pool', 'v4.address as v4_address', 'v4.reverse as v4_reverse',
-        'v6.address as v6_address', 'v6.reverse as v6_reverse',
+        'id', 'uuid', 'name', 'hostname', 'region_id', 'image_id', 'plan_id', 'password_sealed', 'ipv6_enabled', 'ddos_protection',
+        'backup_enabled', 'script_url', 'ssh_key_id', 'power', 'action', 'action_until', 'rescue', 'options', 'created_at',
       ])
-      .where('servers.account_id', '=', accountId);
-    if (ref) query = 'id' in ref ? query.where('servers.id', '=', ref.id) : query.where('servers.uuid', '=', ref.uuid);
-    return query.orderBy('servers.id').execute();
+      .where('account_id', '=', accountId);
+    if (ref) query = 'id' in ref ? query.where('id', '=', ref.id) : query.where('uuid', '=', ref.uuid);
+    return query.orderBy('id').execute();
   },
 
   /** The account's servers.limit and how many servers it has. */
@@ -94,6 +89,17 @@ export const serverRepository = {
   /** The server's own public addresses (not floating IPs, which hold theirs). */
   publicAddresses(db: Queryable, serverUuid: string) {
     return db.selectFrom('ip_addresses').select(['pool', 'address', 'version', 'holder_type', 'reverse']).where('holder_uuid', '=', serverUuid).orderBy('version').execute();
+  },
+
+  /**
+   * The own public addresses of the servers in scope. An account's are read by account (an
+   * index of their own) rather than joined to the server rows: PostgreSQL, planning that join
+   * before it has statistics of freshly filled tables, compares every server with every address.
+   */
+  heldAddresses(db: Queryable, scope: ServerScope): Promise<HeldAddress[]> {
+    let query = db.selectFrom('ip_addresses').select(['holder_uuid', 'pool', 'address', 'version', 'reverse']);
+    query = 'accountId' in scope ? query.where('account_id', '=', scope.accountId).where('holder_type', '=', 'server') : query.where('holder_uuid', '=', scope.server.uuid);
+    return query.execute();
   },
 
   attachedFloatingIps(db: Queryable, scope: ServerScope) {
