@@ -10,6 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { startTestServer, type TestServer } from '../../test/support/server.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { closeInvoiceItems, openInvoiceItems } from './invoice-items.ts';
+import { requireFunds } from './funds.ts';
+import { accountBalanceFloor, accountFinance } from './ledger.ts';
+import { PaymentRequired } from '../platform/errors.ts';
 import type { PricedItem } from './pricing.ts';
 
 const HOUR = 3600;
@@ -306,5 +309,40 @@ describe('account money fields', () => {
     assert.equal(info.body.billing.usage, 0.01);
     const list = await server.request('GET', '/v1.3/invoice/list', { token: account.token });
     assert.equal(list.body.invoices[0].usage, 4);
+  });
+});
+
+describe('funds check', () => {
+  test('the balance floor never exceeds the balance, and is the balance while no cap or prepaid hour applies', async () => {
+    const ctx = server.running.ctx;
+    const plain = await createAccount(server, { credit: 10 });
+    const mixed = await createAccount(server, { credit: 10 });
+    await open(plain, [centAnHour, centAnHour]);
+    // Capped at two and a half hours a month; paid up front for two hours; removed after its first hour.
+    await open(mixed, [centAnHour, { ...centAnHour, amountMoMicros: 25_000 }]);
+    await open(mixed, [centAnHour], (await clockNow()) + 2 * HOUR * 1000);
+    await close(await open(mixed, [centAnHour]));
+    // Half an hour away from every hour boundary of the items, so both reads see the same hours.
+    for (const step of [0, HOUR / 2, 2 * HOUR, 3 * HOUR]) {
+      await server.advance(step);
+      assert.equal(await accountBalanceFloor(ctx, ctx.db, plain.id), (await accountFinance(ctx, ctx.db, plain.id)).balanceMicros);
+      const floor = await accountBalanceFloor(ctx, ctx.db, mixed.id);
+      const { balanceMicros } = await accountFinance(ctx, ctx.db, mixed.id);
+      assert.ok(floor <= balanceMicros, `floor ${floor} above balance ${balanceMicros} after ${step} s`);
+    }
+  });
+
+  test('covers the cost to the micro-dollar, whether the floor settles the check or metering does', async () => {
+    const ctx = server.running.ctx;
+    const billed = await createAccount(server, { credit: '0.03' });
+    await open(billed, [centAnHour]);
+    // The first hour is charged: 20 000 left, which the floor knows exactly.
+    await requireFunds(ctx, ctx.db, billed.id, 20_000);
+    await assert.rejects(requireFunds(ctx, ctx.db, billed.id, 20_001), PaymentRequired);
+    const prepaid = await createAccount(server, { credit: '0.03' });
+    await open(prepaid, [centAnHour], (await clockNow()) + 5 * HOUR * 1000);
+    // The floor charges the prepaid hour (20 000); metering does not (30 000).
+    await requireFunds(ctx, ctx.db, prepaid.id, 30_000);
+    await assert.rejects(requireFunds(ctx, ctx.db, prepaid.id, 30_001), /the balance is 0\.03 USD/);
   });
 });

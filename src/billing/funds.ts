@@ -6,16 +6,31 @@ import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import { PaymentRequired } from '../platform/errors.ts';
 import { formatMoney } from '../platform/money.ts';
-import { accountFinance } from './ledger.ts';
+import { accountBalanceFloor, accountFinance } from './ledger.ts';
+
+export interface FundsCheck {
+  /** What the 402 says the caller wanted to do. */
+  action?: string;
+  /** The account's balance floor (ledger.ts balanceFloor), when the caller has read it with its other checks. */
+  balanceFloorMicros?: number;
+}
 
 /**
  * Throws PaymentRequired unless the balance covers `costMicros`. An account whose balance has
  * reached zero is out of funds and may create nothing billable, even at no cost; so a server
  * start can call this with 0 to refuse powering on while the account is out of funds.
  */
-export async function requireFunds(ctx: Platform, db: Queryable, accountId: number, costMicros: number, action = 'create the resource'): Promise<void> {
+export async function requireFunds(ctx: Platform, db: Queryable, accountId: number, costMicros: number, check: FundsCheck = {}): Promise<void> {
+  // The floor settles nearly every check in one cheap read; only when it does not (a balance
+  // close to the cost, or hours paid up front) are the account's open items metered one by one.
+  const floor = check.balanceFloorMicros ?? await accountBalanceFloor(ctx, db, accountId);
+  if (covers(floor, costMicros)) return;
   const { balanceMicros } = await accountFinance(ctx, db, accountId);
-  if (balanceMicros <= 0 || balanceMicros < costMicros) {
-    throw new PaymentRequired(`not enough funds to ${action}: it needs ${formatMoney(costMicros, 6)} USD up front and a balance above zero; the balance is ${formatMoney(balanceMicros, 2)} USD`);
+  if (!covers(balanceMicros, costMicros)) {
+    throw new PaymentRequired(`not enough funds to ${check.action ?? 'create the resource'}: it needs ${formatMoney(costMicros, 6)} USD up front and a balance above zero; the balance is ${formatMoney(balanceMicros, 2)} USD`);
   }
+}
+
+function covers(balanceMicros: number, costMicros: number): boolean {
+  return balanceMicros > 0 && balanceMicros >= costMicros;
 }

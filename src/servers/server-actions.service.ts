@@ -35,7 +35,7 @@ export function powerServer(ctx: Platform, actor: Actor, ref: string | number, c
   return onServer(ctx, actor, ref, async (trx, server) => {
     const outcome = powerOutcome(command, server, ctx.clock.now());
     // Powering on is what an out-of-funds account may not do (a running server is billed).
-    if (outcome.transition === 'booting') await requireFunds(ctx, trx, server.account_id, 0, 'start the server');
+    if (outcome.transition === 'booting') await requireFunds(ctx, trx, server.account_id, 0, { action: 'start the server' });
     const machine = machineOf(ctx, server);
     const ticket = outcome.transition === 'booting' ? await ctx.compute.start(machine)
       : outcome.transition === 'stopping' ? await ctx.compute.stop(machine)

@@ -3,6 +3,7 @@
 
 import type { Queryable } from '../db/database.ts';
 import { prepared } from '../db/prepared.ts';
+import { balanceFloor } from '../billing/ledger.ts';
 import type { Ref } from '../platform/ids.ts';
 import type { NewServerRow, ServerRow, ServerUpdate } from './server.table.ts';
 
@@ -29,7 +30,7 @@ export interface VpcMembership {
   cidr: string;
 }
 
-// account/info counts running servers and every create counts servers: both compiled once.
+// account/info counts running servers: compiled once.
 const runningCount = prepared<[number, number], { count: number }>(2, (db, accountId, now) =>
   db.selectFrom('servers')
     .select((eb) => eb.fn.countAll<number>().as('count'))
@@ -37,9 +38,14 @@ const runningCount = prepared<[number, number], { count: number }>(2, (db, accou
     .where('power', '=', 'running')
     .where((eb) => eb.or([eb('action', 'is', null), eb('action_until', '<=', now)])));
 
-const limitAndCount = prepared<[number], { servers_limit: number; count: number }>(1, (db, accountId) =>
+// What create checks first, in one statement (one round trip, one snapshot on PostgreSQL).
+const createChecks = prepared<[number, number], { servers_limit: number; count: number; balance_floor: number }>(2, (db, accountId, now) =>
   db.selectFrom('accounts')
-    .select((eb) => ['servers_limit', eb.selectFrom('servers').select((s) => s.fn.countAll<number>().as('count')).where('servers.account_id', '=', accountId).as('count')])
+    .select((eb) => [
+      'servers_limit',
+      eb.selectFrom('servers').select((s) => s.fn.countAll<number>().as('count')).where('servers.account_id', '=', accountId).as('count'),
+      balanceFloor(db, accountId, now).as('balance_floor'),
+    ])
     .where('accounts.id', '=', accountId));
 
 export const serverRepository = {
@@ -67,10 +73,10 @@ export const serverRepository = {
     return query.orderBy('id').execute();
   },
 
-  /** The account's servers.limit and how many servers it has. */
-  async limitAndCount(db: Queryable, accountId: number): Promise<{ limit: number; count: number }> {
-    const row = await limitAndCount.first(db, accountId);
-    return { limit: Number(row?.servers_limit ?? 0), count: Number(row?.count ?? 0) };
+  /** The account's servers.limit, how many servers it has, and its balance floor at `now` (billing/ledger.ts). */
+  async createChecks(db: Queryable, accountId: number, now: number): Promise<{ limit: number; count: number; balanceFloorMicros: number }> {
+    const row = await createChecks.first(db, accountId, now);
+    return { limit: Number(row?.servers_limit ?? 0), count: Number(row?.count ?? 0), balanceFloorMicros: Number(row?.balance_floor ?? 0) };
   },
 
   /** Servers that show `running` now: settled running with no transition under way. */

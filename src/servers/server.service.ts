@@ -174,14 +174,14 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
   return ctx.db.transaction().execute(async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const now = ctx.clock.now();
-    const { limit, count } = await serverRepository.limitAndCount(trx, actor.accountId);
+    const { limit, count, balanceFloorMicros } = await serverRepository.createChecks(trx, actor.accountId, now);
     if (count >= limit) throw new Forbidden(`servers.limit reached: the account may have at most ${limit} servers; remove one or ask for a higher limit`);
 
     const { image, sourceSnapshot, sshKey, vpc } = await ownedReferences(ctx, trx, actor.accountId, input, checked);
 
     const items = serverItems({ plan, image, backups: input.auto_backups === true, ddosProtection: input.ddos_protection === true, name: label });
     const upfront = commit * firstHourMicros(items);
-    await requireFunds(ctx, trx, actor.accountId, firstHourMicros(items) + upfront);
+    await requireFunds(ctx, trx, actor.accountId, firstHourMicros(items) + upfront, { balanceFloorMicros });
 
     const uuid = newUuid();
     const v4 = await allocateAddress(ctx, trx, { region, version: 4, accountId: actor.accountId, holderType: 'server', holderUuid: uuid });
