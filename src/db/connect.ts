@@ -4,11 +4,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import type { Pool } from 'pg';
 import type { Config } from '../config.ts';
 import type { Database, DialectName } from './database.ts';
 import { migrations } from './migrations/index.ts';
 import { NodeSqliteDatabase, nodeSqliteDialect } from './node-sqlite-dialect.ts';
+import { statementName } from './prepared.ts';
 
 
 export interface Storage {
@@ -61,7 +63,7 @@ async function openPostgres(config: StorageConfig, connectionString: string): Pr
   // would end the process; the query under way fails on its own (→ 503) and the pool drops
   // the broken client on release.
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPreparedStatements(pool) }) });
   return {
     db,
     dialect: 'postgres',
@@ -70,6 +72,28 @@ async function openPostgres(config: StorageConfig, connectionString: string): Pr
       return true;
     },
     close: () => db.destroy(),
+  };
+}
+
+/**
+ * The pool as Kysely sees it, running the statements of prepared queries (prepared.ts) as named
+ * statements: PostgreSQL then parses and plans each once per connection, not on every call, which
+ * was most of its work for a create. Only those: any SQL text named stays prepared on the
+ * connection for its lifetime, and theirs are a fixed, small set.
+ */
+function namingPreparedStatements(pool: Pool): PostgresPool {
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect();
+      return {
+        query: ((text: string, values: unknown[]) => {
+          const name = statementName(text);
+          return name ? client.query({ name, text, values }) : client.query(text, values);
+        }) as unknown as PostgresPoolClient['query'],
+        release: (...args: Parameters<typeof client.release>) => client.release(...args),
+      };
+    },
+    end: () => pool.end(),
   };
 }
 

@@ -1,11 +1,21 @@
 // Prepared queries for hot paths: a Kysely query is built and compiled once per dialect and
 // then re-run with new parameters. Building and compiling costs ~20 µs a call; running the
-// SQL ~4 µs — on a request that makes several queries, that is most of its time.
+// SQL ~4 µs — on a request that makes several queries, that is most of its time. On
+// PostgreSQL their statements also run as named statements (connect.ts), parsed and planned
+// once per connection rather than on every call.
 
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import type { Database, Queryable } from './database.ts';
 
 const sentinelPrefix = '\u0000nubis-param-';
+
+/** Statement names of the compiled SQL texts: a fixed, small set (one per prepared query and dialect). */
+const statementNames = new Map<string, string>();
+
+/** The statement name of a prepared query's SQL text, or undefined for any other SQL. */
+export function statementName(sql: string): string | undefined {
+  return statementNames.get(sql);
+}
 
 /** A stand-in for the i-th parameter while the query is compiled. */
 type Placeholder<T> = T;
@@ -36,6 +46,7 @@ export function prepared<P extends unknown[], R>(arity: P['length'], build: (db:
       const slots = query.parameters.map((value) => (typeof value === 'string' && value.startsWith(sentinelPrefix) ? Number(value.slice(sentinelPrefix.length)) : { value }));
       entry = { sql: query.sql, slots };
       byDialect.set(adapter, entry);
+      if (!statementNames.has(query.sql)) statementNames.set(query.sql, `nubis_${statementNames.size + 1}`);
     }
     return entry;
   }

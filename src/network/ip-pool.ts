@@ -3,6 +3,7 @@
 // so it is never handed out twice, whatever the number of instances.
 
 import type { Queryable } from '../db/database.ts';
+import { prepared } from '../db/prepared.ts';
 import type { Platform } from '../platform/context.ts';
 import type { Region } from '../catalog/catalog.types.ts';
 import { Conflict } from '../platform/errors.ts';
@@ -67,12 +68,16 @@ function v6Base(region: Region): { pool: string; hextets: string[]; blocks: numb
   return { pool: `${region.id}-v6-${cidr}`, hextets: head.slice(0, 3), blocks: 2 ** Math.min(16, 64 - prefix) };
 }
 
+// Every server create takes an address: prepared.
+const insertUnlessTaken = prepared<[string, string, number, number, number, string, string, number], never>(8,
+  (db, pool, address, version, regionId, accountId, holderType, holderUuid, createdAt) =>
+    db.insertInto('ip_addresses')
+      .values({ pool, address, version, region_id: regionId, account_id: accountId, holder_type: holderType, holder_uuid: holderUuid, created_at: createdAt })
+      .onConflict((oc) => oc.columns(['pool', 'address']).doNothing()));
+
 async function tryInsert(db: Queryable, ctx: Platform, request: AllocationRequest, pool: string, address: string): Promise<boolean> {
-  const result = await db.insertInto('ip_addresses').values({
-    pool, address, version: request.version, region_id: request.region.id, account_id: request.accountId,
-    holder_type: request.holderType, holder_uuid: request.holderUuid, created_at: ctx.clock.now(),
-  }).onConflict((oc) => oc.columns(['pool', 'address']).doNothing()).executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+  const inserted = await insertUnlessTaken.run(db, pool, address, request.version, request.region.id, request.accountId, request.holderType, request.holderUuid, ctx.clock.now());
+  return inserted === 1;
 }
 
 /**

@@ -48,9 +48,29 @@ const createChecks = prepared<[number, number], { servers_limit: number; count: 
     ])
     .where('accounts.id', '=', accountId));
 
+/** The columns a new server row sets, in the order its insert binds them. */
+const insertedColumns = [
+  'uuid', 'account_id', 'name', 'hostname', 'region_id', 'image_id', 'plan_id', 'source_snapshot_uuid', 'password_sealed', 'ipv6_enabled',
+  'ddos_protection', 'backup_enabled', 'private_network', 'script_url', 'ssh_key_id', 'power', 'action', 'action_until', 'rescue', 'options',
+  'rdns', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof NewServerRow)[];
+// A column added to ServerTable but not above fails type-checking here.
+const everyColumnInserted: Exclude<keyof NewServerRow, 'id' | (typeof insertedColumns)[number]> extends never ? true : never = true;
+void everyColumnInserted;
+
+// Every create inserts a server: prepared. The columns come back by name, not `returning *`, so
+// a column added by a later migration cannot change the result of a statement a running
+// instance has prepared on PostgreSQL.
+const insertServer = prepared<unknown[], ServerRow>(insertedColumns.length, (db, ...values) =>
+  db.insertInto('servers')
+    .values(Object.fromEntries(insertedColumns.map((column, index) => [column, values[index]])) as NewServerRow)
+    .returning(['id', ...insertedColumns]));
+
 export const serverRepository = {
-  insert(db: Queryable, row: NewServerRow): Promise<ServerRow> {
-    return db.insertInto('servers').values(row).returningAll().executeTakeFirstOrThrow();
+  async insert(db: Queryable, row: Required<Omit<NewServerRow, 'id'>>): Promise<ServerRow> {
+    const inserted = await insertServer.first(db, ...insertedColumns.map((column) => row[column]));
+    if (!inserted) throw new Error('the server insert returned no row');
+    return inserted;
   },
 
   /** The account's server by id or uuid; `lock` takes a row lock (PostgreSQL) for a state change. */
