@@ -3,6 +3,7 @@
 // account's invoice list.
 
 import type { Queryable } from '../db/database.ts';
+import { prepared, type PreparedQuery } from '../db/prepared.ts';
 import type { Platform } from '../platform/context.ts';
 import { isoOrNull, isoSeconds } from '../platform/clock.ts';
 import { toDollars } from '../platform/money.ts';
@@ -11,21 +12,32 @@ import { chargeOfItem, startedHours } from './metering.ts';
 import { readSnapshot } from './read-snapshot.ts';
 import type { PricedItem } from './pricing.ts';
 
+/** The columns an opened item sets, in the order its insert binds them. */
+const openedColumns = ['account_id', 'resource_type', 'resource_uuid', 'description', 'amount_hr_micros', 'amount_mo_micros', 'created_at', 'prepaid_until'] as const;
+
+// Every billable create opens its items in one insert, prepared for each number of items (a
+// server opens one to four), so a create does not build and compile it anew.
+const insertsByCount = new Map<number, PreparedQuery<unknown[], never>>();
+
+function insertOf(count: number): PreparedQuery<unknown[], never> {
+  let insert = insertsByCount.get(count);
+  if (!insert) {
+    insert = prepared<unknown[], never>(count * openedColumns.length, (db, ...values) =>
+      db.insertInto('invoice_items').values(Array.from({ length: count }, (_, item) => ({
+        ...Object.fromEntries(openedColumns.map((column, index) => [column, values[item * openedColumns.length + index]])) as Pick<InvoiceItemRow, (typeof openedColumns)[number]>,
+        removed_at: null,
+        final_charge_micros: null,
+      }))));
+    insertsByCount.set(count, insert);
+  }
+  return insert;
+}
+
 export async function openInvoiceItems(ctx: Platform, db: Queryable, accountId: number, resourceUuid: string, items: PricedItem[], prepaidUntil: number | null = null): Promise<void> {
   if (items.length === 0) return;
   const now = ctx.clock.now();
-  await db.insertInto('invoice_items').values(items.map((item) => ({
-    account_id: accountId,
-    resource_type: item.resourceType,
-    resource_uuid: resourceUuid,
-    description: item.description,
-    amount_hr_micros: item.amountHrMicros,
-    amount_mo_micros: item.amountMoMicros,
-    created_at: now,
-    removed_at: null,
-    prepaid_until: prepaidUntil,
-    final_charge_micros: null,
-  }))).execute();
+  const values = items.flatMap((item) => [accountId, item.resourceType, resourceUuid, item.description, item.amountHrMicros, item.amountMoMicros, now, prepaidUntil]);
+  await insertOf(items.length).run(db, ...values);
 }
 
 /**

@@ -65,16 +65,15 @@ export function balanceFloor(db: Kysely<Database>, accountId: number, now: numbe
   const credits = db.selectFrom('transactions')
     .select((s) => s.fn.coalesce(s.fn.sum<number>('amount_micros'), s.lit(0)).as('credits'))
     .where('account_id', '=', accountId);
-  const finalised = db.selectFrom('invoice_items')
-    .select((s) => s.fn.coalesce(s.fn.sum<number>('final_charge_micros'), s.lit(0)).as('finalised'))
-    .where('account_id', '=', accountId)
-    .where('final_charge_micros', 'is not', null);
-  // Hours begun by now (metering's startedHours without removal): ⌊(now − created_at) / 1 h⌋ + 1 once created.
-  const unfinalisedAtMost = db.selectFrom('invoice_items')
-    .select(sql<number>`coalesce(sum(case when created_at <= ${at} then ((${at} - created_at) / ${sql.lit(HOUR_MS)} + 1) * amount_hr_micros else 0 end), 0)`.as('charged'))
-    .where('account_id', '=', accountId)
-    .where('final_charge_micros', 'is', null);
-  return sql<number>`${credits} - ${finalised} - ${unfinalisedAtMost}`;
+  // A final charge as stored; an unfinalised item's every hour begun by now (metering's
+  // startedHours without removal): ⌊(now − created_at) / 1 h⌋ + 1 once created. One pass over the items.
+  const charged = db.selectFrom('invoice_items')
+    .select(sql<number>`coalesce(sum(case
+      when final_charge_micros is not null then final_charge_micros
+      when created_at <= ${at} then ((${at} - created_at) / ${sql.lit(HOUR_MS)} + 1) * amount_hr_micros
+      else 0 end), 0)`.as('charged'))
+    .where('account_id', '=', accountId);
+  return sql<number>`${credits} - ${charged}`;
 }
 
 const balanceFloorRow = prepared<[number, number], { balance_floor: number }>(2, (db, accountId, now) =>

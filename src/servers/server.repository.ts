@@ -5,6 +5,7 @@ import type { Queryable } from '../db/database.ts';
 import { prepared } from '../db/prepared.ts';
 import { balanceFloor } from '../billing/ledger.ts';
 import type { Ref } from '../platform/ids.ts';
+import type { FloatingIpRow } from '../floating-ips/floating-ip.table.ts';
 import type { NewServerRow, ServerRow, ServerUpdate } from './server.table.ts';
 
 /** What a Server object shows of a row. */
@@ -29,6 +30,27 @@ export interface VpcMembership {
   address: string;
   cidr: string;
 }
+
+const shownColumns = [
+  'id', 'uuid', 'name', 'hostname', 'region_id', 'image_id', 'plan_id', 'password_sealed', 'ipv6_enabled', 'ddos_protection',
+  'backup_enabled', 'script_url', 'ssh_key_id', 'power', 'action', 'action_until', 'rescue', 'options', 'created_at',
+] as const satisfies readonly (keyof ShownRow)[];
+const heldColumns = ['holder_uuid', 'pool', 'address', 'version', 'reverse'] as const;
+const floatingColumns = ['server_id', 'uuid', 'address', 'version', 'netmask', 'gateway', 'reverse'] as const;
+const membershipColumns = ['vpc_members.server_id', 'vpc_members.address', 'vpcs.cidr'] as const;
+
+type AttachedFloatingRow = Pick<FloatingIpRow, (typeof floatingColumns)[number]>;
+
+// server/list reads all of an account's servers and what hangs off them: prepared.
+const shownOfAccount = prepared<[number], ShownRow>(1, (db, accountId) =>
+  db.selectFrom('servers').select(shownColumns).where('account_id', '=', accountId).orderBy('id'));
+const heldOfAccount = prepared<[number], HeldAddress>(1, (db, accountId) =>
+  db.selectFrom('ip_addresses').select(heldColumns).where('account_id', '=', accountId).where('holder_type', '=', 'server'));
+const floatingOfAccount = prepared<[number], AttachedFloatingRow>(1, (db, accountId) =>
+  db.selectFrom('floating_ips').select(floatingColumns).where('account_id', '=', accountId).where('server_id', 'is not', null).orderBy('id'));
+const membershipsOfAccount = prepared<[number], VpcMembership>(1, (db, accountId) =>
+  db.selectFrom('vpc_members').innerJoin('vpcs', 'vpcs.id', 'vpc_members.vpc_id').select(membershipColumns)
+    .where('vpcs.account_id', '=', accountId).orderBy('vpc_members.vpc_id'));
 
 // account/info counts running servers: compiled once.
 const runningCount = prepared<[number, number], { count: number }>(2, (db, accountId, now) =>
@@ -83,14 +105,9 @@ export const serverRepository = {
 
   /** The account's servers (or the one `ref` names) as a Server object shows them. */
   shown(db: Queryable, accountId: number, ref?: Ref): Promise<ShownRow[]> {
-    let query = db.selectFrom('servers')
-      .select([
-        'id', 'uuid', 'name', 'hostname', 'region_id', 'image_id', 'plan_id', 'password_sealed', 'ipv6_enabled', 'ddos_protection',
-        'backup_enabled', 'script_url', 'ssh_key_id', 'power', 'action', 'action_until', 'rescue', 'options', 'created_at',
-      ])
-      .where('account_id', '=', accountId);
-    if (ref) query = 'id' in ref ? query.where('id', '=', ref.id) : query.where('uuid', '=', ref.uuid);
-    return query.orderBy('id').execute();
+    if (!ref) return shownOfAccount.all(db, accountId);
+    const query = db.selectFrom('servers').select(shownColumns).where('account_id', '=', accountId);
+    return ('id' in ref ? query.where('id', '=', ref.id) : query.where('uuid', '=', ref.uuid)).execute();
   },
 
   /** The account's servers.limit, how many servers it has, and its balance floor at `now` (billing/ledger.ts). */
@@ -123,21 +140,19 @@ export const serverRepository = {
    * before it has statistics of freshly filled tables, compares every server with every address.
    */
   heldAddresses(db: Queryable, scope: ServerScope): Promise<HeldAddress[]> {
-    let query = db.selectFrom('ip_addresses').select(['holder_uuid', 'pool', 'address', 'version', 'reverse']);
-    query = 'accountId' in scope ? query.where('account_id', '=', scope.accountId).where('holder_type', '=', 'server') : query.where('holder_uuid', '=', scope.server.uuid);
-    return query.execute();
+    if ('accountId' in scope) return heldOfAccount.all(db, scope.accountId);
+    return db.selectFrom('ip_addresses').select(heldColumns).where('holder_uuid', '=', scope.server.uuid).execute();
   },
 
-  attachedFloatingIps(db: Queryable, scope: ServerScope) {
-    let query = db.selectFrom('floating_ips').select(['server_id', 'uuid', 'address', 'version', 'netmask', 'gateway', 'reverse']);
-    query = 'accountId' in scope ? query.where('account_id', '=', scope.accountId).where('server_id', 'is not', null) : query.where('server_id', '=', scope.server.id);
-    return query.orderBy('id').execute();
+  attachedFloatingIps(db: Queryable, scope: ServerScope): Promise<AttachedFloatingRow[]> {
+    if ('accountId' in scope) return floatingOfAccount.all(db, scope.accountId);
+    return db.selectFrom('floating_ips').select(floatingColumns).where('server_id', '=', scope.server.id).orderBy('id').execute();
   },
 
   vpcMemberships(db: Queryable, scope: ServerScope): Promise<VpcMembership[]> {
-    let query = db.selectFrom('vpc_members').innerJoin('vpcs', 'vpcs.id', 'vpc_members.vpc_id').select(['vpc_members.server_id', 'vpc_members.address', 'vpcs.cidr']);
-    query = 'accountId' in scope ? query.where('vpcs.account_id', '=', scope.accountId) : query.where('vpc_members.server_id', '=', scope.server.id);
-    return query.orderBy('vpc_members.vpc_id').execute();
+    if ('accountId' in scope) return membershipsOfAccount.all(db, scope.accountId);
+    return db.selectFrom('vpc_members').innerJoin('vpcs', 'vpcs.id', 'vpc_members.vpc_id').select(membershipColumns)
+      .where('vpc_members.server_id', '=', scope.server.id).orderBy('vpc_members.vpc_id').execute();
   },
 
   /** Sets the reverse name of one of the server's own addresses; false when it holds no such address. */
