@@ -64,9 +64,9 @@ export interface AttachedFloatingIp {
 
 /** What hangs off one server in the network tables. */
 export interface ServerNetwork {
-  addresses: PublicAddress[];
-  floating: AttachedFloatingIp[];
-  vpcs: Pick<VpcMembership, 'address' | 'cidr'>[];
+  addresses: readonly PublicAddress[];
+  floating: readonly AttachedFloatingIp[];
+  vpcs: readonly Pick<VpcMembership, 'address' | 'cidr'>[];
 }
 
 // The operator may replace the catalog; a server on a withdrawn entry still lists.
@@ -157,14 +157,14 @@ export function rootPassword(ctx: Platform, serverId: number, sealed: string, pl
   return password;
 }
 
-/** Details of servers whose network is already in hand (a server being created). */
-export async function detailsWith(ctx: Platform, rows: ShownRow[], networks: Map<number, ServerNetwork>): Promise<ServerDetails[]> {
+/** Details of servers whose networks (one for each row, in order) are already in hand, as for a server being created. */
+export async function detailsWith(ctx: Platform, rows: ShownRow[], networks: readonly ServerNetwork[]): Promise<ServerDetails[]> {
   const now = ctx.clock.now();
   const machines = rows.map((row) => machineOf(ctx, row));
   const usage = await ctx.compute.bandwidthUsageGb(machines, now);
   return rows.map((row, index) => {
     const machine = machines[index]!;
-    const network = networks.get(row.id) ?? { addresses: [], floating: [], vpcs: [] };
+    const network = networks[index]!;
     return {
       row,
       region: machine.region,
@@ -187,24 +187,32 @@ function publicAddress(held: HeldAddress): PublicAddress {
   return { address, version: held.version, netmask, gateway, reverse: held.reverse };
 }
 
-/** Reads what is attached to the servers in scope: one query per table, whatever their number. */
-export async function loadNetworks(db: Queryable, scope: ServerScope, rows: ShownRow[]): Promise<Map<number, ServerNetwork>> {
+/** Reads what is attached to the servers in scope, one query per table whatever their number: a network for each row, in order. */
+export async function loadNetworks(db: Queryable, scope: ServerScope, rows: ShownRow[]): Promise<ServerNetwork[]> {
   const [held, floating, vpcs] = await Promise.all([
     serverRepository.heldAddresses(db, scope),
     serverRepository.attachedFloatingIps(db, scope),
     serverRepository.vpcMemberships(db, scope),
   ]);
-  const networks = new Map<number, ServerNetwork>();
-  const byUuid = new Map<string, ServerNetwork>();
-  for (const row of rows) {
-    const network: ServerNetwork = { addresses: [], floating: [], vpcs: [] };
-    networks.set(row.id, network);
-    byUuid.set(row.uuid, network);
+  const addresses = grouped(held, (address) => address.holder_uuid, publicAddress);
+  const floatingIps = grouped(floating, (ip) => ip.server_id!, (ip) => ip);
+  const memberships = grouped(vpcs, (member) => member.server_id, (member) => member);
+  // Most servers have no floating IP and no VPC: they share one empty list rather than each making its own.
+  return rows.map((row) => ({ addresses: addresses.get(row.uuid) ?? none, floating: floatingIps.get(row.id) ?? none, vpcs: memberships.get(row.id) ?? none }));
+}
+
+const none: readonly never[] = Object.freeze([]);
+
+/** The items' values by key, in the items' order. */
+function grouped<T, K, V>(items: readonly T[], keyOf: (item: T) => K, valueOf: (item: T) => V): Map<K, V[]> {
+  const groups = new Map<K, V[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(valueOf(item));
+    else groups.set(key, [valueOf(item)]);
   }
-  for (const address of held) byUuid.get(address.holder_uuid)?.addresses.push(publicAddress(address));
-  for (const ip of floating) networks.get(ip.server_id!)?.floating.push(ip);
-  for (const member of vpcs) networks.get(member.server_id)?.vpcs.push(member);
-  return networks;
+  return groups;
 }
 
 /**

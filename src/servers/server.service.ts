@@ -216,15 +216,15 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
       created_at: now,
       updated_at: now,
     });
-    const network: ServerNetwork = { addresses: [v4, ...(v6 ? [v6] : [])].map((a) => ({ ...a, reverse: null })), floating: [], vpcs: [] };
-    if (vpc) network.vpcs.push({ address: await joinVpc(ctx, trx, vpc, row.id), cidr: vpc.cidr });
+    const vpcs = vpc ? [{ address: await joinVpc(ctx, trx, vpc, row.id), cidr: vpc.cidr }] : [];
+    const network: ServerNetwork = { addresses: [v4, ...(v6 ? [v6] : [])].map((a) => ({ ...a, reverse: null })), floating: [], vpcs };
 
     await openInvoiceItems(ctx, trx, actor.accountId, uuid, items, commit > 0 ? now + commit * hourMs : null);
     if (commit > 0) {
       await recordTransaction(ctx, trx, { accountId: actor.accountId, amountMicros: -upfront, ptype: 'commit', note: `${commit} hours paid up front for server ${label} (${uuid}), ${formatMoney(upfront, 6)} USD` });
     }
     rootPassword(ctx, row.id, sealedPassword, password);
-    const [details] = await detailsWith(ctx, [row], new Map([[row.id, network]]));
+    const [details] = await detailsWith(ctx, [row], [network]);
     return details!;
   });
 }
