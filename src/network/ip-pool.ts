@@ -129,7 +129,8 @@ export async function releaseAddresses(db: Queryable, holderUuid: string): Promi
  */
 export function describeAllocated(row: { pool: string; address: string; version: number; holder_type: string }): Omit<AllocatedAddress, 'prefix'> {
   if (row.version === 6) {
-    return { address: row.holder_type === 'server' ? `${row.address}1` : row.address, version: 6, netmask: '64', gateway: 'fe80::1' };
+    // Joined, not appended: a flat string, which JSON.stringify writes on its fast path (clock.ts isoSeconds).
+    return { address: row.holder_type === 'server' ? [row.address, '1'].join('') : row.address, version: 6, netmask: '64', gateway: 'fe80::1' };
   }
   let shape = v4PoolShapes.get(row.pool);
   if (!shape) {
