@@ -6,6 +6,7 @@ import { initial } from './0001_initial.ts';
 import { billing } from './0003_billing.ts';
 import { vpcRanges } from './0004_vpc_ranges.ts';
 import { serverAddresses } from './0005_server_addresses.ts';
+import { balanceFloorIndex } from './0006_balance_floor_index.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
   const all: Record<string, Migration> = {
@@ -13,6 +14,7 @@ export function migrations(dialect: DialectName): MigrationProvider {
     '0003_billing': billing(),
     '0004_vpc_ranges': vpcRanges(),
     '0005_server_addresses': serverAddresses(),
+    '0006_balance_floor_index': balanceFloorIndex(),
   };
   return { getMigrations: async () => all };
 }
