@@ -8,6 +8,7 @@ import { createAccount, type TestAccount } from '../../../test/support/accounts.
 import { deployServer, serverInfo } from '../../../test/support/servers.ts';
 import { smallCatalogFile } from '../../../test/support/network.ts';
 import { crossings, protocol, v13, type ReservedIpView } from '../../../test/support/protocols.ts';
+import { assertFieldErrors, assertError } from '../../../test/support/legacy-assertions.ts';
 
 let server: TestServer;
 let alice: TestAccount;
@@ -31,19 +32,7 @@ async function viewOf(address: string, token = alice.token): Promise<ReservedIpV
   return ip;
 }
 
-function assertFieldErrors(result: { status: number; body: any }, fields: string[]): void {
-  assert.equal(result.status, 400, JSON.stringify(result.body));
-  assert.equal(result.body.response_type, 'error');
-  assert.equal(result.body.response_code, 400);
-  assert.deepEqual(result.body.fields.map((f: { field: string }) => f.field).sort(), [...fields].sort());
-}
 
-function assertError(result: { status: number; body: any }, status: number, message?: RegExp): void {
-  assert.equal(result.status, status, JSON.stringify(result.body));
-  assert.equal(result.body.response_type, 'error');
-  assert.equal(result.body.response_code, status);
-  if (message) assert.match(result.body.message, message);
-}
 
 describe('reserved IPs across versions', () => {
   for (const [made, seen] of crossings) {

@@ -7,6 +7,7 @@ import { startTestServer, type TestServer } from '../../../test/support/server.t
 import { createAccount, type TestAccount } from '../../../test/support/accounts.ts';
 import { deployServer, serverInfo, SETTLE_SECONDS } from '../../../test/support/servers.ts';
 import { crossings, protocol, v1 } from '../../../test/support/protocols.ts';
+import { assertFieldErrors } from '../../../test/support/legacy-assertions.ts';
 
 let server: TestServer;
 let alice: TestAccount;
@@ -28,13 +29,6 @@ const legacyList = async (token = alice.token) => {
 };
 const minimal = { hostname: 'legacy.example.com', OSID: 1001, DCID: 101, PLAN: 1 };
 
-function assertFieldErrors(result: { status: number; body: any }, fields: string[]): void {
-  assert.equal(result.status, 400, JSON.stringify(result.body));
-  assert.equal(result.body.response_type, 'error');
-  assert.equal(result.body.response_code, 400);
-  assert.deepEqual(result.body.fields.map((f: { field: string }) => f.field).sort(), [...fields].sort());
-  for (const field of fields) assert.match(result.body.message, new RegExp(`\\b${field}: `));
-}
 
 describe('server/create and server/list, across versions', () => {
   for (const [made, seen] of crossings) {

@@ -8,6 +8,7 @@ import { createAccount, type TestAccount } from '../../../test/support/accounts.
 import { deployServer, serverInfo, SETTLE_SECONDS } from '../../../test/support/servers.ts';
 import { crossings, protocol } from '../../../test/support/protocols.ts';
 import { runBackupSweep } from '../../snapshots/backup.sweep.ts';
+import { assertFieldErrors, assertError } from '../../../test/support/legacy-assertions.ts';
 
 let server: TestServer;
 let alice: TestAccount;
@@ -27,19 +28,7 @@ async function legacyList(token = alice.token) {
   return list.body;
 }
 
-function assertFieldErrors(result: { status: number; body: any }, fields: string[]): void {
-  assert.equal(result.status, 400, JSON.stringify(result.body));
-  assert.equal(result.body.response_type, 'error');
-  assert.equal(result.body.response_code, 400);
-  assert.deepEqual(result.body.fields.map((f: { field: string }) => f.field).sort(), [...fields].sort());
-}
 
-function assertError(result: { status: number; body: any }, status: number, message?: RegExp): void {
-  assert.equal(result.status, status, JSON.stringify(result.body));
-  assert.equal(result.body.response_type, 'error');
-  assert.equal(result.body.response_code, status);
-  if (message) assert.match(result.body.message, message);
-}
 
 describe('snapshots across versions', () => {
   for (const [made, seen] of crossings) {
