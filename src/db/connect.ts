@@ -78,7 +78,7 @@ async function openPostgres(config: StorageConfig, connectionString: string): Pr
 /**
  * The pool as Kysely sees it, running the statements of prepared queries (prepared.ts) as named
  * statements: PostgreSQL then parses and plans each once per connection, not on every call, which
- * was most of its work for a create. Only those: any SQL text named stays prepared on the
+ * was most of its work for a create. Only those: every SQL text named stays prepared on the
  * connection for its lifetime, and theirs are a fixed, small set.
  */
 function namingPreparedStatements(pool: Pool): PostgresPool {

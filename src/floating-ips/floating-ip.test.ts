@@ -7,6 +7,8 @@ import { startTestServer, type TestServer } from '../../test/support/server.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { smallCatalogFile } from '../../test/support/network.ts';
 import { deployServer, serverInfo } from '../../test/support/servers.ts';
+import { assertFieldErrors } from '../../test/support/assertions.ts';
+import type { FloatingIp } from './floating-ip.service.ts';
 
 let server: TestServer;
 let alice: TestAccount;
@@ -17,20 +19,6 @@ before(async () => {
   [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
 });
 after(async () => { await server.close(); });
-
-interface FloatingIp {
-  id: number;
-  uuid: string;
-  region_id: number;
-  server_id: number | null;
-  address: string;
-  netmask: string;
-  gateway: string;
-  reverse: string | null;
-  prefix: number;
-  created: string;
-  type: string;
-}
 
 const create = (account: TestAccount, body: unknown, on: TestServer = server) => on.request('POST', '/v1.3/floating_ip/create', { token: account.token, body });
 const remove = (account: TestAccount, ref: string | number, on: TestServer = server) => on.request('DELETE', `/v1.3/floating_ip/remove/${ref}`, { token: account.token });
@@ -47,11 +35,6 @@ async function created(account: TestAccount, body: unknown, on: TestServer = ser
   const ip = (await list(account, on)).find((entry) => entry.uuid === result.body.uuid);
   assert.ok(ip, 'the new floating IP is listed');
   return ip;
-}
-
-function assertFields(result: { status: number; body: any }, fields: string[]): void {
-  assert.equal(result.status, 400, JSON.stringify(result.body));
-  assert.deepEqual(result.body.errors.map((e: { field: string }) => e.field).sort(), fields);
 }
 
 describe('create', () => {
@@ -102,14 +85,14 @@ describe('create', () => {
     assert.equal(unknown.status, 404);
     assert.equal(unknown.body.errors.response, '404 Not Found');
     const noFeature = await create(alice, { region_id: 601, ip_version: 4 });
-    assertFields(noFeature, ['region_id']);
+    assertFieldErrors(noFeature, ['region_id']);
     assert.match(noFeature.body.errors[0].reason, /does not offer floating_ip/);
   });
 
   test('bad or missing fields are named in one 400', async () => {
-    assertFields(await create(alice, { region_id: 101, ip_version: 5 }), ['ip_version']);
-    assertFields(await create(alice, {}), ['ip_version', 'region_id']);
-    assertFields(await create(alice, { region_id: 'nyc', ip_version: 'four' }), ['ip_version', 'region_id']);
+    assertFieldErrors(await create(alice, { region_id: 101, ip_version: 5 }), ['ip_version']);
+    assertFieldErrors(await create(alice, {}), ['ip_version', 'region_id']);
+    assertFieldErrors(await create(alice, { region_id: 'nyc', ip_version: 'four' }), ['ip_version', 'region_id']);
   });
 
   test('402 when the balance cannot cover the first hour; nothing is taken', async () => {
@@ -219,8 +202,8 @@ describe('attach and detach refusals that need no server', () => {
   });
 
   test('missing ids are named in one 400', async () => {
-    assertFields(await attach(alice, {}), ['ip_id', 'server_id']);
-    assertFields(await detach(alice, { server_id: 'x y' }), ['ip_id', 'server_id']);
+    assertFieldErrors(await attach(alice, {}), ['ip_id', 'server_id']);
+    assertFieldErrors(await detach(alice, { server_id: 'x y' }), ['ip_id', 'server_id']);
   });
 });
 
@@ -294,7 +277,7 @@ describe('attach and detach', () => {
     const host = await deployServer(server, account.token, { region: 101 });
     const ip = await created(account, { region_id: 202, ip_version: 4 });
     const result = await attach(account, { server_id: host.id, ip_id: ip.id });
-    assertFields(result, ['server_id']);
+    assertFieldErrors(result, ['server_id']);
     assert.match(result.body.errors[0].reason, /region 101.*region 202/);
     assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.server_id, null);
   });
@@ -319,7 +302,7 @@ describe('attach and detach', () => {
     const block = await created(account, { region_id: 101, ip_version: 6 });
 
     const refused = await attach(account, { server_id: v4Only.id, ip_id: block.uuid });
-    assertFields(refused, ['server_id']);
+    assertFieldErrors(refused, ['server_id']);
     assert.match(refused.body.errors[0].reason, /no IPv6 networking/);
 
     assert.equal((await attach(account, { server_id: dual.id, ip_id: block.uuid })).status, 202);
@@ -418,7 +401,7 @@ describe('with a small pool and a region without IPv6 (CATALOG_FILE)', () => {
 
   test('ip_version 6 in a region without ipv6 is a 400 naming ip_version', async () => {
     const result = await create(account, { region_id: 102, ip_version: 6 }, small);
-    assertFields(result, ['ip_version']);
+    assertFieldErrors(result, ['ip_version']);
     assert.match(result.body.errors[0].reason, /does not offer ipv6/);
     assert.equal((await create(account, { region_id: 102, ip_version: 4 }, small)).status, 201);
   });

@@ -74,7 +74,7 @@ describe('address pool', () => {
 
     await server.advance(SETTLE_SECONDS);
     const list = await server.request('GET', '/v1.3/server/list', { token: account.token });
-    const addresses = list.body.servers.map((s: any) => s.iface.v4[0].address).sort();
+    const addresses = list.body.servers.map((s: { iface: { v4: { address: string }[] } }) => s.iface.v4[0]!.address).sort();
     assert.deepEqual(addresses, ['192.0.2.2', '192.0.2.3', '192.0.2.4', '192.0.2.5', '192.0.2.6']);
 
     const victim = list.body.servers[2];

@@ -110,7 +110,7 @@ describe('server/create', () => {
     const servers = await Promise.all(Array.from({ length: 6 }, () => deployServer(server, bob.token, {}, { settle: false })));
     await server.advance(SETTLE_SECONDS);
     const list = await server.request('GET', '/v1.3/server/list', { token: bob.token });
-    const addresses = list.body.servers.filter((s: { uuid: string }) => servers.some((c) => c.uuid === s.uuid)).map((s: any) => s.iface.v4[0].address);
+    const addresses = list.body.servers.filter((s: { uuid: string }) => servers.some((c) => c.uuid === s.uuid)).map((s: { iface: { v4: { address: string }[] } }) => s.iface.v4[0]!.address);
     assert.equal(addresses.length, 6);
     assert.equal(new Set(addresses).size, 6);
     for (const s of servers) assert.equal((await server.request('DELETE', `/v1.3/server/remove/${s.id}`, { token: bob.token })).status, 204);

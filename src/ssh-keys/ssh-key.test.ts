@@ -12,6 +12,7 @@ import sshpk from 'sshpk';
 import { startTestServer, type TestServer } from '../../test/support/server.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { deployServer, serverInfo } from '../../test/support/servers.ts';
+import type { HttpResult } from '../../test/support/server.ts';
 
 let server: TestServer;
 let alice: TestAccount;
@@ -72,9 +73,9 @@ const list = async (account: TestAccount) => {
   return result.body.ssh_keys as { id: number; uuid: string; name: string; data: string; fingerprint: string; created: string }[];
 };
 
-function assertRefusesPublicKey(result: { status: number; body: any }, reason: RegExp): void {
+function assertRefusesPublicKey(result: HttpResult<{ errors: { field: string; reason: string }[] }>, reason: RegExp): void {
   assert.equal(result.status, 400, JSON.stringify(result.body));
-  assert.deepEqual(result.body.errors.map((e: { field: string }) => e.field), ['public_key']);
+  assert.deepEqual(result.body.errors.map((e) => e.field), ['public_key']);
   assert.match(result.body.errors[0].reason, reason);
 }
 

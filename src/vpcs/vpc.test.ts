@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../../test/support/server.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { deployServer, serverInfo } from '../../test/support/servers.ts';
+import { assertFieldErrors } from '../../test/support/assertions.ts';
 
 let server: TestServer;
 let alice: TestAccount;
@@ -43,11 +44,6 @@ async function created(account: TestAccount, body: { region_id: unknown; name: s
   return vpc;
 }
 
-function assertFields(result: { status: number; body: any }, fields: string[]): void {
-  assert.equal(result.status, 400, JSON.stringify(result.body));
-  assert.deepEqual(result.body.errors.map((e: { field: string }) => e.field).sort(), fields);
-}
-
 describe('create', () => {
   test('201 with the uuid; listed with its name, region and no servers', async () => {
     const result = await create(alice, { region_id: 101, name: 'backend' });
@@ -71,14 +67,14 @@ describe('create', () => {
     assert.equal(unknown.status, 404);
     assert.equal(unknown.body.errors.response, '404 Not Found');
     const noFeature = await create(alice, { region_id: 601, name: 'x' });
-    assertFields(noFeature, ['region_id']);
+    assertFieldErrors(noFeature, ['region_id']);
     assert.match(noFeature.body.errors[0].reason, /does not offer virtual_private_cloud/);
   });
 
   test('bad or missing fields are named in one 400', async () => {
-    assertFields(await create(alice, {}), ['name', 'region_id']);
-    assertFields(await create(alice, { region_id: 101, name: '' }), ['name']);
-    assertFields(await create(alice, { region_id: 101, name: 'x'.repeat(101) }), ['name']);
+    assertFieldErrors(await create(alice, {}), ['name', 'region_id']);
+    assertFieldErrors(await create(alice, { region_id: 101, name: '' }), ['name']);
+    assertFieldErrors(await create(alice, { region_id: 101, name: 'x'.repeat(101) }), ['name']);
   });
 
   test('402 when the balance cannot cover the first hour', async () => {
@@ -163,8 +159,8 @@ describe('attach and detach refusals that need no server', () => {
   });
 
   test('missing ids are named in one 400', async () => {
-    assertFields(await attach(alice, {}), ['server_id', 'vpc_id']);
-    assertFields(await detach(alice, { vpc_id: 'x y' }), ['server_id', 'vpc_id']);
+    assertFieldErrors(await attach(alice, {}), ['server_id', 'vpc_id']);
+    assertFieldErrors(await detach(alice, { vpc_id: 'x y' }), ['server_id', 'vpc_id']);
   });
 });
 
@@ -251,7 +247,7 @@ describe('attach and detach', () => {
     const host = await deployServer(server, account.token, { region: 101 });
     const vpc = await created(account, { region_id: 202, name: 'far' });
     const result = await attach(account, { server_id: host.id, vpc_id: vpc.uuid });
-    assertFields(result, ['server_id']);
+    assertFieldErrors(result, ['server_id']);
     assert.match(result.body.errors[0].reason, /region 101.*region 202/);
     assert.deepEqual((await list(account)).find((entry) => entry.uuid === vpc.uuid)?.servers, []);
   });

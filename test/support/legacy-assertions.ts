@@ -24,5 +24,6 @@ export function assertError(result: HttpResult<LegacyError>, status: number, mes
   assert.equal(result.status, status, JSON.stringify(result.body));
   assert.equal(result.body.response_type, 'error');
   assert.equal(result.body.response_code, status);
+  assert.equal(typeof result.body.message, 'string');
   if (message) assert.match(result.body.message, message);
 }

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../../../test/support/server.ts';
 import { createAccount, type TestAccount } from '../../../test/support/accounts.ts';
+import { assertError } from '../../../test/support/legacy-assertions.ts';
 
 let server: TestServer;
 let alice: TestAccount;
@@ -14,13 +15,6 @@ before(async () => {
   alice = await createAccount(server);
 });
 after(async () => { await server.close(); });
-
-function assertEnvelope(result: { status: number; body: any }, status: number): void {
-  assert.equal(result.status, status, JSON.stringify(result.body));
-  assert.equal(result.body.response_type, 'error');
-  assert.equal(result.body.response_code, status);
-  assert.equal(typeof result.body.message, 'string');
-}
 
 /** Every operation of the spec's endpoint table. */
 const operations: [string, string][] = [
@@ -33,18 +27,18 @@ const operations: [string, string][] = [
 
 describe('the error envelope', () => {
   test('an unknown path is a 404, a known path with the wrong method a 405 naming the right one', async () => {
-    assertEnvelope(await server.request('GET', '/v1/server/info', { token: alice.token }), 404);
-    assertEnvelope(await server.request('POST', '/v1/nothing/here', { token: alice.token, form: { a: 1 } }), 404);
+    assertError(await server.request('GET', '/v1/server/info', { token: alice.token }), 404);
+    assertError(await server.request('POST', '/v1/nothing/here', { token: alice.token, form: { a: 1 } }), 404);
     const wrong = await server.request('GET', '/v1/server/create', { token: alice.token });
-    assertEnvelope(wrong, 405);
+    assertError(wrong, 405);
     assert.match(wrong.body.message, /POST/);
     assert.match(wrong.headers.get('allow') ?? '', /POST/);
-    assertEnvelope(await server.request('POST', '/v1/server/list', { token: alice.token, form: {} }), 405);
+    assertError(await server.request('POST', '/v1/server/list', { token: alice.token, form: {} }), 405);
   });
 
   test('a body that is not a form (or JSON) is a 400 naming the body; a JSON body is accepted too', async () => {
     const text = await server.request('POST', '/v1/reservedip/create', { token: alice.token, rawBody: 'DCID=101', headers: { 'content-type': 'text/plain' } });
-    assertEnvelope(text, 400);
+    assertError(text, 400);
     assert.deepEqual(text.body.fields.map((f: { field: string }) => f.field), ['body']);
     const json = await server.request('POST', '/v1/reservedip/create', { token: alice.token, body: { DCID: 101 } });
     assert.equal(json.status, 200, JSON.stringify(json.body));
@@ -53,7 +47,7 @@ describe('the error envelope', () => {
 
   test('a field sent twice is a 400 naming it, not a 500', async () => {
     const twice = await server.request('POST', '/v1/server/stop', { token: alice.token, rawBody: 'SUBID=1&SUBID=2', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-    assertEnvelope(twice, 400);
+    assertError(twice, 400);
     assert.deepEqual(twice.body.fields.map((f: { field: string }) => f.field), ['SUBID']);
   });
 
@@ -61,7 +55,7 @@ describe('the error envelope', () => {
     for (const [method, path] of operations) {
       const result = await server.request(method, path.replace('{DCID}', '101'), method === 'POST' ? { form: {} } : {});
       if (/locations|templates|plans/.test(path)) assert.equal(result.status, 200, path);
-      else assertEnvelope(result, 401);
+      else assertError(result, 401);
     }
   });
 });
