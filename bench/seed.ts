@@ -20,21 +20,64 @@ export async function seed(config: Config, servers: number): Promise<void> {
   for (let first = 0; first < accounts; first += batch) {
     await storage.db.transaction().execute(async (trx) => {
       const rows = Array.from({ length: Math.min(batch, accounts - first) }, () => ({
-        uuid: randomUUID(), email: `seed-${randomBytes(8).toString('hex')}@example.com`, password_hash: passwordHash,
-        temp_password_hash: null, temp_password_expires_at: null, firstname: 'Seed', lastname: 'Account', country: 'NL',
-        activation_uuid: randomUUID(), servers_limit: perAccount, created_at: now, updated_at: now, last_login_at: now,
+        uuid: randomUUID(),
+        email: `seed-${randomBytes(8).toString('hex')}@example.com`,
+        password_hash: passwordHash,
+        temp_password_hash: null,
+        temp_password_expires_at: null,
+        firstname: 'Seed',
+        lastname: 'Account',
+        country: 'NL',
+        activation_uuid: randomUUID(),
+        servers_limit: perAccount,
+        created_at: now,
+        updated_at: now,
+        last_login_at: now,
       }));
       const inserted = await trx.insertInto('accounts').values(rows).returning('id').execute();
-      const serverRows = inserted.flatMap(({ id }) => Array.from({ length: perAccount }, (_, i) => ({
-        uuid: randomUUID(), account_id: id, name: `seed ${i}`, hostname: `seed-${i}.example.com`, region_id: 101, image_id: 1001, plan_id: 1,
-        source_snapshot_uuid: null, password_sealed: sealedPassword, ipv6_enabled: 0, ddos_protection: 0, backup_enabled: 0, private_network: 0,
-        script_url: null, ssh_key_id: null, power: 'running', action: null, action_until: null, rescue: 0, options: '{}', rdns: null, created_at: now, updated_at: now,
-      })));
+      const serverRows = inserted.flatMap(({ id }) =>
+        Array.from({ length: perAccount }, (_, i) => ({
+          uuid: randomUUID(),
+          account_id: id,
+          name: `seed ${i}`,
+          hostname: `seed-${i}.example.com`,
+          region_id: 101,
+          image_id: 1001,
+          plan_id: 1,
+          source_snapshot_uuid: null,
+          password_sealed: sealedPassword,
+          ipv6_enabled: 0,
+          ddos_protection: 0,
+          backup_enabled: 0,
+          private_network: 0,
+          script_url: null,
+          ssh_key_id: null,
+          power: 'running',
+          action: null,
+          action_until: null,
+          rescue: 0,
+          options: '{}',
+          rdns: null,
+          created_at: now,
+          updated_at: now,
+        })),
+      );
       // SQLite binds at most 32k parameters a statement: insert in slices.
-      for (let i = 0; i < serverRows.length; i += 1000) await trx.insertInto('servers').values(serverRows.slice(i, i + 1000)).execute();
+      for (let i = 0; i < serverRows.length; i += 1000)
+        await trx
+          .insertInto('servers')
+          .values(serverRows.slice(i, i + 1000))
+          .execute();
       const tokenRows = inserted.map(({ id }) => {
         const token = randomBytes(32).toString('hex');
-        return { uuid: randomUUID(), account_id: id, name: 'seed', digest: secrets.tokenDigest(token), sealed: secrets.encrypt(token), created_at: now };
+        return {
+          uuid: randomUUID(),
+          account_id: id,
+          name: 'seed',
+          digest: secrets.tokenDigest(token),
+          sealed: secrets.encrypt(token),
+          created_at: now,
+        };
       });
       await trx.insertInto('tokens').values(tokenRows).execute();
     });

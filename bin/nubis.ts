@@ -38,7 +38,15 @@ async function main(): Promise<void> {
   if (command === 'serve') {
     const { startServer } = await import('../src/server.ts');
     const server = await startServer(config, { sweeps: values['no-sweeps'] ? false : undefined });
-    process.stderr.write(JSON.stringify({ level: 'info', time: Date.now(), msg: `listening at ${server.url}`, storage: server.ctx.dialect, clock: server.ctx.clock.mode }) + '\n');
+    process.stderr.write(
+      JSON.stringify({
+        level: 'info',
+        time: Date.now(),
+        msg: `listening at ${server.url}`,
+        storage: server.ctx.dialect,
+        clock: server.ctx.clock.mode,
+      }) + '\n',
+    );
     const stop = (signal: string) => {
       server.ctx.log.info({ signal }, 'shutting down: finishing in-flight requests');
       server.close().then(
@@ -75,7 +83,13 @@ async function main(): Promise<void> {
     }
     const sweeper = startSweeper(ctx, config.sweepIntervalSeconds * 1000);
     const keepAlive = setInterval(() => {}, 1 << 30);
-    const stop = () => { clearInterval(keepAlive); sweeper.stop().then(() => storage.close()).then(() => process.exit(0)); };
+    const stop = () => {
+      clearInterval(keepAlive);
+      sweeper
+        .stop()
+        .then(() => storage.close())
+        .then(() => process.exit(0));
+    };
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
     return;

@@ -6,7 +6,10 @@
 import { spawnSync } from 'node:child_process';
 import { createConnection } from 'node:net';
 
-const databases = (process.env.TEST_DATABASES ?? 'sqlite,postgres').split(',').map((d) => d.trim()).filter(Boolean);
+const databases = (process.env.TEST_DATABASES ?? 'sqlite,postgres')
+  .split(',')
+  .map((d) => d.trim())
+  .filter(Boolean);
 const pgUrl = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
 const redisUrl = new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
 const explicitFiles = process.argv.slice(2);
@@ -15,9 +18,15 @@ const files = explicitFiles.length ? explicitFiles : ['src/**/*.test.ts', 'test/
 function reachable(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host, port, timeout: 2000 });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
-    socket.once('timeout', () => { socket.destroy(); resolve(false); });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
   });
 }
 
@@ -28,9 +37,14 @@ for (const db of databases) {
     process.exit(2);
   }
   if (db === 'postgres') {
-    const [pgUp, redisUp] = await Promise.all([reachable(pgUrl.hostname, Number(pgUrl.port || 5432)), reachable(redisUrl.hostname, Number(redisUrl.port || 6379))]);
+    const [pgUp, redisUp] = await Promise.all([
+      reachable(pgUrl.hostname, Number(pgUrl.port || 5432)),
+      reachable(redisUrl.hostname, Number(redisUrl.port || 6379)),
+    ]);
     if (!pgUp || !redisUp) {
-      console.error(`npm test: ${!pgUp ? `PostgreSQL at ${pgUrl.host}` : ''}${!pgUp && !redisUp ? ' and ' : ''}${!redisUp ? `Redis at ${redisUrl.host}` : ''} not reachable: start them, or run TEST_DATABASES=sqlite npm test`);
+      console.error(
+        `npm test: ${!pgUp ? `PostgreSQL at ${pgUrl.host}` : ''}${!pgUp && !redisUp ? ' and ' : ''}${!redisUp ? `Redis at ${redisUrl.host}` : ''} not reachable: start them, or run TEST_DATABASES=sqlite npm test`,
+      );
       failed = true;
       continue;
     }
@@ -44,7 +58,11 @@ for (const db of databases) {
 }
 if (databases.includes('postgres') && explicitFiles.length === 0 && !failed) {
   console.log('\n=== scale-out suite: several instances on PostgreSQL + Redis ===');
-  const result = spawnSync(process.execPath, ['--test', '--test-concurrency=1', '--test-timeout=180000', 'test/scale-out/*.scale.ts'], { stdio: 'inherit', env: process.env });
+  const result = spawnSync(
+    process.execPath,
+    ['--test', '--test-concurrency=1', '--test-timeout=180000', 'test/scale-out/*.scale.ts'],
+    { stdio: 'inherit', env: process.env },
+  );
   if (result.status !== 0) failed = true;
 }
 process.exit(failed ? 1 : 0);

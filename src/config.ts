@@ -9,28 +9,36 @@ export class ConfigError extends Error {
 
 type Parser<T> = (raw: string, name: string) => T;
 
-const integer = (min: number, max: number): Parser<number> => (raw, name) => {
-  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
-  return value;
-};
+const integer =
+  (min: number, max: number): Parser<number> =>
+  (raw, name) => {
+    if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+    const value = Number(raw);
+    if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+    return value;
+  };
 
-const oneOf = <T extends string>(...values: T[]): Parser<T> => (raw, name) => {
-  if (!(values as string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
-  return raw as T;
-};
+const oneOf =
+  <T extends string>(...values: T[]): Parser<T> =>
+  (raw, name) => {
+    if (!(values as string[]).includes(raw))
+      throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+    return raw as T;
+  };
 
-const url = (...protocols: string[]): Parser<string> => (raw, name) => {
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be a URL (${protocols.join(' or ')}), got "${raw}"`);
-  }
-  if (!protocols.includes(parsed.protocol)) throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
-  return raw;
-};
+const url =
+  (...protocols: string[]): Parser<string> =>
+  (raw, name) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      throw new ConfigError(`${name} must be a URL (${protocols.join(' or ')}), got "${raw}"`);
+    }
+    if (!protocols.includes(parsed.protocol))
+      throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+    return raw;
+  };
 
 const text: Parser<string> = (raw) => raw;
 
@@ -45,10 +53,12 @@ const portList: Parser<number[]> = (raw, name) => {
   return raw.split(',').map((part) => integer(1, 65535)(part.trim(), name));
 };
 
-const secret = (minLength: number): Parser<string> => (raw, name) => {
-  if (raw.length < minLength) throw new ConfigError(`${name} must be at least ${minLength} characters`);
-  return raw;
-};
+const secret =
+  (minLength: number): Parser<string> =>
+  (raw, name) => {
+    if (raw.length < minLength) throw new ConfigError(`${name} must be at least ${minLength} characters`);
+    return raw;
+  };
 
 /** TRUST_PROXY: a boolean, a hop count, or addresses/CIDRs of the proxies. */
 export type TrustProxy = boolean | number | string[];
@@ -56,13 +66,18 @@ export type TrustProxy = boolean | number | string[];
 const trustProxyValue: Parser<TrustProxy> = (raw, name) => {
   if (/^(true|false)$/i.test(raw)) return raw.toLowerCase() === 'true';
   if (/^\d+$/.test(raw)) return integer(0, 100)(raw, name);
-  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   for (const entry of entries) {
     const [address, bits] = entry.split('/');
     const version = isIP(address ?? '');
     const maxBits = version === 6 ? 128 : 32;
     if (!version || (bits !== undefined && (!/^\d+$/.test(bits) || Number(bits) > maxBits))) {
-      throw new ConfigError(`${name} must be true, false, a hop count or comma-separated addresses/CIDRs, got "${entry}"`);
+      throw new ConfigError(
+        `${name} must be true, false, a hop count or comma-separated addresses/CIDRs, got "${entry}"`,
+      );
     }
   }
   return entries;
@@ -81,54 +96,222 @@ const v = <T>(env: string, def: T, parse: Parser<T>, doc: string): Variable<T> =
 export const variables = {
   port: v('PORT', 8080, integer(0, 65535), 'TCP port the HTTP server listens on'),
   host: v('HOST', '127.0.0.1', text, 'address the HTTP server binds to'),
-  dataDir: v('DATA_DIR', './data', text, 'holds the SQLite file (`nubis.db`) and the generated server key (`secret.key`)'),
-  databaseUrl: v<string | null>('DATABASE_URL', null, url('postgres:', 'postgresql:'), 'postgres://… switches storage from SQLite to PostgreSQL'),
-  redisUrl: v<string | null>('REDIS_URL', null, url('redis:', 'rediss:'), 'redis://… shares rate-limit counters between instances'),
-  redisPrefix: v('REDIS_PREFIX', 'nubis:', text, 'prefix of every Redis key, so several deployments can share one Redis'),
-  smtpUrl: v<string | null>('SMTP_URL', null, url('smtp:', 'smtps:'), 'smtp://user:pass@host:port: deliver mail over SMTP as well as to the outbox'),
+  dataDir: v(
+    'DATA_DIR',
+    './data',
+    text,
+    'holds the SQLite file (`nubis.db`) and the generated server key (`secret.key`)',
+  ),
+  databaseUrl: v<string | null>(
+    'DATABASE_URL',
+    null,
+    url('postgres:', 'postgresql:'),
+    'postgres://… switches storage from SQLite to PostgreSQL',
+  ),
+  redisUrl: v<string | null>(
+    'REDIS_URL',
+    null,
+    url('redis:', 'rediss:'),
+    'redis://… shares rate-limit counters between instances',
+  ),
+  redisPrefix: v(
+    'REDIS_PREFIX',
+    'nubis:',
+    text,
+    'prefix of every Redis key, so several deployments can share one Redis',
+  ),
+  smtpUrl: v<string | null>(
+    'SMTP_URL',
+    null,
+    url('smtp:', 'smtps:'),
+    'smtp://user:pass@host:port: deliver mail over SMTP as well as to the outbox',
+  ),
   mailFrom: v('MAIL_FROM', 'Nubis <no-reply@nubis.localhost>', text, 'sender of every mail'),
-  adminToken: v<string | null>('ADMIN_TOKEN', null, secret(16), 'enables the operator API under /admin (Bearer token, 16+ characters)'),
-  secretKey: v<string | null>('SECRET_KEY', null, secret(32), 'server key (32+ characters) that hashes tokens and encrypts stored secrets; default: generated into DATA_DIR/secret.key. Several instances must share one'),
-  clock: v('CLOCK', 'system' as 'system' | 'virtual', oneOf('system', 'virtual'), '`system`, or `virtual` to let POST /admin/clock/advance move time'),
-  logLevel: v('LOG_LEVEL', 'info', oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'pino log level'),
-  catalogFile: v<string | null>('CATALOG_FILE', null, text, 'JSON file of regions, images and plans replacing the shipped `catalog/catalog.json`'),
+  adminToken: v<string | null>(
+    'ADMIN_TOKEN',
+    null,
+    secret(16),
+    'enables the operator API under /admin (Bearer token, 16+ characters)',
+  ),
+  secretKey: v<string | null>(
+    'SECRET_KEY',
+    null,
+    secret(32),
+    'server key (32+ characters) that hashes tokens and encrypts stored secrets; default: generated into DATA_DIR/secret.key. Several instances must share one',
+  ),
+  clock: v(
+    'CLOCK',
+    'system' as 'system' | 'virtual',
+    oneOf('system', 'virtual'),
+    '`system`, or `virtual` to let POST /admin/clock/advance move time',
+  ),
+  logLevel: v(
+    'LOG_LEVEL',
+    'info',
+    oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
+    'pino log level',
+  ),
+  catalogFile: v<string | null>(
+    'CATALOG_FILE',
+    null,
+    text,
+    'JSON file of regions, images and plans replacing the shipped `catalog/catalog.json`',
+  ),
   serversLimit: v('SERVERS_LIMIT', 10, integer(0, 1_000_000), 'servers.limit of a new account'),
-  floatingIpsLimit: v('FLOATING_IPS_LIMIT', 20, integer(0, 1_000_000), 'floating IPs (the legacy API\'s reserved IPs) an account may hold at once'),
-  blockedPortsTcp: v('BLOCKED_PORTS_TCP', [25, 465, 587], portList, 'blocked_ports.TCP shown in account info (comma-separated)'),
-  blockedPortsUdp: v('BLOCKED_PORTS_UDP', [] as number[], portList, 'blocked_ports.UDP shown in account info (comma-separated)'),
+  floatingIpsLimit: v(
+    'FLOATING_IPS_LIMIT',
+    20,
+    integer(0, 1_000_000),
+    "floating IPs (the legacy API's reserved IPs) an account may hold at once",
+  ),
+  blockedPortsTcp: v(
+    'BLOCKED_PORTS_TCP',
+    [25, 465, 587],
+    portList,
+    'blocked_ports.TCP shown in account info (comma-separated)',
+  ),
+  blockedPortsUdp: v(
+    'BLOCKED_PORTS_UDP',
+    [] as number[],
+    portList,
+    'blocked_ports.UDP shown in account info (comma-separated)',
+  ),
   autoActivate: v('AUTO_ACTIVATE', false, boolean, 'activate new accounts at registration (emulator convenience)'),
   passwordHashCost: v('PASSWORD_HASH_COST', 15, integer(10, 20), 'scrypt cost as log2(N); 15 = 32 MiB per hash'),
-  tempPasswordTtlSeconds: v('TEMP_PASSWORD_TTL', 3600, integer(60, 30 * 86400), 'seconds a temporary password from account/reset works'),
-  rateRegisterPerMinute: v('RATE_REGISTER_PER_MINUTE', 20, integer(1, 1_000_000), 'registrations a minute per client address'),
-  rateLoginPerMinute: v('RATE_LOGIN_PER_MINUTE', 10, integer(1, 1_000_000), 'login attempts a minute per client address and e-mail'),
-  rateActivatePerMinute: v('RATE_ACTIVATE_PER_MINUTE', 20, integer(1, 1_000_000), 'activation attempts a minute per client address'),
-  rateResetPerMinute: v('RATE_RESET_PER_MINUTE', 10, integer(1, 1_000_000), 'password resets a minute per client address'),
-  rateAccountInfoPerMinute: v('RATE_ACCOUNT_INFO_PER_MINUTE', 60, integer(1, 100_000_000), 'account/info calls a minute per token'),
-  rateAccountUpdatePerMinute: v('RATE_ACCOUNT_UPDATE_PER_MINUTE', 20, integer(1, 1_000_000), 'account/update calls a minute per token'),
-  ratePerTokenPerSecond: v('RATE_TOKEN_PER_SECOND', 100, integer(1, 100_000_000), 'requests a second per token, over every authenticated operation'),
+  tempPasswordTtlSeconds: v(
+    'TEMP_PASSWORD_TTL',
+    3600,
+    integer(60, 30 * 86400),
+    'seconds a temporary password from account/reset works',
+  ),
+  rateRegisterPerMinute: v(
+    'RATE_REGISTER_PER_MINUTE',
+    20,
+    integer(1, 1_000_000),
+    'registrations a minute per client address',
+  ),
+  rateLoginPerMinute: v(
+    'RATE_LOGIN_PER_MINUTE',
+    10,
+    integer(1, 1_000_000),
+    'login attempts a minute per client address and e-mail',
+  ),
+  rateActivatePerMinute: v(
+    'RATE_ACTIVATE_PER_MINUTE',
+    20,
+    integer(1, 1_000_000),
+    'activation attempts a minute per client address',
+  ),
+  rateResetPerMinute: v(
+    'RATE_RESET_PER_MINUTE',
+    10,
+    integer(1, 1_000_000),
+    'password resets a minute per client address',
+  ),
+  rateAccountInfoPerMinute: v(
+    'RATE_ACCOUNT_INFO_PER_MINUTE',
+    60,
+    integer(1, 100_000_000),
+    'account/info calls a minute per token',
+  ),
+  rateAccountUpdatePerMinute: v(
+    'RATE_ACCOUNT_UPDATE_PER_MINUTE',
+    20,
+    integer(1, 1_000_000),
+    'account/update calls a minute per token',
+  ),
+  ratePerTokenPerSecond: v(
+    'RATE_TOKEN_PER_SECOND',
+    100,
+    integer(1, 100_000_000),
+    'requests a second per token, over every authenticated operation',
+  ),
   dbPoolSize: v('DB_POOL_SIZE', 10, integer(1, 1000), 'PostgreSQL connection pool size'),
-  dbStatementTimeoutMs: v('DB_STATEMENT_TIMEOUT_MS', 10_000, integer(0, 3_600_000), 'PostgreSQL statement_timeout (0 = none)'),
-  dbConnectRetries: v('DB_CONNECT_RETRIES', 10, integer(0, 1000), 'connection attempts at start-up before giving up (one a second)'),
+  dbStatementTimeoutMs: v(
+    'DB_STATEMENT_TIMEOUT_MS',
+    10_000,
+    integer(0, 3_600_000),
+    'PostgreSQL statement_timeout (0 = none)',
+  ),
+  dbConnectRetries: v(
+    'DB_CONNECT_RETRIES',
+    10,
+    integer(0, 1000),
+    'connection attempts at start-up before giving up (one a second)',
+  ),
   sweeps: v('SWEEPS', true, boolean, 'run the periodic sweeps (backups, funds, mail retries) in this process'),
   sweepIntervalSeconds: v('SWEEP_INTERVAL_SECONDS', 30, integer(1, 86400), 'seconds between two sweep rounds'),
-  trustProxy: v<TrustProxy>('TRUST_PROXY', false, trustProxyValue, 'behind a reverse proxy: `true`, a hop count, or comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed (client address for rate limits and the activity log)'),
-  computeDriver: v('COMPUTE_DRIVER', 'simulated' as 'simulated', oneOf('simulated'), 'compute driver that runs the servers: `simulated` (state and timings only, no machines)'),
-  simProvisionSeconds: v('SIM_PROVISION_SECONDS', 60, integer(0, 86400), 'simulated driver: seconds a new server spends provisioning'),
-  simBootSeconds: v('SIM_BOOT_SECONDS', 10, integer(0, 86400), 'simulated driver: seconds a start (or rescue toggle of a stopped server) spends booting'),
+  trustProxy: v<TrustProxy>(
+    'TRUST_PROXY',
+    false,
+    trustProxyValue,
+    'behind a reverse proxy: `true`, a hop count, or comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed (client address for rate limits and the activity log)',
+  ),
+  computeDriver: v(
+    'COMPUTE_DRIVER',
+    'simulated' as 'simulated',
+    oneOf('simulated'),
+    'compute driver that runs the servers: `simulated` (state and timings only, no machines)',
+  ),
+  simProvisionSeconds: v(
+    'SIM_PROVISION_SECONDS',
+    60,
+    integer(0, 86400),
+    'simulated driver: seconds a new server spends provisioning',
+  ),
+  simBootSeconds: v(
+    'SIM_BOOT_SECONDS',
+    10,
+    integer(0, 86400),
+    'simulated driver: seconds a start (or rescue toggle of a stopped server) spends booting',
+  ),
   simStopSeconds: v('SIM_STOP_SECONDS', 5, integer(0, 86400), 'simulated driver: seconds a stop spends stopping'),
-  simRebootSeconds: v('SIM_REBOOT_SECONDS', 15, integer(0, 86400), 'simulated driver: seconds a reboot (or rescue toggle of a running server) spends rebooting'),
-  simRebuildSeconds: v('SIM_REBUILD_SECONDS', 90, integer(0, 86400), 'simulated driver: seconds a rebuild or reinstall spends writing the image'),
-  simResizeSeconds: v('SIM_RESIZE_SECONDS', 30, integer(0, 86400), 'simulated driver: seconds a resize takes (a running server is rebooted by it)'),
-  simSnapshotSecondsPerGb: v('SIM_SNAPSHOT_SECONDS_PER_GB', 2, integer(0, 3600), 'simulated driver: seconds per GB of disk data to take or restore a snapshot or backup'),
-  simBandwidthGbPerDay: v('SIM_BANDWIDTH_GB_PER_DAY', 2, integer(0, 1_000_000), 'simulated driver: average traffic of a running server per day (each server varies around it)'),
-  backupRetentionDays: v('BACKUP_RETENTION_DAYS', 7, integer(1, 365), 'days an automatic backup is kept before the backup sweep deletes it'),
+  simRebootSeconds: v(
+    'SIM_REBOOT_SECONDS',
+    15,
+    integer(0, 86400),
+    'simulated driver: seconds a reboot (or rescue toggle of a running server) spends rebooting',
+  ),
+  simRebuildSeconds: v(
+    'SIM_REBUILD_SECONDS',
+    90,
+    integer(0, 86400),
+    'simulated driver: seconds a rebuild or reinstall spends writing the image',
+  ),
+  simResizeSeconds: v(
+    'SIM_RESIZE_SECONDS',
+    30,
+    integer(0, 86400),
+    'simulated driver: seconds a resize takes (a running server is rebooted by it)',
+  ),
+  simSnapshotSecondsPerGb: v(
+    'SIM_SNAPSHOT_SECONDS_PER_GB',
+    2,
+    integer(0, 3600),
+    'simulated driver: seconds per GB of disk data to take or restore a snapshot or backup',
+  ),
+  simBandwidthGbPerDay: v(
+    'SIM_BANDWIDTH_GB_PER_DAY',
+    2,
+    integer(0, 1_000_000),
+    'simulated driver: average traffic of a running server per day (each server varies around it)',
+  ),
+  backupRetentionDays: v(
+    'BACKUP_RETENTION_DAYS',
+    7,
+    integer(1, 365),
+    'days an automatic backup is kept before the backup sweep deletes it',
+  ),
 } as const;
 
 type Variables = typeof variables;
 export type Config = { [K in keyof Variables]: Variables[K]['default'] };
 
 /** Reads the configuration; a bad value throws a ConfigError naming the variable. */
-export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  overrides: Partial<Config> = {},
+): Config {
   const config: Record<string, unknown> = {};
   for (const [key, variable] of Object.entries(variables) as [keyof Config, Variable<unknown>][]) {
     const raw = env[variable.env];
@@ -140,7 +323,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 /** Markdown rows for the README's configuration table. */
 export function configTable(): string {
   const rows = Object.values(variables).map((variable: Variable<unknown>) => {
-    const def = variable.default === null ? '(unset)' : Array.isArray(variable.default) ? variable.default.join(',') || '(empty)' : String(variable.default);
+    const def =
+      variable.default === null
+        ? '(unset)'
+        : Array.isArray(variable.default)
+          ? variable.default.join(',') || '(empty)'
+          : String(variable.default);
     return `| \`${variable.env}\` | \`${def}\` | ${variable.doc} |`;
   });
   return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');

@@ -22,7 +22,9 @@ import { buildApp } from './http/app.ts';
 import { startSweeper } from './sweeps/sweeps.ts';
 import { createComputeDriver } from './compute/registry.ts';
 
-const packageVersion = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const packageVersion = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -83,9 +85,14 @@ function serverKey(config: Config): Buffer {
   try {
     key = loadServerKey(config.secretKey, config.dataDir);
   } catch (error) {
-    throw new ConfigError(`DATA_DIR ${config.dataDir}: cannot read or create the server key ${join(config.dataDir, 'secret.key')}: ${(error as Error).message}`);
+    throw new ConfigError(
+      `DATA_DIR ${config.dataDir}: cannot read or create the server key ${join(config.dataDir, 'secret.key')}: ${(error as Error).message}`,
+    );
   }
-  if (key.length < 32) throw new ConfigError(`DATA_DIR ${config.dataDir}: the server key ${join(config.dataDir, 'secret.key')} is damaged (64 hex digits expected); restore it, or set SECRET_KEY`);
+  if (key.length < 32)
+    throw new ConfigError(
+      `DATA_DIR ${config.dataDir}: the server key ${join(config.dataDir, 'secret.key')} is damaged (64 hex digits expected); restore it, or set SECRET_KEY`,
+    );
   return key;
 }
 
@@ -96,12 +103,19 @@ async function connectRedis(url: string, log: Logger): Promise<Redis> {
   const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
   redis.on('error', (error) => log.warn({ err: error.message }, 'redis unavailable; rate limits fall back to memory'));
   const timeout = AbortSignal.timeout(5_000);
-  await once(redis, 'ready', { signal: timeout }).catch(() => log.warn({ redis: redactUrl(url) }, 'redis not ready after 5 s; rate limits count in memory until it is'));
+  await once(redis, 'ready', { signal: timeout }).catch(() =>
+    log.warn({ redis: redactUrl(url) }, 'redis not ready after 5 s; rate limits count in memory until it is'),
+  );
   return redis;
 }
 
 /** `catalog` lets the caller load (and so check) the catalog before storage is opened. */
-export async function createPlatform(config: Config, storage: Storage, log: Logger, catalog?: Catalog): Promise<Platform> {
+export async function createPlatform(
+  config: Config,
+  storage: Storage,
+  log: Logger,
+  catalog?: Catalog,
+): Promise<Platform> {
   let clock: Clock = new SystemClock();
   if (config.clock === 'virtual') {
     const saved = await settingsRepository.get(storage.db, 'clock_offset_ms');

@@ -18,8 +18,22 @@ const cli = new URL('../bin/nubis.ts', import.meta.url).pathname;
 /** The environment of a spawned nubis: the test's own, without anything Nubis reads. */
 function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('TEST_')) env[key] = value;
-  for (const key of ['PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'ADMIN_TOKEN', 'CLOCK', 'LOG_LEVEL', 'CATALOG_FILE', 'SECRET_KEY']) delete env[key];
+  for (const [key, value] of Object.entries(process.env))
+    if (value !== undefined && !key.startsWith('TEST_')) env[key] = value;
+  for (const key of [
+    'PORT',
+    'HOST',
+    'DATA_DIR',
+    'DATABASE_URL',
+    'REDIS_URL',
+    'SMTP_URL',
+    'ADMIN_TOKEN',
+    'CLOCK',
+    'LOG_LEVEL',
+    'CATALOG_FILE',
+    'SECRET_KEY',
+  ])
+    delete env[key];
   return { ...env, PASSWORD_HASH_COST: '12', ...extra };
 }
 
@@ -32,8 +46,23 @@ describe('help', () => {
     for (const args of [['--help'], ['help'], ['-h']]) {
       const result = run(args, baseEnv());
       assert.equal(result.status, 0, args.join(' '));
-      for (const command of ['serve', 'migrate', 'sweep']) assert.match(result.stdout, new RegExp(`^  ${command}\\b`, 'm'));
-      for (const variable of ['PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'ADMIN_TOKEN', 'CLOCK', 'LOG_LEVEL', 'CATALOG_FILE', 'TEMP_PASSWORD_TTL', 'RATE_LOGIN_PER_MINUTE', 'RATE_TOKEN_PER_SECOND']) {
+      for (const command of ['serve', 'migrate', 'sweep'])
+        assert.match(result.stdout, new RegExp(`^  ${command}\\b`, 'm'));
+      for (const variable of [
+        'PORT',
+        'HOST',
+        'DATA_DIR',
+        'DATABASE_URL',
+        'REDIS_URL',
+        'SMTP_URL',
+        'ADMIN_TOKEN',
+        'CLOCK',
+        'LOG_LEVEL',
+        'CATALOG_FILE',
+        'TEMP_PASSWORD_TTL',
+        'RATE_LOGIN_PER_MINUTE',
+        'RATE_TOKEN_PER_SECOND',
+      ]) {
         assert.match(result.stdout, new RegExp(`\\| \`${variable}\` \\|`), variable);
       }
     }
@@ -74,13 +103,20 @@ describe('bad settings', () => {
 
 describe('migrate and sweep', () => {
   let storage: Awaited<ReturnType<typeof testStorageEnv>>;
-  before(async () => { storage = await testStorageEnv(); });
-  after(async () => { await storage.cleanup(); });
+  before(async () => {
+    storage = await testStorageEnv();
+  });
+  after(async () => {
+    await storage.cleanup();
+  });
 
   test('migrate applies the migrations once; running it again changes nothing', () => {
     const first = run(['migrate'], baseEnv({ ...storage.env, LOG_LEVEL: 'info' }));
     assert.equal(first.status, 0, first.stderr);
-    const applied = first.stdout.split('\n').filter(Boolean).map((line) => (line.startsWith('{') ? JSON.parse(line) : { msg: line }));
+    const applied = first.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (line.startsWith('{') ? JSON.parse(line) : { msg: line }));
     assert.ok(applied.some((entry) => entry.msg === 'migrations applied' && entry.migrations.includes('0001_initial')));
     if (testDb === 'sqlite') assert.ok(existsSync(join(storage.env.DATA_DIR!, 'nubis.db')));
     const second = run(['migrate'], baseEnv({ ...storage.env, LOG_LEVEL: 'info' }));
@@ -97,21 +133,36 @@ describe('migrate and sweep', () => {
 
 describe('serve', () => {
   let storage: Awaited<ReturnType<typeof testStorageEnv>>;
-  before(async () => { storage = await testStorageEnv(); });
-  after(async () => { await storage.cleanup(); });
+  before(async () => {
+    storage = await testStorageEnv();
+  });
+  after(async () => {
+    await storage.cleanup();
+  });
 
   test('logs JSON with a request id, and on SIGTERM finishes the request in flight, refuses new ones, and exits 0', async () => {
-    const child = spawn(process.execPath, [cli, 'serve'], { env: baseEnv({ ...storage.env, PORT: '0', LOG_LEVEL: 'info', SWEEPS: 'false' }) }) as ChildProcessWithoutNullStreams;
+    const child = spawn(process.execPath, [cli, 'serve'], {
+      env: baseEnv({ ...storage.env, PORT: '0', LOG_LEVEL: 'info', SWEEPS: 'false' }),
+    }) as ChildProcessWithoutNullStreams;
     const logs: Record<string, unknown>[] = [];
-    const waiters: { match: (entry: Record<string, unknown>) => boolean; resolve: (entry: Record<string, unknown>) => void }[] = [];
+    const waiters: {
+      match: (entry: Record<string, unknown>) => boolean;
+      resolve: (entry: Record<string, unknown>) => void;
+    }[] = [];
     const lines = createInterface({ input: child.stdout });
     lines.on('line', (line) => {
       const entry = JSON.parse(line) as Record<string, unknown>; // a line that is not JSON fails the test here
       logs.push(entry);
-      for (const waiter of [...waiters]) if (waiter.match(entry)) { waiters.splice(waiters.indexOf(waiter), 1); waiter.resolve(entry); }
+      for (const waiter of [...waiters])
+        if (waiter.match(entry)) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve(entry);
+        }
     });
     let stderr = '';
-    child.stderr.on('data', (chunk) => { stderr += chunk; });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
     const exited = once(child, 'exit');
     const logged = (match: (entry: Record<string, unknown>) => boolean) =>
       new Promise<Record<string, unknown>>((resolve) => {
@@ -122,23 +173,50 @@ describe('serve', () => {
 
     try {
       const listening = await Promise.race([
-        logged((entry) => typeof entry.msg === 'string' && entry.msg.startsWith('Server listening at http://127.0.0.1:')),
-        exited.then(() => { throw new Error(`nubis serve exited early: ${stderr}`); }),
+        logged(
+          (entry) => typeof entry.msg === 'string' && entry.msg.startsWith('Server listening at http://127.0.0.1:'),
+        ),
+        exited.then(() => {
+          throw new Error(`nubis serve exited early: ${stderr}`);
+        }),
       ]);
       const port = Number(/:(\d+)$/.exec(String(listening.msg))![1]);
 
       // A registration whose body arrives in two halves: it is in flight while the signal comes.
-      const body = JSON.stringify({ email: 'slow@example.com', password: 'a good password', firstname: 'Slow', lastname: 'Client', accept_tos: true, country: 'NL' });
-      const slow = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/v1.3/account/register', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': 'slow-request-1' } });
+      const body = JSON.stringify({
+        email: 'slow@example.com',
+        password: 'a good password',
+        firstname: 'Slow',
+        lastname: 'Client',
+        accept_tos: true,
+        country: 'NL',
+      });
+      const slow = httpRequest({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/v1.3/account/register',
+        agent: false,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'x-request-id': 'slow-request-1',
+        },
+      });
       const answered = once(slow, 'response') as Promise<[IncomingMessage]>;
       slow.write(body.slice(0, 20));
       await logged((entry) => entry.reqId === 'slow-request-1' && entry.msg === 'incoming request');
 
       child.kill('SIGTERM');
-      await logged((entry) => entry.msg === 'shutting down: finishing in-flight requests' && entry.signal === 'SIGTERM');
+      await logged(
+        (entry) => entry.msg === 'shutting down: finishing in-flight requests' && entry.signal === 'SIGTERM',
+      );
 
       // New requests are no longer taken.
-      const refused = await fetch(`http://127.0.0.1:${port}/healthz`).then((response) => response.status, (error: Error) => (error.cause as { code?: string } | undefined)?.code ?? error.message);
+      const refused = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (response) => response.status,
+        (error: Error) => (error.cause as { code?: string } | undefined)?.code ?? error.message,
+      );
       assert.ok(refused === 'ECONNREFUSED' || refused === 503, `a new request after SIGTERM got ${refused}`);
 
       slow.end(body.slice(20));
@@ -152,7 +230,8 @@ describe('serve', () => {
       const [code] = await exited;
       assert.equal(code, 0, stderr);
       // stderr carries only the start-up announcement (JSON, printed whatever LOG_LEVEL): no error.
-      for (const line of stderr.trimEnd().split('\n').filter(Boolean)) assert.equal(JSON.parse(line).level, 'info', line);
+      for (const line of stderr.trimEnd().split('\n').filter(Boolean))
+        assert.equal(JSON.parse(line).level, 'info', line);
       const completed = logs.find((entry) => entry.reqId === 'slow-request-1' && entry.msg === 'request completed');
       assert.ok(completed, 'the finished request is logged with its reqId');
       assert.ok(logs.every((entry) => typeof entry.level === 'number' && typeof entry.time === 'number'));

@@ -11,5 +11,9 @@ test('the README documents every environment variable with its default', () => {
   const rows = configTable().split('\n').slice(2);
   assert.ok(rows.length > 30);
   const missing = rows.filter((row) => !readme.includes(row));
-  assert.deepEqual(missing, [], 'regenerate the table with: node -e "import(\'./src/config.ts\').then(m => console.log(m.configTable()))"');
+  assert.deepEqual(
+    missing,
+    [],
+    'regenerate the table with: node -e "import(\'./src/config.ts\').then(m => console.log(m.configTable()))"',
+  );
 });

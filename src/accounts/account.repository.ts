@@ -8,9 +8,19 @@ import type { AccountActivityRow, AccountRow, AccountUpdate, NewAccountRow } fro
 export const ACTIVITY_SHOWN = 20;
 
 // account/info runs these on every call: prepared once (src/db/prepared.ts).
-const findById = prepared<[number], AccountRow>(1, (db, id) => db.selectFrom('accounts').selectAll().where('id', '=', id));
-const recentActivity = prepared<[number], Pick<AccountActivityRow, 'ip_address' | 'created_at' | 'action' | 'status'>>(1, (db, accountId) =>
-  db.selectFrom('account_activity').select(['ip_address', 'created_at', 'action', 'status']).where('account_id', '=', accountId).orderBy('id', 'desc').limit(ACTIVITY_SHOWN));
+const findById = prepared<[number], AccountRow>(1, (db, id) =>
+  db.selectFrom('accounts').selectAll().where('id', '=', id),
+);
+const recentActivity = prepared<[number], Pick<AccountActivityRow, 'ip_address' | 'created_at' | 'action' | 'status'>>(
+  1,
+  (db, accountId) =>
+    db
+      .selectFrom('account_activity')
+      .select(['ip_address', 'created_at', 'action', 'status'])
+      .where('account_id', '=', accountId)
+      .orderBy('id', 'desc')
+      .limit(ACTIVITY_SHOWN),
+);
 
 export const accountRepository = {
   insert(db: Queryable, row: NewAccountRow) {
@@ -30,7 +40,11 @@ export const accountRepository = {
   },
 
   findByActivationUuid(db: Queryable, activationUuid: string) {
-    return db.selectFrom('accounts').selectAll().where('activation_uuid', '=', activationUuid.toLowerCase()).executeTakeFirst();
+    return db
+      .selectFrom('accounts')
+      .selectAll()
+      .where('activation_uuid', '=', activationUuid.toLowerCase())
+      .executeTakeFirst();
   },
 
   update(db: Queryable, id: number, changes: AccountUpdate) {
@@ -43,7 +57,17 @@ export const accountRepository = {
     return query.execute();
   },
 
-  logActivity(db: Queryable, entry: { account_id: number | null; email: string; action: string; status: string; ip_address: string; created_at: number }) {
+  logActivity(
+    db: Queryable,
+    entry: {
+      account_id: number | null;
+      email: string;
+      action: string;
+      status: string;
+      ip_address: string;
+      created_at: number;
+    },
+  ) {
     return db.insertInto('account_activity').values(entry).execute();
   },
 

@@ -44,13 +44,24 @@ export interface UpdateInput {
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Rules the schema cannot express; one problem per bad field. */
-export function checkProfile(input: { email?: string; password?: string; firstname?: string; lastname?: string; country?: string }): void {
+export function checkProfile(input: {
+  email?: string;
+  password?: string;
+  firstname?: string;
+  lastname?: string;
+  country?: string;
+}): void {
   const problems: { field: string; reason: string }[] = [];
-  if (input.email !== undefined && (!emailPattern.test(input.email) || input.email.length > 254)) problems.push({ field: 'email', reason: 'bad value: not an e-mail address' });
-  if (input.password !== undefined && (input.password.length < 8 || input.password.length > 1024)) problems.push({ field: 'password', reason: 'bad value: must be 8 to 1024 characters' });
-  if (input.firstname !== undefined && input.firstname.trim() === '') problems.push({ field: 'firstname', reason: 'missing required field' });
-  if (input.lastname !== undefined && input.lastname.trim() === '') problems.push({ field: 'lastname', reason: 'missing required field' });
-  if (input.country !== undefined && !isCountryCode(input.country)) problems.push({ field: 'country', reason: 'bad value: must be a two-letter ISO 3166 country code' });
+  if (input.email !== undefined && (!emailPattern.test(input.email) || input.email.length > 254))
+    problems.push({ field: 'email', reason: 'bad value: not an e-mail address' });
+  if (input.password !== undefined && (input.password.length < 8 || input.password.length > 1024))
+    problems.push({ field: 'password', reason: 'bad value: must be 8 to 1024 characters' });
+  if (input.firstname !== undefined && input.firstname.trim() === '')
+    problems.push({ field: 'firstname', reason: 'missing required field' });
+  if (input.lastname !== undefined && input.lastname.trim() === '')
+    problems.push({ field: 'lastname', reason: 'missing required field' });
+  if (input.country !== undefined && !isCountryCode(input.country))
+    problems.push({ field: 'country', reason: 'bad value: must be a two-letter ISO 3166 country code' });
   if (problems.length) throw new Invalid(problems);
 }
 
@@ -92,7 +103,14 @@ export async function register(ctx: Platform, input: RegisterInput, ip: string):
         updated_at: now,
         last_login_at: now,
       });
-      await accountRepository.logActivity(trx, { account_id: account.id, email, action: 'register', status: 'success', ip_address: ip, created_at: now });
+      await accountRepository.logActivity(trx, {
+        account_id: account.id,
+        email,
+        action: 'register',
+        status: 'success',
+        ip_address: ip,
+        created_at: now,
+      });
       await queueMail(ctx, trx, {
         to: email,
         subject: 'Activate your Nubis account',
@@ -114,7 +132,14 @@ export async function register(ctx: Platform, input: RegisterInput, ip: string):
     if (!isUniqueViolation(error)) throw error;
     // Already registered: same status and shape, a token that opens nothing, and a trace on the real account.
     const existing = await accountRepository.findByEmail(ctx.db, email);
-    await accountRepository.logActivity(ctx.db, { account_id: existing?.id ?? null, email, action: 'register', status: 'rejected', ip_address: ip, created_at: now });
+    await accountRepository.logActivity(ctx.db, {
+      account_id: existing?.id ?? null,
+      email,
+      action: 'register',
+      status: 'rejected',
+      ip_address: ip,
+      created_at: now,
+    });
     return { token: newToken(), timestamp };
   }
 }
@@ -131,7 +156,8 @@ export async function login(ctx: Platform, email: string, password: string, ip: 
   const decoy = await decoyHash(ctx);
   // Always two verifications (the password, then the temporary password or a decoy), so the
   // time taken says nothing about whether the e-mail exists or has a reset pending.
-  const tempHash = account?.temp_password_hash && (account.temp_password_expires_at ?? 0) > now ? account.temp_password_hash : null;
+  const tempHash =
+    account?.temp_password_hash && (account.temp_password_expires_at ?? 0) > now ? account.temp_password_hash : null;
   const [primary, temporary] = await Promise.all([
     ctx.secrets.verifyPassword(password, account?.password_hash ?? decoy),
     ctx.secrets.verifyPassword(password, tempHash ?? decoy),
@@ -140,12 +166,26 @@ export async function login(ctx: Platform, email: string, password: string, ip: 
   const timestamp = isoSeconds(now);
   if (!account || !ok || account.blocked) {
     const status = account?.blocked && ok ? 'blocked' : 'failed';
-    await accountRepository.logActivity(ctx.db, { account_id: account?.id ?? null, email: normalized, action: 'login', status, ip_address: ip, created_at: now });
+    await accountRepository.logActivity(ctx.db, {
+      account_id: account?.id ?? null,
+      email: normalized,
+      action: 'login',
+      status,
+      ip_address: ip,
+      created_at: now,
+    });
     return { token: newToken(), timestamp };
   }
   const token = await ctx.db.transaction().execute(async (trx) => {
     await accountRepository.update(trx, account.id, { last_login_at: now });
-    await accountRepository.logActivity(trx, { account_id: account.id, email: normalized, action: 'login', status: 'success', ip_address: ip, created_at: now });
+    await accountRepository.logActivity(trx, {
+      account_id: account.id,
+      email: normalized,
+      action: 'login',
+      status: 'success',
+      ip_address: ip,
+      created_at: now,
+    });
     return tokenForLogin(ctx, trx, account.id);
   });
   return { token, timestamp };
@@ -153,7 +193,8 @@ export async function login(ctx: Platform, email: string, password: string, ip: 
 
 export async function activate(ctx: Platform, activationUuid: string): Promise<void> {
   const account = await accountRepository.findByActivationUuid(ctx.db, activationUuid);
-  if (account && !account.activated) await accountRepository.update(ctx.db, account.id, { activated: 1, updated_at: ctx.clock.now() });
+  if (account && !account.activated)
+    await accountRepository.update(ctx.db, account.id, { activated: 1, updated_at: ctx.clock.now() });
 }
 
 export async function resetPassword(ctx: Platform, email: string): Promise<void> {
@@ -165,7 +206,11 @@ export async function resetPassword(ctx: Platform, email: string): Promise<void>
   const now = ctx.clock.now();
   const expires = now + ctx.config.tempPasswordTtlSeconds * 1000;
   await ctx.db.transaction().execute(async (trx) => {
-    await accountRepository.update(trx, account.id, { temp_password_hash: hash, temp_password_expires_at: expires, updated_at: now });
+    await accountRepository.update(trx, account.id, {
+      temp_password_hash: hash,
+      temp_password_expires_at: expires,
+      updated_at: now,
+    });
     await queueMail(ctx, trx, {
       to: account.email,
       subject: 'Your temporary Nubis password',
@@ -211,7 +256,12 @@ export async function updateAccount(ctx: Platform, actor: Actor, input: UpdateIn
         await queueMail(ctx, trx, {
           to: before.email,
           subject: 'Your Nubis e-mail address was changed',
-          text: [`Hello ${before.firstname},`, '', `The e-mail address of your account is now ${changes.email}.`, 'If you did not change it, contact support.'].join('\n'),
+          text: [
+            `Hello ${before.firstname},`,
+            '',
+            `The e-mail address of your account is now ${changes.email}.`,
+            'If you did not change it, contact support.',
+          ].join('\n'),
         });
         mailed = true;
       }
@@ -263,7 +313,12 @@ export async function describeAccount(ctx: Platform, account: AccountRow): Promi
     id: account.id,
     uuid: account.uuid,
     email: account.email,
-    profile: { firstname: account.firstname, lastname: account.lastname, country: account.country, dark_mode: account.dark_mode === 1 },
+    profile: {
+      firstname: account.firstname,
+      lastname: account.lastname,
+      country: account.country,
+      dark_mode: account.dark_mode === 1,
+    },
     account_type: account.account_type,
     balance: toCents(finance.balanceMicros),
     activated: account.activated === 1,
@@ -272,9 +327,17 @@ export async function describeAccount(ctx: Platform, account: AccountRow): Promi
     servers: { limit: account.servers_limit, running },
     registerdate: isoSeconds(account.created_at),
     lastlogin: isoOrNull(account.last_login_at),
-    billing: { secondsdue: secondsDue, duedate: secondsDue === null ? null : isoSeconds(now + secondsDue * 1000), usage: toDollars(burn) },
+    billing: {
+      secondsdue: secondsDue,
+      duedate: secondsDue === null ? null : isoSeconds(now + secondsDue * 1000),
+      usage: toDollars(burn),
+    },
     permissions: effectivePermissions(account.permissions),
     blocked_ports: { TCP: ctx.config.blockedPortsTcp, UDP: ctx.config.blockedPortsUdp },
-    activity: activity.map((entry) => ({ ip_address: entry.ip_address, timestamp: isoSeconds(entry.created_at), status: `${entry.action} ${entry.status}` })),
+    activity: activity.map((entry) => ({
+      ip_address: entry.ip_address,
+      timestamp: isoSeconds(entry.created_at),
+      status: `${entry.action} ${entry.status}`,
+    })),
   };
 }

@@ -4,14 +4,27 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../../test/support/server.ts';
-import { activationUuidFromMail, createAccount, login, mailsTo, registerBody, tempPasswordFromMail, tokenWorks, uniqueEmail } from '../../test/support/accounts.ts';
+import {
+  activationUuidFromMail,
+  createAccount,
+  login,
+  mailsTo,
+  registerBody,
+  tempPasswordFromMail,
+  tokenWorks,
+  uniqueEmail,
+} from '../../test/support/accounts.ts';
 
 const timestamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 let server: TestServer;
-before(async () => { server = await startTestServer({ TEMP_PASSWORD_TTL: '900' }); });
-after(async () => { await server.close(); });
+before(async () => {
+  server = await startTestServer({ TEMP_PASSWORD_TTL: '900' });
+});
+after(async () => {
+  await server.close();
+});
 
 async function info(token: string) {
   const result = await server.request('GET', '/v1.3/account/info', { token });
@@ -26,7 +39,14 @@ function fieldsOf(result: { body: { errors: { field: string; reason: string }[] 
 describe('register', () => {
   test('answers 201 with a working token, and the same status for an e-mail already registered', async () => {
     const email = uniqueEmail();
-    const body = { email, password: 'correct horse', firstname: 'Ada', lastname: 'Lovelace', accept_tos: true, country: 'gb' };
+    const body = {
+      email,
+      password: 'correct horse',
+      firstname: 'Ada',
+      lastname: 'Lovelace',
+      accept_tos: true,
+      country: 'gb',
+    };
     const first = await server.request('POST', '/v1.3/account/register', { body });
     assert.equal(first.status, 201);
     assert.deepEqual(Object.keys(first.body).sort(), ['timestamp', 'token']);
@@ -38,7 +58,9 @@ describe('register', () => {
     assert.equal(account.activated, false);
 
     // Same status and shape for a taken e-mail (in any case), with a token that opens nothing.
-    const again = await server.request('POST', '/v1.3/account/register', { body: { ...body, email: email.toUpperCase(), password: 'another password' } });
+    const again = await server.request('POST', '/v1.3/account/register', {
+      body: { ...body, email: email.toUpperCase(), password: 'another password' },
+    });
     assert.equal(again.status, 201);
     assert.deepEqual(Object.keys(again.body).sort(), ['timestamp', 'token']);
     assert.match(again.body.token, /^[0-9a-f]{64}$/);
@@ -49,11 +71,16 @@ describe('register', () => {
   });
 
   test('names every bad field in one 400', async () => {
-    const result = await server.request('POST', '/v1.3/account/register', { body: { email: 'not-an-email', password: 'short', accept_tos: false, country: 'XYZ' } });
+    const result = await server.request('POST', '/v1.3/account/register', {
+      body: { email: 'not-an-email', password: 'short', accept_tos: false, country: 'XYZ' },
+    });
     assert.equal(result.status, 400);
     assert.deepEqual(fieldsOf(result), ['accept_tos', 'country', 'email', 'firstname', 'lastname', 'password']);
     for (const error of result.body.errors) assert.equal(typeof error.reason, 'string');
-    assert.equal(result.body.errors.find((e: { field: string }) => e.field === 'firstname').reason, 'missing required field');
+    assert.equal(
+      result.body.errors.find((e: { field: string }) => e.field === 'firstname').reason,
+      'missing required field',
+    );
   });
 
   test('an empty body lists each missing field', async () => {
@@ -64,7 +91,9 @@ describe('register', () => {
   });
 
   test('a wrong data type is named with its field', async () => {
-    const result = await server.request('POST', '/v1.3/account/register', { body: registerBody({ firstname: { a: 1 }, lastname: ['x'], accept_tos: 'maybe' }) });
+    const result = await server.request('POST', '/v1.3/account/register', {
+      body: registerBody({ firstname: { a: 1 }, lastname: ['x'], accept_tos: 'maybe' }),
+    });
     assert.equal(result.status, 400);
     assert.deepEqual(fieldsOf(result), ['accept_tos', 'firstname', 'lastname']);
     const firstname = result.body.errors.find((e: { field: string }) => e.field === 'firstname');
@@ -106,24 +135,34 @@ describe('register', () => {
 });
 
 describe('login', () => {
-  test('right password: 200 with the account\'s token; the timestamp is the logged attempt and the new lastlogin', async () => {
+  test("right password: 200 with the account's token; the timestamp is the logged attempt and the new lastlogin", async () => {
     const account = await createAccount(server);
     await server.advance(60);
-    const result = await server.request('POST', '/v1.3/account/login', { body: { email: account.email.toUpperCase(), password: account.password } });
+    const result = await server.request('POST', '/v1.3/account/login', {
+      body: { email: account.email.toUpperCase(), password: account.password },
+    });
     assert.equal(result.status, 200);
     assert.deepEqual(Object.keys(result.body).sort(), ['timestamp', 'token']);
     assert.equal(result.body.token, account.token);
     const after = await info(account.token);
     assert.equal(after.lastlogin, result.body.timestamp);
-    assert.deepEqual(after.activity[0], { ip_address: '127.0.0.1', timestamp: result.body.timestamp, status: 'login success' });
+    assert.deepEqual(after.activity[0], {
+      ip_address: '127.0.0.1',
+      timestamp: result.body.timestamp,
+      status: 'login success',
+    });
   });
 
   test('wrong password and unknown e-mail: the same 200 and shape, a token that opens nothing, a failed entry, lastlogin unchanged', async () => {
     const account = await createAccount(server);
     const before = await info(account.token);
     await server.advance(60);
-    const wrong = await server.request('POST', '/v1.3/account/login', { body: { email: account.email, password: 'wrong password' } });
-    const unknown = await server.request('POST', '/v1.3/account/login', { body: { email: uniqueEmail(), password: 'whatever it is' } });
+    const wrong = await server.request('POST', '/v1.3/account/login', {
+      body: { email: account.email, password: 'wrong password' },
+    });
+    const unknown = await server.request('POST', '/v1.3/account/login', {
+      body: { email: uniqueEmail(), password: 'whatever it is' },
+    });
     for (const result of [wrong, unknown]) {
       assert.equal(result.status, 200);
       assert.deepEqual(Object.keys(result.body).sort(), ['timestamp', 'token']);
@@ -133,14 +172,20 @@ describe('login', () => {
     }
     const after = await info(account.token);
     assert.equal(after.lastlogin, before.lastlogin);
-    assert.deepEqual(after.activity[0], { ip_address: '127.0.0.1', timestamp: wrong.body.timestamp, status: 'login failed' });
+    assert.deepEqual(after.activity[0], {
+      ip_address: '127.0.0.1',
+      timestamp: wrong.body.timestamp,
+      status: 'login failed',
+    });
   });
 
   test('a request that fails validation gets its 400', async () => {
     const missing = await server.request('POST', '/v1.3/account/login', { body: {} });
     assert.equal(missing.status, 400);
     assert.deepEqual(fieldsOf(missing), ['email', 'password']);
-    const wrongType = await server.request('POST', '/v1.3/account/login', { body: { email: 'a@example.com', password: { guess: 1 } } });
+    const wrongType = await server.request('POST', '/v1.3/account/login', {
+      body: { email: 'a@example.com', password: { guess: 1 } },
+    });
     assert.equal(wrongType.status, 400);
     assert.deepEqual(fieldsOf(wrongType), ['password']);
   });
@@ -148,7 +193,9 @@ describe('login', () => {
   test('a blocked account cannot log in', async () => {
     const account = await createAccount(server);
     await server.admin('PATCH', `/admin/accounts/${account.id}`, { blocked: true });
-    const result = await server.request('POST', '/v1.3/account/login', { body: { email: account.email, password: account.password } });
+    const result = await server.request('POST', '/v1.3/account/login', {
+      body: { email: account.email, password: account.password },
+    });
     assert.equal(result.status, 200);
     assert.notEqual(result.body.token, account.token);
     assert.equal(await tokenWorks(server, result.body.token), false);
@@ -197,7 +244,24 @@ describe('account info', () => {
   test('shows every field of the Account object with its type and real values', async () => {
     const account = await createAccount(server);
     const body = await info(account.token);
-    assert.deepEqual(Object.keys(body).sort(), ['account_type', 'activated', 'activity', 'balance', 'billing', 'blocked_ports', 'email', 'id', 'lastlogin', 'permissions', 'profile', 'referrals', 'registerdate', 'servers', 'smtp', 'uuid']);
+    assert.deepEqual(Object.keys(body).sort(), [
+      'account_type',
+      'activated',
+      'activity',
+      'balance',
+      'billing',
+      'blocked_ports',
+      'email',
+      'id',
+      'lastlogin',
+      'permissions',
+      'profile',
+      'referrals',
+      'registerdate',
+      'servers',
+      'smtp',
+      'uuid',
+    ]);
     assert.equal(body.id, account.id);
     assert.match(body.uuid, uuid);
     assert.equal(body.email, account.email);
@@ -212,14 +276,27 @@ describe('account info', () => {
     assert.equal(body.lastlogin, body.registerdate);
     // Nothing is billed yet: usage 0, and the balance never runs out.
     assert.deepEqual(body.billing, { secondsdue: null, duedate: null, usage: 0 });
-    assert.deepEqual(body.permissions, { servers: true, snapshots: true, backups: true, floating_ips: true, vpcs: true, ssh_keys: true, tokens: true });
+    assert.deepEqual(body.permissions, {
+      servers: true,
+      snapshots: true,
+      backups: true,
+      floating_ips: true,
+      vpcs: true,
+      ssh_keys: true,
+      tokens: true,
+    });
     assert.deepEqual(body.blocked_ports, { TCP: [25, 465, 587], UDP: [] });
     assert.equal(body.activity.length, 1);
     assert.deepEqual(Object.keys(body.activity[0]).sort(), ['ip_address', 'status', 'timestamp']);
   });
 
   test('servers.limit, blocked ports and activation at registration follow the configuration', async () => {
-    const custom = await startTestServer({ SERVERS_LIMIT: '3', BLOCKED_PORTS_TCP: '25, 2525', BLOCKED_PORTS_UDP: '53', AUTO_ACTIVATE: 'true' });
+    const custom = await startTestServer({
+      SERVERS_LIMIT: '3',
+      BLOCKED_PORTS_TCP: '25, 2525',
+      BLOCKED_PORTS_UDP: '53',
+      AUTO_ACTIVATE: 'true',
+    });
     try {
       const registered = await custom.request('POST', '/v1.3/account/register', { body: registerBody() });
       const body = (await custom.request('GET', '/v1.3/account/info', { token: registered.body.token })).body;
@@ -231,9 +308,13 @@ describe('account info', () => {
     }
   });
 
-  test('the operator\'s changes show: smtp, servers limit, permissions, credit', async () => {
+  test("the operator's changes show: smtp, servers limit, permissions, credit", async () => {
     const account = await createAccount(server);
-    await server.admin('PATCH', `/admin/accounts/${account.uuid}`, { smtp: true, servers_limit: 25, permissions: { vpcs: false } });
+    await server.admin('PATCH', `/admin/accounts/${account.uuid}`, {
+      smtp: true,
+      servers_limit: 25,
+      permissions: { vpcs: false },
+    });
     await server.admin('POST', `/admin/accounts/${account.email}/credit`, { amount: '12.345' });
     const body = await info(account.token);
     assert.equal(body.smtp, true);
@@ -247,13 +328,32 @@ describe('account info', () => {
 describe('update', () => {
   test('changes names, country and dark_mode; a field left out keeps its value', async () => {
     const account = await createAccount(server);
-    const result = await server.request('PATCH', '/v1.3/account/update', { token: account.token, body: { firstname: 'Grace', lastname: 'Hopper', country: 'us', dark_mode: false } });
+    const result = await server.request('PATCH', '/v1.3/account/update', {
+      token: account.token,
+      body: { firstname: 'Grace', lastname: 'Hopper', country: 'us', dark_mode: false },
+    });
     assert.equal(result.status, 202);
     assert.deepEqual(result.body, { success: { response: '202 Accepted', reason: '' } });
-    assert.deepEqual((await info(account.token)).profile, { firstname: 'Grace', lastname: 'Hopper', country: 'US', dark_mode: false });
-    await server.request('PATCH', '/v1.3/account/update', { token: account.token, body: { firstname: 'Amazing Grace' } });
-    assert.deepEqual((await info(account.token)).profile, { firstname: 'Amazing Grace', lastname: 'Hopper', country: 'US', dark_mode: false });
-    assert.equal((await server.request('PATCH', '/v1.3/account/update', { token: account.token, body: {} })).status, 202);
+    assert.deepEqual((await info(account.token)).profile, {
+      firstname: 'Grace',
+      lastname: 'Hopper',
+      country: 'US',
+      dark_mode: false,
+    });
+    await server.request('PATCH', '/v1.3/account/update', {
+      token: account.token,
+      body: { firstname: 'Amazing Grace' },
+    });
+    assert.deepEqual((await info(account.token)).profile, {
+      firstname: 'Amazing Grace',
+      lastname: 'Hopper',
+      country: 'US',
+      dark_mode: false,
+    });
+    assert.equal(
+      (await server.request('PATCH', '/v1.3/account/update', { token: account.token, body: {} })).status,
+      202,
+    );
     assert.equal((await info(account.token)).profile.dark_mode, false);
   });
 
@@ -272,7 +372,10 @@ describe('update', () => {
 
   test('an e-mail in use by another account is a 400 naming email', async () => {
     const [mine, theirs] = await Promise.all([createAccount(server), createAccount(server)]);
-    const result = await server.request('PATCH', '/v1.3/account/update', { token: mine.token, body: { email: theirs.email.toUpperCase() } });
+    const result = await server.request('PATCH', '/v1.3/account/update', {
+      token: mine.token,
+      body: { email: theirs.email.toUpperCase() },
+    });
     assert.equal(result.status, 400);
     assert.deepEqual(fieldsOf(result), ['email']);
     assert.equal((await info(mine.token)).email, mine.email);
@@ -280,7 +383,10 @@ describe('update', () => {
 
   test('changes the password: the old one stops working', async () => {
     const account = await createAccount(server);
-    const result = await server.request('PATCH', '/v1.3/account/update', { token: account.token, body: { password: 'a brand new password' } });
+    const result = await server.request('PATCH', '/v1.3/account/update', {
+      token: account.token,
+      body: { password: 'a brand new password' },
+    });
     assert.equal(result.status, 202);
     assert.equal(await login(server, account.email, 'a brand new password'), account.token);
     assert.equal(await tokenWorks(server, await login(server, account.email, account.password)), false);
@@ -288,19 +394,32 @@ describe('update', () => {
 
   test('names every bad field in one 400 and changes nothing', async () => {
     const account = await createAccount(server);
-    const result = await server.request('PATCH', '/v1.3/account/update', { token: account.token, body: { firstname: '', country: 'XX', email: 'nope', password: 'short', dark_mode: 'perhaps' } });
+    const result = await server.request('PATCH', '/v1.3/account/update', {
+      token: account.token,
+      body: { firstname: '', country: 'XX', email: 'nope', password: 'short', dark_mode: 'perhaps' },
+    });
     assert.equal(result.status, 400);
     assert.deepEqual(fieldsOf(result), ['country', 'dark_mode', 'email', 'firstname', 'password']);
-    assert.deepEqual((await info(account.token)).profile, { firstname: 'Test', lastname: 'User', country: 'NL', dark_mode: true });
+    assert.deepEqual((await info(account.token)).profile, {
+      firstname: 'Test',
+      lastname: 'User',
+      country: 'NL',
+      dark_mode: true,
+    });
   });
 
   test('needs a token; a blocked account gets 403', async () => {
     assert.equal((await server.request('PATCH', '/v1.3/account/update', { body: { firstname: 'X' } })).status, 401);
     const account = await createAccount(server);
     await server.admin('PATCH', `/admin/accounts/${account.id}`, { blocked: true });
-    const result = await server.request('PATCH', '/v1.3/account/update', { token: account.token, body: { firstname: 'X' } });
+    const result = await server.request('PATCH', '/v1.3/account/update', {
+      token: account.token,
+      body: { firstname: 'X' },
+    });
     assert.equal(result.status, 403);
-    assert.deepEqual(result.body, { errors: { response: '403 Forbidden', reason: 'the account is blocked; contact support' } });
+    assert.deepEqual(result.body, {
+      errors: { response: '403 Forbidden', reason: 'the account is blocked; contact support' },
+    });
   });
 });
 
@@ -337,7 +456,10 @@ describe('reset', () => {
     const account = await createAccount(server);
     await server.request('PATCH', '/v1.3/account/reset', { body: { email: account.email } });
     const temporary = await tempPasswordFromMail(server, account.email);
-    await server.request('PATCH', '/v1.3/account/update', { token: account.token, body: { password: 'chosen after reset' } });
+    await server.request('PATCH', '/v1.3/account/update', {
+      token: account.token,
+      body: { password: 'chosen after reset' },
+    });
     assert.equal(await tokenWorks(server, await login(server, account.email, temporary)), false);
     assert.equal(await login(server, account.email, 'chosen after reset'), account.token);
   });

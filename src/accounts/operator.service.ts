@@ -24,7 +24,11 @@ export interface AccountPatch {
 
 async function findAccount(ctx: Platform, ref: string) {
   const parsed = parseRef(ref);
-  const account = parsed ? ('id' in parsed ? await accountRepository.findById(ctx.db, parsed.id) : await accountRepository.findByUuid(ctx.db, parsed.uuid)) : await accountRepository.findByEmail(ctx.db, ref);
+  const account = parsed
+    ? 'id' in parsed
+      ? await accountRepository.findById(ctx.db, parsed.id)
+      : await accountRepository.findByUuid(ctx.db, parsed.uuid)
+    : await accountRepository.findByEmail(ctx.db, ref);
   if (!account) throw new NotFound('account');
   return account;
 }
@@ -49,8 +53,14 @@ export async function patchAccount(ctx: Platform, ref: string, patch: AccountPat
   if (patch.blocked !== undefined) changes.blocked = patch.blocked ? 1 : 0;
   if (patch.servers_limit !== undefined) changes.servers_limit = patch.servers_limit;
   if (patch.permissions !== undefined) {
-    const unknown = Object.keys(patch.permissions).filter((name) => !(permissionNames as readonly string[]).includes(name));
-    if (unknown.length) throw new Invalid('permissions', `unknown permission ${unknown.join(', ')}; known: ${permissionNames.join(', ')}`);
+    const unknown = Object.keys(patch.permissions).filter(
+      (name) => !(permissionNames as readonly string[]).includes(name),
+    );
+    if (unknown.length)
+      throw new Invalid(
+        'permissions',
+        `unknown permission ${unknown.join(', ')}; known: ${permissionNames.join(', ')}`,
+      );
     const current = JSON.parse(account.permissions) as Record<string, boolean>;
     changes.permissions = JSON.stringify({ ...current, ...patch.permissions });
   }
@@ -58,7 +68,12 @@ export async function patchAccount(ctx: Platform, ref: string, patch: AccountPat
   return operatorView(ctx, (await accountRepository.findById(ctx.db, account.id))!);
 }
 
-export async function creditAccount(ctx: Platform, ref: string, amount: string | number, note: string | undefined): Promise<Transaction> {
+export async function creditAccount(
+  ctx: Platform,
+  ref: string,
+  amount: string | number,
+  note: string | undefined,
+): Promise<Transaction> {
   let micros: number;
   try {
     micros = parseMoney(amount);
@@ -67,7 +82,12 @@ export async function creditAccount(ctx: Platform, ref: string, amount: string |
   }
   if (micros === 0) throw new Invalid('amount', 'bad value: must not be zero');
   const account = await findAccount(ctx, ref);
-  return recordTransaction(ctx, ctx.db, { accountId: account.id, amountMicros: micros, ptype: 'operator', note: note ?? null });
+  return recordTransaction(ctx, ctx.db, {
+    accountId: account.id,
+    amountMicros: micros,
+    ptype: 'operator',
+    note: note ?? null,
+  });
 }
 
 /** Tables a reset keeps: the migrations' bookkeeping and the server's settings (the clock offset). */
@@ -81,14 +101,19 @@ const keptTables = new Set(['kysely_migration', 'kysely_migration_lock', 'settin
 export async function resetAll(ctx: Platform): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     if (ctx.dialect === 'postgres') {
-      const { rows } = await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = current_schema()`.execute(trx);
+      const { rows } = await sql<{
+        name: string;
+      }>`select tablename as name from pg_tables where schemaname = current_schema()`.execute(trx);
       const tables = rows.map((row) => row.name).filter((name) => !keptTables.has(name));
-      if (tables.length) await sql`truncate table ${sql.join(tables.map((name) => sql.table(name)))} cascade`.execute(trx);
+      if (tables.length)
+        await sql`truncate table ${sql.join(tables.map((name) => sql.table(name)))} cascade`.execute(trx);
       return;
     }
     // SQLite: check foreign keys at commit, when every referencing row is gone too.
     await sql`pragma defer_foreign_keys = on`.execute(trx);
-    const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(trx);
+    const { rows } = await sql<{
+      name: string;
+    }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(trx);
     for (const { name } of rows) if (!keptTables.has(name)) await sql`delete from ${sql.table(name)}`.execute(trx);
   });
 }
@@ -98,7 +123,8 @@ export function clockState(ctx: Platform): { now: string; mode: string } {
 }
 
 export async function advanceClock(ctx: Platform, seconds: number): Promise<{ now: string }> {
-  if (!(ctx.clock instanceof VirtualClock)) throw new Conflict('the clock is the system clock: start with CLOCK=virtual to move it');
+  if (!(ctx.clock instanceof VirtualClock))
+    throw new Conflict('the clock is the system clock: start with CLOCK=virtual to move it');
   ctx.clock.advance(seconds);
   await settingsRepository.set(ctx.db, 'clock_offset_ms', String(ctx.clock.offset()));
   return { now: clockState(ctx).now };

@@ -9,8 +9,12 @@ import { createAccount, mailsTo, registerBody, uniqueEmail } from '../../test/su
 const timestamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 
 let server: TestServer;
-before(async () => { server = await startTestServer(); });
-after(async () => { await server.close(); });
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server.close();
+});
 
 describe('accounts', () => {
   test('GET /admin/accounts lists accounts as Account objects plus blocked; ?email= finds one in any case', async () => {
@@ -24,7 +28,9 @@ describe('accounts', () => {
     const [entry] = found.body.accounts;
     const own = (await server.request('GET', '/v1.3/account/info', { token: account.token })).body;
     assert.deepEqual(entry, { ...own, blocked: false });
-    assert.deepEqual((await server.admin('GET', `/admin/accounts?email=${uniqueEmail('nobody')}`)).body, { accounts: [] });
+    assert.deepEqual((await server.admin('GET', `/admin/accounts?email=${uniqueEmail('nobody')}`)).body, {
+      accounts: [],
+    });
   });
 
   test('PATCH by id, uuid or e-mail changes each field and answers the account', async () => {
@@ -36,7 +42,10 @@ describe('accounts', () => {
     const byUuid = await server.admin('PATCH', `/admin/accounts/${account.uuid}`, { servers_limit: 42, smtp: true });
     assert.equal(byUuid.status, 200);
     assert.deepEqual([byUuid.body.servers.limit, byUuid.body.smtp], [42, true]);
-    const byEmail = await server.admin('PATCH', `/admin/accounts/${encodeURIComponent(account.email)}`, { blocked: true, permissions: { servers: false, snapshots: false } });
+    const byEmail = await server.admin('PATCH', `/admin/accounts/${encodeURIComponent(account.email)}`, {
+      blocked: true,
+      permissions: { servers: false, snapshots: false },
+    });
     assert.equal(byEmail.status, 200);
     assert.equal(byEmail.body.blocked, true);
     assert.equal(byEmail.body.permissions.servers, false);
@@ -54,24 +63,50 @@ describe('accounts', () => {
     for (const ref of ['999999999', '00000000-0000-4000-8000-000000000000', encodeURIComponent(uniqueEmail('ghost'))]) {
       const result = await server.admin('PATCH', `/admin/accounts/${ref}`, { smtp: true });
       assert.equal(result.status, 404, ref);
-      assert.deepEqual(result.body, { errors: { response: '404 Not Found', reason: 'account not found, check the id or uuid' } });
+      assert.deepEqual(result.body, {
+        errors: { response: '404 Not Found', reason: 'account not found, check the id or uuid' },
+      });
     }
     const account = await createAccount(server);
-    const unknownPermission = await server.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { teleport: true } });
+    const unknownPermission = await server.admin('PATCH', `/admin/accounts/${account.id}`, {
+      permissions: { teleport: true },
+    });
     assert.equal(unknownPermission.status, 400);
     assert.equal(unknownPermission.body.errors[0].field, 'permissions');
-    const wrongTypes = await server.admin('PATCH', `/admin/accounts/${account.id}`, { servers_limit: -1, activated: 'very' });
+    const wrongTypes = await server.admin('PATCH', `/admin/accounts/${account.id}`, {
+      servers_limit: -1,
+      activated: 'very',
+    });
     assert.equal(wrongTypes.status, 400);
-    assert.deepEqual(wrongTypes.body.errors.map((e: { field: string }) => e.field).sort(), ['activated', 'servers_limit']);
+    assert.deepEqual(wrongTypes.body.errors.map((e: { field: string }) => e.field).sort(), [
+      'activated',
+      'servers_limit',
+    ]);
   });
 });
 
 describe('credit', () => {
-  test('201 with the new transaction, which appears in that account\'s transaction list only', async () => {
-    const [account, other] = await Promise.all([createAccount(server, { credit: 0 }), createAccount(server, { credit: 0 })]);
-    const result = await server.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: '12.50', note: 'welcome bonus' });
+  test("201 with the new transaction, which appears in that account's transaction list only", async () => {
+    const [account, other] = await Promise.all([
+      createAccount(server, { credit: 0 }),
+      createAccount(server, { credit: 0 }),
+    ]);
+    const result = await server.admin('POST', `/admin/accounts/${account.id}/credit`, {
+      amount: '12.50',
+      note: 'welcome bonus',
+    });
     assert.equal(result.status, 201);
-    assert.deepEqual(Object.keys(result.body).sort(), ['amount', 'fee', 'id', 'note', 'pstatus', 'ptype', 'taxrate', 'ts_created', 'ts_last_changed']);
+    assert.deepEqual(Object.keys(result.body).sort(), [
+      'amount',
+      'fee',
+      'id',
+      'note',
+      'pstatus',
+      'ptype',
+      'taxrate',
+      'ts_created',
+      'ts_last_changed',
+    ]);
     assert.equal(result.body.amount, 12.5);
     assert.equal(result.body.note, 'welcome bonus');
     assert.match(result.body.ts_created, timestamp);
@@ -79,7 +114,10 @@ describe('credit', () => {
     assert.equal(list.status, 200);
     assert.ok(list.body.transactions.some((t: { id: string }) => String(t.id) === String(result.body.id)));
     const others = await server.request('GET', '/v1.3/transaction/list', { token: other.token });
-    assert.equal(others.body.transactions.some((t: { id: string }) => String(t.id) === String(result.body.id)), false);
+    assert.equal(
+      others.body.transactions.some((t: { id: string }) => String(t.id) === String(result.body.id)),
+      false,
+    );
 
     assert.equal((await server.admin('POST', `/admin/accounts/${account.uuid}/credit`, { amount: 7 })).status, 201);
     assert.equal((await server.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: -2.5 })).status, 201);
@@ -109,7 +147,16 @@ describe('outbox', () => {
     assert.match(messages[1].subject, /activate/i);
     assert.ok(messages[0].id > messages[1].id);
     for (const message of messages) {
-      assert.deepEqual(Object.keys(message).sort(), ['attempts', 'created', 'delivered', 'id', 'last_error', 'subject', 'text', 'to']);
+      assert.deepEqual(Object.keys(message).sort(), [
+        'attempts',
+        'created',
+        'delivered',
+        'id',
+        'last_error',
+        'subject',
+        'text',
+        'to',
+      ]);
       assert.equal(message.to, account.email);
       assert.match(message.created, timestamp);
       assert.equal(message.delivered, false);
@@ -153,7 +200,12 @@ describe('clock', () => {
       assert.equal((await system.admin('GET', '/admin/clock')).body.mode, 'system');
       const result = await system.admin('POST', '/admin/clock/advance', { seconds: 60 });
       assert.equal(result.status, 409);
-      assert.deepEqual(result.body, { errors: { response: '409 Conflict', reason: 'the clock is the system clock: start with CLOCK=virtual to move it' } });
+      assert.deepEqual(result.body, {
+        errors: {
+          response: '409 Conflict',
+          reason: 'the clock is the system clock: start with CLOCK=virtual to move it',
+        },
+      });
     } finally {
       await system.close();
     }
@@ -192,7 +244,9 @@ describe('without ADMIN_TOKEN', () => {
       for (const token of [ADMIN_TOKEN, null]) {
         const result = await off.request('GET', '/admin/accounts', { token });
         assert.equal(result.status, 403);
-        assert.deepEqual(result.body, { errors: { response: '403 Forbidden', reason: 'the operator API is disabled: set ADMIN_TOKEN' } });
+        assert.deepEqual(result.body, {
+          errors: { response: '403 Forbidden', reason: 'the operator API is disabled: set ADMIN_TOKEN' },
+        });
       }
     } finally {
       await off.close();

@@ -8,8 +8,12 @@ import { createAccount } from '../../test/support/accounts.ts';
 import { standardServer } from '../../test/support/servers.ts';
 
 let server: TestServer;
-before(async () => { server = await startTestServer(); });
-after(async () => { await server.close(); });
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server.close();
+});
 
 const createServer = (token: string) => server.request('POST', '/v1.3/server/create', { token, body: standardServer });
 
@@ -20,11 +24,17 @@ async function readsStillWork(token: string): Promise<void> {
 }
 
 describe('403 for an account that lacks permission', () => {
-  test('not activated: reads work, a billable create is 403 in the spec\'s shape until the operator activates it', async () => {
+  test("not activated: reads work, a billable create is 403 in the spec's shape until the operator activates it", async () => {
     const account = await createAccount(server, { activate: false, credit: 100 });
     const refused = await createServer(account.token);
     assert.equal(refused.status, 403);
-    assert.deepEqual(refused.body, { errors: { response: '403 Forbidden', reason: 'the account is not activated: use the activation uuid from the activation mail first (PUT /v1.3/account/activate)' } });
+    assert.deepEqual(refused.body, {
+      errors: {
+        response: '403 Forbidden',
+        reason:
+          'the account is not activated: use the activation uuid from the activation mail first (PUT /v1.3/account/activate)',
+      },
+    });
     await readsStillWork(account.token);
 
     await server.admin('PATCH', `/admin/accounts/${account.id}`, { activated: true });
@@ -36,8 +46,14 @@ describe('403 for an account that lacks permission', () => {
     await server.admin('PATCH', `/admin/accounts/${account.id}`, { blocked: true });
     const refused = await createServer(account.token);
     assert.equal(refused.status, 403);
-    assert.deepEqual(refused.body, { errors: { response: '403 Forbidden', reason: 'the account is blocked; contact support' } });
-    assert.equal((await server.request('PATCH', '/v1.3/account/update', { token: account.token, body: { firstname: 'X' } })).status, 403);
+    assert.deepEqual(refused.body, {
+      errors: { response: '403 Forbidden', reason: 'the account is blocked; contact support' },
+    });
+    assert.equal(
+      (await server.request('PATCH', '/v1.3/account/update', { token: account.token, body: { firstname: 'X' } }))
+        .status,
+      403,
+    );
     await readsStillWork(account.token);
 
     await server.admin('PATCH', `/admin/accounts/${account.id}`, { blocked: false });
@@ -49,8 +65,18 @@ describe('403 for an account that lacks permission', () => {
     await server.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { servers: false } });
     const refused = await createServer(account.token);
     assert.equal(refused.status, 403);
-    assert.deepEqual(refused.body, { errors: { response: '403 Forbidden', reason: 'the account lacks the servers permission' } });
-    assert.equal((await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'still fine' } })).status, 201);
+    assert.deepEqual(refused.body, {
+      errors: { response: '403 Forbidden', reason: 'the account lacks the servers permission' },
+    });
+    assert.equal(
+      (
+        await server.request('POST', '/v1.3/account/token_create', {
+          token: account.token,
+          body: { name: 'still fine' },
+        })
+      ).status,
+      201,
+    );
     await readsStillWork(account.token);
 
     await server.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { servers: true } });

@@ -7,7 +7,15 @@
 import { Forbidden } from '../platform/errors.ts';
 import type { Actor } from '../platform/context.ts';
 
-export const permissionNames = ['servers', 'snapshots', 'backups', 'floating_ips', 'vpcs', 'ssh_keys', 'tokens'] as const;
+export const permissionNames = [
+  'servers',
+  'snapshots',
+  'backups',
+  'floating_ips',
+  'vpcs',
+  'ssh_keys',
+  'tokens',
+] as const;
 export type PermissionName = (typeof permissionNames)[number];
 export type Permissions = Record<PermissionName, boolean>;
 
@@ -33,7 +41,10 @@ const withoutActivation: ReadonlySet<PermissionName> = new Set(['tokens']);
  */
 export function requirePermission(actor: Actor, permission: PermissionName): void {
   requireNotBlocked(actor);
-  if (!actor.activated && !withoutActivation.has(permission)) throw new Forbidden('the account is not activated: use the activation uuid from the activation mail first (PUT /v1.3/account/activate)');
+  if (!actor.activated && !withoutActivation.has(permission))
+    throw new Forbidden(
+      'the account is not activated: use the activation uuid from the activation mail first (PUT /v1.3/account/activate)',
+    );
   if (!actor.permissions[permission]) throw new Forbidden(`the account lacks the ${permission} permission`);
 }
 

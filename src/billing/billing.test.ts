@@ -19,11 +19,20 @@ const HOUR = 3600;
 const DAY = 24 * HOUR;
 
 let server: TestServer;
-before(async () => { server = await startTestServer(); });
-after(async () => { await server.close(); });
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server.close();
+});
 
 /** A $7.30-a-month item: exactly 10 000 micro-dollars (one cent) an hour, capped at 730 hours. */
-const centAnHour: PricedItem = { resourceType: 'server', description: 'test server', amountHrMicros: 10_000, amountMoMicros: 7_300_000 };
+const centAnHour: PricedItem = {
+  resourceType: 'server',
+  description: 'test server',
+  amountHrMicros: 10_000,
+  amountMoMicros: 7_300_000,
+};
 
 async function open(account: TestAccount, items: PricedItem[], prepaidUntil: number | null = null): Promise<string> {
   const uuid = randomUUID();
@@ -55,10 +64,13 @@ function iso(ms: number): string {
 }
 
 describe('transaction list', () => {
-  test('shows every field of the spec for credits, newest first, and only the account\'s own', async () => {
+  test("shows every field of the spec for credits, newest first, and only the account's own", async () => {
     const account = await createAccount(server, { credit: 100 });
     const other = await createAccount(server, { credit: 3 });
-    const credited = await server.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: '12.345678', note: 'top-up' });
+    const credited = await server.admin('POST', `/admin/accounts/${account.id}/credit`, {
+      amount: '12.345678',
+      note: 'top-up',
+    });
     assert.equal(credited.status, 201);
     const debited = await server.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: -5 });
     assert.equal(debited.status, 201);
@@ -68,7 +80,16 @@ describe('transaction list', () => {
     assert.deepEqual(Object.keys(list.body).sort(), ['meta', 'transactions']);
     assert.deepEqual(list.body.meta, { total: 3 });
     const [newest, middle, oldest] = list.body.transactions;
-    assert.deepEqual(Object.keys(newest).sort(), ['amount', 'fee', 'id', 'pstatus', 'ptype', 'taxrate', 'ts_created', 'ts_last_changed']);
+    assert.deepEqual(Object.keys(newest).sort(), [
+      'amount',
+      'fee',
+      'id',
+      'pstatus',
+      'ptype',
+      'taxrate',
+      'ts_created',
+      'ts_last_changed',
+    ]);
     assert.deepEqual([newest.amount, middle.amount, oldest.amount], [-5, 12.35, 100]);
     for (const entry of list.body.transactions) {
       assert.equal(typeof entry.id, 'string');
@@ -83,7 +104,10 @@ describe('transaction list', () => {
     assert.ok(Number(newest.id) > Number(middle.id) && Number(middle.id) > Number(oldest.id));
 
     const others = await server.request('GET', '/v1.3/transaction/list', { token: other.token });
-    assert.deepEqual(others.body.transactions.map((t: { amount: number }) => t.amount), [3]);
+    assert.deepEqual(
+      others.body.transactions.map((t: { amount: number }) => t.amount),
+      [3],
+    );
     // The balance is exact inside: 100 + 12.345678 − 5 shows as 107.35.
     const info = await server.request('GET', '/v1.3/account/info', { token: account.token });
     assert.equal(info.body.balance, 107.35);
@@ -115,12 +139,17 @@ describe('invoice list', () => {
     assert.deepEqual(list.body, { invoices: [], meta: { total: 0 } });
   });
 
-  test('shows each item with the spec\'s fields: prices, started hours, active while billed', async () => {
+  test("shows each item with the spec's fields: prices, started hours, active while billed", async () => {
     const account = await createAccount(server);
     const start = await clockNow();
-    const kept = await open(account, [centAnHour, { resourceType: 'floating_ip', description: 'ip', amountHrMicros: 4110, amountMoMicros: 3_000_000 }]);
+    const kept = await open(account, [
+      centAnHour,
+      { resourceType: 'floating_ip', description: 'ip', amountHrMicros: 4110, amountMoMicros: 3_000_000 },
+    ]);
     await server.advance(2 * HOUR + 30 * 60);
-    const gone = await open(account, [{ resourceType: 'snapshot', description: 'snap', amountHrMicros: 69, amountMoMicros: 50_000 }]);
+    const gone = await open(account, [
+      { resourceType: 'snapshot', description: 'snap', amountHrMicros: 69, amountMoMicros: 50_000 },
+    ]);
     await server.advance(90 * 60);
     await close(gone);
     await server.advance(HOUR);
@@ -128,10 +157,40 @@ describe('invoice list', () => {
     const list = await server.request('GET', '/v1.3/invoice/list', { token: account.token });
     assert.equal(list.body.meta.total, 3);
     const [snapshot, ip, srv] = list.body.invoices;
-    assert.deepEqual(Object.keys(srv).sort(), ['active', 'amount_hr', 'amount_mo', 'resource_type', 'ts_created', 'ts_removed', 'usage']);
-    assert.deepEqual({ ...srv, ts_created: undefined }, { active: 1, amount_hr: 0.01, amount_mo: 7.3, resource_type: 'server', usage: 6, ts_created: undefined, ts_removed: null });
+    assert.deepEqual(Object.keys(srv).sort(), [
+      'active',
+      'amount_hr',
+      'amount_mo',
+      'resource_type',
+      'ts_created',
+      'ts_removed',
+      'usage',
+    ]);
+    assert.deepEqual(
+      { ...srv, ts_created: undefined },
+      {
+        active: 1,
+        amount_hr: 0.01,
+        amount_mo: 7.3,
+        resource_type: 'server',
+        usage: 6,
+        ts_created: undefined,
+        ts_removed: null,
+      },
+    );
     assert.ok(Math.abs(Date.parse(srv.ts_created) - start) < 5_000);
-    assert.deepEqual({ ...ip, ts_created: undefined }, { active: 1, amount_hr: 0.00411, amount_mo: 3, resource_type: 'floating_ip', usage: 6, ts_created: undefined, ts_removed: null });
+    assert.deepEqual(
+      { ...ip, ts_created: undefined },
+      {
+        active: 1,
+        amount_hr: 0.00411,
+        amount_mo: 3,
+        resource_type: 'floating_ip',
+        usage: 6,
+        ts_created: undefined,
+        ts_removed: null,
+      },
+    );
     // Created 2.5 h later, removed after 1.5 h: two started hours, no longer billed.
     assert.equal(snapshot.resource_type, 'snapshot');
     assert.equal(snapshot.active, 0);
@@ -142,7 +201,9 @@ describe('invoice list', () => {
     assert.ok(Math.abs(Date.parse(snapshot.ts_removed) - Date.parse(snapshot.ts_created) - 90 * 60 * 1000) <= 1000);
 
     const other = await createAccount(server);
-    assert.deepEqual((await server.request('GET', '/v1.3/invoice/list', { token: other.token })).body.meta, { total: 0 });
+    assert.deepEqual((await server.request('GET', '/v1.3/invoice/list', { token: other.token })).body.meta, {
+      total: 0,
+    });
   });
 
   test('pages older items with start_id in steps of 25', async () => {
@@ -157,10 +218,19 @@ describe('invoice list', () => {
       return result.body.invoices.map((item: { amount_hr: number }) => Math.round(item.amount_hr * 1000));
     };
     const first = await page('');
-    assert.deepEqual(first, Array.from({ length: 25 }, (_, i) => 60 - i));
+    assert.deepEqual(
+      first,
+      Array.from({ length: 25 }, (_, i) => 60 - i),
+    );
     assert.deepEqual(await page('?start_id=0'), first);
-    assert.deepEqual(await page('?start_id=25'), Array.from({ length: 25 }, (_, i) => 35 - i));
-    assert.deepEqual(await page('?start_id=50'), Array.from({ length: 10 }, (_, i) => 10 - i));
+    assert.deepEqual(
+      await page('?start_id=25'),
+      Array.from({ length: 25 }, (_, i) => 35 - i),
+    );
+    assert.deepEqual(
+      await page('?start_id=50'),
+      Array.from({ length: 10 }, (_, i) => 10 - i),
+    );
     assert.deepEqual(await page('?start_id=75'), []);
   });
 
@@ -169,18 +239,36 @@ describe('invoice list', () => {
     for (const bad of ['-1', 'abc', '2.5', '99999999999']) {
       const result = await server.request('GET', `/v1.3/invoice/list?start_id=${bad}`, { token: account.token });
       assert.equal(result.status, 400, bad);
-      assert.deepEqual(result.body.errors.map((e: { field: string }) => e.field), ['start_id'], bad);
+      assert.deepEqual(
+        result.body.errors.map((e: { field: string }) => e.field),
+        ['start_id'],
+        bad,
+      );
     }
   });
 });
 
 describe('invoice sum', () => {
-  const zeroes = { server: 0, license: 0, snapshot: 0, backup: 0, block_storage: 0, object_storage: 0, ddos_protection: 0, floating_ip: 0, vpc: 0 };
+  const zeroes = {
+    server: 0,
+    license: 0,
+    snapshot: 0,
+    backup: 0,
+    block_storage: 0,
+    object_storage: 0,
+    ddos_protection: 0,
+    floating_ip: 0,
+    vpc: 0,
+  };
 
   test('defaults to the current month of the clock, with or without a body', async () => {
     const account = await createAccount(server);
     const now = new Date(await clockNow());
-    const expected = { ...zeroes, ts_start: iso(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)), ts_end: iso(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)) };
+    const expected = {
+      ...zeroes,
+      ts_start: iso(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)),
+      ts_end: iso(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)),
+    };
     for (const options of [{ body: {} }, {}, { body: { from: null, to: '' } }]) {
       const result = await server.request('POST', '/v1.3/invoice/sum', { token: account.token, ...options });
       assert.equal(result.status, 200, JSON.stringify(result.body));
@@ -202,7 +290,10 @@ describe('invoice sum', () => {
       [1772323200, '2026-03-01T00:00:00Z'],
     ];
     for (const [from, shown] of cases) {
-      const result = await server.request('POST', '/v1.3/invoice/sum', { token: account.token, body: { from, to: '2030-01-01' } });
+      const result = await server.request('POST', '/v1.3/invoice/sum', {
+        token: account.token,
+        body: { from, to: '2030-01-01' },
+      });
       assert.equal(result.status, 200, `${JSON.stringify(from)}: ${JSON.stringify(result.body)}`);
       assert.equal(result.body.ts_start, shown, JSON.stringify(from));
       assert.equal(result.body.ts_end, '2030-01-01T00:00:00Z');
@@ -232,9 +323,15 @@ describe('invoice sum', () => {
     // Start 10 minutes into a month so no hour begins near a month boundary.
     const t0 = await toNextMonth(10 * 60);
     await open(account, [centAnHour]);
-    await open(account, [{ resourceType: 'backup', description: 'backups', amountHrMicros: 2740, amountMoMicros: 2_000_000 }]);
-    await open(account, [{ resourceType: 'license', description: 'licence', amountHrMicros: 1012, amountMoMicros: 1012 * 730 }]);
-    const ip = await open(account, [{ resourceType: 'floating_ip', description: 'ip', amountHrMicros: 4110, amountMoMicros: 3_000_000 }]);
+    await open(account, [
+      { resourceType: 'backup', description: 'backups', amountHrMicros: 2740, amountMoMicros: 2_000_000 },
+    ]);
+    await open(account, [
+      { resourceType: 'license', description: 'licence', amountHrMicros: 1012, amountMoMicros: 1012 * 730 },
+    ]);
+    const ip = await open(account, [
+      { resourceType: 'floating_ip', description: 'ip', amountHrMicros: 4110, amountMoMicros: 3_000_000 },
+    ]);
     await server.advance(10 * DAY + 30 * 60);
     await close(ip);
     await server.advance(5 * DAY);
@@ -248,7 +345,15 @@ describe('invoice sum', () => {
       return result.body;
     };
     const month = await sum(null, null);
-    assert.deepEqual(month, { ...zeroes, server: 3.61, backup: 0.99, license: 0.37, floating_ip: 0.99, ts_start: iso(t0 - 10 * 60 * 1000), ts_end: month.ts_end });
+    assert.deepEqual(month, {
+      ...zeroes,
+      server: 3.61,
+      backup: 0.99,
+      license: 0.37,
+      floating_ip: 0.99,
+      ts_start: iso(t0 - 10 * 60 * 1000),
+      ts_end: month.ts_end,
+    });
     // 361 × 0.00274 = 0.98914 → 0.99; 361 × 0.001012 = 0.365332 → 0.37; 241 × 0.00411 = 0.99051 → 0.99.
 
     // Cut the month at a point 5 days and 20 minutes in: hours 0–120 begin before it.
@@ -265,10 +370,18 @@ describe('invoice sum', () => {
     assert.equal(early.license, 0.12);
     assert.equal(late.license, 0.25);
     for (const field of Object.keys(zeroes) as (keyof typeof zeroes)[]) {
-      assert.equal(Math.round(early[field] * 100) + Math.round(late[field] * 100), Math.round(month[field] * 100), field);
+      assert.equal(
+        Math.round(early[field] * 100) + Math.round(late[field] * 100),
+        Math.round(month[field] * 100),
+        field,
+      );
     }
     // Nothing before the account existed, nothing in the future.
-    assert.deepEqual(await sum(t0 - 40 * DAY * 1000, t0 - 20 * 60 * 1000), { ...zeroes, ts_start: iso(t0 - 40 * DAY * 1000), ts_end: iso(t0 - 20 * 60 * 1000) });
+    assert.deepEqual(await sum(t0 - 40 * DAY * 1000, t0 - 20 * 60 * 1000), {
+      ...zeroes,
+      ts_start: iso(t0 - 40 * DAY * 1000),
+      ts_end: iso(t0 - 20 * 60 * 1000),
+    });
     const future = await sum(t0 + 20 * DAY * 1000, t0 + 25 * DAY * 1000);
     assert.equal(future.server, 0);
 
@@ -325,7 +438,10 @@ describe('funds check', () => {
     // Half an hour away from every hour boundary of the items, so both reads see the same hours.
     for (const step of [0, HOUR / 2, 2 * HOUR, 3 * HOUR]) {
       await server.advance(step);
-      assert.equal(await accountBalanceFloor(ctx, ctx.db, plain.id), (await accountFinance(ctx, ctx.db, plain.id)).balanceMicros);
+      assert.equal(
+        await accountBalanceFloor(ctx, ctx.db, plain.id),
+        (await accountFinance(ctx, ctx.db, plain.id)).balanceMicros,
+      );
       const floor = await accountBalanceFloor(ctx, ctx.db, mixed.id);
       const { balanceMicros } = await accountFinance(ctx, ctx.db, mixed.id);
       assert.ok(floor <= balanceMicros, `floor ${floor} above balance ${balanceMicros} after ${step} s`);

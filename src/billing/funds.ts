@@ -20,14 +20,22 @@ export interface FundsCheck {
  * reached zero is out of funds and may create nothing billable, even at no cost; so a server
  * start can call this with 0 to refuse powering on while the account is out of funds.
  */
-export async function requireFunds(ctx: Platform, db: Queryable, accountId: number, costMicros: number, check: FundsCheck = {}): Promise<void> {
+export async function requireFunds(
+  ctx: Platform,
+  db: Queryable,
+  accountId: number,
+  costMicros: number,
+  check: FundsCheck = {},
+): Promise<void> {
   // The floor settles nearly every check in one cheap read; only when it does not (a balance
   // close to the cost, or hours paid up front) are the account's open items metered one by one.
-  const floor = check.balanceFloorMicros ?? await accountBalanceFloor(ctx, db, accountId);
+  const floor = check.balanceFloorMicros ?? (await accountBalanceFloor(ctx, db, accountId));
   if (covers(floor, costMicros)) return;
   const { balanceMicros } = await accountFinance(ctx, db, accountId);
   if (!covers(balanceMicros, costMicros)) {
-    throw new PaymentRequired(`not enough funds to ${check.action ?? 'create the resource'}: it needs ${formatMoney(costMicros, 6)} USD up front and a balance above zero; the balance is ${formatMoney(balanceMicros, 2)} USD`);
+    throw new PaymentRequired(
+      `not enough funds to ${check.action ?? 'create the resource'}: it needs ${formatMoney(costMicros, 6)} USD up front and a balance above zero; the balance is ${formatMoney(balanceMicros, 2)} USD`,
+    );
   }
 }
 

@@ -13,7 +13,16 @@ import { readSnapshot } from './read-snapshot.ts';
 import type { PricedItem } from './pricing.ts';
 
 /** The columns an opened item sets, in the order its insert binds them. */
-const openedColumns = ['account_id', 'resource_type', 'resource_uuid', 'description', 'amount_hr_micros', 'amount_mo_micros', 'created_at', 'prepaid_until'] as const;
+const openedColumns = [
+  'account_id',
+  'resource_type',
+  'resource_uuid',
+  'description',
+  'amount_hr_micros',
+  'amount_mo_micros',
+  'created_at',
+  'prepaid_until',
+] as const;
 
 // Every billable create opens its items in one insert, prepared for each number of items (a
 // server opens one to four), so a create does not build and compile it anew.
@@ -23,20 +32,41 @@ function insertOf(count: number): PreparedQuery<unknown[], never> {
   let insert = insertsByCount.get(count);
   if (!insert) {
     insert = prepared<unknown[], never>(count * openedColumns.length, (db, ...values) =>
-      db.insertInto('invoice_items').values(Array.from({ length: count }, (_, item) => ({
-        ...Object.fromEntries(openedColumns.map((column, index) => [column, values[item * openedColumns.length + index]])) as Pick<InvoiceItemRow, (typeof openedColumns)[number]>,
-        removed_at: null,
-        final_charge_micros: null,
-      }))));
+      db.insertInto('invoice_items').values(
+        Array.from({ length: count }, (_, item) => ({
+          ...(Object.fromEntries(
+            openedColumns.map((column, index) => [column, values[item * openedColumns.length + index]]),
+          ) as Pick<InvoiceItemRow, (typeof openedColumns)[number]>),
+          removed_at: null,
+          final_charge_micros: null,
+        })),
+      ),
+    );
     insertsByCount.set(count, insert);
   }
   return insert;
 }
 
-export async function openInvoiceItems(ctx: Platform, db: Queryable, accountId: number, resourceUuid: string, items: PricedItem[], prepaidUntil: number | null = null): Promise<void> {
+export async function openInvoiceItems(
+  ctx: Platform,
+  db: Queryable,
+  accountId: number,
+  resourceUuid: string,
+  items: PricedItem[],
+  prepaidUntil: number | null = null,
+): Promise<void> {
   if (items.length === 0) return;
   const now = ctx.clock.now();
-  const values = items.flatMap((item) => [accountId, item.resourceType, resourceUuid, item.description, item.amountHrMicros, item.amountMoMicros, now, prepaidUntil]);
+  const values = items.flatMap((item) => [
+    accountId,
+    item.resourceType,
+    resourceUuid,
+    item.description,
+    item.amountHrMicros,
+    item.amountMoMicros,
+    now,
+    prepaidUntil,
+  ]);
   await insertOf(items.length).run(db, ...values);
 }
 
@@ -45,13 +75,23 @@ export async function openInvoiceItems(ctx: Platform, db: Queryable, accountId: 
  * each one's final charge. Each row is closed by a conditional update, so two removals racing
  * on the same resource close it once.
  */
-export async function closeInvoiceItems(ctx: Platform, db: Queryable, resourceUuid: string, types?: PricedItem['resourceType'][]): Promise<void> {
+export async function closeInvoiceItems(
+  ctx: Platform,
+  db: Queryable,
+  resourceUuid: string,
+  types?: PricedItem['resourceType'][],
+): Promise<void> {
   const now = ctx.clock.now();
-  let query = db.selectFrom('invoice_items').selectAll().where('resource_uuid', '=', resourceUuid).where('removed_at', 'is', null);
+  let query = db
+    .selectFrom('invoice_items')
+    .selectAll()
+    .where('resource_uuid', '=', resourceUuid)
+    .where('removed_at', 'is', null);
   if (types?.length) query = query.where('resource_type', 'in', types);
   for (const item of await query.execute()) {
     const finalCharge = chargeOfItem({ ...item, removed_at: now }, now);
-    await db.updateTable('invoice_items')
+    await db
+      .updateTable('invoice_items')
       .set({ removed_at: now, final_charge_micros: finalCharge })
       .where('id', '=', item.id)
       .where('removed_at', 'is', null)
@@ -87,12 +127,29 @@ export function rowToInvoiceItem(row: InvoiceItemRow, now: number): InvoiceItem 
 export const INVOICE_PAGE_SIZE = 25;
 
 /** The account's invoice items, newest first, 25 from `offset` (the spec's start_id). */
-export async function listInvoiceItems(ctx: Platform, accountId: number, offset = 0): Promise<{ invoices: InvoiceItem[]; meta: { total: number } }> {
+export async function listInvoiceItems(
+  ctx: Platform,
+  accountId: number,
+  offset = 0,
+): Promise<{ invoices: InvoiceItem[]; meta: { total: number } }> {
   const now = ctx.clock.now();
   // One snapshot: the page and the total agree even while items are being opened.
-  const [rows, total] = await readSnapshot(ctx, (trx) => Promise.all([
-    trx.selectFrom('invoice_items').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc').limit(INVOICE_PAGE_SIZE).offset(offset).execute(),
-    trx.selectFrom('invoice_items').select((eb) => eb.fn.countAll<number>().as('count')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
-  ]));
+  const [rows, total] = await readSnapshot(ctx, (trx) =>
+    Promise.all([
+      trx
+        .selectFrom('invoice_items')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .orderBy('id', 'desc')
+        .limit(INVOICE_PAGE_SIZE)
+        .offset(offset)
+        .execute(),
+      trx
+        .selectFrom('invoice_items')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow(),
+    ]),
+  );
   return { invoices: rows.map((row) => rowToInvoiceItem(row, now)), meta: { total: Number(total.count) } };
 }

@@ -19,7 +19,17 @@ import type { PricedItem } from './pricing.ts';
  * figures always add up to every metered charge. The backup total is `backup`, as declared
  * (an example spells it auto_backups).
  */
-export const INVOICE_SUM_FIELDS = ['server', 'license', 'snapshot', 'backup', 'block_storage', 'object_storage', 'ddos_protection', 'floating_ip', 'vpc'] as const;
+export const INVOICE_SUM_FIELDS = [
+  'server',
+  'license',
+  'snapshot',
+  'backup',
+  'block_storage',
+  'object_storage',
+  'ddos_protection',
+  'floating_ip',
+  'vpc',
+] as const;
 export type InvoiceSumField = (typeof INVOICE_SUM_FIELDS)[number];
 
 // Every type an invoice item can have must have a field: this fails to compile otherwise.
@@ -44,27 +54,34 @@ export async function invoiceSum(ctx: Platform, accountId: number, input: Invoic
   const to = toGiven ? timestampOrThrow('to', input.to!) : month.end;
   if (from > to) {
     if (toGiven) throw new Invalid('to', `bad value: ${isoSeconds(to)} is before from (${isoSeconds(from)})`);
-    throw new Invalid('from', `bad value: ${isoSeconds(from)} is after the end of the current month (${isoSeconds(to)}), the default of to`);
+    throw new Invalid(
+      'from',
+      `bad value: ${isoSeconds(from)} is after the end of the current month (${isoSeconds(to)}), the default of to`,
+    );
   }
 
   const before = { from: zeroes(), to: zeroes() };
   // Both reads see one snapshot, so an item closed meanwhile is counted once.
-  const [settled, overlapping] = await readSnapshot(ctx, (trx) => Promise.all([
-    // Items removed by `from` have a final charge that lies wholly before it: the database sums them.
-    trx.selectFrom('invoice_items')
-      .select((eb) => ['resource_type', eb.fn.sum<number>('final_charge_micros').as('total')])
-      .where('account_id', '=', accountId)
-      .where('final_charge_micros', 'is not', null)
-      .where('removed_at', '<=', from)
-      .groupBy('resource_type')
-      .execute(),
-    trx.selectFrom('invoice_items')
-      .select(['resource_type', 'created_at', 'removed_at', 'amount_hr_micros', 'amount_mo_micros', 'prepaid_until'])
-      .where('account_id', '=', accountId)
-      .where('created_at', '<', to)
-      .where((eb) => eb.or([eb('final_charge_micros', 'is', null), eb('removed_at', '>', from)]))
-      .execute(),
-  ]));
+  const [settled, overlapping] = await readSnapshot(ctx, (trx) =>
+    Promise.all([
+      // Items removed by `from` have a final charge that lies wholly before it: the database sums them.
+      trx
+        .selectFrom('invoice_items')
+        .select((eb) => ['resource_type', eb.fn.sum<number>('final_charge_micros').as('total')])
+        .where('account_id', '=', accountId)
+        .where('final_charge_micros', 'is not', null)
+        .where('removed_at', '<=', from)
+        .groupBy('resource_type')
+        .execute(),
+      trx
+        .selectFrom('invoice_items')
+        .select(['resource_type', 'created_at', 'removed_at', 'amount_hr_micros', 'amount_mo_micros', 'prepaid_until'])
+        .where('account_id', '=', accountId)
+        .where('created_at', '<', to)
+        .where((eb) => eb.or([eb('final_charge_micros', 'is', null), eb('removed_at', '>', from)]))
+        .execute(),
+    ]),
+  );
   for (const row of settled) {
     const field = fieldOf(row.resource_type);
     before.from[field] += Number(row.total);
@@ -77,7 +94,8 @@ export async function invoiceSum(ctx: Platform, accountId: number, input: Invoic
   }
 
   const sum = zeroes();
-  for (const field of INVOICE_SUM_FIELDS) sum[field] = toCents(roundToCent(before.to[field]) - roundToCent(before.from[field]));
+  for (const field of INVOICE_SUM_FIELDS)
+    sum[field] = toCents(roundToCent(before.to[field]) - roundToCent(before.from[field]));
   return { ...sum, ts_start: isoSeconds(from), ts_end: isoSeconds(to) };
 }
 
@@ -97,7 +115,11 @@ function isGiven(value: string | null | undefined): value is string {
 
 function timestampOrThrow(field: string, text: string): number {
   const ms = parseTimestamp(text);
-  if (ms === null) throw new Invalid(field, 'bad value: not a timestamp; send e.g. "2026-03-01T00:00:00Z", "2026-03-01", "Sun, 01 Mar 2026 00:00:00 GMT" or Unix seconds');
+  if (ms === null)
+    throw new Invalid(
+      field,
+      'bad value: not a timestamp; send e.g. "2026-03-01T00:00:00Z", "2026-03-01", "Sun, 01 Mar 2026 00:00:00 GMT" or Unix seconds',
+    );
   return ms;
 }
 
@@ -112,7 +134,8 @@ function utc(year: number, monthIndex: number, day = 1, hour = 0, minute = 0, se
 const earliest = utc(1, 0);
 const latest = utc(9999, 11, 31, 23, 59, 59, 999);
 
-const isoPattern = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[T\s](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?)?)?\s*(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/i;
+const isoPattern =
+  /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[T\s](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?)?)?\s*(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 /**
  * Milliseconds of a timestamp, or null. Accepts ISO 8601 (year, month, date, date and time, with
@@ -144,7 +167,14 @@ export function parseTimestamp(input: string): number | null {
 
 function fromIsoParts(match: RegExpExecArray): number | null {
   const [, y, mo = '01', d = '01', h = '00', mi = '00', s = '00', fraction = '', zone = 'Z'] = match;
-  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
   if (day > new Date(utc(year, month, 0)).getUTCDate()) return null;
   let offsetMinutes = 0;
@@ -154,5 +184,8 @@ function fromIsoParts(match: RegExpExecArray): number | null {
     if (Number(oh) > 14 || Number(om) > 59) return null;
     offsetMinutes = (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om));
   }
-  return utc(year, month - 1, day, hour, minute, second, Number(fraction.slice(0, 3).padEnd(3, '0'))) - offsetMinutes * 60_000;
+  return (
+    utc(year, month - 1, day, hour, minute, second, Number(fraction.slice(0, 3).padEnd(3, '0'))) -
+    offsetMinutes * 60_000
+  );
 }

@@ -24,18 +24,39 @@ export interface AccountFinance {
  * item closed in between would be counted in both (or in neither). One row per unfinalised item
  * (the open ones, and any removed without closeInvoiceItems), or one row of nulls when there is none.
  */
-const ledgerRows = prepared<[number], { credits: number; finalised: number } & { [K in keyof MeteredItem]: MeteredItem[K] | null }>(1, (db, accountId) =>
-  db.selectFrom((eb) => eb.selectFrom('transactions')
-    .select((s) => s.fn.coalesce(s.fn.sum<number>('amount_micros'), s.lit(0)).as('credits'))
-    .where('account_id', '=', accountId)
-    .as('t'))
-    .crossJoin((eb) => eb.selectFrom('invoice_items')
-      .select((s) => s.fn.coalesce(s.fn.sum<number>('final_charge_micros'), s.lit(0)).as('finalised'))
-      .where('account_id', '=', accountId)
-      .where('final_charge_micros', 'is not', null)
-      .as('f'))
-    .leftJoin('invoice_items as i', (join) => join.on('i.account_id', '=', accountId).on('i.final_charge_micros', 'is', null))
-    .select(['t.credits', 'f.finalised', 'i.created_at', 'i.removed_at', 'i.amount_hr_micros', 'i.amount_mo_micros', 'i.prepaid_until']));
+const ledgerRows = prepared<
+  [number],
+  { credits: number; finalised: number } & { [K in keyof MeteredItem]: MeteredItem[K] | null }
+>(1, (db, accountId) =>
+  db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('transactions')
+        .select((s) => s.fn.coalesce(s.fn.sum<number>('amount_micros'), s.lit(0)).as('credits'))
+        .where('account_id', '=', accountId)
+        .as('t'),
+    )
+    .crossJoin((eb) =>
+      eb
+        .selectFrom('invoice_items')
+        .select((s) => s.fn.coalesce(s.fn.sum<number>('final_charge_micros'), s.lit(0)).as('finalised'))
+        .where('account_id', '=', accountId)
+        .where('final_charge_micros', 'is not', null)
+        .as('f'),
+    )
+    .leftJoin('invoice_items as i', (join) =>
+      join.on('i.account_id', '=', accountId).on('i.final_charge_micros', 'is', null),
+    )
+    .select([
+      't.credits',
+      'f.finalised',
+      'i.created_at',
+      'i.removed_at',
+      'i.amount_hr_micros',
+      'i.amount_mo_micros',
+      'i.prepaid_until',
+    ]),
+);
 
 export async function accountFinance(ctx: Platform, db: Queryable, accountId: number): Promise<AccountFinance> {
   const now = ctx.clock.now();
@@ -45,7 +66,13 @@ export async function accountFinance(ctx: Platform, db: Queryable, accountId: nu
   let burn = 0;
   for (const row of rows) {
     if (row.created_at === null) continue;
-    const item: MeteredItem = { created_at: row.created_at, removed_at: row.removed_at, amount_hr_micros: row.amount_hr_micros!, amount_mo_micros: row.amount_mo_micros!, prepaid_until: row.prepaid_until };
+    const item: MeteredItem = {
+      created_at: row.created_at,
+      removed_at: row.removed_at,
+      amount_hr_micros: row.amount_hr_micros!,
+      amount_mo_micros: row.amount_mo_micros!,
+      prepaid_until: row.prepaid_until,
+    };
     balance -= chargeOfItem(item, now);
     burn += hourlyBurn(item, now);
   }
@@ -62,22 +89,27 @@ export async function accountFinance(ctx: Platform, db: Queryable, accountId: nu
 export function balanceFloor(db: Kysely<Database>, accountId: number, now: number): RawBuilder<number> {
   // Bound numbers are REAL on SQLite: cast, so the hours below are integer divisions there too.
   const at = sql<number>`cast(${now} as bigint)`;
-  const credits = db.selectFrom('transactions')
+  const credits = db
+    .selectFrom('transactions')
     .select((s) => s.fn.coalesce(s.fn.sum<number>('amount_micros'), s.lit(0)).as('credits'))
     .where('account_id', '=', accountId);
   // A final charge as stored; an unfinalised item's every hour begun by now (metering's
   // startedHours without removal): ⌊(now − created_at) / 1 h⌋ + 1 once created. One pass over the items.
-  const charged = db.selectFrom('invoice_items')
-    .select(sql<number>`coalesce(sum(case
+  const charged = db
+    .selectFrom('invoice_items')
+    .select(
+      sql<number>`coalesce(sum(case
       when final_charge_micros is not null then final_charge_micros
       when created_at <= ${at} then ((${at} - created_at) / ${sql.lit(HOUR_MS)} + 1) * amount_hr_micros
-      else 0 end), 0)`.as('charged'))
+      else 0 end), 0)`.as('charged'),
+    )
     .where('account_id', '=', accountId);
   return sql<number>`${credits} - ${charged}`;
 }
 
 const balanceFloorRow = prepared<[number, number], { balance_floor: number }>(2, (db, accountId, now) =>
-  db.selectNoFrom(balanceFloor(db, accountId, now).as('balance_floor')));
+  db.selectNoFrom(balanceFloor(db, accountId, now).as('balance_floor')),
+);
 
 /** The account's balance floor (see balanceFloor) now, in micro-dollars. */
 export async function accountBalanceFloor(ctx: Platform, db: Queryable, accountId: number): Promise<number> {

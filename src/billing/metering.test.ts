@@ -3,7 +3,16 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chargeBetween, chargeOfItem, HOUR_MS, hourlyBurn, monthBounds, prepaidHours, startedHours, type MeteredItem } from './metering.ts';
+import {
+  chargeBetween,
+  chargeOfItem,
+  HOUR_MS,
+  hourlyBurn,
+  monthBounds,
+  prepaidHours,
+  startedHours,
+  type MeteredItem,
+} from './metering.ts';
 
 const MINUTE = 60_000;
 const DAY = 24 * HOUR_MS;
@@ -12,7 +21,14 @@ const april = Date.UTC(2026, 3, 1); // 30 days: 720 hours
 
 /** $5.00 a month at the catalog's rate: ⌈5 000 000 / 730⌉ = 6850 micros an hour. */
 function item(overrides: Partial<MeteredItem> = {}): MeteredItem {
-  return { created_at: march, removed_at: null, amount_hr_micros: 6850, amount_mo_micros: 5_000_000, prepaid_until: null, ...overrides };
+  return {
+    created_at: march,
+    removed_at: null,
+    amount_hr_micros: 6850,
+    amount_mo_micros: 5_000_000,
+    prepaid_until: null,
+    ...overrides,
+  };
 }
 
 describe('started hours', () => {
@@ -29,7 +45,10 @@ describe('started hours', () => {
     const created = march + 10 * MINUTE;
     assert.equal(startedHours(item({ created_at: created, removed_at: created + 90 * MINUTE }), created + 10 * DAY), 2);
     assert.equal(startedHours(item({ created_at: created, removed_at: created + 2 * HOUR_MS }), created + 10 * DAY), 2);
-    assert.equal(startedHours(item({ created_at: created, removed_at: created + 2 * HOUR_MS + 1 }), created + 10 * DAY), 3);
+    assert.equal(
+      startedHours(item({ created_at: created, removed_at: created + 2 * HOUR_MS + 1 }), created + 10 * DAY),
+      3,
+    );
     assert.equal(startedHours(item({ created_at: created, removed_at: created }), created + 10 * DAY), 0);
   });
 });
@@ -74,12 +93,20 @@ describe('charges', () => {
   });
 
   test('is additive over adjacent intervals, whatever the cut points', () => {
-    const it = item({ created_at: march + 7 * MINUTE, removed_at: april + 20 * DAY + 3 * MINUTE, prepaid_until: march + 7 * MINUTE + 50 * HOUR_MS });
+    const it = item({
+      created_at: march + 7 * MINUTE,
+      removed_at: april + 20 * DAY + 3 * MINUTE,
+      prepaid_until: march + 7 * MINUTE + 50 * HOUR_MS,
+    });
     const now = april + 40 * DAY;
     const whole = chargeBetween(it, march - DAY, now, now);
     assert.equal(whole, chargeOfItem(it, now));
     for (const cut of [march + 3 * HOUR_MS + 1, march + 20 * DAY + 17 * MINUTE, april - 1, april, april + 13 * DAY]) {
-      assert.equal(chargeBetween(it, march - DAY, cut, now) + chargeBetween(it, cut, now, now), whole, `cut at ${new Date(cut).toISOString()}`);
+      assert.equal(
+        chargeBetween(it, march - DAY, cut, now) + chargeBetween(it, cut, now, now),
+        whole,
+        `cut at ${new Date(cut).toISOString()}`,
+      );
     }
   });
 
@@ -122,8 +149,14 @@ describe('prepaid (commit) hours', () => {
 
 describe('calendar months', () => {
   test('are UTC months, including leap years and year ends', () => {
-    assert.deepEqual(monthBounds(Date.UTC(2028, 1, 29, 23, 59)), { start: Date.UTC(2028, 1, 1), end: Date.UTC(2028, 2, 1) });
-    assert.deepEqual(monthBounds(Date.UTC(2026, 11, 31, 23, 59, 59, 999)), { start: Date.UTC(2026, 11, 1), end: Date.UTC(2027, 0, 1) });
+    assert.deepEqual(monthBounds(Date.UTC(2028, 1, 29, 23, 59)), {
+      start: Date.UTC(2028, 1, 1),
+      end: Date.UTC(2028, 2, 1),
+    });
+    assert.deepEqual(monthBounds(Date.UTC(2026, 11, 31, 23, 59, 59, 999)), {
+      start: Date.UTC(2026, 11, 1),
+      end: Date.UTC(2027, 0, 1),
+    });
   });
 
   test('a long-lived item is capped in each month separately', () => {

@@ -65,7 +65,7 @@ export function chargeBetween(item: MeteredItem, from: number, to: number, now: 
   const last = Math.min(started, hoursBeginningBefore(item, to));
   let total = 0;
   // Walk the calendar months the hours [first, last) begin in; the cap applies to each.
-  for (let hour = first; hour < last;) {
+  for (let hour = first; hour < last; ) {
     const { start, end } = monthBounds(item.created_at + hour * HOUR_MS);
     const firstOfMonth = hoursBeginningBefore(item, start);
     const sliceEnd = Math.min(last, hoursBeginningBefore(item, end));

@@ -122,7 +122,9 @@ async function checkBalance(): Promise<void> {
   const info = await call('GET', '/v1.3/account/info');
   const balance = credits - commitCharge - charged(at);
   assert.equal(info.balance, cents(balance) / 100, `balance at ${iso(at)}`);
-  const burn = items.filter((item) => item.removed === null && usage(item, at) > item.prepaidHours).reduce((sum, item) => sum + item.hr, 0);
+  const burn = items
+    .filter((item) => item.removed === null && usage(item, at) > item.prepaidHours)
+    .reduce((sum, item) => sum + item.hr, 0);
   assert.equal(info.billing.usage, burn / 1e6);
   assert.equal(info.billing.secondsdue, burn > 0 ? Math.floor((balance * 3600) / burn) : null);
 }
@@ -139,16 +141,40 @@ before(async () => {
   nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 2, 1);
   await moveTo(monthStart + 10 * MINUTE);
 });
-after(async () => { await server.close(); });
+after(async () => {
+  await server.close();
+});
 
 describe('a month of billing', () => {
   test('credit, then two servers (one with backups, one with a licence, DDoS protection and 24 hours paid up front)', async () => {
     account = await createAccount(server, { credit: 100 });
     assert.equal((await server.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: '20.00' })).status, 201);
-    serverA = await call('POST', '/v1.3/server/create', { hostname: 'a.example.com', label: 'a', region: 101, image: 1001, plan: 1, auto_backups: true }, 201);
+    serverA = await call(
+      'POST',
+      '/v1.3/server/create',
+      { hostname: 'a.example.com', label: 'a', region: 101, image: 1001, plan: 1, auto_backups: true },
+      201,
+    );
     planOneItems = [open('server', PLAN_1), open('backup', BACKUPS_1)];
-    await call('POST', '/v1.3/server/create', { hostname: 'b.example.com', label: 'b', region: 101, image: 1101, plan: 2, ddos_protection: true, commit: COMMIT_HOURS }, 201);
-    serverBItems = [open('server', PLAN_2, COMMIT_HOURS), open('license', WINDOWS_LICENCE, COMMIT_HOURS), open('ddos_protection', DDOS, COMMIT_HOURS)];
+    await call(
+      'POST',
+      '/v1.3/server/create',
+      {
+        hostname: 'b.example.com',
+        label: 'b',
+        region: 101,
+        image: 1101,
+        plan: 2,
+        ddos_protection: true,
+        commit: COMMIT_HOURS,
+      },
+      201,
+    );
+    serverBItems = [
+      open('server', PLAN_2, COMMIT_HOURS),
+      open('license', WINDOWS_LICENCE, COMMIT_HOURS),
+      open('ddos_protection', DDOS, COMMIT_HOURS),
+    ];
     await moveTo(at + 5 * MINUTE);
     await checkBalance();
   });
@@ -170,7 +196,7 @@ describe('a month of billing', () => {
     await checkBalance();
   });
 
-  test('a resize closes the plan\'s items and opens them at the new price', async () => {
+  test("a resize closes the plan's items and opens them at the new price", async () => {
     await moveTo(monthStart + 30 * MINUTE + 5 * DAY);
     await call('POST', '/v1.3/server/resize', { server_id: serverA.id, plan_id: 2 }, 202);
     for (const item of planOneItems) item.removed = at;
@@ -181,9 +207,16 @@ describe('a month of billing', () => {
 
   test('a snapshot, billed by its size', async () => {
     await moveTo(monthStart + 20 * MINUTE + 7 * DAY);
-    const created = await call('POST', '/v1.3/snapshot/create', { name: 'before upgrade', server_id: serverA.uuid }, 201);
+    const created = await call(
+      'POST',
+      '/v1.3/snapshot/create',
+      { name: 'before upgrade', server_id: serverA.uuid },
+      201,
+    );
     snapshotUuid = created.snapshot_id;
-    const listed = (await call('GET', '/v1.3/snapshot/list')).snapshots.find((s: { uuid: string }) => s.uuid === snapshotUuid);
+    const listed = (await call('GET', '/v1.3/snapshot/list')).snapshots.find(
+      (s: { uuid: string }) => s.uuid === snapshotUuid,
+    );
     assert.ok(listed.size_gb >= 1);
     open('snapshot', snapshotPrice(listed.size_gb));
     await moveTo(at + 5 * MINUTE);
@@ -213,7 +246,11 @@ describe('a month of billing', () => {
 
     const list = await call('GET', '/v1.3/invoice/list');
     assert.equal(list.meta.total, items.length);
-    const shown = list.invoices.map((item: Record<string, unknown>) => ({ ...item, ts_created: undefined, ts_removed: undefined }));
+    const shown = list.invoices.map((item: Record<string, unknown>) => ({
+      ...item,
+      ts_created: undefined,
+      ts_removed: undefined,
+    }));
     const expected = [...items].reverse().map((item) => ({
       active: item.removed === null ? 1 : 0,
       amount_hr: item.hr / 1e6,
@@ -236,15 +273,28 @@ describe('a month of billing', () => {
 
     const transactions = await call('GET', '/v1.3/transaction/list');
     assert.deepEqual(transactions.meta, { total: 3 });
-    assert.deepEqual(transactions.transactions.map((t: { ptype: string; amount: number }) => [t.ptype, t.amount]), [
-      ['commit', -cents(commitCharge) / 100],
-      ['operator', 20],
-      ['operator', 100],
-    ]);
+    assert.deepEqual(
+      transactions.transactions.map((t: { ptype: string; amount: number }) => [t.ptype, t.amount]),
+      [
+        ['commit', -cents(commitCharge) / 100],
+        ['operator', 20],
+        ['operator', 100],
+      ],
+    );
   });
 
   test('invoice sums: each sub-interval exact to the cent, and they add up to the month', async () => {
-    const fields = ['server', 'license', 'snapshot', 'backup', 'block_storage', 'object_storage', 'ddos_protection', 'floating_ip', 'vpc'] as const;
+    const fields = [
+      'server',
+      'license',
+      'snapshot',
+      'backup',
+      'block_storage',
+      'object_storage',
+      'ddos_protection',
+      'floating_ip',
+      'vpc',
+    ] as const;
     type Sum = Record<(typeof fields)[number], number> & { ts_start: string; ts_end: string };
     const expectedSum = (from: number, to: number): Sum => {
       const sum = { ts_start: iso(from), ts_end: iso(to) } as Sum;
@@ -256,7 +306,13 @@ describe('a month of billing', () => {
       }
       return sum;
     };
-    const cuts = [monthStart, monthStart + 3 * DAY + 15 * MINUTE, monthStart + 10 * DAY + 15 * MINUTE, monthStart + 22 * DAY + 15 * MINUTE, nextMonth];
+    const cuts = [
+      monthStart,
+      monthStart + 3 * DAY + 15 * MINUTE,
+      monthStart + 10 * DAY + 15 * MINUTE,
+      monthStart + 22 * DAY + 15 * MINUTE,
+      nextMonth,
+    ];
     const parts: Sum[] = [];
     for (let i = 0; i + 1 < cuts.length; i++) {
       const result = await call('POST', '/v1.3/invoice/sum', { from: iso(cuts[i]!), to: iso(cuts[i + 1]!) });
@@ -266,9 +322,14 @@ describe('a month of billing', () => {
     const month = await call('POST', '/v1.3/invoice/sum', { from: iso(monthStart), to: iso(nextMonth) });
     assert.deepEqual(month, expectedSum(monthStart, nextMonth));
     for (const field of fields) {
-      assert.equal(parts.reduce((total, part) => total + Math.round(part[field] * 100), 0), Math.round(month[field] * 100), field);
+      assert.equal(
+        parts.reduce((total, part) => total + Math.round(part[field] * 100), 0),
+        Math.round(month[field] * 100),
+        field,
+      );
     }
-    for (const field of ['server', 'license', 'snapshot', 'backup', 'ddos_protection', 'floating_ip'] as const) assert.ok(month[field] > 0, field);
+    for (const field of ['server', 'license', 'snapshot', 'backup', 'ddos_protection', 'floating_ip'] as const)
+      assert.ok(month[field] > 0, field);
 
     // With no body, the sum covers the clock's current month: the new one, the second server only.
     const current = await call('POST', '/v1.3/invoice/sum', {});
@@ -280,6 +341,9 @@ describe('a month of billing', () => {
     const all = await call('POST', '/v1.3/invoice/sum', { from: '2000-01-01', to: iso(at + 1000) });
     const spent = fields.reduce((total, field) => total + Math.round(all[field] * 100), 0);
     assert.equal(Math.round(info.balance * 100), cents(credits - commitCharge - charged(at)));
-    assert.ok(Math.abs(12_000 - cents(commitCharge) - spent - Math.round(info.balance * 100)) <= fields.length, 'sums and balance agree within rounding');
+    assert.ok(
+      Math.abs(12_000 - cents(commitCharge) - spent - Math.round(info.balance * 100)) <= fields.length,
+      'sums and balance agree within rounding',
+    );
   });
 });

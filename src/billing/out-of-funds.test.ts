@@ -15,8 +15,12 @@ const HOUR = 3600;
 const silent = { info() {}, warn() {}, error() {} };
 
 let server: TestServer;
-before(async () => { server = await startTestServer(); });
-after(async () => { await server.close(); });
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server.close();
+});
 
 /** Everything the ledger holds for the account, as the API shows it. */
 async function ledger(account: TestAccount) {
@@ -64,14 +68,26 @@ describe('out of funds', () => {
     // The first round races: two sweeps on this instance and, on PostgreSQL, two more instances.
     const others = testDb === 'postgres' ? await Promise.all([secondInstance(), secondInstance()]) : [];
     try {
-      const reports = await Promise.all([sweepOutOfFunds(ctx), sweepOutOfFunds(ctx), ...others.map((other) => sweepOutOfFunds(other.ctx))]);
-      assert.deepEqual(reports.flatMap((r) => r.suspended), [account.id], 'exactly one sweeper marks the account');
-      assert.equal(reports.reduce((sum, r) => sum + r.serversStopped, 0), 1);
+      const reports = await Promise.all([
+        sweepOutOfFunds(ctx),
+        sweepOutOfFunds(ctx),
+        ...others.map((other) => sweepOutOfFunds(other.ctx)),
+      ]);
+      assert.deepEqual(
+        reports.flatMap((r) => r.suspended),
+        [account.id],
+        'exactly one sweeper marks the account',
+      );
+      assert.equal(
+        reports.reduce((sum, r) => sum + r.serversStopped, 0),
+        1,
+      );
     } finally {
       await Promise.all(others.map((other) => other.close()));
     }
     // Then two more rounds, one after the other.
-    for (let i = 0; i < 2; i++) assert.deepEqual(await sweepOutOfFunds(ctx), { suspended: [], lifted: [], serversStopped: 0 });
+    for (let i = 0; i < 2; i++)
+      assert.deepEqual(await sweepOutOfFunds(ctx), { suspended: [], lifted: [], serversStopped: 0 });
 
     assert.deepEqual(await ledger(account), before);
     const mails = await outOfFundsMails(account);
@@ -105,7 +121,10 @@ describe('out of funds', () => {
       assert.match(result.body.errors.reason, /not enough funds/);
     }
 
-    const started = await server.request('PATCH', '/v1.3/server/start', { token: account.token, body: { server_id: created.id } });
+    const started = await server.request('PATCH', '/v1.3/server/start', {
+      token: account.token,
+      body: { server_id: created.id },
+    });
     if (started.status === 202) {
       await server.advance(120);
       await sweepOutOfFunds(ctx);
@@ -129,9 +148,15 @@ describe('out of funds', () => {
     assert.deepEqual(report.lifted, [], 'the credit itself lifted the mark');
     assert.deepEqual(report.suspended, []);
     assert.equal((await serverInfo(server, account.token, created.id)).power, 'stopped');
-    const ip = await server.request('POST', '/v1.3/floating_ip/create', { token: account.token, body: { region_id: 101, ip_version: 4 } });
+    const ip = await server.request('POST', '/v1.3/floating_ip/create', {
+      token: account.token,
+      body: { region_id: 101, ip_version: 4 },
+    });
     assert.equal(ip.status, 201, JSON.stringify(ip.body));
-    const start = await server.request('PATCH', '/v1.3/server/start', { token: account.token, body: { server_id: created.id } });
+    const start = await server.request('PATCH', '/v1.3/server/start', {
+      token: account.token,
+      body: { server_id: created.id },
+    });
     assert.equal(start.status, 202);
     await server.advance(120);
     await sweepOutOfFunds(ctx);

@@ -34,14 +34,26 @@ export async function sweepOutOfFunds(ctx: Platform): Promise<FundsSweepReport> 
   const marked = await ctx.db.selectFrom('account_funds').select('account_id').execute();
   for (const { account_id: accountId } of marked) {
     const { balanceMicros } = await accountFinance(ctx, ctx.db, accountId);
-    if (balanceMicros > 0 && await ctx.db.transaction().execute((trx) => liftIfFunded(ctx, trx, accountId))) report.lifted.push(accountId);
+    if (balanceMicros > 0 && (await ctx.db.transaction().execute((trx) => liftIfFunded(ctx, trx, accountId))))
+      report.lifted.push(accountId);
   }
 
   // Accounts being billed that are not marked yet: the only ones whose balance can reach zero.
-  const billed = await ctx.db.selectFrom('invoice_items')
-    .select('account_id').distinct()
+  const billed = await ctx.db
+    .selectFrom('invoice_items')
+    .select('account_id')
+    .distinct()
     .where('removed_at', 'is', null)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('account_funds').select('account_funds.account_id').whereRef('account_funds.account_id', '=', 'invoice_items.account_id'))))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('account_funds')
+            .select('account_funds.account_id')
+            .whereRef('account_funds.account_id', '=', 'invoice_items.account_id'),
+        ),
+      ),
+    )
     .execute();
   for (const { account_id: accountId } of billed) {
     const { balanceMicros } = await accountFinance(ctx, ctx.db, accountId);
@@ -67,13 +79,19 @@ async function suspend(ctx: Platform, trx: Tx, accountId: number): Promise<numbe
   if (balanceMicros > 0) return null;
   const now = ctx.clock.now();
   // Only the sweeper whose insert lands goes on to stop servers and mail.
-  const won = await trx.insertInto('account_funds').values({ account_id: accountId, out_of_funds_since: now })
+  const won = await trx
+    .insertInto('account_funds')
+    .values({ account_id: accountId, out_of_funds_since: now })
     .onConflict((oc) => oc.column('account_id').doNothing())
     .returning('account_id')
     .executeTakeFirst();
   if (!won) return null;
   const stopped = await stopRunningServers(ctx, trx, accountId);
-  const account = await trx.selectFrom('accounts').select(['email', 'firstname']).where('id', '=', accountId).executeTakeFirstOrThrow();
+  const account = await trx
+    .selectFrom('accounts')
+    .select(['email', 'firstname'])
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
   await queueMail(ctx, trx, {
     to: account.email,
     subject: 'Your Nubis balance has run out',
@@ -81,7 +99,9 @@ async function suspend(ctx: Platform, trx: Tx, accountId: number): Promise<numbe
       `Hello ${account.firstname},`,
       '',
       `The balance of your account reached zero at ${isoSeconds(now)}; it is now ${formatMoney(balanceMicros)} USD.`,
-      stopped > 0 ? `We powered off your ${stopped} running server${stopped === 1 ? '' : 's'}.` : 'You had no running servers to power off.',
+      stopped > 0
+        ? `We powered off your ${stopped} running server${stopped === 1 ? '' : 's'}.`
+        : 'You had no running servers to power off.',
       '',
       'Your servers, snapshots and addresses are kept and are still billed until you remove them.',
       'New servers, resizes, snapshots, floating IPs and VPCs are refused until the balance is above zero again.',
@@ -97,7 +117,11 @@ async function suspend(ctx: Platform, trx: Tx, accountId: number): Promise<numbe
  */
 export async function liftIfFunded(ctx: Platform, trx: Tx, accountId: number): Promise<boolean> {
   await lockAccount(ctx, trx, accountId);
-  const marked = await trx.selectFrom('account_funds').select('account_id').where('account_id', '=', accountId).executeTakeFirst();
+  const marked = await trx
+    .selectFrom('account_funds')
+    .select('account_id')
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   if (!marked) return false;
   const { balanceMicros } = await accountFinance(ctx, trx, accountId);
   if (balanceMicros <= 0) return false;
@@ -113,20 +137,25 @@ export async function liftIfFunded(ctx: Platform, trx: Tx, accountId: number): P
  */
 async function stopRunningServers(ctx: Platform, trx: Tx, accountId: number | null): Promise<number> {
   let query = trx.selectFrom('servers').selectAll().where('power', '=', 'running');
-  query = accountId === null
-    ? query.where('account_id', 'in', (eb) => eb.selectFrom('account_funds').select('account_funds.account_id'))
-    : query.where('account_id', '=', accountId);
+  query =
+    accountId === null
+      ? query.where('account_id', 'in', (eb) => eb.selectFrom('account_funds').select('account_funds.account_id'))
+      : query.where('account_id', '=', accountId);
   if (ctx.dialect === 'postgres') query = query.forUpdate().skipLocked();
   let stopped = 0;
   for (const server of await query.execute()) {
     try {
       await ctx.compute.stop(machineOf(ctx, server));
     } catch (error) {
-      ctx.log.error({ server: server.uuid, err: error }, 'out of funds: the compute driver could not stop the server; next round retries');
+      ctx.log.error(
+        { server: server.uuid, err: error },
+        'out of funds: the compute driver could not stop the server; next round retries',
+      );
       continue;
     }
     const now = ctx.clock.now();
-    const result = await trx.updateTable('servers')
+    const result = await trx
+      .updateTable('servers')
       .set({ power: 'stopped', action: null, action_until: null, updated_at: now })
       .where('id', '=', server.id)
       .where('power', '=', 'running')

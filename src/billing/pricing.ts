@@ -22,33 +22,69 @@ export const SNAPSHOT_GB_MONTHLY_MICROS = 50_000;
 
 const hourly = (monthly: number) => Math.ceil(monthly / HOURS_PER_MONTH);
 
-export function serverItems(options: { plan: Plan; image: Image; backups: boolean; ddosProtection: boolean; name: string }): PricedItem[] {
+export function serverItems(options: {
+  plan: Plan;
+  image: Image;
+  backups: boolean;
+  ddosProtection: boolean;
+  name: string;
+}): PricedItem[] {
   const { plan, image } = options;
   const items: PricedItem[] = [
-    { resourceType: 'server', description: `${options.name} (${plan.name})`, amountHrMicros: planHourlyMicros(plan), amountMoMicros: plan.price_monthly_micros },
+    {
+      resourceType: 'server',
+      description: `${options.name} (${plan.name})`,
+      amountHrMicros: planHourlyMicros(plan),
+      amountMoMicros: plan.price_monthly_micros,
+    },
   ];
   if (image.hourly_cost_micros > 0) {
-    items.push({ resourceType: 'license', description: `${image.name} licence`, amountHrMicros: image.hourly_cost_micros, amountMoMicros: image.hourly_cost_micros * HOURS_PER_MONTH });
+    items.push({
+      resourceType: 'license',
+      description: `${image.name} licence`,
+      amountHrMicros: image.hourly_cost_micros,
+      amountMoMicros: image.hourly_cost_micros * HOURS_PER_MONTH,
+    });
   }
   if (options.backups) items.push(backupItem(plan, options.name));
   if (options.ddosProtection) {
-    items.push({ resourceType: 'ddos_protection', description: `${options.name} DDoS protection`, amountHrMicros: hourly(DDOS_PROTECTION_MONTHLY_MICROS), amountMoMicros: DDOS_PROTECTION_MONTHLY_MICROS });
+    items.push({
+      resourceType: 'ddos_protection',
+      description: `${options.name} DDoS protection`,
+      amountHrMicros: hourly(DDOS_PROTECTION_MONTHLY_MICROS),
+      amountMoMicros: DDOS_PROTECTION_MONTHLY_MICROS,
+    });
   }
   return items;
 }
 
 export function backupItem(plan: Plan, name: string): PricedItem {
   const monthly = Math.round((plan.price_monthly_micros * BACKUP_PRICE_PERCENT) / 100);
-  return { resourceType: 'backup', description: `${name} automatic backups`, amountHrMicros: hourly(monthly), amountMoMicros: monthly };
+  return {
+    resourceType: 'backup',
+    description: `${name} automatic backups`,
+    amountHrMicros: hourly(monthly),
+    amountMoMicros: monthly,
+  };
 }
 
 export function snapshotItem(sizeGb: number, name: string): PricedItem {
   const monthly = sizeGb * SNAPSHOT_GB_MONTHLY_MICROS;
-  return { resourceType: 'snapshot', description: `snapshot ${name} (${sizeGb} GB)`, amountHrMicros: hourly(monthly), amountMoMicros: monthly };
+  return {
+    resourceType: 'snapshot',
+    description: `snapshot ${name} (${sizeGb} GB)`,
+    amountHrMicros: hourly(monthly),
+    amountMoMicros: monthly,
+  };
 }
 
 export function floatingIpItem(address: string): PricedItem {
-  return { resourceType: 'floating_ip', description: `floating IP ${address}`, amountHrMicros: hourly(FLOATING_IP_MONTHLY_MICROS), amountMoMicros: FLOATING_IP_MONTHLY_MICROS };
+  return {
+    resourceType: 'floating_ip',
+    description: `floating IP ${address}`,
+    amountHrMicros: hourly(FLOATING_IP_MONTHLY_MICROS),
+    amountMoMicros: FLOATING_IP_MONTHLY_MICROS,
+  };
 }
 
 /** Cost of the first hour of a set of items: what the balance must cover to create them. */

@@ -7,6 +7,7 @@ import type { Platform } from '../platform/context.ts';
 
 export function readSnapshot<T>(ctx: Platform, read: (trx: Tx) => Promise<T>): Promise<T> {
   let transaction = ctx.db.transaction();
-  if (ctx.dialect === 'postgres') transaction = transaction.setIsolationLevel('repeatable read').setAccessMode('read only');
+  if (ctx.dialect === 'postgres')
+    transaction = transaction.setIsolationLevel('repeatable read').setAccessMode('read only');
   return transaction.execute(read);
 }

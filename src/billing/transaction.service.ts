@@ -41,20 +41,28 @@ export function rowToTransaction(row: TransactionRow): Transaction {
  * account above zero lifts its mark in the same transaction. Runs in the caller's transaction
  * when given one (a commit charge at server create), else in its own.
  */
-export async function recordTransaction(ctx: Platform, db: Queryable, entry: { accountId: number; amountMicros: number; ptype: string; note?: string | null }): Promise<Transaction> {
+export async function recordTransaction(
+  ctx: Platform,
+  db: Queryable,
+  entry: { accountId: number; amountMicros: number; ptype: string; note?: string | null },
+): Promise<Transaction> {
   const write = async (trx: Tx): Promise<Transaction> => {
     const now = ctx.clock.now();
-    const row = await trx.insertInto('transactions').values({
-      account_id: entry.accountId,
-      ptype: entry.ptype,
-      pstatus: 'completed',
-      amount_micros: entry.amountMicros,
-      fee_micros: 0,
-      taxrate_bp: 0,
-      note: entry.note ?? null,
-      created_at: now,
-      updated_at: now,
-    }).returningAll().executeTakeFirstOrThrow();
+    const row = await trx
+      .insertInto('transactions')
+      .values({
+        account_id: entry.accountId,
+        ptype: entry.ptype,
+        pstatus: 'completed',
+        amount_micros: entry.amountMicros,
+        fee_micros: 0,
+        taxrate_bp: 0,
+        note: entry.note ?? null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
     if (entry.amountMicros > 0) await liftIfFunded(ctx, trx, entry.accountId);
     return rowToTransaction(row);
   };
@@ -62,10 +70,25 @@ export async function recordTransaction(ctx: Platform, db: Queryable, entry: { a
   return db.isTransaction ? write(db as Tx) : ctx.db.transaction().execute(write);
 }
 
-export async function listTransactions(ctx: Platform, accountId: number): Promise<{ transactions: Transaction[]; meta: { total: number } }> {
-  const [rows, total] = await readSnapshot(ctx, (trx) => Promise.all([
-    trx.selectFrom('transactions').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc').limit(100).execute(),
-    trx.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('count')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
-  ]));
+export async function listTransactions(
+  ctx: Platform,
+  accountId: number,
+): Promise<{ transactions: Transaction[]; meta: { total: number } }> {
+  const [rows, total] = await readSnapshot(ctx, (trx) =>
+    Promise.all([
+      trx
+        .selectFrom('transactions')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .orderBy('id', 'desc')
+        .limit(100)
+        .execute(),
+      trx
+        .selectFrom('transactions')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow(),
+    ]),
+  );
   return { transactions: rows.map(rowToTransaction), meta: { total: Number(total.count) } };
 }

@@ -13,7 +13,8 @@ test('the shipped catalog is valid, with regions on several continents and IPv4 
   const catalog = loadCatalog(null, 0);
   assert.ok(catalog.regions.size >= 8);
   for (const region of catalog.regions.values()) {
-    for (const cidr of region.pools.v4) assert.match(cidr, /^(192\.0\.2|198\.51\.100|203\.0\.113)\.\d+\/(2[4-9]|30)$/, `${region.id} ${cidr}`);
+    for (const cidr of region.pools.v4)
+      assert.match(cidr, /^(192\.0\.2|198\.51\.100|203\.0\.113)\.\d+\/(2[4-9]|30)$/, `${region.id} ${cidr}`);
     assert.equal(region.pools.v6, `2001:db8:${region.id}::/48`);
   }
   assert.equal(catalog.regions.get(101)!.removal_hold_hours, 0);
@@ -53,5 +54,6 @@ test('rules beyond the schema: unique ids, known regions, data-centre ids, pools
     'regions[2].pools.v4[0]: 203.0.113.5/26 has host bits set; write its network address',
     'regions[3].pools.v6: 2001:db8:101::/48 is also the pool of regions[0]',
     'regions[4].id: 300 must end in a data-centre id 01-99',
-  ]) assert.ok(problems.includes(expected), `${expected}\nin ${problems.join('\n')}`);
+  ])
+    assert.ok(problems.includes(expected), `${expected}\nin ${problems.join('\n')}`);
 });

@@ -8,7 +8,14 @@ import { fileURLToPath } from 'node:url';
 import { Value } from 'typebox/value';
 import { ConfigError } from '../config.ts';
 import { parseMoney } from '../platform/money.ts';
-import { CatalogFileSchema, type Catalog, type CatalogFile, type Image, type Plan, type Region } from './catalog.types.ts';
+import {
+  CatalogFileSchema,
+  type Catalog,
+  type CatalogFile,
+  type Image,
+  type Plan,
+  type Region,
+} from './catalog.types.ts';
 
 export const shippedCatalogFile = fileURLToPath(new URL('./catalog.json', import.meta.url));
 
@@ -19,7 +26,13 @@ export class CatalogError extends ConfigError {
 
 /** `/regions/2/features/smtp` → `regions[2].features.smtp` */
 function jsonPath(instancePath: string): string {
-  return instancePath.split('/').filter(Boolean).map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : (i ? '.' : '') + part)).join('') || '(root)';
+  return (
+    instancePath
+      .split('/')
+      .filter(Boolean)
+      .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : (i ? '.' : '') + part))
+      .join('') || '(root)'
+  );
 }
 
 export function loadCatalog(file: string | null, now: number): Catalog {
@@ -33,12 +46,24 @@ export function loadCatalog(file: string | null, now: number): Catalog {
   const problems = checkCatalog(raw);
   if (problems.length) {
     const shown = problems.slice(0, 3).join('; ');
-    throw new CatalogError(`${source} is not a valid catalog: ${shown}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ''}`);
+    throw new CatalogError(
+      `${source} is not a valid catalog: ${shown}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ''}`,
+    );
   }
   const parsed = raw as CatalogFile;
   const regions = new Map<number, Region>(parsed.regions.map((region) => [region.id, region]));
-  const images = new Map<number, Image>(parsed.images.map(({ hourly_cost, ...image }) => [image.id, { ...image, hourly_cost_micros: parseMoney(hourly_cost) }]));
-  const plans = new Map<number, Plan>(parsed.plans.map(({ price_monthly, ...plan }) => [plan.id, { ...plan, price_monthly_micros: parseMoney(price_monthly) }]));
+  const images = new Map<number, Image>(
+    parsed.images.map(({ hourly_cost, ...image }) => [
+      image.id,
+      { ...image, hourly_cost_micros: parseMoney(hourly_cost) },
+    ]),
+  );
+  const plans = new Map<number, Plan>(
+    parsed.plans.map(({ price_monthly, ...plan }) => [
+      plan.id,
+      { ...plan, price_monthly_micros: parseMoney(price_monthly) },
+    ]),
+  );
   return { regions, images, plans, loadedAt: now };
 }
 
@@ -54,7 +79,10 @@ export function checkCatalog(raw: unknown): string[] {
       const path = jsonPath(error.instancePath);
       if (seen.has(path)) continue;
       seen.add(path);
-      const extra = error.keyword === 'additionalProperties' ? ` (${(error.params as { additionalProperties?: string[] }).additionalProperties?.join(', ')})` : '';
+      const extra =
+        error.keyword === 'additionalProperties'
+          ? ` (${(error.params as { additionalProperties?: string[] }).additionalProperties?.join(', ')})`
+          : '';
       problems.push(`${path}: ${error.message}${extra}`);
     }
     return problems;
@@ -129,7 +157,10 @@ function expandV6Head(prefix: string): string {
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Finds an entry by integer id, numeric string or uuid. */
-export function findIn<T extends { id: number; uuid: string }>(entries: Map<number, T>, ref: string | number): T | undefined {
+export function findIn<T extends { id: number; uuid: string }>(
+  entries: Map<number, T>,
+  ref: string | number,
+): T | undefined {
   if (typeof ref === 'number' || /^\d+$/.test(ref)) return entries.get(Number(ref));
   if (!uuidPattern.test(ref)) return undefined;
   const wanted = ref.toLowerCase();

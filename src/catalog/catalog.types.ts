@@ -5,91 +5,135 @@
 
 import { Type, type Static } from 'typebox';
 
-export const continents = ['north-america', 'south-america', 'middle-east', 'australia', 'europe', 'africa', 'asia'] as const;
+export const continents = [
+  'north-america',
+  'south-america',
+  'middle-east',
+  'australia',
+  'europe',
+  'africa',
+  'asia',
+] as const;
 export type Continent = (typeof continents)[number];
 
-const Uuid = Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', description: 'lower-case 36-character uuid' });
-const Price = Type.String({ pattern: '^\\d{1,9}(\\.\\d{1,6})?$', description: 'USD as a decimal string, up to 6 decimals' });
+const Uuid = Type.String({
+  pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+  description: 'lower-case 36-character uuid',
+});
+const Price = Type.String({
+  pattern: '^\\d{1,9}(\\.\\d{1,6})?$',
+  description: 'USD as a decimal string, up to 6 decimals',
+});
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 
-export const RegionFeaturesSchema = Type.Object({
-  virtual_private_cloud: Type.Boolean(),
-  private_networking: Type.Boolean(),
-  ddos_protection: Type.Boolean(),
-  block_storage: Type.Boolean(),
-  object_storage: Type.Boolean(),
-  floating_ip: Type.Boolean(),
-  ipv6: Type.Boolean(),
-  backups: Type.Boolean(),
-  instances: Type.Boolean(),
-  custom_iso: Type.Boolean(),
-  smtp: Type.Boolean(),
-}, { additionalProperties: false });
+export const RegionFeaturesSchema = Type.Object(
+  {
+    virtual_private_cloud: Type.Boolean(),
+    private_networking: Type.Boolean(),
+    ddos_protection: Type.Boolean(),
+    block_storage: Type.Boolean(),
+    object_storage: Type.Boolean(),
+    floating_ip: Type.Boolean(),
+    ipv6: Type.Boolean(),
+    backups: Type.Boolean(),
+    instances: Type.Boolean(),
+    custom_iso: Type.Boolean(),
+    smtp: Type.Boolean(),
+  },
+  { additionalProperties: false },
+);
 export type RegionFeatures = Static<typeof RegionFeaturesSchema>;
 
-export const RegionSchema = Type.Object({
-  /** Jurisdiction (generation) digits followed by a two-digit data-centre id 01-99, e.g. 101. */
-  id: Type.Integer({ minimum: 101, maximum: 9999, description: 'jurisdiction digits followed by a two-digit data-centre id 01-99' }),
-  uuid: Uuid,
-  slug: Type.String({ pattern: '^[a-z0-9-]{1,32}$' }),
-  city: Name,
-  state: Type.String({ maxLength: 100 }),
-  country: Type.String({ pattern: '^[A-Z]{2}$', description: 'two-letter ISO 3166 code' }),
-  continent: Type.Union(continents.map((c) => Type.Literal(c))),
-  features: RegionFeaturesSchema,
-  /** Address the control panel pings for latency; may be empty. */
-  ping_ip: Type.String({ maxLength: 45 }),
-  latitude: Type.Number({ minimum: -90, maximum: 90 }),
-  longitude: Type.Number({ minimum: -180, maximum: 180 }),
-  is_public: Type.Boolean(),
-  operator_id: Type.Union([Type.String({ maxLength: 100 }), Type.Null()]),
-  /** Hours after creation before a floating IP or VPC here may be removed (0 = no hold). */
-  removal_hold_hours: Type.Integer({ minimum: 0, maximum: 8760 }),
-  /** Public address pools: IPv4 CIDRs and one IPv6 /48 (servers get a /64 each from it). */
-  pools: Type.Object({
-    v4: Type.Array(Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,3}){3}/\\d{1,2}$', description: 'IPv4 CIDR, e.g. 192.0.2.0/25' })),
-    v6: Type.Union([Type.String({ pattern: '^[0-9a-f]{1,4}(:[0-9a-f]{1,4}){0,2}::/48$', description: 'IPv6 /48, e.g. 2001:db8:101::/48' }), Type.Null()]),
-  }, { additionalProperties: false }),
-}, { additionalProperties: false });
+export const RegionSchema = Type.Object(
+  {
+    /** Jurisdiction (generation) digits followed by a two-digit data-centre id 01-99, e.g. 101. */
+    id: Type.Integer({
+      minimum: 101,
+      maximum: 9999,
+      description: 'jurisdiction digits followed by a two-digit data-centre id 01-99',
+    }),
+    uuid: Uuid,
+    slug: Type.String({ pattern: '^[a-z0-9-]{1,32}$' }),
+    city: Name,
+    state: Type.String({ maxLength: 100 }),
+    country: Type.String({ pattern: '^[A-Z]{2}$', description: 'two-letter ISO 3166 code' }),
+    continent: Type.Union(continents.map((c) => Type.Literal(c))),
+    features: RegionFeaturesSchema,
+    /** Address the control panel pings for latency; may be empty. */
+    ping_ip: Type.String({ maxLength: 45 }),
+    latitude: Type.Number({ minimum: -90, maximum: 90 }),
+    longitude: Type.Number({ minimum: -180, maximum: 180 }),
+    is_public: Type.Boolean(),
+    operator_id: Type.Union([Type.String({ maxLength: 100 }), Type.Null()]),
+    /** Hours after creation before a floating IP or VPC here may be removed (0 = no hold). */
+    removal_hold_hours: Type.Integer({ minimum: 0, maximum: 8760 }),
+    /** Public address pools: IPv4 CIDRs and one IPv6 /48 (servers get a /64 each from it). */
+    pools: Type.Object(
+      {
+        v4: Type.Array(
+          Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,3}){3}/\\d{1,2}$', description: 'IPv4 CIDR, e.g. 192.0.2.0/25' }),
+        ),
+        v6: Type.Union([
+          Type.String({
+            pattern: '^[0-9a-f]{1,4}(:[0-9a-f]{1,4}){0,2}::/48$',
+            description: 'IPv6 /48, e.g. 2001:db8:101::/48',
+          }),
+          Type.Null(),
+        ]),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
 export type Region = Static<typeof RegionSchema>;
 
-export const ImageFileSchema = Type.Object({
-  id: Type.Integer({ minimum: 1 }),
-  uuid: Uuid,
-  name: Name,
-  type: Type.Union([Type.Literal('os'), Type.Literal('app')]),
-  os_type: Type.Union([Type.Literal('linux'), Type.Literal('freebsd'), Type.Literal('windows')]),
-  os_distro: Type.String({ minLength: 1, maxLength: 50 }),
-  onapp_os_distro: Type.String({ minLength: 1, maxLength: 50 }),
-  /** Regions the image is offered in (ids). */
-  regions: Type.Array(Type.Integer()),
-  generation: Type.Integer({ minimum: 0 }),
-  min_disk_gb: Type.Integer({ minimum: 1 }),
-  min_memory_mb: Type.Integer({ minimum: 1 }),
-  /** Licence fee per hour; "0" for free software. */
-  hourly_cost: Price,
-}, { additionalProperties: false });
+export const ImageFileSchema = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1 }),
+    uuid: Uuid,
+    name: Name,
+    type: Type.Union([Type.Literal('os'), Type.Literal('app')]),
+    os_type: Type.Union([Type.Literal('linux'), Type.Literal('freebsd'), Type.Literal('windows')]),
+    os_distro: Type.String({ minLength: 1, maxLength: 50 }),
+    onapp_os_distro: Type.String({ minLength: 1, maxLength: 50 }),
+    /** Regions the image is offered in (ids). */
+    regions: Type.Array(Type.Integer()),
+    generation: Type.Integer({ minimum: 0 }),
+    min_disk_gb: Type.Integer({ minimum: 1 }),
+    min_memory_mb: Type.Integer({ minimum: 1 }),
+    /** Licence fee per hour; "0" for free software. */
+    hourly_cost: Price,
+  },
+  { additionalProperties: false },
+);
 
-export const PlanFileSchema = Type.Object({
-  id: Type.Integer({ minimum: 1 }),
-  uuid: Uuid,
-  name: Name,
-  plan_type: Type.String({ minLength: 1, maxLength: 50 }),
-  vcpus: Type.Integer({ minimum: 1 }),
-  ram_mb: Type.Integer({ minimum: 1 }),
-  disk_gb: Type.Integer({ minimum: 1 }),
-  /** Monthly transfer allowance in GB. */
-  bandwidth_gb: Type.Integer({ minimum: 0 }),
-  price_monthly: Price,
-  /** Regions the plan is sold in; every region when empty. */
-  regions: Type.Array(Type.Integer()),
-}, { additionalProperties: false });
+export const PlanFileSchema = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1 }),
+    uuid: Uuid,
+    name: Name,
+    plan_type: Type.String({ minLength: 1, maxLength: 50 }),
+    vcpus: Type.Integer({ minimum: 1 }),
+    ram_mb: Type.Integer({ minimum: 1 }),
+    disk_gb: Type.Integer({ minimum: 1 }),
+    /** Monthly transfer allowance in GB. */
+    bandwidth_gb: Type.Integer({ minimum: 0 }),
+    price_monthly: Price,
+    /** Regions the plan is sold in; every region when empty. */
+    regions: Type.Array(Type.Integer()),
+  },
+  { additionalProperties: false },
+);
 
-export const CatalogFileSchema = Type.Object({
-  regions: Type.Array(RegionSchema, { minItems: 1 }),
-  images: Type.Array(ImageFileSchema, { minItems: 1 }),
-  plans: Type.Array(PlanFileSchema, { minItems: 1 }),
-}, { additionalProperties: false });
+export const CatalogFileSchema = Type.Object(
+  {
+    regions: Type.Array(RegionSchema, { minItems: 1 }),
+    images: Type.Array(ImageFileSchema, { minItems: 1 }),
+    plans: Type.Array(PlanFileSchema, { minItems: 1 }),
+  },
+  { additionalProperties: false },
+);
 export type CatalogFile = Static<typeof CatalogFileSchema>;
 
 export type Image = Omit<Static<typeof ImageFileSchema>, 'hourly_cost'> & {

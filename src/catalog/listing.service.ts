@@ -7,7 +7,15 @@ import type { Continent, Image, Plan, Region } from './catalog.types.ts';
 import { planAvailableIn } from './catalog.ts';
 import { NotFound } from '../platform/errors.ts';
 
-const continents: Continent[] = ['north-america', 'south-america', 'middle-east', 'australia', 'europe', 'africa', 'asia'];
+const continents: Continent[] = [
+  'north-america',
+  'south-america',
+  'middle-east',
+  'australia',
+  'europe',
+  'africa',
+  'asia',
+];
 
 /** The jurisdiction ("generation") of a region: the digits before its two-digit data-centre id. */
 export function generationOf(regionId: number): number {
@@ -31,13 +39,19 @@ function regionEntry(region: Region) {
 }
 
 export function listRegions(ctx: Platform) {
-  const counts = { public: Object.fromEntries(continents.map((c) => [c, 0])), private: Object.fromEntries(continents.map((c) => [c, 0])) } as Record<'public' | 'private', Record<Continent, number>>;
+  const counts = {
+    public: Object.fromEntries(continents.map((c) => [c, 0])),
+    private: Object.fromEntries(continents.map((c) => [c, 0])),
+  } as Record<'public' | 'private', Record<Continent, number>>;
   const regions: Record<string, ReturnType<typeof regionEntry>> = {};
   for (const region of ctx.catalog.regions.values()) {
     regions[String(region.id)] = regionEntry(region);
     counts[region.is_public ? 'public' : 'private'][region.continent]++;
   }
-  return { regions, meta: { count: counts, total: ctx.catalog.regions.size, cached: true, timestamp: isoSeconds(ctx.catalog.loadedAt) } };
+  return {
+    regions,
+    meta: { count: counts, total: ctx.catalog.regions.size, cached: true, timestamp: isoSeconds(ctx.catalog.loadedAt) },
+  };
 }
 
 export function imageEntry(image: Image) {
@@ -84,7 +98,10 @@ export function planRunsWindows(ctx: Platform, plan: Plan, regionId: number): bo
 export function listImages(ctx: Platform, regionId: number | undefined) {
   const images: Record<string, ReturnType<typeof imageEntry>> = {};
   for (const image of imagesOffered(ctx, regionId)) images[String(image.id)] = imageEntry(image);
-  return { images, meta: { total: Object.keys(images).length, cached: true, timestamp: isoSeconds(ctx.catalog.loadedAt) } };
+  return {
+    images,
+    meta: { total: Object.keys(images).length, cached: true, timestamp: isoSeconds(ctx.catalog.loadedAt) },
+  };
 }
 
 /** Hourly price of a plan: the monthly price over 730 hours, rounded up to the micro-dollar. */
@@ -111,5 +128,8 @@ export function planEntry(ctx: Platform, plan: Plan) {
 export function listPlans(ctx: Platform, regionId: number | undefined) {
   const plans: Record<string, ReturnType<typeof planEntry>> = {};
   for (const plan of plansOffered(ctx, regionId)) plans[String(plan.id)] = planEntry(ctx, plan);
-  return { plans, meta: { total: Object.keys(plans).length, cached: true, timestamp: isoSeconds(ctx.catalog.loadedAt) } };
+  return {
+    plans,
+    meta: { total: Object.keys(plans).length, cached: true, timestamp: isoSeconds(ctx.catalog.loadedAt) },
+  };
 }

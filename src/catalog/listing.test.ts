@@ -10,11 +10,28 @@ import { startTestServer, type TestServer } from '../../test/support/server.ts';
 
 const timestamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 const continents = ['africa', 'asia', 'australia', 'europe', 'middle-east', 'north-america', 'south-america'];
-const featureNames = ['backups', 'block_storage', 'custom_iso', 'ddos_protection', 'floating_ip', 'instances', 'ipv6', 'object_storage', 'ping_ip', 'private_networking', 'smtp', 'virtual_private_cloud'];
+const featureNames = [
+  'backups',
+  'block_storage',
+  'custom_iso',
+  'ddos_protection',
+  'floating_ip',
+  'instances',
+  'ipv6',
+  'object_storage',
+  'ping_ip',
+  'private_networking',
+  'smtp',
+  'virtual_private_cloud',
+];
 
 let server: TestServer;
-before(async () => { server = await startTestServer(); });
-after(async () => { await server.close(); });
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server.close();
+});
 
 describe('region list', () => {
   test('answers without a token: regions keyed by id, meta with counts per continent, total, cached, timestamp', async () => {
@@ -29,20 +46,36 @@ describe('region list', () => {
     assert.match(meta.timestamp, timestamp);
     assert.deepEqual(Object.keys(meta.count.public).sort(), continents);
     assert.deepEqual(Object.keys(meta.count.private).sort(), continents);
-    const counted = [...Object.values(meta.count.public), ...Object.values(meta.count.private)].reduce((sum: number, n) => sum + (n as number), 0);
+    const counted = [...Object.values(meta.count.public), ...Object.values(meta.count.private)].reduce(
+      (sum: number, n) => sum + (n as number),
+      0,
+    );
     assert.equal(counted, meta.total);
 
     for (const [id, region] of Object.entries(regions as Record<string, Record<string, any>>)) {
       assert.match(id, /^\d{3,4}$/);
       const dc = Number(id) % 100;
       assert.ok(dc >= 1 && dc <= 99, `${id}: data-centre id 1-99`);
-      assert.deepEqual(Object.keys(region).sort(), ['city', 'continent', 'country', 'features', 'generation', 'is_public', 'latitude', 'longitude', 'operator_id', 'state', 'uuid']);
+      assert.deepEqual(Object.keys(region).sort(), [
+        'city',
+        'continent',
+        'country',
+        'features',
+        'generation',
+        'is_public',
+        'latitude',
+        'longitude',
+        'operator_id',
+        'state',
+        'uuid',
+      ]);
       assert.equal(region.generation, Math.floor(Number(id) / 100));
       assert.match(region.country, /^[A-Z]{2}$/);
       assert.ok(continents.includes(region.continent));
       assert.ok(Math.abs(region.latitude) <= 90 && Math.abs(region.longitude) <= 180);
       assert.deepEqual(Object.keys(region.features).sort(), featureNames);
-      for (const name of featureNames) assert.equal(typeof region.features[name], name === 'ping_ip' ? 'string' : 'boolean');
+      for (const name of featureNames)
+        assert.equal(typeof region.features[name], name === 'ping_ip' ? 'string' : 'boolean');
       assert.equal(typeof region.is_public, 'boolean');
     }
     // The regions other issues rely on.
@@ -50,8 +83,14 @@ describe('region list', () => {
     assert.ok(Object.values(regions['101'].features).every((value) => value !== false));
     assert.equal(regions['201'].city, 'Frankfurt');
     // Several continents, and the features differ between regions.
-    assert.ok(new Set(Object.values(regions as Record<string, { continent: string }>).map((r) => r.continent)).size >= 4);
-    assert.ok(Object.values(regions as Record<string, { features: { floating_ip: boolean } }>).some((r) => !r.features.floating_ip));
+    assert.ok(
+      new Set(Object.values(regions as Record<string, { continent: string }>).map((r) => r.continent)).size >= 4,
+    );
+    assert.ok(
+      Object.values(regions as Record<string, { features: { floating_ip: boolean } }>).some(
+        (r) => !r.features.floating_ip,
+      ),
+    );
   });
 });
 
@@ -64,7 +103,17 @@ describe('image list', () => {
     assert.equal(meta.total, Object.keys(images).length);
     const regions = Object.keys((await server.request('GET', '/v1.3/region/list')).body.regions).map(Number);
     for (const image of Object.values(images as Record<string, Record<string, any>>)) {
-      assert.deepEqual(Object.keys(image).sort(), ['generation', 'hourly_cost', 'min_disk_gb', 'name', 'os_distro', 'os_type', 'regions', 'type', 'uuid']);
+      assert.deepEqual(Object.keys(image).sort(), [
+        'generation',
+        'hourly_cost',
+        'min_disk_gb',
+        'name',
+        'os_distro',
+        'os_type',
+        'regions',
+        'type',
+        'uuid',
+      ]);
       assert.ok(['os', 'app'].includes(image.type));
       assert.ok(['linux', 'freebsd', 'windows'].includes(image.os_type));
       assert.ok(image.regions.every((id: number) => regions.includes(id)));
@@ -82,7 +131,9 @@ describe('image list', () => {
     const all = (await server.request('GET', '/v1.3/image/list')).body.images as Record<string, { regions: number[] }>;
     const result = await server.request('GET', '/v1.3/image/list?region_id=601');
     assert.equal(result.status, 200);
-    const expected = Object.keys(all).filter((id) => all[id]!.regions.includes(601)).sort();
+    const expected = Object.keys(all)
+      .filter((id) => all[id]!.regions.includes(601))
+      .sort();
     assert.ok(expected.length > 0 && expected.length < Object.keys(all).length);
     assert.deepEqual(Object.keys(result.body.images).sort(), expected);
     assert.equal(result.body.meta.total, expected.length);
@@ -100,14 +151,35 @@ describe('plan list (extension)', () => {
     assert.equal(meta.total, Object.keys(plans).length);
     assert.ok(meta.total >= 6);
     for (const plan of Object.values(plans as Record<string, Record<string, any>>)) {
-      assert.deepEqual(Object.keys(plan).sort(), ['bandwidth_gb', 'disk_gb', 'memory_mb', 'name', 'plan_type', 'price_hourly', 'price_monthly', 'regions', 'uuid', 'vcpus']);
+      assert.deepEqual(Object.keys(plan).sort(), [
+        'bandwidth_gb',
+        'disk_gb',
+        'memory_mb',
+        'name',
+        'plan_type',
+        'price_hourly',
+        'price_monthly',
+        'regions',
+        'uuid',
+        'vcpus',
+      ]);
       assert.ok(plan.price_monthly > 0 && plan.price_hourly > 0 && plan.price_hourly < plan.price_monthly);
       assert.ok(plan.regions.length > 0);
     }
-    assert.deepEqual({ name: plans['1'].name, vcpus: plans['1'].vcpus, memory_mb: plans['1'].memory_mb, price_monthly: plans['1'].price_monthly }, { name: 's-1vcpu-1gb', vcpus: 1, memory_mb: 1024, price_monthly: 5 });
+    assert.deepEqual(
+      {
+        name: plans['1'].name,
+        vcpus: plans['1'].vcpus,
+        memory_mb: plans['1'].memory_mb,
+        price_monthly: plans['1'].price_monthly,
+      },
+      { name: 's-1vcpu-1gb', vcpus: 1, memory_mb: 1024, price_monthly: 5 },
+    );
 
     const inLondon = await server.request('GET', '/v1.3/plan/list?region_id=301');
-    const expected = Object.keys(plans).filter((id) => plans[id].regions.includes(301)).sort();
+    const expected = Object.keys(plans)
+      .filter((id) => plans[id].regions.includes(301))
+      .sort();
     assert.ok(expected.length < Object.keys(plans).length);
     assert.deepEqual(Object.keys(inLondon.body.plans).sort(), expected);
   });
@@ -116,7 +188,11 @@ describe('plan list (extension)', () => {
 describe('CATALOG_FILE', () => {
   test('replaces the shipped catalog', async () => {
     const shipped = JSON.parse(readFileSync(new URL('./catalog.json', import.meta.url), 'utf8'));
-    const own = { regions: [shipped.regions[0]], images: [{ ...shipped.images[0], regions: [101] }], plans: [shipped.plans[0]] };
+    const own = {
+      regions: [shipped.regions[0]],
+      images: [{ ...shipped.images[0], regions: [101] }],
+      plans: [shipped.plans[0]],
+    };
     const file = join(mkdtempSync(join(tmpdir(), 'nubis-catalog-')), 'catalog.json');
     writeFileSync(file, JSON.stringify(own));
     const custom = await startTestServer({ CATALOG_FILE: file });
@@ -136,7 +212,10 @@ describe('CATALOG_FILE', () => {
     writeFileSync(file, JSON.stringify(shipped));
     await assert.rejects(startTestServer({ CATALOG_FILE: file }), (error: Error) => {
       assert.equal(error.name, 'CatalogError');
-      assert.equal(error.message, `CATALOG_FILE ${file} is not a valid catalog: images[0].regions[10]: unknown region 4242`);
+      assert.equal(
+        error.message,
+        `CATALOG_FILE ${file} is not a valid catalog: images[0].regions[10]: unknown region 4242`,
+      );
       return true;
     });
   });

@@ -6,9 +6,17 @@ import type { ActionTicket, ComputeDriver, Machine, SnapshotTicket } from './com
 
 const dayMs = 86_400_000;
 
-export type SimulatedTimings = Pick<Config,
-  'simProvisionSeconds' | 'simBootSeconds' | 'simStopSeconds' | 'simRebootSeconds' | 'simRebuildSeconds' |
-  'simResizeSeconds' | 'simSnapshotSecondsPerGb' | 'simBandwidthGbPerDay'>;
+export type SimulatedTimings = Pick<
+  Config,
+  | 'simProvisionSeconds'
+  | 'simBootSeconds'
+  | 'simStopSeconds'
+  | 'simRebootSeconds'
+  | 'simRebuildSeconds'
+  | 'simResizeSeconds'
+  | 'simSnapshotSecondsPerGb'
+  | 'simBandwidthGbPerDay'
+>;
 
 /** A stable number in [0, 1) from a (random, version 4) uuid, so each machine has its own but repeatable habits. */
 function spread(uuid: string): number {
@@ -56,7 +64,8 @@ export class SimulatedDriver implements ComputeDriver {
 
   /** The image's footprint (40% of its minimum disk) plus a GB for every 30 days of use. */
   async snapshot(machine: Machine, now: number): Promise<SnapshotTicket> {
-    const used = Math.ceil(machine.image.min_disk_gb * 0.4) + Math.floor(Math.max(0, now - machine.createdAt) / (30 * dayMs));
+    const used =
+      Math.ceil(machine.image.min_disk_gb * 0.4) + Math.floor(Math.max(0, now - machine.createdAt) / (30 * dayMs));
     const sizeGb = Math.max(1, Math.min(machine.plan.disk_gb, used));
     return { sizeGb, durationMs: sizeGb * this.#t.simSnapshotSecondsPerGb * 1000 };
   }
@@ -75,7 +84,10 @@ export class SimulatedDriver implements ComputeDriver {
     for (const machine of machines) {
       const since = Math.max(monthStart, machine.createdAt + this.#t.simProvisionSeconds * 1000);
       const days = Math.max(0, now - since) / dayMs;
-      usage.set(machine.uuid, Math.round(days * this.#t.simBandwidthGbPerDay * (0.5 + spread(machine.uuid)) * 100) / 100);
+      usage.set(
+        machine.uuid,
+        Math.round(days * this.#t.simBandwidthGbPerDay * (0.5 + spread(machine.uuid)) * 100) / 100,
+      );
     }
     return usage;
   }

@@ -12,7 +12,6 @@ import { migrations } from './migrations/index.ts';
 import { NodeSqliteDatabase, nodeSqliteDialect } from './node-sqlite-dialect.ts';
 import { statementName } from './prepared.ts';
 
-
 export interface Storage {
   db: Kysely<Database>;
   dialect: DialectName;
@@ -21,7 +20,10 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-type StorageConfig = Pick<Config, 'databaseUrl' | 'dataDir' | 'dbPoolSize' | 'dbStatementTimeoutMs' | 'dbConnectRetries'>;
+type StorageConfig = Pick<
+  Config,
+  'databaseUrl' | 'dataDir' | 'dbPoolSize' | 'dbStatementTimeoutMs' | 'dbConnectRetries'
+>;
 
 export async function openStorage(config: StorageConfig, log: (message: string) => void = () => {}): Promise<Storage> {
   const storage = config.databaseUrl ? await openPostgres(config, config.databaseUrl) : openSqlite(config.dataDir);
@@ -116,9 +118,10 @@ async function waitForStorage(storage: Storage, retries: number, log: (message: 
 export async function migrate(storage: Storage): Promise<string[]> {
   // Kysely looks for its migration tables in every schema it can see; pin them to ours, or a
   // second deployment (or test) in another schema of the same database would find the first's.
-  const migrationTableSchema = storage.dialect === 'postgres'
-    ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(storage.db)).rows[0]?.schema
-    : undefined;
+  const migrationTableSchema =
+    storage.dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(storage.db)).rows[0]?.schema
+      : undefined;
   const migrator = new Migrator({ db: storage.db, provider: migrations(storage.dialect), migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));

@@ -12,7 +12,8 @@ function bindable(value: unknown): Param {
   if (value === undefined || value === null) return null;
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (value instanceof Date) return value.getTime();
-  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'string' || ArrayBuffer.isView(value)) return value as Param;
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'string' || ArrayBuffer.isView(value))
+    return value as Param;
   return JSON.stringify(value);
 }
 

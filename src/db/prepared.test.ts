@@ -14,18 +14,49 @@ interface Db {
 }
 
 test('re-runs a compiled query with new parameters, keeping literal ones', async () => {
-  const db = new Kysely<Db>({ dialect: nodeSqliteDialect(new NodeSqliteDatabase(join(mkdtempSync(join(tmpdir(), 'nubis-prep-')), 'p.db'))) });
-  await db.schema.createTable('thing').addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement()).addColumn('owner', 'integer').addColumn('name', 'text').execute();
-  for (const [owner, name] of [[1, 'a'], [1, 'b'], [2, 'c'], [1, 'd']] as const) await db.insertInto('thing').values({ owner, name }).execute();
+  const db = new Kysely<Db>({
+    dialect: nodeSqliteDialect(new NodeSqliteDatabase(join(mkdtempSync(join(tmpdir(), 'nubis-prep-')), 'p.db'))),
+  });
+  await db.schema
+    .createTable('thing')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('owner', 'integer')
+    .addColumn('name', 'text')
+    .execute();
+  for (const [owner, name] of [
+    [1, 'a'],
+    [1, 'b'],
+    [2, 'c'],
+    [1, 'd'],
+  ] as const)
+    await db.insertInto('thing').values({ owner, name }).execute();
   // limit(2) compiles to a literal parameter that must stay in place between the placeholders.
   const byOwner = prepared<[number, string], { name: string }>(2, (k, owner, after) =>
-    (k as unknown as Kysely<Db>).selectFrom('thing').select('name').where('owner', '=', owner).where('name', '>', after).orderBy('name').limit(2));
+    (k as unknown as Kysely<Db>)
+      .selectFrom('thing')
+      .select('name')
+      .where('owner', '=', owner)
+      .where('name', '>', after)
+      .orderBy('name')
+      .limit(2),
+  );
   const asAny = db as unknown as Parameters<typeof byOwner.all>[0];
-  assert.deepEqual((await byOwner.all(asAny, 1, '')).map((r) => r.name), ['a', 'b']);
-  assert.deepEqual((await byOwner.all(asAny, 1, 'a')).map((r) => r.name), ['b', 'd']);
-  assert.deepEqual((await byOwner.all(asAny, 2, '')).map((r) => r.name), ['c']);
+  assert.deepEqual(
+    (await byOwner.all(asAny, 1, '')).map((r) => r.name),
+    ['a', 'b'],
+  );
+  assert.deepEqual(
+    (await byOwner.all(asAny, 1, 'a')).map((r) => r.name),
+    ['b', 'd'],
+  );
+  assert.deepEqual(
+    (await byOwner.all(asAny, 2, '')).map((r) => r.name),
+    ['c'],
+  );
   assert.equal(await byOwner.first(asAny, 3, ''), undefined);
-  const rename = prepared<[string, number], never>(2, (k, name, id) => (k as unknown as Kysely<Db>).updateTable('thing').set({ name }).where('id', '=', id));
+  const rename = prepared<[string, number], never>(2, (k, name, id) =>
+    (k as unknown as Kysely<Db>).updateTable('thing').set({ name }).where('id', '=', id),
+  );
   assert.equal(await rename.run(asAny, 'z', 1), 1);
   assert.equal(await rename.run(asAny, 'z', 99), 0);
   await db.destroy();

@@ -34,7 +34,10 @@ export interface PreparedQuery<P extends unknown[], R> {
  * the query where the value goes (they are compared by identity after compilation, so a
  * placeholder must be passed as a value, not transformed).
  */
-export function prepared<P extends unknown[], R>(arity: P['length'], build: (db: Kysely<Database>, ...params: { [K in keyof P]: Placeholder<P[K]> }) => Compilable<R>): PreparedQuery<P, R> {
+export function prepared<P extends unknown[], R>(
+  arity: P['length'],
+  build: (db: Kysely<Database>, ...params: { [K in keyof P]: Placeholder<P[K]> }) => Compilable<R>,
+): PreparedQuery<P, R> {
   const placeholders = Array.from({ length: arity }, (_, i) => `${sentinelPrefix}${i}`);
   const byDialect = new Map<unknown, { sql: string; slots: (number | { value: unknown })[] }>();
 
@@ -43,7 +46,11 @@ export function prepared<P extends unknown[], R>(arity: P['length'], build: (db:
     let entry = byDialect.get(adapter);
     if (!entry) {
       const query = build(db as Kysely<Database>, ...(placeholders as unknown as { [K in keyof P]: P[K] })).compile();
-      const slots = query.parameters.map((value) => (typeof value === 'string' && value.startsWith(sentinelPrefix) ? Number(value.slice(sentinelPrefix.length)) : { value }));
+      const slots = query.parameters.map((value) =>
+        typeof value === 'string' && value.startsWith(sentinelPrefix)
+          ? Number(value.slice(sentinelPrefix.length))
+          : { value },
+      );
       entry = { sql: query.sql, slots };
       byDialect.set(adapter, entry);
       if (!statementNames.has(query.sql)) statementNames.set(query.sql, `nubis_${statementNames.size + 1}`);

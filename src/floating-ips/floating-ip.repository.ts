@@ -9,7 +9,9 @@ import type { FloatingIpRow, FloatingIpTable } from './floating-ip.table.ts';
 export const floatingIpRepository = {
   /** The account's floating IP; `lockOn` the PostgreSQL dialect takes a row lock for a state change. */
   findOwned(db: Queryable, accountId: number, ref: Ref, lockOn?: DialectName): Promise<FloatingIpRow | undefined> {
-    return db.selectFrom('floating_ips').selectAll()
+    return db
+      .selectFrom('floating_ips')
+      .selectAll()
       .where('account_id', '=', accountId)
       .$call((q) => ('id' in ref ? q.where('id', '=', ref.id) : q.where('uuid', '=', ref.uuid)))
       .$if(lockOn === 'postgres', (q) => q.forUpdate())
@@ -21,7 +23,11 @@ export const floatingIpRepository = {
   },
 
   async countForAccount(db: Queryable, accountId: number): Promise<number> {
-    const row = await db.selectFrom('floating_ips').select((eb) => eb.fn.countAll<number>().as('count')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('floating_ips')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
     return Number(row.count);
   },
 
@@ -31,19 +37,33 @@ export const floatingIpRepository = {
 
   /** Attaches an unattached IP; false when it was attached meanwhile. */
   async attach(db: Queryable, id: number, serverId: number): Promise<boolean> {
-    const result = await db.updateTable('floating_ips').set({ server_id: serverId }).where('id', '=', id).where('server_id', 'is', null).executeTakeFirst();
+    const result = await db
+      .updateTable('floating_ips')
+      .set({ server_id: serverId })
+      .where('id', '=', id)
+      .where('server_id', 'is', null)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   },
 
   /** Detaches the IP from that server; false when it was not attached to it. */
   async detach(db: Queryable, id: number, serverId: number): Promise<boolean> {
-    const result = await db.updateTable('floating_ips').set({ server_id: null }).where('id', '=', id).where('server_id', '=', serverId).executeTakeFirst();
+    const result = await db
+      .updateTable('floating_ips')
+      .set({ server_id: null })
+      .where('id', '=', id)
+      .where('server_id', '=', serverId)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   },
 
   /** Deletes an unattached IP; false when it is attached. */
   async removeUnattached(db: Queryable, id: number): Promise<boolean> {
-    const result = await db.deleteFrom('floating_ips').where('id', '=', id).where('server_id', 'is', null).executeTakeFirst();
+    const result = await db
+      .deleteFrom('floating_ips')
+      .where('id', '=', id)
+      .where('server_id', 'is', null)
+      .executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
   },
 };

@@ -41,8 +41,17 @@ export interface CreatedFloatingIp {
 
 export function rowToFloatingIp(row: FloatingIpRow): FloatingIp {
   return {
-    id: row.id, uuid: row.uuid, region_id: row.region_id, server_id: row.server_id, address: row.address, netmask: row.netmask,
-    gateway: row.gateway, reverse: row.reverse, prefix: row.prefix, created: isoSeconds(row.created_at), type: 'floating',
+    id: row.id,
+    uuid: row.uuid,
+    region_id: row.region_id,
+    server_id: row.server_id,
+    address: row.address,
+    netmask: row.netmask,
+    gateway: row.gateway,
+    reverse: row.reverse,
+    prefix: row.prefix,
+    created: isoSeconds(row.created_at),
+    type: 'floating',
   };
 }
 
@@ -50,20 +59,35 @@ export async function listFloatingIps(ctx: Platform, actor: Actor): Promise<Floa
   return (await floatingIpRepository.listByAccount(ctx.db, actor.accountId)).map(rowToFloatingIp);
 }
 
-export async function createFloatingIp(ctx: Platform, actor: Actor, input: { regionId: string | number; ipVersion: 4 | 6 }): Promise<CreatedFloatingIp> {
+export async function createFloatingIp(
+  ctx: Platform,
+  actor: Actor,
+  input: { regionId: string | number; ipVersion: 4 | 6 },
+): Promise<CreatedFloatingIp> {
   requirePermission(actor, 'floating_ips');
   const region = regionOffering(ctx, input.regionId, 'floating_ip', 'region_id');
-  if (input.ipVersion === 6 && !region.features.ipv6) throw new Invalid('ip_version', `region ${region.id} does not offer ipv6`);
+  if (input.ipVersion === 6 && !region.features.ipv6)
+    throw new Invalid('ip_version', `region ${region.id} does not offer ipv6`);
   const uuid = newUuid();
   return ctx.db.transaction().execute(async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const limit = ctx.config.floatingIpsLimit;
-    if (await floatingIpRepository.countForAccount(trx, actor.accountId) >= limit) {
-      throw new LimitReached('floating_ips', limit, `floating IP limit reached: the account may hold at most ${limit} floating IPs; remove one or ask support for a higher limit`);
+    if ((await floatingIpRepository.countForAccount(trx, actor.accountId)) >= limit) {
+      throw new LimitReached(
+        'floating_ips',
+        limit,
+        `floating IP limit reached: the account may hold at most ${limit} floating IPs; remove one or ask support for a higher limit`,
+      );
     }
     // The price does not depend on the address, so the funds check can come before taking one.
     await requireFunds(ctx, trx, actor.accountId, firstHourMicros([floatingIpItem('')]));
-    const allocated = await allocateAddress(ctx, trx, { region, version: input.ipVersion, accountId: actor.accountId, holderType: 'floating_ip', holderUuid: uuid });
+    const allocated = await allocateAddress(ctx, trx, {
+      region,
+      version: input.ipVersion,
+      accountId: actor.accountId,
+      holderType: 'floating_ip',
+      holderUuid: uuid,
+    });
     const row = await floatingIpRepository.insert(trx, {
       uuid,
       account_id: actor.accountId,
@@ -108,8 +132,12 @@ export async function findFloatingIpByAddress(ctx: Platform, actor: Actor, addre
   const wanted = canonicalAddress(address);
   // An account holds at most FLOATING_IPS_LIMIT of them, so comparing canonical forms here is cheap
   // and finds an address however the client (or the catalog's pool) spelled it.
-  const row = wanted === null ? undefined
-    : (await floatingIpRepository.listByAccount(ctx.db, actor.accountId)).find((candidate) => canonicalAddress(candidate.address) === wanted);
+  const row =
+    wanted === null
+      ? undefined
+      : (await floatingIpRepository.listByAccount(ctx.db, actor.accountId)).find(
+          (candidate) => canonicalAddress(candidate.address) === wanted,
+        );
   if (!row) throw new NotFound('floating IP');
   return rowToFloatingIp(row);
 }
@@ -127,13 +155,21 @@ export async function attachFloatingIp(ctx: Platform, actor: Actor, input: Attac
     const server = await findAttachableServer(ctx, trx, actor.accountId, input.serverId);
     if (ip.server_id === server.id) return;
     if (server.region_id !== ip.region_id) {
-      throw new Invalid('server_id', `the server is in region ${server.region_id}; floating IP ${ip.address} is in region ${ip.region_id}`);
+      throw new Invalid(
+        'server_id',
+        `the server is in region ${server.region_id}; floating IP ${ip.address} is in region ${ip.region_id}`,
+      );
     }
     if (ip.version === 6 && server.ipv6_enabled !== 1) {
-      throw new Invalid('server_id', `the server has no IPv6 networking, so it cannot take the IPv6 block ${ip.address}/${ip.prefix}`);
+      throw new Invalid(
+        'server_id',
+        `the server has no IPv6 networking, so it cannot take the IPv6 block ${ip.address}/${ip.prefix}`,
+      );
     }
-    if (ip.server_id !== null) throw new Conflict(`floating IP ${ip.address} is attached to server ${ip.server_id}: detach it first`);
-    if (!(await floatingIpRepository.attach(trx, ip.id, server.id))) throw new Conflict(`floating IP ${ip.address} was attached meanwhile: detach it first`);
+    if (ip.server_id !== null)
+      throw new Conflict(`floating IP ${ip.address} is attached to server ${ip.server_id}: detach it first`);
+    if (!(await floatingIpRepository.attach(trx, ip.id, server.id)))
+      throw new Conflict(`floating IP ${ip.address} was attached meanwhile: detach it first`);
   });
 }
 
@@ -154,9 +190,11 @@ export async function removeFloatingIp(ctx: Platform, actor: Actor, ref: string 
   requirePermission(actor, 'floating_ips');
   await ctx.db.transaction().execute(async (trx) => {
     const ip = await findOwnedIp(ctx, trx, actor, ref);
-    if (ip.server_id !== null) throw new Conflict(`floating IP ${ip.address} is attached to server ${ip.server_id}: detach it first`);
+    if (ip.server_id !== null)
+      throw new Conflict(`floating IP ${ip.address} is attached to server ${ip.server_id}: detach it first`);
     assertRemovalHoldOver(ctx, `floating IP ${ip.address}`, ip.region_id, ip.created_at);
-    if (!(await floatingIpRepository.removeUnattached(trx, ip.id))) throw new Conflict(`floating IP ${ip.address} was attached meanwhile: detach it first`);
+    if (!(await floatingIpRepository.removeUnattached(trx, ip.id)))
+      throw new Conflict(`floating IP ${ip.address} was attached meanwhile: detach it first`);
     await closeInvoiceItems(ctx, trx, ip.uuid);
     await releaseAddresses(trx, ip.uuid);
   });

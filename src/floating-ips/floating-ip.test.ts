@@ -18,12 +18,18 @@ before(async () => {
   server = await startTestServer();
   [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
 });
-after(async () => { await server.close(); });
+after(async () => {
+  await server.close();
+});
 
-const create = (account: TestAccount, body: unknown, on: TestServer = server) => on.request('POST', '/v1.3/floating_ip/create', { token: account.token, body });
-const remove = (account: TestAccount, ref: string | number, on: TestServer = server) => on.request('DELETE', `/v1.3/floating_ip/remove/${ref}`, { token: account.token });
-const attach = (account: TestAccount, body: unknown) => server.request('PATCH', '/v1.3/floating_ip/attach', { token: account.token, body });
-const detach = (account: TestAccount, body: unknown) => server.request('PATCH', '/v1.3/floating_ip/detach', { token: account.token, body });
+const create = (account: TestAccount, body: unknown, on: TestServer = server) =>
+  on.request('POST', '/v1.3/floating_ip/create', { token: account.token, body });
+const remove = (account: TestAccount, ref: string | number, on: TestServer = server) =>
+  on.request('DELETE', `/v1.3/floating_ip/remove/${ref}`, { token: account.token });
+const attach = (account: TestAccount, body: unknown) =>
+  server.request('PATCH', '/v1.3/floating_ip/attach', { token: account.token, body });
+const detach = (account: TestAccount, body: unknown) =>
+  server.request('PATCH', '/v1.3/floating_ip/detach', { token: account.token, body });
 async function list(account: TestAccount, on: TestServer = server): Promise<FloatingIp[]> {
   const result = await on.request('GET', '/v1.3/floating_ip/list', { token: account.token });
   assert.equal(result.status, 200, JSON.stringify(result.body));
@@ -38,20 +44,35 @@ async function created(account: TestAccount, body: unknown, on: TestServer = ser
 }
 
 describe('create', () => {
-  test('IPv4: 201 with uuid, ip_address and created; listed as a /32 of the region\'s pool, unattached', async () => {
+  test("IPv4: 201 with uuid, ip_address and created; listed as a /32 of the region's pool, unattached", async () => {
     const result = await create(alice, { region_id: 101, ip_version: 4 });
     assert.equal(result.status, 201, JSON.stringify(result.body));
     assert.deepEqual(Object.keys(result.body).sort(), ['created', 'ip_address', 'uuid']);
     assert.match(result.body.ip_address, /^192\.0\.2\.(\d+)$/);
-    assert.ok(Number(result.body.ip_address.split('.')[3]) >= 2 && Number(result.body.ip_address.split('.')[3]) <= 126, 'inside 192.0.2.0/25, not network, gateway or broadcast');
+    assert.ok(
+      Number(result.body.ip_address.split('.')[3]) >= 2 && Number(result.body.ip_address.split('.')[3]) <= 126,
+      'inside 192.0.2.0/25, not network, gateway or broadcast',
+    );
     assert.match(result.body.created, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
 
     const listed = (await list(alice)).find((ip) => ip.uuid === result.body.uuid);
     assert.ok(listed);
-    assert.deepEqual({ ...listed, id: 0 }, {
-      id: 0, uuid: result.body.uuid, region_id: 101, server_id: null, address: result.body.ip_address, netmask: '255.255.255.255',
-      gateway: '192.0.2.1', reverse: null, prefix: 32, created: result.body.created, type: 'floating',
-    });
+    assert.deepEqual(
+      { ...listed, id: 0 },
+      {
+        id: 0,
+        uuid: result.body.uuid,
+        region_id: 101,
+        server_id: null,
+        address: result.body.ip_address,
+        netmask: '255.255.255.255',
+        gateway: '192.0.2.1',
+        reverse: null,
+        prefix: 32,
+        created: result.body.created,
+        type: 'floating',
+      },
+    );
     assert.ok(Number.isInteger(listed.id) && listed.id > 0);
   });
 
@@ -107,11 +128,17 @@ describe('create', () => {
     const dormant = await createAccount(server, { activate: false, credit: 10 });
     assert.equal((await create(dormant, { region_id: 101, ip_version: 4 })).status, 403);
     const limited = await createAccount(server);
-    assert.equal((await server.admin('PATCH', `/admin/accounts/${limited.id}`, { permissions: { floating_ips: false } })).status, 200);
+    assert.equal(
+      (await server.admin('PATCH', `/admin/accounts/${limited.id}`, { permissions: { floating_ips: false } })).status,
+      200,
+    );
     const refused = await create(limited, { region_id: 101, ip_version: 4 });
     assert.equal(refused.status, 403);
     assert.match(refused.body.errors.reason, /floating_ips/);
-    assert.equal((await server.request('POST', '/v1.3/floating_ip/create', { body: { region_id: 101, ip_version: 4 } })).status, 401);
+    assert.equal(
+      (await server.request('POST', '/v1.3/floating_ip/create', { body: { region_id: 101, ip_version: 4 } })).status,
+      401,
+    );
     assert.equal((await server.request('GET', '/v1.3/floating_ip/list')).status, 401);
   });
 });
@@ -122,8 +149,15 @@ describe('billing', () => {
     const invoices = async () => {
       const result = await server.request('GET', '/v1.3/invoice/list', { token: account.token });
       assert.equal(result.status, 200, JSON.stringify(result.body));
-      return (result.body.invoices as { active: number; amount_hr: number; amount_mo: number; resource_type: string; ts_removed: string | null }[])
-        .filter((item) => item.resource_type === 'floating_ip');
+      return (
+        result.body.invoices as {
+          active: number;
+          amount_hr: number;
+          amount_mo: number;
+          resource_type: string;
+          ts_removed: string | null;
+        }[]
+      ).filter((item) => item.resource_type === 'floating_ip');
     };
     assert.equal((await create(account, { region_id: 601, ip_version: 4 })).status, 400);
     assert.deepEqual(await invoices(), []);
@@ -131,7 +165,10 @@ describe('billing', () => {
     const ip = await created(account, { region_id: 101, ip_version: 4 });
     const [open] = await invoices();
     assert.ok(open);
-    assert.deepEqual({ active: open.active, amount_mo: open.amount_mo, amount_hr: open.amount_hr, ts_removed: open.ts_removed }, { active: 1, amount_mo: 3, amount_hr: 0.00411, ts_removed: null });
+    assert.deepEqual(
+      { active: open.active, amount_mo: open.amount_mo, amount_hr: open.amount_hr, ts_removed: open.ts_removed },
+      { active: 1, amount_mo: 3, amount_hr: 0.00411, ts_removed: null },
+    );
 
     assert.equal((await remove(account, ip.uuid)).status, 204);
     const closed = await invoices();
@@ -142,12 +179,15 @@ describe('billing', () => {
 });
 
 describe('list', () => {
-  test('shows only the caller\'s floating IPs, oldest first', async () => {
+  test("shows only the caller's floating IPs, oldest first", async () => {
     const carol = await createAccount(server);
     assert.deepEqual(await list(carol), []);
     const first = await created(carol, { region_id: 101, ip_version: 4 });
     const second = await created(carol, { region_id: 101, ip_version: 6 });
-    assert.deepEqual((await list(carol)).map((ip) => ip.uuid), [first.uuid, second.uuid]);
+    assert.deepEqual(
+      (await list(carol)).map((ip) => ip.uuid),
+      [first.uuid, second.uuid],
+    );
     assert.ok(!(await list(alice)).some((ip) => ip.uuid === first.uuid));
   });
 });
@@ -165,7 +205,7 @@ describe('remove', () => {
     assert.equal((await remove(alice, 'nonsense')).status, 404);
   });
 
-  test('another account\'s floating IP answers 404 exactly like a missing one, and stays', async () => {
+  test("another account's floating IP answers 404 exactly like a missing one, and stays", async () => {
     const bobs = await created(bob, { region_id: 101, ip_version: 4 });
     const foreign = await remove(alice, bobs.uuid);
     const missing = await remove(alice, '00000000-0000-4000-8000-000000000000');
@@ -185,7 +225,7 @@ describe('remove', () => {
 });
 
 describe('attach and detach refusals that need no server', () => {
-  test('an unknown server or floating IP, or another account\'s floating IP, is a 404', async () => {
+  test("an unknown server or floating IP, or another account's floating IP, is a 404", async () => {
     const mine = await created(alice, { region_id: 101, ip_version: 4 });
     const bobs = await created(bob, { region_id: 101, ip_version: 4 });
     for (const call of [attach, detach]) {
@@ -208,10 +248,17 @@ describe('attach and detach refusals that need no server', () => {
 });
 
 describe('attach and detach', () => {
-  interface Iface { address: string; netmask: string; gateway: string; type: string; reverse: string | null }
-  const floatingIn = (info: { iface: { v4: Iface[]; v6: Iface[] | null } }) => [...info.iface.v4, ...(info.iface.v6 ?? [])].filter((entry) => entry.type === 'floating');
+  interface Iface {
+    address: string;
+    netmask: string;
+    gateway: string;
+    type: string;
+    reverse: string | null;
+  }
+  const floatingIn = (info: { iface: { v4: Iface[]; v6: Iface[] | null } }) =>
+    [...info.iface.v4, ...(info.iface.v6 ?? [])].filter((entry) => entry.type === 'floating');
 
-  test('attach to the caller\'s server in the same region: 202, server_id set, the server\'s iface lists it; again is a no-op', async () => {
+  test("attach to the caller's server in the same region: 202, server_id set, the server's iface lists it; again is a no-op", async () => {
     const account = await createAccount(server);
     const host = await deployServer(server, account.token, { region: 101 });
     const ip = await created(account, { region_id: 101, ip_version: 4 });
@@ -221,7 +268,10 @@ describe('attach and detach', () => {
     assert.deepEqual(attached.body, { success: { response: '202 Accepted', reason: '' } });
     assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.server_id, host.id);
     const info = await serverInfo(server, account.token, host.id);
-    assert.deepEqual(floatingIn(info).map(({ address, netmask, gateway, type }) => ({ address, netmask, gateway, type })), [{ address: ip.address, netmask: '255.255.255.255', gateway: ip.gateway, type: 'floating' }]);
+    assert.deepEqual(
+      floatingIn(info).map(({ address, netmask, gateway, type }) => ({ address, netmask, gateway, type })),
+      [{ address: ip.address, netmask: '255.255.255.255', gateway: ip.gateway, type: 'floating' }],
+    );
     assert.equal(info.iface.v4[0].type, 'public');
 
     assert.equal((await attach(account, { server_id: host.id, ip_id: ip.id })).status, 202);
@@ -266,7 +316,9 @@ describe('attach and detach', () => {
     const account = await createAccount(server);
     const [first, second] = [await deployServer(server, account.token), await deployServer(server, account.token)];
     const ip = await created(account, { region_id: 101, ip_version: 4 });
-    const results = await Promise.all([first, second].map((host) => attach(account, { server_id: host.id, ip_id: ip.uuid })));
+    const results = await Promise.all(
+      [first, second].map((host) => attach(account, { server_id: host.id, ip_id: ip.uuid })),
+    );
     assert.deepEqual(results.map((r) => r.status).sort(), [202, 409]);
     const winner = results[0]!.status === 202 ? first : second;
     assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.server_id, winner.id);
@@ -282,7 +334,7 @@ describe('attach and detach', () => {
     assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.server_id, null);
   });
 
-  test('another account\'s server answers 404 exactly like a missing one', async () => {
+  test("another account's server answers 404 exactly like a missing one", async () => {
     const bobsServer = await deployServer(server, bob.token);
     const ip = await created(alice, { region_id: 101, ip_version: 4 });
     const foreign = await attach(alice, { server_id: bobsServer.uuid, ip_id: ip.uuid });
@@ -308,7 +360,10 @@ describe('attach and detach', () => {
     assert.equal((await attach(account, { server_id: dual.id, ip_id: block.uuid })).status, 202);
     const info = await serverInfo(server, account.token, dual.id);
     const entry = info.iface.v6.find((e: Iface) => e.type === 'floating');
-    assert.deepEqual({ address: entry.address, netmask: entry.netmask, type: entry.type }, { address: block.address, netmask: '64', type: 'floating' });
+    assert.deepEqual(
+      { address: entry.address, netmask: entry.netmask, type: entry.type },
+      { address: block.address, netmask: '64', type: 'floating' },
+    );
     assert.ok(!info.iface.v4.some((e: Iface) => e.type === 'floating'));
   });
 
@@ -330,7 +385,10 @@ describe('attach and detach', () => {
     const host = await deployServer(server, account.token);
     const ip = await created(account, { region_id: 101, ip_version: 4 });
     assert.equal((await attach(account, { server_id: host.id, ip_id: ip.uuid })).status, 202);
-    const put = await server.request('PUT', '/v1.3/rdns/put', { token: account.token, body: { server_id: host.id, ip: ip.address, rdns: 'mail.example.com' } });
+    const put = await server.request('PUT', '/v1.3/rdns/put', {
+      token: account.token,
+      body: { server_id: host.id, ip: ip.address, rdns: 'mail.example.com' },
+    });
     assert.equal(put.status, 202, JSON.stringify(put.body));
     assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.reverse, 'mail.example.com');
     assert.equal(floatingIn(await serverInfo(server, account.token, host.id))[0]?.reverse, 'mail.example.com');
@@ -341,7 +399,10 @@ describe('attach and detach', () => {
     const host = await deployServer(server, account.token);
     const ip = await created(account, { region_id: 101, ip_version: 4 });
     assert.equal((await attach(account, { server_id: host.id, ip_id: ip.uuid })).status, 202);
-    assert.equal((await server.request('DELETE', `/v1.3/server/remove/${host.id}`, { token: account.token })).status, 204);
+    assert.equal(
+      (await server.request('DELETE', `/v1.3/server/remove/${host.id}`, { token: account.token })).status,
+      204,
+    );
     assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.server_id, null);
     assert.equal((await remove(account, ip.uuid)).status, 204);
   });
@@ -382,13 +443,21 @@ describe('with a small pool and a region without IPv6 (CATALOG_FILE)', () => {
     small = await startTestServer({ CATALOG_FILE: smallCatalogFile() });
     account = await createAccount(small);
   });
-  after(async () => { await small.close(); });
+  after(async () => {
+    await small.close();
+  });
 
   test('a full pool is a 409 naming the region; a removed address can be taken again', async () => {
     // 192.0.2.0/29 less network, gateway and broadcast: five addresses.
     const taken: FloatingIp[] = [];
     for (let i = 0; i < 5; i++) taken.push(await created(account, { region_id: 101, ip_version: 4 }, small));
-    assert.deepEqual(taken.map((ip) => ip.address).sort(), ['192.0.2.2', '192.0.2.3', '192.0.2.4', '192.0.2.5', '192.0.2.6']);
+    assert.deepEqual(taken.map((ip) => ip.address).sort(), [
+      '192.0.2.2',
+      '192.0.2.3',
+      '192.0.2.4',
+      '192.0.2.5',
+      '192.0.2.6',
+    ]);
     const full = await create(account, { region_id: 101, ip_version: 4 }, small);
     assert.equal(full.status, 409);
     assert.match(full.body.errors.reason, /no free IPv4 address left in region 101/);

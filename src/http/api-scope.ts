@@ -79,14 +79,16 @@ export function apiScope(options: ApiScopeOptions) {
     app.setErrorHandler((error, request, reply) => {
       const problem = toProblem(error);
       if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
-      else if (!(error instanceof DomainError)) request.log.info({ err: { message: (error as Error).message } }, 'request rejected');
+      else if (!(error instanceof DomainError))
+        request.log.info({ err: { message: (error as Error).message } }, 'request rejected');
       return sendProblem(reply, format, problem);
     });
 
     app.setNotFoundHandler((request, reply) => {
-      const problem: Problem = options.unknownPath === 501
-        ? { status: 501, reason: `function does not exist: ${request.method} ${request.url.split('?')[0]}` }
-        : { status: 404, reason: new NotFound('path').message };
+      const problem: Problem =
+        options.unknownPath === 501
+          ? { status: 501, reason: `function does not exist: ${request.method} ${request.url.split('?')[0]}` }
+          : { status: 404, reason: new NotFound('path').message };
       return sendProblem(reply, format, problem);
     });
 
@@ -103,7 +105,8 @@ export function apiScope(options: ApiScopeOptions) {
     const authenticateOperator = async (request: FastifyRequest) => {
       const token = presentedToken(request.headers.authorization);
       if (!ctx.config.adminToken) throw new Forbidden('the operator API is disabled: set ADMIN_TOKEN');
-      if (!token || !secretEquals(token, ctx.config.adminToken)) throw new Unauthorized('operator authentication required: Authorization: Bearer <ADMIN_TOKEN>');
+      if (!token || !secretEquals(token, ctx.config.adminToken))
+        throw new Unauthorized('operator authentication required: Authorization: Bearer <ADMIN_TOKEN>');
     };
     // No body at all is an empty object, so a 400 lists each missing field rather than "body".
     const emptyBodyIsObject = async (request: FastifyRequest) => {
@@ -112,12 +115,13 @@ export function apiScope(options: ApiScopeOptions) {
     // Route-specific budgets run once the body is parsed, so login can count per e-mail.
     const rateLimited = (names: RateLimitName[]) => async (request: FastifyRequest, reply: FastifyReply) => {
       for (const name of names) {
-        const key = name === 'login' ? clientKeyFromBody(request)
-          : request.actor ? `t${request.actor.tokenId}` : request.ip;
+        const key =
+          name === 'login' ? clientKeyFromBody(request) : request.actor ? `t${request.actor.tokenId}` : request.ip;
         setRateHeaders(reply, await limiters.consume(name, key));
       }
     };
-    const asList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
+    const asList = <T>(hooks: T | T[] | undefined): T[] =>
+      hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 
     // Every route must say who may call it; collect methods per path for the 405 answers.
     const methodsByPath = new Map<string, Set<string>>();
@@ -156,7 +160,12 @@ export function apiScope(options: ApiScopeOptions) {
         url: path,
         config: { access: 'public' },
         schema: { hide: true } as object,
-        handler: (request, reply) => sendProblem(reply, format, { status: 405, reason: `wrong method ${request.method}: use ${named.join(' or ')}`, allow }),
+        handler: (request, reply) =>
+          sendProblem(reply, format, {
+            status: 405,
+            reason: `wrong method ${request.method}: use ${named.join(' or ')}`,
+            allow,
+          }),
       });
     }
   };

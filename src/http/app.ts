@@ -48,8 +48,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { ctx, storage, limiters } = deps;
   const app = Fastify({
     trustProxy: trustProxyFunction(ctx.config.trustProxy),
-    schemaController: { compilersFactory: { buildValidator: lazyValidatorFactory(), buildSerializer: lazySerializerFactory() } },
-    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: ctx.config.logLevel === 'silent' ? false : { level: ctx.config.logLevel } }),
+    schemaController: {
+      compilersFactory: { buildValidator: lazyValidatorFactory(), buildSerializer: lazySerializerFactory() },
+    },
+    ...(deps.logger
+      ? { loggerInstance: deps.logger }
+      : { logger: ctx.config.logLevel === 'silent' ? false : { level: ctx.config.logLevel } }),
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
       return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
@@ -57,11 +61,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: 256 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    ajv: { customOptions: { allErrors: true, coerceTypes: true, removeAdditional: false, useDefaults: true, strict: false, verbose: true }, plugins: [ajvFormats] },
+    ajv: {
+      customOptions: {
+        allErrors: true,
+        coerceTypes: true,
+        removeAdditional: false,
+        useDefaults: true,
+        strict: false,
+        verbose: true,
+      },
+      plugins: [ajvFormats],
+    },
     // A URL Fastify cannot even decode (`/v1.3/x/%zz`) is bad input: a 400 in the API's own shape.
     frameworkErrors: (error, request, reply) => {
       const format = request.url.startsWith('/v1/') ? v1Format : v13Format;
-      return sendProblem(reply, format, { status: 400, reason: error.message, fields: [{ field: 'path', reason: error.message }] });
+      return sendProblem(reply, format, {
+        status: 400,
+        reason: error.message,
+        fields: [{ field: 'path', reason: error.message }],
+      });
     },
   });
 
@@ -82,7 +100,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Nubis', version: deps.version, description: 'Cloud hosting management API: v1.3 (JSON), legacy v1 (form-encoded) and the operator API.' },
+      info: {
+        title: 'Nubis',
+        version: deps.version,
+        description: 'Cloud hosting management API: v1.3 (JSON), legacy v1 (form-encoded) and the operator API.',
+      },
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'an account token (register, login or token_create)' },
@@ -90,7 +112,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         },
       },
       tags: [
-        { name: 'operator', description: 'The operator API under /admin (not in the spec): enabled only when ADMIN_TOKEN is set' },
+        {
+          name: 'operator',
+          description: 'The operator API under /admin (not in the spec): enabled only when ADMIN_TOKEN is set',
+        },
         { name: 'health', description: 'Liveness and readiness' },
       ],
       security: [{ bearer: [] }],
@@ -100,16 +125,45 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   const Health = { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] } as const;
-  app.get('/healthz', { schema: { tags: ['health'], summary: 'The process is up', security: [], response: { 200: Health } } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { tags: ['health'], summary: 'Storage is reachable', security: [], response: { 200: Health, 503: Health } } }, async (_request, reply) => {
-    const ready = await Promise.race([storage.ping().catch(() => false), new Promise<boolean>((resolve) => setTimeout(resolve, 2_000, false))]);
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'storage unavailable' });
+  app.get(
+    '/healthz',
+    { schema: { tags: ['health'], summary: 'The process is up', security: [], response: { 200: Health } } },
+    async () => ({ status: 'ok' }),
+  );
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Storage is reachable',
+        security: [],
+        response: { 200: Health, 503: Health },
+      },
+    },
+    async (_request, reply) => {
+      const ready = await Promise.race([
+        storage.ping().catch(() => false),
+        new Promise<boolean>((resolve) => setTimeout(resolve, 2_000, false)),
+      ]);
+      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'storage unavailable' });
+    },
+  );
+
+  await app.register(apiScope({ ctx, limiters, format: v13Format, routes: v13Routes, unknownPath: 501 }), {
+    prefix: '/v1.3',
+  });
+  await app.register(
+    apiScope({ ctx, limiters, format: v1Format, routes: v1Routes, unknownPath: 404, setup: v1Setup }),
+    { prefix: '/v1' },
+  );
+  await app.register(apiScope({ ctx, limiters, format: adminFormat, routes: adminRoutes(deps), unknownPath: 404 }), {
+    prefix: '/admin',
   });
 
-  await app.register(apiScope({ ctx, limiters, format: v13Format, routes: v13Routes, unknownPath: 501 }), { prefix: '/v1.3' });
-  await app.register(apiScope({ ctx, limiters, format: v1Format, routes: v1Routes, unknownPath: 404, setup: v1Setup }), { prefix: '/v1' });
-  await app.register(apiScope({ ctx, limiters, format: adminFormat, routes: adminRoutes(deps), unknownPath: 404 }), { prefix: '/admin' });
-
-  app.setNotFoundHandler((request, reply) => reply.code(404).send({ errors: { response: '404 Not Found', reason: `no such path: ${request.url.split('?')[0]}` } }));
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .code(404)
+      .send({ errors: { response: '404 Not Found', reason: `no such path: ${request.url.split('?')[0]}` } }),
+  );
   return app;
 }

@@ -4,7 +4,18 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError } from 'fastify';
 import { RateLimited } from './rate-limit.ts';
-import { Conflict, DomainError, Forbidden, Invalid, NotFound, PaymentRequired, TooManyRequests, Unauthorized, Unavailable, type FieldProblem } from '../platform/errors.ts';
+import {
+  Conflict,
+  DomainError,
+  Forbidden,
+  Invalid,
+  NotFound,
+  PaymentRequired,
+  TooManyRequests,
+  Unauthorized,
+  Unavailable,
+  type FieldProblem,
+} from '../platform/errors.ts';
 
 export interface Problem {
   status: number;
@@ -73,7 +84,9 @@ export function isStorageOutage(error: unknown): boolean {
   const message = e.message ?? '';
   // 57P03 and "not currently accepting connections" (55000): the server refuses new sessions for now.
   if (code === '57P03') return true;
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|database is locked|not currently accepting connections|the database system is (starting up|shutting down)/i.test(message);
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|database is locked|not currently accepting connections|the database system is (starting up|shutting down)/i.test(
+    message,
+  );
 }
 
 export function toProblem(error: unknown): Problem {
@@ -84,7 +97,13 @@ export function toProblem(error: unknown): Problem {
     if (error instanceof Forbidden) return { status: 403, reason: error.message };
     if (error instanceof NotFound) return { status: 404, reason: error.message };
     if (error instanceof Conflict) return { status: 409, reason: error.message };
-    if (error instanceof TooManyRequests) return { status: 429, reason: error.message, retryAfterSeconds: error.retryAfterSeconds, rateLimit: error instanceof RateLimited ? error.limit : undefined };
+    if (error instanceof TooManyRequests)
+      return {
+        status: 429,
+        reason: error.message,
+        retryAfterSeconds: error.retryAfterSeconds,
+        rateLimit: error instanceof RateLimited ? error.limit : undefined,
+      };
     if (error instanceof Unavailable) return { status: 503, reason: error.message };
   }
   const fastifyError = error as FastifyError & { validation?: AjvError[]; validationContext?: string };
@@ -103,7 +122,8 @@ export function toProblem(error: unknown): Problem {
       FST_ERR_CTP_EMPTY_JSON_BODY: 'empty JSON body',
       FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body',
     };
-    const reason = reasons[fastifyError.code] ?? (error instanceof SyntaxError ? 'malformed JSON body' : fastifyError.message);
+    const reason =
+      reasons[fastifyError.code] ?? (error instanceof SyntaxError ? 'malformed JSON body' : fastifyError.message);
     return { status: 400, reason, fields: [{ field: 'body', reason }] };
   }
   return { status: 500, reason: 'internal error' };

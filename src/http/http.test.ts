@@ -13,13 +13,26 @@ before(async () => {
   server = await startTestServer();
   account = await createAccount(server);
 });
-after(async () => { await server.close(); });
+after(async () => {
+  await server.close();
+});
 
-const unauthorized = { errors: { response: '401 Unauthorized', reason: 'authentication required: send a valid token as Authorization: Bearer <token>' } };
+const unauthorized = {
+  errors: {
+    response: '401 Unauthorized',
+    reason: 'authentication required: send a valid token as Authorization: Bearer <token>',
+  },
+};
 
 describe('authentication', () => {
-  test('401 in the spec\'s shape without a token, with an unknown one, and with a malformed header', async () => {
-    for (const headers of [{} as Record<string, string>, { authorization: `Bearer ${'0'.repeat(64)}` }, { authorization: 'Bearer' }, { authorization: 'Basic dXNlcjpwYXNz dGhpcw==' }, { authorization: `Bearer ${'a'.repeat(300)}` }]) {
+  test("401 in the spec's shape without a token, with an unknown one, and with a malformed header", async () => {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: `Bearer ${'0'.repeat(64)}` },
+      { authorization: 'Bearer' },
+      { authorization: 'Basic dXNlcjpwYXNz dGhpcw==' },
+      { authorization: `Bearer ${'a'.repeat(300)}` },
+    ]) {
       const result = await server.request('GET', '/v1.3/account/info', { headers });
       assert.equal(result.status, 401, JSON.stringify(headers));
       assert.deepEqual(result.body, unauthorized);
@@ -31,12 +44,26 @@ describe('authentication', () => {
     assert.equal((await server.request('GET', '/v1.3/image/list')).status, 200);
     assert.equal((await server.request('GET', '/v1.3/plan/list')).status, 200);
     assert.equal((await server.request('POST', '/v1.3/account/register', { body: registerBody() })).status, 201);
-    assert.equal((await server.request('POST', '/v1.3/account/login', { body: { email: account.email, password: account.password } })).status, 200);
+    assert.equal(
+      (
+        await server.request('POST', '/v1.3/account/login', {
+          body: { email: account.email, password: account.password },
+        })
+      ).status,
+      200,
+    );
   });
 
   test('the token is accepted with or without the Bearer prefix, in any case', async () => {
-    assert.equal((await server.request('GET', '/v1.3/account/info', { headers: { authorization: `bearer ${account.token}` } })).status, 200);
-    assert.equal((await server.request('GET', '/v1.3/account/info', { headers: { authorization: account.token } })).status, 200);
+    assert.equal(
+      (await server.request('GET', '/v1.3/account/info', { headers: { authorization: `bearer ${account.token}` } }))
+        .status,
+      200,
+    );
+    assert.equal(
+      (await server.request('GET', '/v1.3/account/info', { headers: { authorization: account.token } })).status,
+      200,
+    );
   });
 });
 
@@ -53,26 +80,45 @@ describe('error shapes', () => {
       const result = await server.request(method, path, { token: account.token });
       assert.equal(result.status, 405, `${method} ${path}`);
       assert.equal(result.headers.get('allow'), allow);
-      assert.deepEqual(result.body, { errors: { response: '405 Method Not Allowed', reason: `wrong method ${method}: use ${allowed}` } });
+      assert.deepEqual(result.body, {
+        errors: { response: '405 Method Not Allowed', reason: `wrong method ${method}: use ${allowed}` },
+      });
     }
   });
 
   test('501 for a path under /v1.3 that is no function; 404 outside the APIs', async () => {
     const result = await server.request('GET', '/v1.3/no/such/function', { token: account.token });
     assert.equal(result.status, 501);
-    assert.deepEqual(result.body, { errors: { response: '501 Not Implemented', reason: 'function does not exist: GET /v1.3/no/such/function' } });
+    assert.deepEqual(result.body, {
+      errors: { response: '501 Not Implemented', reason: 'function does not exist: GET /v1.3/no/such/function' },
+    });
     const outside = await server.request('GET', '/nothing-here');
     assert.equal(outside.status, 404);
     assert.equal(outside.body.errors.response, '404 Not Found');
   });
 
-  test('malformed JSON, a wrong content type and an oversized body are 400s in the spec\'s shape', async () => {
+  test("malformed JSON, a wrong content type and an oversized body are 400s in the spec's shape", async () => {
     const cases: [string, Record<string, string>, string, string][] = [
       ['{"email": "a@example.com",', { 'content-type': 'application/json' }, 'malformed JSON body', 'malformed JSON'],
-      ['{"__proto__": {"admin": true}}', { 'content-type': 'application/json' }, 'malformed JSON body', 'prototype poisoning'],
-      ['email=a@example.com', { 'content-type': 'application/x-www-form-urlencoded' }, 'unsupported Content-Type: send application/json', 'form body'],
+      [
+        '{"__proto__": {"admin": true}}',
+        { 'content-type': 'application/json' },
+        'malformed JSON body',
+        'prototype poisoning',
+      ],
+      [
+        'email=a@example.com',
+        { 'content-type': 'application/x-www-form-urlencoded' },
+        'unsupported Content-Type: send application/json',
+        'form body',
+      ],
       ['hello', { 'content-type': 'text/plain' }, 'unsupported Content-Type: send application/json', 'text body'],
-      [JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(300 * 1024) }), { 'content-type': 'application/json' }, 'request body too large', 'oversized body'],
+      [
+        JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(300 * 1024) }),
+        { 'content-type': 'application/json' },
+        'request body too large',
+        'oversized body',
+      ],
     ];
     for (const [rawBody, headers, reason, label] of cases) {
       const result = await server.request('POST', '/v1.3/account/login', { rawBody, headers });
@@ -82,12 +128,15 @@ describe('error shapes', () => {
   });
 
   test('a body of the wrong JSON type is a 400 naming the body', async () => {
-    const result = await server.request('POST', '/v1.3/account/login', { rawBody: '[1, 2]', headers: { 'content-type': 'application/json' } });
+    const result = await server.request('POST', '/v1.3/account/login', {
+      rawBody: '[1, 2]',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(result.status, 400);
     assert.deepEqual(result.body, { errors: [{ reason: 'wrong data type: must be object', field: 'body' }] });
   });
 
-  test('a URL that cannot be decoded is a 400 in the spec\'s shape', async () => {
+  test("a URL that cannot be decoded is a 400 in the spec's shape", async () => {
     const result = await server.request('DELETE', '/v1.3/account/token_remove/%zz', { token: account.token });
     assert.equal(result.status, 400);
     assert.equal(result.body.errors[0].field, 'path');
@@ -131,18 +180,43 @@ describe('OpenAPI', () => {
     assert.equal(doc.openapi, '3.1.0');
     const paths = Object.keys(doc.paths);
     for (const path of [
-      '/healthz', '/readyz',
-      '/v1.3/account/token_list', '/v1.3/account/token_create', '/v1.3/account/token_rename', '/v1.3/account/token_remove/{token_id}',
-      '/v1.3/account/info', '/v1.3/account/register', '/v1.3/account/login', '/v1.3/account/activate', '/v1.3/account/update', '/v1.3/account/reset',
-      '/v1.3/region/list', '/v1.3/image/list', '/v1.3/plan/list',
-      '/admin/accounts', '/admin/accounts/{account}', '/admin/accounts/{account}/credit', '/admin/outbox', '/admin/clock', '/admin/clock/advance', '/admin/reset',
-    ]) assert.ok(paths.includes(path), `${path} is documented`);
+      '/healthz',
+      '/readyz',
+      '/v1.3/account/token_list',
+      '/v1.3/account/token_create',
+      '/v1.3/account/token_rename',
+      '/v1.3/account/token_remove/{token_id}',
+      '/v1.3/account/info',
+      '/v1.3/account/register',
+      '/v1.3/account/login',
+      '/v1.3/account/activate',
+      '/v1.3/account/update',
+      '/v1.3/account/reset',
+      '/v1.3/region/list',
+      '/v1.3/image/list',
+      '/v1.3/plan/list',
+      '/admin/accounts',
+      '/admin/accounts/{account}',
+      '/admin/accounts/{account}/credit',
+      '/admin/outbox',
+      '/admin/clock',
+      '/admin/clock/advance',
+      '/admin/reset',
+    ])
+      assert.ok(paths.includes(path), `${path} is documented`);
 
-    for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, { tags?: string[]; security?: unknown[]; responses: Record<string, { content?: unknown }> }>>)) {
+    for (const [path, operations] of Object.entries(
+      doc.paths as Record<
+        string,
+        Record<string, { tags?: string[]; security?: unknown[]; responses: Record<string, { content?: unknown }> }>
+      >,
+    )) {
       for (const [method, operation] of Object.entries(operations)) {
         const success = Object.keys(operation.responses).filter((status) => status.startsWith('2'));
         assert.ok(success.length > 0, `${method} ${path} documents its success`);
-        for (const status of success) if (status !== '204') assert.ok(operation.responses[status]!.content, `${method} ${path} ${status} has a schema`);
+        for (const status of success)
+          if (status !== '204')
+            assert.ok(operation.responses[status]!.content, `${method} ${path} ${status} has a schema`);
         if (path.startsWith('/admin/')) {
           assert.deepEqual(operation.tags, ['operator'], `${method} ${path} is tagged operator`);
           assert.deepEqual(operation.security, [{ operator: [] }]);
@@ -165,7 +239,20 @@ describe('OpenAPI', () => {
     const doc = (await server.request('GET', '/openapi.json')).body;
     const schema = doc.paths['/admin/accounts'].get.responses['200'].content['application/json'].schema;
     const item = schema.properties.accounts.items;
-    for (const field of ['id', 'uuid', 'email', 'profile', 'balance', 'activated', 'servers', 'billing', 'permissions', 'blocked_ports', 'activity', 'blocked']) {
+    for (const field of [
+      'id',
+      'uuid',
+      'email',
+      'profile',
+      'balance',
+      'activated',
+      'servers',
+      'billing',
+      'permissions',
+      'blocked_ports',
+      'activity',
+      'blocked',
+    ]) {
       assert.ok(item.properties[field], `operator account schema has ${field}`);
     }
   });

@@ -20,7 +20,11 @@ const tight = {
 
 function assertLimited(result: HttpResult, limit: number, label: string): void {
   assert.equal(result.status, 429, label);
-  assert.deepEqual(result.body, { errors: { response: '429 Too Many Requests', reason: 'rate limit exceeded, retry in a few moments' } }, label);
+  assert.deepEqual(
+    result.body,
+    { errors: { response: '429 Too Many Requests', reason: 'rate limit exceeded, retry in a few moments' } },
+    label,
+  );
   const retryAfter = Number(result.headers.get('retry-after'));
   assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `${label}: Retry-After ${retryAfter}`);
   assert.equal(result.headers.get('ratelimit-limit'), String(limit), label);
@@ -30,8 +34,12 @@ function assertLimited(result: HttpResult, limit: number, label: string): void {
 
 describe('per-operation budgets', () => {
   let server: TestServer;
-  before(async () => { server = await startTestServer(tight); });
-  after(async () => { await server.close(); });
+  before(async () => {
+    server = await startTestServer(tight);
+  });
+  after(async () => {
+    await server.close();
+  });
 
   test('register: a budget per client address, with RateLimit headers on every answer', async () => {
     const first = await server.request('POST', '/v1.3/account/register', { body: registerBody() });
@@ -41,23 +49,47 @@ describe('per-operation budgets', () => {
     assert.ok(Number(first.headers.get('ratelimit-reset')) > 0);
     assert.equal((await server.request('POST', '/v1.3/account/register', { body: registerBody() })).status, 201);
     // Invalid requests count too, so a guesser cannot probe for free; the third is refused either way.
-    assertLimited(await server.request('POST', '/v1.3/account/register', { body: registerBody() }), 2, 'third registration');
+    assertLimited(
+      await server.request('POST', '/v1.3/account/register', { body: registerBody() }),
+      2,
+      'third registration',
+    );
     assertLimited(await server.request('POST', '/v1.3/account/register', { body: {} }), 2, 'invalid registration');
   });
 
   test('the budgets run on real time: moving the virtual clock does not refill them', async () => {
     await server.advance(3600);
-    assertLimited(await server.request('POST', '/v1.3/account/register', { body: registerBody() }), 2, 'after a virtual hour');
+    assertLimited(
+      await server.request('POST', '/v1.3/account/register', { body: registerBody() }),
+      2,
+      'after a virtual hour',
+    );
   });
 
   test('login: a budget per address and e-mail (in any case), taken from the body', async () => {
     const email = uniqueEmail('guessed');
     for (let i = 0; i < 2; i++) {
-      assert.equal((await server.request('POST', '/v1.3/account/login', { body: { email, password: `guess ${i}` } })).status, 200);
+      assert.equal(
+        (await server.request('POST', '/v1.3/account/login', { body: { email, password: `guess ${i}` } })).status,
+        200,
+      );
     }
-    assertLimited(await server.request('POST', '/v1.3/account/login', { body: { email: email.toUpperCase(), password: 'guess 3' } }), 2, 'third guess');
+    assertLimited(
+      await server.request('POST', '/v1.3/account/login', {
+        body: { email: email.toUpperCase(), password: 'guess 3' },
+      }),
+      2,
+      'third guess',
+    );
     // Another e-mail from the same address has its own budget.
-    assert.equal((await server.request('POST', '/v1.3/account/login', { body: { email: uniqueEmail('other'), password: 'guess' } })).status, 200);
+    assert.equal(
+      (
+        await server.request('POST', '/v1.3/account/login', {
+          body: { email: uniqueEmail('other'), password: 'guess' },
+        })
+      ).status,
+      200,
+    );
   });
 
   test('activate and reset: a budget per client address', async () => {
@@ -77,12 +109,28 @@ describe('per-operation budgets', () => {
       const account = await createAccount(other, { activate: false });
       // createAccount read account/info once with this token.
       assert.equal((await other.request('GET', '/v1.3/account/info', { token: account.token })).status, 200);
-      assertLimited(await other.request('GET', '/v1.3/account/info', { token: account.token }), 2, 'third account/info');
-      const second = await other.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'second' } });
+      assertLimited(
+        await other.request('GET', '/v1.3/account/info', { token: account.token }),
+        2,
+        'third account/info',
+      );
+      const second = await other.request('POST', '/v1.3/account/token_create', {
+        token: account.token,
+        body: { name: 'second' },
+      });
       assert.equal((await other.request('GET', '/v1.3/account/info', { token: second.body.token })).status, 200);
 
-      for (let i = 0; i < 2; i++) assert.equal((await other.request('PATCH', '/v1.3/account/update', { token: account.token, body: { firstname: `N${i}` } })).status, 202);
-      assertLimited(await other.request('PATCH', '/v1.3/account/update', { token: account.token, body: { firstname: 'N3' } }), 2, 'third update');
+      for (let i = 0; i < 2; i++)
+        assert.equal(
+          (await other.request('PATCH', '/v1.3/account/update', { token: account.token, body: { firstname: `N${i}` } }))
+            .status,
+          202,
+        );
+      assertLimited(
+        await other.request('PATCH', '/v1.3/account/update', { token: account.token, body: { firstname: 'N3' } }),
+        2,
+        'third update',
+      );
     } finally {
       await other.close();
     }
@@ -95,7 +143,9 @@ describe('the general per-token budget', () => {
     try {
       const account = await createAccount(server);
       // Twenty at once: three fit in each second, so however slow the machine, some are refused.
-      const results = await Promise.all(Array.from({ length: 20 }, () => server.request('GET', '/v1.3/account/token_list', { token: account.token })));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => server.request('GET', '/v1.3/account/token_list', { token: account.token })),
+      );
       const limited = results.filter((result) => result.status === 429);
       assert.ok(limited.length >= 1, `${limited.length} of 20 refused`);
       for (const result of results) assert.ok(result.status === 200 || result.status === 429);
@@ -109,27 +159,33 @@ describe('the general per-token budget', () => {
 });
 
 describe('instances and the budget store', () => {
-  test(testDb === 'postgres'
-    ? 'with REDIS_URL, two instances sharing REDIS_PREFIX share one budget'
-    : 'without REDIS_URL, each instance counts in its own memory', async () => {
-    const env = { RATE_REGISTER_PER_MINUTE: '3', REDIS_PREFIX: `nubis-test:shared-${randomBytes(6).toString('hex')}:` };
-    const [a, b] = await Promise.all([startTestServer(env), startTestServer(env)]);
-    try {
-      assert.equal((await a.request('POST', '/v1.3/account/register', { body: registerBody() })).status, 201);
-      assert.equal((await a.request('POST', '/v1.3/account/register', { body: registerBody() })).status, 201);
-      assert.equal((await b.request('POST', '/v1.3/account/register', { body: registerBody() })).status, 201);
-      const fourth = await b.request('POST', '/v1.3/account/register', { body: registerBody() });
-      if (testDb === 'postgres') {
-        assert.equal(a.config.redisUrl, b.config.redisUrl);
-        assertLimited(fourth, 3, 'fourth registration across instances');
-      } else {
-        assert.equal(b.config.redisUrl, null);
-        assert.equal(fourth.status, 201);
+  test(
+    testDb === 'postgres'
+      ? 'with REDIS_URL, two instances sharing REDIS_PREFIX share one budget'
+      : 'without REDIS_URL, each instance counts in its own memory',
+    async () => {
+      const env = {
+        RATE_REGISTER_PER_MINUTE: '3',
+        REDIS_PREFIX: `nubis-test:shared-${randomBytes(6).toString('hex')}:`,
+      };
+      const [a, b] = await Promise.all([startTestServer(env), startTestServer(env)]);
+      try {
+        assert.equal((await a.request('POST', '/v1.3/account/register', { body: registerBody() })).status, 201);
+        assert.equal((await a.request('POST', '/v1.3/account/register', { body: registerBody() })).status, 201);
+        assert.equal((await b.request('POST', '/v1.3/account/register', { body: registerBody() })).status, 201);
+        const fourth = await b.request('POST', '/v1.3/account/register', { body: registerBody() });
+        if (testDb === 'postgres') {
+          assert.equal(a.config.redisUrl, b.config.redisUrl);
+          assertLimited(fourth, 3, 'fourth registration across instances');
+        } else {
+          assert.equal(b.config.redisUrl, null);
+          assert.equal(fourth.status, 201);
+        }
+      } finally {
+        await Promise.all([a.close(), b.close()]);
       }
-    } finally {
-      await Promise.all([a.close(), b.close()]);
-    }
-  });
+    },
+  );
 });
 
 describe('Redis out of reach', () => {
@@ -137,7 +193,11 @@ describe('Redis out of reach', () => {
     const server = await startTestServer({ REDIS_URL: 'redis://127.0.0.1:1', RATE_REGISTER_PER_MINUTE: '1' });
     try {
       assert.equal((await server.request('POST', '/v1.3/account/register', { body: registerBody() })).status, 201);
-      assertLimited(await server.request('POST', '/v1.3/account/register', { body: registerBody() }), 1, 'second registration');
+      assertLimited(
+        await server.request('POST', '/v1.3/account/register', { body: registerBody() }),
+        1,
+        'second registration',
+      );
       assert.equal((await server.request('GET', '/readyz')).status, 200);
     } finally {
       await server.close();

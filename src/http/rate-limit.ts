@@ -49,10 +49,19 @@ export interface RateLimiters {
 export function createRateLimiters(config: Config, redis: Redis | null): RateLimiters {
   const limiters = new Map<RateLimitName, { limiter: RateLimiterAbstract; rule: Rule }>();
   for (const [name, rule] of Object.entries(rules(config)) as [RateLimitName, Rule][]) {
-    const options = { points: rule.points, duration: rule.durationSeconds, keyPrefix: `${config.redisPrefix}rl:${name}` };
+    const options = {
+      points: rule.points,
+      duration: rule.durationSeconds,
+      keyPrefix: `${config.redisPrefix}rl:${name}`,
+    };
     // If Redis is out of reach, an in-memory budget stands in rather than failing every request.
     const limiter = redis
-      ? new RateLimiterRedis({ ...options, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(options) })
+      ? new RateLimiterRedis({
+          ...options,
+          storeClient: redis,
+          rejectIfRedisNotReady: true,
+          insuranceLimiter: new RateLimiterMemory(options),
+        })
       : new RateLimiterMemory(options);
     limiters.set(name, { limiter, rule });
   }
@@ -62,9 +71,14 @@ export function createRateLimiters(config: Config, redis: Redis | null): RateLim
       if (!entry) throw new Error(`unknown rate limit ${name}`);
       try {
         const result = await entry.limiter.consume(key);
-        return { limit: entry.rule.points, remaining: result.remainingPoints, resetSeconds: Math.ceil(result.msBeforeNext / 1000) };
+        return {
+          limit: entry.rule.points,
+          remaining: result.remainingPoints,
+          resetSeconds: Math.ceil(result.msBeforeNext / 1000),
+        };
       } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) throw new RateLimited(entry.rule.points, Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
+        if (rejection instanceof RateLimiterRes)
+          throw new RateLimited(entry.rule.points, Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
         throw rejection;
       }
     },

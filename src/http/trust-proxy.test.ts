@@ -11,7 +11,14 @@ async function registeredFrom(env: Record<string, string>): Promise<string> {
   try {
     const registered = await server.request('POST', '/v1.3/account/register', {
       headers: { 'x-forwarded-for': '203.0.113.77' },
-      body: { email: uniqueEmail(), password: 'a long password', firstname: 'Pro', lastname: 'Xy', accept_tos: true, country: 'NL' },
+      body: {
+        email: uniqueEmail(),
+        password: 'a long password',
+        firstname: 'Pro',
+        lastname: 'Xy',
+        accept_tos: true,
+        country: 'NL',
+      },
     });
     assert.equal(registered.status, 201);
     const info = await server.request('GET', '/v1.3/account/info', { token: registered.body.token });

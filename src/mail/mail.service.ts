@@ -17,14 +17,17 @@ const maxAttempts = 10;
 /** Queues a mail in the outbox. Delivery is attempted by `deliverPendingMail`. */
 export async function queueMail(ctx: Platform, db: Queryable, mail: Mail): Promise<void> {
   const now = ctx.clock.now();
-  await db.insertInto('mail_outbox').values({
-    to_address: mail.to.toLowerCase(),
-    subject: mail.subject,
-    text: mail.text,
-    created_at: now,
-    attempts: 0,
-    next_attempt_at: ctx.mailTransport ? now : null,
-  }).execute();
+  await db
+    .insertInto('mail_outbox')
+    .values({
+      to_address: mail.to.toLowerCase(),
+      subject: mail.subject,
+      text: mail.text,
+      created_at: now,
+      attempts: 0,
+      next_attempt_at: ctx.mailTransport ? now : null,
+    })
+    .execute();
 }
 
 export interface OutboxMessage {
@@ -42,12 +45,22 @@ export interface OutboxMessage {
 
 /** The outbox, newest first (at most 1000), optionally only the mail to one address. */
 export async function listOutbox(ctx: Platform, to: string | undefined): Promise<OutboxMessage[]> {
-  let query = ctx.db.selectFrom('mail_outbox').select(['id', 'to_address', 'subject', 'text', 'created_at', 'delivered_at', 'attempts', 'last_error']).orderBy('id', 'desc').limit(1000);
+  let query = ctx.db
+    .selectFrom('mail_outbox')
+    .select(['id', 'to_address', 'subject', 'text', 'created_at', 'delivered_at', 'attempts', 'last_error'])
+    .orderBy('id', 'desc')
+    .limit(1000);
   if (to) query = query.where('to_address', '=', to.trim().toLowerCase());
   const rows = await query.execute();
   return rows.map((row) => ({
-    id: row.id, to: row.to_address, subject: row.subject, text: row.text, created: isoSeconds(row.created_at),
-    delivered: row.delivered_at !== null, attempts: row.attempts, last_error: row.last_error,
+    id: row.id,
+    to: row.to_address,
+    subject: row.subject,
+    text: row.text,
+    created: isoSeconds(row.created_at),
+    delivered: row.delivered_at !== null,
+    attempts: row.attempts,
+    last_error: row.last_error,
   }));
 }
 
@@ -64,7 +77,11 @@ export function kickMailDelivery(ctx: Platform): void {
   let running = deliveries.get(ctx);
   if (!running) deliveries.set(ctx, (running = new Set()));
   const delivery: Promise<void> = deliverPendingMail(ctx)
-    .then(() => undefined, (error: unknown) => ctx.log.warn({ err: (error as Error).message }, 'mail delivery round failed; the mail sweep retries'))
+    .then(
+      () => undefined,
+      (error: unknown) =>
+        ctx.log.warn({ err: (error as Error).message }, 'mail delivery round failed; the mail sweep retries'),
+    )
     .finally(() => running.delete(delivery));
   running.add(delivery);
 }
@@ -83,13 +100,23 @@ export async function deliverPendingMail(ctx: Platform, batch = 20): Promise<num
   if (!transport) return 0;
   const now = ctx.clock.now();
   const claimed = await ctx.db.transaction().execute(async (trx) => {
-    let query = trx.selectFrom('mail_outbox').selectAll().where('delivered_at', 'is', null).where('next_attempt_at', '<=', now).orderBy('next_attempt_at').limit(batch);
+    let query = trx
+      .selectFrom('mail_outbox')
+      .selectAll()
+      .where('delivered_at', 'is', null)
+      .where('next_attempt_at', '<=', now)
+      .orderBy('next_attempt_at')
+      .limit(batch);
     if (ctx.dialect === 'postgres') query = query.modifyEnd(sql`for update skip locked`);
     const rows = await query.execute();
     for (const row of rows) {
       // Claim: push the next attempt out (exponential back-off) so no other sweeper takes it meanwhile.
       const backoff = Math.min(3600_000, 30_000 * 2 ** row.attempts);
-      await trx.updateTable('mail_outbox').set({ attempts: row.attempts + 1, next_attempt_at: row.attempts + 1 >= maxAttempts ? null : now + backoff }).where('id', '=', row.id).execute();
+      await trx
+        .updateTable('mail_outbox')
+        .set({ attempts: row.attempts + 1, next_attempt_at: row.attempts + 1 >= maxAttempts ? null : now + backoff })
+        .where('id', '=', row.id)
+        .execute();
     }
     return rows;
   });
@@ -97,13 +124,25 @@ export async function deliverPendingMail(ctx: Platform, batch = 20): Promise<num
   for (const row of claimed) {
     try {
       await transport.deliver({ from: ctx.config.mailFrom, to: row.to_address, subject: row.subject, text: row.text });
-      await ctx.db.updateTable('mail_outbox').set({ delivered_at: ctx.clock.now(), next_attempt_at: null, last_error: null }).where('id', '=', row.id).execute();
+      await ctx.db
+        .updateTable('mail_outbox')
+        .set({ delivered_at: ctx.clock.now(), next_attempt_at: null, last_error: null })
+        .where('id', '=', row.id)
+        .execute();
       delivered++;
     } catch (error) {
       const attempt = row.attempts + 1;
-      if (attempt >= maxAttempts) ctx.log.error({ mailId: row.id, attempt, err: (error as Error).message }, 'mail delivery failed for the last time; the mail stays in the outbox');
+      if (attempt >= maxAttempts)
+        ctx.log.error(
+          { mailId: row.id, attempt, err: (error as Error).message },
+          'mail delivery failed for the last time; the mail stays in the outbox',
+        );
       else ctx.log.warn({ mailId: row.id, attempt, err: (error as Error).message }, 'mail delivery failed; will retry');
-      await ctx.db.updateTable('mail_outbox').set({ last_error: (error as Error).message.slice(0, 500) }).where('id', '=', row.id).execute();
+      await ctx.db
+        .updateTable('mail_outbox')
+        .set({ last_error: (error as Error).message.slice(0, 500) })
+        .where('id', '=', row.id)
+        .execute();
     }
   }
   return delivered;

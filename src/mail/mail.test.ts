@@ -71,24 +71,40 @@ describe('SMTP delivery', () => {
     const email = body.email as string;
     const result = await server.request('POST', '/v1.3/account/register', { body });
     assert.equal(result.status, 201);
-    const [mail] = await eventually('activation mail delivered', async () => smtpTo(email), (mails) => mails.length === 1);
+    const [mail] = await eventually(
+      'activation mail delivered',
+      async () => smtpTo(email),
+      (mails) => mails.length === 1,
+    );
     assert.equal(mail!.from, 'robot@nubis.test');
     const activation = await activationUuidFromMail(server, email);
     assert.ok(mail!.raw.includes(activation), 'the SMTP copy carries the activation uuid');
     assert.match(mail!.raw, /^Subject: Activate your Nubis account/m);
-    const [outbox] = await eventually('outbox marks it delivered', () => mailsTo(server, email), (mails) => mails[0]?.delivered === true);
+    const [outbox] = await eventually(
+      'outbox marks it delivered',
+      () => mailsTo(server, email),
+      (mails) => mails[0]?.delivered === true,
+    );
     assert.equal(outbox!.attempts, 1);
     assert.equal(outbox!.last_error, null);
   });
 
   test('a refused delivery does not fail the call, stays in the outbox, and the sweep retries it when due', async () => {
     const account = await createAccount(server);
-    await eventually('activation mail delivered', async () => smtpTo(account.email), (mails) => mails.length === 1);
+    await eventually(
+      'activation mail delivered',
+      async () => smtpTo(account.email),
+      (mails) => mails.length === 1,
+    );
 
     refuse = true;
     const result = await server.request('PATCH', '/v1.3/account/reset', { body: { email: account.email } });
     assert.equal(result.status, 202);
-    const [failed] = await eventually('first attempt failed', () => mailsTo(server, account.email), (mails) => mails[0]?.last_error != null);
+    const [failed] = await eventually(
+      'first attempt failed',
+      () => mailsTo(server, account.email),
+      (mails) => mails[0]?.last_error != null,
+    );
     assert.equal(failed!.attempts, 1);
     assert.equal(failed!.delivered, false);
     assert.match(failed!.last_error ?? '', /mailbox busy/);

@@ -1,7 +1,6 @@
 // How mail leaves the building: an interface with one SMTP implementation (nodemailer).
 // Every mail is written to the outbox first; a transport, when configured, delivers it.
 
-
 export interface OutgoingMail {
   from: string;
   to: string;

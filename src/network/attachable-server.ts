@@ -17,10 +17,16 @@ export interface AttachableServer {
  * Reads the server inside the caller's transaction. On PostgreSQL it takes a key-share lock,
  * so the server cannot be deleted between this read and the attachment that refers to it.
  */
-export async function findAttachableServer(ctx: Platform, trx: Tx, accountId: number, ref: string | number): Promise<AttachableServer> {
+export async function findAttachableServer(
+  ctx: Platform,
+  trx: Tx,
+  accountId: number,
+  ref: string | number,
+): Promise<AttachableServer> {
   const parsed = parseRef(ref);
   if (!parsed) throw new NotFound('server');
-  const server = await trx.selectFrom('servers')
+  const server = await trx
+    .selectFrom('servers')
     .select(['id', 'uuid', 'region_id', 'ipv6_enabled'])
     .where('account_id', '=', accountId)
     .$call((q) => ('id' in parsed ? q.where('id', '=', parsed.id) : q.where('uuid', '=', parsed.uuid)))

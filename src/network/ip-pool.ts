@@ -53,7 +53,13 @@ function v4Ranges(region: Region): V4Range[] {
     const prefix = Number(bits);
     const network = ipv4ToInt(base!) & ((0xffffffff << (32 - prefix)) >>> 0);
     const size = 2 ** (32 - prefix);
-    return { pool: `${region.id}-v4-${cidr}`, first: (network + 2) >>> 0, count: Math.max(0, size - 3), gateway: (network + 1) >>> 0, prefix };
+    return {
+      pool: `${region.id}-v4-${cidr}`,
+      first: (network + 2) >>> 0,
+      count: Math.max(0, size - 3),
+      gateway: (network + 1) >>> 0,
+      prefix,
+    };
   });
 }
 
@@ -69,14 +75,42 @@ function v6Base(region: Region): { pool: string; hextets: string[]; blocks: numb
 }
 
 // Every server create takes an address: prepared.
-const insertUnlessTaken = prepared<[string, string, number, number, number, string, string, number], never>(8,
+const insertUnlessTaken = prepared<[string, string, number, number, number, string, string, number], never>(
+  8,
   (db, pool, address, version, regionId, accountId, holderType, holderUuid, createdAt) =>
-    db.insertInto('ip_addresses')
-      .values({ pool, address, version, region_id: regionId, account_id: accountId, holder_type: holderType, holder_uuid: holderUuid, created_at: createdAt })
-      .onConflict((oc) => oc.columns(['pool', 'address']).doNothing()));
+    db
+      .insertInto('ip_addresses')
+      .values({
+        pool,
+        address,
+        version,
+        region_id: regionId,
+        account_id: accountId,
+        holder_type: holderType,
+        holder_uuid: holderUuid,
+        created_at: createdAt,
+      })
+      .onConflict((oc) => oc.columns(['pool', 'address']).doNothing()),
+);
 
-async function tryInsert(db: Queryable, ctx: Platform, request: AllocationRequest, pool: string, address: string): Promise<boolean> {
-  const inserted = await insertUnlessTaken.run(db, pool, address, request.version, request.region.id, request.accountId, request.holderType, request.holderUuid, ctx.clock.now());
+async function tryInsert(
+  db: Queryable,
+  ctx: Platform,
+  request: AllocationRequest,
+  pool: string,
+  address: string,
+): Promise<boolean> {
+  const inserted = await insertUnlessTaken.run(
+    db,
+    pool,
+    address,
+    request.version,
+    request.region.id,
+    request.accountId,
+    request.holderType,
+    request.holderUuid,
+    ctx.clock.now(),
+  );
   return inserted === 1;
 }
 
@@ -85,30 +119,59 @@ async function tryInsert(db: Queryable, ctx: Platform, request: AllocationReques
  * of what is taken (exact in a small or nearly full one). Refuses with a clear error when
  * the region's pool is exhausted.
  */
-export async function allocateAddress(ctx: Platform, db: Queryable, request: AllocationRequest): Promise<AllocatedAddress> {
+export async function allocateAddress(
+  ctx: Platform,
+  db: Queryable,
+  request: AllocationRequest,
+): Promise<AllocatedAddress> {
   if (request.version === 4) {
     for (const range of v4Ranges(request.region)) {
       const found = await allocateIndex(db, ctx, request, range.pool, range.count, (i) => intToIpv4(range.first + i));
-      if (found) return { address: found, version: 4, netmask: prefixToNetmask(range.prefix), gateway: intToIpv4(range.gateway), prefix: 32 };
+      if (found)
+        return {
+          address: found,
+          version: 4,
+          netmask: prefixToNetmask(range.prefix),
+          gateway: intToIpv4(range.gateway),
+          prefix: 32,
+        };
     }
     throw new Conflict(`no free IPv4 address left in region ${request.region.id}`);
   }
   const base = v6Base(request.region);
   if (!base) throw new Conflict(`region ${request.region.id} has no IPv6 pool`);
   // Block 0 is kept for the region's own infrastructure.
-  const found = await allocateIndex(db, ctx, request, base.pool, base.blocks - 1, (i) => `${base.hextets.join(':')}:${(i + 1).toString(16)}::`);
+  const found = await allocateIndex(
+    db,
+    ctx,
+    request,
+    base.pool,
+    base.blocks - 1,
+    (i) => `${base.hextets.join(':')}:${(i + 1).toString(16)}::`,
+  );
   if (!found) throw new Conflict(`no free IPv6 /64 block left in region ${request.region.id}`);
   const address = request.holderType === 'server' ? `${found}1` : found;
   return { address, version: 6, netmask: '64', gateway: 'fe80::1', prefix: 64 };
 }
 
-async function allocateIndex(db: Queryable, ctx: Platform, request: AllocationRequest, pool: string, count: number, addressAt: (index: number) => string): Promise<string | null> {
+async function allocateIndex(
+  db: Queryable,
+  ctx: Platform,
+  request: AllocationRequest,
+  pool: string,
+  count: number,
+  addressAt: (index: number) => string,
+): Promise<string | null> {
   if (count <= 0) return null;
   for (let probe = 0; probe < 4; probe++) {
     const address = addressAt(Math.floor(Math.random() * count));
     if (await tryInsert(db, ctx, request, pool, address)) return address;
   }
-  const taken = new Set((await db.selectFrom('ip_addresses').select('address').where('pool', '=', pool).execute()).map((row) => row.address));
+  const taken = new Set(
+    (await db.selectFrom('ip_addresses').select('address').where('pool', '=', pool).execute()).map(
+      (row) => row.address,
+    ),
+  );
   for (let index = 0; index < count; index++) {
     const address = addressAt(index);
     if (taken.has(address)) continue;
@@ -127,10 +190,20 @@ export async function releaseAddresses(db: Queryable, holderUuid: string): Promi
  * name (which carries its CIDR), so they need no column. A server's IPv6 is the first host
  * of its /64 block; the block itself is what the pool row holds.
  */
-export function describeAllocated(row: { pool: string; address: string; version: number; holder_type: string }): Omit<AllocatedAddress, 'prefix'> {
+export function describeAllocated(row: {
+  pool: string;
+  address: string;
+  version: number;
+  holder_type: string;
+}): Omit<AllocatedAddress, 'prefix'> {
   if (row.version === 6) {
     // Joined, not appended: a flat string, which JSON.stringify writes on its fast path (clock.ts isoSeconds).
-    return { address: row.holder_type === 'server' ? [row.address, '1'].join('') : row.address, version: 6, netmask: '64', gateway: 'fe80::1' };
+    return {
+      address: row.holder_type === 'server' ? [row.address, '1'].join('') : row.address,
+      version: 6,
+      netmask: '64',
+      gateway: 'fe80::1',
+    };
   }
   let shape = v4PoolShapes.get(row.pool);
   if (!shape) {

@@ -14,7 +14,12 @@ const HOUR_MS = 3_600_000;
  * An unknown region is a 404 (the spec's answer for an id that names nothing); a region
  * without the feature is a 400 naming the field, since no retry can make it work.
  */
-export function regionOffering(ctx: Platform, ref: string | number, feature: keyof RegionFeatures, field: string): Region {
+export function regionOffering(
+  ctx: Platform,
+  ref: string | number,
+  feature: keyof RegionFeatures,
+  field: string,
+): Region {
   const region = findIn(ctx.catalog.regions, ref);
   if (!region) throw new NotFound('region');
   if (!region.features[feature]) throw new Invalid(field, `region ${region.id} does not offer ${feature}`);
@@ -26,6 +31,8 @@ export function assertRemovalHoldOver(ctx: Platform, what: string, regionId: num
   const hours = ctx.catalog.regions.get(regionId)?.removal_hold_hours ?? 0;
   const until = createdAt + hours * HOUR_MS;
   if (ctx.clock.now() < until) {
-    throw new Conflict(`${what} cannot be removed yet: region ${regionId} keeps it for ${hours} hours after creation, until ${isoSeconds(until)}`);
+    throw new Conflict(
+      `${what} cannot be removed yet: region ${regionId} keeps it for ${hours} hours after creation, until ${isoSeconds(until)}`,
+    );
   }
 }

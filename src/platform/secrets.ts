@@ -2,12 +2,25 @@
 // authenticated encryption for secrets that must be shown again (tokens, root passwords).
 // The key lives outside the database, so a copy of the database alone yields no token.
 
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+  scrypt,
+  timingSafeEqual,
+} from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: { N: number; r: number; p: number; maxmem: number }) => Promise<Buffer>;
+const scryptAsync = promisify(scrypt) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: { N: number; r: number; p: number; maxmem: number },
+) => Promise<Buffer>;
 
 export interface Secrets {
   /** HMAC-SHA256 of a token under the look-up key, hex. */
@@ -30,7 +43,8 @@ export function loadServerKey(secretKey: string | null, dataDir: string): Buffer
 }
 
 export function createSecrets(serverKey: Buffer, passwordHashCost: number): Secrets {
-  const derive = (purpose: string) => Buffer.from(hkdfSync('sha256', serverKey, Buffer.alloc(0), `nubis ${purpose}`, 32));
+  const derive = (purpose: string) =>
+    Buffer.from(hkdfSync('sha256', serverKey, Buffer.alloc(0), `nubis ${purpose}`, 32));
   const lookupKey = derive('token lookup');
   const sealKey = derive('secret sealing');
 
@@ -42,7 +56,12 @@ export function createSecrets(serverKey: Buffer, passwordHashCost: number): Secr
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', sealKey, iv);
       const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-      return ['v1', iv.toString('base64url'), body.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+      return [
+        'v1',
+        iv.toString('base64url'),
+        body.toString('base64url'),
+        cipher.getAuthTag().toString('base64url'),
+      ].join('.');
     },
     decrypt(sealed) {
       const [version, iv, body, tag] = sealed.split('.');
@@ -55,14 +74,26 @@ export function createSecrets(serverKey: Buffer, passwordHashCost: number): Secr
       const salt = randomBytes(16);
       const params = { N: 2 ** passwordHashCost, r: 8, p: 1 };
       const hash = await scryptAsync(password, salt, 32, { ...params, maxmem: 256 * params.N * params.r });
-      return ['scrypt', passwordHashCost, params.r, params.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
+      return [
+        'scrypt',
+        passwordHashCost,
+        params.r,
+        params.p,
+        salt.toString('base64url'),
+        hash.toString('base64url'),
+      ].join('$');
     },
     async verifyPassword(password, stored) {
       const [scheme, cost, r, p, salt, hash] = stored.split('$');
       if (scheme !== 'scrypt' || !salt || !hash) return false;
       const N = 2 ** Number(cost);
       const expected = Buffer.from(hash, 'base64url');
-      const actual = await scryptAsync(password, Buffer.from(salt, 'base64url'), expected.length, { N, r: Number(r), p: Number(p), maxmem: 256 * N * Number(r) });
+      const actual = await scryptAsync(password, Buffer.from(salt, 'base64url'), expected.length, {
+        N,
+        r: Number(r),
+        p: Number(p),
+        maxmem: 256 * N * Number(r),
+      });
       return timingSafeEqual(actual, expected);
     },
   };

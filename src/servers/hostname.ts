@@ -8,7 +8,8 @@ export function hostnameProblem(text: string): string | null {
   if (name.length === 0) return 'bad value: must not be empty';
   if (name.length > 253) return 'bad value: a host name has at most 253 characters';
   for (const part of name.split('.')) {
-    if (!label.test(part)) return 'bad value: must be an RFC 1123 host name (labels of 1-63 letters, digits and inner hyphens, separated by dots)';
+    if (!label.test(part))
+      return 'bad value: must be an RFC 1123 host name (labels of 1-63 letters, digits and inner hyphens, separated by dots)';
   }
   return null;
 }

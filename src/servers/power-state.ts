@@ -7,8 +7,15 @@ import { isoSeconds } from '../platform/clock.ts';
 export type SettledPower = 'running' | 'stopped';
 
 export type Transition =
-  | 'provisioning' | 'booting' | 'stopping' | 'rebooting' | 'rebuilding' | 'reinstalling'
-  | 'resizing' | 'restoring' | 'snapshotting';
+  | 'provisioning'
+  | 'booting'
+  | 'stopping'
+  | 'rebooting'
+  | 'rebuilding'
+  | 'reinstalling'
+  | 'resizing'
+  | 'restoring'
+  | 'snapshotting';
 
 export interface PowerFields {
   power: string;
@@ -17,7 +24,9 @@ export interface PowerFields {
 }
 
 export function transitionUnderWay(server: PowerFields, now: number): Transition | null {
-  return server.action !== null && server.action_until !== null && now < server.action_until ? (server.action as Transition) : null;
+  return server.action !== null && server.action_until !== null && now < server.action_until
+    ? (server.action as Transition)
+    : null;
 }
 
 /** The power a client sees now: the transition under way, else the settled state. */
@@ -34,7 +43,8 @@ export function requireIdle(server: PowerFields, now: number): void {
   const transition = transitionUnderWay(server, now);
   if (transition === null) return;
   const until = isoSeconds(server.action_until!);
-  if (transition === 'provisioning') throw new Conflict(`the server is still provisioning until ${until}; try again once it is running`);
+  if (transition === 'provisioning')
+    throw new Conflict(`the server is still provisioning until ${until}; try again once it is running`);
   throw new Conflict(`the server is busy ${transition} until ${until}; try again after`);
 }
 
@@ -60,6 +70,8 @@ export function powerOutcome(command: PowerCommand, server: PowerFields, now: nu
       if (!running) throw new Conflict('the server is already stopped');
       return { transition: 'stopping', settlesTo: 'stopped' };
     case 'reboot':
-      return running ? { transition: 'rebooting', settlesTo: 'running' } : { transition: 'booting', settlesTo: 'running' };
+      return running
+        ? { transition: 'rebooting', settlesTo: 'running' }
+        : { transition: 'booting', settlesTo: 'running' };
   }
 }

@@ -20,26 +20,51 @@ import { serverRepository } from './server.repository.ts';
 import type { ServerRow, ServerUpdate } from './server.table.ts';
 
 /** Records a transition the driver accepted: shown as `transition` until it ends, then `settlesTo`. */
-export async function beginTransition(ctx: Platform, trx: Tx, server: ServerRow, transition: Transition, settlesTo: SettledPower, ticket: ActionTicket, changes: ServerUpdate = {}): Promise<ServerRow> {
+export async function beginTransition(
+  ctx: Platform,
+  trx: Tx,
+  server: ServerRow,
+  transition: Transition,
+  settlesTo: SettledPower,
+  ticket: ActionTicket,
+  changes: ServerUpdate = {},
+): Promise<ServerRow> {
   const now = ctx.clock.now();
-  return serverRepository.update(trx, server.id, { ...changes, power: settlesTo, action: transition, action_until: now + ticket.durationMs, updated_at: now });
+  return serverRepository.update(trx, server.id, {
+    ...changes,
+    power: settlesTo,
+    action: transition,
+    action_until: now + ticket.durationMs,
+    updated_at: now,
+  });
 }
 
 /** Runs a state change on the caller's server, locked for the length of the transaction. */
-function onServer<T>(ctx: Platform, actor: Actor, ref: string | number, change: (trx: Tx, server: ServerRow) => Promise<T>): Promise<T> {
+function onServer<T>(
+  ctx: Platform,
+  actor: Actor,
+  ref: string | number,
+  change: (trx: Tx, server: ServerRow) => Promise<T>,
+): Promise<T> {
   requirePermission(actor, 'servers');
-  return ctx.db.transaction().execute(async (trx) => change(trx, await findServer(ctx, trx, actor.accountId, ref, true)));
+  return ctx.db
+    .transaction()
+    .execute(async (trx) => change(trx, await findServer(ctx, trx, actor.accountId, ref, true)));
 }
 
 export function powerServer(ctx: Platform, actor: Actor, ref: string | number, command: PowerCommand): Promise<void> {
   return onServer(ctx, actor, ref, async (trx, server) => {
     const outcome = powerOutcome(command, server, ctx.clock.now());
     // Powering on is what an out-of-funds account may not do (a running server is billed).
-    if (outcome.transition === 'booting') await requireFunds(ctx, trx, server.account_id, 0, { action: 'start the server' });
+    if (outcome.transition === 'booting')
+      await requireFunds(ctx, trx, server.account_id, 0, { action: 'start the server' });
     const machine = machineOf(ctx, server);
-    const ticket = outcome.transition === 'booting' ? await ctx.compute.start(machine)
-      : outcome.transition === 'stopping' ? await ctx.compute.stop(machine)
-      : await ctx.compute.reboot(machine);
+    const ticket =
+      outcome.transition === 'booting'
+        ? await ctx.compute.start(machine)
+        : outcome.transition === 'stopping'
+          ? await ctx.compute.stop(machine)
+          : await ctx.compute.reboot(machine);
     await beginTransition(ctx, trx, server, outcome.transition, outcome.settlesTo, ticket);
   });
 }
@@ -48,9 +73,12 @@ export function powerServer(ctx: Platform, actor: Actor, ref: string | number, c
 export function setRescue(ctx: Platform, actor: Actor, ref: string | number, enable: boolean): Promise<void> {
   return onServer(ctx, actor, ref, async (trx, server) => {
     requireIdle(server, ctx.clock.now());
-    if ((server.rescue === 1) === enable) throw new Conflict(`rescue mode is already ${enable ? 'enabled' : 'disabled'}`);
+    if ((server.rescue === 1) === enable)
+      throw new Conflict(`rescue mode is already ${enable ? 'enabled' : 'disabled'}`);
     const ticket = await ctx.compute.rescue(machineOf(ctx, server), enable);
-    await beginTransition(ctx, trx, server, server.power === 'running' ? 'rebooting' : 'booting', 'running', ticket, { rescue: enable ? 1 : 0 });
+    await beginTransition(ctx, trx, server, server.power === 'running' ? 'rebooting' : 'booting', 'running', ticket, {
+      rescue: enable ? 1 : 0,
+    });
   });
 }
 
@@ -59,30 +87,52 @@ async function repriceLicence(ctx: Platform, trx: Tx, server: ServerRow, to: Ima
   if (to.id === server.image_id) return;
   const { plan } = catalogOf(ctx, server);
   await closeInvoiceItems(ctx, trx, server.uuid, ['license']);
-  const licence = serverItems({ plan, image: to, backups: false, ddosProtection: false, name: server.name }).filter((item) => item.resourceType === 'license');
+  const licence = serverItems({ plan, image: to, backups: false, ddosProtection: false, name: server.name }).filter(
+    (item) => item.resourceType === 'license',
+  );
   await openInvoiceItems(ctx, trx, server.account_id, server.uuid, licence);
 }
 
 /** Overwrites the disk with an image (a new one, or the server's own for reinstall); a new root password comes with it. */
-async function writeImage(ctx: Platform, trx: Tx, server: ServerRow, image: Image, transition: 'rebuilding' | 'reinstalling'): Promise<void> {
+async function writeImage(
+  ctx: Platform,
+  trx: Tx,
+  server: ServerRow,
+  image: Image,
+  transition: 'rebuilding' | 'reinstalling',
+): Promise<void> {
   requireIdle(server, ctx.clock.now());
   const password = newRootPassword();
   const sealed = ctx.secrets.encrypt(password);
   const ticket = await ctx.compute.rebuild(machineOf(ctx, server), image, password);
   await repriceLicence(ctx, trx, server, image);
   await beginTransition(ctx, trx, server, transition, 'running', ticket, {
-    image_id: image.id, source_snapshot_uuid: null, password_sealed: sealed, rescue: 0,
+    image_id: image.id,
+    source_snapshot_uuid: null,
+    password_sealed: sealed,
+    rescue: 0,
   });
   rootPassword(ctx, server.id, sealed, password);
 }
 
-export function rebuildServer(ctx: Platform, actor: Actor, ref: string | number, imageRef: string | number): Promise<void> {
+export function rebuildServer(
+  ctx: Platform,
+  actor: Actor,
+  ref: string | number,
+  imageRef: string | number,
+): Promise<void> {
   return onServer(ctx, actor, ref, async (trx, server) => {
     const image = findIn(ctx.catalog.images, imageRef);
-    if (!image) throw new Invalid('image_id', 'bad value: no image with this id or uuid (see GET /server/rebuild/{server_id})');
-    if (!image.regions.includes(server.region_id)) throw new Invalid('image_id', `bad value: ${image.name} is not available in region ${server.region_id}`);
+    if (!image)
+      throw new Invalid('image_id', 'bad value: no image with this id or uuid (see GET /server/rebuild/{server_id})');
+    if (!image.regions.includes(server.region_id))
+      throw new Invalid('image_id', `bad value: ${image.name} is not available in region ${server.region_id}`);
     const { plan } = catalogOf(ctx, server);
-    if (image.min_disk_gb > plan.disk_gb) throw new Invalid('image_id', `bad value: ${image.name} needs a disk of at least ${image.min_disk_gb} GB; the server has ${plan.disk_gb} GB`);
+    if (image.min_disk_gb > plan.disk_gb)
+      throw new Invalid(
+        'image_id',
+        `bad value: ${image.name} needs a disk of at least ${image.min_disk_gb} GB; the server has ${plan.disk_gb} GB`,
+      );
     await writeImage(ctx, trx, server, image, 'rebuilding');
   });
 }
@@ -91,7 +141,7 @@ export function rebuildServer(ctx: Platform, actor: Actor, ref: string | number,
 export function reinstallServer(ctx: Platform, actor: Actor, ref: string | number): Promise<void> {
   return onServer(ctx, actor, ref, async (trx, server) => {
     const image = ctx.catalog.images.get(server.image_id);
-    if (!image) throw new Conflict('the server\'s image is no longer offered; rebuild it with another image');
+    if (!image) throw new Conflict("the server's image is no longer offered; rebuild it with another image");
     await writeImage(ctx, trx, server, image, 'reinstalling');
   });
 }
@@ -100,35 +150,68 @@ export function reinstallServer(ctx: Platform, actor: Actor, ref: string | numbe
  * Moves the server to another plan with a disk at least as large (disks never shrink). A
  * running server is rebooted by it; billing switches to the new price.
  */
-export async function resizeServer(ctx: Platform, actor: Actor, ref: string | number, planRef: string | number): Promise<void> {
+export async function resizeServer(
+  ctx: Platform,
+  actor: Actor,
+  ref: string | number,
+  planRef: string | number,
+): Promise<void> {
   requirePermission(actor, 'servers');
   await ctx.db.transaction().execute(async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, ref, true);
     requireIdle(server, ctx.clock.now());
     const plan = findIn(ctx.catalog.plans, planRef);
-    if (!plan) throw new Invalid('plan_id', 'bad value: no plan with this id or uuid (see GET /server/resize/{server_id})');
+    if (!plan)
+      throw new Invalid('plan_id', 'bad value: no plan with this id or uuid (see GET /server/resize/{server_id})');
     const current = catalogOf(ctx, server);
     if (plan.id === server.plan_id) throw new Invalid('plan_id', `bad value: the server already has plan ${plan.name}`);
-    if (!planAvailableIn(plan, server.region_id)) throw new Invalid('plan_id', `bad value: plan ${plan.name} is not sold in region ${server.region_id}`);
-    if (plan.disk_gb < current.plan.disk_gb) throw new Invalid('plan_id', `bad value: plan ${plan.name} has a ${plan.disk_gb} GB disk, smaller than the server's ${current.plan.disk_gb} GB; disks cannot shrink`);
+    if (!planAvailableIn(plan, server.region_id))
+      throw new Invalid('plan_id', `bad value: plan ${plan.name} is not sold in region ${server.region_id}`);
+    if (plan.disk_gb < current.plan.disk_gb)
+      throw new Invalid(
+        'plan_id',
+        `bad value: plan ${plan.name} has a ${plan.disk_gb} GB disk, smaller than the server's ${current.plan.disk_gb} GB; disks cannot shrink`,
+      );
 
-    const changed: PricedItem[] = serverItems({ plan, image: current.image, backups: false, ddosProtection: false, name: server.name }).filter((item) => item.resourceType === 'server');
+    const changed: PricedItem[] = serverItems({
+      plan,
+      image: current.image,
+      backups: false,
+      ddosProtection: false,
+      name: server.name,
+    }).filter((item) => item.resourceType === 'server');
     if (server.backup_enabled === 1) changed.push(backupItem(plan, server.name));
     await requireFunds(ctx, trx, actor.accountId, firstHourMicros(changed));
     const ticket = await ctx.compute.resize(machineOf(ctx, server), plan);
-    await closeInvoiceItems(ctx, trx, server.uuid, changed.map((item) => item.resourceType));
+    await closeInvoiceItems(
+      ctx,
+      trx,
+      server.uuid,
+      changed.map((item) => item.resourceType),
+    );
     await openInvoiceItems(ctx, trx, server.account_id, server.uuid, changed);
-    await beginTransition(ctx, trx, server, 'resizing', server.power === 'running' ? 'running' : 'stopped', ticket, { plan_id: plan.id });
+    await beginTransition(ctx, trx, server, 'resizing', server.power === 'running' ? 'running' : 'stopped', ticket, {
+      plan_id: plan.id,
+    });
   });
 }
 
 /** Reverts the server's disk to a snapshot or backup (checked by the caller); the server comes up on it. */
-export async function restoreOnto(ctx: Platform, trx: Tx, server: ServerRow, image: { uuid: string; image_id: number; size_gb: number }): Promise<void> {
+export async function restoreOnto(
+  ctx: Platform,
+  trx: Tx,
+  server: ServerRow,
+  image: { uuid: string; image_id: number; size_gb: number },
+): Promise<void> {
   requireIdle(server, ctx.clock.now());
   const target = ctx.catalog.images.get(image.image_id);
   if (!target) throw new Conflict('the image of this snapshot is no longer offered');
   const ticket = await ctx.compute.restore(machineOf(ctx, server), image.size_gb);
   await repriceLicence(ctx, trx, server, target);
-  await beginTransition(ctx, trx, server, 'restoring', 'running', ticket, { image_id: target.id, source_snapshot_uuid: image.uuid, rescue: 0 });
+  await beginTransition(ctx, trx, server, 'restoring', 'running', ticket, {
+    image_id: target.id,
+    source_snapshot_uuid: image.uuid,
+    rescue: 0,
+  });
 }

@@ -15,7 +15,9 @@ before(async () => {
   server = await startTestServer({ SERVERS_LIMIT: '100' });
   [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
 });
-after(async () => { await server.close(); });
+after(async () => {
+  await server.close();
+});
 
 async function act(method: string, path: string, body: Record<string, unknown>, token = alice.token) {
   return server.request(method, `/v1.3/server/${path}`, { token, body });
@@ -33,8 +35,13 @@ describe('power transitions', () => {
   test('every action but remove is refused with 409 while the server provisions', async () => {
     const s = await deployServer(server, alice.token, {}, { settle: false });
     const attempts: [string, string, Record<string, unknown>][] = [
-      ['PATCH', 'start', {}], ['PATCH', 'stop', {}], ['PATCH', 'reboot', {}], ['POST', 'rescue', { enable: true }],
-      ['POST', 'rebuild', { image_id: 1002 }], ['POST', 'reinstall', {}], ['POST', 'resize', { plan_id: 3 }],
+      ['PATCH', 'start', {}],
+      ['PATCH', 'stop', {}],
+      ['PATCH', 'reboot', {}],
+      ['POST', 'rescue', { enable: true }],
+      ['POST', 'rebuild', { image_id: 1002 }],
+      ['POST', 'reinstall', {}],
+      ['POST', 'resize', { plan_id: 3 }],
     ];
     for (const [method, path, body] of attempts) {
       const result = await act(method, path, { server_id: s.id, ...body });
@@ -45,7 +52,7 @@ describe('power transitions', () => {
     assert.equal(await power(s.id), 'provisioning');
   });
 
-  test('stop, start and reboot move through their transitional states, and only the spec\'s transitions are allowed', async () => {
+  test("stop, start and reboot move through their transitional states, and only the spec's transitions are allowed", async () => {
     const s = await deployServer(server, alice.token);
     assert.equal(await power(s.id), 'running');
     const already = await act('PATCH', 'start', { server_id: s.id });
@@ -78,7 +85,9 @@ describe('power transitions', () => {
 
   test('concurrent actions on one server: exactly one is accepted, the others see it under way', async () => {
     const s = await deployServer(server, alice.token);
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => act('PATCH', i % 2 ? 'stop' : 'reboot', { server_id: s.id })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => act('PATCH', i % 2 ? 'stop' : 'reboot', { server_id: s.id })),
+    );
     assert.equal(results.filter((r) => r.status === 202).length, 1, JSON.stringify(results.map((r) => r.status)));
     assert.equal(results.filter((r) => r.status === 409).length, 9);
   });
@@ -95,7 +104,10 @@ describe('power transitions', () => {
 
   test('servers.running counts the servers that show running', async () => {
     const carol = await createAccount(server);
-    const [a, b] = [await deployServer(server, carol.token, {}, { settle: false }), await deployServer(server, carol.token, {}, { settle: false })];
+    const [a, b] = [
+      await deployServer(server, carol.token, {}, { settle: false }),
+      await deployServer(server, carol.token, {}, { settle: false }),
+    ];
     assert.equal(await running(carol.token), 0);
     await server.advance(SETTLE_SECONDS);
     assert.equal(await running(carol.token), 2);
@@ -107,11 +119,16 @@ describe('power transitions', () => {
     assert.equal(await running(carol.token), 0);
   });
 
-  test('another account\'s server answers 404 to every action, as a missing one does', async () => {
+  test("another account's server answers 404 to every action, as a missing one does", async () => {
     const s = await deployServer(server, alice.token);
     const attempts: [string, string, Record<string, unknown>][] = [
-      ['PATCH', 'start', {}], ['PATCH', 'stop', {}], ['PATCH', 'reboot', {}], ['POST', 'rescue', { enable: true }],
-      ['POST', 'rebuild', { image_id: 1002 }], ['POST', 'reinstall', {}], ['POST', 'resize', { plan_id: 3 }],
+      ['PATCH', 'start', {}],
+      ['PATCH', 'stop', {}],
+      ['PATCH', 'reboot', {}],
+      ['POST', 'rescue', { enable: true }],
+      ['POST', 'rebuild', { image_id: 1002 }],
+      ['POST', 'reinstall', {}],
+      ['POST', 'resize', { plan_id: 3 }],
     ];
     for (const [method, path, body] of attempts) {
       const foreign = await act(method, path, { server_id: s.uuid, ...body }, bob.token);
@@ -185,7 +202,10 @@ describe('rebuild and reinstall', () => {
     assert.deepEqual(Object.keys(choices.body.images[ids[0]!]).sort(), ['name', 'uuid']);
 
     const before = await serverInfo(server, alice.token, s.id);
-    assert.equal((await act('POST', 'rebuild', { server_id: s.uuid, image_id: choices.body.images['1002'].uuid })).status, 202);
+    assert.equal(
+      (await act('POST', 'rebuild', { server_id: s.uuid, image_id: choices.body.images['1002'].uuid })).status,
+      202,
+    );
     const rebuilding = await serverInfo(server, alice.token, s.id);
     assert.equal(rebuilding.power, 'rebuilding');
     assert.equal(rebuilding.info.img_id, 1002);
@@ -260,7 +280,12 @@ describe('resize', () => {
 
   test('refuses a smaller disk, the same plan, a plan not sold in the region and an unknown plan, naming plan_id', async () => {
     const s = await deployServer(server, alice.token, { region: 301, plan: 2 });
-    const cases: [unknown, RegExp][] = [[3, /smaller than the server's 80 GB/], [2, /already has plan/], [7, /not sold in region 301/], [4242, /no plan/]];
+    const cases: [unknown, RegExp][] = [
+      [3, /smaller than the server's 80 GB/],
+      [2, /already has plan/],
+      [7, /not sold in region 301/],
+      [4242, /no plan/],
+    ];
     for (const [planId, reason] of cases) {
       const result = await act('POST', 'resize', { server_id: s.id, plan_id: planId });
       assert.equal(result.status, 400, String(planId));

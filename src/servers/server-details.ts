@@ -12,7 +12,13 @@ import { serverItems } from '../billing/pricing.ts';
 import { readSnapshot } from '../billing/read-snapshot.ts';
 import { isProvisioning, shownPower } from './power-state.ts';
 import { effectiveOptions, type ServerOptions } from './server-options.ts';
-import { serverRepository, type HeldAddress, type ServerScope, type ShownRow, type VpcMembership } from './server.repository.ts';
+import {
+  serverRepository,
+  type HeldAddress,
+  type ServerScope,
+  type ShownRow,
+  type VpcMembership,
+} from './server.repository.ts';
 import type { ServerRow } from './server.table.ts';
 
 export interface NetworkInterface {
@@ -72,19 +78,70 @@ export interface ServerNetwork {
 // The operator may replace the catalog; a server on a withdrawn entry still lists.
 function withdrawnRegion(id: number): Region {
   return {
-    id, uuid: '', slug: '', city: '', state: '', country: '', continent: 'europe' as Region['continent'], ping_ip: '', latitude: 0, longitude: 0, is_public: false, operator_id: null, removal_hold_hours: 0,
-    features: { virtual_private_cloud: false, private_networking: false, ddos_protection: false, block_storage: false, object_storage: false, floating_ip: false, ipv6: false, backups: false, instances: false, custom_iso: false, smtp: false },
+    id,
+    uuid: '',
+    slug: '',
+    city: '',
+    state: '',
+    country: '',
+    continent: 'europe' as Region['continent'],
+    ping_ip: '',
+    latitude: 0,
+    longitude: 0,
+    is_public: false,
+    operator_id: null,
+    removal_hold_hours: 0,
+    features: {
+      virtual_private_cloud: false,
+      private_networking: false,
+      ddos_protection: false,
+      block_storage: false,
+      object_storage: false,
+      floating_ip: false,
+      ipv6: false,
+      backups: false,
+      instances: false,
+      custom_iso: false,
+      smtp: false,
+    },
     pools: { v4: [], v6: null },
   };
 }
 function withdrawnImage(id: number): Image {
-  return { id, uuid: '', name: `image ${id} (withdrawn)`, type: 'os', os_type: 'linux', os_distro: '', onapp_os_distro: '', regions: [], generation: 0, min_disk_gb: 0, min_memory_mb: 0, hourly_cost_micros: 0 };
+  return {
+    id,
+    uuid: '',
+    name: `image ${id} (withdrawn)`,
+    type: 'os',
+    os_type: 'linux',
+    os_distro: '',
+    onapp_os_distro: '',
+    regions: [],
+    generation: 0,
+    min_disk_gb: 0,
+    min_memory_mb: 0,
+    hourly_cost_micros: 0,
+  };
 }
 function withdrawnPlan(id: number): Plan {
-  return { id, uuid: '', name: `plan ${id} (withdrawn)`, plan_type: '', vcpus: 0, ram_mb: 0, disk_gb: 0, bandwidth_gb: 0, price_monthly_micros: 0, regions: [] };
+  return {
+    id,
+    uuid: '',
+    name: `plan ${id} (withdrawn)`,
+    plan_type: '',
+    vcpus: 0,
+    ram_mb: 0,
+    disk_gb: 0,
+    bandwidth_gb: 0,
+    price_monthly_micros: 0,
+    regions: [],
+  };
 }
 
-export function catalogOf(ctx: Platform, row: Pick<ServerRow, 'region_id' | 'image_id' | 'plan_id'>): { region: Region; image: Image; plan: Plan } {
+export function catalogOf(
+  ctx: Platform,
+  row: Pick<ServerRow, 'region_id' | 'image_id' | 'plan_id'>,
+): { region: Region; image: Image; plan: Plan } {
   return {
     region: ctx.catalog.regions.get(row.region_id) ?? withdrawnRegion(row.region_id),
     image: ctx.catalog.images.get(row.image_id) ?? withdrawnImage(row.image_id),
@@ -92,7 +149,10 @@ export function catalogOf(ctx: Platform, row: Pick<ServerRow, 'region_id' | 'ima
   };
 }
 
-export function machineOf(ctx: Platform, row: Pick<ServerRow, 'uuid' | 'region_id' | 'image_id' | 'plan_id' | 'created_at' | 'power'>): Machine {
+export function machineOf(
+  ctx: Platform,
+  row: Pick<ServerRow, 'uuid' | 'region_id' | 'image_id' | 'plan_id' | 'created_at' | 'power'>,
+): Machine {
   const { region, image, plan } = catalogOf(ctx, row);
   return { uuid: row.uuid, region, image, plan, createdAt: row.created_at, running: row.power === 'running' };
 }
@@ -101,39 +161,67 @@ function netmaskOf(cidr: string): { netmask: string; gateway: string } {
   const [base, bits] = cidr.split('/');
   const prefix = Number(bits);
   const octets = base!.split('.').map(Number);
-  const network = ((((octets[0]! << 24) >>> 0) + (octets[1]! << 16) + (octets[2]! << 8) + octets[3]!) & ((0xffffffff << (32 - prefix)) >>> 0)) >>> 0;
+  const network =
+    ((((octets[0]! << 24) >>> 0) + (octets[1]! << 16) + (octets[2]! << 8) + octets[3]!) &
+      ((0xffffffff << (32 - prefix)) >>> 0)) >>>
+    0;
   const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
   const dotted = (value: number) => [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join('.');
   return { netmask: dotted(mask), gateway: dotted((network + 1) >>> 0) };
 }
 
 /** The iface object: public address first, then attached floating IPs, then VPC addresses. */
-export function interfacesOf(row: Pick<ServerRow, 'hostname' | 'ipv6_enabled'>, network: ServerNetwork): ServerInterfaces {
+export function interfacesOf(
+  row: Pick<ServerRow, 'hostname' | 'ipv6_enabled'>,
+  network: ServerNetwork,
+): ServerInterfaces {
   const v4: NetworkInterface[] = [];
   const v6: NetworkInterface[] = [];
   for (const own of network.addresses) {
     // A server's own addresses answer to its hostname until rdns/put says otherwise.
-    const entry: NetworkInterface = { address: own.address, netmask: own.netmask, gateway: own.gateway, type: 'public', reverse: own.reverse ?? row.hostname };
+    const entry: NetworkInterface = {
+      address: own.address,
+      netmask: own.netmask,
+      gateway: own.gateway,
+      type: 'public',
+      reverse: own.reverse ?? row.hostname,
+    };
     (own.version === 6 ? v6 : v4).push(entry);
   }
   for (const ip of network.floating) {
-    (ip.version === 6 ? v6 : v4).push({ address: ip.address, netmask: ip.netmask, gateway: ip.gateway, type: 'floating', reverse: ip.reverse });
+    (ip.version === 6 ? v6 : v4).push({
+      address: ip.address,
+      netmask: ip.netmask,
+      gateway: ip.gateway,
+      type: 'floating',
+      reverse: ip.reverse,
+    });
   }
-  for (const member of network.vpcs) v4.push({ address: member.address, ...netmaskOf(member.cidr), type: 'private', reverse: null });
+  for (const member of network.vpcs)
+    v4.push({ address: member.address, ...netmaskOf(member.cidr), type: 'private', reverse: null });
   return { v4, v6: v6.length > 0 || row.ipv6_enabled === 1 ? v6 : null };
 }
 
 // A list prices many servers of few kinds: each kind (plan, image, extras) is priced once per catalog.
 const pricesByCatalog = new WeakMap<Platform['catalog'], Map<number, number>>();
 
-export function monthlyPriceMicros(ctx: Platform, row: Pick<ServerRow, 'region_id' | 'plan_id' | 'image_id' | 'backup_enabled' | 'ddos_protection'>): number {
+export function monthlyPriceMicros(
+  ctx: Platform,
+  row: Pick<ServerRow, 'region_id' | 'plan_id' | 'image_id' | 'backup_enabled' | 'ddos_protection'>,
+): number {
   let prices = pricesByCatalog.get(ctx.catalog);
-  if (!prices) pricesByCatalog.set(ctx.catalog, prices = new Map());
+  if (!prices) pricesByCatalog.set(ctx.catalog, (prices = new Map()));
   const kind = ((row.plan_id * 1_000_000 + row.image_id) * 2 + row.backup_enabled) * 2 + row.ddos_protection;
   let price = prices.get(kind);
   if (price === undefined) {
     const { plan, image } = catalogOf(ctx, row);
-    const items = serverItems({ plan, image, backups: row.backup_enabled === 1, ddosProtection: row.ddos_protection === 1, name: '' });
+    const items = serverItems({
+      plan,
+      image,
+      backups: row.backup_enabled === 1,
+      ddosProtection: row.ddos_protection === 1,
+      name: '',
+    });
     price = items.reduce((sum, item) => sum + item.amountMoMicros, 0);
     prices.set(kind, price);
   }
@@ -148,7 +236,7 @@ const maxOpened = 50_000;
 /** The server's root password from its sealed text; `plain` records one just sealed. */
 export function rootPassword(ctx: Platform, serverId: number, sealed: string, plain?: string): string {
   let opened = openedByKey.get(ctx.secrets);
-  if (!opened) openedByKey.set(ctx.secrets, opened = new Map());
+  if (!opened) openedByKey.set(ctx.secrets, (opened = new Map()));
   const known = opened.get(serverId);
   if (known && known.sealed === sealed) return known.plain;
   const password = plain ?? ctx.secrets.decrypt(sealed);
@@ -158,7 +246,11 @@ export function rootPassword(ctx: Platform, serverId: number, sealed: string, pl
 }
 
 /** Details of servers whose networks (one for each row, in order) are already in hand, as for a server being created. */
-export async function detailsWith(ctx: Platform, rows: ShownRow[], networks: readonly ServerNetwork[]): Promise<ServerDetails[]> {
+export async function detailsWith(
+  ctx: Platform,
+  rows: ShownRow[],
+  networks: readonly ServerNetwork[],
+): Promise<ServerDetails[]> {
   const now = ctx.clock.now();
   const machines = rows.map((row) => machineOf(ctx, row));
   const usage = await ctx.compute.bandwidthUsageGb(machines, now);
@@ -183,7 +275,12 @@ export async function detailsWith(ctx: Platform, rows: ShownRow[], networks: rea
 
 /** A server's own address with the netmask and gateway of its pool. */
 function publicAddress(held: HeldAddress): PublicAddress {
-  const { address, netmask, gateway } = describeAllocated({ pool: held.pool, address: held.address, version: held.version, holder_type: 'server' });
+  const { address, netmask, gateway } = describeAllocated({
+    pool: held.pool,
+    address: held.address,
+    version: held.version,
+    holder_type: 'server',
+  });
   return { address, version: held.version, netmask, gateway, reverse: held.reverse };
 }
 
@@ -195,10 +292,22 @@ export async function loadNetworks(db: Queryable, scope: ServerScope, rows: Show
     serverRepository.vpcMemberships(db, scope),
   ]);
   const addresses = grouped(held, (address) => address.holder_uuid, publicAddress);
-  const floatingIps = grouped(floating, (ip) => ip.server_id!, (ip) => ip);
-  const memberships = grouped(vpcs, (member) => member.server_id, (member) => member);
+  const floatingIps = grouped(
+    floating,
+    (ip) => ip.server_id!,
+    (ip) => ip,
+  );
+  const memberships = grouped(
+    vpcs,
+    (member) => member.server_id,
+    (member) => member,
+  );
   // Most servers have no floating IP and no VPC: they share one empty list rather than each making its own.
-  return rows.map((row) => ({ addresses: addresses.get(row.uuid) ?? none, floating: floatingIps.get(row.id) ?? none, vpcs: memberships.get(row.id) ?? none }));
+  return rows.map((row) => ({
+    addresses: addresses.get(row.uuid) ?? none,
+    floating: floatingIps.get(row.id) ?? none,
+    vpcs: memberships.get(row.id) ?? none,
+  }));
 }
 
 const none: readonly never[] = Object.freeze([]);

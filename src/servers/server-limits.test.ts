@@ -31,17 +31,26 @@ describe('servers.limit', () => {
   test('50 concurrent creates against a limit of 5 make exactly 5 servers and bill exactly 5', async () => {
     const account = await createAccount(server);
     assert.equal((await server.admin('PATCH', `/admin/accounts/${account.id}`, { servers_limit: 5 })).status, 200);
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => server.request('POST', '/v1.3/server/create', {
-      token: account.token, body: { ...standardServer, region: 201, label: `race ${i}` },
-    })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        server.request('POST', '/v1.3/server/create', {
+          token: account.token,
+          body: { ...standardServer, region: 201, label: `race ${i}` },
+        }),
+      ),
+    );
     const statuses = results.map((r) => r.status);
     assert.equal(statuses.filter((s) => s === 201).length, 5, JSON.stringify(statuses));
     assert.equal(statuses.filter((s) => s === 403).length, 45, JSON.stringify(statuses));
-    for (const refused of results.filter((r) => r.status === 403)) assert.match(refused.body.errors.reason, /servers\.limit reached: the account may have at most 5 servers/);
+    for (const refused of results.filter((r) => r.status === 403))
+      assert.match(refused.body.errors.reason, /servers\.limit reached: the account may have at most 5 servers/);
 
     const list = await server.request('GET', '/v1.3/server/list', { token: account.token });
     assert.equal(list.body.servers.length, 5);
-    assert.deepEqual(new Set(list.body.servers.map((s: { uuid: string }) => s.uuid)), new Set(results.filter((r) => r.status === 201).map((r) => r.body.uuid)));
+    assert.deepEqual(
+      new Set(list.body.servers.map((s: { uuid: string }) => s.uuid)),
+      new Set(results.filter((r) => r.status === 201).map((r) => r.body.uuid)),
+    );
     const info = await server.request('GET', '/v1.3/account/info', { token: account.token });
     assert.equal(info.body.servers.limit, 5);
     // Five servers of $0.006850 an hour are billed, not fifty; at most their first hours are charged yet.
@@ -55,15 +64,29 @@ describe('servers.limit', () => {
     const account = await createAccount(server);
     await server.admin('PATCH', `/admin/accounts/${account.id}`, { servers_limit: 1 });
     const first = await deployServer(server, account.token, { region: 201 }, { settle: false });
-    const refused = await server.request('POST', '/v1.3/server/create', { token: account.token, body: { ...standardServer, region: 201 } });
+    const refused = await server.request('POST', '/v1.3/server/create', {
+      token: account.token,
+      body: { ...standardServer, region: 201 },
+    });
     assert.equal(refused.status, 403);
-    assert.equal((await server.request('DELETE', `/v1.3/server/remove/${first.id}`, { token: account.token })).status, 204);
-    assert.equal((await server.request('POST', '/v1.3/server/create', { token: account.token, body: { ...standardServer, region: 201 } })).status, 201);
+    assert.equal(
+      (await server.request('DELETE', `/v1.3/server/remove/${first.id}`, { token: account.token })).status,
+      204,
+    );
+    assert.equal(
+      (
+        await server.request('POST', '/v1.3/server/create', {
+          token: account.token,
+          body: { ...standardServer, region: 201 },
+        })
+      ).status,
+      201,
+    );
   });
 });
 
 describe('address pool', () => {
-  test('runs out with a clear 409, and a removed server\'s address is handed out again', async () => {
+  test("runs out with a clear 409, and a removed server's address is handed out again", async () => {
     const account = await createAccount(server);
     const servers = [];
     for (let i = 0; i < 5; i++) servers.push(await deployServer(server, account.token, {}, { settle: false }));
@@ -74,11 +97,16 @@ describe('address pool', () => {
 
     await server.advance(SETTLE_SECONDS);
     const list = await server.request('GET', '/v1.3/server/list', { token: account.token });
-    const addresses = list.body.servers.map((s: { iface: { v4: { address: string }[] } }) => s.iface.v4[0]!.address).sort();
+    const addresses = list.body.servers
+      .map((s: { iface: { v4: { address: string }[] } }) => s.iface.v4[0]!.address)
+      .sort();
     assert.deepEqual(addresses, ['192.0.2.2', '192.0.2.3', '192.0.2.4', '192.0.2.5', '192.0.2.6']);
 
     const victim = list.body.servers[2];
-    assert.equal((await server.request('DELETE', `/v1.3/server/remove/${victim.uuid}`, { token: account.token })).status, 204);
+    assert.equal(
+      (await server.request('DELETE', `/v1.3/server/remove/${victim.uuid}`, { token: account.token })).status,
+      204,
+    );
     const again = await deployServer(server, account.token);
     const info = await server.request('GET', `/v1.3/server/info/${again.id}`, { token: account.token });
     assert.equal(info.body.iface.v4[0].address, victim.iface.v4[0].address);

@@ -13,7 +13,10 @@ export interface ServerOptions {
 
 export type OptionName = keyof ServerOptions;
 
-export const optionDefaults: Readonly<ServerOptions> = Object.freeze({ bw_overage_policy: 'power_off', bw_overage_threshold: 1 });
+export const optionDefaults: Readonly<ServerOptions> = Object.freeze({
+  bw_overage_policy: 'power_off',
+  bw_overage_threshold: 1,
+});
 
 // The spec spells the threshold three ways (threshold, treshold in option names, tresgold in info).
 const spellings: Record<string, OptionName> = {
@@ -25,7 +28,11 @@ const spellings: Record<string, OptionName> = {
 
 export function optionName(name: string): OptionName {
   const canonical = spellings[name.trim().toLowerCase()];
-  if (!canonical) throw new Invalid('name', `bad value: unknown option; known: bw_overage_policy, bw_overage_threshold (also spelled bw_overage_treshold)`);
+  if (!canonical)
+    throw new Invalid(
+      'name',
+      `bad value: unknown option; known: bw_overage_policy, bw_overage_threshold (also spelled bw_overage_treshold)`,
+    );
   return canonical;
 }
 
@@ -42,7 +49,10 @@ export function effectiveOptions(stored: string): ServerOptions {
   const values = parseStored(stored);
   return {
     bw_overage_policy: values.bw_overage_policy ?? optionDefaults.bw_overage_policy,
-    bw_overage_threshold: values.bw_overage_threshold !== undefined ? Number(values.bw_overage_threshold) : optionDefaults.bw_overage_threshold,
+    bw_overage_threshold:
+      values.bw_overage_threshold !== undefined
+        ? Number(values.bw_overage_threshold)
+        : optionDefaults.bw_overage_threshold,
   };
 }
 
@@ -50,11 +60,16 @@ export function effectiveOptions(stored: string): ServerOptions {
 function normalize(name: OptionName, value: string): string {
   const text = value.trim();
   if (name === 'bw_overage_policy') {
-    if (!(overagePolicies as readonly string[]).includes(text)) throw new Invalid('value', `bad value: bw_overage_policy must be one of ${overagePolicies.join(', ')}`);
+    if (!(overagePolicies as readonly string[]).includes(text))
+      throw new Invalid('value', `bad value: bw_overage_policy must be one of ${overagePolicies.join(', ')}`);
     return text;
   }
   const number = Number(text);
-  if (!/^\d+(\.\d+)?$/.test(text) || !(number > 0 && number <= 100)) throw new Invalid('value', 'bad value: bw_overage_threshold must be a number above 0 and at most 100 (1.0 is 100%)');
+  if (!/^\d+(\.\d+)?$/.test(text) || !(number > 0 && number <= 100))
+    throw new Invalid(
+      'value',
+      'bad value: bw_overage_threshold must be a number above 0 and at most 100 (1.0 is 100%)',
+    );
   return String(number);
 }
 

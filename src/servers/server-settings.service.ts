@@ -38,27 +38,48 @@ async function reverseSlot(db: Queryable, server: ServerRow, ip: string | undefi
   if (ip === undefined) {
     const primary = own.find((row) => row.version === 4) ?? own[0];
     if (!primary) throw new Invalid('server_id', 'bad value: the server holds no public address');
-    return { kind: 'own', address: describeAllocated(primary).address, poolAddress: primary.address, reverse: primary.reverse };
+    return {
+      kind: 'own',
+      address: describeAllocated(primary).address,
+      poolAddress: primary.address,
+      reverse: primary.reverse,
+    };
   }
   const wanted = canonical(ip);
   for (const row of own) {
     const shown = describeAllocated(row).address;
-    if (canonical(shown) === wanted || canonical(row.address) === wanted) return { kind: 'own', address: shown, poolAddress: row.address, reverse: row.reverse };
+    if (canonical(shown) === wanted || canonical(row.address) === wanted)
+      return { kind: 'own', address: shown, poolAddress: row.address, reverse: row.reverse };
   }
   for (const floating of await serverRepository.attachedFloatingIps(db, { server })) {
-    if (canonical(floating.address) === wanted) return { kind: 'floating', address: floating.address, floatingUuid: floating.uuid, reverse: floating.reverse };
+    if (canonical(floating.address) === wanted)
+      return { kind: 'floating', address: floating.address, floatingUuid: floating.uuid, reverse: floating.reverse };
   }
-  throw new Invalid('ip', 'bad value: not one of the server\'s addresses (its public IPv4, its IPv6, or a floating IP attached to it)');
+  throw new Invalid(
+    'ip',
+    "bad value: not one of the server's addresses (its public IPv4, its IPv6, or a floating IP attached to it)",
+  );
 }
 
 /** The reverse name of the server's primary address (or of `ip`); its hostname until set. */
-export async function getReverse(ctx: Platform, actor: Actor, ref: string | number, ip?: string): Promise<ReverseRecord> {
+export async function getReverse(
+  ctx: Platform,
+  actor: Actor,
+  ref: string | number,
+  ip?: string,
+): Promise<ReverseRecord> {
   const server = await findServer(ctx, ctx.db, actor.accountId, ref);
   const slot = await reverseSlot(ctx.db, server, ip);
   return { ip: slot.address, rdns: slot.reverse ?? (slot.kind === 'own' ? server.hostname : '') };
 }
 
-export async function setReverse(ctx: Platform, actor: Actor, ref: string | number, rdns: string, ip?: string): Promise<ReverseRecord> {
+export async function setReverse(
+  ctx: Platform,
+  actor: Actor,
+  ref: string | number,
+  rdns: string,
+  ip?: string,
+): Promise<ReverseRecord> {
   requirePermission(actor, 'servers');
   const name = rdns.trim();
   const problem = hostnameProblem(name);
@@ -85,7 +106,13 @@ export async function getOption(ctx: Platform, actor: Actor, ref: string | numbe
 }
 
 /** Sets an option, or unsets it (back to its default) when the value is the text null. */
-export async function setOption(ctx: Platform, actor: Actor, ref: string | number, name: string, value: string | null): Promise<OptionValue> {
+export async function setOption(
+  ctx: Platform,
+  actor: Actor,
+  ref: string | number,
+  name: string,
+  value: string | null,
+): Promise<OptionValue> {
   requirePermission(actor, 'servers');
   const canonicalName = optionName(name);
   return ctx.db.transaction().execute(async (trx) => {

@@ -9,9 +9,28 @@ import type { FloatingIpRow } from '../floating-ips/floating-ip.table.ts';
 import type { NewServerRow, ServerRow, ServerUpdate } from './server.table.ts';
 
 /** What a Server object shows of a row. */
-export type ShownRow = Pick<ServerRow,
-  'id' | 'uuid' | 'name' | 'hostname' | 'region_id' | 'image_id' | 'plan_id' | 'password_sealed' | 'ipv6_enabled' | 'ddos_protection' |
-  'backup_enabled' | 'script_url' | 'ssh_key_id' | 'power' | 'action' | 'action_until' | 'rescue' | 'options' | 'created_at'>;
+export type ShownRow = Pick<
+  ServerRow,
+  | 'id'
+  | 'uuid'
+  | 'name'
+  | 'hostname'
+  | 'region_id'
+  | 'image_id'
+  | 'plan_id'
+  | 'password_sealed'
+  | 'ipv6_enabled'
+  | 'ddos_protection'
+  | 'backup_enabled'
+  | 'script_url'
+  | 'ssh_key_id'
+  | 'power'
+  | 'action'
+  | 'action_until'
+  | 'rescue'
+  | 'options'
+  | 'created_at'
+>;
 
 /** A public address a server holds as its own (its primary interface), as the pool row has it. */
 export interface HeldAddress {
@@ -32,8 +51,25 @@ export interface VpcMembership {
 }
 
 const shownColumns = [
-  'id', 'uuid', 'name', 'hostname', 'region_id', 'image_id', 'plan_id', 'password_sealed', 'ipv6_enabled', 'ddos_protection',
-  'backup_enabled', 'script_url', 'ssh_key_id', 'power', 'action', 'action_until', 'rescue', 'options', 'created_at',
+  'id',
+  'uuid',
+  'name',
+  'hostname',
+  'region_id',
+  'image_id',
+  'plan_id',
+  'password_sealed',
+  'ipv6_enabled',
+  'ddos_protection',
+  'backup_enabled',
+  'script_url',
+  'ssh_key_id',
+  'power',
+  'action',
+  'action_until',
+  'rescue',
+  'options',
+  'created_at',
 ] as const satisfies readonly (keyof ShownRow)[];
 const heldColumns = ['holder_uuid', 'pool', 'address', 'version', 'reverse'] as const;
 const floatingColumns = ['server_id', 'uuid', 'address', 'version', 'netmask', 'gateway', 'reverse'] as const;
@@ -43,50 +79,101 @@ type AttachedFloatingRow = Pick<FloatingIpRow, (typeof floatingColumns)[number]>
 
 // server/list reads all of an account's servers and what hangs off them: prepared.
 const shownOfAccount = prepared<[number], ShownRow>(1, (db, accountId) =>
-  db.selectFrom('servers').select(shownColumns).where('account_id', '=', accountId).orderBy('id'));
+  db.selectFrom('servers').select(shownColumns).where('account_id', '=', accountId).orderBy('id'),
+);
 const heldOfAccount = prepared<[number], HeldAddress>(1, (db, accountId) =>
-  db.selectFrom('ip_addresses').select(heldColumns).where('account_id', '=', accountId).where('holder_type', '=', 'server'));
+  db
+    .selectFrom('ip_addresses')
+    .select(heldColumns)
+    .where('account_id', '=', accountId)
+    .where('holder_type', '=', 'server'),
+);
 const floatingOfAccount = prepared<[number], AttachedFloatingRow>(1, (db, accountId) =>
-  db.selectFrom('floating_ips').select(floatingColumns).where('account_id', '=', accountId).where('server_id', 'is not', null).orderBy('id'));
+  db
+    .selectFrom('floating_ips')
+    .select(floatingColumns)
+    .where('account_id', '=', accountId)
+    .where('server_id', 'is not', null)
+    .orderBy('id'),
+);
 const membershipsOfAccount = prepared<[number], VpcMembership>(1, (db, accountId) =>
-  db.selectFrom('vpc_members').innerJoin('vpcs', 'vpcs.id', 'vpc_members.vpc_id').select(membershipColumns)
-    .where('vpcs.account_id', '=', accountId).orderBy('vpc_members.vpc_id'));
+  db
+    .selectFrom('vpc_members')
+    .innerJoin('vpcs', 'vpcs.id', 'vpc_members.vpc_id')
+    .select(membershipColumns)
+    .where('vpcs.account_id', '=', accountId)
+    .orderBy('vpc_members.vpc_id'),
+);
 
 // account/info counts running servers: compiled once.
 const runningCount = prepared<[number, number], { count: number }>(2, (db, accountId, now) =>
-  db.selectFrom('servers')
+  db
+    .selectFrom('servers')
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .where('account_id', '=', accountId)
     .where('power', '=', 'running')
-    .where((eb) => eb.or([eb('action', 'is', null), eb('action_until', '<=', now)])));
+    .where((eb) => eb.or([eb('action', 'is', null), eb('action_until', '<=', now)])),
+);
 
 // What create checks first, in one statement (one round trip, one snapshot on PostgreSQL).
-const createChecks = prepared<[number, number], { servers_limit: number; count: number; balance_floor: number }>(2, (db, accountId, now) =>
-  db.selectFrom('accounts')
-    .select((eb) => [
-      'servers_limit',
-      eb.selectFrom('servers').select((s) => s.fn.countAll<number>().as('count')).where('servers.account_id', '=', accountId).as('count'),
-      balanceFloor(db, accountId, now).as('balance_floor'),
-    ])
-    .where('accounts.id', '=', accountId));
+const createChecks = prepared<[number, number], { servers_limit: number; count: number; balance_floor: number }>(
+  2,
+  (db, accountId, now) =>
+    db
+      .selectFrom('accounts')
+      .select((eb) => [
+        'servers_limit',
+        eb
+          .selectFrom('servers')
+          .select((s) => s.fn.countAll<number>().as('count'))
+          .where('servers.account_id', '=', accountId)
+          .as('count'),
+        balanceFloor(db, accountId, now).as('balance_floor'),
+      ])
+      .where('accounts.id', '=', accountId),
+);
 
 /** The columns a new server row sets, in the order its insert binds them. */
 const insertedColumns = [
-  'uuid', 'account_id', 'name', 'hostname', 'region_id', 'image_id', 'plan_id', 'source_snapshot_uuid', 'password_sealed', 'ipv6_enabled',
-  'ddos_protection', 'backup_enabled', 'private_network', 'script_url', 'ssh_key_id', 'power', 'action', 'action_until', 'rescue', 'options',
-  'rdns', 'created_at', 'updated_at',
+  'uuid',
+  'account_id',
+  'name',
+  'hostname',
+  'region_id',
+  'image_id',
+  'plan_id',
+  'source_snapshot_uuid',
+  'password_sealed',
+  'ipv6_enabled',
+  'ddos_protection',
+  'backup_enabled',
+  'private_network',
+  'script_url',
+  'ssh_key_id',
+  'power',
+  'action',
+  'action_until',
+  'rescue',
+  'options',
+  'rdns',
+  'created_at',
+  'updated_at',
 ] as const satisfies readonly (keyof NewServerRow)[];
 // A column added to ServerTable but not above fails type-checking here.
-const everyColumnInserted: Exclude<keyof NewServerRow, 'id' | (typeof insertedColumns)[number]> extends never ? true : never = true;
+const everyColumnInserted: Exclude<keyof NewServerRow, 'id' | (typeof insertedColumns)[number]> extends never
+  ? true
+  : never = true;
 void everyColumnInserted;
 
 // Every create inserts a server: prepared. The columns come back by name, not `returning *`, so
 // a column added by a later migration cannot change the result of a statement a running
 // instance has prepared on PostgreSQL.
 const insertServer = prepared<unknown[], ServerRow>(insertedColumns.length, (db, ...values) =>
-  db.insertInto('servers')
+  db
+    .insertInto('servers')
     .values(Object.fromEntries(insertedColumns.map((column, index) => [column, values[index]])) as NewServerRow)
-    .returning(['id', ...insertedColumns]));
+    .returning(['id', ...insertedColumns]),
+);
 
 export const serverRepository = {
   async insert(db: Queryable, row: Required<Omit<NewServerRow, 'id'>>): Promise<ServerRow> {
@@ -111,9 +198,17 @@ export const serverRepository = {
   },
 
   /** The account's servers.limit, how many servers it has, and its balance floor at `now` (billing/ledger.ts). */
-  async createChecks(db: Queryable, accountId: number, now: number): Promise<{ limit: number; count: number; balanceFloorMicros: number }> {
+  async createChecks(
+    db: Queryable,
+    accountId: number,
+    now: number,
+  ): Promise<{ limit: number; count: number; balanceFloorMicros: number }> {
     const row = await createChecks.first(db, accountId, now);
-    return { limit: Number(row?.servers_limit ?? 0), count: Number(row?.count ?? 0), balanceFloorMicros: Number(row?.balance_floor ?? 0) };
+    return {
+      limit: Number(row?.servers_limit ?? 0),
+      count: Number(row?.count ?? 0),
+      balanceFloorMicros: Number(row?.balance_floor ?? 0),
+    };
   },
 
   /** Servers that show `running` now: settled running with no transition under way. */
@@ -131,7 +226,12 @@ export const serverRepository = {
 
   /** The server's own public addresses (not floating IPs, which hold theirs). */
   publicAddresses(db: Queryable, serverUuid: string) {
-    return db.selectFrom('ip_addresses').select(['pool', 'address', 'version', 'holder_type', 'reverse']).where('holder_uuid', '=', serverUuid).orderBy('version').execute();
+    return db
+      .selectFrom('ip_addresses')
+      .select(['pool', 'address', 'version', 'holder_type', 'reverse'])
+      .where('holder_uuid', '=', serverUuid)
+      .orderBy('version')
+      .execute();
   },
 
   /**
@@ -146,18 +246,38 @@ export const serverRepository = {
 
   attachedFloatingIps(db: Queryable, scope: ServerScope): Promise<AttachedFloatingRow[]> {
     if ('accountId' in scope) return floatingOfAccount.all(db, scope.accountId);
-    return db.selectFrom('floating_ips').select(floatingColumns).where('server_id', '=', scope.server.id).orderBy('id').execute();
+    return db
+      .selectFrom('floating_ips')
+      .select(floatingColumns)
+      .where('server_id', '=', scope.server.id)
+      .orderBy('id')
+      .execute();
   },
 
   vpcMemberships(db: Queryable, scope: ServerScope): Promise<VpcMembership[]> {
     if ('accountId' in scope) return membershipsOfAccount.all(db, scope.accountId);
-    return db.selectFrom('vpc_members').innerJoin('vpcs', 'vpcs.id', 'vpc_members.vpc_id').select(membershipColumns)
-      .where('vpc_members.server_id', '=', scope.server.id).orderBy('vpc_members.vpc_id').execute();
+    return db
+      .selectFrom('vpc_members')
+      .innerJoin('vpcs', 'vpcs.id', 'vpc_members.vpc_id')
+      .select(membershipColumns)
+      .where('vpc_members.server_id', '=', scope.server.id)
+      .orderBy('vpc_members.vpc_id')
+      .execute();
   },
 
   /** Sets the reverse name of one of the server's own addresses; false when it holds no such address. */
-  async setAddressReverse(db: Queryable, serverUuid: string, poolAddress: string, reverse: string | null): Promise<boolean> {
-    const result = await db.updateTable('ip_addresses').set({ reverse }).where('holder_uuid', '=', serverUuid).where('address', '=', poolAddress).executeTakeFirst();
+  async setAddressReverse(
+    db: Queryable,
+    serverUuid: string,
+    poolAddress: string,
+    reverse: string | null,
+  ): Promise<boolean> {
+    const result = await db
+      .updateTable('ip_addresses')
+      .set({ reverse })
+      .where('holder_uuid', '=', serverUuid)
+      .where('address', '=', poolAddress)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   },
 

@@ -23,7 +23,14 @@ import { joinVpc } from '../vpcs/vpc-membership.ts';
 import { snapshotRepository } from '../snapshots/snapshot.repository.ts';
 import type { SnapshotRow } from '../snapshots/snapshot.table.ts';
 import { hostnameProblem } from './hostname.ts';
-import { detailsWith, loadDetails, machineOf, rootPassword, type ServerDetails, type ServerNetwork } from './server-details.ts';
+import {
+  detailsWith,
+  loadDetails,
+  machineOf,
+  rootPassword,
+  type ServerDetails,
+  type ServerNetwork,
+} from './server-details.ts';
 import { serverRepository } from './server.repository.ts';
 import type { ServerRow } from './server.table.ts';
 
@@ -49,9 +56,17 @@ export const MAX_COMMIT_HOURS = 8760;
 const hourMs = 3_600_000;
 
 /** The account's server by id or uuid, or 404; `lock` for a state change (row lock on PostgreSQL). */
-export async function findServer(ctx: Platform, db: Queryable, accountId: number, ref: string | number, lock = false): Promise<ServerRow> {
+export async function findServer(
+  ctx: Platform,
+  db: Queryable,
+  accountId: number,
+  ref: string | number,
+  lock = false,
+): Promise<ServerRow> {
   const parsed = parseRef(ref);
-  const row = parsed ? await serverRepository.findOwned(db, accountId, parsed, lock && ctx.dialect === 'postgres') : undefined;
+  const row = parsed
+    ? await serverRepository.findOwned(db, accountId, parsed, lock && ctx.dialect === 'postgres')
+    : undefined;
   if (!row) throw new NotFound('server');
   return row;
 }
@@ -64,7 +79,8 @@ export function newRootPassword(): string {
   while (characters.length < 20) {
     for (const byte of randomBytes(32)) {
       // Reject the top of the byte range so every character is equally likely.
-      if (byte < passwordAlphabet.length * Math.floor(256 / passwordAlphabet.length) && characters.length < 20) characters.push(passwordAlphabet[byte % passwordAlphabet.length]!);
+      if (byte < passwordAlphabet.length * Math.floor(256 / passwordAlphabet.length) && characters.length < 20)
+        characters.push(passwordAlphabet[byte % passwordAlphabet.length]!);
     }
   }
   // Joined rather than appended: a flat string, which JSON.stringify writes on its fast path
@@ -85,39 +101,62 @@ function checkCreate(ctx: Platform, input: CreateServerInput): CheckedCreate {
   const hostnameIssue = hostnameProblem(input.hostname.trim());
   if (hostnameIssue) problems.push({ field: 'hostname', reason: hostnameIssue });
   const label = input.label.trim();
-  if (label.length === 0 || label.length > 100) problems.push({ field: 'label', reason: 'bad value: must be 1 to 100 characters' });
+  if (label.length === 0 || label.length > 100)
+    problems.push({ field: 'label', reason: 'bad value: must be 1 to 100 characters' });
 
   const region = findIn(ctx.catalog.regions, input.region);
-  if (!region) problems.push({ field: 'region', reason: 'bad value: no region with this id or uuid (see GET /region/list)' });
-  else if (!region.features.instances) problems.push({ field: 'region', reason: `bad value: region ${region.id} offers no servers` });
+  if (!region)
+    problems.push({ field: 'region', reason: 'bad value: no region with this id or uuid (see GET /region/list)' });
+  else if (!region.features.instances)
+    problems.push({ field: 'region', reason: `bad value: region ${region.id} offers no servers` });
 
   const plan = findIn(ctx.catalog.plans, input.plan);
   if (!plan) problems.push({ field: 'plan', reason: 'bad value: no plan with this id or uuid (see GET /plan/list)' });
-  else if (region && !planAvailableIn(plan, region.id)) problems.push({ field: 'plan', reason: `bad value: plan ${plan.name} is not sold in region ${region.id}` });
+  else if (region && !planAvailableIn(plan, region.id))
+    problems.push({ field: 'plan', reason: `bad value: plan ${plan.name} is not sold in region ${region.id}` });
 
   let image: Image | null = null;
   const imageType = input.image_type ?? 'os';
   if (imageType === 'iso') {
-    problems.push({ field: 'image_type', reason: 'bad value: custom ISO images are not offered; use an os or app image, or a snapshot' });
+    problems.push({
+      field: 'image_type',
+      reason: 'bad value: custom ISO images are not offered; use an os or app image, or a snapshot',
+    });
   } else if (imageType !== 'snapshot') {
     image = findIn(ctx.catalog.images, input.image) ?? null;
-    if (!image) problems.push({ field: 'image', reason: 'bad value: no image with this id or uuid (see GET /image/list)' });
-    else if (input.image_type === 'app' && image.type !== 'app') problems.push({ field: 'image', reason: `bad value: ${image.name} is not an app image` });
-    else if (region && !image.regions.includes(region.id)) problems.push({ field: 'image', reason: `bad value: ${image.name} is not available in region ${region.id}` });
-    else if (plan && plan.disk_gb < image.min_disk_gb) problems.push({ field: 'plan', reason: `bad value: ${image.name} needs a disk of at least ${image.min_disk_gb} GB; plan ${plan.name} has ${plan.disk_gb} GB` });
+    if (!image)
+      problems.push({ field: 'image', reason: 'bad value: no image with this id or uuid (see GET /image/list)' });
+    else if (input.image_type === 'app' && image.type !== 'app')
+      problems.push({ field: 'image', reason: `bad value: ${image.name} is not an app image` });
+    else if (region && !image.regions.includes(region.id))
+      problems.push({ field: 'image', reason: `bad value: ${image.name} is not available in region ${region.id}` });
+    else if (plan && plan.disk_gb < image.min_disk_gb)
+      problems.push({
+        field: 'plan',
+        reason: `bad value: ${image.name} needs a disk of at least ${image.min_disk_gb} GB; plan ${plan.name} has ${plan.disk_gb} GB`,
+      });
   } else if (!parseRef(input.image)) {
-    problems.push({ field: 'image', reason: 'bad value: with image_type snapshot, image is the id or uuid of one of your snapshots' });
+    problems.push({
+      field: 'image',
+      reason: 'bad value: with image_type snapshot, image is the id or uuid of one of your snapshots',
+    });
   }
 
   if (region) {
-    if (input.ddos_protection && !region.features.ddos_protection) problems.push({ field: 'ddos_protection', reason: `bad value: region ${region.id} offers no DDoS protection` });
-    if (input.auto_backups && !region.features.backups) problems.push({ field: 'auto_backups', reason: `bad value: region ${region.id} offers no backups` });
-    if (input.ipv6_networking && (!region.features.ipv6 || !region.pools.v6)) problems.push({ field: 'ipv6_networking', reason: `bad value: region ${region.id} offers no IPv6` });
-    if (input.vpc !== undefined && !region.features.virtual_private_cloud) problems.push({ field: 'vpc', reason: `bad value: region ${region.id} offers no VPCs` });
+    if (input.ddos_protection && !region.features.ddos_protection)
+      problems.push({ field: 'ddos_protection', reason: `bad value: region ${region.id} offers no DDoS protection` });
+    if (input.auto_backups && !region.features.backups)
+      problems.push({ field: 'auto_backups', reason: `bad value: region ${region.id} offers no backups` });
+    if (input.ipv6_networking && (!region.features.ipv6 || !region.pools.v6))
+      problems.push({ field: 'ipv6_networking', reason: `bad value: region ${region.id} offers no IPv6` });
+    if (input.vpc !== undefined && !region.features.virtual_private_cloud)
+      problems.push({ field: 'vpc', reason: `bad value: region ${region.id} offers no VPCs` });
   }
-  if (input.script_url !== undefined && !isHttpUrl(input.script_url)) problems.push({ field: 'script_url', reason: 'bad value: must be an http or https URL' });
+  if (input.script_url !== undefined && !isHttpUrl(input.script_url))
+    problems.push({ field: 'script_url', reason: 'bad value: must be an http or https URL' });
   const commit = input.commit ?? 0;
-  if (!Number.isInteger(commit) || commit < 0 || commit > MAX_COMMIT_HOURS) problems.push({ field: 'commit', reason: `bad value: whole hours from 0 to ${MAX_COMMIT_HOURS}` });
+  if (!Number.isInteger(commit) || commit < 0 || commit > MAX_COMMIT_HOURS)
+    problems.push({ field: 'commit', reason: `bad value: whole hours from 0 to ${MAX_COMMIT_HOURS}` });
 
   if (problems.length) throw new Invalid(problems);
   return { region: region!, plan: plan!, image };
@@ -133,31 +172,62 @@ function isHttpUrl(text: string): boolean {
 }
 
 /** The caller's completed snapshot to create a server from, in the server's region, fitting its plan. */
-async function snapshotImage(ctx: Platform, trx: Tx, accountId: number, ref: string | number, region: Region, plan: Plan): Promise<{ snapshot: SnapshotRow; image: Image }> {
+async function snapshotImage(
+  ctx: Platform,
+  trx: Tx,
+  accountId: number,
+  ref: string | number,
+  region: Region,
+  plan: Plan,
+): Promise<{ snapshot: SnapshotRow; image: Image }> {
   const parsed = parseRef(ref);
   const snapshot = parsed ? await snapshotRepository.findOwned(trx, accountId, parsed) : undefined;
   if (!snapshot) throw new NotFound('snapshot');
-  if (snapshot.ready_at > ctx.clock.now()) throw new Conflict(`the snapshot is still processing until ${isoSeconds(snapshot.ready_at)}`);
-  if (snapshot.region_id !== region.id) throw new Invalid('region', `bad value: the snapshot is in region ${snapshot.region_id}; create the server there`);
+  if (snapshot.ready_at > ctx.clock.now())
+    throw new Conflict(`the snapshot is still processing until ${isoSeconds(snapshot.ready_at)}`);
+  if (snapshot.region_id !== region.id)
+    throw new Invalid('region', `bad value: the snapshot is in region ${snapshot.region_id}; create the server there`);
   const image = ctx.catalog.images.get(snapshot.image_id);
-  if (!image) throw new Invalid('image', 'bad value: the snapshot\'s operating system image is no longer offered');
+  if (!image) throw new Invalid('image', "bad value: the snapshot's operating system image is no longer offered");
   const needed = Math.max(snapshot.size_gb, image.min_disk_gb);
-  if (plan.disk_gb < needed) throw new Invalid('plan', `bad value: the snapshot needs a disk of at least ${needed} GB; plan ${plan.name} has ${plan.disk_gb} GB`);
+  if (plan.disk_gb < needed)
+    throw new Invalid(
+      'plan',
+      `bad value: the snapshot needs a disk of at least ${needed} GB; plan ${plan.name} has ${plan.disk_gb} GB`,
+    );
   return { snapshot, image };
 }
 
 /** The caller's own resources the create body names, read in its transaction; another account's is a 404 like a missing one. */
-async function ownedReferences(ctx: Platform, trx: Tx, accountId: number, input: CreateServerInput, checked: CheckedCreate) {
+async function ownedReferences(
+  ctx: Platform,
+  trx: Tx,
+  accountId: number,
+  input: CreateServerInput,
+  checked: CheckedCreate,
+) {
   let image = checked.image;
   let sourceSnapshot: SnapshotRow | null = null;
-  if (!image) ({ snapshot: sourceSnapshot, image } = await snapshotImage(ctx, trx, accountId, input.image, checked.region, checked.plan));
+  if (!image)
+    ({ snapshot: sourceSnapshot, image } = await snapshotImage(
+      ctx,
+      trx,
+      accountId,
+      input.image,
+      checked.region,
+      checked.plan,
+    ));
   const sshRef = input.ssh_key !== undefined ? parseRef(input.ssh_key) : null;
   const sshKey = sshRef ? await sshKeyRepository.findOwned(trx, accountId, sshRef) : undefined;
   if (input.ssh_key !== undefined && !sshKey) throw new NotFound('ssh_key');
   const vpcRef = input.vpc !== undefined ? parseRef(input.vpc) : null;
   const vpc = vpcRef ? await vpcRepository.findOwned(trx, accountId, vpcRef) : undefined;
   if (input.vpc !== undefined && !vpc) throw new NotFound('vpc');
-  if (vpc && vpc.region_id !== checked.region.id) throw new Invalid('vpc', `bad value: the VPC is in region ${vpc.region_id}, the server would be in ${checked.region.id}`);
+  if (vpc && vpc.region_id !== checked.region.id)
+    throw new Invalid(
+      'vpc',
+      `bad value: the VPC is in region ${vpc.region_id}, the server would be in ${checked.region.id}`,
+    );
   return { image, sourceSnapshot, sshKey, vpc };
 }
 
@@ -175,20 +245,47 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
     await lockAccount(ctx, trx, actor.accountId);
     const now = ctx.clock.now();
     const { limit, count, balanceFloorMicros } = await serverRepository.createChecks(trx, actor.accountId, now);
-    if (count >= limit) throw new Forbidden(`servers.limit reached: the account may have at most ${limit} servers; remove one or ask for a higher limit`);
+    if (count >= limit)
+      throw new Forbidden(
+        `servers.limit reached: the account may have at most ${limit} servers; remove one or ask for a higher limit`,
+      );
 
     const { image, sourceSnapshot, sshKey, vpc } = await ownedReferences(ctx, trx, actor.accountId, input, checked);
 
-    const items = serverItems({ plan, image, backups: input.auto_backups === true, ddosProtection: input.ddos_protection === true, name: label });
+    const items = serverItems({
+      plan,
+      image,
+      backups: input.auto_backups === true,
+      ddosProtection: input.ddos_protection === true,
+      name: label,
+    });
     const upfront = commit * firstHourMicros(items);
     await requireFunds(ctx, trx, actor.accountId, firstHourMicros(items) + upfront, { balanceFloorMicros });
 
     const uuid = newUuid();
-    const v4 = await allocateAddress(ctx, trx, { region, version: 4, accountId: actor.accountId, holderType: 'server', holderUuid: uuid });
-    const v6: AllocatedAddress | null = input.ipv6_networking ? await allocateAddress(ctx, trx, { region, version: 6, accountId: actor.accountId, holderType: 'server', holderUuid: uuid }) : null;
+    const v4 = await allocateAddress(ctx, trx, {
+      region,
+      version: 4,
+      accountId: actor.accountId,
+      holderType: 'server',
+      holderUuid: uuid,
+    });
+    const v6: AllocatedAddress | null = input.ipv6_networking
+      ? await allocateAddress(ctx, trx, {
+          region,
+          version: 6,
+          accountId: actor.accountId,
+          holderType: 'server',
+          holderUuid: uuid,
+        })
+      : null;
     const machine = { uuid, region, plan, image, createdAt: now, running: true };
     const ticket = await ctx.compute.provision(machine, {
-      rootPassword: password, sshPublicKey: sshKey?.public_key ?? null, scriptUrl: input.script_url ?? null, ipv4: v4.address, ipv6: v6?.address ?? null,
+      rootPassword: password,
+      sshPublicKey: sshKey?.public_key ?? null,
+      scriptUrl: input.script_url ?? null,
+      ipv4: v4.address,
+      ipv6: v6?.address ?? null,
     });
 
     const row = await serverRepository.insert(trx, {
@@ -217,11 +314,20 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
       updated_at: now,
     });
     const vpcs = vpc ? [{ address: await joinVpc(ctx, trx, vpc, row.id), cidr: vpc.cidr }] : [];
-    const network: ServerNetwork = { addresses: [v4, ...(v6 ? [v6] : [])].map((a) => ({ ...a, reverse: null })), floating: [], vpcs };
+    const network: ServerNetwork = {
+      addresses: [v4, ...(v6 ? [v6] : [])].map((a) => ({ ...a, reverse: null })),
+      floating: [],
+      vpcs,
+    };
 
     await openInvoiceItems(ctx, trx, actor.accountId, uuid, items, commit > 0 ? now + commit * hourMs : null);
     if (commit > 0) {
-      await recordTransaction(ctx, trx, { accountId: actor.accountId, amountMicros: -upfront, ptype: 'commit', note: `${commit} hours paid up front for server ${label} (${uuid}), ${formatMoney(upfront, 6)} USD` });
+      await recordTransaction(ctx, trx, {
+        accountId: actor.accountId,
+        amountMicros: -upfront,
+        ptype: 'commit',
+        note: `${commit} hours paid up front for server ${label} (${uuid}), ${formatMoney(upfront, 6)} USD`,
+      });
     }
     rootPassword(ctx, row.id, sealedPassword, password);
     const [details] = await detailsWith(ctx, [row], [network]);
@@ -261,12 +367,17 @@ export async function removeServer(ctx: Platform, actor: Actor, ref: string | nu
 export async function rebuildImages(ctx: Platform, actor: Actor, ref: string | number): Promise<Image[]> {
   const server = await findServer(ctx, ctx.db, actor.accountId, ref);
   const plan = ctx.catalog.plans.get(server.plan_id);
-  return [...ctx.catalog.images.values()].filter((image) => image.regions.includes(server.region_id) && (!plan || image.min_disk_gb <= plan.disk_gb));
+  return [...ctx.catalog.images.values()].filter(
+    (image) => image.regions.includes(server.region_id) && (!plan || image.min_disk_gb <= plan.disk_gb),
+  );
 }
 
 /** Plans the server can be resized to: sold in its region, with a disk at least as large. */
 export async function resizePlans(ctx: Platform, actor: Actor, ref: string | number): Promise<Plan[]> {
   const server = await findServer(ctx, ctx.db, actor.accountId, ref);
   const current = ctx.catalog.plans.get(server.plan_id);
-  return [...ctx.catalog.plans.values()].filter((plan) => plan.id !== server.plan_id && planAvailableIn(plan, server.region_id) && plan.disk_gb >= (current?.disk_gb ?? 0));
+  return [...ctx.catalog.plans.values()].filter(
+    (plan) =>
+      plan.id !== server.plan_id && planAvailableIn(plan, server.region_id) && plan.disk_gb >= (current?.disk_gb ?? 0),
+  );
 }

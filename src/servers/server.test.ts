@@ -5,7 +5,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../../test/support/server.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
-import { deployServer, ecdsaPublicKey, serverInfo, SETTLE_SECONDS, standardServer } from '../../test/support/servers.ts';
+import {
+  deployServer,
+  ecdsaPublicKey,
+  serverInfo,
+  SETTLE_SECONDS,
+  standardServer,
+} from '../../test/support/servers.ts';
 
 let server: TestServer;
 let alice: TestAccount;
@@ -15,7 +21,9 @@ before(async () => {
   server = await startTestServer({ SERVERS_LIMIT: '100' });
   [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
 });
-after(async () => { await server.close(); });
+after(async () => {
+  await server.close();
+});
 
 const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -24,11 +32,26 @@ describe('server/create', () => {
   test('answers 201 with the Server object: provisioning, iface null, every info field', async () => {
     const created = await server.request('POST', '/v1.3/server/create', {
       token: alice.token,
-      body: { ...standardServer, hostname: 'shape.example.com', label: 'shape', script_url: 'https://example.com/boot.sh' },
+      body: {
+        ...standardServer,
+        hostname: 'shape.example.com',
+        label: 'shape',
+        script_url: 'https://example.com/boot.sh',
+      },
     });
     assert.equal(created.status, 201);
     const s = created.body;
-    assert.deepEqual(Object.keys(s).sort(), ['bandwidth', 'created', 'id', 'iface', 'info', 'name', 'power', 'price', 'uuid']);
+    assert.deepEqual(Object.keys(s).sort(), [
+      'bandwidth',
+      'created',
+      'id',
+      'iface',
+      'info',
+      'name',
+      'power',
+      'price',
+      'uuid',
+    ]);
     assert.equal(typeof s.id, 'number');
     assert.match(s.uuid, uuid);
     assert.equal(s.name, 'shape');
@@ -60,7 +83,11 @@ describe('server/create', () => {
     // The password stays the same in info, and is not stored in the clear.
     const again = await serverInfo(server, alice.token, s.id);
     assert.equal(again.info.password, info.password);
-    const stored = await server.running.ctx.db.selectFrom('servers').select('password_sealed').where('id', '=', s.id).executeTakeFirstOrThrow();
+    const stored = await server.running.ctx.db
+      .selectFrom('servers')
+      .select('password_sealed')
+      .where('id', '=', s.id)
+      .executeTakeFirstOrThrow();
     assert.ok(!stored.password_sealed.includes(info.password));
   });
 
@@ -82,7 +109,12 @@ describe('server/create', () => {
   });
 
   test('with ipv6_networking, DDoS protection and backups: IPv6 in iface, features on, price of every item', async () => {
-    const s = await deployServer(server, alice.token, { ipv6_networking: true, ddos_protection: true, auto_backups: true, hostname: 'six.example.com' });
+    const s = await deployServer(server, alice.token, {
+      ipv6_networking: true,
+      ddos_protection: true,
+      auto_backups: true,
+      hostname: 'six.example.com',
+    });
     const info = await serverInfo(server, alice.token, s.uuid);
     assert.equal(info.info.ipv6_enabled, true);
     assert.deepEqual(info.info.features, ['ipv6', 'auto_backups', 'ddos_protection']);
@@ -107,19 +139,32 @@ describe('server/create', () => {
   });
 
   test('addresses are unique across servers', async () => {
-    const servers = await Promise.all(Array.from({ length: 6 }, () => deployServer(server, bob.token, {}, { settle: false })));
+    const servers = await Promise.all(
+      Array.from({ length: 6 }, () => deployServer(server, bob.token, {}, { settle: false })),
+    );
     await server.advance(SETTLE_SECONDS);
     const list = await server.request('GET', '/v1.3/server/list', { token: bob.token });
-    const addresses = list.body.servers.filter((s: { uuid: string }) => servers.some((c) => c.uuid === s.uuid)).map((s: { iface: { v4: { address: string }[] } }) => s.iface.v4[0]!.address);
+    const addresses = list.body.servers
+      .filter((s: { uuid: string }) => servers.some((c) => c.uuid === s.uuid))
+      .map((s: { iface: { v4: { address: string }[] } }) => s.iface.v4[0]!.address);
     assert.equal(addresses.length, 6);
     assert.equal(new Set(addresses).size, 6);
-    for (const s of servers) assert.equal((await server.request('DELETE', `/v1.3/server/remove/${s.id}`, { token: bob.token })).status, 204);
+    for (const s of servers)
+      assert.equal((await server.request('DELETE', `/v1.3/server/remove/${s.id}`, { token: bob.token })).status, 204);
   });
 
   test('names every bad field of the body in one 400', async () => {
     const result = await server.request('POST', '/v1.3/server/create', {
       token: alice.token,
-      body: { hostname: '-bad-.example', label: '   ', region: 999, image: 424242, plan: 77, commit: 1, script_url: 'ftp://example.com/x' },
+      body: {
+        hostname: '-bad-.example',
+        label: '   ',
+        region: 999,
+        image: 424242,
+        plan: 77,
+        commit: 1,
+        script_url: 'ftp://example.com/x',
+      },
     });
     assert.equal(result.status, 400);
     const fields = result.body.errors.map((e: { field: string }) => e.field).sort();
@@ -128,13 +173,28 @@ describe('server/create', () => {
   });
 
   test('missing and mistyped fields are a 400 naming them', async () => {
-    const missing = await server.request('POST', '/v1.3/server/create', { token: alice.token, body: { hostname: 'a.example.com' } });
+    const missing = await server.request('POST', '/v1.3/server/create', {
+      token: alice.token,
+      body: { hostname: 'a.example.com' },
+    });
     assert.equal(missing.status, 400);
-    assert.deepEqual(missing.body.errors.map((e: { field: string }) => e.field).sort(), ['image', 'label', 'plan', 'region']);
+    assert.deepEqual(missing.body.errors.map((e: { field: string }) => e.field).sort(), [
+      'image',
+      'label',
+      'plan',
+      'region',
+    ]);
     for (const error of missing.body.errors) assert.equal(error.reason, 'missing required field');
-    const mistyped = await server.request('POST', '/v1.3/server/create', { token: alice.token, body: { ...standardServer, commit: 'soon', ipv6_networking: 'maybe', image_type: 'floppy' } });
+    const mistyped = await server.request('POST', '/v1.3/server/create', {
+      token: alice.token,
+      body: { ...standardServer, commit: 'soon', ipv6_networking: 'maybe', image_type: 'floppy' },
+    });
     assert.equal(mistyped.status, 400);
-    assert.deepEqual(mistyped.body.errors.map((e: { field: string }) => e.field).sort(), ['commit', 'image_type', 'ipv6_networking']);
+    assert.deepEqual(mistyped.body.errors.map((e: { field: string }) => e.field).sort(), [
+      'commit',
+      'image_type',
+      'ipv6_networking',
+    ]);
   });
 
   const refusals: [string, Record<string, unknown>, string, RegExp][] = [
@@ -153,7 +213,10 @@ describe('server/create', () => {
   ];
   for (const [what, body, field, reason] of refusals) {
     test(`refuses ${what} with a 400 naming ${field}`, async () => {
-      const result = await server.request('POST', '/v1.3/server/create', { token: alice.token, body: { ...standardServer, ...body } });
+      const result = await server.request('POST', '/v1.3/server/create', {
+        token: alice.token,
+        body: { ...standardServer, ...body },
+      });
       assert.equal(result.status, 400, JSON.stringify(result.body));
       const entry = result.body.errors.find((e: { field: string }) => e.field === field);
       assert.ok(entry, JSON.stringify(result.body));
@@ -165,28 +228,51 @@ describe('server/create', () => {
     const listing = await server.request('GET', '/v1.3/image/list?region_id=101');
     const regions = await server.request('GET', '/v1.3/region/list');
     const plans = await server.request('GET', '/v1.3/plan/list');
-    const s = await deployServer(server, alice.token, {
-      image_type: 'app', image: listing.body.images['2001'].uuid, region: regions.body.regions['101'].uuid, plan: plans.body.plans['3'].uuid,
-    }, { settle: false });
+    const s = await deployServer(
+      server,
+      alice.token,
+      {
+        image_type: 'app',
+        image: listing.body.images['2001'].uuid,
+        region: regions.body.regions['101'].uuid,
+        plan: plans.body.plans['3'].uuid,
+      },
+      { settle: false },
+    );
     assert.equal(s.info.img_id, 2001);
     assert.equal(s.info.reg_id, 101);
     assert.equal(s.info.plan_id, 3);
   });
 
-  test('an ssh_key of the caller installs; another account\'s is a 404 like a missing one', async () => {
-    const key = await server.request('POST', '/v1.3/ssh_key/create', { token: alice.token, body: { name: 'laptop', public_key: ecdsaPublicKey() } });
+  test("an ssh_key of the caller installs; another account's is a 404 like a missing one", async () => {
+    const key = await server.request('POST', '/v1.3/ssh_key/create', {
+      token: alice.token,
+      body: { name: 'laptop', public_key: ecdsaPublicKey() },
+    });
     assert.equal(key.status, 201, JSON.stringify(key.body));
-    const ok = await server.request('POST', '/v1.3/server/create', { token: alice.token, body: { ...standardServer, ssh_key: key.body.uuid } });
+    const ok = await server.request('POST', '/v1.3/server/create', {
+      token: alice.token,
+      body: { ...standardServer, ssh_key: key.body.uuid },
+    });
     assert.equal(ok.status, 201);
-    const foreign = await server.request('POST', '/v1.3/server/create', { token: bob.token, body: { ...standardServer, ssh_key: key.body.uuid } });
-    const missing = await server.request('POST', '/v1.3/server/create', { token: bob.token, body: { ...standardServer, ssh_key: '00000000-0000-4000-8000-000000000000' } });
+    const foreign = await server.request('POST', '/v1.3/server/create', {
+      token: bob.token,
+      body: { ...standardServer, ssh_key: key.body.uuid },
+    });
+    const missing = await server.request('POST', '/v1.3/server/create', {
+      token: bob.token,
+      body: { ...standardServer, ssh_key: '00000000-0000-4000-8000-000000000000' },
+    });
     assert.equal(foreign.status, 404);
     assert.deepEqual(foreign.body, missing.body);
     assert.match(missing.body.errors.reason, /ssh_key not found/);
   });
 
   test('a vpc of the caller in the same region joins it: a private address in iface', async () => {
-    const vpc = await server.request('POST', '/v1.3/vpc/create', { token: alice.token, body: { region_id: 101, name: 'backend' } });
+    const vpc = await server.request('POST', '/v1.3/vpc/create', {
+      token: alice.token,
+      body: { region_id: 101, name: 'backend' },
+    });
     assert.equal(vpc.status, 201, JSON.stringify(vpc.body));
     const s = await deployServer(server, alice.token, { vpc: vpc.body.uuid });
     const info = await serverInfo(server, alice.token, s.id);
@@ -197,10 +283,16 @@ describe('server/create', () => {
     assert.match(privateEntry.address, /^\d+\.\d+\.\d+\.\d+$/);
     assert.equal(privateEntry.reverse, null);
 
-    const elsewhere = await server.request('POST', '/v1.3/server/create', { token: alice.token, body: { ...standardServer, region: 201, vpc: vpc.body.uuid } });
+    const elsewhere = await server.request('POST', '/v1.3/server/create', {
+      token: alice.token,
+      body: { ...standardServer, region: 201, vpc: vpc.body.uuid },
+    });
     assert.equal(elsewhere.status, 400);
     assert.equal(elsewhere.body.errors[0].field, 'vpc');
-    const foreign = await server.request('POST', '/v1.3/server/create', { token: bob.token, body: { ...standardServer, vpc: vpc.body.uuid } });
+    const foreign = await server.request('POST', '/v1.3/server/create', {
+      token: bob.token,
+      body: { ...standardServer, vpc: vpc.body.uuid },
+    });
     assert.equal(foreign.status, 404);
   });
 
@@ -211,7 +303,7 @@ describe('server/create', () => {
     assert.match(result.body.errors.reason, /not activated/);
   });
 
-  test('402 in the spec\'s shape when the balance cannot cover the first hour', async () => {
+  test("402 in the spec's shape when the balance cannot cover the first hour", async () => {
     const poor = await createAccount(server, { credit: '0.001' });
     const result = await server.request('POST', '/v1.3/server/create', { token: poor.token, body: standardServer });
     assert.equal(result.status, 402);
@@ -224,9 +316,15 @@ describe('server/create', () => {
   test('commit hours must be covered too, and are charged up front', async () => {
     const modest = await createAccount(server, { credit: '1' });
     // 200 hours of a $5 plan ($0.006850/h) is $1.37: more than the balance.
-    const tooMuch = await server.request('POST', '/v1.3/server/create', { token: modest.token, body: { ...standardServer, commit: 200 } });
+    const tooMuch = await server.request('POST', '/v1.3/server/create', {
+      token: modest.token,
+      body: { ...standardServer, commit: 200 },
+    });
     assert.equal(tooMuch.status, 402);
-    const ok = await server.request('POST', '/v1.3/server/create', { token: modest.token, body: { ...standardServer, commit: 100 } });
+    const ok = await server.request('POST', '/v1.3/server/create', {
+      token: modest.token,
+      body: { ...standardServer, commit: 100 },
+    });
     assert.equal(ok.status, 201);
     const transactions = await server.request('GET', '/v1.3/transaction/list', { token: modest.token });
     const commit = transactions.body.transactions.find((t: { ptype: string }) => t.ptype === 'commit');
@@ -236,13 +334,16 @@ describe('server/create', () => {
 });
 
 describe('server/list and server/info', () => {
-  test('each account sees only its own servers; another account\'s id is a 404 like a missing one', async () => {
+  test("each account sees only its own servers; another account's id is a 404 like a missing one", async () => {
     const carol = await createAccount(server);
     const dave = await createAccount(server);
     const mine = await deployServer(server, carol.token, {}, { settle: false });
     const list = await server.request('GET', '/v1.3/server/list', { token: carol.token });
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.servers.map((s: { uuid: string }) => s.uuid), [mine.uuid]);
+    assert.deepEqual(
+      list.body.servers.map((s: { uuid: string }) => s.uuid),
+      [mine.uuid],
+    );
     assert.deepEqual((await server.request('GET', '/v1.3/server/list', { token: dave.token })).body.servers, []);
 
     const foreign = await server.request('GET', `/v1.3/server/info/${mine.id}`, { token: dave.token });
@@ -259,7 +360,10 @@ describe('server/list and server/info', () => {
     const byUuid = await serverInfo(server, alice.token, s.uuid);
     assert.deepEqual(byId, byUuid);
     const list = await server.request('GET', '/v1.3/server/list', { token: alice.token });
-    assert.deepEqual(list.body.servers.find((x: { id: number }) => x.id === s.id), byId);
+    assert.deepEqual(
+      list.body.servers.find((x: { id: number }) => x.id === s.id),
+      byId,
+    );
   });
 
   test('needs a token', async () => {
@@ -278,22 +382,51 @@ describe('server/remove', () => {
     assert.equal((await server.request('DELETE', `/v1.3/server/remove/${b.id}`, { token: alice.token })).status, 404);
   });
 
-  test('detaches its floating IPs, which stay the account\'s and attach elsewhere', async () => {
+  test("detaches its floating IPs, which stay the account's and attach elsewhere", async () => {
     const frank = await createAccount(server);
-    const [a, b] = [await deployServer(server, frank.token, {}, { settle: false }), await deployServer(server, frank.token)];
-    const ip = await server.request('POST', '/v1.3/floating_ip/create', { token: frank.token, body: { region_id: 101, ip_version: 4 } });
-    assert.equal((await server.request('PATCH', '/v1.3/floating_ip/attach', { token: frank.token, body: { server_id: a.id, ip_id: ip.body.uuid } })).status, 202);
+    const [a, b] = [
+      await deployServer(server, frank.token, {}, { settle: false }),
+      await deployServer(server, frank.token),
+    ];
+    const ip = await server.request('POST', '/v1.3/floating_ip/create', {
+      token: frank.token,
+      body: { region_id: 101, ip_version: 4 },
+    });
+    assert.equal(
+      (
+        await server.request('PATCH', '/v1.3/floating_ip/attach', {
+          token: frank.token,
+          body: { server_id: a.id, ip_id: ip.body.uuid },
+        })
+      ).status,
+      202,
+    );
     assert.equal((await server.request('DELETE', `/v1.3/server/remove/${a.id}`, { token: frank.token })).status, 204);
     const list = await server.request('GET', '/v1.3/floating_ip/list', { token: frank.token });
     assert.equal(list.body.floating_ips.find((f: { uuid: string }) => f.uuid === ip.body.uuid).server_id, null);
-    assert.equal((await server.request('PATCH', '/v1.3/floating_ip/attach', { token: frank.token, body: { server_id: b.id, ip_id: ip.body.uuid } })).status, 202);
+    assert.equal(
+      (
+        await server.request('PATCH', '/v1.3/floating_ip/attach', {
+          token: frank.token,
+          body: { server_id: b.id, ip_id: ip.body.uuid },
+        })
+      ).status,
+      202,
+    );
     const info = await serverInfo(server, frank.token, b.id);
-    assert.ok(info.iface.v4.some((entry: { type: string; address: string }) => entry.type === 'floating' && entry.address === ip.body.ip_address));
+    assert.ok(
+      info.iface.v4.some(
+        (entry: { type: string; address: string }) => entry.type === 'floating' && entry.address === ip.body.ip_address,
+      ),
+    );
   });
 
   test('stops billing and leaves its VPC', async () => {
     const erin = await createAccount(server);
-    const vpc = await server.request('POST', '/v1.3/vpc/create', { token: erin.token, body: { region_id: 101, name: 'net' } });
+    const vpc = await server.request('POST', '/v1.3/vpc/create', {
+      token: erin.token,
+      body: { region_id: 101, name: 'net' },
+    });
     const s = await deployServer(server, erin.token, { vpc: vpc.body.uuid });
     assert.equal((await server.request('DELETE', `/v1.3/server/remove/${s.id}`, { token: erin.token })).status, 204);
     const account = await server.request('GET', '/v1.3/account/info', { token: erin.token });

@@ -8,6 +8,10 @@ export const settingsRepository = {
     return row?.value;
   },
   async set(db: Queryable, key: string, value: string): Promise<void> {
-    await db.insertInto('settings').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute();
+    await db
+      .insertInto('settings')
+      .values({ key, value })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+      .execute();
   },
 };

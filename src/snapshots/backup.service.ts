@@ -10,13 +10,20 @@ import { findServer } from '../servers/server.service.ts';
 import { catalogOf } from '../servers/server-details.ts';
 import { serverRepository } from '../servers/server.repository.ts';
 
-export async function setBackups(ctx: Platform, actor: Actor, serverRef: string | number, enable: boolean): Promise<void> {
+export async function setBackups(
+  ctx: Platform,
+  actor: Actor,
+  serverRef: string | number,
+  enable: boolean,
+): Promise<void> {
   requirePermission(actor, 'backups');
   await ctx.db.transaction().execute(async (trx) => {
     const server = await findServer(ctx, trx, actor.accountId, serverRef, true);
-    if ((server.backup_enabled === 1) === enable) throw new Conflict(`automatic backups are already ${enable ? 'enabled' : 'disabled'} on this server`);
+    if ((server.backup_enabled === 1) === enable)
+      throw new Conflict(`automatic backups are already ${enable ? 'enabled' : 'disabled'} on this server`);
     const { region, plan } = catalogOf(ctx, server);
-    if (enable && !region.features.backups) throw new Invalid('server_id', `bad value: region ${server.region_id} offers no backups`);
+    if (enable && !region.features.backups)
+      throw new Invalid('server_id', `bad value: region ${server.region_id} offers no backups`);
     await serverRepository.update(trx, server.id, { backup_enabled: enable ? 1 : 0, updated_at: ctx.clock.now() });
     if (enable) await openInvoiceItems(ctx, trx, server.account_id, server.uuid, [backupItem(plan, server.name)]);
     else await closeInvoiceItems(ctx, trx, server.uuid, ['backup']);

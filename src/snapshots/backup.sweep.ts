@@ -30,7 +30,11 @@ export async function runBackupSweep(ctx: Platform, pageSize = 200): Promise<{ t
       const made = await ctx.db.transaction().execute(async (trx) => {
         // Re-read under a lock: the server may have gone or turned backups off meanwhile; one
         // another instance holds is skipped and picked up by a later round.
-        let query = trx.selectFrom('servers').selectAll().where('id', '=', candidate.id).where('backup_enabled', '=', 1);
+        let query = trx
+          .selectFrom('servers')
+          .selectAll()
+          .where('id', '=', candidate.id)
+          .where('backup_enabled', '=', 1);
         if (ctx.dialect === 'postgres') query = query.modifyEnd(sql`for update skip locked`);
         const server = await query.executeTakeFirst();
         if (!server) return false;

@@ -17,13 +17,17 @@ before(async () => {
   server = await startTestServer({ SERVERS_LIMIT: '100' });
   [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
 });
-after(async () => { await server.close(); });
+after(async () => {
+  await server.close();
+});
 
 const sweep = () => runBackupSweep(server.running.ctx);
 
 async function backups(serverUuid: string, token = alice.token) {
   const list = await server.request('GET', '/v1.3/snapshot/list', { token });
-  return list.body.snapshots.filter((s: { type: string; server_id: string }) => s.type === 'backup' && s.server_id === serverUuid);
+  return list.body.snapshots.filter(
+    (s: { type: string; server_id: string }) => s.type === 'backup' && s.server_id === serverUuid,
+  );
 }
 
 async function setBackups(command: 'enable' | 'disable', serverId: number | string, token = alice.token) {
@@ -31,7 +35,7 @@ async function setBackups(command: 'enable' | 'disable', serverId: number | stri
 }
 
 describe('backup/enable and backup/disable', () => {
-  test('toggle the server\'s backups and their price; the same state again is a 409', async () => {
+  test("toggle the server's backups and their price; the same state again is a 409", async () => {
     const s = await deployServer(server, alice.token);
     const enabled = await setBackups('enable', s.uuid);
     assert.equal(enabled.status, 202);
@@ -51,7 +55,7 @@ describe('backup/enable and backup/disable', () => {
     assert.equal((await setBackups('disable', s.id)).status, 409);
   });
 
-  test('refused in a region without backups, for another account\'s server, and without the permission', async () => {
+  test("refused in a region without backups, for another account's server, and without the permission", async () => {
     const gru = await deployServer(server, alice.token, { region: 701 }, { settle: false });
     const noBackups = await setBackups('enable', gru.id);
     assert.equal(noBackups.status, 400);
@@ -67,7 +71,10 @@ describe('backup/enable and backup/disable', () => {
     await server.admin('PATCH', `/admin/accounts/${restricted.id}`, { permissions: { backups: false } });
     const own = await deployServer(server, restricted.token, {}, { settle: false });
     assert.equal((await setBackups('enable', own.id, restricted.token)).status, 403);
-    const atCreate = await server.request('POST', '/v1.3/server/create', { token: restricted.token, body: { hostname: 'b.example.com', label: 'b', region: 101, image: 1001, plan: 1, auto_backups: true } });
+    const atCreate = await server.request('POST', '/v1.3/server/create', {
+      token: restricted.token,
+      body: { hostname: 'b.example.com', label: 'b', region: 101, image: 1001, plan: 1, auto_backups: true },
+    });
     assert.equal(atCreate.status, 403);
   });
 });
@@ -127,11 +134,17 @@ describe('backup/restore', () => {
     await sweep();
     await server.advance(8);
     const [backup] = await backups(s.uuid);
-    await server.request('POST', '/v1.3/server/rebuild', { token: alice.token, body: { server_id: s.id, image_id: 1002 } });
+    await server.request('POST', '/v1.3/server/rebuild', {
+      token: alice.token,
+      body: { server_id: s.id, image_id: 1002 },
+    });
     await server.advance(90);
     assert.equal((await serverInfo(server, alice.token, s.id)).info.img_id, 1002);
 
-    const restored = await server.request('PATCH', '/v1.3/backup/restore', { token: alice.token, body: { backup_id: backup.uuid, server_id: s.uuid } });
+    const restored = await server.request('PATCH', '/v1.3/backup/restore', {
+      token: alice.token,
+      body: { backup_id: backup.uuid, server_id: s.uuid },
+    });
     assert.equal(restored.status, 202);
     const restoring = await serverInfo(server, alice.token, s.id);
     assert.equal(restoring.power, 'restoring');
@@ -140,27 +153,47 @@ describe('backup/restore', () => {
     assert.equal((await serverInfo(server, alice.token, s.id)).power, 'running');
   });
 
-  test('refuses another server\'s backup, a snapshot, another account\'s backup, and a backup still processing', async () => {
+  test("refuses another server's backup, a snapshot, another account's backup, and a backup still processing", async () => {
     const s = await deployServer(server, alice.token, { auto_backups: true });
     const other = await deployServer(server, alice.token);
     await sweep();
     const [backup] = await backups(s.uuid);
-    const processing = await server.request('PATCH', '/v1.3/backup/restore', { token: alice.token, body: { backup_id: backup.id, server_id: s.id } });
+    const processing = await server.request('PATCH', '/v1.3/backup/restore', {
+      token: alice.token,
+      body: { backup_id: backup.id, server_id: s.id },
+    });
     assert.equal(processing.status, 409);
     await server.advance(8);
 
-    const wrongServer = await server.request('PATCH', '/v1.3/backup/restore', { token: alice.token, body: { backup_id: backup.uuid, server_id: other.id } });
+    const wrongServer = await server.request('PATCH', '/v1.3/backup/restore', {
+      token: alice.token,
+      body: { backup_id: backup.uuid, server_id: other.id },
+    });
     assert.equal(wrongServer.status, 400);
     assert.equal(wrongServer.body.errors[0].field, 'backup_id');
 
-    const snap = await server.request('POST', '/v1.3/snapshot/create', { token: alice.token, body: { name: 'snap', server_id: other.id } });
+    const snap = await server.request('POST', '/v1.3/snapshot/create', {
+      token: alice.token,
+      body: { name: 'snap', server_id: other.id },
+    });
     await server.advance(8);
-    const notBackup = await server.request('PATCH', '/v1.3/backup/restore', { token: alice.token, body: { backup_id: snap.body.snapshot_id, server_id: other.id } });
+    const notBackup = await server.request('PATCH', '/v1.3/backup/restore', {
+      token: alice.token,
+      body: { backup_id: snap.body.snapshot_id, server_id: other.id },
+    });
     assert.equal(notBackup.status, 404);
     assert.match(notBackup.body.errors.reason, /backup not found/);
 
     const theirs = await deployServer(server, bob.token);
-    assert.equal((await server.request('PATCH', '/v1.3/backup/restore', { token: bob.token, body: { backup_id: backup.uuid, server_id: theirs.id } })).status, 404);
+    assert.equal(
+      (
+        await server.request('PATCH', '/v1.3/backup/restore', {
+          token: bob.token,
+          body: { backup_id: backup.uuid, server_id: theirs.id },
+        })
+      ).status,
+      404,
+    );
   });
 });
 
@@ -168,7 +201,10 @@ describe('removing a server', () => {
   test('takes its backups with it and stops them; its snapshots stay', async () => {
     const s = await deployServer(server, alice.token, { auto_backups: true });
     await sweep();
-    const snap = await server.request('POST', '/v1.3/snapshot/create', { token: alice.token, body: { name: 'keep', server_id: s.id } });
+    const snap = await server.request('POST', '/v1.3/snapshot/create', {
+      token: alice.token,
+      body: { name: 'keep', server_id: s.id },
+    });
     await server.advance(8);
     assert.equal((await backups(s.uuid)).length, 1);
     assert.equal((await server.request('DELETE', `/v1.3/server/remove/${s.id}`, { token: alice.token })).status, 204);

@@ -11,13 +11,21 @@ export const snapshotRepository = {
 
   /** Inserts a backup unless its server already has one for the slot; null when it had. */
   async insertBackup(db: Queryable, row: NewSnapshotRow): Promise<SnapshotRow | null> {
-    const inserted = await db.insertInto('snapshots').values(row)
+    const inserted = await db
+      .insertInto('snapshots')
+      .values(row)
       .onConflict((oc) => oc.columns(['server_uuid', 'backup_slot']).doNothing())
-      .returningAll().executeTakeFirst();
+      .returningAll()
+      .executeTakeFirst();
     return inserted ?? null;
   },
 
-  findOwned(db: Queryable, accountId: number, ref: Ref, type?: 'snapshot' | 'backup'): Promise<SnapshotRow | undefined> {
+  findOwned(
+    db: Queryable,
+    accountId: number,
+    ref: Ref,
+    type?: 'snapshot' | 'backup',
+  ): Promise<SnapshotRow | undefined> {
     let query = db.selectFrom('snapshots').selectAll().where('account_id', '=', accountId);
     query = 'id' in ref ? query.where('id', '=', ref.id) : query.where('uuid', '=', ref.uuid);
     if (type) query = query.where('type', '=', type);
@@ -38,18 +46,33 @@ export const snapshotRepository = {
 
   /** Deletes backups past their expiry; returns how many. */
   async deleteExpiredBackups(db: Queryable, now: number): Promise<number> {
-    const result = await db.deleteFrom('snapshots').where('expires_at', '<=', now).where('type', '=', 'backup').executeTakeFirst();
+    const result = await db
+      .deleteFrom('snapshots')
+      .where('expires_at', '<=', now)
+      .where('type', '=', 'backup')
+      .executeTakeFirst();
     return Number(result.numDeletedRows);
   },
 
   /** Servers with backups on that have no backup for the slot yet, a page at a time. */
   serversDueBackup(db: Queryable, slot: number, afterId: number, limit: number) {
-    return db.selectFrom('servers').selectAll()
+    return db
+      .selectFrom('servers')
+      .selectAll()
       .where('backup_enabled', '=', 1)
       .where('id', '>', afterId)
-      .where(({ not, exists, selectFrom }) => not(exists(
-        selectFrom('snapshots').select('snapshots.id').whereRef('snapshots.server_uuid', '=', 'servers.uuid').where('snapshots.backup_slot', '=', slot),
-      )))
-      .orderBy('id').limit(limit).execute();
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('snapshots')
+              .select('snapshots.id')
+              .whereRef('snapshots.server_uuid', '=', 'servers.uuid')
+              .where('snapshots.backup_slot', '=', slot),
+          ),
+        ),
+      )
+      .orderBy('id')
+      .limit(limit)
+      .execute();
   },
 };

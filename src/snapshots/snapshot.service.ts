@@ -57,7 +57,11 @@ export async function listSnapshots(ctx: Platform, actor: Actor): Promise<Snapsh
  * Takes a snapshot of the server's disk: the server shows `snapshotting` and takes no other
  * action until the snapshot completes, as a disk being copied would.
  */
-export async function createSnapshot(ctx: Platform, actor: Actor, input: { name: string; server_id: string | number }): Promise<SnapshotObject> {
+export async function createSnapshot(
+  ctx: Platform,
+  actor: Actor,
+  input: { name: string; server_id: string | number },
+): Promise<SnapshotObject> {
   requirePermission(actor, 'snapshots');
   const name = input.name.trim();
   if (name.length === 0 || name.length > 100) throw new Invalid('name', 'bad value: must be 1 to 100 characters');
@@ -91,16 +95,36 @@ export async function createSnapshot(ctx: Platform, actor: Actor, input: { name:
 }
 
 /** A completed snapshot or backup, restorable onto this server: same region, and a disk that holds it. */
-export function checkRestorable(ctx: Platform, image: SnapshotRow, server: ServerRow, field: 'snapshot_id' | 'backup_id'): void {
+export function checkRestorable(
+  ctx: Platform,
+  image: SnapshotRow,
+  server: ServerRow,
+  field: 'snapshot_id' | 'backup_id',
+): void {
   const now = ctx.clock.now();
-  if (now < image.ready_at) throw new Conflict(`the ${image.type} is still processing until ${isoSeconds(image.ready_at)}`);
-  if (image.region_id !== server.region_id) throw new Invalid(field, `bad value: the ${image.type} is in region ${image.region_id}, the server in ${server.region_id}`);
+  if (now < image.ready_at)
+    throw new Conflict(`the ${image.type} is still processing until ${isoSeconds(image.ready_at)}`);
+  if (image.region_id !== server.region_id)
+    throw new Invalid(
+      field,
+      `bad value: the ${image.type} is in region ${image.region_id}, the server in ${server.region_id}`,
+    );
   const { plan } = catalogOf(ctx, server);
   const needed = Math.max(image.size_gb, ctx.catalog.images.get(image.image_id)?.min_disk_gb ?? 0);
-  if (plan.disk_gb < needed) throw new Invalid(field, `bad value: the ${image.type} needs a disk of at least ${needed} GB; the server has ${plan.disk_gb} GB`);
+  if (plan.disk_gb < needed)
+    throw new Invalid(
+      field,
+      `bad value: the ${image.type} needs a disk of at least ${needed} GB; the server has ${plan.disk_gb} GB`,
+    );
 }
 
-async function findImage(ctx: Platform, trx: Tx, accountId: number, ref: string | number, type: 'snapshot' | 'backup' | undefined): Promise<SnapshotRow> {
+async function findImage(
+  ctx: Platform,
+  trx: Tx,
+  accountId: number,
+  ref: string | number,
+  type: 'snapshot' | 'backup' | undefined,
+): Promise<SnapshotRow> {
   const parsed = parseRef(ref);
   const row = parsed ? await snapshotRepository.findOwned(trx, accountId, parsed, type) : undefined;
   if (!row) throw new NotFound(type ?? 'snapshot');
@@ -111,13 +135,24 @@ async function findImage(ctx: Platform, trx: Tx, accountId: number, ref: string 
  * Reverts the server to a snapshot (or to one of its own backups, which the snapshot list
  * shows beside the snapshots). `kind` backup accepts backups only.
  */
-export async function restoreImage(ctx: Platform, actor: Actor, input: { imageRef: string | number; serverRef: string | number; kind: 'snapshot' | 'backup' }): Promise<void> {
+export async function restoreImage(
+  ctx: Platform,
+  actor: Actor,
+  input: { imageRef: string | number; serverRef: string | number; kind: 'snapshot' | 'backup' },
+): Promise<void> {
   requirePermission(actor, input.kind === 'backup' ? 'backups' : 'snapshots');
   const field = input.kind === 'backup' ? 'backup_id' : 'snapshot_id';
   await ctx.db.transaction().execute(async (trx) => {
     const server = await findServer(ctx, trx, actor.accountId, input.serverRef, true);
-    const image = await findImage(ctx, trx, actor.accountId, input.imageRef, input.kind === 'backup' ? 'backup' : undefined);
-    if (image.type === 'backup' && image.server_uuid !== server.uuid) throw new Invalid(field, 'bad value: a backup restores only onto the server it was taken from');
+    const image = await findImage(
+      ctx,
+      trx,
+      actor.accountId,
+      input.imageRef,
+      input.kind === 'backup' ? 'backup' : undefined,
+    );
+    if (image.type === 'backup' && image.server_uuid !== server.uuid)
+      throw new Invalid(field, 'bad value: a backup restores only onto the server it was taken from');
     checkRestorable(ctx, image, server, field);
     await restoreOnto(ctx, trx, server, image);
   });
@@ -128,7 +163,10 @@ export async function removeSnapshot(ctx: Platform, actor: Actor, ref: string | 
   requirePermission(actor, 'snapshots');
   await ctx.db.transaction().execute(async (trx) => {
     const image = await findImage(ctx, trx, actor.accountId, ref, undefined);
-    if (ctx.clock.now() < image.ready_at) throw new Conflict(`the ${image.type} is still processing until ${isoSeconds(image.ready_at)}; remove it once completed`);
+    if (ctx.clock.now() < image.ready_at)
+      throw new Conflict(
+        `the ${image.type} is still processing until ${isoSeconds(image.ready_at)}; remove it once completed`,
+      );
     await closeInvoiceItems(ctx, trx, image.uuid);
     await snapshotRepository.delete(trx, image.id);
   });

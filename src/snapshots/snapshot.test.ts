@@ -15,7 +15,9 @@ before(async () => {
   server = await startTestServer({ SERVERS_LIMIT: '100' });
   [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
 });
-after(async () => { await server.close(); });
+after(async () => {
+  await server.close();
+});
 
 async function snapshot(serverId: number | string, name = 'before upgrade', token = alice.token) {
   return server.request('POST', '/v1.3/snapshot/create', { token, body: { name, server_id: serverId } });
@@ -45,7 +47,18 @@ describe('snapshot/create and snapshot/list', () => {
     assert.equal(created.body.uuid, created.body.snapshot_id);
 
     const entry = await listed(created.body.snapshot_id);
-    assert.deepEqual(Object.keys(entry).sort(), ['created', 'expires', 'id', 'name', 'region_id', 'server_id', 'size_gb', 'status', 'type', 'uuid']);
+    assert.deepEqual(Object.keys(entry).sort(), [
+      'created',
+      'expires',
+      'id',
+      'name',
+      'region_id',
+      'server_id',
+      'size_gb',
+      'status',
+      'type',
+      'uuid',
+    ]);
     assert.equal(typeof entry.id, 'number');
     assert.equal(entry.region_id, 101);
     assert.equal(entry.type, 'snapshot');
@@ -67,7 +80,7 @@ describe('snapshot/create and snapshot/list', () => {
     assert.equal((await serverInfo(server, alice.token, s.id)).power, 'running');
   });
 
-  test('a larger disk image takes longer: a Windows server\'s snapshot', async () => {
+  test("a larger disk image takes longer: a Windows server's snapshot", async () => {
     const s = await deployServer(server, alice.token, { image: 1101, plan: 3 });
     const created = await snapshot(s.id);
     assert.equal((await listed(created.body.snapshot_id)).size_gb, 16);
@@ -86,7 +99,7 @@ describe('snapshot/create and snapshot/list', () => {
     assert.equal((await serverInfo(server, alice.token, s.id)).power, 'stopped');
   });
 
-  test('refusals: provisioning 409, bad name 400, another account\'s server 404, no permission 403', async () => {
+  test("refusals: provisioning 409, bad name 400, another account's server 404, no permission 403", async () => {
     const provisioning = await deployServer(server, alice.token, {}, { settle: false });
     const early = await snapshot(provisioning.id);
     assert.equal(early.status, 409);
@@ -96,7 +109,10 @@ describe('snapshot/create and snapshot/list', () => {
     const unnamed = await snapshot(s.id, '   ');
     assert.equal(unnamed.status, 400);
     assert.equal(unnamed.body.errors[0].field, 'name');
-    const missing = await server.request('POST', '/v1.3/snapshot/create', { token: alice.token, body: { server_id: s.id } });
+    const missing = await server.request('POST', '/v1.3/snapshot/create', {
+      token: alice.token,
+      body: { server_id: s.id },
+    });
     assert.equal(missing.status, 400);
     assert.equal(missing.body.errors[0].field, 'name');
 
@@ -113,7 +129,7 @@ describe('snapshot/create and snapshot/list', () => {
     assert.match(denied.body.errors.reason, /snapshots permission/);
   });
 
-  test('402 when the balance cannot cover the snapshot\'s first hour', async () => {
+  test("402 when the balance cannot cover the snapshot's first hour", async () => {
     const poor = await createAccount(server, { credit: '0.007' });
     const s = await deployServer(server, poor.token);
     await server.admin('POST', `/admin/accounts/${poor.id}/credit`, { amount: '-0.0069', note: 'spent' });
@@ -126,13 +142,18 @@ describe('snapshot/create and snapshot/list', () => {
   test('is billed per GB while it exists', async () => {
     const carol = await createAccount(server);
     const s = await deployServer(server, carol.token);
-    const usage = async () => (await server.request('GET', '/v1.3/account/info', { token: carol.token })).body.billing.usage as number;
+    const usage = async () =>
+      (await server.request('GET', '/v1.3/account/info', { token: carol.token })).body.billing.usage as number;
     const before = await usage();
     const created = await snapshot(s.id, 'billed', carol.token);
     await server.advance(10);
     // 4 GB at $0.05 per GB and month: $0.20 a month, $0.000274 an hour.
-    assert.equal(Math.round((await usage() - before) * 1e6), 274);
-    assert.equal((await server.request('DELETE', `/v1.3/snapshot/remove/${created.body.snapshot_id}`, { token: carol.token })).status, 204);
+    assert.equal(Math.round(((await usage()) - before) * 1e6), 274);
+    assert.equal(
+      (await server.request('DELETE', `/v1.3/snapshot/remove/${created.body.snapshot_id}`, { token: carol.token }))
+        .status,
+      204,
+    );
     assert.equal(await usage(), before);
   });
 
@@ -144,13 +165,24 @@ describe('snapshot/create and snapshot/list', () => {
 });
 
 describe('snapshot/restore', () => {
-  test('reverts the server to the snapshot\'s image state: restoring, then running', async () => {
+  test("reverts the server to the snapshot's image state: restoring, then running", async () => {
     const { server: s, uuid } = await completedSnapshot();
-    assert.equal((await server.request('POST', '/v1.3/server/rebuild', { token: alice.token, body: { server_id: s.id, image_id: 1011 } })).status, 202);
+    assert.equal(
+      (
+        await server.request('POST', '/v1.3/server/rebuild', {
+          token: alice.token,
+          body: { server_id: s.id, image_id: 1011 },
+        })
+      ).status,
+      202,
+    );
     await server.advance(90);
     assert.equal((await serverInfo(server, alice.token, s.id)).info.img_id, 1011);
 
-    const restored = await server.request('PATCH', '/v1.3/snapshot/restore', { token: alice.token, body: { snapshot_id: uuid, server_id: s.uuid } });
+    const restored = await server.request('PATCH', '/v1.3/snapshot/restore', {
+      token: alice.token,
+      body: { snapshot_id: uuid, server_id: s.uuid },
+    });
     assert.equal(restored.status, 202);
     assert.deepEqual(restored.body, { success: { response: '202 Accepted', reason: '' } });
     const restoring = await serverInfo(server, alice.token, s.id);
@@ -164,40 +196,84 @@ describe('snapshot/restore', () => {
     const { uuid } = await completedSnapshot();
     const target = await deployServer(server, alice.token, { image: 1041 });
     const entry = await listed(uuid);
-    assert.equal((await server.request('PATCH', '/v1.3/snapshot/restore', { token: alice.token, body: { snapshot_id: entry.id, server_id: target.id } })).status, 202);
+    assert.equal(
+      (
+        await server.request('PATCH', '/v1.3/snapshot/restore', {
+          token: alice.token,
+          body: { snapshot_id: entry.id, server_id: target.id },
+        })
+      ).status,
+      202,
+    );
     assert.equal((await serverInfo(server, alice.token, target.id)).info.img_id, 1001);
   });
 
   test('refuses another region, a disk too small, a snapshot still processing and a busy server', async () => {
     const { uuid } = await completedSnapshot();
     const elsewhere = await deployServer(server, alice.token, { region: 201 });
-    const wrongRegion = await server.request('PATCH', '/v1.3/snapshot/restore', { token: alice.token, body: { snapshot_id: uuid, server_id: elsewhere.id } });
+    const wrongRegion = await server.request('PATCH', '/v1.3/snapshot/restore', {
+      token: alice.token,
+      body: { snapshot_id: uuid, server_id: elsewhere.id },
+    });
     assert.equal(wrongRegion.status, 400);
     assert.equal(wrongRegion.body.errors[0].field, 'snapshot_id');
     assert.match(wrongRegion.body.errors[0].reason, /region 101/);
 
     const windows = await completedSnapshot({ image: 1101, plan: 3 });
     const small = await deployServer(server, alice.token);
-    const tooSmall = await server.request('PATCH', '/v1.3/snapshot/restore', { token: alice.token, body: { snapshot_id: windows.uuid, server_id: small.id } });
+    const tooSmall = await server.request('PATCH', '/v1.3/snapshot/restore', {
+      token: alice.token,
+      body: { snapshot_id: windows.uuid, server_id: small.id },
+    });
     assert.equal(tooSmall.status, 400);
     assert.match(tooSmall.body.errors[0].reason, /at least 40 GB/);
 
     const s = await deployServer(server, alice.token);
     const fresh = await snapshot(s.id);
-    const processing = await server.request('PATCH', '/v1.3/snapshot/restore', { token: alice.token, body: { snapshot_id: fresh.body.snapshot_id, server_id: small.id } });
+    const processing = await server.request('PATCH', '/v1.3/snapshot/restore', {
+      token: alice.token,
+      body: { snapshot_id: fresh.body.snapshot_id, server_id: small.id },
+    });
     assert.equal(processing.status, 409);
     assert.match(processing.body.errors.reason, /still processing/);
 
-    const busy = await server.request('PATCH', '/v1.3/snapshot/restore', { token: alice.token, body: { snapshot_id: uuid, server_id: s.id } });
+    const busy = await server.request('PATCH', '/v1.3/snapshot/restore', {
+      token: alice.token,
+      body: { snapshot_id: uuid, server_id: s.id },
+    });
     assert.equal(busy.status, 409);
   });
 
-  test('another account\'s snapshot or server is a 404', async () => {
+  test("another account's snapshot or server is a 404", async () => {
     const { server: s, uuid } = await completedSnapshot();
     const theirs = await deployServer(server, bob.token);
-    assert.equal((await server.request('PATCH', '/v1.3/snapshot/restore', { token: bob.token, body: { snapshot_id: uuid, server_id: theirs.id } })).status, 404);
-    assert.equal((await server.request('PATCH', '/v1.3/snapshot/restore', { token: alice.token, body: { snapshot_id: uuid, server_id: theirs.id } })).status, 404);
-    assert.equal((await server.request('PATCH', '/v1.3/snapshot/restore', { token: bob.token, body: { snapshot_id: uuid, server_id: s.id } })).status, 404);
+    assert.equal(
+      (
+        await server.request('PATCH', '/v1.3/snapshot/restore', {
+          token: bob.token,
+          body: { snapshot_id: uuid, server_id: theirs.id },
+        })
+      ).status,
+      404,
+    );
+    assert.equal(
+      (
+        await server.request('PATCH', '/v1.3/snapshot/restore', {
+          token: alice.token,
+          body: { snapshot_id: uuid, server_id: theirs.id },
+        })
+      ).status,
+      404,
+    );
+    assert.equal(
+      (
+        await server.request('PATCH', '/v1.3/snapshot/restore', {
+          token: bob.token,
+          body: { snapshot_id: uuid, server_id: s.id },
+        })
+      ).status,
+      404,
+    );
   });
 });
 
@@ -205,10 +281,16 @@ describe('snapshot/remove', () => {
   test('not while processing (409); then 204 by uuid or id, and gone; another account gets 404', async () => {
     const s = await deployServer(server, alice.token);
     const created = await snapshot(s.id);
-    const early = await server.request('DELETE', `/v1.3/snapshot/remove/${created.body.snapshot_id}`, { token: alice.token });
+    const early = await server.request('DELETE', `/v1.3/snapshot/remove/${created.body.snapshot_id}`, {
+      token: alice.token,
+    });
     assert.equal(early.status, 409);
     await server.advance(8);
-    assert.equal((await server.request('DELETE', `/v1.3/snapshot/remove/${created.body.snapshot_id}`, { token: bob.token })).status, 404);
+    assert.equal(
+      (await server.request('DELETE', `/v1.3/snapshot/remove/${created.body.snapshot_id}`, { token: bob.token }))
+        .status,
+      404,
+    );
     const id = (await listed(created.body.snapshot_id)).id;
     assert.equal((await server.request('DELETE', `/v1.3/snapshot/remove/${id}`, { token: alice.token })).status, 204);
     assert.equal(await listed(created.body.snapshot_id), undefined);
@@ -225,32 +307,47 @@ describe('snapshot/remove', () => {
 });
 
 describe('server/create from a snapshot', () => {
-  test('image_type snapshot deploys the snapshot\'s image in its region', async () => {
+  test("image_type snapshot deploys the snapshot's image in its region", async () => {
     const { uuid } = await completedSnapshot({ image: 1011 });
-    const created = await server.request('POST', '/v1.3/server/create', { token: alice.token, body: { ...standardServer, image_type: 'snapshot', image: uuid } });
+    const created = await server.request('POST', '/v1.3/server/create', {
+      token: alice.token,
+      body: { ...standardServer, image_type: 'snapshot', image: uuid },
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.equal(created.body.info.img_id, 1011);
     assert.equal(created.body.power, 'provisioning');
   });
 
-  test('refuses another region, a plan too small, another account\'s snapshot and one still processing', async () => {
+  test("refuses another region, a plan too small, another account's snapshot and one still processing", async () => {
     const { uuid } = await completedSnapshot();
-    const wrongRegion = await server.request('POST', '/v1.3/server/create', { token: alice.token, body: { ...standardServer, region: 201, image_type: 'snapshot', image: uuid } });
+    const wrongRegion = await server.request('POST', '/v1.3/server/create', {
+      token: alice.token,
+      body: { ...standardServer, region: 201, image_type: 'snapshot', image: uuid },
+    });
     assert.equal(wrongRegion.status, 400);
     assert.equal(wrongRegion.body.errors[0].field, 'region');
 
     const windows = await completedSnapshot({ image: 1101, plan: 3 });
-    const small = await server.request('POST', '/v1.3/server/create', { token: alice.token, body: { ...standardServer, image_type: 'snapshot', image: windows.uuid } });
+    const small = await server.request('POST', '/v1.3/server/create', {
+      token: alice.token,
+      body: { ...standardServer, image_type: 'snapshot', image: windows.uuid },
+    });
     assert.equal(small.status, 400);
     assert.equal(small.body.errors[0].field, 'plan');
 
-    const foreign = await server.request('POST', '/v1.3/server/create', { token: bob.token, body: { ...standardServer, image_type: 'snapshot', image: uuid } });
+    const foreign = await server.request('POST', '/v1.3/server/create', {
+      token: bob.token,
+      body: { ...standardServer, image_type: 'snapshot', image: uuid },
+    });
     assert.equal(foreign.status, 404);
     assert.match(foreign.body.errors.reason, /snapshot not found/);
 
     const s = await deployServer(server, alice.token);
     const fresh = await snapshot(s.id);
-    const processing = await server.request('POST', '/v1.3/server/create', { token: alice.token, body: { ...standardServer, image_type: 'snapshot', image: fresh.body.snapshot_id } });
+    const processing = await server.request('POST', '/v1.3/server/create', {
+      token: alice.token,
+      body: { ...standardServer, image_type: 'snapshot', image: fresh.body.snapshot_id },
+    });
     assert.equal(processing.status, 409);
   });
 });

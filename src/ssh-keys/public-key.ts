@@ -6,7 +6,14 @@ import sshpk from 'sshpk';
 import { Invalid } from '../platform/errors.ts';
 
 /** The spec's formats, plus ssh-ed25519 (our extension, see the decisions table in README.md). */
-export const acceptedKeyTypes = ['ssh-rsa', 'ssh-dss', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521', 'ssh-ed25519'] as const;
+export const acceptedKeyTypes = [
+  'ssh-rsa',
+  'ssh-dss',
+  'ecdsa-sha2-nistp256',
+  'ecdsa-sha2-nistp384',
+  'ecdsa-sha2-nistp521',
+  'ssh-ed25519',
+] as const;
 export type KeyType = (typeof acceptedKeyTypes)[number];
 
 export const RSA_MIN_BITS = 2048;
@@ -48,9 +55,10 @@ export function parsePublicKey(input: string): PublicKey {
 
   const blob = Buffer.from(base64, 'base64');
   // Node's decoder skips junk silently; a key whose base64 does not round-trip is corrupt.
-  if (blob.toString('base64').replace(/=+$/, '') !== base64.replace(/=+$/, '')) refuse('the key\'s base64 is malformed');
+  if (blob.toString('base64').replace(/=+$/, '') !== base64.replace(/=+$/, '')) refuse("the key's base64 is malformed");
   const inner = blobType(blob);
-  if (inner !== type) refuse(inner === null ? 'the key data is truncated or malformed' : `the key data is a ${inner} key, not ${type}`);
+  if (inner !== type)
+    refuse(inner === null ? 'the key data is truncated or malformed' : `the key data is a ${inner} key, not ${type}`);
 
   let key: sshpk.Key;
   try {
@@ -67,8 +75,10 @@ export function parsePublicKey(input: string): PublicKey {
   } catch {
     refuse(`the ${type} key is not a valid public key`);
   }
-  if (type === 'ssh-rsa' && key.size < RSA_MIN_BITS) refuse(`RSA keys must have at least ${RSA_MIN_BITS} bits; this one has ${key.size}`);
-  if (type === 'ssh-rsa' && key.size > RSA_MAX_BITS) refuse(`RSA keys may have at most ${RSA_MAX_BITS} bits; this one has ${key.size}`);
+  if (type === 'ssh-rsa' && key.size < RSA_MIN_BITS)
+    refuse(`RSA keys must have at least ${RSA_MIN_BITS} bits; this one has ${key.size}`);
+  if (type === 'ssh-rsa' && key.size > RSA_MAX_BITS)
+    refuse(`RSA keys may have at most ${RSA_MAX_BITS} bits; this one has ${key.size}`);
 
   const fingerprint = 'SHA256:' + createHash('sha256').update(blob).digest('base64').replace(/=+$/, '');
   const cleanComment = comment?.trim().replace(/\s+/g, ' ');

@@ -18,12 +18,19 @@ export const sshKeyRepository = {
   },
 
   findByFingerprint(db: Queryable, accountId: number, fingerprint: string) {
-    return db.selectFrom('ssh_keys').selectAll().where('account_id', '=', accountId).where('fingerprint', '=', fingerprint).executeTakeFirst();
+    return db
+      .selectFrom('ssh_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('fingerprint', '=', fingerprint)
+      .executeTakeFirst();
   },
 
   /** Inserts the key unless the account already holds one with its fingerprint; undefined then. */
   insertUnlessDuplicate(db: Queryable, row: Insertable<SshKeyTable>) {
-    return db.insertInto('ssh_keys').values(row)
+    return db
+      .insertInto('ssh_keys')
+      .values(row)
       .onConflict((oc) => oc.columns(['account_id', 'fingerprint']).doNothing())
       .returningAll()
       .executeTakeFirst();

@@ -27,14 +27,25 @@ export interface CreatedSshKey {
 }
 
 export function rowToSshKey(row: SshKeyRow): SshKey {
-  return { id: row.id, uuid: row.uuid, name: row.name, data: row.public_key, fingerprint: row.fingerprint, created: isoSeconds(row.created_at) };
+  return {
+    id: row.id,
+    uuid: row.uuid,
+    name: row.name,
+    data: row.public_key,
+    fingerprint: row.fingerprint,
+    created: isoSeconds(row.created_at),
+  };
 }
 
 export async function listSshKeys(ctx: Platform, actor: Actor): Promise<SshKey[]> {
   return (await sshKeyRepository.listByAccount(ctx.db, actor.accountId)).map(rowToSshKey);
 }
 
-export async function createSshKey(ctx: Platform, actor: Actor, input: { name: string; publicKey: string }): Promise<CreatedSshKey> {
+export async function createSshKey(
+  ctx: Platform,
+  actor: Actor,
+  input: { name: string; publicKey: string },
+): Promise<CreatedSshKey> {
   requirePermission(actor, 'ssh_keys');
   const key = parsePublicKey(input.publicKey);
   const row = await sshKeyRepository.insertUnlessDuplicate(ctx.db, {
@@ -48,7 +59,9 @@ export async function createSshKey(ctx: Platform, actor: Actor, input: { name: s
   });
   if (!row) {
     const existing = await sshKeyRepository.findByFingerprint(ctx.db, actor.accountId, key.fingerprint);
-    throw new Conflict(`this key (${key.fingerprint}) is already stored in the account${existing ? ` as "${existing.name}" (${existing.uuid})` : ''}`);
+    throw new Conflict(
+      `this key (${key.fingerprint}) is already stored in the account${existing ? ` as "${existing.name}" (${existing.uuid})` : ''}`,
+    );
   }
   return { uuid: row.uuid, name: row.name, fingerprint: row.fingerprint, created: isoSeconds(row.created_at) };
 }
@@ -64,9 +77,13 @@ async function findOwnedKey(ctx: Platform, actor: Actor, ref: string | number): 
  * Renames the key named by uuid or id (the spec allows either). When both are given they
  * must name the same key. No permission check: the spec declares no 403 for rename.
  */
-export async function renameSshKey(ctx: Platform, actor: Actor, input: { uuid?: string | number; id?: string | number; name: string }): Promise<void> {
+export async function renameSshKey(
+  ctx: Platform,
+  actor: Actor,
+  input: { uuid?: string | number; id?: string | number; name: string },
+): Promise<void> {
   const first = input.uuid ?? input.id;
-  if (first === undefined) throw new Invalid('uuid', 'missing required field: give the key\'s uuid (or its id)');
+  if (first === undefined) throw new Invalid('uuid', "missing required field: give the key's uuid (or its id)");
   const row = await findOwnedKey(ctx, actor, first);
   if (input.uuid !== undefined && input.id !== undefined) {
     const other = parseRef(input.id);

@@ -37,10 +37,14 @@ type KeySpec =
 
 /** A fresh key pair from node:crypto, its public half as an OpenSSH line. */
 function publicKeyLine(spec: KeySpec, comment = 'test@nubis'): string {
-  const { publicKey } = spec.kind === 'rsa' ? generateKeyPairSync('rsa', { modulusLength: spec.bits })
-    : spec.kind === 'ec' ? generateKeyPairSync('ec', { namedCurve: spec.curve })
-    : spec.kind === 'dsa' ? generateKeyPairSync('dsa', { modulusLength: 1024, divisorLength: 160 })
-    : generateKeyPairSync('ed25519');
+  const { publicKey } =
+    spec.kind === 'rsa'
+      ? generateKeyPairSync('rsa', { modulusLength: spec.bits })
+      : spec.kind === 'ec'
+        ? generateKeyPairSync('ec', { namedCurve: spec.curve })
+        : spec.kind === 'dsa'
+          ? generateKeyPairSync('dsa', { modulusLength: 1024, divisorLength: 160 })
+          : generateKeyPairSync('ed25519');
   const key = sshpk.parseKey(publicKey.export({ type: 'spki', format: 'pem' }), 'pem');
   key.comment = comment;
   return key.toString('ssh');
@@ -66,16 +70,30 @@ function sshString(value: Buffer | string): Buffer {
   return Buffer.concat([length, data]);
 }
 
-const create = (account: TestAccount, body: unknown) => server.request('POST', '/v1.3/ssh_key/create', { token: account.token, body });
+const create = (account: TestAccount, body: unknown) =>
+  server.request('POST', '/v1.3/ssh_key/create', { token: account.token, body });
 const list = async (account: TestAccount) => {
   const result = await server.request('GET', '/v1.3/ssh_key/list', { token: account.token });
   assert.equal(result.status, 200);
-  return result.body.ssh_keys as { id: number; uuid: string; name: string; data: string; fingerprint: string; created: string }[];
+  return result.body.ssh_keys as {
+    id: number;
+    uuid: string;
+    name: string;
+    data: string;
+    fingerprint: string;
+    created: string;
+  }[];
 };
 
-function assertRefusesPublicKey(result: HttpResult<{ errors: { field: string; reason: string }[] }>, reason: RegExp): void {
+function assertRefusesPublicKey(
+  result: HttpResult<{ errors: { field: string; reason: string }[] }>,
+  reason: RegExp,
+): void {
   assert.equal(result.status, 400, JSON.stringify(result.body));
-  assert.deepEqual(result.body.errors.map((e) => e.field), ['public_key']);
+  assert.deepEqual(
+    result.body.errors.map((e) => e.field),
+    ['public_key'],
+  );
   assert.match(result.body.errors[0].reason, reason);
 }
 
@@ -123,14 +141,23 @@ describe('create', () => {
   });
 
   test('an RSA key below 2048 bits is refused naming public_key', async () => {
-    assertRefusesPublicKey(await create(alice, { name: 'weak', public_key: publicKeyLine({ kind: 'rsa', bits: 1024 }) }), /at least 2048 bits/);
+    assertRefusesPublicKey(
+      await create(alice, { name: 'weak', public_key: publicKeyLine({ kind: 'rsa', bits: 1024 }) }),
+      /at least 2048 bits/,
+    );
   });
 
   test('a blob whose inner type differs from the prefix is refused', async () => {
     const ed25519 = publicKeyLine({ kind: 'ed25519' });
-    assertRefusesPublicKey(await create(alice, { name: 'liar', public_key: ed25519.replace(/^ssh-ed25519/, 'ssh-rsa') }), /ssh-ed25519 key, not ssh-rsa/);
+    assertRefusesPublicKey(
+      await create(alice, { name: 'liar', public_key: ed25519.replace(/^ssh-ed25519/, 'ssh-rsa') }),
+      /ssh-ed25519 key, not ssh-rsa/,
+    );
     const p256 = publicKeyLine({ kind: 'ec', curve: 'P-256' });
-    assertRefusesPublicKey(await create(alice, { name: 'liar', public_key: p256.replace(/^ecdsa-sha2-nistp256/, 'ecdsa-sha2-nistp384') }), /not ecdsa-sha2-nistp384/);
+    assertRefusesPublicKey(
+      await create(alice, { name: 'liar', public_key: p256.replace(/^ecdsa-sha2-nistp256/, 'ecdsa-sha2-nistp384') }),
+      /not ecdsa-sha2-nistp384/,
+    );
   });
 
   test('an ECDSA key whose curve name inside the blob disagrees with its type is refused', async () => {
@@ -139,30 +166,57 @@ describe('create', () => {
     const forged = Buffer.from(p256);
     const curveAt = 4 + 'ecdsa-sha2-nistp256'.length + 4;
     forged.write('nistp384', curveAt, 'latin1');
-    assertRefusesPublicKey(await create(alice, { name: 'forged', public_key: lineOf('ecdsa-sha2-nistp256', forged) }), /malformed|not a valid|canonical/);
+    assertRefusesPublicKey(
+      await create(alice, { name: 'forged', public_key: lineOf('ecdsa-sha2-nistp256', forged) }),
+      /malformed|not a valid|canonical/,
+    );
   });
 
   test('an ECDSA point off its curve is refused', async () => {
     const blob = Buffer.from(blobOf(publicKeyLine({ kind: 'ec', curve: 'P-256' })));
     blob[blob.length - 1]! ^= 1;
-    assertRefusesPublicKey(await create(alice, { name: 'off curve', public_key: lineOf('ecdsa-sha2-nistp256', blob) }), /not a valid public key/);
+    assertRefusesPublicKey(
+      await create(alice, { name: 'off curve', public_key: lineOf('ecdsa-sha2-nistp256', blob) }),
+      /not a valid public key/,
+    );
   });
 
   test('trailing bytes after the key, or a truncated key, are refused', async () => {
     const blob = blobOf(publicKeyLine({ kind: 'ed25519' }));
-    assertRefusesPublicKey(await create(alice, { name: 'long', public_key: lineOf('ssh-ed25519', Buffer.concat([blob, sshString('extra')])) }), /malformed|canonical/);
-    assertRefusesPublicKey(await create(alice, { name: 'short', public_key: lineOf('ssh-ed25519', blob.subarray(0, blob.length - 5)) }), /malformed/);
+    assertRefusesPublicKey(
+      await create(alice, {
+        name: 'long',
+        public_key: lineOf('ssh-ed25519', Buffer.concat([blob, sshString('extra')])),
+      }),
+      /malformed|canonical/,
+    );
+    assertRefusesPublicKey(
+      await create(alice, { name: 'short', public_key: lineOf('ssh-ed25519', blob.subarray(0, blob.length - 5)) }),
+      /malformed/,
+    );
   });
 
   test('malformed text, base64 junk, unsupported and empty types are 400s naming public_key', async () => {
     const good = publicKeyLine({ kind: 'ed25519' });
     assertRefusesPublicKey(await create(alice, { name: 'x', public_key: 'not a key' }), /unsupported key type "not"/);
     assertRefusesPublicKey(await create(alice, { name: 'x', public_key: 'ssh-ed25519' }), /OpenSSH public key/);
-    assertRefusesPublicKey(await create(alice, { name: 'x', public_key: 'ssh-ed25519 AAAA' }), /truncated or malformed/);
-    assertRefusesPublicKey(await create(alice, { name: 'x', public_key: good.replace(' AAAA', ' A*AA') }), /OpenSSH public key/);
+    assertRefusesPublicKey(
+      await create(alice, { name: 'x', public_key: 'ssh-ed25519 AAAA' }),
+      /truncated or malformed/,
+    );
+    assertRefusesPublicKey(
+      await create(alice, { name: 'x', public_key: good.replace(' AAAA', ' A*AA') }),
+      /OpenSSH public key/,
+    );
     assertRefusesPublicKey(await create(alice, { name: 'x', public_key: `${good}\n${good}` }), /one line/);
-    assertRefusesPublicKey(await create(alice, { name: 'x', public_key: good.replace(/^ssh-ed25519/, 'ssh-curve25519') }), /unsupported key type/);
-    const sk = lineOf('sk-ssh-ed25519@openssh.com', Buffer.concat([sshString('sk-ssh-ed25519@openssh.com'), sshString(Buffer.alloc(32, 1)), sshString('ssh:')]));
+    assertRefusesPublicKey(
+      await create(alice, { name: 'x', public_key: good.replace(/^ssh-ed25519/, 'ssh-curve25519') }),
+      /unsupported key type/,
+    );
+    const sk = lineOf(
+      'sk-ssh-ed25519@openssh.com',
+      Buffer.concat([sshString('sk-ssh-ed25519@openssh.com'), sshString(Buffer.alloc(32, 1)), sshString('ssh:')]),
+    );
     assertRefusesPublicKey(await create(alice, { name: 'x', public_key: sk }), /unsupported key type/);
   });
 
@@ -189,25 +243,36 @@ describe('create', () => {
 });
 
 describe('list', () => {
-  test('shows only the caller\'s keys, oldest first', async () => {
+  test("shows only the caller's keys, oldest first", async () => {
     const carol = await createAccount(server);
     assert.deepEqual(await list(carol), []);
     const a = await create(carol, { name: 'a', public_key: publicKeyLine({ kind: 'ed25519' }) });
     const b = await create(carol, { name: 'b', public_key: publicKeyLine({ kind: 'ec', curve: 'P-256' }) });
     const keys = await list(carol);
-    assert.deepEqual(keys.map((k) => k.uuid), [a.body.uuid, b.body.uuid]);
+    assert.deepEqual(
+      keys.map((k) => k.uuid),
+      [a.body.uuid, b.body.uuid],
+    );
     assert.deepEqual(Object.keys(keys[0]!).sort(), ['created', 'data', 'fingerprint', 'id', 'name', 'uuid']);
     assert.ok(!(await list(alice)).some((k) => k.uuid === a.body.uuid));
   });
 
   test('needs a token', async () => {
     assert.equal((await server.request('GET', '/v1.3/ssh_key/list')).status, 401);
-    assert.equal((await server.request('POST', '/v1.3/ssh_key/create', { body: { name: 'x', public_key: publicKeyLine({ kind: 'ed25519' }) } })).status, 401);
+    assert.equal(
+      (
+        await server.request('POST', '/v1.3/ssh_key/create', {
+          body: { name: 'x', public_key: publicKeyLine({ kind: 'ed25519' }) },
+        })
+      ).status,
+      401,
+    );
   });
 });
 
 describe('rename', () => {
-  const rename = (account: TestAccount, body: unknown) => server.request('PATCH', '/v1.3/ssh_key/rename', { token: account.token, body });
+  const rename = (account: TestAccount, body: unknown) =>
+    server.request('PATCH', '/v1.3/ssh_key/rename', { token: account.token, body });
 
   test('by uuid, by integer id and by numeric string id', async () => {
     const created = await create(alice, { name: 'before', public_key: publicKeyLine({ kind: 'ed25519' }) });
@@ -226,7 +291,7 @@ describe('rename', () => {
     assert.equal((await list(alice)).find((k) => k.id === id)?.name, 'both');
   });
 
-  test('uuid and id naming different keys, an unknown key, and another account\'s key are 404s', async () => {
+  test("uuid and id naming different keys, an unknown key, and another account's key are 404s", async () => {
     const mine = await create(alice, { name: 'mine', public_key: publicKeyLine({ kind: 'ed25519' }) });
     const other = await create(alice, { name: 'other', public_key: publicKeyLine({ kind: 'ed25519' }) });
     const otherId = (await list(alice)).find((k) => k.uuid === other.body.uuid)!.id;
@@ -249,18 +314,28 @@ describe('rename', () => {
   test('naming no key, or no name, is a 400 naming the field', async () => {
     const noKey = await rename(alice, { name: 'x' });
     assert.equal(noKey.status, 400);
-    assert.deepEqual(noKey.body.errors.map((e: { field: string }) => e.field), ['uuid']);
+    assert.deepEqual(
+      noKey.body.errors.map((e: { field: string }) => e.field),
+      ['uuid'],
+    );
     const noName = await rename(alice, { uuid: '00000000-0000-4000-8000-000000000000' });
     assert.equal(noName.status, 400);
-    assert.deepEqual(noName.body.errors.map((e: { field: string }) => e.field), ['name']);
+    assert.deepEqual(
+      noName.body.errors.map((e: { field: string }) => e.field),
+      ['name'],
+    );
     const badRef = await rename(alice, { uuid: 'not-a-uuid', name: 'x' });
     assert.equal(badRef.status, 400);
-    assert.deepEqual(badRef.body.errors.map((e: { field: string }) => e.field), ['uuid']);
+    assert.deepEqual(
+      badRef.body.errors.map((e: { field: string }) => e.field),
+      ['uuid'],
+    );
   });
 });
 
 describe('remove', () => {
-  const remove = (account: TestAccount, ref: string | number) => server.request('DELETE', `/v1.3/ssh_key/remove/${ref}`, { token: account.token });
+  const remove = (account: TestAccount, ref: string | number) =>
+    server.request('DELETE', `/v1.3/ssh_key/remove/${ref}`, { token: account.token });
 
   test('by uuid and by id: 204, gone from the list, then 404', async () => {
     const a = await create(alice, { name: 'a', public_key: publicKeyLine({ kind: 'ed25519' }) });
@@ -284,7 +359,7 @@ describe('remove', () => {
     assert.equal((await create(alice, { name: 'again', public_key: line })).status, 201);
   });
 
-  test('another account\'s key answers 404 and stays', async () => {
+  test("another account's key answers 404 and stays", async () => {
     const bobs = await create(bob, { name: 'bob keeps', public_key: publicKeyLine({ kind: 'ed25519' }) });
     const bobsId = (await list(bob)).find((k) => k.uuid === bobs.body.uuid)!.id;
     const byUuid = await remove(alice, bobs.body.uuid);
@@ -313,8 +388,19 @@ describe('permissions', () => {
     const refused = await create(account, { name: 'x', public_key: publicKeyLine({ kind: 'ed25519' }) });
     assert.equal(refused.status, 403);
     assert.match(refused.body.errors.reason, /ssh_keys/);
-    assert.equal((await server.request('DELETE', `/v1.3/ssh_key/remove/${created.body.uuid}`, { token: account.token })).status, 403);
-    assert.equal((await server.request('PATCH', '/v1.3/ssh_key/rename', { token: account.token, body: { uuid: created.body.uuid, name: 'renamed' } })).status, 202);
+    assert.equal(
+      (await server.request('DELETE', `/v1.3/ssh_key/remove/${created.body.uuid}`, { token: account.token })).status,
+      403,
+    );
+    assert.equal(
+      (
+        await server.request('PATCH', '/v1.3/ssh_key/rename', {
+          token: account.token,
+          body: { uuid: created.body.uuid, name: 'renamed' },
+        })
+      ).status,
+      202,
+    );
     assert.equal((await list(account)).find((k) => k.uuid === created.body.uuid)?.name, 'renamed');
   });
 });
@@ -332,13 +418,19 @@ describe('keys on servers', () => {
     const withoutKey = await deployServer(server, account.token);
     assert.equal((await serverInfo(server, account.token, withoutKey.id)).info.ssh_key_id, null);
 
-    assert.equal((await server.request('DELETE', `/v1.3/ssh_key/remove/${keyId}`, { token: account.token })).status, 204);
+    assert.equal(
+      (await server.request('DELETE', `/v1.3/ssh_key/remove/${keyId}`, { token: account.token })).status,
+      204,
+    );
     assert.equal((await serverInfo(server, account.token, withKey.id)).info.ssh_key_id, null);
   });
 
-  test('another account\'s key cannot be given at server create (404)', async () => {
+  test("another account's key cannot be given at server create (404)", async () => {
     const bobs = await create(bob, { name: 'bob', public_key: publicKeyLine({ kind: 'ed25519' }) });
-    const result = await server.request('POST', '/v1.3/server/create', { token: alice.token, body: { hostname: 'a.example.com', label: 'a', region: 101, image: 1001, plan: 1, ssh_key: bobs.body.uuid } });
+    const result = await server.request('POST', '/v1.3/server/create', {
+      token: alice.token,
+      body: { hostname: 'a.example.com', label: 'a', region: 101, image: 1001, plan: 1, ssh_key: bobs.body.uuid },
+    });
     assert.equal(result.status, 404);
   });
 });

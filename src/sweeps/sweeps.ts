@@ -32,7 +32,10 @@ export async function runSweepRound(ctx: Platform): Promise<void> {
 export function startSweeper(ctx: Platform, intervalMs: number): { stop(): Promise<void> } {
   let running: Promise<void> | null = null;
   const timer = setInterval(() => {
-    if (!running) running = runSweepRound(ctx).finally(() => { running = null; });
+    if (!running)
+      running = runSweepRound(ctx).finally(() => {
+        running = null;
+      });
   }, intervalMs);
   timer.unref();
   return {

@@ -5,17 +5,47 @@ import type { Ref } from '../platform/ids.ts';
 import { prepared } from '../db/prepared.ts';
 
 // Authentication runs on every request: its queries are prepared once (see src/db/prepared.ts).
-const findForAuth = prepared<[string], { token_id: number; last_used_at: number | null; account_id: number; account_uuid: string; activated: number; blocked: number; permissions: string }>(1, (db, digest) =>
-  db.selectFrom('tokens')
+const findForAuth = prepared<
+  [string],
+  {
+    token_id: number;
+    last_used_at: number | null;
+    account_id: number;
+    account_uuid: string;
+    activated: number;
+    blocked: number;
+    permissions: string;
+  }
+>(1, (db, digest) =>
+  db
+    .selectFrom('tokens')
     .innerJoin('accounts', 'accounts.id', 'tokens.account_id')
-    .select(['tokens.id as token_id', 'tokens.last_used_at', 'accounts.id as account_id', 'accounts.uuid as account_uuid', 'accounts.activated', 'accounts.blocked', 'accounts.permissions'])
-    .where('tokens.digest', '=', digest));
+    .select([
+      'tokens.id as token_id',
+      'tokens.last_used_at',
+      'accounts.id as account_id',
+      'accounts.uuid as account_uuid',
+      'accounts.activated',
+      'accounts.blocked',
+      'accounts.permissions',
+    ])
+    .where('tokens.digest', '=', digest),
+);
 
-const touch = prepared<[number, number], never>(2, (db, at, tokenId) => db.updateTable('tokens').set({ last_used_at: at }).where('id', '=', tokenId));
+const touch = prepared<[number, number], never>(2, (db, at, tokenId) =>
+  db.updateTable('tokens').set({ last_used_at: at }).where('id', '=', tokenId),
+);
 
 export const tokenRepository = {
-  insert(db: Queryable, row: { uuid: string; account_id: number; name: string; digest: string; sealed: string; created_at: number }) {
-    return db.insertInto('tokens').values(row).returning(['id', 'uuid', 'name', 'created_at']).executeTakeFirstOrThrow();
+  insert(
+    db: Queryable,
+    row: { uuid: string; account_id: number; name: string; digest: string; sealed: string; created_at: number },
+  ) {
+    return db
+      .insertInto('tokens')
+      .values(row)
+      .returning(['id', 'uuid', 'name', 'created_at'])
+      .executeTakeFirstOrThrow();
   },
 
   listByAccount(db: Queryable, accountId: number) {
@@ -23,7 +53,13 @@ export const tokenRepository = {
   },
 
   newestOfAccount(db: Queryable, accountId: number) {
-    return db.selectFrom('tokens').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+    return db
+      .selectFrom('tokens')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
   },
 
   findOwned(db: Queryable, accountId: number, ref: Ref) {

@@ -31,7 +31,14 @@ export interface CreatedToken {
 }
 
 function rowToToken(ctx: Platform, row: TokenRow): Token {
-  return { id: row.id, uuid: row.uuid, name: row.name, auth_token: ctx.secrets.decrypt(row.sealed), created: isoSeconds(row.created_at), last_used: isoOrNull(row.last_used_at) };
+  return {
+    id: row.id,
+    uuid: row.uuid,
+    name: row.name,
+    auth_token: ctx.secrets.decrypt(row.sealed),
+    created: isoSeconds(row.created_at),
+    last_used: isoOrNull(row.last_used_at),
+  };
 }
 
 /** Issues a new token for the account, inside the caller's transaction when given one. */
@@ -95,5 +102,12 @@ export async function authenticate(ctx: Platform, token: string): Promise<Actor 
   if (found.last_used_at === null || Math.abs(now - found.last_used_at) >= lastUsedResolutionMs) {
     await tokenRepository.touch(ctx.db, found.token_id, now);
   }
-  return { accountId: found.account_id, accountUuid: found.account_uuid, tokenId: found.token_id, activated: found.activated === 1, blocked: found.blocked === 1, permissions: effectivePermissions(found.permissions) };
+  return {
+    accountId: found.account_id,
+    accountUuid: found.account_uuid,
+    tokenId: found.token_id,
+    activated: found.activated === 1,
+    blocked: found.blocked === 1,
+    permissions: effectivePermissions(found.permissions),
+  };
 }

@@ -10,13 +10,24 @@ const timestamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 let server: TestServer;
-before(async () => { server = await startTestServer(); });
-after(async () => { await server.close(); });
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server.close();
+});
 
 async function tokens(account: { token: string }) {
   const result = await server.request('GET', '/v1.3/account/token_list', { token: account.token });
   assert.equal(result.status, 200);
-  return result.body.tokens as { id: number; uuid: string; name: string; auth_token: string; created: string; last_used: string | null }[];
+  return result.body.tokens as {
+    id: number;
+    uuid: string;
+    name: string;
+    auth_token: string;
+    created: string;
+    last_used: string | null;
+  }[];
 }
 
 describe('token_list and token_create', () => {
@@ -36,7 +47,10 @@ describe('token_list and token_create', () => {
 
   test('create answers 201 {uuid, name, token, created}; the new token works and is listed', async () => {
     const account = await createAccount(server);
-    const created = await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'ci' } });
+    const created = await server.request('POST', '/v1.3/account/token_create', {
+      token: account.token,
+      body: { name: 'ci' },
+    });
     assert.equal(created.status, 201);
     assert.deepEqual(Object.keys(created.body).sort(), ['created', 'name', 'token', 'uuid']);
     assert.equal(created.body.name, 'ci');
@@ -58,11 +72,17 @@ describe('token_list and token_create', () => {
     const missing = await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: {} });
     assert.equal(missing.status, 400);
     assert.deepEqual(missing.body, { errors: [{ reason: 'missing required field', field: 'name' }] });
-    const wrongType = await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: { nested: true } } });
+    const wrongType = await server.request('POST', '/v1.3/account/token_create', {
+      token: account.token,
+      body: { name: { nested: true } },
+    });
     assert.equal(wrongType.status, 400);
     assert.equal(wrongType.body.errors[0].field, 'name');
     assert.match(wrongType.body.errors[0].reason, /wrong data type/);
-    const empty = await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: '' } });
+    const empty = await server.request('POST', '/v1.3/account/token_create', {
+      token: account.token,
+      body: { name: '' },
+    });
     assert.equal(empty.status, 400);
     assert.equal(empty.body.errors[0].field, 'name');
   });
@@ -72,37 +92,60 @@ describe('token_rename', () => {
   test('renames by uuid and by id (202 success object)', async () => {
     const account = await createAccount(server);
     const [token] = await tokens(account);
-    const byUuid = await server.request('PATCH', '/v1.3/account/token_rename', { token: account.token, body: { uuid: token!.uuid, name: 'by uuid' } });
+    const byUuid = await server.request('PATCH', '/v1.3/account/token_rename', {
+      token: account.token,
+      body: { uuid: token!.uuid, name: 'by uuid' },
+    });
     assert.equal(byUuid.status, 202);
     assert.deepEqual(byUuid.body, { success: { response: '202 Accepted', reason: '' } });
     assert.equal((await tokens(account))[0]!.name, 'by uuid');
 
-    const byId = await server.request('PATCH', '/v1.3/account/token_rename', { token: account.token, body: { uuid: token!.id, name: 'by id' } });
+    const byId = await server.request('PATCH', '/v1.3/account/token_rename', {
+      token: account.token,
+      body: { uuid: token!.id, name: 'by id' },
+    });
     assert.equal(byId.status, 202);
     assert.equal((await tokens(account))[0]!.name, 'by id');
-    const byNumericString = await server.request('PATCH', '/v1.3/account/token_rename', { token: account.token, body: { uuid: String(token!.id), name: 'by string id' } });
+    const byNumericString = await server.request('PATCH', '/v1.3/account/token_rename', {
+      token: account.token,
+      body: { uuid: String(token!.id), name: 'by string id' },
+    });
     assert.equal(byNumericString.status, 202);
     assert.equal((await tokens(account))[0]!.name, 'by string id');
   });
 
-  test('an unknown token and another account\'s token both answer the same 404', async () => {
+  test("an unknown token and another account's token both answer the same 404", async () => {
     const [mine, theirs] = await Promise.all([createAccount(server), createAccount(server)]);
     const [their] = await tokens(theirs);
-    const other = await server.request('PATCH', '/v1.3/account/token_rename', { token: mine.token, body: { uuid: their!.uuid, name: 'stolen' } });
-    const otherById = await server.request('PATCH', '/v1.3/account/token_rename', { token: mine.token, body: { uuid: their!.id, name: 'stolen' } });
-    const missing = await server.request('PATCH', '/v1.3/account/token_rename', { token: mine.token, body: { uuid: '00000000-0000-4000-8000-000000000000', name: 'x' } });
+    const other = await server.request('PATCH', '/v1.3/account/token_rename', {
+      token: mine.token,
+      body: { uuid: their!.uuid, name: 'stolen' },
+    });
+    const otherById = await server.request('PATCH', '/v1.3/account/token_rename', {
+      token: mine.token,
+      body: { uuid: their!.id, name: 'stolen' },
+    });
+    const missing = await server.request('PATCH', '/v1.3/account/token_rename', {
+      token: mine.token,
+      body: { uuid: '00000000-0000-4000-8000-000000000000', name: 'x' },
+    });
     assert.equal(other.status, 404);
     assert.equal(otherById.status, 404);
     assert.equal(missing.status, 404);
     assert.deepEqual(other.body, missing.body);
     assert.deepEqual(otherById.body, missing.body);
-    assert.deepEqual(missing.body, { errors: { response: '404 Not Found', reason: 'token not found, check the id or uuid' } });
+    assert.deepEqual(missing.body, {
+      errors: { response: '404 Not Found', reason: 'token not found, check the id or uuid' },
+    });
     assert.equal((await tokens(theirs))[0]!.name, their!.name);
   });
 
   test('a malformed reference is a 400 naming uuid', async () => {
     const account = await createAccount(server);
-    const result = await server.request('PATCH', '/v1.3/account/token_rename', { token: account.token, body: { uuid: 'not-a-uuid', name: 'x' } });
+    const result = await server.request('PATCH', '/v1.3/account/token_rename', {
+      token: account.token,
+      body: { uuid: 'not-a-uuid', name: 'x' },
+    });
     assert.equal(result.status, 400);
     assert.equal(result.body.errors[0].field, 'uuid');
   });
@@ -113,7 +156,9 @@ describe('token_remove', () => {
     const account = await createAccount(server);
     const a = await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'a' } });
     const b = await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'b' } });
-    const removedByUuid = await server.request('DELETE', `/v1.3/account/token_remove/${a.body.uuid}`, { token: account.token });
+    const removedByUuid = await server.request('DELETE', `/v1.3/account/token_remove/${a.body.uuid}`, {
+      token: account.token,
+    });
     assert.equal(removedByUuid.status, 204);
     assert.equal(removedByUuid.body, null);
     assert.equal((await server.request('GET', '/v1.3/account/info', { token: a.body.token })).status, 401);
@@ -122,7 +167,10 @@ describe('token_remove', () => {
     const removedById = await server.request('DELETE', `/v1.3/account/token_remove/${bId}`, { token: account.token });
     assert.equal(removedById.status, 204);
     assert.equal((await server.request('GET', '/v1.3/account/info', { token: b.body.token })).status, 401);
-    assert.deepEqual((await tokens(account)).map((t) => t.auth_token), [account.token]);
+    assert.deepEqual(
+      (await tokens(account)).map((t) => t.auth_token),
+      [account.token],
+    );
 
     const again = await server.request('DELETE', `/v1.3/account/token_remove/${bId}`, { token: account.token });
     assert.equal(again.status, 404);
@@ -135,7 +183,12 @@ describe('token_remove', () => {
     assert.equal(removed.status, 204);
     const after = await server.request('GET', '/v1.3/account/info', { token: account.token });
     assert.equal(after.status, 401);
-    assert.deepEqual(after.body, { errors: { response: '401 Unauthorized', reason: 'authentication required: send a valid token as Authorization: Bearer <token>' } });
+    assert.deepEqual(after.body, {
+      errors: {
+        response: '401 Unauthorized',
+        reason: 'authentication required: send a valid token as Authorization: Bearer <token>',
+      },
+    });
 
     // The account has no token left: login creates one.
     const fresh = await login(server, account.email, account.password);
@@ -150,13 +203,16 @@ describe('token_remove', () => {
 
   test('login returns the newest existing token rather than making one per login', async () => {
     const account = await createAccount(server);
-    const created = await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'newest' } });
+    const created = await server.request('POST', '/v1.3/account/token_create', {
+      token: account.token,
+      body: { name: 'newest' },
+    });
     assert.equal(await login(server, account.email, account.password), created.body.token);
     assert.equal(await login(server, account.email, account.password), created.body.token);
     assert.equal((await tokens(account)).length, 2);
   });
 
-  test('another account\'s token answers 404 exactly like a missing one, and survives', async () => {
+  test("another account's token answers 404 exactly like a missing one, and survives", async () => {
     const [mine, theirs] = await Promise.all([createAccount(server), createAccount(server)]);
     const [their] = await tokens(theirs);
     const byUuid = await server.request('DELETE', `/v1.3/account/token_remove/${their!.uuid}`, { token: mine.token });
@@ -188,12 +244,19 @@ describe('token_remove', () => {
 
 describe('token permissions', () => {
   let account: TestAccount;
-  before(async () => { account = await createAccount(server, { activate: false }); });
+  before(async () => {
+    account = await createAccount(server, { activate: false });
+  });
 
   test('an account not yet activated may manage its tokens (they are not billable)', async () => {
-    const created = await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'early' } });
+    const created = await server.request('POST', '/v1.3/account/token_create', {
+      token: account.token,
+      body: { name: 'early' },
+    });
     assert.equal(created.status, 201);
-    const removed = await server.request('DELETE', `/v1.3/account/token_remove/${created.body.uuid}`, { token: account.token });
+    const removed = await server.request('DELETE', `/v1.3/account/token_remove/${created.body.uuid}`, {
+      token: account.token,
+    });
     assert.equal(removed.status, 204);
   });
 
@@ -202,8 +265,14 @@ describe('token permissions', () => {
     assert.equal(patched.status, 200);
     assert.equal(patched.body.permissions.tokens, false);
     const [own] = await tokens(account);
-    const create = await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'x' } });
-    const rename = await server.request('PATCH', '/v1.3/account/token_rename', { token: account.token, body: { uuid: own!.uuid, name: 'x' } });
+    const create = await server.request('POST', '/v1.3/account/token_create', {
+      token: account.token,
+      body: { name: 'x' },
+    });
+    const rename = await server.request('PATCH', '/v1.3/account/token_rename', {
+      token: account.token,
+      body: { uuid: own!.uuid, name: 'x' },
+    });
     const remove = await server.request('DELETE', `/v1.3/account/token_remove/${own!.uuid}`, { token: account.token });
     for (const result of [create, rename, remove]) {
       assert.equal(result.status, 403);
@@ -216,19 +285,29 @@ describe('token permissions', () => {
 
   test('a blocked account may read but not change its tokens', async () => {
     await server.admin('PATCH', `/admin/accounts/${account.id}`, { blocked: true });
-    const create = await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'x' } });
+    const create = await server.request('POST', '/v1.3/account/token_create', {
+      token: account.token,
+      body: { name: 'x' },
+    });
     assert.equal(create.status, 403);
     assert.match(create.body.errors.reason, /blocked/);
     assert.equal((await server.request('GET', '/v1.3/account/token_list', { token: account.token })).status, 200);
     await server.admin('PATCH', `/admin/accounts/${account.id}`, { blocked: false });
-    assert.equal((await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'x' } })).status, 201);
+    assert.equal(
+      (await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'x' } }))
+        .status,
+      201,
+    );
   });
 });
 
 describe('last_used', () => {
   test('is written when the token is used, at most once a minute of the clock', async () => {
     const account = await createAccount(server);
-    const created = await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'fresh' } });
+    const created = await server.request('POST', '/v1.3/account/token_create', {
+      token: account.token,
+      body: { name: 'fresh' },
+    });
     const unused = (await tokens(account)).find((t) => t.uuid === created.body.uuid)!;
     assert.equal(unused.last_used, null);
 
@@ -251,17 +330,29 @@ describe('last_used', () => {
 describe('storage of secrets', () => {
   test('the database holds neither a token nor a password in usable form', async () => {
     const account = await createAccount(server);
-    const created = await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'stored' } });
+    const created = await server.request('POST', '/v1.3/account/token_create', {
+      token: account.token,
+      body: { name: 'stored' },
+    });
     const db = server.running.ctx.db;
     const rows = JSON.stringify([
       await db.selectFrom('tokens').selectAll().where('account_id', '=', account.id).execute(),
       await db.selectFrom('accounts').selectAll().where('id', '=', account.id).execute(),
     ]);
-    for (const secret of [account.token, created.body.token, account.password]) assert.equal(rows.includes(secret), false);
-    const stored = await db.selectFrom('tokens').select(['digest', 'sealed']).where('uuid', '=', created.body.uuid).executeTakeFirstOrThrow();
+    for (const secret of [account.token, created.body.token, account.password])
+      assert.equal(rows.includes(secret), false);
+    const stored = await db
+      .selectFrom('tokens')
+      .select(['digest', 'sealed'])
+      .where('uuid', '=', created.body.uuid)
+      .executeTakeFirstOrThrow();
     assert.match(stored.digest, /^[0-9a-f]{64}$/);
     assert.match(stored.sealed, /^v1\./);
-    const account_ = await db.selectFrom('accounts').select('password_hash').where('id', '=', account.id).executeTakeFirstOrThrow();
+    const account_ = await db
+      .selectFrom('accounts')
+      .select('password_hash')
+      .where('id', '=', account.id)
+      .executeTakeFirstOrThrow();
     assert.match(account_.password_hash, /^scrypt\$/);
   });
 });

@@ -9,7 +9,9 @@ import type { VpcRow, VpcTable } from './vpc.table.ts';
 export const vpcRepository = {
   /** The account's VPC; `lockOn` the PostgreSQL dialect takes a row lock, serialising membership changes. */
   findOwned(db: Queryable, accountId: number, ref: Ref, lockOn?: DialectName): Promise<VpcRow | undefined> {
-    return db.selectFrom('vpcs').selectAll()
+    return db
+      .selectFrom('vpcs')
+      .selectAll()
       .where('account_id', '=', accountId)
       .$call((q) => ('id' in ref ? q.where('id', '=', ref.id) : q.where('uuid', '=', ref.uuid)))
       .$if(lockOn === 'postgres', (q) => q.forUpdate())
@@ -27,17 +29,21 @@ export const vpcRepository = {
 
   /** Server uuids of the members of the account's VPCs, in joining order. */
   memberUuidsOfAccount(db: Queryable, accountId: number): Promise<{ vpc_id: number; server_uuid: string }[]> {
-    return db.selectFrom('vpc_members')
+    return db
+      .selectFrom('vpc_members')
       .innerJoin('vpcs', 'vpcs.id', 'vpc_members.vpc_id')
       .innerJoin('servers', 'servers.id', 'vpc_members.server_id')
       .select(['vpc_members.vpc_id', 'servers.uuid as server_uuid'])
       .where('vpcs.account_id', '=', accountId)
-      .orderBy('vpc_members.created_at').orderBy('vpc_members.server_id')
+      .orderBy('vpc_members.created_at')
+      .orderBy('vpc_members.server_id')
       .execute();
   },
 
   async cidrsOfAccount(db: Queryable, accountId: number): Promise<string[]> {
-    return (await db.selectFrom('vpcs').select('cidr').where('account_id', '=', accountId).execute()).map((row) => row.cidr);
+    return (await db.selectFrom('vpcs').select('cidr').where('account_id', '=', accountId).execute()).map(
+      (row) => row.cidr,
+    );
   },
 
   insert(db: Queryable, row: Insertable<VpcTable>): Promise<VpcRow> {
@@ -49,7 +55,11 @@ export const vpcRepository = {
   },
 
   async memberCount(db: Queryable, vpcId: number): Promise<number> {
-    const row = await db.selectFrom('vpc_members').select((eb) => eb.fn.countAll<number>().as('count')).where('vpc_id', '=', vpcId).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('vpc_members')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('vpc_id', '=', vpcId)
+      .executeTakeFirstOrThrow();
     return Number(row.count);
   },
 
@@ -63,7 +73,11 @@ export const vpcRepository = {
 
   /** Removes the membership; false when the server was not a member. */
   async removeMember(db: Queryable, vpcId: number, serverId: number): Promise<boolean> {
-    const result = await db.deleteFrom('vpc_members').where('vpc_id', '=', vpcId).where('server_id', '=', serverId).executeTakeFirst();
+    const result = await db
+      .deleteFrom('vpc_members')
+      .where('vpc_id', '=', vpcId)
+      .where('server_id', '=', serverId)
+      .executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
   },
 };

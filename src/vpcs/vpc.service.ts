@@ -30,7 +30,14 @@ export interface Vpc {
 }
 
 export function rowToVpc(row: VpcRow, servers: string[]): Vpc {
-  return { id: row.id, uuid: row.uuid, servers, name: row.name, region: row.region_id, created: isoSeconds(row.created_at) };
+  return {
+    id: row.id,
+    uuid: row.uuid,
+    servers,
+    name: row.name,
+    region: row.region_id,
+    created: isoSeconds(row.created_at),
+  };
 }
 
 /**
@@ -39,7 +46,14 @@ export function rowToVpc(row: VpcRow, servers: string[]): Vpc {
  */
 function vpcItems(name: string): PricedItem[] {
   if (VPC_MONTHLY_MICROS === 0) return [];
-  return [{ resourceType: 'vpc', description: `VPC ${name}`, amountHrMicros: Math.ceil(VPC_MONTHLY_MICROS / HOURS_PER_MONTH), amountMoMicros: VPC_MONTHLY_MICROS }];
+  return [
+    {
+      resourceType: 'vpc',
+      description: `VPC ${name}`,
+      amountHrMicros: Math.ceil(VPC_MONTHLY_MICROS / HOURS_PER_MONTH),
+      amountMoMicros: VPC_MONTHLY_MICROS,
+    },
+  ];
 }
 
 export async function listVpcs(ctx: Platform, actor: Actor): Promise<Vpc[]> {
@@ -53,7 +67,13 @@ export async function listVpcs(ctx: Platform, actor: Actor): Promise<Vpc[]> {
 }
 
 /** Inserts a VPC under the account lock the caller holds (the lock serialises the choice of the next free /24). */
-async function insertVpc(ctx: Platform, trx: Tx, accountId: number, regionId: number, name: string): Promise<{ uuid: string }> {
+async function insertVpc(
+  ctx: Platform,
+  trx: Tx,
+  accountId: number,
+  regionId: number,
+  name: string,
+): Promise<{ uuid: string }> {
   const items = vpcItems(name);
   await requireFunds(ctx, trx, accountId, firstHourMicros(items));
   const row = await vpcRepository.insert(trx, {
@@ -68,7 +88,11 @@ async function insertVpc(ctx: Platform, trx: Tx, accountId: number, regionId: nu
   return { uuid: row.uuid };
 }
 
-export async function createVpc(ctx: Platform, actor: Actor, input: { regionId: string | number; name: string }): Promise<{ uuid: string }> {
+export async function createVpc(
+  ctx: Platform,
+  actor: Actor,
+  input: { regionId: string | number; name: string },
+): Promise<{ uuid: string }> {
   requirePermission(actor, 'vpcs');
   const region = regionOffering(ctx, input.regionId, 'virtual_private_cloud', 'region_id');
   return ctx.db.transaction().execute(async (trx) => {
@@ -90,7 +114,9 @@ export async function defaultVpc(ctx: Platform, actor: Actor, regionRef: string 
   return ctx.db.transaction().execute(async (trx) => {
     // Under the lock, two concurrent calls find or make the same one.
     await lockAccount(ctx, trx, actor.accountId);
-    const existing = (await vpcRepository.listByAccount(trx, actor.accountId)).find((vpc) => vpc.region_id === region.id);
+    const existing = (await vpcRepository.listByAccount(trx, actor.accountId)).find(
+      (vpc) => vpc.region_id === region.id,
+    );
     return existing ? { uuid: existing.uuid } : insertVpc(ctx, trx, actor.accountId, region.id, 'default');
   });
 }
@@ -114,7 +140,10 @@ export async function attachVpc(ctx: Platform, actor: Actor, input: MembershipIn
     const vpc = await findOwnedVpc(ctx, trx, actor, input.vpcId);
     const server = await findAttachableServer(ctx, trx, actor.accountId, input.serverId);
     if (server.region_id !== vpc.region_id) {
-      throw new Invalid('server_id', `the server is in region ${server.region_id}; VPC ${vpc.name} is in region ${vpc.region_id}`);
+      throw new Invalid(
+        'server_id',
+        `the server is in region ${server.region_id}; VPC ${vpc.name} is in region ${vpc.region_id}`,
+      );
     }
     await joinVpc(ctx, trx, vpc, server.id);
   });
@@ -125,7 +154,8 @@ export async function detachVpc(ctx: Platform, actor: Actor, input: MembershipIn
   await ctx.db.transaction().execute(async (trx) => {
     const vpc = await findOwnedVpc(ctx, trx, actor, input.vpcId);
     const server = await findAttachableServer(ctx, trx, actor.accountId, input.serverId);
-    if (!(await leaveVpc(trx, vpc, server.id))) throw new Conflict(`server ${server.uuid} is not attached to VPC ${vpc.uuid}`);
+    if (!(await leaveVpc(trx, vpc, server.id)))
+      throw new Conflict(`server ${server.uuid} is not attached to VPC ${vpc.uuid}`);
   });
 }
 
@@ -134,7 +164,10 @@ export async function removeVpc(ctx: Platform, actor: Actor, ref: string | numbe
   await ctx.db.transaction().execute(async (trx) => {
     const vpc = await findOwnedVpc(ctx, trx, actor, ref);
     const members = await vpcRepository.memberCount(trx, vpc.id);
-    if (members > 0) throw new Conflict(`VPC ${vpc.name} still has ${members} server${members === 1 ? '' : 's'} attached: detach ${members === 1 ? 'it' : 'them'} first`);
+    if (members > 0)
+      throw new Conflict(
+        `VPC ${vpc.name} still has ${members} server${members === 1 ? '' : 's'} attached: detach ${members === 1 ? 'it' : 'them'} first`,
+      );
     assertRemovalHoldOver(ctx, `VPC ${vpc.name}`, vpc.region_id, vpc.created_at);
     await closeInvoiceItems(ctx, trx, vpc.uuid);
     await vpcRepository.remove(trx, vpc.id);

@@ -16,7 +16,9 @@ before(async () => {
   server = await startTestServer();
   [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
 });
-after(async () => { await server.close(); });
+after(async () => {
+  await server.close();
+});
 
 interface Vpc {
   id: number;
@@ -27,10 +29,14 @@ interface Vpc {
   created: string;
 }
 
-const create = (account: TestAccount, body: unknown) => server.request('POST', '/v1.3/vpc/create', { token: account.token, body });
-const remove = (account: TestAccount, ref: string | number) => server.request('DELETE', `/v1.3/vpc/remove/${ref}`, { token: account.token });
-const attach = (account: TestAccount, body: unknown) => server.request('PATCH', '/v1.3/vpc/attach', { token: account.token, body });
-const detach = (account: TestAccount, body: unknown) => server.request('PATCH', '/v1.3/vpc/detach', { token: account.token, body });
+const create = (account: TestAccount, body: unknown) =>
+  server.request('POST', '/v1.3/vpc/create', { token: account.token, body });
+const remove = (account: TestAccount, ref: string | number) =>
+  server.request('DELETE', `/v1.3/vpc/remove/${ref}`, { token: account.token });
+const attach = (account: TestAccount, body: unknown) =>
+  server.request('PATCH', '/v1.3/vpc/attach', { token: account.token, body });
+const detach = (account: TestAccount, body: unknown) =>
+  server.request('PATCH', '/v1.3/vpc/detach', { token: account.token, body });
 async function list(account: TestAccount): Promise<Vpc[]> {
   const result = await server.request('GET', '/v1.3/vpc/list', { token: account.token });
   assert.equal(result.status, 200, JSON.stringify(result.body));
@@ -52,7 +58,10 @@ describe('create', () => {
     assert.match(result.body.uuid, /^[0-9a-f-]{36}$/);
     const vpc = (await list(alice)).find((entry) => entry.uuid === result.body.uuid);
     assert.ok(vpc);
-    assert.deepEqual({ ...vpc, id: 0, created: '' }, { id: 0, uuid: result.body.uuid, servers: [], name: 'backend', region: 101, created: '' });
+    assert.deepEqual(
+      { ...vpc, id: 0, created: '' },
+      { id: 0, uuid: result.body.uuid, servers: [], name: 'backend', region: 101, created: '' },
+    );
     assert.match(vpc.created, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   });
 
@@ -89,22 +98,31 @@ describe('create', () => {
     const dormant = await createAccount(server, { activate: false });
     assert.equal((await create(dormant, { region_id: 101, name: 'x' })).status, 403);
     const limited = await createAccount(server);
-    assert.equal((await server.admin('PATCH', `/admin/accounts/${limited.id}`, { permissions: { vpcs: false } })).status, 200);
+    assert.equal(
+      (await server.admin('PATCH', `/admin/accounts/${limited.id}`, { permissions: { vpcs: false } })).status,
+      200,
+    );
     const refused = await create(limited, { region_id: 101, name: 'x' });
     assert.equal(refused.status, 403);
     assert.match(refused.body.errors.reason, /vpcs/);
-    assert.equal((await server.request('POST', '/v1.3/vpc/create', { body: { region_id: 101, name: 'x' } })).status, 401);
+    assert.equal(
+      (await server.request('POST', '/v1.3/vpc/create', { body: { region_id: 101, name: 'x' } })).status,
+      401,
+    );
     assert.equal((await server.request('GET', '/v1.3/vpc/list')).status, 401);
   });
 });
 
 describe('list', () => {
-  test('shows only the caller\'s VPCs, oldest first', async () => {
+  test("shows only the caller's VPCs, oldest first", async () => {
     const carol = await createAccount(server);
     assert.deepEqual(await list(carol), []);
     const first = await created(carol, { region_id: 101, name: 'one' });
     const second = await created(carol, { region_id: 201, name: 'two' });
-    assert.deepEqual((await list(carol)).map((vpc) => vpc.uuid), [first.uuid, second.uuid]);
+    assert.deepEqual(
+      (await list(carol)).map((vpc) => vpc.uuid),
+      [first.uuid, second.uuid],
+    );
     assert.ok(!(await list(alice)).some((vpc) => vpc.uuid === first.uuid));
   });
 });
@@ -122,7 +140,7 @@ describe('remove', () => {
     assert.equal((await remove(alice, 'nonsense')).status, 404);
   });
 
-  test('another account\'s VPC answers 404 exactly like a missing one, and stays', async () => {
+  test("another account's VPC answers 404 exactly like a missing one, and stays", async () => {
     const bobs = await created(bob, { region_id: 101, name: 'bob' });
     const foreign = await remove(alice, bobs.uuid);
     const missing = await remove(alice, '00000000-0000-4000-8000-000000000000');
@@ -142,7 +160,7 @@ describe('remove', () => {
 });
 
 describe('attach and detach refusals that need no server', () => {
-  test('an unknown server or VPC, or another account\'s VPC, is a 404', async () => {
+  test("an unknown server or VPC, or another account's VPC, is a 404", async () => {
     const mine = await created(alice, { region_id: 101, name: 'mine' });
     const bobs = await created(bob, { region_id: 101, name: 'bob' });
     for (const call of [attach, detach]) {
@@ -165,11 +183,16 @@ describe('attach and detach refusals that need no server', () => {
 });
 
 describe('attach and detach', () => {
-  interface Iface { address: string; netmask: string; gateway: string; type: string }
+  interface Iface {
+    address: string;
+    netmask: string;
+    gateway: string;
+    type: string;
+  }
   const privateIn = (info: { iface: { v4: Iface[] } }) => info.iface.v4.filter((entry) => entry.type === 'private');
   const slash24 = (address: string) => address.split('.').slice(0, 3).join('.');
 
-  test('attach: 202, the VPC lists the server, the server gets a private address of the VPC\'s range; again keeps it', async () => {
+  test("attach: 202, the VPC lists the server, the server gets a private address of the VPC's range; again keeps it", async () => {
     const account = await createAccount(server);
     const host = await deployServer(server, account.token);
     const vpc = await created(account, { region_id: 101, name: 'net' });
@@ -190,13 +213,20 @@ describe('attach and detach', () => {
 
   test('members of one VPC share its /24 with distinct addresses; each VPC of an account has its own /24', async () => {
     const account = await createAccount(server);
-    const [a, b, c] = [await deployServer(server, account.token), await deployServer(server, account.token), await deployServer(server, account.token)];
+    const [a, b, c] = [
+      await deployServer(server, account.token),
+      await deployServer(server, account.token),
+      await deployServer(server, account.token),
+    ];
     const first = await created(account, { region_id: 101, name: 'first' });
     const second = await created(account, { region_id: 101, name: 'second' });
-    for (const host of [a, b]) assert.equal((await attach(account, { server_id: host.id, vpc_id: first.uuid })).status, 202);
+    for (const host of [a, b])
+      assert.equal((await attach(account, { server_id: host.id, vpc_id: first.uuid })).status, 202);
     assert.equal((await attach(account, { server_id: c.id, vpc_id: second.uuid })).status, 202);
 
-    const [addressA, addressB, addressC] = await Promise.all([a, b, c].map(async (host) => privateIn(await serverInfo(server, account.token, host.id))[0]!.address));
+    const [addressA, addressB, addressC] = await Promise.all(
+      [a, b, c].map(async (host) => privateIn(await serverInfo(server, account.token, host.id))[0]!.address),
+    );
     assert.notEqual(addressA, addressB);
     assert.equal(slash24(addressA!), slash24(addressB!));
     assert.notEqual(slash24(addressA!), slash24(addressC!));
@@ -209,17 +239,28 @@ describe('attach and detach', () => {
     for (let i = 0; i < 5; i++) hosts.push(await deployServer(server, account.token));
     const vpc = await created(account, { region_id: 101, name: 'crowd' });
     const results = await Promise.all(hosts.map((host) => attach(account, { server_id: host.id, vpc_id: vpc.uuid })));
-    assert.deepEqual(results.map((r) => r.status), [202, 202, 202, 202, 202]);
-    const addresses = await Promise.all(hosts.map(async (host) => privateIn(await serverInfo(server, account.token, host.id))[0]!.address));
+    assert.deepEqual(
+      results.map((r) => r.status),
+      [202, 202, 202, 202, 202],
+    );
+    const addresses = await Promise.all(
+      hosts.map(async (host) => privateIn(await serverInfo(server, account.token, host.id))[0]!.address),
+    );
     assert.equal(new Set(addresses).size, 5);
     assert.equal(new Set(addresses.map(slash24)).size, 1);
-    assert.deepEqual(new Set((await list(account)).find((entry) => entry.uuid === vpc.uuid)?.servers), new Set(hosts.map((h) => h.uuid)));
+    assert.deepEqual(
+      new Set((await list(account)).find((entry) => entry.uuid === vpc.uuid)?.servers),
+      new Set(hosts.map((h) => h.uuid)),
+    );
   });
 
   test('a server may join several VPCs, with one private address in each', async () => {
     const account = await createAccount(server);
     const host = await deployServer(server, account.token);
-    const [one, two] = [await created(account, { region_id: 101, name: 'one' }), await created(account, { region_id: 101, name: 'two' })];
+    const [one, two] = [
+      await created(account, { region_id: 101, name: 'one' }),
+      await created(account, { region_id: 101, name: 'two' }),
+    ];
     assert.equal((await attach(account, { server_id: host.id, vpc_id: one.uuid })).status, 202);
     assert.equal((await attach(account, { server_id: host.id, vpc_id: two.uuid })).status, 202);
     const addresses = privateIn(await serverInfo(server, account.token, host.id));
@@ -252,7 +293,7 @@ describe('attach and detach', () => {
     assert.deepEqual((await list(account)).find((entry) => entry.uuid === vpc.uuid)?.servers, []);
   });
 
-  test('another account\'s server answers 404 exactly like a missing one; nobody joins another account\'s VPC', async () => {
+  test("another account's server answers 404 exactly like a missing one; nobody joins another account's VPC", async () => {
     const bobsServer = await deployServer(server, bob.token);
     const vpc = await created(alice, { region_id: 101, name: 'private' });
     const foreign = await attach(alice, { server_id: bobsServer.uuid, vpc_id: vpc.uuid });
@@ -268,7 +309,8 @@ describe('attach and detach', () => {
     const account = await createAccount(server);
     const [a, b] = [await deployServer(server, account.token), await deployServer(server, account.token)];
     const vpc = await created(account, { region_id: 101, name: 'busy' });
-    for (const host of [a, b]) assert.equal((await attach(account, { server_id: host.id, vpc_id: vpc.uuid })).status, 202);
+    for (const host of [a, b])
+      assert.equal((await attach(account, { server_id: host.id, vpc_id: vpc.uuid })).status, 202);
     const refused = await remove(account, vpc.uuid);
     assert.equal(refused.status, 409);
     assert.equal(refused.body.errors.response, '409 Conflict');
@@ -285,7 +327,10 @@ describe('attach and detach', () => {
     const host = await deployServer(server, account.token, { vpc: vpc.uuid });
     assert.deepEqual((await list(account)).find((entry) => entry.uuid === vpc.uuid)?.servers, [host.uuid]);
     assert.equal(privateIn(await serverInfo(server, account.token, host.id)).length, 1);
-    assert.equal((await server.request('DELETE', `/v1.3/server/remove/${host.id}`, { token: account.token })).status, 204);
+    assert.equal(
+      (await server.request('DELETE', `/v1.3/server/remove/${host.id}`, { token: account.token })).status,
+      204,
+    );
     assert.deepEqual((await list(account)).find((entry) => entry.uuid === vpc.uuid)?.servers, []);
     assert.equal((await remove(account, vpc.uuid)).status, 204);
   });

@@ -43,7 +43,9 @@ async function adminQuery(sql: string, url = adminDatabaseUrl): Promise<pg.Query
  * A deployment in its own schema (or, with `database`, its own database, so a test may refuse
  * it connections without touching anything else).
  */
-export async function deployment(options: { database?: string; env?: Record<string, string> } = {}): Promise<Deployment> {
+export async function deployment(
+  options: { database?: string; env?: Record<string, string> } = {},
+): Promise<Deployment> {
   const id = randomBytes(4).toString('hex');
   const url = new URL(adminDatabaseUrl);
   let drop: () => Promise<void>;
@@ -59,7 +61,9 @@ export async function deployment(options: { database?: string; env?: Record<stri
     const schema = `scale_${id}`;
     await adminQuery(`create schema ${schema}`);
     url.searchParams.set('options', `-c search_path=${schema}`);
-    drop = async () => { await adminQuery(`drop schema if exists ${schema} cascade`); };
+    drop = async () => {
+      await adminQuery(`drop schema if exists ${schema} cascade`);
+    };
   }
   url.searchParams.set('application_name', `nubis-scale-${id}`);
   const env: Record<string, string> = {
@@ -86,29 +90,44 @@ export async function deployment(options: { database?: string; env?: Record<stri
 
   async function start(extra: Record<string, string> = {}): Promise<Instance> {
     const dataDir = mkdtempSync(join(tmpdir(), 'nubis-scale-'));
-    const child = spawn(process.execPath, ['--max-semi-space-size=4', 'bin/nubis.ts', 'serve'], { cwd: root, env: { ...process.env, ...env, DATA_DIR: dataDir, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--max-semi-space-size=4', 'bin/nubis.ts', 'serve'], {
+      cwd: root,
+      env: { ...process.env, ...env, DATA_DIR: dataDir, ...extra },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-    child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`instance did not start in 30 s:\n${output}`)), 30_000);
       const check = () => {
         const match = /listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-        if (match) { clearTimeout(timer); resolve(match[1]!); }
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
       };
       child.stdout!.on('data', check);
       child.stderr!.on('data', check);
-      child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`instance exited ${code} before listening:\n${output}`)); });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`instance exited ${code} before listening:\n${output}`));
+      });
     });
     const instance: Instance = {
       url,
       child,
       output: () => output,
-      stop: () => new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve(child.exitCode);
-        child.once('exit', (code) => resolve(code));
-        child.kill('SIGTERM');
-      }),
+      stop: () =>
+        new Promise((resolve) => {
+          if (child.exitCode !== null) return resolve(child.exitCode);
+          child.once('exit', (code) => resolve(code));
+          child.kill('SIGTERM');
+        }),
     };
     running.push(instance);
     return instance;
@@ -117,11 +136,16 @@ export async function deployment(options: { database?: string; env?: Record<stri
   return {
     env,
     start,
-    sweepOnce: () => new Promise((resolve) => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'nubis-sweep-'));
-      const child = spawn(process.execPath, ['bin/nubis.ts', 'sweep', '--once'], { cwd: root, env: { ...process.env, ...env, DATA_DIR: dataDir }, stdio: 'ignore' });
-      child.once('exit', (code) => resolve(code));
-    }),
+    sweepOnce: () =>
+      new Promise((resolve) => {
+        const dataDir = mkdtempSync(join(tmpdir(), 'nubis-sweep-'));
+        const child = spawn(process.execPath, ['bin/nubis.ts', 'sweep', '--once'], {
+          cwd: root,
+          env: { ...process.env, ...env, DATA_DIR: dataDir },
+          stdio: 'ignore',
+        });
+        child.once('exit', (code) => resolve(code));
+      }),
     async close() {
       await Promise.all(running.map((instance) => instance.stop()));
       await drop();
@@ -135,10 +159,18 @@ export interface Answer<T = any> {
   headers: Headers;
 }
 
-export async function call<T = any>(base: string, method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<Answer<T>> {
+export async function call<T = any>(
+  base: string,
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown } = {},
+): Promise<Answer<T>> {
   const response = await fetch(base + path, {
     method,
-    headers: { ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
   });
   const text = await response.text();
@@ -146,13 +178,28 @@ export async function call<T = any>(base: string, method: string, path: string, 
 }
 
 /** Registers an (auto-activated) account through an instance, credits it, and answers its token and id. */
-export async function fundedAccount(base: string, credit: number | string): Promise<{ token: string; id: number; email: string }> {
+export async function fundedAccount(
+  base: string,
+  credit: number | string,
+): Promise<{ token: string; id: number; email: string }> {
   const email = `scale-${randomBytes(5).toString('hex')}@example.com`;
-  const registered = await call(base, 'POST', '/v1.3/account/register', { body: { email, password: 'scale-out password', firstname: 'Scale', lastname: 'Out', accept_tos: true, country: 'NL' } });
+  const registered = await call(base, 'POST', '/v1.3/account/register', {
+    body: {
+      email,
+      password: 'scale-out password',
+      firstname: 'Scale',
+      lastname: 'Out',
+      accept_tos: true,
+      country: 'NL',
+    },
+  });
   if (registered.status !== 201) throw new Error(`register: ${registered.status} ${JSON.stringify(registered.body)}`);
   const info = await call(base, 'GET', '/v1.3/account/info', { token: registered.body.token });
   if (Number(credit) !== 0) {
-    const credited = await call(base, 'POST', `/admin/accounts/${info.body.id}/credit`, { token: ADMIN_TOKEN, body: { amount: credit } });
+    const credited = await call(base, 'POST', `/admin/accounts/${info.body.id}/credit`, {
+      token: ADMIN_TOKEN,
+      body: { amount: credit },
+    });
     if (credited.status !== 201) throw new Error(`credit: ${credited.status} ${JSON.stringify(credited.body)}`);
   }
   return { token: registered.body.token, id: info.body.id, email };

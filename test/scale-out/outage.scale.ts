@@ -23,7 +23,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function cutDatabase(): Promise<void> {
   await adminQuery(`alter database ${database} allow_connections false`);
-  await adminQuery(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${database}' and pid <> pg_backend_pid()`);
+  await adminQuery(
+    `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${database}' and pid <> pg_backend_pid()`,
+  );
 }
 
 test('the instance answers 503 while the database is gone and recovers when it returns, losing no acknowledged write', async () => {
@@ -33,7 +35,10 @@ test('the instance answers 503 while the database is gone and recovers when it r
   let running = true;
   const workers = Array.from({ length: 6 }, async (_, worker) => {
     for (let i = 0; running; i++) {
-      const answer = await call(instance.url, 'POST', '/v1.3/account/token_create', { token: account.token, body: { name: `w${worker}-${i}` } }).catch(() => null);
+      const answer = await call(instance.url, 'POST', '/v1.3/account/token_create', {
+        token: account.token,
+        body: { name: `w${worker}-${i}` },
+      }).catch(() => null);
       if (!answer) {
         statuses.set(0, (statuses.get(0) ?? 0) + 1);
         await sleep(20);
@@ -50,23 +55,23 @@ test('the instance answers 503 while the database is gone and recovers when it r
   });
 
   try {
-  await sleep(500);
-  await cutDatabase();
-  await sleep(300);
-  const duringReady = await call(instance.url, 'GET', '/readyz');
-  assert.equal(duringReady.status, 503);
-  const duringRead = await call(instance.url, 'GET', '/v1.3/account/token_list', { token: account.token });
-  assert.equal(duringRead.status, 503);
-  await sleep(1000);
+    await sleep(500);
+    await cutDatabase();
+    await sleep(300);
+    const duringReady = await call(instance.url, 'GET', '/readyz');
+    assert.equal(duringReady.status, 503);
+    const duringRead = await call(instance.url, 'GET', '/v1.3/account/token_list', { token: account.token });
+    assert.equal(duringRead.status, 503);
+    await sleep(1000);
 
-  await adminQuery(`alter database ${database} allow_connections true`);
-  let ready = false;
-  for (let i = 0; i < 100 && !ready; i++) {
-    ready = (await call(instance.url, 'GET', '/readyz')).status === 200;
-    if (!ready) await sleep(100);
-  }
-  assert.ok(ready, '/readyz recovers without a restart');
-  await sleep(500);
+    await adminQuery(`alter database ${database} allow_connections true`);
+    let ready = false;
+    for (let i = 0; i < 100 && !ready; i++) {
+      ready = (await call(instance.url, 'GET', '/readyz')).status === 200;
+      if (!ready) await sleep(100);
+    }
+    assert.ok(ready, '/readyz recovers without a restart');
+    await sleep(500);
   } finally {
     running = false;
     await Promise.all(workers);
@@ -75,7 +80,11 @@ test('the instance answers 503 while the database is gone and recovers when it r
 
   assert.ok((statuses.get(503) ?? 0) > 0, `some requests met the outage: ${JSON.stringify([...statuses])}`);
   assert.ok((statuses.get(201) ?? 0) > 0, 'writes succeeded before and after');
-  assert.deepEqual([...statuses.keys()].filter((s) => s !== 201 && s !== 503), [], `only 201 and 503: ${JSON.stringify([...statuses])}`);
+  assert.deepEqual(
+    [...statuses.keys()].filter((s) => s !== 201 && s !== 503),
+    [],
+    `only 201 and 503: ${JSON.stringify([...statuses])}`,
+  );
 
   const listed = await call(instance.url, 'GET', '/v1.3/account/token_list', { token: account.token });
   assert.equal(listed.status, 200);

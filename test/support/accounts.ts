@@ -24,13 +24,17 @@ export async function activationUuidFromMail(server: TestServer, email: string):
 }
 
 /** A registered account; activated and credited unless told otherwise. */
-export async function createAccount(server: TestServer, options: { activate?: boolean; credit?: string | number; email?: string } = {}): Promise<TestAccount> {
+export async function createAccount(
+  server: TestServer,
+  options: { activate?: boolean; credit?: string | number; email?: string } = {},
+): Promise<TestAccount> {
   const email = options.email ?? uniqueEmail();
   const password = `pw-${randomBytes(8).toString('hex')}`;
   const registered = await server.request('POST', '/v1.3/account/register', {
     body: { email, password, firstname: 'Test', lastname: 'User', accept_tos: true, country: 'NL' },
   });
-  if (registered.status !== 201) throw new Error(`register failed: ${registered.status} ${JSON.stringify(registered.body)}`);
+  if (registered.status !== 201)
+    throw new Error(`register failed: ${registered.status} ${JSON.stringify(registered.body)}`);
   const token = registered.body.token as string;
   if (options.activate !== false) {
     const uuid = await activationUuidFromMail(server, email);
@@ -41,7 +45,10 @@ export async function createAccount(server: TestServer, options: { activate?: bo
   if (info.status !== 200) throw new Error(`account info failed: ${info.status} ${JSON.stringify(info.body)}`);
   const credit = options.credit ?? (options.activate === false ? 0 : 100);
   if (Number(credit) !== 0) {
-    const credited = await server.admin('POST', `/admin/accounts/${info.body.id}/credit`, { amount: credit, note: 'test credit' });
+    const credited = await server.admin('POST', `/admin/accounts/${info.body.id}/credit`, {
+      amount: credit,
+      note: 'test credit',
+    });
     if (credited.status !== 201) throw new Error(`credit failed: ${credited.status} ${JSON.stringify(credited.body)}`);
   }
   return { email, password, token, id: info.body.id, uuid: info.body.uuid };
@@ -49,7 +56,15 @@ export async function createAccount(server: TestServer, options: { activate?: bo
 
 /** The register body of a fresh account; override any field. */
 export function registerBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { email: uniqueEmail(), password: `pw-${randomBytes(8).toString('hex')}`, firstname: 'Test', lastname: 'User', accept_tos: true, country: 'NL', ...overrides };
+  return {
+    email: uniqueEmail(),
+    password: `pw-${randomBytes(8).toString('hex')}`,
+    firstname: 'Test',
+    lastname: 'User',
+    accept_tos: true,
+    country: 'NL',
+    ...overrides,
+  };
 }
 
 /** Logs in and answers the token (login always answers 200; a failed login's token opens nothing). */
@@ -67,7 +82,21 @@ export async function tokenWorks(server: TestServer, token: string): Promise<boo
 }
 
 /** The mails sent to an address, newest first. */
-export async function mailsTo(server: TestServer, email: string): Promise<{ id: number; to: string; subject: string; text: string; created: string; delivered: boolean; attempts: number; last_error: string | null }[]> {
+export async function mailsTo(
+  server: TestServer,
+  email: string,
+): Promise<
+  {
+    id: number;
+    to: string;
+    subject: string;
+    text: string;
+    created: string;
+    delivered: boolean;
+    attempts: number;
+    last_error: string | null;
+  }[]
+> {
   const outbox = await server.admin('GET', `/admin/outbox?to=${encodeURIComponent(email)}`);
   if (outbox.status !== 200) throw new Error(`outbox answered ${outbox.status}`);
   return outbox.body.messages;

@@ -85,26 +85,41 @@ const legacyPower: Record<string, string> = { active: 'running', pending: 'provi
 
 export function v1(server: TestServer): Protocol {
   const get = (token: string, path: string) => server.request('GET', `/v1${path}`, { token });
-  const post = (token: string, path: string, form: Record<string, string | number | boolean>) => server.request('POST', `/v1${path}`, { token, form });
+  const post = (token: string, path: string, form: Record<string, string | number | boolean>) =>
+    server.request('POST', `/v1${path}`, { token, form });
   return {
     name: 'v1',
     async account(token) {
       const info = expect(await get(token, '/account/info'), 200, 'v1 account/info').body;
-      return { id: info.ID, balance: Number(info.balance), serversLimit: info.servers.limit, serversRunning: info.servers.running };
+      return {
+        id: info.ID,
+        balance: Number(info.balance),
+        serversLimit: info.servers.limit,
+        serversRunning: info.servers.running,
+      };
     },
     async createServer(token, input) {
       const form = {
-        hostname: input.hostname, label: input.label, DCID: input.region, OSID: input.image, PLAN: input.plan,
-        ipv6_networking: input.ipv6 ?? false, ddos_protection: input.ddosProtection ?? false,
+        hostname: input.hostname,
+        label: input.label,
+        DCID: input.region,
+        OSID: input.image,
+        PLAN: input.plan,
+        ipv6_networking: input.ipv6 ?? false,
+        ddos_protection: input.ddosProtection ?? false,
       };
       return Number(expectEnvelope(await post(token, '/server/create', form), 202, 'v1 server/create'));
     },
     async servers(token) {
       const list = expect(await get(token, '/server/list'), 200, 'v1 server/list').body;
       return Object.values<any>(list).map((s) => ({
-        id: s.ID, name: s.name, power: legacyPower[s.power] ?? s.power,
+        id: s.ID,
+        name: s.name,
+        power: legacyPower[s.power] ?? s.power,
         addresses: [...s.iface.v4, ...s.iface.v6].map((entry: { ip_address: string }) => entry.ip_address),
-        password: s.password, ddosProtection: s.ddos_protection, price: s.price,
+        password: s.password,
+        ddosProtection: s.ddos_protection,
+        price: s.price,
       }));
     },
     async removeServer(token, id) {
@@ -114,23 +129,43 @@ export function v1(server: TestServer): Protocol {
       expectEnvelope(await post(token, `/server/${command}`, { SUBID: id }), 201, `v1 server/${command}`);
     },
     async createReservedIp(token, region, version = 4) {
-      return expectEnvelope(await post(token, '/reservedip/create', { DCID: region, ip_type: `v${version}` }), 202, 'v1 reservedip/create');
+      return expectEnvelope(
+        await post(token, '/reservedip/create', { DCID: region, ip_type: `v${version}` }),
+        202,
+        'v1 reservedip/create',
+      );
     },
     async reservedIps(token) {
       const list = expect(await get(token, '/reservedip/list'), 200, 'v1 reservedip/list').body;
-      return Object.values<any>(list).map((ip) => ({ id: ip.ID, address: ip.IP, version: ip.type === 'v6' ? 6 : 4, attachedTo: ip.attached_to, regionId: ip.location_id }));
+      return Object.values<any>(list).map((ip) => ({
+        id: ip.ID,
+        address: ip.IP,
+        version: ip.type === 'v6' ? 6 : 4,
+        attachedTo: ip.attached_to,
+        regionId: ip.location_id,
+      }));
     },
     async attach(token, ip, serverId) {
-      expectEnvelope(await post(token, '/reservedip/attach', { IP: ip.address, SUBID: serverId }), 201, 'v1 reservedip/attach');
+      expectEnvelope(
+        await post(token, '/reservedip/attach', { IP: ip.address, SUBID: serverId }),
+        201,
+        'v1 reservedip/attach',
+      );
     },
     async detach(token, ip, serverId) {
-      expectEnvelope(await post(token, '/reservedip/detach', { IP: ip.address, SUBID: serverId }), 201, 'v1 reservedip/detach');
+      expectEnvelope(
+        await post(token, '/reservedip/detach', { IP: ip.address, SUBID: serverId }),
+        201,
+        'v1 reservedip/detach',
+      );
     },
     async removeReservedIp(token, ip) {
       expectEnvelope(await post(token, '/reservedip/remove', { IP: ip.address }), 204, 'v1 reservedip/remove');
     },
     async createSnapshot(token, serverId, label) {
-      return Number(expectEnvelope(await post(token, '/snapshot/create', { SUBID: serverId, label }), 201, 'v1 snapshot/create'));
+      return Number(
+        expectEnvelope(await post(token, '/snapshot/create', { SUBID: serverId, label }), 201, 'v1 snapshot/create'),
+      );
     },
     async snapshots(token) {
       const list = expect(await get(token, '/snapshot/list'), 200, 'v1 snapshot/list').body;
@@ -140,35 +175,60 @@ export function v1(server: TestServer): Protocol {
       expectEnvelope(await post(token, '/snapshot/remove', { SNAPSHOTID: id }), 204, 'v1 snapshot/remove');
     },
     async restoreSnapshot(token, serverId, snapshotId) {
-      expectEnvelope(await post(token, '/snapshot/restore', { SUBID: serverId, SNAPSHOTID: snapshotId }), 201, 'v1 snapshot/restore');
+      expectEnvelope(
+        await post(token, '/snapshot/restore', { SUBID: serverId, SNAPSHOTID: snapshotId }),
+        201,
+        'v1 snapshot/restore',
+      );
     },
     async restoreBackup(token, serverId, backupId) {
-      expectEnvelope(await post(token, '/backup/restore', { SUBID: serverId, BACKUPID: backupId }), 201, 'v1 backup/restore');
+      expectEnvelope(
+        await post(token, '/backup/restore', { SUBID: serverId, BACKUPID: backupId }),
+        201,
+        'v1 backup/restore',
+      );
     },
   };
 }
 
 export function v13(server: TestServer): Protocol {
-  const call = (method: string, token: string, path: string, body?: unknown) => server.request(method, `/v1.3${path}`, { token, body });
+  const call = (method: string, token: string, path: string, body?: unknown) =>
+    server.request(method, `/v1.3${path}`, { token, body });
   return {
     name: 'v1.3',
     async account(token) {
       const info = expect(await call('GET', token, '/account/info'), 200, 'v1.3 account/info').body;
-      return { id: info.id, balance: info.balance, serversLimit: info.servers.limit, serversRunning: info.servers.running };
+      return {
+        id: info.id,
+        balance: info.balance,
+        serversLimit: info.servers.limit,
+        serversRunning: info.servers.running,
+      };
     },
     async createServer(token, input) {
       const body = {
-        hostname: input.hostname, label: input.label, region: input.region, image: input.image, plan: input.plan,
-        ipv6_networking: input.ipv6 ?? false, ddos_protection: input.ddosProtection ?? false,
+        hostname: input.hostname,
+        label: input.label,
+        region: input.region,
+        image: input.image,
+        plan: input.plan,
+        ipv6_networking: input.ipv6 ?? false,
+        ddos_protection: input.ddosProtection ?? false,
       };
       return expect(await call('POST', token, '/server/create', body), 201, 'v1.3 server/create').body.id;
     },
     async servers(token) {
       const list = expect(await call('GET', token, '/server/list'), 200, 'v1.3 server/list').body.servers;
       return list.map((s: any) => ({
-        id: s.id, name: s.name, power: s.power,
-        addresses: s.iface ? [...s.iface.v4, ...(s.iface.v6 ?? [])].map((entry: { address: string }) => entry.address) : [],
-        password: s.info.password, ddosProtection: s.info.ddos_protection, price: s.price,
+        id: s.id,
+        name: s.name,
+        power: s.power,
+        addresses: s.iface
+          ? [...s.iface.v4, ...(s.iface.v6 ?? [])].map((entry: { address: string }) => entry.address)
+          : [],
+        password: s.info.password,
+        ddosProtection: s.info.ddos_protection,
+        price: s.price,
       }));
     },
     async removeServer(token, id) {
@@ -178,23 +238,46 @@ export function v13(server: TestServer): Protocol {
       expect(await call('PATCH', token, `/server/${command}`, { server_id: id }), 202, `v1.3 server/${command}`);
     },
     async createReservedIp(token, region, version = 4) {
-      return expect(await call('POST', token, '/floating_ip/create', { region_id: region, ip_version: version }), 201, 'v1.3 floating_ip/create').body.ip_address;
+      return expect(
+        await call('POST', token, '/floating_ip/create', { region_id: region, ip_version: version }),
+        201,
+        'v1.3 floating_ip/create',
+      ).body.ip_address;
     },
     async reservedIps(token) {
-      const list = expect(await call('GET', token, '/floating_ip/list'), 200, 'v1.3 floating_ip/list').body.floating_ips;
-      return list.map((ip: any) => ({ id: ip.id, address: ip.address, version: ip.prefix === 64 ? 6 : 4, attachedTo: ip.server_id, regionId: ip.region_id }));
+      const list = expect(await call('GET', token, '/floating_ip/list'), 200, 'v1.3 floating_ip/list').body
+        .floating_ips;
+      return list.map((ip: any) => ({
+        id: ip.id,
+        address: ip.address,
+        version: ip.prefix === 64 ? 6 : 4,
+        attachedTo: ip.server_id,
+        regionId: ip.region_id,
+      }));
     },
     async attach(token, ip, serverId) {
-      expect(await call('PATCH', token, '/floating_ip/attach', { ip_id: ip.id, server_id: serverId }), 202, 'v1.3 floating_ip/attach');
+      expect(
+        await call('PATCH', token, '/floating_ip/attach', { ip_id: ip.id, server_id: serverId }),
+        202,
+        'v1.3 floating_ip/attach',
+      );
     },
     async detach(token, ip, serverId) {
-      expect(await call('PATCH', token, '/floating_ip/detach', { ip_id: ip.id, server_id: serverId }), 202, 'v1.3 floating_ip/detach');
+      expect(
+        await call('PATCH', token, '/floating_ip/detach', { ip_id: ip.id, server_id: serverId }),
+        202,
+        'v1.3 floating_ip/detach',
+      );
     },
     async removeReservedIp(token, ip) {
       expect(await call('DELETE', token, `/floating_ip/remove/${ip.id}`), 204, 'v1.3 floating_ip/remove');
     },
     async createSnapshot(token, serverId, label) {
-      const uuid = expect(await call('POST', token, '/snapshot/create', { server_id: serverId, name: label }), 201, 'v1.3 snapshot/create').body.snapshot_id;
+      const uuid = expect(
+        await call('POST', token, '/snapshot/create', { server_id: serverId, name: label }),
+        201,
+        'v1.3 snapshot/create',
+      ).body.snapshot_id;
       const list = expect(await call('GET', token, '/snapshot/list'), 200, 'v1.3 snapshot/list').body.snapshots;
       return list.find((s: { uuid: string }) => s.uuid === uuid).id;
     },
@@ -206,10 +289,18 @@ export function v13(server: TestServer): Protocol {
       expect(await call('DELETE', token, `/snapshot/remove/${id}`), 204, 'v1.3 snapshot/remove');
     },
     async restoreSnapshot(token, serverId, snapshotId) {
-      expect(await call('PATCH', token, '/snapshot/restore', { server_id: serverId, snapshot_id: snapshotId }), 202, 'v1.3 snapshot/restore');
+      expect(
+        await call('PATCH', token, '/snapshot/restore', { server_id: serverId, snapshot_id: snapshotId }),
+        202,
+        'v1.3 snapshot/restore',
+      );
     },
     async restoreBackup(token, serverId, backupId) {
-      expect(await call('PATCH', token, '/backup/restore', { server_id: serverId, backup_id: backupId }), 202, 'v1.3 backup/restore');
+      expect(
+        await call('PATCH', token, '/backup/restore', { server_id: serverId, backup_id: backupId }),
+        202,
+        'v1.3 backup/restore',
+      );
     },
   };
 }
@@ -219,4 +310,7 @@ export function protocol(server: TestServer, name: ProtocolName): Protocol {
 }
 
 /** Both directions, by name (tests are declared before the server starts): made through the first, seen through the second. */
-export const crossings: [ProtocolName, ProtocolName][] = [['v1', 'v1.3'], ['v1.3', 'v1']];
+export const crossings: [ProtocolName, ProtocolName][] = [
+  ['v1', 'v1.3'],
+  ['v1.3', 'v1'],
+];

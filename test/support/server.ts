@@ -146,7 +146,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     admin: (method, path, body) => request(method, path, { token: ADMIN_TOKEN, body }),
     async advance(seconds) {
       const result = await request('POST', '/admin/clock/advance', { token: ADMIN_TOKEN, body: { seconds } });
-      if (result.status !== 200) throw new Error(`clock advance failed: ${result.status} ${JSON.stringify(result.body)}`);
+      if (result.status !== 200)
+        throw new Error(`clock advance failed: ${result.status} ${JSON.stringify(result.body)}`);
     },
     async close() {
       await running.close();

@@ -9,9 +9,18 @@ export const standardServer = { hostname: 'web-1.example.com', label: 'web 1', r
 /** Seconds that cover every simulated transition at the default SIM_* timings. */
 export const SETTLE_SECONDS = 600;
 
-export async function deployServer(server: TestServer, token: string, overrides: Record<string, unknown> = {}, options: { settle?: boolean } = {}) {
-  const created = await server.request('POST', '/v1.3/server/create', { token, body: { ...standardServer, ...overrides } });
-  if (created.status !== 201) throw new Error(`server/create failed: ${created.status} ${JSON.stringify(created.body)}`);
+export async function deployServer(
+  server: TestServer,
+  token: string,
+  overrides: Record<string, unknown> = {},
+  options: { settle?: boolean } = {},
+) {
+  const created = await server.request('POST', '/v1.3/server/create', {
+    token,
+    body: { ...standardServer, ...overrides },
+  });
+  if (created.status !== 201)
+    throw new Error(`server/create failed: ${created.status} ${JSON.stringify(created.body)}`);
   if (options.settle !== false) await server.advance(SETTLE_SECONDS);
   return created.body as { id: number; uuid: string; [key: string]: any };
 }
@@ -32,6 +41,10 @@ export function ecdsaPublicKey(comment = 'test@example'): string {
     length.writeUInt32BE(data.length);
     return Buffer.concat([length, data]);
   };
-  const blob = Buffer.concat([sshString(Buffer.from('ecdsa-sha2-nistp256')), sshString(Buffer.from('nistp256')), sshString(point)]);
+  const blob = Buffer.concat([
+    sshString(Buffer.from('ecdsa-sha2-nistp256')),
+    sshString(Buffer.from('nistp256')),
+    sshString(point),
+  ]);
   return `ecdsa-sha2-nistp256 ${blob.toString('base64')} ${comment}`;
 }

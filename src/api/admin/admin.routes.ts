@@ -4,7 +4,14 @@
 import { Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
-import { advanceClock, clockState, creditAccount, findAccounts, patchAccount, resetAll } from '../../accounts/operator.service.ts';
+import {
+  advanceClock,
+  clockState,
+  creditAccount,
+  findAccounts,
+  patchAccount,
+  resetAll,
+} from '../../accounts/operator.service.ts';
 import { listOutbox } from '../../mail/mail.service.ts';
 import { Account, responses, Timestamp } from '../v1_3/schemas.ts';
 
@@ -14,17 +21,29 @@ const security = [{ operator: [] }];
 const adminErrors = [400, 401, 403, 404];
 /** The v1.3 Account object plus what only the operator sees. */
 const AdminAccount = Type.Object({ ...Account.properties, blocked: Type.Boolean() });
-const AccountRef = Type.Object({ account: Type.String({ minLength: 1, maxLength: 254, description: 'id, uuid or e-mail' }) });
+const AccountRef = Type.Object({
+  account: Type.String({ minLength: 1, maxLength: 254, description: 'id, uuid or e-mail' }),
+});
 const Transaction = Type.Object({
-  id: Type.String(), ptype: Type.String(), pstatus: Type.String(), amount: Type.Number(), fee: Type.Number(), taxrate: Type.Number(),
-  note: Type.Union([Type.String(), Type.Null()]), ts_created: Timestamp, ts_last_changed: Timestamp,
+  id: Type.String(),
+  ptype: Type.String(),
+  pstatus: Type.String(),
+  amount: Type.Number(),
+  fee: Type.Number(),
+  taxrate: Type.Number(),
+  note: Type.Union([Type.String(), Type.Null()]),
+  ts_created: Timestamp,
+  ts_last_changed: Timestamp,
 });
 
 export function operatorRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
-    method: 'GET', url: '/accounts', config: { access: 'operator' },
+    method: 'GET',
+    url: '/accounts',
+    config: { access: 'operator' },
     schema: {
-      tags, security,
+      tags,
+      security,
       summary: 'Accounts (the first 1000 by id), or the one with this e-mail',
       querystring: Type.Object({ email: Type.Optional(Type.String({ maxLength: 254 })) }),
       response: responses({ 200: Type.Object({ accounts: Type.Array(AdminAccount) }) }, adminErrors),
@@ -33,10 +52,13 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'PATCH', url: '/accounts/:account', config: { access: 'operator' },
+    method: 'PATCH',
+    url: '/accounts/:account',
+    config: { access: 'operator' },
     schema: {
-      tags, security,
-      summary: 'Change an account\'s flags, server limit or permissions; answers the account',
+      tags,
+      security,
+      summary: "Change an account's flags, server limit or permissions; answers the account",
       params: AccountRef,
       body: Type.Object({
         activated: Type.Optional(Type.Boolean()),
@@ -51,12 +73,18 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'POST', url: '/accounts/:account/credit', config: { access: 'operator' },
+    method: 'POST',
+    url: '/accounts/:account/credit',
+    config: { access: 'operator' },
     schema: {
-      tags, security,
-      summary: 'Add money (a negative amount debits); appears in the account\'s transaction list',
+      tags,
+      security,
+      summary: "Add money (a negative amount debits); appears in the account's transaction list",
       params: AccountRef,
-      body: Type.Object({ amount: Type.Union([Type.Number(), Type.String({ maxLength: 32 })], { description: 'USD, up to 6 decimals' }), note: Type.Optional(Type.String({ maxLength: 500 })) }),
+      body: Type.Object({
+        amount: Type.Union([Type.Number(), Type.String({ maxLength: 32 })], { description: 'USD, up to 6 decimals' }),
+        note: Type.Optional(Type.String({ maxLength: 500 })),
+      }),
       response: responses({ 201: Transaction }, adminErrors),
     },
     handler: async (request, reply) => {
@@ -66,35 +94,62 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'GET', url: '/outbox', config: { access: 'operator' },
+    method: 'GET',
+    url: '/outbox',
+    config: { access: 'operator' },
     schema: {
-      tags, security,
+      tags,
+      security,
       summary: 'Every mail the server sent, newest first (at most 1000)',
       querystring: Type.Object({ to: Type.Optional(Type.String({ maxLength: 254 })) }),
-      response: responses({
-        200: Type.Object({
-          messages: Type.Array(Type.Object({
-            id: Type.Integer(), to: Type.String(), subject: Type.String(), text: Type.String(), created: Timestamp,
-            delivered: Type.Boolean({ description: 'delivered over SMTP (always false without SMTP_URL)' }),
-            attempts: Type.Integer({ description: 'SMTP delivery attempts so far' }),
-            last_error: Type.Union([Type.String(), Type.Null()], { description: 'why the last SMTP attempt failed' }),
-          })),
-        }),
-      }, adminErrors),
+      response: responses(
+        {
+          200: Type.Object({
+            messages: Type.Array(
+              Type.Object({
+                id: Type.Integer(),
+                to: Type.String(),
+                subject: Type.String(),
+                text: Type.String(),
+                created: Timestamp,
+                delivered: Type.Boolean({ description: 'delivered over SMTP (always false without SMTP_URL)' }),
+                attempts: Type.Integer({ description: 'SMTP delivery attempts so far' }),
+                last_error: Type.Union([Type.String(), Type.Null()], {
+                  description: 'why the last SMTP attempt failed',
+                }),
+              }),
+            ),
+          }),
+        },
+        adminErrors,
+      ),
     },
     handler: async (request) => ({ messages: await listOutbox(ctx, request.query.to) }),
   });
 
   app.route({
-    method: 'GET', url: '/clock', config: { access: 'operator' },
-    schema: { tags, security, summary: 'The server\'s clock: every timestamp it writes comes from it', response: responses({ 200: Type.Object({ now: Timestamp, mode: Type.String({ enum: ['system', 'virtual'] }) }) }, adminErrors) },
+    method: 'GET',
+    url: '/clock',
+    config: { access: 'operator' },
+    schema: {
+      tags,
+      security,
+      summary: "The server's clock: every timestamp it writes comes from it",
+      response: responses(
+        { 200: Type.Object({ now: Timestamp, mode: Type.String({ enum: ['system', 'virtual'] }) }) },
+        adminErrors,
+      ),
+    },
     handler: async () => clockState(ctx),
   });
 
   app.route({
-    method: 'POST', url: '/clock/advance', config: { access: 'operator' },
+    method: 'POST',
+    url: '/clock/advance',
+    config: { access: 'operator' },
     schema: {
-      tags, security,
+      tags,
+      security,
       summary: 'Move the virtual clock forward (409 unless CLOCK=virtual)',
       body: Type.Object({ seconds: Type.Number({ minimum: 0, maximum: 10 * 365 * 86400 }) }),
       response: responses({ 200: Type.Object({ now: Timestamp }) }, [...adminErrors, 409]),
@@ -103,8 +158,15 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'POST', url: '/reset', config: { access: 'operator' },
-    schema: { tags, security, summary: 'Delete every account and resource; the catalog and the clock stay', response: responses({ 200: Type.Object({ reset: Type.Boolean() }) }, adminErrors) },
+    method: 'POST',
+    url: '/reset',
+    config: { access: 'operator' },
+    schema: {
+      tags,
+      security,
+      summary: 'Delete every account and resource; the catalog and the clock stay',
+      response: responses({ 200: Type.Object({ reset: Type.Boolean() }) }, adminErrors),
+    },
     handler: async () => {
       await resetAll(ctx);
       return { reset: true };

@@ -15,16 +15,25 @@ const keyName = 'API key (v1 createkey)';
 export function accountRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
     // The same per-token budget as /v1.3/account/info: one account, one budget, whichever version asks.
-    method: 'GET', url: '/account/info', config: { access: 'account', rateLimits: ['accountInfo'] },
-    schema: { tags, summary: 'Account info in the legacy field names', response: responses({ 200: LegacyAccount }, authErrors) },
+    method: 'GET',
+    url: '/account/info',
+    config: { access: 'account', rateLimits: ['accountInfo'] },
+    schema: {
+      tags,
+      summary: 'Account info in the legacy field names',
+      response: responses({ 200: LegacyAccount }, authErrors),
+    },
     handler: async (request) => toLegacyAccount(await accountInfo(ctx, actorOf(request))),
   });
 
   app.route({
-    method: 'GET', url: '/account/createkey', config: { access: 'account' },
+    method: 'GET',
+    url: '/account/createkey',
+    config: { access: 'account' },
     schema: {
       tags,
-      summary: 'Create an API key: the message is the key, a bare word. It is a token of the account (listed by /v1.3/account/token_list) and works on both versions',
+      summary:
+        'Create an API key: the message is the key, a bare word. It is a token of the account (listed by /v1.3/account/token_list) and works on both versions',
       response: responses({ 200: StatusEnvelope }, [401, 403, 429]),
     },
     handler: async (request) => envelope((await createToken(ctx, actorOf(request), keyName)).token, 200),

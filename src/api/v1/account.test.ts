@@ -15,7 +15,9 @@ before(async () => {
   server = await startTestServer({ SERVERS_LIMIT: '7', BLOCKED_PORTS_UDP: '53,123' });
   alice = await createAccount(server);
 });
-after(async () => { await server.close(); });
+after(async () => {
+  await server.close();
+});
 
 const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 const legacyInfo = (token: string) => server.request('GET', '/v1/account/info', { token });
@@ -26,7 +28,16 @@ describe('account/info', () => {
     const result = await legacyInfo(alice.token);
     assert.equal(result.status, 200);
     const info = result.body;
-    assert.deepEqual(Object.keys(info).sort(), ['ID', 'activated', 'balance', 'blocked_ports', 'lastlogin', 'registerdate', 'servers', 'smtp_allowed']);
+    assert.deepEqual(Object.keys(info).sort(), [
+      'ID',
+      'activated',
+      'balance',
+      'blocked_ports',
+      'lastlogin',
+      'registerdate',
+      'servers',
+      'smtp_allowed',
+    ]);
     const current = await currentInfo(alice.token);
     assert.equal(info.ID, current.id);
     assert.equal(info.balance, '100.00');
@@ -42,7 +53,15 @@ describe('account/info', () => {
   test('balance and servers.running follow what either version does', async () => {
     const bob = await createAccount(server);
     await deployServer(server, bob.token);
-    assert.equal((await server.request('POST', '/v1/server/create', { token: bob.token, form: { hostname: 'b.example.com', OSID: 1001, DCID: 101, PLAN: 3 } })).status, 200);
+    assert.equal(
+      (
+        await server.request('POST', '/v1/server/create', {
+          token: bob.token,
+          form: { hostname: 'b.example.com', OSID: 1001, DCID: 101, PLAN: 3 },
+        })
+      ).status,
+      200,
+    );
     await server.advance(SETTLE_SECONDS);
     const [legacy, current] = await Promise.all([v1(server).account(bob.token), v13(server).account(bob.token)]);
     assert.deepEqual(legacy, current);
@@ -53,10 +72,13 @@ describe('account/info', () => {
     assert.equal(Number(raw), current.balance);
   });
 
-  test('smtp_allowed and activated show the account\'s flags', async () => {
+  test("smtp_allowed and activated show the account's flags", async () => {
     const carol = await createAccount(server, { activate: false });
     assert.equal((await legacyInfo(carol.token)).body.activated, false);
-    assert.equal((await server.admin('PATCH', `/admin/accounts/${carol.id}`, { smtp: true, activated: true })).status, 200);
+    assert.equal(
+      (await server.admin('PATCH', `/admin/accounts/${carol.id}`, { smtp: true, activated: true })).status,
+      200,
+    );
     const info = (await legacyInfo(carol.token)).body;
     assert.equal(info.smtp_allowed, true);
     assert.equal(info.activated, true);
@@ -68,9 +90,18 @@ describe('account/info', () => {
     assert.deepEqual(Object.keys(missing.body).sort(), ['message', 'response_code', 'response_type']);
     assert.equal(missing.body.response_type, 'error');
     assert.equal(missing.body.response_code, 401);
-    assert.equal((await server.request('GET', '/v1/account/info', { headers: { authorization: alice.token } })).status, 200);
-    assert.equal((await server.request('GET', '/v1/account/info', { headers: { authorization: `Bearer ${alice.token}` } })).status, 200);
-    assert.equal((await server.request('GET', '/v1/account/info', { headers: { authorization: `${alice.token}x` } })).status, 401);
+    assert.equal(
+      (await server.request('GET', '/v1/account/info', { headers: { authorization: alice.token } })).status,
+      200,
+    );
+    assert.equal(
+      (await server.request('GET', '/v1/account/info', { headers: { authorization: `Bearer ${alice.token}` } })).status,
+      200,
+    );
+    assert.equal(
+      (await server.request('GET', '/v1/account/info', { headers: { authorization: `${alice.token}x` } })).status,
+      401,
+    );
   });
 });
 
@@ -91,17 +122,29 @@ describe('account/createkey', () => {
     assert.match(listed.name, /createkey/);
 
     assert.equal((await server.request('GET', '/v1.3/account/info', { token: key })).body.id, alice.id);
-    assert.equal((await server.request('GET', '/v1/account/info', { headers: { authorization: key } })).body.ID, alice.id);
+    assert.equal(
+      (await server.request('GET', '/v1/account/info', { headers: { authorization: key } })).body.ID,
+      alice.id,
+    );
 
     // Removed through v1.3, it stops working on v1.
-    assert.equal((await server.request('DELETE', `/v1.3/account/token_remove/${listed.uuid}`, { token: alice.token })).status, 204);
+    assert.equal(
+      (await server.request('DELETE', `/v1.3/account/token_remove/${listed.uuid}`, { token: alice.token })).status,
+      204,
+    );
     assert.equal((await server.request('GET', '/v1/account/info', { headers: { authorization: key } })).status, 401);
   });
 
   test('a token from v1.3 token_create works as a v1 API key, bare or with Bearer', async () => {
-    const created = await server.request('POST', '/v1.3/account/token_create', { token: alice.token, body: { name: 'ci' } });
+    const created = await server.request('POST', '/v1.3/account/token_create', {
+      token: alice.token,
+      body: { name: 'ci' },
+    });
     assert.equal(created.status, 201);
-    assert.equal((await server.request('GET', '/v1/reservedip/list', { headers: { authorization: created.body.token } })).status, 200);
+    assert.equal(
+      (await server.request('GET', '/v1/reservedip/list', { headers: { authorization: created.body.token } })).status,
+      200,
+    );
     assert.equal((await server.request('GET', '/v1/server/list', { token: created.body.token })).status, 200);
   });
 
@@ -119,8 +162,12 @@ describe('account/createkey', () => {
 
 describe('rate limits', () => {
   let limited: TestServer;
-  before(async () => { limited = await startTestServer({ RATE_ACCOUNT_INFO_PER_MINUTE: '2' }); });
-  after(async () => { await limited.close(); });
+  before(async () => {
+    limited = await startTestServer({ RATE_ACCOUNT_INFO_PER_MINUTE: '2' });
+  });
+  after(async () => {
+    await limited.close();
+  });
 
   test('account/info shares one budget with v1.3; the 429 is an envelope with Retry-After', async () => {
     const erin = await createAccount(limited); // its set-up read account/info once through v1.3

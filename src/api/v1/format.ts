@@ -54,7 +54,8 @@ export async function withLegacyFields<T>(fields: Record<string, string>, work: 
   try {
     return await work();
   } catch (error) {
-    if (error instanceof Invalid) throw new Invalid(error.problems.map((p) => ({ field: fields[p.field] ?? p.field, reason: p.reason })));
+    if (error instanceof Invalid)
+      throw new Invalid(error.problems.map((p) => ({ field: fields[p.field] ?? p.field, reason: p.reason })));
     throw error;
   }
 }

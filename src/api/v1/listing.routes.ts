@@ -4,23 +4,50 @@
 import { Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
-import { imagesOffered, listedRegion, planRunsWindows, plansOffered, regionsOffered } from '../../catalog/listing.service.ts';
+import {
+  imagesOffered,
+  listedRegion,
+  planRunsWindows,
+  plansOffered,
+  regionsOffered,
+} from '../../catalog/listing.service.ts';
 import { responses, tags } from './schemas.ts';
-import { keyed, Keyed, LegacyLocation, LegacyPlan, LegacyTemplate, toLegacyLocation, toLegacyPlan, toLegacyTemplate } from './shapes.ts';
+import {
+  keyed,
+  Keyed,
+  LegacyLocation,
+  LegacyPlan,
+  LegacyTemplate,
+  toLegacyLocation,
+  toLegacyPlan,
+  toLegacyTemplate,
+} from './shapes.ts';
 
-const Location = Type.Object({ DCID: Type.Integer({ minimum: 1, maximum: 9999, description: 'a location id from /locations/list (the region id)' }) });
+const Location = Type.Object({
+  DCID: Type.Integer({ minimum: 1, maximum: 9999, description: 'a location id from /locations/list (the region id)' }),
+});
 
 export function listingRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
-    method: 'GET', url: '/locations/list', config: { access: 'public' },
-    schema: { tags, security: [], summary: 'Every location (region); its id is the DCID', response: responses({ 200: Keyed(LegacyLocation) }, [429]) },
+    method: 'GET',
+    url: '/locations/list',
+    config: { access: 'public' },
+    schema: {
+      tags,
+      security: [],
+      summary: 'Every location (region); its id is the DCID',
+      response: responses({ 200: Keyed(LegacyLocation) }, [429]),
+    },
     handler: async () => keyed(regionsOffered(ctx).map(toLegacyLocation), (location) => location.id),
   });
 
   app.route({
-    method: 'GET', url: '/templates/list/:DCID', config: { access: 'public' },
+    method: 'GET',
+    url: '/templates/list/:DCID',
+    config: { access: 'public' },
     schema: {
-      tags, security: [],
+      tags,
+      security: [],
       summary: 'Operating systems and applications offered in the location; the id is the OSID',
       params: Location,
       response: responses({ 200: Keyed(LegacyTemplate) }, [400, 404, 429]),
@@ -32,16 +59,22 @@ export function listingRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'GET', url: '/plans/list/:DCID', config: { access: 'public' },
+    method: 'GET',
+    url: '/plans/list/:DCID',
+    config: { access: 'public' },
     schema: {
-      tags, security: [],
+      tags,
+      security: [],
       summary: 'Plans sold in the location; the id is the PLAN',
       params: Location,
       response: responses({ 200: Keyed(LegacyPlan) }, [400, 404, 429]),
     },
     handler: async (request) => {
       const region = listedRegion(ctx, request.params.DCID);
-      return keyed(plansOffered(ctx, region.id).map((plan) => toLegacyPlan(plan, planRunsWindows(ctx, plan, region.id))), (plan) => plan.id);
+      return keyed(
+        plansOffered(ctx, region.id).map((plan) => toLegacyPlan(plan, planRunsWindows(ctx, plan, region.id))),
+        (plan) => plan.id,
+      );
     },
   });
 }

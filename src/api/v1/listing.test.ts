@@ -8,8 +8,12 @@ import { createAccount } from '../../../test/support/accounts.ts';
 
 let server: TestServer;
 
-before(async () => { server = await startTestServer(); });
-after(async () => { await server.close(); });
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server.close();
+});
 
 const get = async (path: string) => {
   const result = await server.request('GET', path);
@@ -23,7 +27,16 @@ describe('locations/list', () => {
     assert.deepEqual(Object.keys(locations), Object.keys(regions));
     for (const [id, location] of Object.entries<any>(locations)) {
       const region = regions[id];
-      assert.deepEqual(Object.keys(location).sort(), ['city', 'country', 'features', 'id', 'latitude', 'longitude', 'operator_id', 'slug']);
+      assert.deepEqual(Object.keys(location).sort(), [
+        'city',
+        'country',
+        'features',
+        'id',
+        'latitude',
+        'longitude',
+        'operator_id',
+        'slug',
+      ]);
       assert.equal(location.id, Number(id));
       assert.equal(location.city, region.city);
       assert.equal(location.country, region.country);
@@ -31,8 +44,11 @@ describe('locations/list', () => {
       assert.equal(location.longitude, region.longitude);
       assert.equal(location.operator_id, region.operator_id ?? '');
       assert.deepEqual(location.features, {
-        ddos_protection: region.features.ddos_protection, block_storage: region.features.block_storage,
-        private_networking: region.features.private_networking, ipv6: region.features.ipv6, backups: region.features.backups,
+        ddos_protection: region.features.ddos_protection,
+        block_storage: region.features.block_storage,
+        private_networking: region.features.private_networking,
+        ipv6: region.features.ipv6,
+        backups: region.features.backups,
       });
     }
     assert.equal(locations['101'].slug, 'nyc');
@@ -43,10 +59,22 @@ describe('locations/list', () => {
 describe('templates/list/{DCID}', () => {
   test('the v1.3 images of that location, in the legacy field names', async () => {
     for (const dcid of [101, 601]) {
-      const [templates, { images }] = await Promise.all([get(`/v1/templates/list/${dcid}`), get(`/v1.3/image/list?region_id=${dcid}`)]);
+      const [templates, { images }] = await Promise.all([
+        get(`/v1/templates/list/${dcid}`),
+        get(`/v1.3/image/list?region_id=${dcid}`),
+      ]);
       assert.deepEqual(Object.keys(templates), Object.keys(images));
       for (const [id, template] of Object.entries<any>(templates)) {
-        assert.deepEqual(Object.keys(template).sort(), ['hourly_cost', 'id', 'min_disk', 'min_memory', 'name', 'onapp_os_distro', 'os_distro', 'os_type']);
+        assert.deepEqual(Object.keys(template).sort(), [
+          'hourly_cost',
+          'id',
+          'min_disk',
+          'min_memory',
+          'name',
+          'onapp_os_distro',
+          'os_distro',
+          'os_type',
+        ]);
         assert.equal(template.id, Number(id));
         assert.equal(template.name, images[id].name);
         assert.equal(template.os_type, images[id].os_type);
@@ -56,7 +84,16 @@ describe('templates/list/{DCID}', () => {
       }
     }
     const windows = (await get('/v1/templates/list/101'))['1101'];
-    assert.deepEqual(windows, { id: 1101, name: 'Windows Server 2022 Standard', os_type: 'windows', os_distro: 'windows', onapp_os_distro: 'windows', min_memory: 2048, min_disk: 40, hourly_cost: 0.022 });
+    assert.deepEqual(windows, {
+      id: 1101,
+      name: 'Windows Server 2022 Standard',
+      os_type: 'windows',
+      os_distro: 'windows',
+      onapp_os_distro: 'windows',
+      min_memory: 2048,
+      min_disk: 40,
+      hourly_cost: 0.022,
+    });
     assert.equal((await get('/v1/templates/list/101'))['1021'].onapp_os_distro, 'rhel');
     assert.equal((await get('/v1/templates/list/601'))['1101'], undefined, 'not offered in 601');
   });
@@ -69,7 +106,17 @@ describe('plans/list/{DCID}', () => {
       assert.deepEqual(Object.keys(plans), Object.keys(v13.plans));
       for (const [id, plan] of Object.entries<any>(plans)) {
         const current = v13.plans[id];
-        assert.deepEqual(Object.keys(plan).sort(), ['bandwidth', 'cpu', 'disk', 'id', 'name', 'plan_type', 'price_per_hour', 'ram', 'windows']);
+        assert.deepEqual(Object.keys(plan).sort(), [
+          'bandwidth',
+          'cpu',
+          'disk',
+          'id',
+          'name',
+          'plan_type',
+          'price_per_hour',
+          'ram',
+          'windows',
+        ]);
         assert.equal(plan.id, Number(id));
         assert.equal(plan.name, current.name);
         assert.equal(plan.cpu, String(current.vcpus));
@@ -81,7 +128,17 @@ describe('plans/list/{DCID}', () => {
       }
     }
     const nyc = await get('/v1/plans/list/101');
-    assert.deepEqual(nyc['1'], { id: 1, name: 's-1vcpu-1gb', plan_type: 'SSD', windows: false, cpu: '1', ram: '1024', disk: '25', bandwidth: '1', price_per_hour: 0.00685 });
+    assert.deepEqual(nyc['1'], {
+      id: 1,
+      name: 's-1vcpu-1gb',
+      plan_type: 'SSD',
+      windows: false,
+      cpu: '1',
+      ram: '1024',
+      disk: '25',
+      bandwidth: '1',
+      price_per_hour: 0.00685,
+    });
     assert.equal(nyc['3'].windows, true, '50 GB holds Windows Server (40 GB)');
     assert.equal(nyc['9'].plan_type, 'DEDICATED');
     assert.equal((await get('/v1/plans/list/103'))['9'], undefined, 'not sold in 103');
@@ -100,13 +157,19 @@ describe('listing refusals', () => {
       assert.match(unknown.body.message, /location not found/);
       const malformed = await server.request('GET', `/v1/${kind}/list/nyc`);
       assert.equal(malformed.status, 400);
-      assert.deepEqual(malformed.body.fields.map((f: { field: string }) => f.field), ['DCID']);
+      assert.deepEqual(
+        malformed.body.fields.map((f: { field: string }) => f.field),
+        ['DCID'],
+      );
     }
   });
 
   test('a key is not needed but does no harm', async () => {
     const account = await createAccount(server);
     assert.equal((await server.request('GET', '/v1/locations/list', { token: account.token })).status, 200);
-    assert.equal((await server.request('GET', '/v1/plans/list/101', { headers: { authorization: 'not-a-key' } })).status, 200);
+    assert.equal(
+      (await server.request('GET', '/v1/plans/list/101', { headers: { authorization: 'not-a-key' } })).status,
+      200,
+    );
   });
 });

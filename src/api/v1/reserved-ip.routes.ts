@@ -8,13 +8,22 @@ import { actorOf } from '../../http/api-app.ts';
 import { Forbidden, LimitReached } from '../../platform/errors.ts';
 import { parseRef } from '../../platform/ids.ts';
 import {
-  attachFloatingIp, createFloatingIp, detachFloatingIp, findFloatingIpByAddress, listFloatingIps, removeFloatingIp,
+  attachFloatingIp,
+  createFloatingIp,
+  detachFloatingIp,
+  findFloatingIpByAddress,
+  listFloatingIps,
+  removeFloatingIp,
 } from '../../floating-ips/floating-ip.service.ts';
 import { envelope, withLegacyFields } from './format.ts';
 import { authErrors, changeErrors, formBody, Id, responses, StatusEnvelope, tags } from './schemas.ts';
 import { keyed, Keyed, LegacyReservedIp, toLegacyReservedIp } from './shapes.ts';
 
-const IpField = Type.String({ minLength: 1, maxLength: 64, description: 'the address as listed in IP (an IPv6 block with or without /64), or the reserved IP\'s ID' });
+const IpField = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: "the address as listed in IP (an IPv6 block with or without /64), or the reserved IP's ID",
+});
 const Attachment = Type.Object({ IP: IpField, SUBID: Id });
 /** Service field → form field, for the 400s of attach, detach and remove. */
 const attachmentFields = { ip_id: 'IP', server_id: 'SUBID' };
@@ -26,38 +35,57 @@ async function ipRef(ctx: Platform, actor: Actor, value: string): Promise<string
 
 export function reservedIpRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
-    method: 'GET', url: '/reservedip/list', config: { access: 'account' },
-    schema: { tags, summary: 'The account\'s reserved IPs (v1.3 floating IPs)', response: responses({ 200: Keyed(LegacyReservedIp) }, authErrors) },
-    handler: async (request) => keyed((await listFloatingIps(ctx, actorOf(request))).map(toLegacyReservedIp), (ip) => ip.ID),
+    method: 'GET',
+    url: '/reservedip/list',
+    config: { access: 'account' },
+    schema: {
+      tags,
+      summary: "The account's reserved IPs (v1.3 floating IPs)",
+      response: responses({ 200: Keyed(LegacyReservedIp) }, authErrors),
+    },
+    handler: async (request) =>
+      keyed((await listFloatingIps(ctx, actorOf(request))).map(toLegacyReservedIp), (ip) => ip.ID),
   });
 
   app.route({
-    method: 'POST', url: '/reservedip/create', config: { access: 'account' },
+    method: 'POST',
+    url: '/reservedip/create',
+    config: { access: 'account' },
     schema: {
       tags,
       summary: 'Reserve an address in a location (billed hourly); the message is the new address',
       consumes: formBody,
       body: Type.Object({
         DCID: Id,
-        ip_type: Type.Optional(Type.String({ enum: ['v4', 'v6'], description: 'v4 (the default) or v6 (a /64 block)' })),
+        ip_type: Type.Optional(
+          Type.String({ enum: ['v4', 'v6'], description: 'v4 (the default) or v6 (a /64 block)' }),
+        ),
       }),
       response: responses({ 200: StatusEnvelope }, [...changeErrors, 402, 404, 409]),
     },
     handler: async (request) => {
-      const input = { regionId: request.body.DCID, ipVersion: request.body.ip_type === 'v6' ? 6 as const : 4 as const };
+      const input = {
+        regionId: request.body.DCID,
+        ipVersion: request.body.ip_type === 'v6' ? (6 as const) : (4 as const),
+      };
       try {
-        const created = await withLegacyFields({ region_id: 'DCID', ip_version: 'ip_type' }, () => createFloatingIp(ctx, actorOf(request), input));
+        const created = await withLegacyFields({ region_id: 'DCID', ip_version: 'ip_type' }, () =>
+          createFloatingIp(ctx, actorOf(request), input),
+        );
         return envelope(created.ip_address, 202);
       } catch (error) {
         // The spec's own words for this refusal: more addresses come from support.
-        if (error instanceof LimitReached && error.limit === 'floating_ips') throw new Forbidden(`Maximum number of IPs assigned (${error.maximum}): contact support to request more`);
+        if (error instanceof LimitReached && error.limit === 'floating_ips')
+          throw new Forbidden(`Maximum number of IPs assigned (${error.maximum}): contact support to request more`);
         throw error;
       }
     },
   });
 
   app.route({
-    method: 'POST', url: '/reservedip/remove', config: { access: 'account' },
+    method: 'POST',
+    url: '/reservedip/remove',
+    config: { access: 'account' },
     schema: {
       tags,
       summary: 'Release an unattached reserved IP; billing stops',
@@ -67,7 +95,9 @@ export function reservedIpRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request) => {
       const actor = actorOf(request);
-      await withLegacyFields(attachmentFields, async () => removeFloatingIp(ctx, actor, await ipRef(ctx, actor, request.body.IP)));
+      await withLegacyFields(attachmentFields, async () =>
+        removeFloatingIp(ctx, actor, await ipRef(ctx, actor, request.body.IP)),
+      );
       return envelope(`reserved IP ${request.body.IP} removed`, 204);
     },
   });
@@ -75,10 +105,15 @@ export function reservedIpRoutes(app: ApiApp, ctx: Platform): void {
   for (const command of ['attach', 'detach'] as const) {
     const change = command === 'attach' ? attachFloatingIp : detachFloatingIp;
     app.route({
-      method: 'POST', url: `/reservedip/${command}`, config: { access: 'account' },
+      method: 'POST',
+      url: `/reservedip/${command}`,
+      config: { access: 'account' },
       schema: {
         tags,
-        summary: command === 'attach' ? 'Attach to a server (SUBID) of the same location' : 'Detach from the server (SUBID) it is attached to',
+        summary:
+          command === 'attach'
+            ? 'Attach to a server (SUBID) of the same location'
+            : 'Detach from the server (SUBID) it is attached to',
         consumes: formBody,
         body: Attachment,
         response: responses({ 200: StatusEnvelope }, [...changeErrors, 404, 409]),
@@ -86,8 +121,13 @@ export function reservedIpRoutes(app: ApiApp, ctx: Platform): void {
       handler: async (request) => {
         const actor = actorOf(request);
         const { IP, SUBID } = request.body;
-        await withLegacyFields(attachmentFields, async () => change(ctx, actor, { ipId: await ipRef(ctx, actor, IP), serverId: SUBID }));
-        return envelope(`reserved IP ${IP} ${command === 'attach' ? 'attached to' : 'detached from'} server ${SUBID}`, 201);
+        await withLegacyFields(attachmentFields, async () =>
+          change(ctx, actor, { ipId: await ipRef(ctx, actor, IP), serverId: SUBID }),
+        );
+        return envelope(
+          `reserved IP ${IP} ${command === 'attach' ? 'attached to' : 'detached from'} server ${SUBID}`,
+          201,
+        );
       },
     });
   }

@@ -18,9 +18,12 @@ before(async () => {
   server = await startTestServer({ SERVERS_LIMIT: '100', FLOATING_IPS_LIMIT: '100' });
   [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
 });
-after(async () => { await server.close(); });
+after(async () => {
+  await server.close();
+});
 
-const post = (path: string, form: Record<string, string | number | boolean>, token = alice.token, on = server) => on.request('POST', `/v1/reservedip${path}`, { token, form });
+const post = (path: string, form: Record<string, string | number | boolean>, token = alice.token, on = server) =>
+  on.request('POST', `/v1/reservedip${path}`, { token, form });
 async function legacyList(token = alice.token) {
   const list = await server.request('GET', '/v1/reservedip/list', { token });
   assert.equal(list.status, 200, JSON.stringify(list.body));
@@ -32,8 +35,6 @@ async function viewOf(address: string, token = alice.token): Promise<ReservedIpV
   return ip;
 }
 
-
-
 describe('reserved IPs across versions', () => {
   for (const [made, seen] of crossings) {
     test(`created, attached, detached and removed through ${made}: ${seen} sees each step`, async () => {
@@ -43,31 +44,61 @@ describe('reserved IPs across versions', () => {
       const listed = (await viewer.reservedIps(alice.token)).find((ip) => ip.address === address);
       assert.ok(listed, `${seen} lists the address reserved through ${made}`);
       assert.deepEqual({ ...listed, id: 0 }, { id: 0, address, version: 4, attachedTo: null, regionId: 101 });
-      assert.equal((await viewer.reservedIps(bob.token)).some((ip) => ip.address === address), false);
+      assert.equal(
+        (await viewer.reservedIps(bob.token)).some((ip) => ip.address === address),
+        false,
+      );
 
       const target = await deployServer(server, alice.token);
       await actor.attach(alice.token, listed, target.id);
       assert.equal((await viewer.reservedIps(alice.token)).find((ip) => ip.id === listed.id)?.attachedTo, target.id);
-      assert.ok((await viewer.servers(alice.token)).find((s) => s.id === target.id)?.addresses.includes(address), 'the server shows the address');
+      assert.ok(
+        (await viewer.servers(alice.token)).find((s) => s.id === target.id)?.addresses.includes(address),
+        'the server shows the address',
+      );
 
       await actor.detach(alice.token, listed, target.id);
       assert.equal((await viewer.reservedIps(alice.token)).find((ip) => ip.id === listed.id)?.attachedTo, null);
-      assert.equal((await viewer.servers(alice.token)).find((s) => s.id === target.id)?.addresses.includes(address), false);
+      assert.equal(
+        (await viewer.servers(alice.token)).find((s) => s.id === target.id)?.addresses.includes(address),
+        false,
+      );
 
       await actor.removeReservedIp(alice.token, listed);
-      assert.equal((await viewer.reservedIps(alice.token)).some((ip) => ip.id === listed.id), false);
+      assert.equal(
+        (await viewer.reservedIps(alice.token)).some((ip) => ip.id === listed.id),
+        false,
+      );
     });
   }
 
-  test('the legacy Reserved IP object: exactly the spec\'s fields, the same ID, address, time and server as v1.3', async () => {
-    const created = await server.request('POST', '/v1.3/floating_ip/create', { token: alice.token, body: { region_id: 102, ip_version: 4 } });
+  test("the legacy Reserved IP object: exactly the spec's fields, the same ID, address, time and server as v1.3", async () => {
+    const created = await server.request('POST', '/v1.3/floating_ip/create', {
+      token: alice.token,
+      body: { region_id: 102, ip_version: 4 },
+    });
     const ip = await viewOf(created.body.ip_address);
     const here = await deployServer(server, alice.token, { region: 102 });
-    assert.equal((await server.request('PATCH', '/v1.3/floating_ip/attach', { token: alice.token, body: { ip_id: ip.id, server_id: here.id } })).status, 202);
+    assert.equal(
+      (
+        await server.request('PATCH', '/v1.3/floating_ip/attach', {
+          token: alice.token,
+          body: { ip_id: ip.id, server_id: here.id },
+        })
+      ).status,
+      202,
+    );
 
     const entry = (await legacyList())[String(ip.id)];
     assert.deepEqual(Object.keys(entry).sort(), ['ID', 'IP', 'attached_to', 'created_at', 'location_id', 'type']);
-    assert.deepEqual(entry, { ID: ip.id, IP: created.body.ip_address, type: 'v4', created_at: created.body.created, attached_to: here.id, location_id: 102 });
+    assert.deepEqual(entry, {
+      ID: ip.id,
+      IP: created.body.ip_address,
+      type: 'v4',
+      created_at: created.body.created,
+      attached_to: here.id,
+      location_id: 102,
+    });
   });
 
   test('IPv6 (ip_type v6): a /64 block listed as type v6, named by its address however it is written', async () => {
@@ -75,14 +106,20 @@ describe('reserved IPs across versions', () => {
     assert.equal(created.status, 200, JSON.stringify(created.body));
     const address: string = created.body.message;
     assert.match(address, /^2001:db8:101:[0-9a-f]{1,4}::$/);
-    const v13Entry = (await server.request('GET', '/v1.3/floating_ip/list', { token: alice.token })).body.floating_ips.find((f: { address: string }) => f.address === address);
+    const v13Entry = (
+      await server.request('GET', '/v1.3/floating_ip/list', { token: alice.token })
+    ).body.floating_ips.find((f: { address: string }) => f.address === address);
     assert.equal(v13Entry.prefix, 64);
     assert.equal((await legacyList())[String(v13Entry.id)].type, 'v6');
 
     const six = await deployServer(server, alice.token, { ipv6_networking: true });
     const spelled = `${address.toUpperCase().replace('::', ':0:0:0:0')}/64`;
     assert.equal((await post('/attach', { IP: spelled, SUBID: six.id })).status, 200);
-    assert.ok((await serverInfo(server, alice.token, six.id)).iface.v6.some((i: { address: string; type: string }) => i.address === address && i.type === 'floating'));
+    assert.ok(
+      (await serverInfo(server, alice.token, six.id)).iface.v6.some(
+        (i: { address: string; type: string }) => i.address === address && i.type === 'floating',
+      ),
+    );
     assert.equal((await post('/detach', { IP: `${address}/64`, SUBID: six.id })).status, 200);
     assert.equal((await post('/remove', { IP: spelled })).status, 200);
     assert.equal((await legacyList())[String(v13Entry.id)], undefined);
@@ -95,7 +132,9 @@ describe('reserved IPs across versions', () => {
     assert.equal(created.body.response_code, 202);
     assert.match(created.body.message, /^192\.0\.2\.\d+$/);
     const ip = await viewOf(created.body.message);
-    const uuid = (await server.request('GET', '/v1.3/floating_ip/list', { token: alice.token })).body.floating_ips.find((f: { id: number }) => f.id === ip.id).uuid;
+    const uuid = (await server.request('GET', '/v1.3/floating_ip/list', { token: alice.token })).body.floating_ips.find(
+      (f: { id: number }) => f.id === ip.id,
+    ).uuid;
     const target = await deployServer(server, alice.token);
 
     const attached = await post('/attach', { IP: ip.id, SUBID: target.id });
@@ -107,14 +146,18 @@ describe('reserved IPs across versions', () => {
     const removed = await post('/remove', { IP: String(ip.id) });
     assert.equal(removed.status, 200);
     assert.equal(removed.body.response_code, 204);
-    assert.equal((await server.request('DELETE', `/v1.3/floating_ip/remove/${ip.id}`, { token: alice.token })).status, 404);
+    assert.equal(
+      (await server.request('DELETE', `/v1.3/floating_ip/remove/${ip.id}`, { token: alice.token })).status,
+      404,
+    );
   });
 
   test('remove stops billing at once (v1.3 billing.usage)', async () => {
     const fresh = await createAccount(server);
-    const usage = async () => (await server.request('GET', '/v1.3/account/info', { token: fresh.token })).body.billing.usage;
+    const usage = async () =>
+      (await server.request('GET', '/v1.3/account/info', { token: fresh.token })).body.billing.usage;
     const created = await post('/create', { DCID: 101 }, fresh.token);
-    assert.ok(await usage() > 0);
+    assert.ok((await usage()) > 0);
     assert.equal((await post('/remove', { IP: created.body.message }, fresh.token)).status, 200);
     assert.equal(await usage(), 0);
   });
@@ -143,13 +186,21 @@ describe('reserved IP refusals', () => {
     assert.deepEqual((await server.request('GET', '/v1/reservedip/list', { token: poor.token })).body, {});
   });
 
-  test('another account\'s reserved IP, by address or by ID, answers exactly like a missing one', async () => {
+  test("another account's reserved IP, by address or by ID, answers exactly like a missing one", async () => {
     const bobs = await post('/create', { DCID: 101 }, bob.token);
     const bobsIp = await viewOf(bobs.body.message, bob.token);
     const target = await deployServer(server, alice.token);
     for (const IP of [bobsIp.address, bobsIp.id]) {
-      const foreign = [await post('/remove', { IP }), await post('/attach', { IP, SUBID: target.id }), await post('/detach', { IP, SUBID: target.id })];
-      const missing = [await post('/remove', { IP: '203.0.113.250' }), await post('/attach', { IP: 99_999_999, SUBID: target.id }), await post('/detach', { IP: 'not-an-address', SUBID: target.id })];
+      const foreign = [
+        await post('/remove', { IP }),
+        await post('/attach', { IP, SUBID: target.id }),
+        await post('/detach', { IP, SUBID: target.id }),
+      ];
+      const missing = [
+        await post('/remove', { IP: '203.0.113.250' }),
+        await post('/attach', { IP: 99_999_999, SUBID: target.id }),
+        await post('/detach', { IP: 'not-an-address', SUBID: target.id }),
+      ];
       for (const [index, result] of foreign.entries()) {
         assertError(result, 404);
         assert.deepEqual(result.body, missing[index]!.body);
@@ -177,18 +228,33 @@ describe('reserved IP refusals', () => {
 
 describe('the per-account limit (FLOATING_IPS_LIMIT)', () => {
   let limited: TestServer;
-  before(async () => { limited = await startTestServer({ FLOATING_IPS_LIMIT: '2', CATALOG_FILE: smallCatalogFile() }); });
-  after(async () => { await limited.close(); });
+  before(async () => {
+    limited = await startTestServer({ FLOATING_IPS_LIMIT: '2', CATALOG_FILE: smallCatalogFile() });
+  });
+  after(async () => {
+    await limited.close();
+  });
 
   test('counts IPs made through both versions; v1 answers the spec\'s "Maximum number of IPs assigned", v1.3 its own 403', async () => {
     const carol = await createAccount(limited);
     const other = await createAccount(limited);
-    assert.equal((await limited.request('POST', '/v1.3/floating_ip/create', { token: carol.token, body: { region_id: 101, ip_version: 4 } })).status, 201);
+    assert.equal(
+      (
+        await limited.request('POST', '/v1.3/floating_ip/create', {
+          token: carol.token,
+          body: { region_id: 101, ip_version: 4 },
+        })
+      ).status,
+      201,
+    );
     assert.equal((await post('/create', { DCID: 101 }, carol.token, limited)).status, 200);
 
     const legacy = await post('/create', { DCID: 102 }, carol.token, limited);
     assertError(legacy, 403, /^Maximum number of IPs assigned \(2\): contact support to request more$/);
-    const current = await limited.request('POST', '/v1.3/floating_ip/create', { token: carol.token, body: { region_id: 102, ip_version: 4 } });
+    const current = await limited.request('POST', '/v1.3/floating_ip/create', {
+      token: carol.token,
+      body: { region_id: 102, ip_version: 4 },
+    });
     assert.equal(current.status, 403);
     assert.match(current.body.errors.reason, /floating IP limit reached/);
     assert.equal((await protocol(limited, 'v1').reservedIps(carol.token)).length, 2, 'a refused create takes nothing');
@@ -202,10 +268,21 @@ describe('the per-account limit (FLOATING_IPS_LIMIT)', () => {
 
   test('concurrent creates through both versions never exceed the limit', async () => {
     const frank = await createAccount(limited);
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => i % 2
-      ? post('/create', { DCID: 102 }, frank.token, limited)
-      : limited.request('POST', '/v1.3/floating_ip/create', { token: frank.token, body: { region_id: 102, ip_version: 4 } })));
-    assert.equal(results.filter((r) => r.status === 200 || r.status === 201).length, 2, JSON.stringify(results.map((r) => r.status)));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        i % 2
+          ? post('/create', { DCID: 102 }, frank.token, limited)
+          : limited.request('POST', '/v1.3/floating_ip/create', {
+              token: frank.token,
+              body: { region_id: 102, ip_version: 4 },
+            }),
+      ),
+    );
+    assert.equal(
+      results.filter((r) => r.status === 200 || r.status === 201).length,
+      2,
+      JSON.stringify(results.map((r) => r.status)),
+    );
     assert.ok(results.every((r) => [200, 201, 403].includes(r.status)));
     assert.equal((await protocol(limited, 'v1.3').reservedIps(frank.token)).length, 2);
   });

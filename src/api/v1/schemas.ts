@@ -8,18 +8,28 @@ export const tags = ['v1 legacy'];
 /** What every POST route consumes: the spec's form fields (JSON is accepted too, undocumented). */
 export const formBody = ['application/x-www-form-urlencoded'];
 
-export const StatusEnvelope = Type.Object({
-  message: Type.String(),
-  response_type: Type.Literal('success'),
-  response_code: Type.Integer({ description: 'per operation (spec table); the HTTP status is 200' }),
-}, { description: 'status envelope' });
+export const StatusEnvelope = Type.Object(
+  {
+    message: Type.String(),
+    response_type: Type.Literal('success'),
+    response_code: Type.Integer({ description: 'per operation (spec table); the HTTP status is 200' }),
+  },
+  { description: 'status envelope' },
+);
 
-const ErrorEnvelope = Type.Object({
-  message: Type.String({ description: 'the reason; for a 400 every bad field as `field: reason`' }),
-  response_type: Type.Literal('error'),
-  response_code: Type.Integer({ description: 'equal to the HTTP status' }),
-  fields: Type.Optional(Type.Array(Type.Object({ field: Type.String(), reason: Type.String() }), { description: 'for a 400: one entry per bad form field' })),
-}, { description: 'error envelope (our decision: the spec shows none)' });
+const ErrorEnvelope = Type.Object(
+  {
+    message: Type.String({ description: 'the reason; for a 400 every bad field as `field: reason`' }),
+    response_type: Type.Literal('error'),
+    response_code: Type.Integer({ description: 'equal to the HTTP status' }),
+    fields: Type.Optional(
+      Type.Array(Type.Object({ field: Type.String(), reason: Type.String() }), {
+        description: 'for a 400: one entry per bad form field',
+      }),
+    ),
+  },
+  { description: 'error envelope (our decision: the spec shows none)' },
+);
 
 /** Response map with the error envelope added for the statuses a route can answer. */
 export function responses<T extends Record<number, TSchema>>(ok: T, errors: number[] = []): T {
@@ -34,9 +44,12 @@ export const authErrors = [401, 429];
 export const changeErrors = [400, 401, 403, 429];
 
 /** An integer id (SUBID, SNAPSHOTID, DCID…); the v1.3 uuid of the same resource is accepted too. */
-export const Id = Type.Union([
-  Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
-  Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' }),
-], { description: 'integer id (or the uuid v1.3 shows)' });
+export const Id = Type.Union(
+  [
+    Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+    Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' }),
+  ],
+  { description: 'integer id (or the uuid v1.3 shows)' },
+);
 
 export const Timestamp = Type.String({ description: 'UTC, YYYY-MM-DDTHH:MM:SSZ', examples: ['2026-11-22T12:00:00Z'] });

@@ -13,7 +13,13 @@ import { authErrors, changeErrors, formBody, Id, responses, StatusEnvelope, tags
 import { keyed, Keyed, LegacyServer, toLegacyServer } from './shapes.ts';
 
 /** Server create's field → form field, for its 400s (`vpc` is what private_networking joins). */
-const createFields = { region: 'DCID', image: 'OSID', plan: 'PLAN', script_url: 'cloud_init_script', vpc: 'private_networking' };
+const createFields = {
+  region: 'DCID',
+  image: 'OSID',
+  plan: 'PLAN',
+  script_url: 'cloud_init_script',
+  vpc: 'private_networking',
+};
 const ServerRef = Type.Object({ SUBID: Id });
 
 // Built field by field, so V8's JSON.stringify sends exactly it, faster than the schema-compiled
@@ -22,16 +28,26 @@ const asBuilt = () => (data: unknown) => JSON.stringify(data);
 
 export function serverRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
-    method: 'GET', url: '/server/list', config: { access: 'account' }, serializerCompiler: asBuilt,
-    schema: { tags, summary: 'The account\'s servers, whichever version created them', response: responses({ 200: Keyed(LegacyServer) }, authErrors) },
+    method: 'GET',
+    url: '/server/list',
+    config: { access: 'account' },
+    serializerCompiler: asBuilt,
+    schema: {
+      tags,
+      summary: "The account's servers, whichever version created them",
+      response: responses({ 200: Keyed(LegacyServer) }, authErrors),
+    },
     handler: async (request) => keyed((await listServers(ctx, actorOf(request))).map(toLegacyServer), (s) => s.ID),
   });
 
   app.route({
-    method: 'POST', url: '/server/create', config: { access: 'account' },
+    method: 'POST',
+    url: '/server/create',
+    config: { access: 'account' },
     schema: {
       tags,
-      summary: 'Deploy a server (billing starts); the message is its SUBID. It is pending until provisioned, then active',
+      summary:
+        'Deploy a server (billing starts); the message is its SUBID. It is pending until provisioned, then active',
       consumes: formBody,
       body: Type.Object({
         label: Type.Optional(Type.String({ maxLength: 100, description: 'display name; the hostname when absent' })),
@@ -40,33 +56,49 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
         DCID: Id,
         PLAN: Id,
         ipv6_networking: Type.Optional(Type.Boolean({ description: 'true or false' })),
-        private_networking: Type.Optional(Type.Boolean({ description: 'true joins the account\'s private network (VPC) in the location, made on first use' })),
+        private_networking: Type.Optional(
+          Type.Boolean({
+            description: "true joins the account's private network (VPC) in the location, made on first use",
+          }),
+        ),
         ddos_protection: Type.Optional(Type.Boolean({ description: 'true or false' })),
-        cloud_init_script: Type.Optional(Type.String({ maxLength: 2048, description: 'http(s) URL of a script run at first boot; empty for none' })),
+        cloud_init_script: Type.Optional(
+          Type.String({ maxLength: 2048, description: 'http(s) URL of a script run at first boot; empty for none' }),
+        ),
       }),
       response: responses({ 200: StatusEnvelope }, [...changeErrors, 402, 404, 409]),
     },
     handler: async (request) => {
       const actor = actorOf(request);
       const form = request.body;
-      const created = await withLegacyFields(createFields, async () => createServer(ctx, actor, {
-        hostname: form.hostname,
-        label: form.label?.trim() ? form.label : form.hostname,
-        region: form.DCID,
-        image: form.OSID,
-        plan: form.PLAN,
-        ipv6_networking: form.ipv6_networking,
-        ddos_protection: form.ddos_protection,
-        script_url: form.cloud_init_script?.trim() ? form.cloud_init_script.trim() : undefined,
-        vpc: form.private_networking ? (await defaultVpc(ctx, actor, form.DCID)).uuid : undefined,
-      }));
+      const created = await withLegacyFields(createFields, async () =>
+        createServer(ctx, actor, {
+          hostname: form.hostname,
+          label: form.label?.trim() ? form.label : form.hostname,
+          region: form.DCID,
+          image: form.OSID,
+          plan: form.PLAN,
+          ipv6_networking: form.ipv6_networking,
+          ddos_protection: form.ddos_protection,
+          script_url: form.cloud_init_script?.trim() ? form.cloud_init_script.trim() : undefined,
+          vpc: form.private_networking ? (await defaultVpc(ctx, actor, form.DCID)).uuid : undefined,
+        }),
+      );
       return envelope(String(created.row.id), 202);
     },
   });
 
   app.route({
-    method: 'POST', url: '/server/remove', config: { access: 'account' },
-    schema: { tags, summary: 'Remove the server for good (billing stops); its snapshots stay', consumes: formBody, body: ServerRef, response: responses({ 200: StatusEnvelope }, [...changeErrors, 404]) },
+    method: 'POST',
+    url: '/server/remove',
+    config: { access: 'account' },
+    schema: {
+      tags,
+      summary: 'Remove the server for good (billing stops); its snapshots stay',
+      consumes: formBody,
+      body: ServerRef,
+      response: responses({ 200: StatusEnvelope }, [...changeErrors, 404]),
+    },
     handler: async (request) => {
       await removeServer(ctx, actorOf(request), request.body.SUBID);
       return envelope(`server ${request.body.SUBID} removed`, 204);
@@ -75,10 +107,15 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
 
   for (const command of ['reboot', 'stop'] as const) {
     app.route({
-      method: 'POST', url: `/server/${command}`, config: { access: 'account' },
+      method: 'POST',
+      url: `/server/${command}`,
+      config: { access: 'account' },
       schema: {
         tags,
-        summary: command === 'reboot' ? 'Restart a running server, start a stopped one' : 'Power the server off (a forced halt)',
+        summary:
+          command === 'reboot'
+            ? 'Restart a running server, start a stopped one'
+            : 'Power the server off (a forced halt)',
         consumes: formBody,
         body: ServerRef,
         response: responses({ 200: StatusEnvelope }, [...changeErrors, 404, 409]),

@@ -17,11 +17,15 @@ before(async () => {
   server = await startTestServer({ SERVERS_LIMIT: '100' });
   [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
 });
-after(async () => { await server.close(); });
+after(async () => {
+  await server.close();
+});
 
 const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
-const create = (form: Record<string, string | number | boolean>, token = alice.token) => server.request('POST', '/v1/server/create', { token, form });
-const post = (path: string, form: Record<string, string | number | boolean>, token = alice.token) => server.request('POST', `/v1${path}`, { token, form });
+const create = (form: Record<string, string | number | boolean>, token = alice.token) =>
+  server.request('POST', '/v1/server/create', { token, form });
+const post = (path: string, form: Record<string, string | number | boolean>, token = alice.token) =>
+  server.request('POST', `/v1${path}`, { token, form });
 const legacyList = async (token = alice.token) => {
   const list = await server.request('GET', '/v1/server/list', { token });
   assert.equal(list.status, 200, JSON.stringify(list.body));
@@ -29,13 +33,20 @@ const legacyList = async (token = alice.token) => {
 };
 const minimal = { hostname: 'legacy.example.com', OSID: 1001, DCID: 101, PLAN: 1 };
 
-
 describe('server/create and server/list, across versions', () => {
   for (const [made, seen] of crossings) {
     test(`a server created through ${made} is listed by ${seen}: same id, name, power, addresses, password, price`, async () => {
       const maker = protocol(server, made);
       const viewer = protocol(server, seen);
-      const id = await maker.createServer(alice.token, { hostname: `x-${made.replace('.', '')}.example.com`, label: `made in ${made}`, region: 101, image: 1001, plan: 1, ipv6: true, ddosProtection: true });
+      const id = await maker.createServer(alice.token, {
+        hostname: `x-${made.replace('.', '')}.example.com`,
+        label: `made in ${made}`,
+        region: 101,
+        image: 1001,
+        plan: 1,
+        ipv6: true,
+        ddosProtection: true,
+      });
 
       const pending = (await viewer.servers(alice.token)).find((s) => s.id === id);
       assert.ok(pending, `${seen} lists the server made through ${made}`);
@@ -46,20 +57,40 @@ describe('server/create and server/list, across versions', () => {
       assert.equal(pending.price, 15);
 
       await server.advance(SETTLE_SECONDS);
-      const [fromMaker, fromViewer] = await Promise.all([maker, viewer].map(async (p) => (await p.servers(alice.token)).find((s) => s.id === id)));
+      const [fromMaker, fromViewer] = await Promise.all(
+        [maker, viewer].map(async (p) => (await p.servers(alice.token)).find((s) => s.id === id)),
+      );
       assert.equal(fromViewer!.power, 'running');
       assert.equal(fromViewer!.addresses.length, 2, 'an IPv4 and an IPv6 address');
       assert.deepEqual(fromViewer, fromMaker);
       // Bob sees neither.
-      assert.equal((await viewer.servers(bob.token)).some((s) => s.id === id), false);
+      assert.equal(
+        (await viewer.servers(bob.token)).some((s) => s.id === id),
+        false,
+      );
     });
   }
 
-  test('the legacy Server object has exactly the spec\'s fields: pending, then active with iface and bandwidth as strings', async () => {
+  test("the legacy Server object has exactly the spec's fields: pending, then active with iface and bandwidth as strings", async () => {
     // Made through v1.3, read through v1.
-    const made = await deployServer(server, alice.token, { hostname: 'shape.example.com', label: 'shape', ipv6_networking: true }, { settle: false });
+    const made = await deployServer(
+      server,
+      alice.token,
+      { hostname: 'shape.example.com', label: 'shape', ipv6_networking: true },
+      { settle: false },
+    );
     const pending = (await legacyList())[String(made.id)];
-    assert.deepEqual(Object.keys(pending).sort(), ['ID', 'bandwidth', 'created', 'ddos_protection', 'iface', 'name', 'password', 'power', 'price']);
+    assert.deepEqual(Object.keys(pending).sort(), [
+      'ID',
+      'bandwidth',
+      'created',
+      'ddos_protection',
+      'iface',
+      'name',
+      'password',
+      'power',
+      'price',
+    ]);
     assert.equal(pending.ID, made.id);
     assert.equal(pending.name, 'shape');
     assert.equal(pending.power, 'pending');
@@ -75,31 +106,74 @@ describe('server/create and server/list, across versions', () => {
     const info = await serverInfo(server, alice.token, made.id);
     const active = (await legacyList())[String(made.id)];
     assert.equal(active.power, 'active');
-    assert.deepEqual(active.iface.v4, [{ ip_address: info.iface.v4[0].address, netmask: '255.255.255.128', gateway: '192.0.2.1', type: 'public' }]);
-    assert.deepEqual(active.iface.v6, [{ ip_address: info.iface.v6[0].address, netmask: 64, gateway: 'fe80::1', type: 'public' }]);
+    assert.deepEqual(active.iface.v4, [
+      { ip_address: info.iface.v4[0].address, netmask: '255.255.255.128', gateway: '192.0.2.1', type: 'public' },
+    ]);
+    assert.deepEqual(active.iface.v6, [
+      { ip_address: info.iface.v6[0].address, netmask: 64, gateway: 'fe80::1', type: 'public' },
+    ]);
     assert.equal(typeof active.bandwidth.usage, 'string');
     assert.equal(Number(active.bandwidth.usage), info.bandwidth.usage);
   });
 
   test('a floating IP shows as a public v4 entry, a VPC address as private', async () => {
     const made = await deployServer(server, alice.token, { hostname: 'ifaces.example.com' });
-    const ip = await server.request('POST', '/v1.3/floating_ip/create', { token: alice.token, body: { region_id: 101, ip_version: 4 } });
-    const ipId = (await server.request('GET', '/v1.3/floating_ip/list', { token: alice.token })).body.floating_ips.find((f: { uuid: string }) => f.uuid === ip.body.uuid).id;
-    assert.equal((await server.request('PATCH', '/v1.3/floating_ip/attach', { token: alice.token, body: { ip_id: ipId, server_id: made.id } })).status, 202);
-    const vpc = await server.request('POST', '/v1.3/vpc/create', { token: alice.token, body: { region_id: 101, name: 'backend' } });
-    assert.equal((await server.request('PATCH', '/v1.3/vpc/attach', { token: alice.token, body: { vpc_id: vpc.body.uuid, server_id: made.id } })).status, 202);
+    const ip = await server.request('POST', '/v1.3/floating_ip/create', {
+      token: alice.token,
+      body: { region_id: 101, ip_version: 4 },
+    });
+    const ipId = (await server.request('GET', '/v1.3/floating_ip/list', { token: alice.token })).body.floating_ips.find(
+      (f: { uuid: string }) => f.uuid === ip.body.uuid,
+    ).id;
+    assert.equal(
+      (
+        await server.request('PATCH', '/v1.3/floating_ip/attach', {
+          token: alice.token,
+          body: { ip_id: ipId, server_id: made.id },
+        })
+      ).status,
+      202,
+    );
+    const vpc = await server.request('POST', '/v1.3/vpc/create', {
+      token: alice.token,
+      body: { region_id: 101, name: 'backend' },
+    });
+    assert.equal(
+      (
+        await server.request('PATCH', '/v1.3/vpc/attach', {
+          token: alice.token,
+          body: { vpc_id: vpc.body.uuid, server_id: made.id },
+        })
+      ).status,
+      202,
+    );
 
     const entry = (await legacyList())[String(made.id)];
-    assert.deepEqual(entry.iface.v4.map((i: { type: string }) => i.type), ['public', 'public', 'private']);
-    assert.deepEqual(entry.iface.v4[1], { ip_address: ip.body.ip_address, netmask: '255.255.255.255', gateway: '192.0.2.1', type: 'public' });
+    assert.deepEqual(
+      entry.iface.v4.map((i: { type: string }) => i.type),
+      ['public', 'public', 'private'],
+    );
+    assert.deepEqual(entry.iface.v4[1], {
+      ip_address: ip.body.ip_address,
+      netmask: '255.255.255.255',
+      gateway: '192.0.2.1',
+      type: 'public',
+    });
     assert.match(entry.iface.v4[2].ip_address, /^10\./);
     assert.equal(entry.iface.v4[2].netmask, '255.255.255.0');
   });
 
   test('every form field reaches the server: label, hostname, OSID, DCID, PLAN, ipv6_networking, ddos_protection, private_networking, cloud_init_script', async () => {
     const result = await create({
-      label: 'all fields', hostname: 'all.example.com', OSID: 1011, DCID: 102, PLAN: 3,
-      ipv6_networking: true, ddos_protection: true, private_networking: true, cloud_init_script: 'https://example.com/init.sh',
+      label: 'all fields',
+      hostname: 'all.example.com',
+      OSID: 1011,
+      DCID: 102,
+      PLAN: 3,
+      ipv6_networking: true,
+      ddos_protection: true,
+      private_networking: true,
+      cloud_init_script: 'https://example.com/init.sh',
     });
     assert.equal(result.status, 200);
     assert.equal(result.body.response_type, 'success');
@@ -119,7 +193,9 @@ describe('server/create and server/list, across versions', () => {
     // private_networking joins the account's VPC of the location, made on first use and then reused.
     const second = await create({ ...minimal, hostname: 'second.example.com', DCID: 102, private_networking: true });
     assert.equal(second.status, 200, JSON.stringify(second.body));
-    const vpcs = (await server.request('GET', '/v1.3/vpc/list', { token: alice.token })).body.vpcs.filter((v: { region: number }) => v.region === 102);
+    const vpcs = (await server.request('GET', '/v1.3/vpc/list', { token: alice.token })).body.vpcs.filter(
+      (v: { region: number }) => v.region === 102,
+    );
     assert.equal(vpcs.length, 1);
     assert.equal(vpcs[0].name, 'default');
     assert.deepEqual(vpcs[0].servers, [info.uuid, (await serverInfo(server, alice.token, second.body.message)).uuid]);
@@ -127,8 +203,15 @@ describe('server/create and server/list, across versions', () => {
 
   test('concurrent creates with private_networking make one private network, not one each', async () => {
     const grace = await createAccount(server);
-    const results = await Promise.all(Array.from({ length: 4 }, (_, i) => create({ ...minimal, hostname: `p${i}.example.com`, DCID: 202, private_networking: true }, grace.token)));
-    assert.deepEqual(results.map((r) => r.status), [200, 200, 200, 200]);
+    const results = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        create({ ...minimal, hostname: `p${i}.example.com`, DCID: 202, private_networking: true }, grace.token),
+      ),
+    );
+    assert.deepEqual(
+      results.map((r) => r.status),
+      [200, 200, 200, 200],
+    );
     const vpcs = (await server.request('GET', '/v1.3/vpc/list', { token: grace.token })).body.vpcs;
     assert.equal(vpcs.length, 1);
     assert.equal(vpcs[0].servers.length, 4);
@@ -136,7 +219,16 @@ describe('server/create and server/list, across versions', () => {
 
   test('label defaults to the hostname, an empty cloud_init_script is none, false booleans are off, ids may be uuids', async () => {
     const regions = (await server.request('GET', '/v1.3/region/list')).body.regions;
-    const result = await create({ hostname: 'plain.example.com', OSID: 1001, DCID: regions['101'].uuid, PLAN: '1', cloud_init_script: '', ipv6_networking: false, ddos_protection: 'false', private_networking: false });
+    const result = await create({
+      hostname: 'plain.example.com',
+      OSID: 1001,
+      DCID: regions['101'].uuid,
+      PLAN: '1',
+      cloud_init_script: '',
+      ipv6_networking: false,
+      ddos_protection: 'false',
+      private_networking: false,
+    });
     assert.equal(result.status, 200, JSON.stringify(result.body));
     const info = await serverInfo(server, alice.token, result.body.message);
     assert.equal(info.name, 'plain.example.com');
@@ -147,7 +239,10 @@ describe('server/create and server/list, across versions', () => {
 
   test('each bad form field is named in one 400 envelope', async () => {
     assertFieldErrors(await create({}), ['DCID', 'OSID', 'PLAN', 'hostname']);
-    assertFieldErrors(await create({ ...minimal, OSID: 'ubuntu', DCID: 'nyc', ipv6_networking: 'yes', ddos_protection: 'maybe' }), ['DCID', 'OSID', 'ddos_protection', 'ipv6_networking']);
+    assertFieldErrors(
+      await create({ ...minimal, OSID: 'ubuntu', DCID: 'nyc', ipv6_networking: 'yes', ddos_protection: 'maybe' }),
+      ['DCID', 'OSID', 'ddos_protection', 'ipv6_networking'],
+    );
     // Rules of the server service, named by the form field the client sent.
     assertFieldErrors(await create({ ...minimal, DCID: 999 }), ['DCID']);
     assertFieldErrors(await create({ ...minimal, OSID: 99999, PLAN: 99999 }), ['OSID', 'PLAN']);
@@ -185,18 +280,37 @@ describe('server/create and server/list, across versions', () => {
     const full = await create(minimal, limited.token);
     assert.equal(full.status, 403);
     assert.match(full.body.message, /servers\.limit/);
-    assert.equal((await server.request('POST', '/v1.3/server/create', { token: limited.token, body: { hostname: 'h.example.com', label: 'h', region: 101, image: 1001, plan: 1 } })).status, 403);
+    assert.equal(
+      (
+        await server.request('POST', '/v1.3/server/create', {
+          token: limited.token,
+          body: { hostname: 'h.example.com', label: 'h', region: 101, image: 1001, plan: 1 },
+        })
+      ).status,
+      403,
+    );
   });
 
   test('401 envelope without a key or with a wrong one; the key works with or without Bearer', async () => {
-    for (const headers of [{}, { authorization: 'Bearer not-a-key-0000000000000000' }, { authorization: 'not-a-key-0000000000000000' }] as Record<string, string>[]) {
+    for (const headers of [
+      {},
+      { authorization: 'Bearer not-a-key-0000000000000000' },
+      { authorization: 'not-a-key-0000000000000000' },
+    ] as Record<string, string>[]) {
       const result = await server.request('GET', '/v1/server/list', { headers });
       assert.equal(result.status, 401);
       assert.equal(result.body.response_type, 'error');
       assert.equal(result.body.response_code, 401);
     }
-    assert.equal((await server.request('GET', '/v1/server/list', { headers: { authorization: alice.token } })).status, 200);
-    assert.equal((await server.request('POST', '/v1/server/create', { headers: { authorization: alice.token }, form: minimal })).status, 200);
+    assert.equal(
+      (await server.request('GET', '/v1/server/list', { headers: { authorization: alice.token } })).status,
+      200,
+    );
+    assert.equal(
+      (await server.request('POST', '/v1/server/create', { headers: { authorization: alice.token }, form: minimal }))
+        .status,
+      200,
+    );
   });
 });
 
@@ -205,7 +319,13 @@ describe('server/remove, server/reboot, server/stop, across versions', () => {
     test(`stop and reboot through ${made} are seen by ${seen}; reboot starts a stopped server; remove ends it`, async () => {
       const actor = protocol(server, made);
       const viewer = protocol(server, seen);
-      const id = await viewer.createServer(alice.token, { hostname: 'power.example.com', label: 'power', region: 101, image: 1001, plan: 1 });
+      const id = await viewer.createServer(alice.token, {
+        hostname: 'power.example.com',
+        label: 'power',
+        region: 101,
+        image: 1001,
+        plan: 1,
+      });
       await server.advance(SETTLE_SECONDS);
       const power = async () => (await viewer.servers(alice.token)).find((s) => s.id === id)?.power;
 
@@ -259,7 +379,7 @@ describe('server/remove, server/reboot, server/stop, across versions', () => {
     assert.equal((await serverInfo(server, alice.token, made.id)).power, 'stopped');
   });
 
-  test('another account\'s SUBID answers exactly like a missing one, and its server stays', async () => {
+  test("another account's SUBID answers exactly like a missing one, and its server stays", async () => {
     const bobs = await deployServer(server, bob.token);
     for (const path of ['/server/remove', '/server/reboot', '/server/stop']) {
       const foreign = await post(path, { SUBID: bobs.id });
@@ -281,11 +401,12 @@ describe('server/remove, server/reboot, server/stop, across versions', () => {
 
   test('create through v1 starts billing at once, remove through v1 stops it (v1.3 billing.usage)', async () => {
     const fresh = await createAccount(server);
-    const usage = async () => (await server.request('GET', '/v1.3/account/info', { token: fresh.token })).body.billing.usage;
+    const usage = async () =>
+      (await server.request('GET', '/v1.3/account/info', { token: fresh.token })).body.billing.usage;
     assert.equal(await usage(), 0);
     const created = await create(minimal, fresh.token);
     assert.equal(created.status, 200);
-    assert.ok(await usage() > 0, 'the server is billed from creation');
+    assert.ok((await usage()) > 0, 'the server is billed from creation');
     await server.advance(SETTLE_SECONDS);
     assert.equal((await post('/server/remove', { SUBID: created.body.message }, fresh.token)).status, 200);
     assert.equal(await usage(), 0);

@@ -25,7 +25,10 @@ export function keyed<T>(entries: T[], idOf: (entry: T) => number): Record<strin
 
 export const LegacyAccount = Type.Object({
   ID: Type.Integer({ description: 'the account id (v1.3 id)' }),
-  balance: Type.String({ description: 'USD with two decimals; positive is money available (as v1.3 balance)', examples: ['100.00'] }),
+  balance: Type.String({
+    description: 'USD with two decimals; positive is money available (as v1.3 balance)',
+    examples: ['100.00'],
+  }),
   activated: Type.Boolean(),
   smtp_allowed: Type.Boolean(),
   blocked_ports: Type.Object({ TCP: Type.Array(Type.Integer()), UDP: Type.Array(Type.Integer()) }),
@@ -55,7 +58,13 @@ export const LegacyLocation = Type.Object({
   country: Type.String(),
   latitude: Type.Number(),
   longitude: Type.Number(),
-  features: Type.Object({ ddos_protection: Type.Boolean(), block_storage: Type.Boolean(), private_networking: Type.Boolean(), ipv6: Type.Boolean(), backups: Type.Boolean() }),
+  features: Type.Object({
+    ddos_protection: Type.Boolean(),
+    block_storage: Type.Boolean(),
+    private_networking: Type.Boolean(),
+    ipv6: Type.Boolean(),
+    backups: Type.Boolean(),
+  }),
   operator_id: Type.String({ description: 'empty when the region has no operator id' }),
 });
 
@@ -68,7 +77,13 @@ export function toLegacyLocation(region: Region): Static<typeof LegacyLocation> 
     country: region.country,
     latitude: region.latitude,
     longitude: region.longitude,
-    features: { ddos_protection: features.ddos_protection, block_storage: features.block_storage, private_networking: features.private_networking, ipv6: features.ipv6, backups: features.backups },
+    features: {
+      ddos_protection: features.ddos_protection,
+      block_storage: features.block_storage,
+      private_networking: features.private_networking,
+      ipv6: features.ipv6,
+      backups: features.backups,
+    },
     operator_id: region.operator_id ?? '',
   };
 }
@@ -100,8 +115,8 @@ export function toLegacyTemplate(image: Image): Static<typeof LegacyTemplate> {
 export const LegacyPlan = Type.Object({
   id: Type.Integer({ description: 'the plan id (PLAN)' }),
   name: Type.String(),
-  plan_type: Type.String({ description: 'the catalog\'s plan type in capitals: SSD, CPU, RAM, DEDICATED' }),
-  windows: Type.Boolean({ description: 'a Windows template of this location fits the plan\'s disk' }),
+  plan_type: Type.String({ description: "the catalog's plan type in capitals: SSD, CPU, RAM, DEDICATED" }),
+  windows: Type.Boolean({ description: "a Windows template of this location fits the plan's disk" }),
   cpu: Type.String({ description: 'vCPUs' }),
   ram: Type.String({ description: 'MB' }),
   disk: Type.String({ description: 'GB' }),
@@ -133,27 +148,57 @@ export const LegacyReservedIp = Type.Object({
 });
 
 export function toLegacyReservedIp(ip: FloatingIp): Static<typeof LegacyReservedIp> {
-  return { ID: ip.id, IP: ip.address, type: isIPv6(ip.address) ? 'v6' : 'v4', created_at: ip.created, attached_to: ip.server_id, location_id: ip.region_id };
+  return {
+    ID: ip.id,
+    IP: ip.address,
+    type: isIPv6(ip.address) ? 'v6' : 'v4',
+    created_at: ip.created,
+    attached_to: ip.server_id,
+    location_id: ip.region_id,
+  };
 }
 
-const V4Interface = Type.Object({ ip_address: Type.String(), netmask: Type.String({ description: 'dotted' }), gateway: Type.String(), type: Type.String({ enum: ['public', 'private'] }) });
-const V6Interface = Type.Object({ ip_address: Type.String(), netmask: Type.Integer({ description: 'prefix length' }), gateway: Type.String(), type: Type.String({ enum: ['public', 'private'] }) });
+const V4Interface = Type.Object({
+  ip_address: Type.String(),
+  netmask: Type.String({ description: 'dotted' }),
+  gateway: Type.String(),
+  type: Type.String({ enum: ['public', 'private'] }),
+});
+const V6Interface = Type.Object({
+  ip_address: Type.String(),
+  netmask: Type.Integer({ description: 'prefix length' }),
+  gateway: Type.String(),
+  type: Type.String({ enum: ['public', 'private'] }),
+});
 
 export const LegacyServer = Type.Object({
   ID: Type.Integer({ description: 'SUBID (v1.3 id)' }),
   price: Type.Number({ description: 'monthly price in USD (as v1.3)' }),
   name: Type.String({ description: 'the label' }),
-  power: Type.String({ description: 'active (running), stopped, pending (provisioning), or the v1.3 name of a transition under way: booting, stopping, rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting' }),
+  power: Type.String({
+    description:
+      'active (running), stopped, pending (provisioning), or the v1.3 name of a transition under way: booting, stopping, rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting',
+  }),
   created: Timestamp,
-  iface: Type.Object({ v4: Type.Array(V4Interface), v6: Type.Array(V6Interface) }, { description: 'empty lists while pending; floating IPs show as public' }),
-  bandwidth: Type.Object({ usage: Type.String({ description: 'GB this calendar month' }), limit: Type.String({ description: 'GB a month in the plan' }) }),
+  iface: Type.Object(
+    { v4: Type.Array(V4Interface), v6: Type.Array(V6Interface) },
+    { description: 'empty lists while pending; floating IPs show as public' },
+  ),
+  bandwidth: Type.Object({
+    usage: Type.String({ description: 'GB this calendar month' }),
+    limit: Type.String({ description: 'GB a month in the plan' }),
+  }),
   password: Type.String({ description: 'root password' }),
   ddos_protection: Type.Boolean(),
 });
 type LegacyServerObject = Static<typeof LegacyServer>;
 
 /** The legacy names of the settled states; a transition under way keeps its v1.3 name. */
-const legacyPower: Readonly<Record<string, string>> = { running: 'active', stopped: 'stopped', provisioning: 'pending' };
+const legacyPower: Readonly<Record<string, string>> = {
+  running: 'active',
+  stopped: 'stopped',
+  provisioning: 'pending',
+};
 
 /** A floating IP is a public address routed to the server: the legacy types know public and private only. */
 function legacyType(entry: NetworkInterface): 'public' | 'private' {
@@ -170,8 +215,18 @@ export function toLegacyServer(details: ServerDetails): LegacyServerObject {
     power: legacyPower[details.power] ?? details.power,
     created: isoSeconds(row.created_at),
     iface: {
-      v4: (iface?.v4 ?? []).map((entry) => ({ ip_address: entry.address, netmask: entry.netmask, gateway: entry.gateway, type: legacyType(entry) })),
-      v6: (iface?.v6 ?? []).map((entry) => ({ ip_address: entry.address, netmask: Number(entry.netmask), gateway: entry.gateway, type: legacyType(entry) })),
+      v4: (iface?.v4 ?? []).map((entry) => ({
+        ip_address: entry.address,
+        netmask: entry.netmask,
+        gateway: entry.gateway,
+        type: legacyType(entry),
+      })),
+      v6: (iface?.v6 ?? []).map((entry) => ({
+        ip_address: entry.address,
+        netmask: Number(entry.netmask),
+        gateway: entry.gateway,
+        type: legacyType(entry),
+      })),
     },
     bandwidth: { usage: String(details.bandwidthUsageGb), limit: String(details.plan.bandwidth_gb) },
     password: details.rootPassword,

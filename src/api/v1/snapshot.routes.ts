@@ -14,8 +14,14 @@ const restoreErrors = [...changeErrors, 404, 409];
 
 export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
-    method: 'GET', url: '/snapshot/list', config: { access: 'account' },
-    schema: { tags, summary: 'The account\'s snapshots (backups are not listed here: /v1.3/snapshot/list shows them, type backup)', response: responses({ 200: Keyed(LegacySnapshot) }, authErrors) },
+    method: 'GET',
+    url: '/snapshot/list',
+    config: { access: 'account' },
+    schema: {
+      tags,
+      summary: "The account's snapshots (backups are not listed here: /v1.3/snapshot/list shows them, type backup)",
+      response: responses({ 200: Keyed(LegacySnapshot) }, authErrors),
+    },
     handler: async (request) => {
       const snapshots = (await listSnapshots(ctx, actorOf(request))).filter((s) => s.type === 'snapshot');
       return keyed(snapshots.map(toLegacySnapshot), (s) => s.ID);
@@ -23,7 +29,9 @@ export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'POST', url: '/snapshot/create', config: { access: 'account' },
+    method: 'POST',
+    url: '/snapshot/create',
+    config: { access: 'account' },
     schema: {
       tags,
       summary: 'Snapshot a server (billed per GB until removed); the message is the new SNAPSHOTID',
@@ -33,14 +41,24 @@ export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request) => {
       const { SUBID, label } = request.body;
-      const snapshot = await withLegacyFields({ name: 'label', server_id: 'SUBID' }, () => createSnapshot(ctx, actorOf(request), { name: label, server_id: SUBID }));
+      const snapshot = await withLegacyFields({ name: 'label', server_id: 'SUBID' }, () =>
+        createSnapshot(ctx, actorOf(request), { name: label, server_id: SUBID }),
+      );
       return envelope(String(snapshot.id), 201);
     },
   });
 
   app.route({
-    method: 'POST', url: '/snapshot/remove', config: { access: 'account' },
-    schema: { tags, summary: 'Remove a snapshot (billing stops)', consumes: formBody, body: Type.Object({ SNAPSHOTID: Id }), response: responses({ 200: StatusEnvelope }, restoreErrors) },
+    method: 'POST',
+    url: '/snapshot/remove',
+    config: { access: 'account' },
+    schema: {
+      tags,
+      summary: 'Remove a snapshot (billing stops)',
+      consumes: formBody,
+      body: Type.Object({ SNAPSHOTID: Id }),
+      response: responses({ 200: StatusEnvelope }, restoreErrors),
+    },
     handler: async (request) => {
       await removeSnapshot(ctx, actorOf(request), request.body.SNAPSHOTID);
       return envelope(`snapshot ${request.body.SNAPSHOTID} removed`, 204);
@@ -48,7 +66,9 @@ export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'POST', url: '/snapshot/restore', config: { access: 'account' },
+    method: 'POST',
+    url: '/snapshot/restore',
+    config: { access: 'account' },
     schema: {
       tags,
       summary: 'Revert a server of the same location, whose disk fits, to the snapshot',
@@ -58,13 +78,17 @@ export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request) => {
       const { SUBID, SNAPSHOTID } = request.body;
-      await withLegacyFields({ snapshot_id: 'SNAPSHOTID', server_id: 'SUBID' }, () => restoreImage(ctx, actorOf(request), { imageRef: SNAPSHOTID, serverRef: SUBID, kind: 'snapshot' }));
+      await withLegacyFields({ snapshot_id: 'SNAPSHOTID', server_id: 'SUBID' }, () =>
+        restoreImage(ctx, actorOf(request), { imageRef: SNAPSHOTID, serverRef: SUBID, kind: 'snapshot' }),
+      );
       return envelope(`server ${SUBID} is restoring snapshot ${SNAPSHOTID}`, 201);
     },
   });
 
   app.route({
-    method: 'POST', url: '/backup/restore', config: { access: 'account' },
+    method: 'POST',
+    url: '/backup/restore',
+    config: { access: 'account' },
     schema: {
       tags,
       summary: 'Revert the server to one of its own backups (their ids: /v1.3/snapshot/list, type backup)',
@@ -74,7 +98,9 @@ export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request) => {
       const { SUBID, BACKUPID } = request.body;
-      await withLegacyFields({ backup_id: 'BACKUPID', server_id: 'SUBID' }, () => restoreImage(ctx, actorOf(request), { imageRef: BACKUPID, serverRef: SUBID, kind: 'backup' }));
+      await withLegacyFields({ backup_id: 'BACKUPID', server_id: 'SUBID' }, () =>
+        restoreImage(ctx, actorOf(request), { imageRef: BACKUPID, serverRef: SUBID, kind: 'backup' }),
+      );
       return envelope(`server ${SUBID} is restoring backup ${BACKUPID}`, 201);
     },
   });

@@ -18,17 +18,27 @@ before(async () => {
   server = await startTestServer({ SERVERS_LIMIT: '100' });
   [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
 });
-after(async () => { await server.close(); });
+after(async () => {
+  await server.close();
+});
 
-const post = (path: string, form: Record<string, string | number | boolean>, token = alice.token) => server.request('POST', `/v1${path}`, { token, form });
-const v13Snapshots = async (token = alice.token) => (await server.request('GET', '/v1.3/snapshot/list', { token })).body.snapshots as { id: number; uuid: string; type: string; name: string; server_id: string; status: string; created: string }[];
+const post = (path: string, form: Record<string, string | number | boolean>, token = alice.token) =>
+  server.request('POST', `/v1${path}`, { token, form });
+const v13Snapshots = async (token = alice.token) =>
+  (await server.request('GET', '/v1.3/snapshot/list', { token })).body.snapshots as {
+    id: number;
+    uuid: string;
+    type: string;
+    name: string;
+    server_id: string;
+    status: string;
+    created: string;
+  }[];
 async function legacyList(token = alice.token) {
   const list = await server.request('GET', '/v1/snapshot/list', { token });
   assert.equal(list.status, 200, JSON.stringify(list.body));
   return list.body;
 }
-
-
 
 describe('snapshots across versions', () => {
   for (const [made, seen] of crossings) {
@@ -37,8 +47,14 @@ describe('snapshots across versions', () => {
       const viewer = protocol(server, seen);
       const source = await deployServer(server, alice.token);
       const id = await actor.createSnapshot(alice.token, source.id, `made in ${made}`);
-      assert.deepEqual((await viewer.snapshots(alice.token)).find((s) => s.id === id), { id, label: `made in ${made}` });
-      assert.equal((await viewer.snapshots(bob.token)).some((s) => s.id === id), false);
+      assert.deepEqual(
+        (await viewer.snapshots(alice.token)).find((s) => s.id === id),
+        { id, label: `made in ${made}` },
+      );
+      assert.equal(
+        (await viewer.snapshots(bob.token)).some((s) => s.id === id),
+        false,
+      );
       assert.equal((await serverInfo(server, alice.token, source.id)).power, 'snapshotting');
       await server.advance(SETTLE_SECONDS);
 
@@ -49,7 +65,10 @@ describe('snapshots across versions', () => {
       assert.equal((await viewer.servers(alice.token)).find((s) => s.id === target.id)?.power, 'running');
 
       await actor.removeSnapshot(alice.token, id);
-      assert.equal((await viewer.snapshots(alice.token)).some((s) => s.id === id), false);
+      assert.equal(
+        (await viewer.snapshots(alice.token)).some((s) => s.id === id),
+        false,
+      );
     });
 
     test(`a backup restored through ${made} is seen by ${seen}`, async () => {
@@ -68,7 +87,10 @@ describe('snapshots across versions', () => {
 
   test('the legacy Snapshot object: exactly ID, label and created, as v1.3 shows them; backups are not listed', async () => {
     const source = await deployServer(server, alice.token, { auto_backups: true });
-    const created = await server.request('POST', '/v1.3/snapshot/create', { token: alice.token, body: { server_id: source.id, name: 'shape' } });
+    const created = await server.request('POST', '/v1.3/snapshot/create', {
+      token: alice.token,
+      body: { server_id: source.id, name: 'shape' },
+    });
     await runBackupSweep(server.running.ctx);
     const all = await v13Snapshots();
     const snapshot = all.find((s) => s.uuid === created.body.snapshot_id)!;
@@ -78,7 +100,13 @@ describe('snapshots across versions', () => {
     const list = await legacyList();
     assert.deepEqual(list[String(snapshot.id)], { ID: snapshot.id, label: 'shape', created: snapshot.created });
     assert.equal(list[String(backup.id)], undefined, 'backups have BACKUPIDs of their own');
-    assert.deepEqual(Object.keys(list).sort(), all.filter((s) => s.type === 'snapshot').map((s) => String(s.id)).sort());
+    assert.deepEqual(
+      Object.keys(list).sort(),
+      all
+        .filter((s) => s.type === 'snapshot')
+        .map((s) => String(s.id))
+        .sort(),
+    );
     await server.advance(SETTLE_SECONDS);
   });
 
@@ -111,16 +139,20 @@ describe('snapshots across versions', () => {
     const removed = await post('/snapshot/remove', { SNAPSHOTID: created.body.message });
     assert.equal(removed.status, 200);
     assert.equal(removed.body.response_code, 204);
-    assert.equal((await v13Snapshots()).some((s) => s.id === entry.id), false);
+    assert.equal(
+      (await v13Snapshots()).some((s) => s.id === entry.id),
+      false,
+    );
   });
 
   test('a snapshot is billed from create to remove through v1 (v1.3 billing.usage)', async () => {
     const fresh = await createAccount(server);
     const source = await deployServer(server, fresh.token);
-    const usage = async () => (await server.request('GET', '/v1.3/account/info', { token: fresh.token })).body.billing.usage;
+    const usage = async () =>
+      (await server.request('GET', '/v1.3/account/info', { token: fresh.token })).body.billing.usage;
     const withServer = await usage();
     const created = await post('/snapshot/create', { SUBID: source.id, label: 'billed' }, fresh.token);
-    assert.ok(await usage() > withServer);
+    assert.ok((await usage()) > withServer);
     await server.advance(SETTLE_SECONDS);
     assert.equal((await post('/snapshot/remove', { SNAPSHOTID: created.body.message }, fresh.token)).status, 200);
     assert.equal(await usage(), withServer);
@@ -144,7 +176,9 @@ describe('snapshot and backup refusals', () => {
     const created = await post('/snapshot/create', { SUBID: source.id, label: 'nyc' });
     await server.advance(SETTLE_SECONDS);
     const elsewhere = await deployServer(server, alice.token, { region: 102 });
-    assertFieldErrors(await post('/snapshot/restore', { SUBID: elsewhere.id, SNAPSHOTID: created.body.message }), ['SNAPSHOTID']);
+    assertFieldErrors(await post('/snapshot/restore', { SUBID: elsewhere.id, SNAPSHOTID: created.body.message }), [
+      'SNAPSHOTID',
+    ]);
   });
 
   test('a backup restores only onto its own server; BACKUPID must be a backup', async () => {
@@ -156,7 +190,11 @@ describe('snapshot and backup refusals', () => {
     assertFieldErrors(await post('/backup/restore', { SUBID: other.id, BACKUPID: backup.id }), ['BACKUPID']);
     const snapshot = await post('/snapshot/create', { SUBID: other.id, label: 'not a backup' });
     await server.advance(SETTLE_SECONDS);
-    assertError(await post('/backup/restore', { SUBID: other.id, BACKUPID: snapshot.body.message }), 404, /backup not found/);
+    assertError(
+      await post('/backup/restore', { SUBID: other.id, BACKUPID: snapshot.body.message }),
+      404,
+      /backup not found/,
+    );
   });
 
   test('a busy server is a 409 envelope; removing a snapshot still being taken too', async () => {
@@ -167,7 +205,7 @@ describe('snapshot and backup refusals', () => {
     await server.advance(SETTLE_SECONDS);
   });
 
-  test('another account\'s server or snapshot answers exactly like a missing one', async () => {
+  test("another account's server or snapshot answers exactly like a missing one", async () => {
     const bobs = await deployServer(server, bob.token);
     const bobsSnapshot = await post('/snapshot/create', { SUBID: bobs.id, label: 'bob' }, bob.token);
     await server.advance(SETTLE_SECONDS);
@@ -175,7 +213,11 @@ describe('snapshot and backup refusals', () => {
     const pairs: [Record<string, number>, Record<string, number>, string][] = [
       [{ SUBID: bobs.id }, { SUBID: 99_999_999 }, '/snapshot/create'],
       [{ SNAPSHOTID: Number(bobsSnapshot.body.message) }, { SNAPSHOTID: 99_999_999 }, '/snapshot/remove'],
-      [{ SUBID: mine.id, SNAPSHOTID: Number(bobsSnapshot.body.message) }, { SUBID: mine.id, SNAPSHOTID: 99_999_999 }, '/snapshot/restore'],
+      [
+        { SUBID: mine.id, SNAPSHOTID: Number(bobsSnapshot.body.message) },
+        { SUBID: mine.id, SNAPSHOTID: 99_999_999 },
+        '/snapshot/restore',
+      ],
       [{ SUBID: bobs.id, BACKUPID: 1 }, { SUBID: 99_999_999, BACKUPID: 1 }, '/backup/restore'],
     ];
     for (const [foreign, missing, path] of pairs) {
@@ -184,19 +226,36 @@ describe('snapshot and backup refusals', () => {
       assertError(a, 404);
       assert.deepEqual(a.body, b.body, path);
     }
-    assert.ok((await v13Snapshots(bob.token)).some((s) => s.id === Number(bobsSnapshot.body.message)), 'bob keeps his snapshot');
+    assert.ok(
+      (await v13Snapshots(bob.token)).some((s) => s.id === Number(bobsSnapshot.body.message)),
+      'bob keeps his snapshot',
+    );
   });
 
   test('402 envelope when the balance cannot pay for the snapshot; 403 without the snapshots permission', async () => {
     const carol = await createAccount(server, { credit: 5 });
     const source = await deployServer(server, carol.token);
-    assert.equal((await server.admin('POST', `/admin/accounts/${carol.id}/credit`, { amount: -10, note: 'drain' })).status, 201);
+    assert.equal(
+      (await server.admin('POST', `/admin/accounts/${carol.id}/credit`, { amount: -10, note: 'drain' })).status,
+      201,
+    );
     assertError(await post('/snapshot/create', { SUBID: source.id, label: 'poor' }, carol.token), 402, /funds/);
 
     const dave = await createAccount(server);
     const daves = await deployServer(server, dave.token);
-    assert.equal((await server.admin('PATCH', `/admin/accounts/${dave.id}`, { permissions: { snapshots: false } })).status, 200);
-    assertError(await post('/snapshot/create', { SUBID: daves.id, label: 'no' }, dave.token), 403, /snapshots permission/);
-    assert.equal((await server.request('GET', '/v1/snapshot/list', { token: dave.token })).status, 200, 'reading needs no permission');
+    assert.equal(
+      (await server.admin('PATCH', `/admin/accounts/${dave.id}`, { permissions: { snapshots: false } })).status,
+      200,
+    );
+    assertError(
+      await post('/snapshot/create', { SUBID: daves.id, label: 'no' }, dave.token),
+      403,
+      /snapshots permission/,
+    );
+    assert.equal(
+      (await server.request('GET', '/v1/snapshot/list', { token: dave.token })).status,
+      200,
+      'reading needs no permission',
+    );
   });
 });

@@ -4,27 +4,51 @@ import { Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
-import { accountInfo, activate, login, register, resetPassword, updateAccount } from '../../accounts/account.service.ts';
+import {
+  accountInfo,
+  activate,
+  login,
+  register,
+  resetPassword,
+  updateAccount,
+} from '../../accounts/account.service.ts';
 import { success } from './format.ts';
 import { Account, authErrors, responses, SuccessObject, Timestamp } from './schemas.ts';
 
 const AuthAnswer = Type.Object({ token: Type.String(), timestamp: Timestamp });
 
 const tags = ['v1.3 account'];
-const Email = Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: 'an e-mail address' });
+const Email = Type.String({
+  maxLength: 254,
+  pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$',
+  description: 'an e-mail address',
+});
 const Password = Type.String({ minLength: 8, maxLength: 1024, description: '8 to 1024 characters' });
 const Country = Type.String({ format: 'country-code', description: 'a two-letter ISO 3166 country code' });
-const PersonName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'a name that is not blank, at most 100 characters' });
+const PersonName = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '\\S',
+  description: 'a name that is not blank, at most 100 characters',
+});
 
 export function accountRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
-    method: 'GET', url: '/account/info', config: { access: 'account', rateLimits: ['accountInfo'] },
-    schema: { tags, summary: 'The Account object of the token\'s account', response: responses({ 200: Account }, [401, 403, 429]) },
+    method: 'GET',
+    url: '/account/info',
+    config: { access: 'account', rateLimits: ['accountInfo'] },
+    schema: {
+      tags,
+      summary: "The Account object of the token's account",
+      response: responses({ 200: Account }, [401, 403, 429]),
+    },
     handler: (request) => accountInfo(ctx, actorOf(request)),
   });
 
   app.route({
-    method: 'POST', url: '/account/register', config: { access: 'public', rateLimits: ['register'] },
+    method: 'POST',
+    url: '/account/register',
+    config: { access: 'public', rateLimits: ['register'] },
     schema: {
       tags,
       summary: 'Register an account (always 201: the status never tells whether the e-mail was free)',
@@ -45,10 +69,12 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'POST', url: '/account/login', config: { access: 'public', rateLimits: ['login'] },
+    method: 'POST',
+    url: '/account/login',
+    config: { access: 'public', rateLimits: ['login'] },
     schema: {
       tags,
-      summary: 'Log in (always 200); returns the account\'s newest token, creating one when it has none',
+      summary: "Log in (always 200); returns the account's newest token, creating one when it has none",
       body: Type.Object({ email: Type.String({ maxLength: 254 }), password: Type.String({ maxLength: 1024 }) }),
       response: responses({ 200: AuthAnswer }, [400, 429]),
     },
@@ -56,7 +82,9 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'PUT', url: '/account/activate', config: { access: 'public', rateLimits: ['activate'] },
+    method: 'PUT',
+    url: '/account/activate',
+    config: { access: 'public', rateLimits: ['activate'] },
     schema: {
       tags,
       summary: 'Activate with the activation uuid from the mail (always 202)',
@@ -71,7 +99,9 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'PATCH', url: '/account/update', config: { access: 'account', rateLimits: ['accountUpdate'] },
+    method: 'PATCH',
+    url: '/account/update',
+    config: { access: 'account', rateLimits: ['accountUpdate'] },
     schema: {
       tags,
       summary: 'Update profile, e-mail or password',
@@ -94,7 +124,9 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'PATCH', url: '/account/reset', config: { access: 'public', rateLimits: ['reset'] },
+    method: 'PATCH',
+    url: '/account/reset',
+    config: { access: 'public', rateLimits: ['reset'] },
     schema: {
       tags,
       summary: 'Mail a temporary password that works beside the current one (always 202)',

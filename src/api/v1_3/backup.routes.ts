@@ -14,21 +14,39 @@ const errors = [...authErrors, 404, 409];
 
 export function backupRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
-    method: 'PATCH', url: '/backup/restore', config: { access: 'account' },
-    schema: { tags, summary: 'Revert the server to one of its backups', body: Type.Object({ backup_id: IdOrUuid, server_id: IdOrUuid }), response: responses({ 202: SuccessObject }, errors) },
+    method: 'PATCH',
+    url: '/backup/restore',
+    config: { access: 'account' },
+    schema: {
+      tags,
+      summary: 'Revert the server to one of its backups',
+      body: Type.Object({ backup_id: IdOrUuid, server_id: IdOrUuid }),
+      response: responses({ 202: SuccessObject }, errors),
+    },
     handler: async (request, reply) => {
-      await restoreImage(ctx, actorOf(request), { imageRef: request.body.backup_id, serverRef: request.body.server_id, kind: 'backup' });
+      await restoreImage(ctx, actorOf(request), {
+        imageRef: request.body.backup_id,
+        serverRef: request.body.server_id,
+        kind: 'backup',
+      });
       reply.code(202);
       return success(202);
     },
   });
 
-  for (const [command, enable] of [['enable', true], ['disable', false]] as const) {
+  for (const [command, enable] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
     app.route({
-      method: 'PATCH', url: `/backup/${command}`, config: { access: 'account' },
+      method: 'PATCH',
+      url: `/backup/${command}`,
+      config: { access: 'account' },
       schema: {
         tags,
-        summary: enable ? 'Start daily backups (kept for BACKUP_RETENTION_DAYS, billed as a share of the server price)' : 'Stop taking backups; those taken stay until they expire',
+        summary: enable
+          ? 'Start daily backups (kept for BACKUP_RETENTION_DAYS, billed as a share of the server price)'
+          : 'Stop taking backups; those taken stay until they expire',
         body: Type.Object({ server_id: IdOrUuid }),
         response: responses({ 202: SuccessObject }, errors),
       },

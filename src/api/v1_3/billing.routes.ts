@@ -11,48 +11,84 @@ import { NullableTimestamp, responses, Timestamp } from './schemas.ts';
 
 const tags = ['v1.3 billing'];
 const Transaction = Type.Object({
-  id: Type.String({ description: 'declared integer; sent string-shaped as the examples show' }), ptype: Type.String(), pstatus: Type.String(),
+  id: Type.String({ description: 'declared integer; sent string-shaped as the examples show' }),
+  ptype: Type.String(),
+  pstatus: Type.String(),
   amount: Type.Number({ description: 'USD, rounded to the cent; negative for a charge paid up front (commit)' }),
-  fee: Type.Number(), taxrate: Type.Number({ description: 'percent' }), ts_created: Timestamp, ts_last_changed: Timestamp,
+  fee: Type.Number(),
+  taxrate: Type.Number({ description: 'percent' }),
+  ts_created: Timestamp,
+  ts_last_changed: Timestamp,
 });
 const InvoiceItem = Type.Object({
   active: Type.Integer({ description: '1 while the resource is billed, 0 once removed' }),
   amount_hr: Type.Number({ description: 'USD an hour, to the micro-dollar' }),
   amount_mo: Type.Number({ description: 'USD a month (the cap per calendar month), to the micro-dollar' }),
-  resource_type: Type.String({ examples: ['server', 'license', 'backup', 'snapshot', 'ddos_protection', 'floating_ip'] }),
+  resource_type: Type.String({
+    examples: ['server', 'license', 'backup', 'snapshot', 'ddos_protection', 'floating_ip'],
+  }),
   usage: Type.Integer({ description: 'hours started, including hours paid up front' }),
   ts_created: Timestamp,
   ts_removed: NullableTimestamp,
 });
-const TimestampText = Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description: 'any text a timestamp can be parsed from: ISO 8601, RFC 2822, Unix seconds; UTC unless it names a zone' });
+const TimestampText = Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
+  description: 'any text a timestamp can be parsed from: ISO 8601, RFC 2822, Unix seconds; UTC unless it names a zone',
+});
 const InvoiceSum = Type.Object({
-  ...Object.fromEntries(INVOICE_SUM_FIELDS.map((field) => [field, Type.Number({ description: `USD charged for ${field} in [ts_start, ts_end)` })])),
+  ...Object.fromEntries(
+    INVOICE_SUM_FIELDS.map((field) => [
+      field,
+      Type.Number({ description: `USD charged for ${field} in [ts_start, ts_end)` }),
+    ]),
+  ),
   ts_start: Timestamp,
   ts_end: Timestamp,
 });
 
 export function billingRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
-    method: 'GET', url: '/transaction/list', config: { access: 'account' },
-    schema: { tags, summary: 'The 100 latest transactions', response: responses({ 200: Type.Object({ transactions: Type.Array(Transaction), meta: Type.Object({ total: Type.Integer() }) }) }, [401, 429]) },
+    method: 'GET',
+    url: '/transaction/list',
+    config: { access: 'account' },
+    schema: {
+      tags,
+      summary: 'The 100 latest transactions',
+      response: responses(
+        { 200: Type.Object({ transactions: Type.Array(Transaction), meta: Type.Object({ total: Type.Integer() }) }) },
+        [401, 429],
+      ),
+    },
     handler: (request) => listTransactions(ctx, actorOf(request).accountId),
   });
 
   app.route({
-    method: 'GET', url: '/invoice/list', config: { access: 'account' },
+    method: 'GET',
+    url: '/invoice/list',
+    config: { access: 'account' },
     schema: {
       tags,
       summary: `Invoice items, newest first, ${INVOICE_PAGE_SIZE} at a time`,
       querystring: Type.Object({
-        start_id: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: `a whole number of items to skip, 0 or more: ${INVOICE_PAGE_SIZE}, ${2 * INVOICE_PAGE_SIZE}, … fetch older pages` })),
+        start_id: Type.Optional(
+          Type.Integer({
+            minimum: 0,
+            maximum: 1_000_000_000,
+            description: `a whole number of items to skip, 0 or more: ${INVOICE_PAGE_SIZE}, ${2 * INVOICE_PAGE_SIZE}, … fetch older pages`,
+          }),
+        ),
       }),
-      response: responses({ 200: Type.Object({ invoices: Type.Array(InvoiceItem), meta: Type.Object({ total: Type.Integer() }) }) }, [400, 401, 429]),
+      response: responses(
+        { 200: Type.Object({ invoices: Type.Array(InvoiceItem), meta: Type.Object({ total: Type.Integer() }) }) },
+        [400, 401, 429],
+      ),
     },
     handler: (request) => listInvoiceItems(ctx, actorOf(request).accountId, request.query.start_id ?? 0),
   });
 
   app.route({
-    method: 'POST', url: '/invoice/sum', config: { access: 'account' },
+    method: 'POST',
+    url: '/invoice/sum',
+    config: { access: 'account' },
     schema: {
       tags,
       summary: 'What each resource type cost in [from, to); both default to the current month (UTC)',

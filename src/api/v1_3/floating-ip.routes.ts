@@ -4,7 +4,13 @@ import { Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
-import { attachFloatingIp, createFloatingIp, detachFloatingIp, listFloatingIps, removeFloatingIp } from '../../floating-ips/floating-ip.service.ts';
+import {
+  attachFloatingIp,
+  createFloatingIp,
+  detachFloatingIp,
+  listFloatingIps,
+  removeFloatingIp,
+} from '../../floating-ips/floating-ip.service.ts';
 import { success } from './format.ts';
 import { authErrors, IdOrUuid, responses, SuccessObject, Timestamp } from './schemas.ts';
 
@@ -14,7 +20,9 @@ const FloatingIp = Type.Object({
   id: Type.Integer({ description: 'integer id (our addition: attach, detach and remove accept it)' }),
   uuid: Type.String(),
   region_id: Type.Integer({ description: 'region of the address (our addition)' }),
-  server_id: Type.Union([Type.Integer(), Type.Null()], { description: 'integer id of the attached server, null when unattached' }),
+  server_id: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'integer id of the attached server, null when unattached',
+  }),
   address: Type.String(),
   netmask: Type.String({ description: '255.255.255.255 for IPv4; the prefix length for IPv6' }),
   gateway: Type.String(),
@@ -28,34 +36,46 @@ const Attachment = Type.Object({ server_id: IdOrUuid, ip_id: IdOrUuid });
 
 export function floatingIpRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
-    method: 'GET', url: '/floating_ip/list', config: { access: 'account' },
+    method: 'GET',
+    url: '/floating_ip/list',
+    config: { access: 'account' },
     schema: { tags, response: responses({ 200: Type.Object({ floating_ips: Type.Array(FloatingIp) }) }, [401, 429]) },
     handler: async (request) => ({ floating_ips: await listFloatingIps(ctx, actorOf(request)) }),
   });
 
   app.route({
-    method: 'POST', url: '/floating_ip/create', config: { access: 'account' },
+    method: 'POST',
+    url: '/floating_ip/create',
+    config: { access: 'account' },
     schema: {
       tags,
-      summary: 'Take an IPv4 address or an IPv6 /64 block from the region\'s pool (billed hourly)',
+      summary: "Take an IPv4 address or an IPv6 /64 block from the region's pool (billed hourly)",
       body: Type.Object({
         region_id: IdOrUuid,
         ip_version: Type.Union([Type.Literal(4), Type.Literal(6)], { description: '4 or 6' }),
       }),
-      response: responses({ 201: Type.Object({ uuid: Type.String(), ip_address: Type.String(), created: Timestamp }) }, [...authErrors, 402, 404, 409]),
+      response: responses(
+        { 201: Type.Object({ uuid: Type.String(), ip_address: Type.String(), created: Timestamp }) },
+        [...authErrors, 402, 404, 409],
+      ),
     },
     handler: async (request, reply) => {
-      const created = await createFloatingIp(ctx, actorOf(request), { regionId: request.body.region_id, ipVersion: request.body.ip_version });
+      const created = await createFloatingIp(ctx, actorOf(request), {
+        regionId: request.body.region_id,
+        ipVersion: request.body.ip_version,
+      });
       reply.code(201);
       return created;
     },
   });
 
   app.route({
-    method: 'PATCH', url: '/floating_ip/attach', config: { access: 'account' },
+    method: 'PATCH',
+    url: '/floating_ip/attach',
+    config: { access: 'account' },
     schema: {
       tags,
-      summary: 'Attach to one of the account\'s servers in the same region',
+      summary: "Attach to one of the account's servers in the same region",
       body: Attachment,
       response: responses({ 202: SuccessObject }, [...authErrors, 404, 409]),
     },
@@ -67,7 +87,9 @@ export function floatingIpRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'PATCH', url: '/floating_ip/detach', config: { access: 'account' },
+    method: 'PATCH',
+    url: '/floating_ip/detach',
+    config: { access: 'account' },
     schema: {
       tags,
       summary: 'Detach from the server it is attached to',
@@ -82,10 +104,12 @@ export function floatingIpRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'DELETE', url: '/floating_ip/remove/:ip_id', config: { access: 'account' },
+    method: 'DELETE',
+    url: '/floating_ip/remove/:ip_id',
+    config: { access: 'account' },
     schema: {
       tags,
-      summary: 'Remove an unattached floating IP (409 while attached or within the region\'s removal hold)',
+      summary: "Remove an unattached floating IP (409 while attached or within the region's removal hold)",
       params: Type.Object({ ip_id: Type.String({ maxLength: 64 }) }),
       response: responses({ 204: Type.Null() }, [401, 403, 404, 409, 429]),
     },

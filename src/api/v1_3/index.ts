@@ -13,4 +13,16 @@ import { floatingIpRoutes } from './floating-ip.routes.ts';
 import { vpcRoutes } from './vpc.routes.ts';
 import { sshKeyRoutes } from './ssh-key.routes.ts';
 
-export const v13Routes: RouteModule[] = [tokenRoutes, accountRoutes, billingRoutes, snapshotRoutes, serverRoutes, rdnsOptionRoutes, floatingIpRoutes, vpcRoutes, sshKeyRoutes, backupRoutes, listingRoutes];
+export const v13Routes: RouteModule[] = [
+  tokenRoutes,
+  accountRoutes,
+  billingRoutes,
+  snapshotRoutes,
+  serverRoutes,
+  rdnsOptionRoutes,
+  floatingIpRoutes,
+  vpcRoutes,
+  sshKeyRoutes,
+  backupRoutes,
+  listingRoutes,
+];

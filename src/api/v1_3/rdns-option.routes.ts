@@ -11,18 +11,27 @@ import { authErrors, IdOrUuid, responses, SuccessObject } from './schemas.ts';
 
 const tags = ['v1.3 reverse DNS and options'];
 const ServerPath = Type.Object({ server_id: Type.String({ maxLength: 64, description: 'integer id or uuid' }) });
-const Ip = Type.String({ maxLength: 45, description: 'our addition: one of the server\'s addresses (public IPv4, IPv6, or an attached floating IP); default the public IPv4' });
+const Ip = Type.String({
+  maxLength: 45,
+  description:
+    "our addition: one of the server's addresses (public IPv4, IPv6, or an attached floating IP); default the public IPv4",
+});
 const errors = [...authErrors, 404];
 
 export function rdnsOptionRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
-    method: 'GET', url: '/rdns/get/:server_id', config: { access: 'account' },
+    method: 'GET',
+    url: '/rdns/get/:server_id',
+    config: { access: 'account' },
     schema: {
       tags,
-      summary: 'Reverse DNS name of the server\'s address (202, as declared)',
+      summary: "Reverse DNS name of the server's address (202, as declared)",
       params: ServerPath,
       querystring: Type.Object({ ip: Type.Optional(Ip) }),
-      response: responses({ 202: Type.Intersect([SuccessObject, Type.Object({ ip: Type.String(), rdns: Type.String() })]) }, errors),
+      response: responses(
+        { 202: Type.Intersect([SuccessObject, Type.Object({ ip: Type.String(), rdns: Type.String() })]) },
+        errors,
+      ),
     },
     handler: async (request, reply) => {
       const record = await getReverse(ctx, actorOf(request), request.params.server_id, request.query.ip);
@@ -32,10 +41,16 @@ export function rdnsOptionRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'PUT', url: '/rdns/put', config: { access: 'account' },
+    method: 'PUT',
+    url: '/rdns/put',
+    config: { access: 'account' },
     schema: {
       tags,
-      body: Type.Object({ server_id: IdOrUuid, rdns: Type.String({ maxLength: 254, description: 'RFC 1123 host name' }), ip: Type.Optional(Ip) }),
+      body: Type.Object({
+        server_id: IdOrUuid,
+        rdns: Type.String({ maxLength: 254, description: 'RFC 1123 host name' }),
+        ip: Type.Optional(Ip),
+      }),
       response: responses({ 202: SuccessObject }, errors),
     },
     handler: async (request, reply) => {
@@ -46,24 +61,42 @@ export function rdnsOptionRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'PUT', url: '/option/get/:server_id', config: { access: 'account' },
+    method: 'PUT',
+    url: '/option/get/:server_id',
+    config: { access: 'account' },
     schema: {
       tags,
-      summary: 'An option\'s value (its default when unset)',
+      summary: "An option's value (its default when unset)",
       params: ServerPath,
-      body: Type.Object({ name: Type.String({ maxLength: 64, description: 'bw_overage_policy or bw_overage_threshold (also bw_overage_treshold)' }) }),
-      response: responses({ 200: Type.Intersect([SuccessObject, Type.Object({ name: Type.String(), value: Type.String() })]) }, errors),
+      body: Type.Object({
+        name: Type.String({
+          maxLength: 64,
+          description: 'bw_overage_policy or bw_overage_threshold (also bw_overage_treshold)',
+        }),
+      }),
+      response: responses(
+        { 200: Type.Intersect([SuccessObject, Type.Object({ name: Type.String(), value: Type.String() })]) },
+        errors,
+      ),
     },
-    handler: async (request) => ({ ...success(200), ...(await getOption(ctx, actorOf(request), request.params.server_id, request.body.name)) }),
+    handler: async (request) => ({
+      ...success(200),
+      ...(await getOption(ctx, actorOf(request), request.params.server_id, request.body.name)),
+    }),
   });
 
   app.route({
-    method: 'PUT', url: '/option/set/:server_id', config: { access: 'account' },
+    method: 'PUT',
+    url: '/option/set/:server_id',
+    config: { access: 'account' },
     schema: {
       tags,
       summary: 'Set an option; the value null (text or JSON) unsets it',
       params: ServerPath,
-      body: Type.Object({ name: Type.String({ maxLength: 64 }), value: Type.Union([Type.Null(), Type.String({ maxLength: 64 }), Type.Number()]) }),
+      body: Type.Object({
+        name: Type.String({ maxLength: 64 }),
+        value: Type.Union([Type.Null(), Type.String({ maxLength: 64 }), Type.Number()]),
+      }),
       response: responses({ 202: SuccessObject }, errors),
     },
     handler: async (request, reply) => {

@@ -5,8 +5,22 @@ import { Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
-import { createServer, listServers, rebuildImages, removeServer, resizePlans, serverInfo, MAX_COMMIT_HOURS } from '../../servers/server.service.ts';
-import { powerServer, rebuildServer, reinstallServer, resizeServer, setRescue } from '../../servers/server-actions.service.ts';
+import {
+  createServer,
+  listServers,
+  rebuildImages,
+  removeServer,
+  resizePlans,
+  serverInfo,
+  MAX_COMMIT_HOURS,
+} from '../../servers/server.service.ts';
+import {
+  powerServer,
+  rebuildServer,
+  reinstallServer,
+  resizeServer,
+  setRescue,
+} from '../../servers/server-actions.service.ts';
 import { toServerObject } from '../../servers/server-object.ts';
 import { success } from './format.ts';
 import { authErrors, IdOrUuid, responses, SuccessObject, Timestamp } from './schemas.ts';
@@ -18,26 +32,36 @@ const Interface = Type.Object({
   netmask: Type.String({ description: 'dotted for IPv4, the prefix length for IPv6' }),
   gateway: Type.String(),
   type: Type.String({ enum: ['public', 'floating', 'private'] }),
-  reverse: Type.Union([Type.String(), Type.Null()], { description: 'reverse DNS name; a server\'s own addresses default to its hostname' }),
+  reverse: Type.Union([Type.String(), Type.Null()], {
+    description: "reverse DNS name; a server's own addresses default to its hostname",
+  }),
 });
 
 export const ServerSchema = Type.Object({
   id: Type.Integer({ description: 'integer id (our addition: every server_id accepts it)' }),
   uuid: Type.String(),
   name: Type.String({ description: 'the label' }),
-  power: Type.String({ description: 'provisioning, running, stopped, or a transition under way: booting, stopping, rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting' }),
+  power: Type.String({
+    description:
+      'provisioning, running, stopped, or a transition under way: booting, stopping, rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting',
+  }),
   created: Timestamp,
   price: Type.Number({ description: 'monthly price in USD of everything the server is billed for' }),
-  iface: Type.Union([
-    Type.Object({ v4: Type.Array(Interface), v6: Type.Union([Type.Array(Interface), Type.Null()]) }),
-    Type.Null(),
-  ], { description: 'null while provisioning' }),
-  bandwidth: Type.Object({ usage: Type.Number({ description: 'GB this calendar month' }), limit: Type.Number({ description: 'GB a month in the plan' }) }),
+  iface: Type.Union(
+    [Type.Object({ v4: Type.Array(Interface), v6: Type.Union([Type.Array(Interface), Type.Null()]) }), Type.Null()],
+    { description: 'null while provisioning' },
+  ),
+  bandwidth: Type.Object({
+    usage: Type.Number({ description: 'GB this calendar month' }),
+    limit: Type.Number({ description: 'GB a month in the plan' }),
+  }),
   info: Type.Object({
-    features: Type.Array(Type.String(), { description: 'features on: ipv6, auto_backups, ddos_protection, private_network, rescue_mode' }),
+    features: Type.Array(Type.String(), {
+      description: 'features on: ipv6, auto_backups, ddos_protection, private_network, rescue_mode',
+    }),
     options: Type.Object({
       bw_overage_policy: Type.String(),
-      bw_overage_tresgold: Type.Number({ description: 'the spec\'s spelling; 1.0 is 100%' }),
+      bw_overage_tresgold: Type.Number({ description: "the spec's spelling; 1.0 is 100%" }),
       bw_overage_threshold: Type.Number({ description: 'the same value, spelled right' }),
     }),
     reg_country: Type.String(),
@@ -56,7 +80,10 @@ export const ServerSchema = Type.Object({
     backup_enabled: Type.Boolean(),
     private_network: Type.Boolean(),
     hostname: Type.String({ description: 'our addition' }),
-    ssh_key_id: Type.Union([Type.Integer(), Type.Null()], { description: 'our addition: id of the SSH key given at create (see /ssh_key/list); null when none was given or it has been removed' }),
+    ssh_key_id: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        'our addition: id of the SSH key given at create (see /ssh_key/list); null when none was given or it has been removed',
+    }),
   }),
 });
 
@@ -71,19 +98,28 @@ const asBuilt = () => (data: unknown) => JSON.stringify(data);
 
 export function serverRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
-    method: 'GET', url: '/server/list', config: { access: 'account' }, serializerCompiler: asBuilt,
+    method: 'GET',
+    url: '/server/list',
+    config: { access: 'account' },
+    serializerCompiler: asBuilt,
     schema: { tags, response: responses({ 200: Type.Object({ servers: Type.Array(ServerSchema) }) }, [401, 429]) },
     handler: async (request) => ({ servers: (await listServers(ctx, actorOf(request))).map(toServerObject) }),
   });
 
   app.route({
-    method: 'GET', url: '/server/info/:server_id', config: { access: 'account' }, serializerCompiler: asBuilt,
+    method: 'GET',
+    url: '/server/info/:server_id',
+    config: { access: 'account' },
+    serializerCompiler: asBuilt,
     schema: { tags, params: ServerPath, response: responses({ 200: ServerSchema }, [401, 404, 429]) },
     handler: async (request) => toServerObject(await serverInfo(ctx, actorOf(request), request.params.server_id)),
   });
 
   app.route({
-    method: 'POST', url: '/server/create', config: { access: 'account' }, serializerCompiler: asBuilt,
+    method: 'POST',
+    url: '/server/create',
+    config: { access: 'account' },
+    serializerCompiler: asBuilt,
     schema: {
       tags,
       summary: 'Deploy a server: 201 with power provisioning and iface null; billing starts',
@@ -99,7 +135,9 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
         ssh_key: Type.Optional(IdOrUuid),
         script_url: Type.Optional(Type.String({ maxLength: 2048 })),
         image_type: Type.Optional(Type.String({ enum: ['os', 'app', 'snapshot', 'iso'] })),
-        commit: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_COMMIT_HOURS, description: 'hours paid up front' })),
+        commit: Type.Optional(
+          Type.Integer({ minimum: 0, maximum: MAX_COMMIT_HOURS, description: 'hours paid up front' }),
+        ),
         vpc: Type.Optional(IdOrUuid),
       }),
       response: responses({ 201: ServerSchema }, [...authErrors, 402, 404, 409]),
@@ -112,8 +150,15 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'DELETE', url: '/server/remove/:server_id', config: { access: 'account' },
-    schema: { tags, summary: 'Remove the server for good; its snapshots stay', params: ServerPath, response: responses({ 204: Type.Null() }, [401, 403, 404, 429]) },
+    method: 'DELETE',
+    url: '/server/remove/:server_id',
+    config: { access: 'account' },
+    schema: {
+      tags,
+      summary: 'Remove the server for good; its snapshots stay',
+      params: ServerPath,
+      response: responses({ 204: Type.Null() }, [401, 403, 404, 429]),
+    },
     handler: async (request, reply) => {
       await removeServer(ctx, actorOf(request), request.params.server_id);
       return reply.code(204).send(null);
@@ -121,26 +166,51 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'GET', url: '/server/rebuild/:server_id', config: { access: 'account' },
-    schema: { tags, summary: 'Images the server can be rebuilt with', params: ServerPath, response: responses({ 200: Type.Object({ images: Choices }) }, [401, 404, 429]) },
+    method: 'GET',
+    url: '/server/rebuild/:server_id',
+    config: { access: 'account' },
+    schema: {
+      tags,
+      summary: 'Images the server can be rebuilt with',
+      params: ServerPath,
+      response: responses({ 200: Type.Object({ images: Choices }) }, [401, 404, 429]),
+    },
     handler: async (request) => {
       const images = await rebuildImages(ctx, actorOf(request), request.params.server_id);
-      return { images: Object.fromEntries(images.map((image) => [String(image.id), { uuid: image.uuid, name: image.name }])) };
+      return {
+        images: Object.fromEntries(images.map((image) => [String(image.id), { uuid: image.uuid, name: image.name }])),
+      };
     },
   });
 
   app.route({
-    method: 'GET', url: '/server/resize/:server_id', config: { access: 'account' },
-    schema: { tags, summary: 'Plans the server can be resized to (disks never shrink)', params: ServerPath, response: responses({ 200: Type.Object({ plans: Choices }) }, [401, 404, 429]) },
+    method: 'GET',
+    url: '/server/resize/:server_id',
+    config: { access: 'account' },
+    schema: {
+      tags,
+      summary: 'Plans the server can be resized to (disks never shrink)',
+      params: ServerPath,
+      response: responses({ 200: Type.Object({ plans: Choices }) }, [401, 404, 429]),
+    },
     handler: async (request) => {
       const plans = await resizePlans(ctx, actorOf(request), request.params.server_id);
-      return { plans: Object.fromEntries(plans.map((plan) => [String(plan.id), { uuid: plan.uuid, name: plan.name }])) };
+      return {
+        plans: Object.fromEntries(plans.map((plan) => [String(plan.id), { uuid: plan.uuid, name: plan.name }])),
+      };
     },
   });
 
   app.route({
-    method: 'POST', url: '/server/rebuild', config: { access: 'account' },
-    schema: { tags, summary: 'Overwrite the disk with another image (new root password)', body: Type.Object({ server_id: IdOrUuid, image_id: IdOrUuid }), response: responses({ 202: SuccessObject }, actionErrors) },
+    method: 'POST',
+    url: '/server/rebuild',
+    config: { access: 'account' },
+    schema: {
+      tags,
+      summary: 'Overwrite the disk with another image (new root password)',
+      body: Type.Object({ server_id: IdOrUuid, image_id: IdOrUuid }),
+      response: responses({ 202: SuccessObject }, actionErrors),
+    },
     handler: async (request, reply) => {
       await rebuildServer(ctx, actorOf(request), request.body.server_id, request.body.image_id);
       reply.code(202);
@@ -149,8 +219,15 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'POST', url: '/server/resize', config: { access: 'account' },
-    schema: { tags, summary: 'Move to a plan with an equal or larger disk; a running server reboots', body: Type.Object({ server_id: IdOrUuid, plan_id: IdOrUuid }), response: responses({ 202: SuccessObject }, [...actionErrors, 402]) },
+    method: 'POST',
+    url: '/server/resize',
+    config: { access: 'account' },
+    schema: {
+      tags,
+      summary: 'Move to a plan with an equal or larger disk; a running server reboots',
+      body: Type.Object({ server_id: IdOrUuid, plan_id: IdOrUuid }),
+      response: responses({ 202: SuccessObject }, [...actionErrors, 402]),
+    },
     handler: async (request, reply) => {
       await resizeServer(ctx, actorOf(request), request.body.server_id, request.body.plan_id);
       reply.code(202);
@@ -159,8 +236,15 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'POST', url: '/server/rescue', config: { access: 'account' },
-    schema: { tags, summary: 'Reboot into the recovery image (enable true) or back onto the disk', body: Type.Object({ server_id: IdOrUuid, enable: Type.Boolean() }), response: responses({ 202: SuccessObject }, actionErrors) },
+    method: 'POST',
+    url: '/server/rescue',
+    config: { access: 'account' },
+    schema: {
+      tags,
+      summary: 'Reboot into the recovery image (enable true) or back onto the disk',
+      body: Type.Object({ server_id: IdOrUuid, enable: Type.Boolean() }),
+      response: responses({ 202: SuccessObject }, actionErrors),
+    },
     handler: async (request, reply) => {
       await setRescue(ctx, actorOf(request), request.body.server_id, request.body.enable);
       reply.code(202);
@@ -169,10 +253,12 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'POST', url: '/server/reinstall', config: { access: 'account' },
+    method: 'POST',
+    url: '/server/reinstall',
+    config: { access: 'account' },
     schema: {
       tags,
-      summary: 'Reinstall the server\'s image (new root password); `enable` is accepted and has no effect',
+      summary: "Reinstall the server's image (new root password); `enable` is accepted and has no effect",
       body: Type.Object({ server_id: IdOrUuid, enable: Type.Optional(Type.Boolean()) }),
       response: responses({ 202: SuccessObject }, actionErrors),
     },
@@ -185,7 +271,9 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
 
   for (const command of ['start', 'stop', 'reboot'] as const) {
     app.route({
-      method: 'PATCH', url: `/server/${command}`, config: { access: 'account' },
+      method: 'PATCH',
+      url: `/server/${command}`,
+      config: { access: 'account' },
       schema: { tags, body: ServerRef, response: responses({ 202: SuccessObject }, actionErrors) },
       handler: async (request, reply) => {
         await powerServer(ctx, actorOf(request), request.body.server_id, command);

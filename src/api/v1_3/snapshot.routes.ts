@@ -25,18 +25,34 @@ const Snapshot = Type.Object({
 
 export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
-    method: 'GET', url: '/snapshot/list', config: { access: 'account' },
-    schema: { tags, summary: 'Snapshots and backups of the account', response: responses({ 200: Type.Object({ snapshots: Type.Array(Snapshot) }) }, [401, 429]) },
+    method: 'GET',
+    url: '/snapshot/list',
+    config: { access: 'account' },
+    schema: {
+      tags,
+      summary: 'Snapshots and backups of the account',
+      response: responses({ 200: Type.Object({ snapshots: Type.Array(Snapshot) }) }, [401, 429]),
+    },
     handler: async (request) => ({ snapshots: await listSnapshots(ctx, actorOf(request)) }),
   });
 
   app.route({
-    method: 'POST', url: '/snapshot/create', config: { access: 'account' },
+    method: 'POST',
+    url: '/snapshot/create',
+    config: { access: 'account' },
     schema: {
       tags,
       summary: 'Snapshot a server (processing until taken; the server shows snapshotting meanwhile)',
       body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), server_id: IdOrUuid }),
-      response: responses({ 201: Type.Object({ snapshot_id: Type.String(), uuid: Type.String({ description: 'the same uuid, as the declared schema names it' }) }) }, [...authErrors, 402, 404, 409]),
+      response: responses(
+        {
+          201: Type.Object({
+            snapshot_id: Type.String(),
+            uuid: Type.String({ description: 'the same uuid, as the declared schema names it' }),
+          }),
+        },
+        [...authErrors, 402, 404, 409],
+      ),
     },
     handler: async (request, reply) => {
       const snapshot = await createSnapshot(ctx, actorOf(request), request.body);
@@ -46,7 +62,9 @@ export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'PATCH', url: '/snapshot/restore', config: { access: 'account' },
+    method: 'PATCH',
+    url: '/snapshot/restore',
+    config: { access: 'account' },
     schema: {
       tags,
       summary: 'Revert a server of the same region, whose disk fits, to the snapshot',
@@ -54,15 +72,25 @@ export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
       response: responses({ 202: SuccessObject }, [...authErrors, 404, 409]),
     },
     handler: async (request, reply) => {
-      await restoreImage(ctx, actorOf(request), { imageRef: request.body.snapshot_id, serverRef: request.body.server_id, kind: 'snapshot' });
+      await restoreImage(ctx, actorOf(request), {
+        imageRef: request.body.snapshot_id,
+        serverRef: request.body.server_id,
+        kind: 'snapshot',
+      });
       reply.code(202);
       return success(202);
     },
   });
 
   app.route({
-    method: 'DELETE', url: '/snapshot/remove/:snapshot_id', config: { access: 'account' },
-    schema: { tags, params: Type.Object({ snapshot_id: Type.String({ maxLength: 64 }) }), response: responses({ 204: Type.Null() }, [401, 403, 404, 409, 429]) },
+    method: 'DELETE',
+    url: '/snapshot/remove/:snapshot_id',
+    config: { access: 'account' },
+    schema: {
+      tags,
+      params: Type.Object({ snapshot_id: Type.String({ maxLength: 64 }) }),
+      response: responses({ 204: Type.Null() }, [401, 403, 404, 409, 429]),
+    },
     handler: async (request, reply) => {
       await removeSnapshot(ctx, actorOf(request), request.params.snapshot_id);
       return reply.code(204).send(null);

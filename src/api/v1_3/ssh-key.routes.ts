@@ -17,37 +17,63 @@ const SshKey = Type.Object({
   uuid: Type.String(),
   name: Type.String(),
   data: Type.String({ description: 'the public key line' }),
-  fingerprint: Type.String({ description: 'OpenSSH SHA256 fingerprint, as ssh-keygen -l prints it', examples: ['SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8'] }),
+  fingerprint: Type.String({
+    description: 'OpenSSH SHA256 fingerprint, as ssh-keygen -l prints it',
+    examples: ['SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8'],
+  }),
   created: Timestamp,
 });
 
 export function sshKeyRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
-    method: 'GET', url: '/ssh_key/list', config: { access: 'account' },
+    method: 'GET',
+    url: '/ssh_key/list',
+    config: { access: 'account' },
     schema: { tags, response: responses({ 200: Type.Object({ ssh_keys: Type.Array(SshKey) }) }, [401, 429]) },
     handler: async (request) => ({ ssh_keys: await listSshKeys(ctx, actorOf(request)) }),
   });
 
   app.route({
-    method: 'POST', url: '/ssh_key/create', config: { access: 'account' },
+    method: 'POST',
+    url: '/ssh_key/create',
+    config: { access: 'account' },
     schema: {
       tags,
       summary: `Store a public key (${acceptedKeyTypes.join(', ')}); RSA needs 2048 bits or more`,
       body: Type.Object({
         name: Name,
-        public_key: Type.String({ minLength: 1, maxLength: 16384, description: 'OpenSSH public key line: <type> <base64> [comment]' }),
+        public_key: Type.String({
+          minLength: 1,
+          maxLength: 16384,
+          description: 'OpenSSH public key line: <type> <base64> [comment]',
+        }),
       }),
-      response: responses({ 201: Type.Object({ uuid: Type.String(), name: Type.String(), fingerprint: Type.String(), created: Timestamp }) }, [...authErrors, 409]),
+      response: responses(
+        {
+          201: Type.Object({
+            uuid: Type.String(),
+            name: Type.String(),
+            fingerprint: Type.String(),
+            created: Timestamp,
+          }),
+        },
+        [...authErrors, 409],
+      ),
     },
     handler: async (request, reply) => {
-      const created = await createSshKey(ctx, actorOf(request), { name: request.body.name, publicKey: request.body.public_key });
+      const created = await createSshKey(ctx, actorOf(request), {
+        name: request.body.name,
+        publicKey: request.body.public_key,
+      });
       reply.code(201);
       return created;
     },
   });
 
   app.route({
-    method: 'PATCH', url: '/ssh_key/rename', config: { access: 'account' },
+    method: 'PATCH',
+    url: '/ssh_key/rename',
+    config: { access: 'account' },
     schema: {
       tags,
       summary: 'Rename a key named by uuid or by id',
@@ -62,7 +88,9 @@ export function sshKeyRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'DELETE', url: '/ssh_key/remove/:ssh_key_id', config: { access: 'account' },
+    method: 'DELETE',
+    url: '/ssh_key/remove/:ssh_key_id',
+    config: { access: 'account' },
     schema: {
       tags,
       params: Type.Object({ ssh_key_id: Type.String({ maxLength: 64 }) }),

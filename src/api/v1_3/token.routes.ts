@@ -13,24 +13,45 @@ const Name = Type.String({ minLength: 1, maxLength: 100 });
 
 export function tokenRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
-    method: 'GET', url: '/account/token_list', config: { access: 'account' },
+    method: 'GET',
+    url: '/account/token_list',
+    config: { access: 'account' },
     schema: {
       tags,
-      summary: 'The account\'s tokens, each shown in full (auth_token); `id` is an extension',
-      response: responses({
-        200: Type.Object({ tokens: Type.Array(Type.Object({ id: Type.Integer(), uuid: Type.String(), name: Type.String(), auth_token: Type.String(), created: Timestamp, last_used: NullableTimestamp })) }),
-      }, [401, 429]),
+      summary: "The account's tokens, each shown in full (auth_token); `id` is an extension",
+      response: responses(
+        {
+          200: Type.Object({
+            tokens: Type.Array(
+              Type.Object({
+                id: Type.Integer(),
+                uuid: Type.String(),
+                name: Type.String(),
+                auth_token: Type.String(),
+                created: Timestamp,
+                last_used: NullableTimestamp,
+              }),
+            ),
+          }),
+        },
+        [401, 429],
+      ),
     },
     handler: async (request) => ({ tokens: await listTokens(ctx, actorOf(request)) }),
   });
 
   app.route({
-    method: 'POST', url: '/account/token_create', config: { access: 'account' },
+    method: 'POST',
+    url: '/account/token_create',
+    config: { access: 'account' },
     schema: {
       tags,
       summary: 'Create a token (allowed before activation; 403 for a blocked account or without the tokens permission)',
       body: Type.Object({ name: Name }),
-      response: responses({ 201: Type.Object({ uuid: Type.String(), name: Type.String(), token: Type.String(), created: Timestamp }) }, authErrors),
+      response: responses(
+        { 201: Type.Object({ uuid: Type.String(), name: Type.String(), token: Type.String(), created: Timestamp }) },
+        authErrors,
+      ),
     },
     handler: async (request, reply) => {
       reply.code(201);
@@ -39,7 +60,9 @@ export function tokenRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'PATCH', url: '/account/token_rename', config: { access: 'account' },
+    method: 'PATCH',
+    url: '/account/token_rename',
+    config: { access: 'account' },
     schema: {
       tags,
       summary: 'Rename a token, addressed by uuid or id',
@@ -54,7 +77,9 @@ export function tokenRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'DELETE', url: '/account/token_remove/:token_id', config: { access: 'account' },
+    method: 'DELETE',
+    url: '/account/token_remove/:token_id',
+    config: { access: 'account' },
     schema: {
       tags,
       summary: 'Remove a token; removing the calling token logs the caller out',

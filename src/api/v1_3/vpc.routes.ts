@@ -23,13 +23,17 @@ const Membership = Type.Object({ server_id: IdOrUuid, vpc_id: IdOrUuid });
 
 export function vpcRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
-    method: 'GET', url: '/vpc/list', config: { access: 'account' },
+    method: 'GET',
+    url: '/vpc/list',
+    config: { access: 'account' },
     schema: { tags, response: responses({ 200: Type.Object({ vpcs: Type.Array(Vpc) }) }, [401, 429]) },
     handler: async (request) => ({ vpcs: await listVpcs(ctx, actorOf(request)) }),
   });
 
   app.route({
-    method: 'POST', url: '/vpc/create', config: { access: 'account' },
+    method: 'POST',
+    url: '/vpc/create',
+    config: { access: 'account' },
     schema: {
       tags,
       summary: 'Create a private network (its own /24 of 10.0.0.0/8) in a region',
@@ -37,17 +41,22 @@ export function vpcRoutes(app: ApiApp, ctx: Platform): void {
       response: responses({ 201: Type.Object({ uuid: Type.String() }) }, [...authErrors, 402, 404, 409]),
     },
     handler: async (request, reply) => {
-      const created = await createVpc(ctx, actorOf(request), { regionId: request.body.region_id, name: request.body.name });
+      const created = await createVpc(ctx, actorOf(request), {
+        regionId: request.body.region_id,
+        name: request.body.name,
+      });
       reply.code(201);
       return created;
     },
   });
 
   app.route({
-    method: 'PATCH', url: '/vpc/attach', config: { access: 'account' },
+    method: 'PATCH',
+    url: '/vpc/attach',
+    config: { access: 'account' },
     schema: {
       tags,
-      summary: 'Attach one of the account\'s servers in the VPC\'s region; it gets a private address',
+      summary: "Attach one of the account's servers in the VPC's region; it gets a private address",
       body: Membership,
       response: responses({ 202: SuccessObject }, [...authErrors, 404, 409]),
     },
@@ -59,7 +68,9 @@ export function vpcRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'PATCH', url: '/vpc/detach', config: { access: 'account' },
+    method: 'PATCH',
+    url: '/vpc/detach',
+    config: { access: 'account' },
     schema: {
       tags,
       body: Membership,
@@ -73,10 +84,12 @@ export function vpcRoutes(app: ApiApp, ctx: Platform): void {
   });
 
   app.route({
-    method: 'DELETE', url: '/vpc/remove/:vpc_id', config: { access: 'account' },
+    method: 'DELETE',
+    url: '/vpc/remove/:vpc_id',
+    config: { access: 'account' },
     schema: {
       tags,
-      summary: 'Remove a VPC without servers (409 while servers are attached or within the region\'s removal hold)',
+      summary: "Remove a VPC without servers (409 while servers are attached or within the region's removal hold)",
       params: Type.Object({ vpc_id: Type.String({ maxLength: 64 }) }),
       response: responses({ 204: Type.Null() }, [401, 403, 404, 409, 429]),
     },

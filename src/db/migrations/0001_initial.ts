@@ -40,7 +40,11 @@ export function initial(dialect: DialectName) {
         .addColumn('ip_address', 'text', (c) => c.notNull())
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('account_activity_account').on('account_activity').columns(['account_id', 'id']).execute();
+      await db.schema
+        .createIndex('account_activity_account')
+        .on('account_activity')
+        .columns(['account_id', 'id'])
+        .execute();
 
       await withId(db.schema.createTable('tokens'), dialect)
         .addColumn('uuid', 'text', (c) => c.notNull().unique())
@@ -66,7 +70,8 @@ export function initial(dialect: DialectName) {
       await db.schema.createIndex('mail_outbox_to').on('mail_outbox').columns(['to_address', 'id']).execute();
       await db.schema.createIndex('mail_outbox_pending').on('mail_outbox').columns(['next_attempt_at']).execute();
 
-      await db.schema.createTable('settings')
+      await db.schema
+        .createTable('settings')
         .addColumn('key', 'text', (c) => c.primaryKey())
         .addColumn('value', 'text', (c) => c.notNull())
         .execute();
@@ -193,7 +198,8 @@ export function initial(dialect: DialectName) {
         .execute();
       await db.schema.createIndex('vpcs_account').on('vpcs').columns(['account_id', 'id']).execute();
 
-      await db.schema.createTable('vpc_members')
+      await db.schema
+        .createTable('vpc_members')
         .addColumn('vpc_id', 'integer', (c) => c.notNull().references('vpcs.id').onDelete('cascade'))
         .addColumn('server_id', 'integer', (c) => c.notNull().references('servers.id').onDelete('cascade'))
         .addColumn('address', 'text', (c) => c.notNull())

@@ -7,7 +7,11 @@ export function serverAddresses() {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       await db.schema.alterTable('ip_addresses').addColumn('reverse', 'text').execute();
-      await db.schema.createIndex('ip_addresses_account').on('ip_addresses').columns(['account_id', 'holder_type']).execute();
+      await db.schema
+        .createIndex('ip_addresses_account')
+        .on('ip_addresses')
+        .columns(['account_id', 'holder_type'])
+        .execute();
       await db.schema.createIndex('snapshots_expiry').on('snapshots').columns(['expires_at']).execute();
     },
     async down(db: Kysely<unknown>): Promise<void> {

@@ -8,11 +8,19 @@ import type { Kysely } from 'kysely';
 export function balanceFloorIndex() {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema.createIndex('invoice_items_account_balance').on('invoice_items').columns(['account_id', 'final_charge_micros', 'created_at', 'amount_hr_micros']).execute();
+      await db.schema
+        .createIndex('invoice_items_account_balance')
+        .on('invoice_items')
+        .columns(['account_id', 'final_charge_micros', 'created_at', 'amount_hr_micros'])
+        .execute();
       await db.schema.dropIndex('invoice_items_account_charge').execute();
     },
     async down(db: Kysely<unknown>): Promise<void> {
-      await db.schema.createIndex('invoice_items_account_charge').on('invoice_items').columns(['account_id', 'final_charge_micros']).execute();
+      await db.schema
+        .createIndex('invoice_items_account_charge')
+        .on('invoice_items')
+        .columns(['account_id', 'final_charge_micros'])
+        .execute();
       await db.schema.dropIndex('invoice_items_account_balance').execute();
     },
   };

@@ -4,7 +4,10 @@ import type { CreateTableBuilder } from 'kysely';
 import type { DialectName } from '../database.ts';
 
 /** An auto-incrementing integer primary key named `id`. */
-export function withId<T extends string>(table: CreateTableBuilder<T, never>, dialect: DialectName): CreateTableBuilder<T, 'id'> {
+export function withId<T extends string>(
+  table: CreateTableBuilder<T, never>,
+  dialect: DialectName,
+): CreateTableBuilder<T, 'id'> {
   return dialect === 'postgres'
     ? table.addColumn('id', 'serial', (c) => c.primaryKey())
     : table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
