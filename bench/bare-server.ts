@@ -7,5 +7,5 @@ app.get('/bare', async () => ({ hello: 'world', now: new Date().toISOString() })
 const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
 process.stdout.write(`listening ${address}\n`);
 process.on('SIGTERM', () => {
-  app.close().then(() => process.exit(0));
+  void app.close().then(() => process.exit(0));
 });

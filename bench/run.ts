@@ -66,7 +66,7 @@ function startProcess(script: string[], env: Record<string, string>): Promise<St
 async function firstAnswer(url: string, t0: number): Promise<number> {
   for (;;) {
     try {
-      const response = await fetch(url + '/healthz');
+      const response = await fetch(`${url}/healthz`);
       if (response.ok) return performance.now() - t0;
     } catch {
       /* not up yet */
@@ -299,7 +299,7 @@ async function main(): Promise<void> {
     // Server time of one list, sequentially, from the Server-Timing header.
     const samples: number[] = [];
     for (let i = 0; i < 50; i++) {
-      const response = await fetch(url + '/v1.3/server/list', {
+      const response = await fetch(`${url}/v1.3/server/list`, {
         headers: { authorization: `Bearer ${lister.body.token}` },
       });
       const body = (await response.json()) as { servers: unknown[] };

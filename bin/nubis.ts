@@ -39,13 +39,13 @@ async function main(): Promise<void> {
     const { startServer } = await import('../src/server.ts');
     const server = await startServer(config, { sweeps: values['no-sweeps'] ? false : undefined });
     process.stderr.write(
-      JSON.stringify({
+      `${JSON.stringify({
         level: 'info',
         time: Date.now(),
         msg: `listening at ${server.url}`,
         storage: server.ctx.dialect,
         clock: server.ctx.clock.mode,
-      }) + '\n',
+      })}\n`,
     );
     const stop = (signal: string) => {
       server.ctx.log.info({ signal }, 'shutting down: finishing in-flight requests');

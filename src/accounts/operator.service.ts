@@ -119,7 +119,7 @@ export async function resetAll(ctx: Platform): Promise<void> {
 }
 
 export function clockState(ctx: Platform): { now: string; mode: string } {
-  return { now: new Date(ctx.clock.now()).toISOString().slice(0, 19) + 'Z', mode: ctx.clock.mode };
+  return { now: `${new Date(ctx.clock.now()).toISOString().slice(0, 19)}Z`, mode: ctx.clock.mode };
 }
 
 export async function advanceClock(ctx: Platform, seconds: number): Promise<{ now: string }> {

@@ -7,29 +7,8 @@
 import { Forbidden } from '../platform/errors.ts';
 import type { Actor } from '../platform/context.ts';
 
-export const permissionNames = [
-  'servers',
-  'snapshots',
-  'backups',
-  'floating_ips',
-  'vpcs',
-  'ssh_keys',
-  'tokens',
-] as const;
-export type PermissionName = (typeof permissionNames)[number];
-export type Permissions = Record<PermissionName, boolean>;
-
-export function effectivePermissions(stored: string | null): Permissions {
-  let overrides: Record<string, unknown> = {};
-  try {
-    overrides = stored ? (JSON.parse(stored) as Record<string, unknown>) : {};
-  } catch {
-    overrides = {};
-  }
-  const result = {} as Permissions;
-  for (const name of permissionNames) result[name] = overrides[name] !== false;
-  return result;
-}
+export { effectivePermissions, permissionNames, type PermissionName, type Permissions } from './permission-names.ts';
+import type { PermissionName } from './permission-names.ts';
 
 /** Permissions an account holds before activation: managing its own tokens. */
 const withoutActivation: ReadonlySet<PermissionName> = new Set(['tokens']);

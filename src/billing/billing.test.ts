@@ -60,7 +60,7 @@ async function toNextMonth(seconds: number): Promise<number> {
 }
 
 function iso(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19) + 'Z';
+  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
 }
 
 describe('transaction list', () => {
@@ -142,7 +142,7 @@ describe('invoice list', () => {
   test("shows each item with the spec's fields: prices, started hours, active while billed", async () => {
     const account = await createAccount(server);
     const start = await clockNow();
-    const kept = await open(account, [
+    const _kept = await open(account, [
       centAnHour,
       { resourceType: 'floating_ip', description: 'ip', amountHrMicros: 4110, amountMoMicros: 3_000_000 },
     ]);

@@ -75,7 +75,7 @@ function cents(micros: number): number {
 }
 
 function iso(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19) + 'Z';
+  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
 }
 
 let server: TestServer;

@@ -112,7 +112,10 @@ export function checkCatalog(raw: unknown): string[] {
     region.pools.v4.forEach((cidr, j) => {
       const path = `regions[${i}].pools.v4[${j}]`;
       const block = parseV4Cidr(cidr);
-      if (typeof block === 'string') return problems.push(`${path}: ${block}`);
+      if (typeof block === 'string') {
+        problems.push(`${path}: ${block}`);
+        return;
+      }
       const overlap = v4Blocks.find((other) => block.first <= other.last && other.first <= block.last);
       if (overlap) problems.push(`${path}: ${cidr} overlaps ${overlap.path}`);
       v4Blocks.push({ path, ...block });

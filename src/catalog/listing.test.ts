@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { type JsonBody, startTestServer, type TestServer } from '../../test/support/server.ts';
 
 const timestamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 const continents = ['africa', 'asia', 'australia', 'europe', 'middle-east', 'north-america', 'south-america'];
@@ -52,7 +52,7 @@ describe('region list', () => {
     );
     assert.equal(counted, meta.total);
 
-    for (const [id, region] of Object.entries(regions as Record<string, Record<string, any>>)) {
+    for (const [id, region] of Object.entries(regions as Record<string, Record<string, JsonBody>>)) {
       assert.match(id, /^\d{3,4}$/);
       const dc = Number(id) % 100;
       assert.ok(dc >= 1 && dc <= 99, `${id}: data-centre id 1-99`);
@@ -102,7 +102,7 @@ describe('image list', () => {
     assert.deepEqual(Object.keys(meta).sort(), ['cached', 'timestamp', 'total']);
     assert.equal(meta.total, Object.keys(images).length);
     const regions = Object.keys((await server.request('GET', '/v1.3/region/list')).body.regions).map(Number);
-    for (const image of Object.values(images as Record<string, Record<string, any>>)) {
+    for (const image of Object.values(images as Record<string, Record<string, JsonBody>>)) {
       assert.deepEqual(Object.keys(image).sort(), [
         'generation',
         'hourly_cost',
@@ -150,7 +150,7 @@ describe('plan list (extension)', () => {
     const { plans, meta } = result.body;
     assert.equal(meta.total, Object.keys(plans).length);
     assert.ok(meta.total >= 6);
-    for (const plan of Object.values(plans as Record<string, Record<string, any>>)) {
+    for (const plan of Object.values(plans as Record<string, Record<string, JsonBody>>)) {
       assert.deepEqual(Object.keys(plan).sort(), [
         'bandwidth_gb',
         'disk_gb',

@@ -156,7 +156,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     apiScope({ ctx, limiters, format: v1Format, routes: v1Routes, unknownPath: 404, setup: v1Setup }),
     { prefix: '/v1' },
   );
-  await app.register(apiScope({ ctx, limiters, format: adminFormat, routes: adminRoutes(deps), unknownPath: 404 }), {
+  await app.register(apiScope({ ctx, limiters, format: adminFormat, routes: adminRoutes(), unknownPath: 404 }), {
     prefix: '/admin',
   });
 

@@ -40,7 +40,10 @@ export function lazySerializerFactory(): NonNullable<CompilersFactory['buildSeri
     const compile = eager(externalSchemas, options);
     return (route) => {
       let serialize: ((data: unknown) => string) | undefined;
-      return (data: unknown) => (serialize ??= compile(route))(data);
+      return (data: unknown) => {
+        serialize ??= compile(route);
+        return serialize(data);
+      };
     };
   };
   return factory as unknown as NonNullable<CompilersFactory['buildSerializer']>;

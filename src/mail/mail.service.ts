@@ -75,7 +75,10 @@ const deliveries = new WeakMap<Platform, Set<Promise<void>>>();
 export function kickMailDelivery(ctx: Platform): void {
   if (!ctx.mailTransport) return;
   let running = deliveries.get(ctx);
-  if (!running) deliveries.set(ctx, (running = new Set()));
+  if (!running) {
+    running = new Set();
+    deliveries.set(ctx, running);
+  }
   const delivery: Promise<void> = deliverPendingMail(ctx)
     .then(
       () => undefined,

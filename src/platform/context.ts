@@ -7,7 +7,7 @@ import type { Catalog } from '../catalog/catalog.types.ts';
 import type { Clock } from './clock.ts';
 import type { Secrets } from './secrets.ts';
 import type { MailTransport } from '../mail/mail.transport.ts';
-import type { Permissions } from '../accounts/permissions.ts';
+import type { Permissions } from '../accounts/permission-names.ts';
 import type { ComputeDriver } from '../compute/compute-driver.ts';
 
 export interface Logger {

@@ -38,7 +38,7 @@ export function formatMoney(micros: number, decimals = 2): string {
   const negative = scaled < 0;
   const digits = String(Math.abs(scaled)).padStart(decimals + 1, '0');
   const whole = digits.slice(0, digits.length - decimals);
-  const fraction = decimals > 0 ? '.' + digits.slice(digits.length - decimals) : '';
+  const fraction = decimals > 0 ? `.${digits.slice(digits.length - decimals)}` : '';
   return (negative ? '-' : '') + whole + fraction;
 }
 

@@ -210,7 +210,10 @@ export function monthlyPriceMicros(
   row: Pick<ServerRow, 'region_id' | 'plan_id' | 'image_id' | 'backup_enabled' | 'ddos_protection'>,
 ): number {
   let prices = pricesByCatalog.get(ctx.catalog);
-  if (!prices) pricesByCatalog.set(ctx.catalog, (prices = new Map()));
+  if (!prices) {
+    prices = new Map();
+    pricesByCatalog.set(ctx.catalog, prices);
+  }
   const kind = ((row.plan_id * 1_000_000 + row.image_id) * 2 + row.backup_enabled) * 2 + row.ddos_protection;
   let price = prices.get(kind);
   if (price === undefined) {
@@ -236,7 +239,10 @@ const maxOpened = 50_000;
 /** The server's root password from its sealed text; `plain` records one just sealed. */
 export function rootPassword(ctx: Platform, serverId: number, sealed: string, plain?: string): string {
   let opened = openedByKey.get(ctx.secrets);
-  if (!opened) openedByKey.set(ctx.secrets, (opened = new Map()));
+  if (!opened) {
+    opened = new Map();
+    openedByKey.set(ctx.secrets, opened);
+  }
   const known = opened.get(serverId);
   if (known && known.sealed === sealed) return known.plain;
   const password = plain ?? ctx.secrets.decrypt(sealed);
@@ -304,22 +310,22 @@ export async function loadNetworks(db: Queryable, scope: ServerScope, rows: Show
   );
   // Most servers have no floating IP and no VPC: they share one empty list rather than each making its own.
   return rows.map((row) => ({
-    addresses: addresses.get(row.uuid) ?? none,
-    floating: floatingIps.get(row.id) ?? none,
-    vpcs: memberships.get(row.id) ?? none,
+    addresses: addresses.get(row.uuid) ?? empty,
+    floating: floatingIps.get(row.id) ?? empty,
+    vpcs: memberships.get(row.id) ?? empty,
   }));
 }
 
-const none: readonly never[] = Object.freeze([]);
+const empty: readonly never[] = Object.freeze([]);
 
 /** The items' values by key, in the items' order. */
-function grouped<T, K, V>(items: readonly T[], keyOf: (item: T) => K, valueOf: (item: T) => V): Map<K, V[]> {
+function grouped<T, K, V>(items: readonly T[], keyOf: (item: T) => K, valueOfItem: (item: T) => V): Map<K, V[]> {
   const groups = new Map<K, V[]>();
   for (const item of items) {
     const key = keyOf(item);
     const group = groups.get(key);
-    if (group) group.push(valueOf(item));
-    else groups.set(key, [valueOf(item)]);
+    if (group) group.push(valueOfItem(item));
+    else groups.set(key, [valueOfItem(item)]);
   }
   return groups;
 }

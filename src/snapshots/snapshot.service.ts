@@ -119,7 +119,6 @@ export function checkRestorable(
 }
 
 async function findImage(
-  ctx: Platform,
   trx: Tx,
   accountId: number,
   ref: string | number,
@@ -144,13 +143,7 @@ export async function restoreImage(
   const field = input.kind === 'backup' ? 'backup_id' : 'snapshot_id';
   await ctx.db.transaction().execute(async (trx) => {
     const server = await findServer(ctx, trx, actor.accountId, input.serverRef, true);
-    const image = await findImage(
-      ctx,
-      trx,
-      actor.accountId,
-      input.imageRef,
-      input.kind === 'backup' ? 'backup' : undefined,
-    );
+    const image = await findImage(trx, actor.accountId, input.imageRef, input.kind === 'backup' ? 'backup' : undefined);
     if (image.type === 'backup' && image.server_uuid !== server.uuid)
       throw new Invalid(field, 'bad value: a backup restores only onto the server it was taken from');
     checkRestorable(ctx, image, server, field);
@@ -162,7 +155,7 @@ export async function restoreImage(
 export async function removeSnapshot(ctx: Platform, actor: Actor, ref: string | number): Promise<void> {
   requirePermission(actor, 'snapshots');
   await ctx.db.transaction().execute(async (trx) => {
-    const image = await findImage(ctx, trx, actor.accountId, ref, undefined);
+    const image = await findImage(trx, actor.accountId, ref, undefined);
     if (ctx.clock.now() < image.ready_at)
       throw new Conflict(
         `the ${image.type} is still processing until ${isoSeconds(image.ready_at)}; remove it once completed`,

@@ -80,7 +80,7 @@ export function parsePublicKey(input: string): PublicKey {
   if (type === 'ssh-rsa' && key.size > RSA_MAX_BITS)
     refuse(`RSA keys may have at most ${RSA_MAX_BITS} bits; this one has ${key.size}`);
 
-  const fingerprint = 'SHA256:' + createHash('sha256').update(blob).digest('base64').replace(/=+$/, '');
+  const fingerprint = `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
   const cleanComment = comment?.trim().replace(/\s+/g, ' ');
   return { type, text: [type, base64, cleanComment].filter(Boolean).join(' '), fingerprint, bits: key.size };
 }

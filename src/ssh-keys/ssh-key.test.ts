@@ -52,7 +52,7 @@ function publicKeyLine(spec: KeySpec, comment = 'test@nubis'): string {
 
 function sshKeygenFingerprint(line: string): string {
   const file = join(scratch, `key-${Math.random().toString(16).slice(2)}.pub`);
-  writeFileSync(file, line + '\n');
+  writeFileSync(file, `${line}\n`);
   const output = execFileSync('ssh-keygen', ['-lf', file], { encoding: 'utf8' });
   const match = /(SHA256:[A-Za-z0-9+/]+)/.exec(output);
   assert.ok(match, `ssh-keygen printed no SHA256 fingerprint: ${output}`);

@@ -7,6 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { JsonBody } from '../support/server.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 export const ADMIN_TOKEN = 'scale-out-admin-token-0123456789';
@@ -153,13 +154,13 @@ export async function deployment(
   };
 }
 
-export interface Answer<T = any> {
+export interface Answer<T = JsonBody> {
   status: number;
   body: T;
   headers: Headers;
 }
 
-export async function call<T = any>(
+export async function call<T = JsonBody>(
   base: string,
   method: string,
   path: string,

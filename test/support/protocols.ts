@@ -3,7 +3,7 @@
 // the other. Each answer is read into a neutral view, so a test compares like with like.
 
 import assert from 'node:assert/strict';
-import type { HttpResult, TestServer } from './server.ts';
+import type { HttpResult, JsonBody, TestServer } from './server.ts';
 
 export type ProtocolName = 'v1' | 'v1.3';
 
@@ -112,7 +112,7 @@ export function v1(server: TestServer): Protocol {
     },
     async servers(token) {
       const list = expect(await get(token, '/server/list'), 200, 'v1 server/list').body;
-      return Object.values<any>(list).map((s) => ({
+      return Object.values<JsonBody>(list).map((s) => ({
         id: s.ID,
         name: s.name,
         power: legacyPower[s.power] ?? s.power,
@@ -137,7 +137,7 @@ export function v1(server: TestServer): Protocol {
     },
     async reservedIps(token) {
       const list = expect(await get(token, '/reservedip/list'), 200, 'v1 reservedip/list').body;
-      return Object.values<any>(list).map((ip) => ({
+      return Object.values<JsonBody>(list).map((ip) => ({
         id: ip.ID,
         address: ip.IP,
         version: ip.type === 'v6' ? 6 : 4,
@@ -169,7 +169,7 @@ export function v1(server: TestServer): Protocol {
     },
     async snapshots(token) {
       const list = expect(await get(token, '/snapshot/list'), 200, 'v1 snapshot/list').body;
-      return Object.values<any>(list).map((s) => ({ id: s.ID, label: s.label }));
+      return Object.values<JsonBody>(list).map((s) => ({ id: s.ID, label: s.label }));
     },
     async removeSnapshot(token, id) {
       expectEnvelope(await post(token, '/snapshot/remove', { SNAPSHOTID: id }), 204, 'v1 snapshot/remove');
@@ -219,7 +219,7 @@ export function v13(server: TestServer): Protocol {
     },
     async servers(token) {
       const list = expect(await call('GET', token, '/server/list'), 200, 'v1.3 server/list').body.servers;
-      return list.map((s: any) => ({
+      return list.map((s: JsonBody) => ({
         id: s.id,
         name: s.name,
         power: s.power,
@@ -247,7 +247,7 @@ export function v13(server: TestServer): Protocol {
     async reservedIps(token) {
       const list = expect(await call('GET', token, '/floating_ip/list'), 200, 'v1.3 floating_ip/list').body
         .floating_ips;
-      return list.map((ip: any) => ({
+      return list.map((ip: JsonBody) => ({
         id: ip.id,
         address: ip.address,
         version: ip.prefix === 64 ? 6 : 4,
@@ -283,7 +283,9 @@ export function v13(server: TestServer): Protocol {
     },
     async snapshots(token) {
       const list = expect(await call('GET', token, '/snapshot/list'), 200, 'v1.3 snapshot/list').body.snapshots;
-      return list.filter((s: { type: string }) => s.type === 'snapshot').map((s: any) => ({ id: s.id, label: s.name }));
+      return list
+        .filter((s: { type: string }) => s.type === 'snapshot')
+        .map((s: JsonBody) => ({ id: s.id, label: s.name }));
     },
     async removeSnapshot(token, id) {
       expect(await call('DELETE', token, `/snapshot/remove/${id}`), 204, 'v1.3 snapshot/remove');

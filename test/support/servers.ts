@@ -2,7 +2,7 @@
 // clock) for it to finish provisioning.
 
 import { generateKeyPairSync } from 'node:crypto';
-import type { TestServer } from './server.ts';
+import type { JsonBody, TestServer } from './server.ts';
 
 export const standardServer = { hostname: 'web-1.example.com', label: 'web 1', region: 101, image: 1001, plan: 1 };
 
@@ -22,7 +22,7 @@ export async function deployServer(
   if (created.status !== 201)
     throw new Error(`server/create failed: ${created.status} ${JSON.stringify(created.body)}`);
   if (options.settle !== false) await server.advance(SETTLE_SECONDS);
-  return created.body as { id: number; uuid: string; [key: string]: any };
+  return created.body as { id: number; uuid: string; [key: string]: JsonBody };
 }
 
 export async function serverInfo(server: TestServer, token: string, id: number | string) {

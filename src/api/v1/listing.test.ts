@@ -3,7 +3,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../../test/support/server.ts';
+import { type JsonBody, startTestServer, type TestServer } from '../../../test/support/server.ts';
 import { createAccount } from '../../../test/support/accounts.ts';
 
 let server: TestServer;
@@ -25,7 +25,7 @@ describe('locations/list', () => {
   test('every v1.3 region, keyed by its id (the DCID), without a key', async () => {
     const [locations, { regions }] = await Promise.all([get('/v1/locations/list'), get('/v1.3/region/list')]);
     assert.deepEqual(Object.keys(locations), Object.keys(regions));
-    for (const [id, location] of Object.entries<any>(locations)) {
+    for (const [id, location] of Object.entries<JsonBody>(locations)) {
       const region = regions[id];
       assert.deepEqual(Object.keys(location).sort(), [
         'city',
@@ -64,7 +64,7 @@ describe('templates/list/{DCID}', () => {
         get(`/v1.3/image/list?region_id=${dcid}`),
       ]);
       assert.deepEqual(Object.keys(templates), Object.keys(images));
-      for (const [id, template] of Object.entries<any>(templates)) {
+      for (const [id, template] of Object.entries<JsonBody>(templates)) {
         assert.deepEqual(Object.keys(template).sort(), [
           'hourly_cost',
           'id',
@@ -104,7 +104,7 @@ describe('plans/list/{DCID}', () => {
     for (const dcid of [101, 103, 601]) {
       const [plans, v13] = await Promise.all([get(`/v1/plans/list/${dcid}`), get(`/v1.3/plan/list?region_id=${dcid}`)]);
       assert.deepEqual(Object.keys(plans), Object.keys(v13.plans));
-      for (const [id, plan] of Object.entries<any>(plans)) {
+      for (const [id, plan] of Object.entries<JsonBody>(plans)) {
         const current = v13.plans[id];
         assert.deepEqual(Object.keys(plan).sort(), [
           'bandwidth',
@@ -143,7 +143,7 @@ describe('plans/list/{DCID}', () => {
     assert.equal(nyc['9'].plan_type, 'DEDICATED');
     assert.equal((await get('/v1/plans/list/103'))['9'], undefined, 'not sold in 103');
     // No Windows template is offered in 601, so no plan there runs it.
-    assert.ok(Object.values<any>(await get('/v1/plans/list/601')).every((plan) => plan.windows === false));
+    assert.ok(Object.values<JsonBody>(await get('/v1/plans/list/601')).every((plan) => plan.windows === false));
   });
 });
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../../../test/support/server.ts';
 import { createAccount, type TestAccount } from '../../../test/support/accounts.ts';
 import { deployServer, serverInfo, SETTLE_SECONDS } from '../../../test/support/servers.ts';
-import { crossings, protocol, v1 } from '../../../test/support/protocols.ts';
+import { crossings, protocol } from '../../../test/support/protocols.ts';
 import { assertFieldErrors } from '../../../test/support/legacy-assertions.ts';
 
 let server: TestServer;
