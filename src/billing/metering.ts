@@ -1,7 +1,7 @@
 // Metering: what one invoice item costs, derived from its timestamps and the clock alone, so
 // moving the virtual clock moves the charges with no background job. Integer arithmetic only.
 //
-// The rules (the decisions table in README.md, billing):
+// The rules (the decisions table (docs/decisions.md), billing):
 // - Hours are anchored at the item's creation: hour k begins at created_at + k hours. An hour is
 //   charged in full once it has begun ("started hours"): at the instant it begins for an open
 //   item, and only if it begins before removed_at for a removed one.

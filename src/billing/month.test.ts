@@ -3,7 +3,7 @@
 // commit), a floating IP attached and detached, a free VPC, a resize, a snapshot, removals; then
 // every invoice item, invoice sums over
 // sub-intervals, the transaction list and the balance, against figures this file computes itself,
-// hour by hour, from the documented prices and rules (the decisions table in README.md, billing).
+// hour by hour, from the documented prices and rules (the decisions table (docs/decisions.md), billing).
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

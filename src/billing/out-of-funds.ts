@@ -1,5 +1,5 @@
 // Out of funds: what happens when an account's balance reaches zero while it is being billed.
-// The policy (the decisions table in README.md): the account is marked out of funds, its running servers are
+// The policy (the decisions table (docs/decisions.md)): the account is marked out of funds, its running servers are
 // powered off, it is mailed once; billable creates already answer 402 (requireFunds). A credit
 // that brings the balance above zero lifts the mark; servers stay off until their owner starts them.
 // Resources are kept, and keep being billed, until removed.

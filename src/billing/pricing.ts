@@ -1,5 +1,5 @@
 // What things cost: the invoice items a billable resource opens, priced from the catalog.
-// Hourly prices are the monthly price over 730 hours; rules are in the decisions table in README.md.
+// Hourly prices are the monthly price over 730 hours; rules are in the decisions table (docs/decisions.md).
 
 import type { Image, Plan } from '../catalog/catalog.types.ts';
 import { planHourlyMicros } from '../catalog/listing.service.ts';

@@ -1,5 +1,5 @@
 // The spec's Server object, mapped from ServerDetails in one place (list, info and create all
-// send it). Fields the spec leaves open are settled in the decisions table in README.md.
+// send it). Fields the spec leaves open are settled in the decisions table (docs/decisions.md).
 
 import { isoSeconds } from '../platform/clock.ts';
 import { toCents } from '../platform/money.ts';

@@ -5,7 +5,7 @@ import { createHash, createPublicKey } from 'node:crypto';
 import sshpk from 'sshpk';
 import { Invalid } from '../platform/errors.ts';
 
-/** The spec's formats, plus ssh-ed25519 (our extension, see the decisions table in README.md). */
+/** The spec's formats, plus ssh-ed25519 (our extension, see the decisions table (docs/decisions.md)). */
 export const acceptedKeyTypes = [
   'ssh-rsa',
   'ssh-dss',
