@@ -122,7 +122,14 @@ export async function migrate(storage: Storage): Promise<string[]> {
     storage.dialect === 'postgres'
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(storage.db)).rows[0]?.schema
       : undefined;
-  const migrator = new Migrator({ db: storage.db, provider: migrations(storage.dialect), migrationTableSchema });
+  // Migrations are independent additions (each its own tables or columns), so one written later but
+  // numbered earlier still applies to a database that already has later ones.
+  const migrator = new Migrator({
+    db: storage.db,
+    provider: migrations(storage.dialect),
+    migrationTableSchema,
+    allowUnorderedMigrations: true,
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
