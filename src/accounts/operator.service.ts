@@ -22,7 +22,8 @@ export interface AccountPatch {
   permissions?: Record<string, boolean>;
 }
 
-async function findAccount(ctx: Platform, ref: string) {
+/** An account by id, uuid or e-mail (404 when none). */
+export async function findAccount(ctx: Platform, ref: string) {
   const parsed = parseRef(ref);
   const account = parsed
     ? 'id' in parsed

@@ -12,6 +12,8 @@ import type { SnapshotTable } from '../snapshots/snapshot.table.ts';
 import type { FloatingIpTable } from '../floating-ips/floating-ip.table.ts';
 import type { VpcMemberTable, VpcTable } from '../vpcs/vpc.table.ts';
 import type { SshKeyTable } from '../ssh-keys/ssh-key.table.ts';
+import type { FaultRuleTable } from '../faults/fault.table.ts';
+import type { SavedStateTable } from '../state/saved-state.table.ts';
 
 export interface Database {
   accounts: AccountTable;
@@ -29,6 +31,8 @@ export interface Database {
   vpcs: VpcTable;
   vpc_members: VpcMemberTable;
   ssh_keys: SshKeyTable;
+  fault_rules: FaultRuleTable;
+  saved_states: SavedStateTable;
 }
 
 export type Db = Kysely<Database>;

@@ -14,6 +14,7 @@ import type { ApiFormat, Problem } from './error-mapping.ts';
 import { toProblem } from './error-mapping.ts';
 import type { RateLimiters, RateLimitName, RateLimitOutcome } from './rate-limit.ts';
 import type { Access } from './fastify-augment.ts';
+import { faultHook } from './fault-hook.ts';
 
 export type RouteModule = (app: ApiApp, ctx: Platform) => void;
 
@@ -26,6 +27,8 @@ export interface ApiScopeOptions {
   setup?: (app: FastifyInstance) => Promise<void> | void;
   ctx: Platform;
   limiters: RateLimiters;
+  /** The customer API this scope serves, for the operator's fault rules (none on /admin). */
+  faults?: 'v1.3' | 'v1';
 }
 
 /** Methods a known path answers with 405 when it does not serve them. */
@@ -147,6 +150,7 @@ export function apiScope(options: ApiScopeOptions) {
       route.preValidation = preValidation as typeof route.preValidation;
     });
 
+    if (options.faults) instance.addHook('preValidation', faultHook(ctx, format, options.faults, sendProblem));
     for (const register of options.routes) register(app, ctx);
 
     fillingIn = true;

@@ -149,11 +149,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   );
 
-  await app.register(apiScope({ ctx, limiters, format: v13Format, routes: v13Routes, unknownPath: 501 }), {
-    prefix: '/v1.3',
-  });
   await app.register(
-    apiScope({ ctx, limiters, format: v1Format, routes: v1Routes, unknownPath: 404, setup: v1Setup }),
+    apiScope({ ctx, limiters, format: v13Format, routes: v13Routes, unknownPath: 501, faults: 'v1.3' }),
+    {
+      prefix: '/v1.3',
+    },
+  );
+  await app.register(
+    apiScope({ ctx, limiters, format: v1Format, routes: v1Routes, unknownPath: 404, setup: v1Setup, faults: 'v1' }),
     { prefix: '/v1' },
   );
   await app.register(apiScope({ ctx, limiters, format: adminFormat, routes: adminRoutes(), unknownPath: 404 }), {

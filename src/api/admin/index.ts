@@ -2,7 +2,8 @@
 
 import type { RouteModule } from '../../http/api-scope.ts';
 import { operatorRoutes } from './admin.routes.ts';
+import { faultRoutes } from './faults.routes.ts';
 
 export function adminRoutes(): RouteModule[] {
-  return [operatorRoutes];
+  return [operatorRoutes, faultRoutes];
 }

@@ -1,0 +1,143 @@
+// The operator API's fault injection: rules that make matching customer requests fail or
+// answer late, shared by every instance. See src/faults/fault.service.ts.
+
+import { Type } from 'typebox';
+import type { Platform } from '../../platform/context.ts';
+import type { ApiApp } from '../../http/api-app.ts';
+import {
+  addFaultRule,
+  injectableStatuses,
+  listFaultRules,
+  removeAllFaultRules,
+  removeFaultRule,
+} from '../../faults/fault.service.ts';
+import { responses, Timestamp } from '../v1_3/schemas.ts';
+
+const tags = ['operator'];
+const security = [{ operator: [] }];
+const adminErrors = [400, 401, 403, 404];
+
+const FaultRule = Type.Object({
+  id: Type.Integer(),
+  match: Type.Object({
+    method: Type.Union([Type.String(), Type.Null()]),
+    path: Type.Union([Type.String(), Type.Null()]),
+    operation: Type.Union([Type.String(), Type.Null()]),
+    account: Type.Union([Type.Integer(), Type.Null()], { description: 'account id' }),
+    api: Type.Union([Type.String(), Type.Null()]),
+  }),
+  action: Type.Object({
+    status: Type.Union([Type.Integer(), Type.Null()]),
+    latency_ms: Type.Integer(),
+    retry_after: Type.Union([Type.Integer(), Type.Null()]),
+  }),
+  probability: Type.Number(),
+  remaining: Type.Union([Type.Integer(), Type.Null()], { description: 'firings left; null: until removed' }),
+  fired: Type.Integer({ description: 'how many requests it has answered so far, on every instance' }),
+  note: Type.Union([Type.String(), Type.Null()]),
+  created: Timestamp,
+});
+
+const FaultRuleInput = Type.Object({
+  match: Type.Object(
+    {
+      method: Type.Optional(Type.String({ enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] })),
+      path: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 200,
+          description: 'a path (/v1.3/server/start), a route pattern (/v1.3/server/:id), or a prefix ending in *',
+          examples: ['/v1.3/server/create'],
+        }),
+      ),
+      operation: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'an operationId' })),
+      account: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'id, uuid or e-mail' })),
+      api: Type.Optional(Type.Union([Type.Literal('v1.3'), Type.Literal('v1')])),
+    },
+    { description: 'every field given must match; none given matches every customer request' },
+  ),
+  action: Type.Object({
+    status: Type.Optional(Type.Integer({ enum: [...injectableStatuses] })),
+    latency_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000 })),
+    retry_after: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 3600, description: 'seconds; 429 and 503 default to 1' }),
+    ),
+  }),
+  times: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'the next N matching requests' })),
+  probability: Type.Optional(
+    Type.Number({ minimum: 0, maximum: 1, description: 'chance a matching request fires it' }),
+  ),
+  note: Type.Optional(Type.String({ maxLength: 500 })),
+});
+
+export function faultRoutes(app: ApiApp, ctx: Platform): void {
+  app.route({
+    method: 'POST',
+    url: '/faults',
+    config: { access: 'operator' },
+    schema: {
+      tags,
+      security,
+      operationId: 'adminAddFaultRule',
+      summary: 'Add a fault rule',
+      description:
+        'Matching customer requests (v1.3 and v1) answer the given status in that API’s error shape, and/or answer late. ' +
+        'Injected answers carry the header Nubis-Fault with the rule id. Other instances apply a new rule within a second.',
+      body: FaultRuleInput,
+      response: responses({ 201: FaultRule }, adminErrors),
+    },
+    handler: async (request, reply) => {
+      reply.code(201);
+      return addFaultRule(ctx, request.body);
+    },
+  });
+
+  app.route({
+    method: 'GET',
+    url: '/faults',
+    config: { access: 'operator' },
+    schema: {
+      tags,
+      security,
+      operationId: 'adminListFaultRules',
+      summary: 'Fault rules, with how many times each fired',
+      response: responses({ 200: Type.Object({ faults: Type.Array(FaultRule) }) }, adminErrors),
+    },
+    handler: async () => ({ faults: await listFaultRules(ctx) }),
+  });
+
+  app.route({
+    method: 'DELETE',
+    url: '/faults/:id',
+    config: { access: 'operator' },
+    schema: {
+      tags,
+      security,
+      operationId: 'adminRemoveFaultRule',
+      summary: 'Remove one fault rule',
+      params: Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) }),
+      response: responses({ 204: Type.Null() }, adminErrors),
+    },
+    handler: async (request, reply) => {
+      await removeFaultRule(ctx, request.params.id);
+      return reply.code(204).send(null);
+    },
+  });
+
+  app.route({
+    method: 'DELETE',
+    url: '/faults',
+    config: { access: 'operator' },
+    schema: {
+      tags,
+      security,
+      operationId: 'adminRemoveAllFaultRules',
+      summary: 'Remove every fault rule',
+      response: responses({ 204: Type.Null() }, adminErrors),
+    },
+    handler: async (_request, reply) => {
+      await removeAllFaultRules(ctx);
+      return reply.code(204).send(null);
+    },
+  });
+}

@@ -1,0 +1,221 @@
+// Fault injection for client developers: rules that make matching requests fail (a status in
+// the API's own error shape), or answer late, on purpose. Rules live in the database so every
+// instance applies the same ones and counts each firing once; each instance keeps a copy that
+// it reloads at most a second after it was read (and at once after its own changes).
+
+import type { Platform } from '../platform/context.ts';
+import { Invalid, NotFound } from '../platform/errors.ts';
+import { isoSeconds } from '../platform/clock.ts';
+import type { FaultRuleRow } from './fault.table.ts';
+import { findAccount } from '../accounts/operator.service.ts';
+
+export interface FaultRuleInput {
+  match: {
+    method?: string;
+    path?: string;
+    operation?: string;
+    /** The account's id, uuid or e-mail. */
+    account?: string;
+    api?: 'v1.3' | 'v1';
+  };
+  action: { status?: number; latency_ms?: number; retry_after?: number };
+  /** The next N matching requests; absent: until removed. */
+  times?: number;
+  /** Chance that a matching request fires the rule, 0 to 1 (default 1). */
+  probability?: number;
+  note?: string;
+}
+
+/** A rule as the operator API shows it. */
+export interface FaultRule {
+  id: number;
+  match: {
+    method: string | null;
+    path: string | null;
+    operation: string | null;
+    account: number | null;
+    api: string | null;
+  };
+  action: { status: number | null; latency_ms: number; retry_after: number | null };
+  probability: number;
+  /** Firings left; null: until removed. */
+  remaining: number | null;
+  fired: number;
+  note: string | null;
+  created: string;
+}
+
+/** What the HTTP layer knows of a request when it asks whether a rule fires. */
+export interface FaultRequest {
+  method: string;
+  /** The path without its query string. */
+  path: string;
+  /** The route's pattern (`/v1.3/server/:id`), when one matched. */
+  route: string | undefined;
+  operationId: string | undefined;
+  accountId: number | null;
+  api: 'v1.3' | 'v1';
+}
+
+export interface FiredFault {
+  ruleId: number;
+  status: number | null;
+  latencyMs: number;
+  retryAfter: number | null;
+}
+
+/** Statuses a rule may answer: failures a client must handle, in each API's error shape. */
+export const injectableStatuses = [400, 401, 402, 403, 404, 409, 429, 500, 502, 503, 504] as const;
+
+const reloadAfterMs = 1_000;
+
+interface RuleCache {
+  rules: FaultRuleRow[];
+  loadedAt: number;
+  loading: Promise<FaultRuleRow[]> | null;
+}
+const caches = new WeakMap<Platform, RuleCache>();
+
+function cacheOf(ctx: Platform): RuleCache {
+  let cache = caches.get(ctx);
+  if (!cache) {
+    cache = { rules: [], loadedAt: -Infinity, loading: null };
+    caches.set(ctx, cache);
+  }
+  return cache;
+}
+
+/** The rules in force, as of at most a second ago; synchronous (null) when the copy must be reloaded. */
+function freshRules(ctx: Platform): FaultRuleRow[] | null {
+  const cache = cacheOf(ctx);
+  return Date.now() - cache.loadedAt < reloadAfterMs ? cache.rules : null;
+}
+
+async function reloadRules(ctx: Platform): Promise<FaultRuleRow[]> {
+  const cache = cacheOf(ctx);
+  cache.loading ??= ctx.db
+    .selectFrom('fault_rules')
+    .selectAll()
+    .orderBy('id')
+    .execute()
+    .then((rules) => {
+      cache.rules = rules.filter((rule) => rule.remaining === null || rule.remaining > 0);
+      cache.loadedAt = Date.now();
+      return cache.rules;
+    })
+    .finally(() => {
+      cache.loading = null;
+    });
+  return cache.loading;
+}
+
+function invalidate(ctx: Platform): void {
+  cacheOf(ctx).loadedAt = -Infinity;
+}
+
+function matches(rule: FaultRuleRow, request: FaultRequest): boolean {
+  if (rule.api !== null && rule.api !== request.api) return false;
+  if (rule.method !== null && rule.method !== request.method) return false;
+  if (rule.operation_id !== null && rule.operation_id !== request.operationId) return false;
+  if (rule.account_id !== null && rule.account_id !== request.accountId) return false;
+  if (rule.path !== null) {
+    const path = rule.path;
+    if (path.endsWith('*')) {
+      if (!request.path.startsWith(path.slice(0, -1))) return false;
+    } else if (path !== request.path && path !== request.route) return false;
+  }
+  return true;
+}
+
+/** Counts a firing in the database; false when the rule is gone or used up (another instance may have taken the last one). */
+async function claim(ctx: Platform, rule: FaultRuleRow): Promise<boolean> {
+  const counted = ctx.db
+    .updateTable('fault_rules')
+    .set((eb) => ({ fired: eb('fired', '+', 1) }))
+    .where('id', '=', rule.id);
+  if (rule.remaining === null) return Number((await counted.executeTakeFirst()).numUpdatedRows) === 1;
+  const result = await counted
+    .set((eb) => ({ remaining: eb('remaining', '-', 1) }))
+    .where('remaining', '>', 0)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 1) return true;
+  invalidate(ctx);
+  return false;
+}
+
+/** The rule that fires for this request, if any; cheap when no rule is set (no query, no allocation). */
+export async function firedFault(ctx: Platform, request: FaultRequest): Promise<FiredFault | null> {
+  const rules = freshRules(ctx) ?? (await reloadRules(ctx));
+  if (rules.length === 0) return null;
+  for (const rule of rules) {
+    if (!matches(rule, request)) continue;
+    if (rule.probability_ppm < 1_000_000 && Math.random() * 1_000_000 >= rule.probability_ppm) continue;
+    if (!(await claim(ctx, rule))) continue;
+    return { ruleId: rule.id, status: rule.status, latencyMs: rule.latency_ms, retryAfter: rule.retry_after };
+  }
+  return null;
+}
+
+function describe(row: FaultRuleRow): FaultRule {
+  return {
+    id: row.id,
+    match: {
+      method: row.method,
+      path: row.path,
+      operation: row.operation_id,
+      account: row.account_id,
+      api: row.api,
+    },
+    action: { status: row.status, latency_ms: row.latency_ms, retry_after: row.retry_after },
+    probability: row.probability_ppm / 1_000_000,
+    remaining: row.remaining,
+    fired: row.fired,
+    note: row.note,
+    created: isoSeconds(row.created_at),
+  };
+}
+
+export async function addFaultRule(ctx: Platform, input: FaultRuleInput): Promise<FaultRule> {
+  const { match, action } = input;
+  if (action.status === undefined && !action.latency_ms)
+    throw new Invalid('action', 'name a status to answer, a latency_ms to add, or both');
+  if (action.retry_after !== undefined && action.status === undefined)
+    throw new Invalid('action.retry_after', 'goes with a status (429 or 503)');
+  const accountId = match.account === undefined ? null : (await findAccount(ctx, match.account)).id;
+  const row = await ctx.db
+    .insertInto('fault_rules')
+    .values({
+      method: match.method?.toUpperCase() ?? null,
+      path: match.path ?? null,
+      operation_id: match.operation ?? null,
+      account_id: accountId,
+      api: match.api ?? null,
+      status: action.status ?? null,
+      latency_ms: action.latency_ms ?? 0,
+      retry_after: action.retry_after ?? (action.status === 429 || action.status === 503 ? 1 : null),
+      probability_ppm: Math.round((input.probability ?? 1) * 1_000_000),
+      remaining: input.times ?? null,
+      note: input.note ?? null,
+      created_at: ctx.clock.now(),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  invalidate(ctx);
+  return describe(row);
+}
+
+export async function listFaultRules(ctx: Platform): Promise<FaultRule[]> {
+  const rows = await ctx.db.selectFrom('fault_rules').selectAll().orderBy('id').execute();
+  return rows.map(describe);
+}
+
+export async function removeFaultRule(ctx: Platform, id: number): Promise<void> {
+  const result = await ctx.db.deleteFrom('fault_rules').where('id', '=', id).executeTakeFirst();
+  invalidate(ctx);
+  if (Number(result.numDeletedRows) !== 1) throw new NotFound('fault rule');
+}
+
+export async function removeAllFaultRules(ctx: Platform): Promise<void> {
+  await ctx.db.deleteFrom('fault_rules').execute();
+  invalidate(ctx);
+}

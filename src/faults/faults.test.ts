@@ -1,0 +1,133 @@
+// Fault injection (issue 16): rules added through the operator API make exactly the matching
+// customer requests fail, in the error shape of the API they called, and stop when used up.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
+import { standardServer } from '../../test/support/servers.ts';
+
+let server: TestServer;
+let alice: TestAccount;
+let bob: TestAccount;
+
+before(async () => {
+  server = await startTestServer();
+  [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
+});
+after(() => server.close());
+
+async function addRule(body: Record<string, unknown>) {
+  const added = await server.admin('POST', '/admin/faults', body);
+  assert.equal(added.status, 201, JSON.stringify(added.body));
+  return added.body as { id: number };
+}
+
+async function ruleState(id: number) {
+  const list = await server.admin('GET', '/admin/faults');
+  assert.equal(list.status, 200);
+  return (list.body.faults as { id: number; fired: number; remaining: number | null }[]).find((r) => r.id === id);
+}
+
+describe('fault rules', () => {
+  test('the next N matching requests fail in the v1.3 shape, marked, and the rule stops when used up', async () => {
+    const rule = await addRule({
+      match: { method: 'POST', path: '/v1.3/server/create' },
+      action: { status: 503, retry_after: 7 },
+      times: 2,
+    });
+    const answers = [];
+    for (let i = 0; i < 3; i++)
+      answers.push(await server.request('POST', '/v1.3/server/create', { token: alice.token, body: standardServer }));
+    for (const failed of answers.slice(0, 2)) {
+      assert.equal(failed.status, 503);
+      assert.equal(failed.headers.get('retry-after'), '7');
+      assert.equal(failed.headers.get('nubis-fault'), String(rule.id));
+      assert.equal(failed.body.errors.response, '503 Service Unavailable');
+      assert.match(failed.body.errors.reason, new RegExp(`fault rule ${rule.id}`));
+    }
+    assert.equal(answers[2].status, 201, 'the third create is not matched any more');
+    assert.equal(answers[2].headers.get('nubis-fault'), null);
+    assert.deepEqual(
+      { fired: (await ruleState(rule.id))?.fired, remaining: (await ruleState(rule.id))?.remaining },
+      { fired: 2, remaining: 0 },
+    );
+  });
+
+  test('a rule on the legacy API answers the legacy error envelope and leaves v1.3 alone', async () => {
+    const rule = await addRule({ match: { api: 'v1', path: '/v1/server/list' }, action: { status: 500 }, times: 1 });
+    const v13 = await server.request('GET', '/v1.3/server/list', { token: alice.token });
+    assert.equal(v13.status, 200);
+    const legacy = await server.request('GET', '/v1/server/list', { token: alice.token });
+    assert.equal(legacy.status, 500);
+    assert.equal(legacy.body.response_type, 'error');
+    assert.equal(legacy.body.response_code, 500);
+    assert.equal(legacy.headers.get('nubis-fault'), String(rule.id));
+  });
+
+  test('a rule naming an account fails only that account’s requests', async () => {
+    const rule = await addRule({ match: { account: bob.email }, action: { status: 402 }, times: 5 });
+    const aliceInfo = await server.request('GET', '/v1.3/account/info', { token: alice.token });
+    const bobInfo = await server.request('GET', '/v1.3/account/info', { token: bob.token });
+    assert.equal(aliceInfo.status, 200);
+    assert.equal(bobInfo.status, 402);
+    assert.equal(bobInfo.body.errors.response, '402 Payment Required');
+    await server.admin('DELETE', `/admin/faults/${rule.id}`);
+  });
+
+  test('429 carries Retry-After and the RateLimit headers', async () => {
+    await addRule({ match: { path: '/v1.3/ssh_key/list' }, action: { status: 429 }, times: 1 });
+    const limited = await server.request('GET', '/v1.3/ssh_key/list', { token: alice.token });
+    assert.equal(limited.status, 429);
+    assert.equal(limited.headers.get('retry-after'), '1');
+    assert.equal(limited.headers.get('ratelimit-remaining'), '0');
+    assert.ok(limited.headers.get('ratelimit-limit'));
+  });
+
+  test('a latency-only rule lets the request through, marked', async () => {
+    const rule = await addRule({ match: { path: '/v1.3/region/list' }, action: { latency_ms: 50 }, times: 1 });
+    const slow = await server.request('GET', '/v1.3/region/list');
+    assert.equal(slow.status, 200);
+    assert.ok(slow.body.regions);
+    assert.equal(slow.headers.get('nubis-fault'), String(rule.id));
+  });
+
+  test('a rule with probability 0 never fires; a prefix matches every path under it', async () => {
+    const never = await addRule({ match: { path: '/v1.3/*' }, action: { status: 500 }, probability: 0 });
+    for (let i = 0; i < 5; i++)
+      assert.equal((await server.request('GET', '/v1.3/account/info', { token: alice.token })).status, 200);
+    assert.equal((await ruleState(never.id))?.fired, 0);
+    await server.admin('DELETE', `/admin/faults/${never.id}`);
+    const prefix = await addRule({ match: { path: '/v1.3/floating_ip/*' }, action: { status: 409 }, times: 1 });
+    const conflict = await server.request('GET', '/v1.3/floating_ip/list', { token: alice.token });
+    assert.equal(conflict.status, 409);
+    assert.equal(conflict.headers.get('nubis-fault'), String(prefix.id));
+  });
+
+  test('rules are removed one by one or all at once; the operator API is never faulted', async () => {
+    const everything = await addRule({ match: {}, action: { status: 500 } });
+    assert.equal((await server.request('GET', '/v1.3/region/list')).status, 500);
+    assert.equal((await server.admin('GET', '/admin/faults')).status, 200, 'the operator can still remove it');
+    assert.equal((await server.admin('DELETE', `/admin/faults/${everything.id}`)).status, 204);
+    assert.equal((await server.admin('DELETE', `/admin/faults/${everything.id}`)).status, 404);
+    assert.equal((await server.request('GET', '/v1.3/region/list')).status, 200);
+    await addRule({ match: {}, action: { status: 500 } });
+    await addRule({ match: {}, action: { status: 503 } });
+    assert.equal((await server.admin('DELETE', '/admin/faults')).status, 204);
+    assert.deepEqual((await server.admin('GET', '/admin/faults')).body.faults, []);
+    assert.equal((await server.request('GET', '/v1.3/region/list')).status, 200);
+  });
+
+  test('a rule that could never fire is refused with the field named', async () => {
+    const empty = await server.admin('POST', '/admin/faults', { match: {}, action: {} });
+    assert.equal(empty.status, 400);
+    assert.equal(empty.body.errors[0].field, 'action');
+    const badStatus = await server.admin('POST', '/admin/faults', { match: {}, action: { status: 200 } });
+    assert.equal(badStatus.status, 400);
+    const unknownAccount = await server.admin('POST', '/admin/faults', {
+      match: { account: 'nobody@example.com' },
+      action: { status: 500 },
+    });
+    assert.equal(unknownAccount.status, 404);
+  });
+});
