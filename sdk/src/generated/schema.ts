@@ -10509,6 +10509,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/faults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fault rules, with how many times each fired */
+        get: operations["adminListFaultRules"];
+        put?: never;
+        /**
+         * Add a fault rule
+         * @description Matching customer requests (v1.3 and v1) answer the given status in that API’s error shape, and/or answer late. Injected answers carry the header Nubis-Fault with the rule id. Other instances apply a new rule within a second.
+         */
+        post: operations["adminAddFaultRule"];
+        /** Remove every fault rule */
+        delete: operations["adminRemoveAllFaultRules"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/faults/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one fault rule */
+        delete: operations["adminRemoveFaultRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -10520,4 +10559,405 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    adminListFaultRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        faults: {
+                            id: number;
+                            match: {
+                                method: string | null;
+                                path: string | null;
+                                operation: string | null;
+                                /** @description account id */
+                                account: number | null;
+                                api: string | null;
+                            };
+                            action: {
+                                status: number | null;
+                                latency_ms: number;
+                                retry_after: number | null;
+                            };
+                            probability: number;
+                            /** @description firings left; null: until removed */
+                            remaining: number | null;
+                            /** @description how many requests it has answered so far, on every instance */
+                            fired: number;
+                            note: string | null;
+                            /**
+                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                             * @example 2026-11-22T12:00:00Z
+                             */
+                            created: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description one entry per bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            reason: string;
+                            field: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description error object */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    adminAddFaultRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description every field given must match; none given matches every customer request */
+                    match: {
+                        /** @enum {string} */
+                        method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                        /**
+                         * @description a path (/v1.3/server/start), a route pattern (/v1.3/server/:id), or a prefix ending in *
+                         * @example /v1.3/server/create
+                         */
+                        path?: string;
+                        /** @description an operationId */
+                        operation?: string;
+                        /** @description id, uuid or e-mail */
+                        account?: string;
+                        api?: "v1.3" | "v1";
+                    };
+                    action: {
+                        /** @enum {integer} */
+                        status?: 400 | 401 | 402 | 403 | 404 | 409 | 429 | 500 | 502 | 503 | 504;
+                        latency_ms?: number;
+                        /** @description seconds; 429 and 503 default to 1 */
+                        retry_after?: number;
+                    };
+                    /** @description the next N matching requests */
+                    times?: number;
+                    /** @description chance a matching request fires it */
+                    probability?: number;
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        match: {
+                            method: string | null;
+                            path: string | null;
+                            operation: string | null;
+                            /** @description account id */
+                            account: number | null;
+                            api: string | null;
+                        };
+                        action: {
+                            status: number | null;
+                            latency_ms: number;
+                            retry_after: number | null;
+                        };
+                        probability: number;
+                        /** @description firings left; null: until removed */
+                        remaining: number | null;
+                        /** @description how many requests it has answered so far, on every instance */
+                        fired: number;
+                        note: string | null;
+                        /**
+                         * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                         * @example 2026-11-22T12:00:00Z
+                         */
+                        created: string;
+                    };
+                };
+            };
+            /** @description one entry per bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            reason: string;
+                            field: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description error object */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    adminRemoveAllFaultRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description one entry per bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            reason: string;
+                            field: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description error object */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    adminRemoveFaultRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description one entry per bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            reason: string;
+                            field: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description error object */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+}
