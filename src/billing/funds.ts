@@ -39,6 +39,16 @@ export async function requireFunds(
   }
 }
 
+/**
+ * The funds rule for powering a server on: true while the balance is above zero. Paths that may
+ * not refuse (rebuild, reinstall, restore are valid on any server) leave a stopped server
+ * stopped instead of starting it when this is false.
+ */
+export async function mayPowerOn(ctx: Platform, db: Queryable, accountId: number): Promise<boolean> {
+  if (covers(await accountBalanceFloor(ctx, db, accountId), 0)) return true;
+  return covers((await accountFinance(ctx, db, accountId)).balanceMicros, 0);
+}
+
 function covers(balanceMicros: number, costMicros: number): boolean {
   return balanceMicros > 0 && balanceMicros >= costMicros;
 }

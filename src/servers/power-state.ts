@@ -1,8 +1,10 @@
 // Power state, derived rather than pushed: a server shows the transition under way until its
 // `action_until`, then the power it settles in. Also the spec's power transitions, in one table.
-
-import { Conflict } from '../platform/errors.ts';
-import { isoSeconds } from '../platform/clock.ts';
+//
+// The spec's state table makes rebuild, reinstall and restore valid on any server, reboot valid
+// on a running and on a non-running one (so on any), and rescue valid whether rescue is on or
+// off. No action is refused for the transition under way: a new action supersedes it (the
+// server shows the new transition from the request on and settles as the new action says).
 
 export type SettledPower = 'running' | 'stopped';
 
@@ -38,14 +40,9 @@ export function isProvisioning(server: PowerFields, now: number): boolean {
   return transitionUnderWay(server, now) === 'provisioning';
 }
 
-/** Every action but remove waits for the one under way: a machine does one thing at a time. */
-export function requireIdle(server: PowerFields, now: number): void {
-  const transition = transitionUnderWay(server, now);
-  if (transition === null) return;
-  const until = isoSeconds(server.action_until!);
-  if (transition === 'provisioning')
-    throw new Conflict(`the server is still provisioning until ${until}; try again once it is running`);
-  throw new Conflict(`the server is busy ${transition} until ${until}; try again after`);
+/** True when the server is powered off, or will be once the transition under way ends. */
+export function settlesStopped(server: PowerFields): boolean {
+  return server.power !== 'running';
 }
 
 export type PowerCommand = 'start' | 'stop' | 'reboot';
@@ -57,21 +54,20 @@ export interface PowerOutcome {
 
 /**
  * The spec's power rows: start boots a stopped server, stop powers a running one off, reboot
- * restarts a running server and starts one that is not running. Anything else is refused.
+ * restarts a running server and starts one that is not running. Start on a server that is (or
+ * is about to be) running and stop on one that is (or is about to be) stopped change nothing
+ * (null): the server is already where the caller wants it.
  */
-export function powerOutcome(command: PowerCommand, server: PowerFields, now: number): PowerOutcome {
-  requireIdle(server, now);
-  const running = server.power === 'running';
+export function powerOutcome(command: PowerCommand, server: PowerFields): PowerOutcome | null {
   switch (command) {
     case 'start':
-      if (running) throw new Conflict('the server is already running');
-      return { transition: 'booting', settlesTo: 'running' };
+      return settlesStopped(server) ? { transition: 'booting', settlesTo: 'running' } : null;
     case 'stop':
-      if (!running) throw new Conflict('the server is already stopped');
-      return { transition: 'stopping', settlesTo: 'stopped' };
+      return settlesStopped(server) ? null : { transition: 'stopping', settlesTo: 'stopped' };
     case 'reboot':
-      return running
-        ? { transition: 'rebooting', settlesTo: 'running' }
-        : { transition: 'booting', settlesTo: 'running' };
+      // A server in a transition that ends running (provisioning, booting…) restarts as one that runs.
+      return settlesStopped(server)
+        ? { transition: 'booting', settlesTo: 'running' }
+        : { transition: 'rebooting', settlesTo: 'running' };
   }
 }

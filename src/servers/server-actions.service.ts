@@ -1,6 +1,9 @@
 // What a server does after it exists: start, stop, reboot, rescue, rebuild, reinstall, resize,
 // and the restore a snapshot or backup asks for. Each asks the driver how long it takes and
-// records the transition; the shown power follows from the clock.
+// records the transition; the shown power follows from the clock. None waits for, or is refused
+// by, the transition under way: it supersedes it (power-state.ts). Every path that powers a
+// server on obeys the funds rule: start, reboot and rescue of a stopped server answer 402;
+// rebuild, reinstall and restore (valid on any server) leave it stopped instead.
 
 import type { Tx } from '../db/database.ts';
 import type { Actor, Platform } from '../platform/context.ts';
@@ -11,11 +14,11 @@ import { findIn, planAvailableIn } from '../catalog/catalog.ts';
 import type { Image } from '../catalog/catalog.types.ts';
 import type { ActionTicket } from '../compute/compute-driver.ts';
 import { backupItem, firstHourMicros, serverItems, type PricedItem } from '../billing/pricing.ts';
-import { requireFunds } from '../billing/funds.ts';
+import { mayPowerOn, requireFunds } from '../billing/funds.ts';
 import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
 import { catalogOf, machineOf, rootPassword } from './server-details.ts';
 import { findServer, newRootPassword } from './server.service.ts';
-import { powerOutcome, requireIdle, type PowerCommand, type SettledPower, type Transition } from './power-state.ts';
+import { powerOutcome, settlesStopped, type PowerCommand, type SettledPower, type Transition } from './power-state.ts';
 import { serverRepository } from './server.repository.ts';
 import type { ServerRow, ServerUpdate } from './server.table.ts';
 
@@ -28,13 +31,14 @@ export async function beginTransition(
   settlesTo: SettledPower,
   ticket: ActionTicket,
   changes: ServerUpdate = {},
+  startsAt?: number,
 ): Promise<ServerRow> {
   const now = ctx.clock.now();
   return serverRepository.update(trx, server.id, {
     ...changes,
     power: settlesTo,
     action: transition,
-    action_until: now + ticket.durationMs,
+    action_until: Math.max(now, startsAt ?? now) + ticket.durationMs,
     updated_at: now,
   });
 }
@@ -54,7 +58,8 @@ function onServer<T>(
 
 export function powerServer(ctx: Platform, actor: Actor, ref: string | number, command: PowerCommand): Promise<void> {
   return onServer(ctx, actor, ref, async (trx, server) => {
-    const outcome = powerOutcome(command, server, ctx.clock.now());
+    const outcome = powerOutcome(command, server);
+    if (outcome === null) return; // already where the caller wants it
     // Powering on is what an out-of-funds account may not do (a running server is billed).
     if (outcome.transition === 'booting')
       await requireFunds(ctx, trx, server.account_id, 0, { action: 'start the server' });
@@ -69,17 +74,25 @@ export function powerServer(ctx: Platform, actor: Actor, ref: string | number, c
   });
 }
 
-/** Boots into the recovery image (enable) or back onto the disk; a stopped server comes up. */
+/**
+ * Boots into the recovery image (enable) or back onto the disk, in either rescue state (asking
+ * for the current one reboots into it again); a stopped server comes up, funds permitting.
+ */
 export function setRescue(ctx: Platform, actor: Actor, ref: string | number, enable: boolean): Promise<void> {
   return onServer(ctx, actor, ref, async (trx, server) => {
-    requireIdle(server, ctx.clock.now());
-    if ((server.rescue === 1) === enable)
-      throw new Conflict(`rescue mode is already ${enable ? 'enabled' : 'disabled'}`);
+    const stopped = settlesStopped(server);
+    if (stopped) await requireFunds(ctx, trx, server.account_id, 0, { action: 'boot the server into rescue mode' });
     const ticket = await ctx.compute.rescue(machineOf(ctx, server), enable);
-    await beginTransition(ctx, trx, server, server.power === 'running' ? 'rebooting' : 'booting', 'running', ticket, {
+    await beginTransition(ctx, trx, server, stopped ? 'booting' : 'rebooting', 'running', ticket, {
       rescue: enable ? 1 : 0,
     });
   });
+}
+
+/** Where a disk-writing action (rebuild, reinstall, restore) leaves the server: running, unless that needs funds it lacks. */
+async function settlesAfterWrite(ctx: Platform, trx: Tx, server: ServerRow): Promise<SettledPower> {
+  if (!settlesStopped(server)) return 'running';
+  return (await mayPowerOn(ctx, trx, server.account_id)) ? 'running' : 'stopped';
 }
 
 /** Bills a change of operating system image: its licence item follows the image. */
@@ -101,12 +114,11 @@ async function writeImage(
   image: Image,
   transition: 'rebuilding' | 'reinstalling',
 ): Promise<void> {
-  requireIdle(server, ctx.clock.now());
   const password = newRootPassword();
   const sealed = ctx.secrets.encrypt(password);
   const ticket = await ctx.compute.rebuild(machineOf(ctx, server), image, password);
   await repriceLicence(ctx, trx, server, image);
-  await beginTransition(ctx, trx, server, transition, 'running', ticket, {
+  await beginTransition(ctx, trx, server, transition, await settlesAfterWrite(ctx, trx, server), ticket, {
     image_id: image.id,
     source_snapshot_uuid: null,
     password_sealed: sealed,
@@ -160,7 +172,6 @@ export async function resizeServer(
   await ctx.db.transaction().execute(async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, ref, true);
-    requireIdle(server, ctx.clock.now());
     const plan = findIn(ctx.catalog.plans, planRef);
     if (!plan)
       throw new Invalid('plan_id', 'bad value: no plan with this id or uuid (see GET /server/resize/{server_id})');
@@ -191,27 +202,35 @@ export async function resizeServer(
       changed.map((item) => item.resourceType),
     );
     await openInvoiceItems(ctx, trx, server.account_id, server.uuid, changed);
-    await beginTransition(ctx, trx, server, 'resizing', server.power === 'running' ? 'running' : 'stopped', ticket, {
+    await beginTransition(ctx, trx, server, 'resizing', settlesStopped(server) ? 'stopped' : 'running', ticket, {
       plan_id: plan.id,
     });
   });
 }
 
-/** Reverts the server's disk to a snapshot or backup (checked by the caller); the server comes up on it. */
+/**
+ * Reverts the server's disk to a snapshot or backup (checked by the caller); the server comes up
+ * on it. A snapshot still being taken is written once it completes: the restore lasts until then.
+ */
 export async function restoreOnto(
   ctx: Platform,
   trx: Tx,
   server: ServerRow,
-  image: { uuid: string; image_id: number; size_gb: number },
+  image: { uuid: string; image_id: number; size_gb: number; ready_at: number },
 ): Promise<void> {
-  requireIdle(server, ctx.clock.now());
   const target = ctx.catalog.images.get(image.image_id);
   if (!target) throw new Conflict('the image of this snapshot is no longer offered');
   const ticket = await ctx.compute.restore(machineOf(ctx, server), image.size_gb);
   await repriceLicence(ctx, trx, server, target);
-  await beginTransition(ctx, trx, server, 'restoring', 'running', ticket, {
-    image_id: target.id,
-    source_snapshot_uuid: image.uuid,
-    rescue: 0,
-  });
+  const settlesTo = await settlesAfterWrite(ctx, trx, server);
+  await beginTransition(
+    ctx,
+    trx,
+    server,
+    'restoring',
+    settlesTo,
+    ticket,
+    { image_id: target.id, source_snapshot_uuid: image.uuid, rescue: 0 },
+    image.ready_at,
+  );
 }

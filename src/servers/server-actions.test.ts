@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../../test/support/server.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { deployServer, serverInfo, SETTLE_SECONDS } from '../../test/support/servers.ts';
+import { runBackupSweep } from '../snapshots/backup.sweep.ts';
 
 let server: TestServer;
 let alice: TestAccount;
@@ -32,45 +33,21 @@ async function running(token: string): Promise<number> {
 }
 
 describe('power transitions', () => {
-  test('every action but remove is refused with 409 while the server provisions', async () => {
-    const s = await deployServer(server, alice.token, {}, { settle: false });
-    const attempts: [string, string, Record<string, unknown>][] = [
-      ['PATCH', 'start', {}],
-      ['PATCH', 'stop', {}],
-      ['PATCH', 'reboot', {}],
-      ['POST', 'rescue', { enable: true }],
-      ['POST', 'rebuild', { image_id: 1002 }],
-      ['POST', 'reinstall', {}],
-      ['POST', 'resize', { plan_id: 3 }],
-    ];
-    for (const [method, path, body] of attempts) {
-      const result = await act(method, path, { server_id: s.id, ...body });
-      assert.equal(result.status, 409, `${path}: ${JSON.stringify(result.body)}`);
-      assert.equal(result.body.errors.response, '409 Conflict');
-      assert.match(result.body.errors.reason, /still provisioning until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/);
-    }
-    assert.equal(await power(s.id), 'provisioning');
-  });
-
   test("stop, start and reboot move through their transitional states, and only the spec's transitions are allowed", async () => {
     const s = await deployServer(server, alice.token);
     assert.equal(await power(s.id), 'running');
-    const already = await act('PATCH', 'start', { server_id: s.id });
-    assert.equal(already.status, 409);
-    assert.match(already.body.errors.reason, /already running/);
+    // Start on a running server: the server is already where the caller wants it (202, no change).
+    assert.equal((await act('PATCH', 'start', { server_id: s.id })).status, 202);
+    assert.equal(await power(s.id), 'running');
 
     const stop = await act('PATCH', 'stop', { server_id: s.uuid });
     assert.equal(stop.status, 202);
     assert.deepEqual(stop.body, { success: { response: '202 Accepted', reason: '' } });
     assert.equal(await power(s.id), 'stopping');
-    const busy = await act('PATCH', 'reboot', { server_id: s.id });
-    assert.equal(busy.status, 409);
-    assert.match(busy.body.errors.reason, /busy stopping until/);
     await server.advance(5);
     assert.equal(await power(s.id), 'stopped');
-    const stopAgain = await act('PATCH', 'stop', { server_id: s.id });
-    assert.equal(stopAgain.status, 409);
-    assert.match(stopAgain.body.errors.reason, /already stopped/);
+    assert.equal((await act('PATCH', 'stop', { server_id: s.id })).status, 202);
+    assert.equal(await power(s.id), 'stopped');
 
     assert.equal((await act('PATCH', 'start', { server_id: String(s.id) })).status, 202);
     assert.equal(await power(s.id), 'booting');
@@ -83,13 +60,18 @@ describe('power transitions', () => {
     assert.equal(await power(s.id), 'running');
   });
 
-  test('concurrent actions on one server: exactly one is accepted, the others see it under way', async () => {
+  test('concurrent actions on one server are taken one after the other: each is accepted, the last one wins', async () => {
     const s = await deployServer(server, alice.token);
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) => act('PATCH', i % 2 ? 'stop' : 'reboot', { server_id: s.id })),
     );
-    assert.equal(results.filter((r) => r.status === 202).length, 1, JSON.stringify(results.map((r) => r.status)));
-    assert.equal(results.filter((r) => r.status === 409).length, 9);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      Array(10).fill(202),
+    );
+    assert.ok(['stopping', 'rebooting', 'booting'].includes(await power(s.id)));
+    await server.advance(SETTLE_SECONDS);
+    assert.ok(['running', 'stopped'].includes(await power(s.id)));
   });
 
   test('reboot starts a server that is not running', async () => {
@@ -150,7 +132,9 @@ describe('power transitions', () => {
 });
 
 describe('rescue', () => {
-  test('enable reboots into the recovery image, disable back onto the disk; the same state again is refused', async () => {
+  // Spec: "rescue disabled/enabled | POST /server/rescue | body enable boolean | rescue mode toggled |
+  // when enabled the server reboots into a recovery image, else boots from disk" — valid in either rescue state.
+  test('enable reboots into the recovery image, disable back onto the disk; the same state again reboots into it again', async () => {
     const s = await deployServer(server, alice.token);
     assert.equal((await act('POST', 'rescue', { server_id: s.id, enable: true })).status, 202);
     const rescuing = await serverInfo(server, alice.token, s.id);
@@ -158,9 +142,11 @@ describe('rescue', () => {
     assert.ok(rescuing.info.features.includes('rescue_mode'));
     await server.advance(15);
     assert.equal(await power(s.id), 'running');
-    const again = await act('POST', 'rescue', { server_id: s.id, enable: true });
-    assert.equal(again.status, 409);
-    assert.match(again.body.errors.reason, /already enabled/);
+    assert.equal((await act('POST', 'rescue', { server_id: s.id, enable: true })).status, 202);
+    const again = await serverInfo(server, alice.token, s.id);
+    assert.equal(again.power, 'rebooting');
+    assert.ok(again.info.features.includes('rescue_mode'));
+    await server.advance(15);
 
     assert.equal((await act('POST', 'rescue', { server_id: s.uuid, enable: false })).status, 202);
     assert.equal(await power(s.id), 'rebooting');
@@ -168,7 +154,8 @@ describe('rescue', () => {
     const back = await serverInfo(server, alice.token, s.id);
     assert.equal(back.power, 'running');
     assert.ok(!back.info.features.includes('rescue_mode'));
-    assert.equal((await act('POST', 'rescue', { server_id: s.id, enable: false })).status, 409);
+    assert.equal((await act('POST', 'rescue', { server_id: s.id, enable: false })).status, 202);
+    assert.equal(await power(s.id), 'rebooting');
   });
 
   test('a stopped server boots into rescue', async () => {
@@ -314,12 +301,184 @@ describe('funds', () => {
     // Plan 1 costs about $0.007 an hour: eight hours more than spends $0.05.
     await server.advance(8 * 3600);
     assert.ok((await server.request('GET', '/v1.3/account/info', { token: poor.token })).body.balance <= 0);
-    for (const path of ['start', 'reboot']) {
-      const refused = await act('PATCH', path, { server_id: s.id }, poor.token);
+    // Every path that powers a server on obeys the funds rule: start, reboot and rescue refuse with 402
+    // (Errors: "402 | account balance too low")…
+    const attempts: [string, string, Record<string, unknown>][] = [
+      ['PATCH', 'start', {}],
+      ['PATCH', 'reboot', {}],
+      ['POST', 'rescue', { enable: true }],
+      ['POST', 'rescue', { enable: false }],
+    ];
+    for (const [method, path, body] of attempts) {
+      const refused = await act(method, path, { server_id: s.id, ...body }, poor.token);
       assert.equal(refused.status, 402, path);
       assert.equal(refused.body.errors.response, '402 Payment Required');
+      assert.equal(await powerOf(s.id), 'stopped', path);
     }
+    // …while rebuild, reinstall and restore ("any server", no refusal documented) write the disk and leave it stopped.
+    for (const [method, path, body] of [
+      ['POST', 'rebuild', { image_id: 1002 }],
+      ['POST', 'reinstall', {}],
+    ] as const) {
+      assert.equal((await act(method, path, { server_id: s.id, ...body }, poor.token)).status, 202, path);
+      await server.advance(SETTLE_SECONDS);
+      assert.equal(await powerOf(s.id), 'stopped', path);
+    }
+    const info = await serverInfo(server, poor.token, s.id);
+    assert.equal(info.info.img_id, 1002);
+    assert.ok(!info.info.features.includes('rescue_mode'));
+    assert.equal((await server.request('GET', '/v1.3/account/info', { token: poor.token })).body.servers.running, 0);
+
     assert.equal((await server.admin('POST', `/admin/accounts/${poor.id}/credit`, { amount: 5 })).status, 201);
     assert.equal((await act('PATCH', 'start', { server_id: s.id }, poor.token)).status, 202);
+    await server.advance(SETTLE_SECONDS);
+    assert.equal(await powerOf(s.id), 'running');
+
+    async function powerOf(id: number) {
+      return (await serverInfo(server, poor.token, id)).power;
+    }
+  });
+});
+
+describe('actions valid on any server', () => {
+  // Spec, States and transitions: "any server | POST /server/rebuild | image_id given | new operating system",
+  // "any server | POST /server/reinstall | | original image reinstalled", "any server | PATCH /snapshot/restore or
+  // PATCH /backup/restore | | server reverted to the image state"; and reboot is valid on a "running" and on a
+  // "not running" server. The documented success is 202; no refusal is listed. The new action supersedes the
+  // transition under way: the server shows the new transition from the request on (docs/decisions.md).
+  const states = [
+    'provisioning',
+    'booting',
+    'stopping',
+    'rebooting',
+    'rebuilding',
+    'reinstalling',
+    'resizing',
+    'restoring',
+    'snapshotting',
+  ] as const;
+  const actions = ['rebuild', 'reinstall', 'snapshot restore', 'backup restore', 'reboot', 'rescue'] as const;
+
+  test('rebuild, reinstall, snapshot and backup restore, reboot and rescue are accepted in every state', async () => {
+    const carol = await createAccount(server, { credit: 1000 });
+    const call = (method: string, path: string, body: Record<string, unknown>) =>
+      server.request(method, `/v1.3/${path}`, { token: carol.token, body });
+    const source = await deployServer(server, carol.token, {}, { settle: false });
+    const cases = [];
+    for (const state of states)
+      for (const action of actions) {
+        if (state === 'provisioning') continue; // deployed below, when the others have settled
+        cases.push({
+          state,
+          action,
+          s: await deployServer(server, carol.token, { auto_backups: true }, { settle: false }),
+        });
+      }
+    await server.advance(SETTLE_SECONDS);
+    const snapshot = await call('POST', 'snapshot/create', { name: 'base', server_id: source.id });
+    assert.equal(snapshot.status, 201);
+    await runBackupSweep(server.running.ctx);
+    await server.advance(SETTLE_SECONDS);
+    const list = (await server.request('GET', '/v1.3/snapshot/list', { token: carol.token })).body.snapshots;
+    const backupOf = (uuid: string) =>
+      list.find((b: { type: string; server_id: string }) => b.type === 'backup' && b.server_id === uuid).uuid;
+    for (const action of actions)
+      if (action !== 'backup restore')
+        cases.push({
+          state: 'provisioning',
+          action,
+          s: await deployServer(server, carol.token, {}, { settle: false }),
+        });
+
+    for (const { state, action, s } of cases) {
+      const into: Record<string, () => Promise<unknown>> = {
+        provisioning: async () => {},
+        booting: async () => {
+          await call('PATCH', 'server/stop', { server_id: s.id });
+          await server.advance(5);
+          await call('PATCH', 'server/start', { server_id: s.id });
+        },
+        stopping: () => call('PATCH', 'server/stop', { server_id: s.id }),
+        rebooting: () => call('PATCH', 'server/reboot', { server_id: s.id }),
+        rebuilding: () => call('POST', 'server/rebuild', { server_id: s.id, image_id: 1002 }),
+        reinstalling: () => call('POST', 'server/reinstall', { server_id: s.id }),
+        resizing: () => call('POST', 'server/resize', { server_id: s.id, plan_id: 3 }),
+        restoring: () => call('PATCH', 'snapshot/restore', { server_id: s.id, snapshot_id: snapshot.body.snapshot_id }),
+        snapshotting: () => call('POST', 'snapshot/create', { server_id: s.id, name: 'during' }),
+      };
+      await into[state]!();
+      const label = `${action} while ${state}`;
+      assert.equal((await serverInfo(server, carol.token, s.id)).power, state, label);
+      const result = await {
+        rebuild: () => call('POST', 'server/rebuild', { server_id: s.id, image_id: 1011 }),
+        reinstall: () => call('POST', 'server/reinstall', { server_id: s.id }),
+        'snapshot restore': () =>
+          call('PATCH', 'snapshot/restore', { server_id: s.id, snapshot_id: snapshot.body.snapshot_id }),
+        'backup restore': () => call('PATCH', 'backup/restore', { server_id: s.id, backup_id: backupOf(s.uuid) }),
+        reboot: () => call('PATCH', 'server/reboot', { server_id: s.id }),
+        rescue: () => call('POST', 'server/rescue', { server_id: s.id, enable: true }),
+      }[action]();
+      assert.equal(result.status, 202, `${label}: ${JSON.stringify(result.body)}`);
+      assert.deepEqual(result.body, { success: { response: '202 Accepted', reason: '' } });
+      const shown = (await serverInfo(server, carol.token, s.id)).power;
+      const expected = {
+        rebuild: 'rebuilding',
+        reinstall: 'reinstalling',
+        'snapshot restore': 'restoring',
+        'backup restore': 'restoring',
+        reboot: state === 'stopping' ? 'booting' : 'rebooting',
+        rescue: state === 'stopping' ? 'booting' : 'rebooting',
+      }[action];
+      assert.equal(shown, expected, label);
+    }
+    await server.advance(SETTLE_SECONDS);
+    for (const { state, action, s } of cases) {
+      const settled = await serverInfo(server, carol.token, s.id);
+      assert.equal(settled.power, 'running', `${action} while ${state}`);
+      if (action === 'rebuild') assert.equal(settled.info.img_id, 1011);
+      if (action === 'rescue') assert.ok(settled.info.features.includes('rescue_mode'));
+    }
+  });
+
+  test('a restore from a snapshot still processing is accepted and lasts until the snapshot completes', async () => {
+    const s = await deployServer(server, alice.token);
+    const snapshot = await server.request('POST', '/v1.3/snapshot/create', {
+      token: alice.token,
+      body: { name: 'fresh', server_id: s.id },
+    });
+    assert.equal(snapshot.status, 201);
+    const listed = async () =>
+      (await server.request('GET', '/v1.3/snapshot/list', { token: alice.token })).body.snapshots.find(
+        (x: { uuid: string }) => x.uuid === snapshot.body.snapshot_id,
+      );
+    assert.equal((await listed()).status, 'processing');
+    const restore = await server.request('PATCH', '/v1.3/snapshot/restore', {
+      token: alice.token,
+      body: { server_id: s.id, snapshot_id: snapshot.body.snapshot_id },
+    });
+    assert.equal(restore.status, 202);
+    assert.equal(await power(s.id), 'restoring');
+    // The snapshot takes 2 s per GB; the restore writes as long again once the copy is there.
+    const sizeGb: number = (await listed()).size_gb;
+    await server.advance(sizeGb * 2);
+    assert.equal((await listed()).status, 'completed');
+    assert.equal(await power(s.id), 'restoring');
+    await server.advance(sizeGb * 2);
+    assert.equal(await power(s.id), 'running');
+  });
+
+  test('backup enable and disable in the state already set are accepted and change nothing', async () => {
+    const s = await deployServer(server, alice.token);
+    for (const command of ['disable', 'enable', 'enable', 'disable', 'disable']) {
+      const result = await server.request('PATCH', `/v1.3/backup/${command}`, {
+        token: alice.token,
+        body: { server_id: s.id },
+      });
+      assert.equal(result.status, 202, command);
+      assert.equal(
+        (await serverInfo(server, alice.token, s.id)).info.features.includes('auto_backups'),
+        command === 'enable',
+      );
+    }
   });
 });

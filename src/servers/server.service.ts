@@ -4,9 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Queryable, Tx } from '../db/database.ts';
 import type { Actor, Platform } from '../platform/context.ts';
-import { Conflict, Forbidden, Invalid, NotFound, type FieldProblem } from '../platform/errors.ts';
+import { Forbidden, Invalid, NotFound, type FieldProblem } from '../platform/errors.ts';
 import { newUuid, parseRef } from '../platform/ids.ts';
-import { isoSeconds } from '../platform/clock.ts';
 import { formatMoney } from '../platform/money.ts';
 import { requirePermission } from '../accounts/permissions.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
@@ -183,8 +182,7 @@ async function snapshotImage(
   const parsed = parseRef(ref);
   const snapshot = parsed ? await snapshotRepository.findOwned(trx, accountId, parsed) : undefined;
   if (!snapshot) throw new NotFound('snapshot');
-  if (snapshot.ready_at > ctx.clock.now())
-    throw new Conflict(`the snapshot is still processing until ${isoSeconds(snapshot.ready_at)}`);
+  // A snapshot still processing is a valid source: provisioning lasts until it completes (createServer).
   if (snapshot.region_id !== region.id)
     throw new Invalid('region', `bad value: the snapshot is in region ${snapshot.region_id}; create the server there`);
   const image = ctx.catalog.images.get(snapshot.image_id);
@@ -306,7 +304,7 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
       ssh_key_id: sshKey?.id ?? null,
       power: 'running',
       action: 'provisioning',
-      action_until: now + ticket.durationMs,
+      action_until: Math.max(now, sourceSnapshot?.ready_at ?? now) + ticket.durationMs,
       rescue: 0,
       options: '{}',
       rdns: null,

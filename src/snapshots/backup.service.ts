@@ -2,7 +2,7 @@
 // disable. Restoring one goes through restoreImage; the daily backups come from backup.sweep.ts.
 
 import type { Actor, Platform } from '../platform/context.ts';
-import { Conflict, Invalid } from '../platform/errors.ts';
+import { Invalid } from '../platform/errors.ts';
 import { requirePermission } from '../accounts/permissions.ts';
 import { backupItem } from '../billing/pricing.ts';
 import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
@@ -19,8 +19,8 @@ export async function setBackups(
   requirePermission(actor, 'backups');
   await ctx.db.transaction().execute(async (trx) => {
     const server = await findServer(ctx, trx, actor.accountId, serverRef, true);
-    if ((server.backup_enabled === 1) === enable)
-      throw new Conflict(`automatic backups are already ${enable ? 'enabled' : 'disabled'} on this server`);
+    // The same state again changes nothing (202): the server is already where the caller wants it.
+    if ((server.backup_enabled === 1) === enable) return;
     const { region, plan } = catalogOf(ctx, server);
     if (enable && !region.features.backups)
       throw new Invalid('server_id', `bad value: region ${server.region_id} offers no backups`);

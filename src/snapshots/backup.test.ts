@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../../test/support/server.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
-import { deployServer, serverInfo } from '../../test/support/servers.ts';
+import { deployServer, serverInfo, SETTLE_SECONDS } from '../../test/support/servers.ts';
 import { runBackupSweep } from './backup.sweep.ts';
 
 let server: TestServer;
@@ -35,7 +35,7 @@ async function setBackups(command: 'enable' | 'disable', serverId: number | stri
 }
 
 describe('backup/enable and backup/disable', () => {
-  test("toggle the server's backups and their price; the same state again is a 409", async () => {
+  test("toggle the server's backups and their price; the same state again is a 202 that changes nothing", async () => {
     const s = await deployServer(server, alice.token);
     const enabled = await setBackups('enable', s.uuid);
     assert.equal(enabled.status, 202);
@@ -45,14 +45,15 @@ describe('backup/enable and backup/disable', () => {
     assert.ok(info.info.features.includes('auto_backups'));
     assert.equal(info.price, 6);
     const again = await setBackups('enable', s.id);
-    assert.equal(again.status, 409);
-    assert.match(again.body.errors.reason, /already enabled/);
+    assert.equal(again.status, 202);
+    assert.equal((await serverInfo(server, alice.token, s.id)).price, 6);
 
     assert.equal((await setBackups('disable', s.id)).status, 202);
     const off = await serverInfo(server, alice.token, s.id);
     assert.equal(off.info.backup_enabled, false);
     assert.equal(off.price, 5);
-    assert.equal((await setBackups('disable', s.id)).status, 409);
+    assert.equal((await setBackups('disable', s.id)).status, 202);
+    assert.equal((await serverInfo(server, alice.token, s.id)).price, 5);
   });
 
   test("refused in a region without backups, for another account's server, and without the permission", async () => {
@@ -153,7 +154,7 @@ describe('backup/restore', () => {
     assert.equal((await serverInfo(server, alice.token, s.id)).power, 'running');
   });
 
-  test("refuses another server's backup, a snapshot, another account's backup, and a backup still processing", async () => {
+  test("refuses another server's backup, a snapshot and another account's backup; one still processing is restored once complete", async () => {
     const s = await deployServer(server, alice.token, { auto_backups: true });
     const other = await deployServer(server, alice.token);
     await sweep();
@@ -162,8 +163,9 @@ describe('backup/restore', () => {
       token: alice.token,
       body: { backup_id: backup.id, server_id: s.id },
     });
-    assert.equal(processing.status, 409);
-    await server.advance(8);
+    assert.equal(processing.status, 202);
+    assert.equal((await serverInfo(server, alice.token, s.id)).power, 'restoring');
+    await server.advance(SETTLE_SECONDS);
 
     const wrongServer = await server.request('PATCH', '/v1.3/backup/restore', {
       token: alice.token,

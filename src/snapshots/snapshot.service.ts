@@ -3,7 +3,7 @@
 
 import type { Tx } from '../db/database.ts';
 import type { Actor, Platform } from '../platform/context.ts';
-import { Conflict, Invalid, NotFound } from '../platform/errors.ts';
+import { Invalid, NotFound } from '../platform/errors.ts';
 import { isoOrNull, isoSeconds } from '../platform/clock.ts';
 import { newUuid, parseRef } from '../platform/ids.ts';
 import { requirePermission } from '../accounts/permissions.ts';
@@ -14,7 +14,7 @@ import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts
 import { findServer } from '../servers/server.service.ts';
 import { beginTransition, restoreOnto } from '../servers/server-actions.service.ts';
 import { catalogOf, machineOf } from '../servers/server-details.ts';
-import { requireIdle } from '../servers/power-state.ts';
+import { settlesStopped } from '../servers/power-state.ts';
 import type { ServerRow } from '../servers/server.table.ts';
 import { snapshotRepository } from './snapshot.repository.ts';
 import type { SnapshotRow } from './snapshot.table.ts';
@@ -54,8 +54,9 @@ export async function listSnapshots(ctx: Platform, actor: Actor): Promise<Snapsh
 }
 
 /**
- * Takes a snapshot of the server's disk: the server shows `snapshotting` and takes no other
- * action until the snapshot completes, as a disk being copied would.
+ * Takes a snapshot of the server's disk as it is at the request: the server shows
+ * `snapshotting` until the copy completes (superseding any transition under way, like every
+ * action); a later action supersedes it in turn without touching the copy.
  */
 export async function createSnapshot(
   ctx: Platform,
@@ -69,7 +70,6 @@ export async function createSnapshot(
     await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, input.server_id, true);
     const now = ctx.clock.now();
-    requireIdle(server, now);
     const ticket = await ctx.compute.snapshot(machineOf(ctx, server), now);
     const uuid = newUuid();
     const item = snapshotItem(ticket.sizeGb, name);
@@ -89,21 +89,21 @@ export async function createSnapshot(
       created_at: now,
     });
     await openInvoiceItems(ctx, trx, actor.accountId, uuid, [item]);
-    await beginTransition(ctx, trx, server, 'snapshotting', server.power === 'running' ? 'running' : 'stopped', ticket);
+    await beginTransition(ctx, trx, server, 'snapshotting', settlesStopped(server) ? 'stopped' : 'running', ticket);
     return toSnapshotObject(row, now);
   });
 }
 
-/** A completed snapshot or backup, restorable onto this server: same region, and a disk that holds it. */
+/**
+ * A snapshot or backup restorable onto this server: same region, and a disk that holds it (one
+ * still processing is restored once it completes).
+ */
 export function checkRestorable(
   ctx: Platform,
   image: SnapshotRow,
   server: ServerRow,
   field: 'snapshot_id' | 'backup_id',
 ): void {
-  const now = ctx.clock.now();
-  if (now < image.ready_at)
-    throw new Conflict(`the ${image.type} is still processing until ${isoSeconds(image.ready_at)}`);
   if (image.region_id !== server.region_id)
     throw new Invalid(
       field,
@@ -151,15 +151,14 @@ export async function restoreImage(
   });
 }
 
-/** Removes a snapshot or backup (not while it is being taken); its storage stops being billed. */
+/**
+ * Removes a snapshot or backup (one still being taken too: the copy is abandoned, and a restore
+ * already accepted from it still completes); its storage stops being billed.
+ */
 export async function removeSnapshot(ctx: Platform, actor: Actor, ref: string | number): Promise<void> {
   requirePermission(actor, 'snapshots');
   await ctx.db.transaction().execute(async (trx) => {
     const image = await findImage(trx, actor.accountId, ref, undefined);
-    if (ctx.clock.now() < image.ready_at)
-      throw new Conflict(
-        `the ${image.type} is still processing until ${isoSeconds(image.ready_at)}; remove it once completed`,
-      );
     await closeInvoiceItems(ctx, trx, image.uuid);
     await snapshotRepository.delete(trx, image.id);
   });

@@ -70,13 +70,13 @@ describe('snapshot/create and snapshot/list', () => {
     assert.match(entry.created, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
 
     assert.equal((await serverInfo(server, alice.token, s.id)).power, 'snapshotting');
-    const busy = await server.request('PATCH', '/v1.3/server/stop', { token: alice.token, body: { server_id: s.id } });
-    assert.equal(busy.status, 409);
-    assert.match(busy.body.errors.reason, /busy snapshotting/);
-    assert.equal((await snapshot(s.id, 'second')).status, 409);
+    // A second snapshot is taken too (every action supersedes the transition under way).
+    const second = await snapshot(s.id, 'second');
+    assert.equal(second.status, 201);
 
     await server.advance(8);
     assert.equal((await listed(created.body.snapshot_id)).status, 'completed');
+    assert.equal((await listed(second.body.snapshot_id)).status, 'completed');
     assert.equal((await serverInfo(server, alice.token, s.id)).power, 'running');
   });
 
@@ -99,11 +99,11 @@ describe('snapshot/create and snapshot/list', () => {
     assert.equal((await serverInfo(server, alice.token, s.id)).power, 'stopped');
   });
 
-  test("refusals: provisioning 409, bad name 400, another account's server 404, no permission 403", async () => {
+  test("refusals: bad name 400, another account's server 404, no permission 403 (a provisioning server is snapshotted)", async () => {
     const provisioning = await deployServer(server, alice.token, {}, { settle: false });
     const early = await snapshot(provisioning.id);
-    assert.equal(early.status, 409);
-    assert.match(early.body.errors.reason, /provisioning/);
+    assert.equal(early.status, 201);
+    assert.equal((await serverInfo(server, alice.token, provisioning.id)).power, 'snapshotting');
 
     const s = await deployServer(server, alice.token);
     const unnamed = await snapshot(s.id, '   ');
@@ -208,7 +208,7 @@ describe('snapshot/restore', () => {
     assert.equal((await serverInfo(server, alice.token, target.id)).info.img_id, 1001);
   });
 
-  test('refuses another region, a disk too small, a snapshot still processing and a busy server', async () => {
+  test('refuses another region and a disk too small; a snapshot still processing and a busy server are accepted', async () => {
     const { uuid } = await completedSnapshot();
     const elsewhere = await deployServer(server, alice.token, { region: 201 });
     const wrongRegion = await server.request('PATCH', '/v1.3/snapshot/restore', {
@@ -234,14 +234,15 @@ describe('snapshot/restore', () => {
       token: alice.token,
       body: { snapshot_id: fresh.body.snapshot_id, server_id: small.id },
     });
-    assert.equal(processing.status, 409);
-    assert.match(processing.body.errors.reason, /still processing/);
-
+    // Still processing: accepted, restored once the snapshot completes; the server being snapshotted is restored too.
+    assert.equal(processing.status, 202);
+    assert.equal((await serverInfo(server, alice.token, small.id)).power, 'restoring');
     const busy = await server.request('PATCH', '/v1.3/snapshot/restore', {
       token: alice.token,
       body: { snapshot_id: uuid, server_id: s.id },
     });
-    assert.equal(busy.status, 409);
+    assert.equal(busy.status, 202);
+    assert.equal((await serverInfo(server, alice.token, s.id)).power, 'restoring');
   });
 
   test("another account's snapshot or server is a 404", async () => {
@@ -278,13 +279,15 @@ describe('snapshot/restore', () => {
 });
 
 describe('snapshot/remove', () => {
-  test('not while processing (409); then 204 by uuid or id, and gone; another account gets 404', async () => {
+  test('204 by uuid or id (one still processing too), and gone; another account gets 404', async () => {
     const s = await deployServer(server, alice.token);
-    const created = await snapshot(s.id);
-    const early = await server.request('DELETE', `/v1.3/snapshot/remove/${created.body.snapshot_id}`, {
+    const abandoned = await snapshot(s.id, 'abandoned');
+    const early = await server.request('DELETE', `/v1.3/snapshot/remove/${abandoned.body.snapshot_id}`, {
       token: alice.token,
     });
-    assert.equal(early.status, 409);
+    assert.equal(early.status, 204);
+    assert.equal(await listed(abandoned.body.snapshot_id), undefined);
+    const created = await snapshot(s.id);
     await server.advance(8);
     assert.equal(
       (await server.request('DELETE', `/v1.3/snapshot/remove/${created.body.snapshot_id}`, { token: bob.token }))
@@ -318,7 +321,7 @@ describe('server/create from a snapshot', () => {
     assert.equal(created.body.power, 'provisioning');
   });
 
-  test("refuses another region, a plan too small, another account's snapshot and one still processing", async () => {
+  test("refuses another region, a plan too small, and another account's snapshot; one still processing is a valid source", async () => {
     const { uuid } = await completedSnapshot();
     const wrongRegion = await server.request('POST', '/v1.3/server/create', {
       token: alice.token,
@@ -348,6 +351,12 @@ describe('server/create from a snapshot', () => {
       token: alice.token,
       body: { ...standardServer, image_type: 'snapshot', image: fresh.body.snapshot_id },
     });
-    assert.equal(processing.status, 409);
+    // Still processing: a valid source; provisioning lasts until the snapshot completes, then as long as always.
+    assert.equal(processing.status, 201);
+    const ready = (await listed(fresh.body.snapshot_id)).size_gb * 2;
+    await server.advance(ready + 59);
+    assert.equal((await serverInfo(server, alice.token, processing.body.id)).power, 'provisioning');
+    await server.advance(1);
+    assert.equal((await serverInfo(server, alice.token, processing.body.id)).power, 'running');
   });
 });

@@ -364,18 +364,17 @@ describe('server/remove, server/reboot, server/stop, across versions', () => {
     assert.equal((await server.request('GET', `/v1.3/server/info/${made.id}`, { token: alice.token })).status, 404);
   });
 
-  test('stopping a stopped server, or acting on a busy one, is a 409 envelope that changes nothing', async () => {
+  test('stop on a busy server supersedes the transition; stopping a stopped server is a 201 envelope that changes nothing', async () => {
     const made = await deployServer(server, alice.token, {}, { settle: false });
     const busy = await post('/server/stop', { SUBID: made.id });
-    assert.equal(busy.status, 409);
-    assert.equal(busy.body.response_code, 409);
-    assert.match(busy.body.message, /provisioning/);
+    assert.equal(busy.status, 200);
+    assert.equal(busy.body.response_code, 201);
+    assert.equal((await serverInfo(server, alice.token, made.id)).power, 'stopping');
     await server.advance(SETTLE_SECONDS);
-    assert.equal((await post('/server/stop', { SUBID: made.id })).status, 200);
-    await server.advance(SETTLE_SECONDS);
+    assert.equal((await serverInfo(server, alice.token, made.id)).power, 'stopped');
     const again = await post('/server/stop', { SUBID: made.id });
-    assert.equal(again.status, 409);
-    assert.match(again.body.message, /already stopped/);
+    assert.equal(again.status, 200);
+    assert.equal(again.body.response_code, 201);
     assert.equal((await serverInfo(server, alice.token, made.id)).power, 'stopped');
   });
 
