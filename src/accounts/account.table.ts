@@ -26,6 +26,8 @@ export interface AccountTable {
   permissions: Generated<string>;
   referrals_count: Generated<number>;
   referrals_amount_micros: Generated<number>;
+  /** Credits and commit charges minus the final charges of closed invoice items (billing/settled.ts). */
+  settled_micros: Generated<number>;
   created_at: number;
   updated_at: number;
   last_login_at: number | null;

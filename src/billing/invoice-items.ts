@@ -2,7 +2,9 @@
 // it is removed (or changes price, e.g. a resize closes one item and opens another); and the
 // account's invoice list.
 
-import type { Queryable } from '../db/database.ts';
+import type { Queryable, Tx } from '../db/database.ts';
+import { lockAccount } from '../accounts/account-lock.ts';
+import { addSettled } from './settled.ts';
 import { prepared, type PreparedQuery } from '../db/prepared.ts';
 import type { Platform } from '../platform/context.ts';
 import { isoOrNull, isoSeconds } from '../platform/clock.ts';
@@ -72,8 +74,9 @@ export async function openInvoiceItems(
 
 /**
  * Stops billing the resource's open items (all, or only those of the given types) and writes
- * each one's final charge. Each row is closed by a conditional update, so two removals racing
- * on the same resource close it once.
+ * each one's final charge, moving it into the account's settled total (settled.ts). Each row is
+ * closed by a conditional update, so two removals racing on the same resource close it once and
+ * count it once. Takes the account lock before it writes an item (the lock order: account first).
  */
 export async function closeInvoiceItems(
   ctx: Platform,
@@ -81,22 +84,33 @@ export async function closeInvoiceItems(
   resourceUuid: string,
   types?: PricedItem['resourceType'][],
 ): Promise<void> {
+  if (!db.isTransaction) {
+    await ctx.db.transaction().execute((trx) => closeInvoiceItems(ctx, trx, resourceUuid, types));
+    return;
+  }
+  const trx = db as Tx;
   const now = ctx.clock.now();
-  let query = db
+  let query = trx
     .selectFrom('invoice_items')
     .selectAll()
     .where('resource_uuid', '=', resourceUuid)
     .where('removed_at', 'is', null);
   if (types?.length) query = query.where('resource_type', 'in', types);
-  for (const item of await query.execute()) {
+  const items = await query.execute();
+  const settledByAccount = new Map<number, number>();
+  for (const accountId of new Set(items.map((item) => item.account_id))) await lockAccount(ctx, trx, accountId);
+  for (const item of items) {
     const finalCharge = chargeOfItem({ ...item, removed_at: now }, now);
-    await db
+    const closed = await trx
       .updateTable('invoice_items')
       .set({ removed_at: now, final_charge_micros: finalCharge })
       .where('id', '=', item.id)
       .where('removed_at', 'is', null)
-      .execute();
+      .executeTakeFirst();
+    if (Number(closed.numUpdatedRows) === 1)
+      settledByAccount.set(item.account_id, (settledByAccount.get(item.account_id) ?? 0) - finalCharge);
   }
+  for (const [accountId, delta] of settledByAccount) await addSettled(trx, accountId, delta);
 }
 
 /** Invoice item of the spec (v1.3 Billing). */

@@ -1,9 +1,9 @@
 // The ledger's one question: how much money does an account have now, and how fast is it
 // going? Balance = transactions (credits, minus commit charges) − metered charges of invoice items.
 //
-// It is read on every account/info, so it never re-meters an account's history: a removed
-// item's charge is final and stored when it is closed (closeInvoiceItems), and the database sums
-// those and the transactions over covering indexes; only the items still open are metered here.
+// It is read on every account/info, so it never reads an account's history: the transactions and
+// the final charges of closed items are a running total on the account row (settled.ts), and
+// only the items still open are metered here. Its cost follows the resources an account has now.
 
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, Queryable } from '../db/database.ts';
@@ -20,36 +20,23 @@ export interface AccountFinance {
 }
 
 /**
- * One statement, so PostgreSQL reads the sums and the open items from one snapshot: with two, an
- * item closed in between would be counted in both (or in neither). One row per unfinalised item
- * (the open ones, and any removed without closeInvoiceItems), or one row of nulls when there is none.
+ * One statement, so PostgreSQL reads the settled total and the open items from one snapshot: with
+ * two, an item closed in between would be counted in both (or in neither). One row per
+ * unfinalised item (the open ones, and any removed without closeInvoiceItems), or one row of
+ * nulls when there is none; no row for an unknown account.
  */
 const ledgerRows = prepared<
-  [number],
-  { credits: number; finalised: number } & { [K in keyof MeteredItem]: MeteredItem[K] | null }
->(1, (db, accountId) =>
+  [number, number],
+  { settled: number } & { [K in keyof MeteredItem]: MeteredItem[K] | null }
+>(2, (db, accountId, itemsAccountId) =>
   db
-    .selectFrom((eb) =>
-      eb
-        .selectFrom('transactions')
-        .select((s) => s.fn.coalesce(s.fn.sum<number>('amount_micros'), s.lit(0)).as('credits'))
-        .where('account_id', '=', accountId)
-        .as('t'),
-    )
-    .crossJoin((eb) =>
-      eb
-        .selectFrom('invoice_items')
-        .select((s) => s.fn.coalesce(s.fn.sum<number>('final_charge_micros'), s.lit(0)).as('finalised'))
-        .where('account_id', '=', accountId)
-        .where('final_charge_micros', 'is not', null)
-        .as('f'),
-    )
+    .selectFrom('accounts as a')
     .leftJoin('invoice_items as i', (join) =>
-      join.on('i.account_id', '=', accountId).on('i.final_charge_micros', 'is', null),
+      join.on('i.account_id', '=', itemsAccountId).on('i.final_charge_micros', 'is', null),
     )
+    .where('a.id', '=', accountId)
     .select([
-      't.credits',
-      'f.finalised',
+      'a.settled_micros as settled',
       'i.created_at',
       'i.removed_at',
       'i.amount_hr_micros',
@@ -60,9 +47,8 @@ const ledgerRows = prepared<
 
 export async function accountFinance(ctx: Platform, db: Queryable, accountId: number): Promise<AccountFinance> {
   const now = ctx.clock.now();
-  const rows = await ledgerRows.all(db, accountId);
-  const first = rows[0];
-  let balance = Number(first?.credits ?? 0) - Number(first?.finalised ?? 0);
+  const rows = await ledgerRows.all(db, accountId, accountId);
+  let balance = Number(rows[0]?.settled ?? 0);
   let burn = 0;
   for (const row of rows) {
     if (row.created_at === null) continue;
@@ -80,31 +66,28 @@ export async function accountFinance(ctx: Platform, db: Queryable, accountId: nu
 }
 
 /**
- * A floor under the account's balance at `now` that needs no metering: every hour an unfinalised
- * item has begun is charged at its hourly price, without the monthly cap or the hours paid up
- * front (both only ever lower a charge). The database sums it over any number of items, so the
- * funds check costs the same for an account with one server or a thousand; one expression, so it
+ * A floor under the account's balance at `now` that needs no metering: the settled total, less
+ * every hour an unfinalised item has begun at its hourly price, without the monthly cap or the
+ * hours paid up front (both only ever lower a charge). The database sums it over the open items,
+ * so the funds check costs the same for an account with one server or a thousand, whatever its history; one expression, so it
  * can join the other reads of a create in one statement (one snapshot on PostgreSQL).
  */
 export function balanceFloor(db: Kysely<Database>, accountId: number, now: number): RawBuilder<number> {
   // Bound numbers are REAL on SQLite: cast, so the hours below are integer divisions there too.
   const at = sql<number>`cast(${now} as bigint)`;
-  const credits = db
-    .selectFrom('transactions')
-    .select((s) => s.fn.coalesce(s.fn.sum<number>('amount_micros'), s.lit(0)).as('credits'))
-    .where('account_id', '=', accountId);
-  // A final charge as stored; an unfinalised item's every hour begun by now (metering's
-  // startedHours without removal): ⌊(now − created_at) / 1 h⌋ + 1 once created. One pass over the items.
+  const settled = db.selectFrom('accounts').select('settled_micros').where('id', '=', accountId);
+  // An unfinalised item's every hour begun by now (metering's startedHours without removal):
+  // ⌊(now − created_at) / 1 h⌋ + 1 once created. Closed items are in the settled total.
   const charged = db
     .selectFrom('invoice_items')
     .select(
       sql<number>`coalesce(sum(case
-      when final_charge_micros is not null then final_charge_micros
       when created_at <= ${at} then ((${at} - created_at) / ${sql.lit(HOUR_MS)} + 1) * amount_hr_micros
       else 0 end), 0)`.as('charged'),
     )
-    .where('account_id', '=', accountId);
-  return sql<number>`${credits} - ${charged}`;
+    .where('account_id', '=', accountId)
+    .where('final_charge_micros', 'is', null);
+  return sql<number>`coalesce((${settled}), 0) - ${charged}`;
 }
 
 const balanceFloorRow = prepared<[number, number], { balance_floor: number }>(2, (db, accountId, now) =>

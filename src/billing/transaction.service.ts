@@ -8,6 +8,8 @@ import { toCents } from '../platform/money.ts';
 import type { TransactionRow } from './billing.table.ts';
 import { liftIfFunded } from './out-of-funds.ts';
 import { readSnapshot } from './read-snapshot.ts';
+import { addSettled } from './settled.ts';
+import { lockAccount } from '../accounts/account-lock.ts';
 
 export interface Transaction {
   id: string;
@@ -48,6 +50,9 @@ export async function recordTransaction(
 ): Promise<Transaction> {
   const write = async (trx: Tx): Promise<Transaction> => {
     const now = ctx.clock.now();
+    // Account row first (the lock order), then the transaction it now counts.
+    await lockAccount(ctx, trx, entry.accountId);
+    await addSettled(trx, entry.accountId, entry.amountMicros);
     const row = await trx
       .insertInto('transactions')
       .values({

@@ -189,6 +189,7 @@ export async function detachFloatingIp(ctx: Platform, actor: Actor, input: Attac
 export async function removeFloatingIp(ctx: Platform, actor: Actor, ref: string | number): Promise<void> {
   requirePermission(actor, 'floating_ips');
   await ctx.db.transaction().execute(async (trx) => {
+    await lockAccount(ctx, trx, actor.accountId);
     const ip = await findOwnedIp(ctx, trx, actor, ref);
     if (ip.server_id !== null)
       throw new Conflict(`floating IP ${ip.address} is attached to server ${ip.server_id}: detach it first`);

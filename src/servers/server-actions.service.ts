@@ -51,9 +51,11 @@ function onServer<T>(
   change: (trx: Tx, server: ServerRow) => Promise<T>,
 ): Promise<T> {
   requirePermission(actor, 'servers');
-  return ctx.db
-    .transaction()
-    .execute(async (trx) => change(trx, await findServer(ctx, trx, actor.accountId, ref, true)));
+  return ctx.db.transaction().execute(async (trx) => {
+    // The lock order: the account first (a change may bill or settle), then the server.
+    await lockAccount(ctx, trx, actor.accountId);
+    return change(trx, await findServer(ctx, trx, actor.accountId, ref, true));
+  });
 }
 
 export function powerServer(ctx: Platform, actor: Actor, ref: string | number, command: PowerCommand): Promise<void> {

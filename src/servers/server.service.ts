@@ -351,6 +351,7 @@ export async function serverInfo(ctx: Platform, actor: Actor, ref: string | numb
 export async function removeServer(ctx: Platform, actor: Actor, ref: string | number): Promise<void> {
   requirePermission(actor, 'servers');
   await ctx.db.transaction().execute(async (trx) => {
+    await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, ref, true);
     await closeInvoiceItems(ctx, trx, server.uuid);
     await releaseAddresses(trx, server.uuid);

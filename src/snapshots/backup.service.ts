@@ -6,6 +6,7 @@ import { Invalid } from '../platform/errors.ts';
 import { requirePermission } from '../accounts/permissions.ts';
 import { backupItem } from '../billing/pricing.ts';
 import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
+import { lockAccount } from '../accounts/account-lock.ts';
 import { findServer } from '../servers/server.service.ts';
 import { catalogOf } from '../servers/server-details.ts';
 import { serverRepository } from '../servers/server.repository.ts';
@@ -18,6 +19,7 @@ export async function setBackups(
 ): Promise<void> {
   requirePermission(actor, 'backups');
   await ctx.db.transaction().execute(async (trx) => {
+    await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, serverRef, true);
     // The same state again changes nothing (202): the server is already where the caller wants it.
     if ((server.backup_enabled === 1) === enable) return;

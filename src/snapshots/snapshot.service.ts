@@ -142,6 +142,7 @@ export async function restoreImage(
   requirePermission(actor, input.kind === 'backup' ? 'backups' : 'snapshots');
   const field = input.kind === 'backup' ? 'backup_id' : 'snapshot_id';
   await ctx.db.transaction().execute(async (trx) => {
+    await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, input.serverRef, true);
     const image = await findImage(trx, actor.accountId, input.imageRef, input.kind === 'backup' ? 'backup' : undefined);
     if (image.type === 'backup' && image.server_uuid !== server.uuid)
@@ -158,6 +159,7 @@ export async function restoreImage(
 export async function removeSnapshot(ctx: Platform, actor: Actor, ref: string | number): Promise<void> {
   requirePermission(actor, 'snapshots');
   await ctx.db.transaction().execute(async (trx) => {
+    await lockAccount(ctx, trx, actor.accountId);
     const image = await findImage(trx, actor.accountId, ref, undefined);
     await closeInvoiceItems(ctx, trx, image.uuid);
     await snapshotRepository.delete(trx, image.id);

@@ -162,6 +162,7 @@ export async function detachVpc(ctx: Platform, actor: Actor, input: MembershipIn
 export async function removeVpc(ctx: Platform, actor: Actor, ref: string | number): Promise<void> {
   requirePermission(actor, 'vpcs');
   await ctx.db.transaction().execute(async (trx) => {
+    await lockAccount(ctx, trx, actor.accountId);
     const vpc = await findOwnedVpc(ctx, trx, actor, ref);
     const members = await vpcRepository.memberCount(trx, vpc.id);
     if (members > 0)

@@ -7,6 +7,7 @@ import { billing } from './0003_billing.ts';
 import { vpcRanges } from './0004_vpc_ranges.ts';
 import { serverAddresses } from './0005_server_addresses.ts';
 import { balanceFloorIndex } from './0006_balance_floor_index.ts';
+import { settledBalance } from './0007_settled_balance.ts';
 import { faultRulesAndSavedStates } from './0010a_fault_rules_and_saved_states.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
@@ -16,6 +17,7 @@ export function migrations(dialect: DialectName): MigrationProvider {
     '0004_vpc_ranges': vpcRanges(),
     '0005_server_addresses': serverAddresses(),
     '0006_balance_floor_index': balanceFloorIndex(),
+    '0007_settled_balance': settledBalance(),
     '0010a_fault_rules_and_saved_states': faultRulesAndSavedStates(dialect),
   };
   return { getMigrations: async () => all };
