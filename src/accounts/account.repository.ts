@@ -2,6 +2,7 @@
 
 import type { Queryable } from '../db/database.ts';
 import { prepared } from '../db/prepared.ts';
+import { ledgerItemColumns, type LedgerItemColumns } from '../billing/ledger.ts';
 import type { AccountActivityRow, AccountRow, AccountUpdate, NewAccountRow } from './account.table.ts';
 
 /** How many activity entries account info shows. */
@@ -10,6 +11,32 @@ export const ACTIVITY_SHOWN = 20;
 // account/info runs these on every call: prepared once (src/db/prepared.ts).
 const findById = prepared<[number], AccountRow>(1, (db, id) =>
   db.selectFrom('accounts').selectAll().where('id', '=', id),
+);
+/**
+ * Everything account/info reads but the activity log, in one statement (one round trip, one
+ * snapshot on PostgreSQL): the account row, once per unfinalised invoice item with that item's
+ * columns (see billing/ledger.ts financeOf), and how many of its servers run now.
+ */
+const withFinance = prepared<[number, number, number, number], AccountRow & LedgerItemColumns & { running: number }>(
+  4,
+  (db, itemsAccountId, serversAccountId, now, accountId) =>
+    db
+      .selectFrom('accounts as a')
+      .leftJoin('invoice_items as i', (join) =>
+        join.on('i.account_id', '=', itemsAccountId).on('i.final_charge_micros', 'is', null),
+      )
+      .where('a.id', '=', accountId)
+      .selectAll('a')
+      .select(ledgerItemColumns)
+      .select((eb) =>
+        eb
+          .selectFrom('servers')
+          .select((s) => s.fn.countAll<number>().as('count'))
+          .where('account_id', '=', serversAccountId)
+          .where('power', '=', 'running')
+          .where((w) => w.or([w('action', 'is', null), w('action_until', '<=', now)]))
+          .as('running'),
+      ),
 );
 const recentActivity = prepared<[number], Pick<AccountActivityRow, 'ip_address' | 'created_at' | 'action' | 'status'>>(
   1,
@@ -29,6 +56,11 @@ export const accountRepository = {
 
   findById(db: Queryable, id: number) {
     return findById.first(db, id);
+  },
+
+  /** The account row with its ledger rows and running servers (see withFinance); no row when it is unknown. */
+  findWithFinance(db: Queryable, id: number, now: number) {
+    return withFinance.all(db, id, id, now, id);
   },
 
   findByEmail(db: Queryable, email: string) {

@@ -11,7 +11,7 @@ import { newToken } from '../platform/secrets.ts';
 import { toCents, toDollars } from '../platform/money.ts';
 import { kickMailDelivery, queueMail } from '../mail/mail.service.ts';
 import { issueToken, tokenForLogin } from '../tokens/token.service.ts';
-import { accountFinance } from '../billing/ledger.ts';
+import { accountFinance, financeOf, type AccountFinance } from '../billing/ledger.ts';
 import { accountRepository } from './account.repository.ts';
 import { serverRepository } from '../servers/server.repository.ts';
 import type { AccountRow, AccountUpdate } from './account.table.ts';
@@ -293,9 +293,16 @@ export interface AccountInfo {
 }
 
 export async function accountInfo(ctx: Platform, actor: Actor): Promise<AccountInfo> {
-  const account = await accountRepository.findById(ctx.db, actor.accountId);
+  const now = ctx.clock.now();
+  // Two statements: the account with its ledger and running servers, and the activity log.
+  const [rows, activity] = await Promise.all([
+    accountRepository.findWithFinance(ctx.db, actor.accountId, now),
+    accountRepository.recentActivity(ctx.db, actor.accountId),
+  ]);
+  const account = rows[0];
   if (!account) throw new NotFound('account');
-  return describeAccount(ctx, account);
+  const finance = financeOf(Number(account.settled_micros), rows, now);
+  return accountObject(ctx, account, now, finance, Number(account.running), activity);
 }
 
 /** The Account object of the spec, with every figure derived now. */
@@ -306,6 +313,17 @@ export async function describeAccount(ctx: Platform, account: AccountRow): Promi
     serverRepository.countRunning(ctx.db, account.id, now),
     accountRepository.recentActivity(ctx.db, account.id),
   ]);
+  return accountObject(ctx, account, now, finance, running, activity);
+}
+
+function accountObject(
+  ctx: Platform,
+  account: AccountRow,
+  now: number,
+  finance: AccountFinance,
+  running: number,
+  activity: { ip_address: string; created_at: number; action: string; status: string }[],
+): AccountInfo {
   const burn = finance.burnMicrosPerHour;
   // Seconds until the balance reaches zero at the current hourly burn; null when nothing is billed.
   const secondsDue = finance.secondsDue;

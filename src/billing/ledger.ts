@@ -19,45 +19,57 @@ export interface AccountFinance {
   secondsDue: number | null;
 }
 
+/** The item columns financeOf reads (prefixed, so they can sit beside an account row), of the unfinalised items joined `as i`. */
+export const ledgerItemColumns = [
+  'i.created_at as item_created_at',
+  'i.removed_at as item_removed_at',
+  'i.amount_hr_micros as item_amount_hr_micros',
+  'i.amount_mo_micros as item_amount_mo_micros',
+  'i.prepaid_until as item_prepaid_until',
+] as const;
+
 /**
  * One statement, so PostgreSQL reads the settled total and the open items from one snapshot: with
  * two, an item closed in between would be counted in both (or in neither). One row per
  * unfinalised item (the open ones, and any removed without closeInvoiceItems), or one row of
  * nulls when there is none; no row for an unknown account.
  */
-const ledgerRows = prepared<
-  [number, number],
-  { settled: number } & { [K in keyof MeteredItem]: MeteredItem[K] | null }
->(2, (db, accountId, itemsAccountId) =>
-  db
-    .selectFrom('accounts as a')
-    .leftJoin('invoice_items as i', (join) =>
-      join.on('i.account_id', '=', itemsAccountId).on('i.final_charge_micros', 'is', null),
-    )
-    .where('a.id', '=', accountId)
-    .select([
-      'a.settled_micros as settled',
-      'i.created_at',
-      'i.removed_at',
-      'i.amount_hr_micros',
-      'i.amount_mo_micros',
-      'i.prepaid_until',
-    ]),
+const ledgerRows = prepared<[number, number], { settled: number } & LedgerItemColumns>(
+  2,
+  (db, accountId, itemsAccountId) =>
+    db
+      .selectFrom('accounts as a')
+      .leftJoin('invoice_items as i', (join) =>
+        join.on('i.account_id', '=', itemsAccountId).on('i.final_charge_micros', 'is', null),
+      )
+      .where('a.id', '=', accountId)
+      .select(['a.settled_micros as settled', ...ledgerItemColumns]),
 );
 
 export async function accountFinance(ctx: Platform, db: Queryable, accountId: number): Promise<AccountFinance> {
-  const now = ctx.clock.now();
   const rows = await ledgerRows.all(db, accountId, accountId);
-  let balance = Number(rows[0]?.settled ?? 0);
+  return financeOf(Number(rows[0]?.settled ?? 0), rows, ctx.clock.now());
+}
+
+/** The columns of an open item in a ledger row (nullable: an account with none has one row of nulls). */
+export type LedgerItemColumns = { [K in keyof MeteredItem as `item_${K}`]: MeteredItem[K] | null };
+
+/**
+ * The finance of an account from its settled total and the rows a ledger statement answers: one
+ * row per unfinalised item, or one row of nulls. A caller may read them in a statement of
+ * its own (with the account row, say) by the same left join as ledgerRows.
+ */
+export function financeOf(settledMicros: number, rows: LedgerItemColumns[], now: number): AccountFinance {
+  let balance = settledMicros;
   let burn = 0;
   for (const row of rows) {
-    if (row.created_at === null) continue;
+    if (row.item_created_at === null) continue;
     const item: MeteredItem = {
-      created_at: row.created_at,
-      removed_at: row.removed_at,
-      amount_hr_micros: row.amount_hr_micros!,
-      amount_mo_micros: row.amount_mo_micros!,
-      prepaid_until: row.prepaid_until,
+      created_at: row.item_created_at,
+      removed_at: row.item_removed_at,
+      amount_hr_micros: row.item_amount_hr_micros!,
+      amount_mo_micros: row.item_amount_mo_micros!,
+      prepaid_until: row.item_prepaid_until,
     };
     balance -= chargeOfItem(item, now);
     burn += hourlyBurn(item, now);
