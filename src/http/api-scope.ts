@@ -31,8 +31,8 @@ export interface ApiScopeOptions {
   faults?: 'v1.3' | 'v1';
 }
 
-/** Methods a known path answers with 405 when it does not serve them. */
-const allMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+/** Methods a known path answers with 405 when it does not serve them (TRACE included: never served). */
+const allMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'] as const;
 
 /** Reads the token from `Authorization: Bearer <token>` (or a bare key, as the legacy API sends). */
 export function presentedToken(header: string | undefined): string | null {
@@ -154,23 +154,36 @@ export function apiScope(options: ApiScopeOptions) {
     for (const register of options.routes) register(app, ctx);
 
     fillingIn = true;
-    for (const [path, methods] of methodsByPath) {
-      const missing = allMethods.filter((method) => !methods.has(method));
-      const allow = allMethods.filter((method) => methods.has(method));
-      const named = allow.filter((method) => method !== 'HEAD');
-      if (missing.length === 0) continue;
-      app.route({
-        method: missing,
-        url: path,
-        config: { access: 'public' },
-        schema: { hide: true } as object,
-        handler: (request, reply) =>
-          sendProblem(reply, format, {
-            status: 405,
-            reason: `wrong method ${request.method}: use ${named.join(' or ')}`,
-            allow,
-          }),
-      });
-    }
+    answerOtherMethods(app, methodsByPath, format, { access: 'public' });
   };
+}
+
+/**
+ * Adds, for each known path, a route answering every method it does not serve with 405 and an
+ * `Allow` header listing the ones it does. Called once all of a scope's routes are registered.
+ */
+export function answerOtherMethods(
+  app: FastifyInstance | ApiApp,
+  methodsByPath: Map<string, Set<string>>,
+  format: ApiFormat,
+  config: Record<string, unknown> = {},
+): void {
+  for (const [path, methods] of methodsByPath) {
+    const missing = allMethods.filter((method) => !methods.has(method));
+    const allow = allMethods.filter((method) => methods.has(method));
+    const named = allow.filter((method) => method !== 'HEAD');
+    if (missing.length === 0) continue;
+    (app as FastifyInstance).route({
+      method: missing,
+      url: path,
+      config,
+      schema: { hide: true } as object,
+      handler: (request, reply) =>
+        sendProblem(reply, format, {
+          status: 405,
+          reason: `wrong method ${request.method}: use ${named.join(' or ')}`,
+          allow,
+        }),
+    });
+  }
 }

@@ -5,13 +5,14 @@ import { randomUUID } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import type { TrustProxy } from '../config.ts';
 import { lazySerializerFactory, lazyValidatorFactory } from './lazy-compilers.ts';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Platform } from '../platform/context.ts';
 import type { Storage } from '../db/connect.ts';
-import { apiScope, sendProblem } from './api-scope.ts';
+import { answerOtherMethods, apiScope, sendProblem } from './api-scope.ts';
 import { ajvFormats } from './formats.ts';
+import { linearPatterns, linearRegExpEngine } from './linear-patterns.ts';
 import type { RateLimiters } from './rate-limit.ts';
 import { v13Format } from '../api/v1_3/format.ts';
 import { v13Routes } from '../api/v1_3/index.ts';
@@ -44,6 +45,21 @@ export function trustProxyFunction(trust: TrustProxy): (address: string, hop: nu
   return (address) => proxies.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
 }
 
+/**
+ * Headers every answer carries: no MIME sniffing; not stored by caches unless the route chose a
+ * Cache-Control (API answers carry tokens, passwords and root passwords); not framed by other
+ * origins (the /docs page, and any page served later).
+ */
+function securityHeaders(reply: FastifyReply): void {
+  reply.header('x-content-type-options', 'nosniff');
+  if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+  if (!reply.hasHeader('x-frame-options')) reply.header('x-frame-options', 'SAMEORIGIN');
+  const policy = reply.getHeader('content-security-policy');
+  if (policy === undefined) reply.header('content-security-policy', "frame-ancestors 'self'");
+  else if (!/frame-ancestors/.test(String(policy)))
+    reply.header('content-security-policy', `${String(policy)}; frame-ancestors 'self'`);
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { ctx, storage, limiters } = deps;
   const app = Fastify({
@@ -69,8 +85,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         useDefaults: true,
         strict: false,
         verbose: true,
+        code: { regExp: linearRegExpEngine },
       },
-      plugins: [ajvFormats],
+      plugins: [ajvFormats, linearPatterns],
     },
     // A URL Fastify cannot even decode (`/v1.3/x/%zz`) is bad input: a 400 in the API's own shape.
     frameworkErrors: (error, request, reply) => {
@@ -83,7 +100,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
+  // Paths outside the API scopes (health, OpenAPI, /docs) and their methods, for the 405 answers;
+  // each API scope answers its own.
+  const rootMethods = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    if (/^\/(v1\.3|v1|admin)(\/|$)/.test(route.url)) return;
+    const methods = rootMethods.get(route.url) ?? new Set<string>();
+    for (const method of [route.method].flat()) methods.add(method);
+    rootMethods.set(route.url, methods);
+  });
+
   app.addHook('onSend', async (request, reply, payload) => {
+    securityHeaders(reply);
     reply.header('x-request-id', request.id);
     // Server time of the request, so clients and the benchmark can tell it from network time.
     reply.header('server-timing', `app;dur=${reply.elapsedTime.toFixed(2)}`);
@@ -162,6 +190,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(apiScope({ ctx, limiters, format: adminFormat, routes: adminRoutes(), unknownPath: 404 }), {
     prefix: '/admin',
   });
+
+  // A plugin's `/` route serves both `/docs` and `/docs/` but announces only one of them.
+  for (const [path, methods] of rootMethods) {
+    const twin = rootMethods.get(path.endsWith('/') ? path.slice(0, -1) : `${path}/`);
+    if (twin) for (const method of twin) methods.add(method);
+  }
+  answerOtherMethods(app, new Map(rootMethods), v13Format);
 
   app.setNotFoundHandler((request, reply) =>
     reply

@@ -47,7 +47,10 @@ export const changeErrors = [400, 401, 403, 429];
 export const Id = Type.Union(
   [
     Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
-    Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' }),
+    Type.String({
+      maxLength: 36,
+      pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+    }),
   ],
   { description: 'integer id (or the uuid v1.3 shows)' },
 );

@@ -7,6 +7,7 @@ export const IdOrUuid = Type.Union(
   [
     Type.Integer({ minimum: 1 }),
     Type.String({
+      maxLength: 36,
       pattern: '^(\\d{1,15}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$',
     }),
   ],
