@@ -84,10 +84,14 @@ export async function testStorageEnv(): Promise<{ env: Record<string, string>; c
 }
 
 /** Starts a server with test defaults; `env` overrides environment variables, as an operator would. */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: { db?: TestDb } = {},
+): Promise<TestServer> {
+  const db = options.db ?? testDb;
   const dataDir = mkdtempSync(join(tmpdir(), 'nubis-test-'));
-  const pgSchema = testDb === 'postgres' ? await postgresSchema() : null;
-  const redisUrl = testDb === 'postgres' ? (process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379') : '';
+  const pgSchema = db === 'postgres' ? await postgresSchema() : null;
+  const redisUrl = db === 'postgres' ? (process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379') : '';
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',

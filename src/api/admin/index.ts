@@ -3,7 +3,8 @@
 import type { RouteModule } from '../../http/api-scope.ts';
 import { operatorRoutes } from './admin.routes.ts';
 import { faultRoutes } from './faults.routes.ts';
+import { stateRoutes } from './state.routes.ts';
 
 export function adminRoutes(): RouteModule[] {
-  return [operatorRoutes, faultRoutes];
+  return [operatorRoutes, faultRoutes, stateRoutes];
 }
