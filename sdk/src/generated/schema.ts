@@ -10548,6 +10548,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/state/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The whole state as one versioned document
+         * @description Loads on either database with POST /admin/state/import; the importing Nubis needs the same SECRET_KEY for tokens and sealed secrets to work.
+         */
+        post: operations["adminExportState"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/state/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the whole state with a document
+         * @description A document from an older Nubis is migrated first; one from a newer Nubis is refused (400).
+         */
+        post: operations["adminImportState"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/state/save": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Keep the current state on the server under a name (replacing one of that name) */
+        post: operations["adminSaveState"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/state/load": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the whole state with a saved one */
+        post: operations["adminLoadState"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The saved states */
+        get: operations["adminListSavedStates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/state/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a saved state */
+        delete: operations["adminRemoveSavedState"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -10887,6 +10995,576 @@ export interface operations {
             header?: never;
             path: {
                 id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description one entry per bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            reason: string;
+                            field: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description error object */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    adminExportState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the whole state of a Nubis; tokens and secrets as stored (sealed with the server key) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        format: "nubis-state";
+                        /** @enum {number} */
+                        version: 1;
+                        /** @description the schema the rows follow */
+                        migrations: string[];
+                        /**
+                         * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                         * @example 2026-11-22T12:00:00Z
+                         */
+                        exported: string;
+                        clock: {
+                            mode: string;
+                            offset_ms: number;
+                        };
+                        /** @description every row of every table, by table name */
+                        tables: {
+                            [key: string]: {
+                                [key: string]: string | number | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description one entry per bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            reason: string;
+                            field: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description error object */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    adminImportState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description the whole state of a Nubis; tokens and secrets as stored (sealed with the server key) */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    format: "nubis-state";
+                    /** @enum {number} */
+                    version: 1;
+                    /** @description the schema the rows follow */
+                    migrations: string[];
+                    /**
+                     * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                     * @example 2026-11-22T12:00:00Z
+                     */
+                    exported: string;
+                    clock: {
+                        mode: string;
+                        offset_ms: number;
+                    };
+                    /** @description every row of every table, by table name */
+                    tables: {
+                        [key: string]: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description tables that received rows */
+                        tables: number;
+                        rows: number;
+                        /** @description migrations run on an older document */
+                        migrated: string[];
+                    };
+                };
+            };
+            /** @description one entry per bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            reason: string;
+                            field: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description error object */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    adminSaveState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example fixture-1 */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        /**
+                         * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                         * @example 2026-11-22T12:00:00Z
+                         */
+                        created: string;
+                        /** @description characters of the stored document */
+                        size: number;
+                    };
+                };
+            };
+            /** @description one entry per bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            reason: string;
+                            field: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description error object */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    adminLoadState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example fixture-1 */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description tables that received rows */
+                        tables: number;
+                        rows: number;
+                        /** @description migrations run on an older document */
+                        migrated: string[];
+                    };
+                };
+            };
+            /** @description one entry per bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            reason: string;
+                            field: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description error object */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    adminListSavedStates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        states: {
+                            name: string;
+                            /**
+                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                             * @example 2026-11-22T12:00:00Z
+                             */
+                            created: string;
+                            /** @description characters of the stored document */
+                            size: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description one entry per bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            reason: string;
+                            field: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description error object */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    adminRemoveSavedState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example fixture-1 */
+                name: string;
             };
             cookie?: never;
         };
