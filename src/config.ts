@@ -302,6 +302,12 @@ export const variables = {
     integer(1, 365),
     'days an automatic backup is kept before the backup sweep deletes it',
   ),
+  journalSize: v(
+    'JOURNAL_SIZE',
+    0,
+    integer(0, 100_000),
+    'requests the request journal (GET /admin/requests) keeps per instance; 0 = off',
+  ),
 } as const;
 
 type Variables = typeof variables;

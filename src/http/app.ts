@@ -20,6 +20,7 @@ import { adminFormat } from '../api/admin/format.ts';
 import { adminRoutes } from '../api/admin/index.ts';
 import { v1Format, v1Setup } from '../api/v1/format.ts';
 import { v1Routes } from '../api/v1/index.ts';
+import { registerJournal } from './journal-hook.ts';
 
 export interface AppDeps {
   ctx: Platform;
@@ -124,6 +125,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
     return defaultJson(request, body as string, done);
   });
+
+  registerJournal(app, ctx);
 
   await app.register(swagger, {
     openapi: {

@@ -4,7 +4,8 @@ import type { RouteModule } from '../../http/api-scope.ts';
 import { operatorRoutes } from './admin.routes.ts';
 import { faultRoutes } from './faults.routes.ts';
 import { stateRoutes } from './state.routes.ts';
+import { journalRoutes } from './journal.routes.ts';
 
 export function adminRoutes(): RouteModule[] {
-  return [operatorRoutes, faultRoutes, stateRoutes];
+  return [operatorRoutes, faultRoutes, stateRoutes, journalRoutes];
 }

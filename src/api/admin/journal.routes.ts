@@ -1,0 +1,44 @@
+// The operator API's request journal: this instance's most recent customer requests, with
+// bodies (secrets masked). On when JOURNAL_SIZE is set. See src/journal/journal.ts.
+
+import { Type } from 'typebox';
+import type { Platform } from '../../platform/context.ts';
+import type { ApiApp } from '../../http/api-app.ts';
+import { journal } from '../../journal/journal.ts';
+import { responses, Timestamp } from '../v1_3/schemas.ts';
+
+const JournalEntry = Type.Object({
+  time: Timestamp,
+  method: Type.String(),
+  path: Type.String(),
+  status: Type.Integer(),
+  duration_ms: Type.Number(),
+  account: Type.Union([Type.Integer(), Type.Null()], { description: 'the account id of the token, if any' }),
+  request_id: Type.String({ description: 'the X-Request-Id of the answer' }),
+  request_body: Type.Unknown({ description: 'as parsed, secrets masked' }),
+  response_body: Type.Unknown({ description: 'as sent, secrets masked' }),
+});
+
+export function journalRoutes(app: ApiApp, ctx: Platform): void {
+  app.route({
+    method: 'GET',
+    url: '/requests',
+    config: { access: 'operator' },
+    schema: {
+      tags: ['operator'],
+      security: [{ operator: [] }],
+      operationId: 'adminListRequests',
+      summary: 'The most recent customer requests of this instance, newest first',
+      description:
+        'Kept in a bounded ring of JOURNAL_SIZE entries per instance (off when 0, the default outside the emulator preset: 409). Passwords, tokens, secrets and activation values are masked.',
+      querystring: Type.Object({
+        account: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'account id' })),
+        path: Type.Optional(Type.String({ maxLength: 200, description: 'a path, or a prefix ending in *' })),
+        status: Type.Optional(Type.Integer({ minimum: 100, maximum: 599 })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+      }),
+      response: responses({ 200: Type.Object({ requests: Type.Array(JournalEntry) }) }, [400, 401, 403, 409]),
+    },
+    handler: async (request) => ({ requests: journal(ctx, request.query) }),
+  });
+}
