@@ -10656,6 +10656,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The most recent customer requests of this instance, newest first
+         * @description Kept in a bounded ring of JOURNAL_SIZE entries per instance (off when 0, the default outside the emulator preset: 409). Passwords, tokens, secrets and activation values are masked.
+         */
+        get: operations["adminListRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -11623,6 +11643,112 @@ export interface operations {
             };
             /** @description error object */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    adminListRequests: {
+        parameters: {
+            query?: {
+                /** @description account id */
+                account?: number;
+                /** @description a path, or a prefix ending in * */
+                path?: string;
+                status?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        requests: {
+                            /**
+                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                             * @example 2026-11-22T12:00:00Z
+                             */
+                            time: string;
+                            method: string;
+                            path: string;
+                            status: number;
+                            duration_ms: number;
+                            /** @description the account id of the token, if any */
+                            account: number | null;
+                            /** @description the X-Request-Id of the answer */
+                            request_id: string;
+                            /** @description as parsed, secrets masked */
+                            request_body: unknown;
+                            /** @description as sent, secrets masked */
+                            response_body: unknown;
+                        }[];
+                    };
+                };
+            };
+            /** @description one entry per bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            reason: string;
+                            field: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description error object */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            /** @example 404 Not Found */
+                            response: string;
+                            reason: string;
+                        };
+                    };
+                };
+            };
+            /** @description error object */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
