@@ -2,14 +2,8 @@
 // 202 and finish later), and walking every invoice item (the API pages them).
 
 import type { Client } from 'openapi-fetch';
-import type { paths } from './generated/schema.ts';
+import type { InvoiceItem, paths, PowerState, Server } from './generated/schema.ts';
 import { NubisError, unwrap } from './errors.ts';
-
-type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
-/** The Server object of v1.3 (`/server/info`). */
-export type ServerObject = Json<paths['/v1.3/server/info/{server_id}']['get']['responses'][200]>;
-/** One invoice item of `/invoice/list`. */
-export type InvoiceItemObject = Json<paths['/v1.3/invoice/list']['get']['responses'][200]>['invoices'][number];
 
 export interface WaitOptions {
   /** Give up after this many milliseconds of real time (default 120 000). */
@@ -19,14 +13,14 @@ export interface WaitOptions {
   /** Stops the wait early. */
   signal?: AbortSignal;
   /** Called with the server after every poll (progress indicators). */
-  onPoll?: (server: ServerObject) => void;
+  onPoll?: (server: Server) => void;
 }
 
 /** The wait ran out before the server reached the state; `last` is the server as last seen. */
 export class WaitTimeoutError extends Error {
   override readonly name = 'WaitTimeoutError';
-  readonly last: ServerObject | null;
-  constructor(message: string, last: ServerObject | null) {
+  readonly last: Server | null;
+  constructor(message: string, last: Server | null) {
     super(message);
     this.last = last;
   }
@@ -40,13 +34,13 @@ export class WaitTimeoutError extends Error {
 export async function waitForServer(
   client: Client<paths>,
   serverId: number | string,
-  states: string | readonly string[],
+  states: PowerState | 'removed' | readonly (PowerState | 'removed')[],
   options: WaitOptions = {},
-): Promise<ServerObject | null> {
-  const wanted = new Set([states].flat());
+): Promise<Server | null> {
+  const wanted = new Set<string>([states].flat());
   const deadline = Date.now() + (options.timeoutMs ?? 120_000);
   const interval = options.intervalMs ?? 1_000;
-  let last: ServerObject | null = null;
+  let last: Server | null = null;
   for (;;) {
     options.signal?.throwIfAborted();
     try {
@@ -72,7 +66,7 @@ export async function waitForServer(
 }
 
 /** Every invoice item of the token's account, newest first, fetched a page at a time as the caller iterates. */
-export async function* invoiceItems(client: Client<paths>): AsyncGenerator<InvoiceItemObject> {
+export async function* invoiceItems(client: Client<paths>): AsyncGenerator<InvoiceItem> {
   let start = 0;
   for (;;) {
     const page = await unwrap(client.GET('/v1.3/invoice/list', { params: { query: { start_id: start } } }));

@@ -15,6 +15,7 @@ import { toProblem } from './error-mapping.ts';
 import type { RateLimiters, RateLimitName, RateLimitOutcome } from './rate-limit.ts';
 import type { Access } from './fastify-augment.ts';
 import { faultHook } from './fault-hook.ts';
+import { documentRoute } from './openapi.ts';
 
 export type RouteModule = (app: ApiApp, ctx: Platform) => void;
 
@@ -148,6 +149,7 @@ export function apiScope(options: ApiScopeOptions) {
       const names: RateLimitName[] | undefined = route.config?.rateLimits;
       if (names?.length) preValidation.push(rateLimited(names));
       route.preValidation = preValidation as typeof route.preValidation;
+      documentRoute(route, format);
     });
 
     if (options.faults) instance.addHook('preValidation', faultHook(ctx, format, options.faults, sendProblem));

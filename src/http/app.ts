@@ -13,6 +13,7 @@ import type { Storage } from '../db/connect.ts';
 import { answerOtherMethods, apiScope, sendProblem } from './api-scope.ts';
 import { ajvFormats } from './formats.ts';
 import { linearPatterns, linearRegExpEngine } from './linear-patterns.ts';
+import { markComponents, polishDocument } from './openapi.ts';
 import type { RateLimiters } from './rate-limit.ts';
 import { v13Format } from '../api/v1_3/format.ts';
 import { v13Routes } from '../api/v1_3/index.ts';
@@ -129,13 +130,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerJournal(app, ctx);
 
   await app.register(swagger, {
+    transform: ({ schema, url }) => ({ schema: markComponents(schema) as typeof schema, url }),
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'Nubis',
         version: deps.version,
-        description: 'Cloud hosting management API: v1.3 (JSON), legacy v1 (form-encoded) and the operator API.',
+        description:
+          'Cloud hosting management API: v1.3 (JSON), legacy v1 (form-encoded) and the operator API. ' +
+          'Every operation has a stable `operationId` (the typed SDK `@nubis/sdk` is generated from this document).',
       },
+      servers: [
+        {
+          url: '{origin}',
+          description:
+            'A Nubis server: the scheme, host and port it listens on (no path: operations carry /v1.3, /v1, /admin)',
+          variables: { origin: { default: 'http://localhost:8080', description: 'where Nubis listens' } },
+        },
+      ],
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'an account token (register, login or token_create)' },
@@ -143,6 +155,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         },
       },
       tags: [
+        { name: 'v1.3 account', description: 'Register, activate, log in, reset a password; the Account object' },
+        { name: 'v1.3 tokens', description: "The account's API tokens" },
+        { name: 'v1.3 servers', description: 'Deploy, inspect, power and change servers' },
+        { name: 'v1.3 snapshots', description: 'Snapshots of a server disk (billed per GB)' },
+        { name: 'v1.3 backups', description: 'Automatic daily backups of a server' },
+        { name: 'v1.3 floating IPs', description: 'Addresses kept apart from servers, attachable in their region' },
+        { name: 'v1.3 VPCs', description: 'Private networks in a region' },
+        { name: 'v1.3 SSH keys', description: 'Public keys installed on new servers' },
+        { name: 'v1.3 reverse DNS and options', description: 'Reverse DNS names and per-server options' },
+        { name: 'v1.3 billing', description: 'Transactions, invoice items and invoice sums' },
+        { name: 'v1.3 listings', description: 'Regions, images and plans of the catalog (public)' },
+        { name: 'v1 legacy', description: 'The legacy form-encoded API, over the same resources' },
         {
           name: 'operator',
           description: 'The operator API under /admin (not in the spec): enabled only when ADMIN_TOKEN is set',
@@ -151,24 +175,46 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ],
       security: [{ bearer: [] }],
     },
+    transformObject: (document) =>
+      polishDocument((document as { openapiObject: Record<string, unknown> }).openapiObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   const Health = { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] } as const;
+  const WrongMethod = {
+    type: 'object',
+    additionalProperties: true,
+    description: 'only GET and HEAD are served',
+  } as const;
   app.get(
     '/healthz',
-    { schema: { tags: ['health'], summary: 'The process is up', security: [], response: { 200: Health } } },
+    {
+      schema: {
+        operationId: 'getHealth',
+        tags: ['health'],
+        summary: 'Check that the process is up',
+        description: 'Liveness: answers 200 while the process runs, whatever the state of storage.',
+        security: [],
+        response: { 200: Health, 405: WrongMethod },
+      },
+    },
     async () => ({ status: 'ok' }),
   );
   app.get(
     '/readyz',
     {
       schema: {
+        operationId: 'getReadiness',
         tags: ['health'],
-        summary: 'Storage is reachable',
+        summary: 'Check that the server can serve requests',
+        description: 'Readiness: 200 when storage answers within 2 seconds, 503 otherwise.',
         security: [],
-        response: { 200: Health, 503: Health },
+        response: {
+          200: { ...Health, description: 'ready' },
+          405: WrongMethod,
+          503: { ...Health, description: 'not ready' },
+        },
       },
     },
     async (_request, reply) => {

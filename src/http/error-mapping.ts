@@ -32,6 +32,8 @@ export interface Problem {
 /** How an API version renders problems; each adapter folder provides one. */
 export interface ApiFormat {
   error(problem: Problem): unknown;
+  /** The schema of `error`'s body for a status, as the OpenAPI document shows it. */
+  errorSchema(status: number): unknown;
 }
 
 export function statusLine(status: number): string {

@@ -229,7 +229,7 @@ describe('OpenAPI', () => {
       }
     }
     assert.ok(doc.tags.some((tag: { name: string }) => tag.name === 'operator'));
-    assert.match(doc.paths['/v1.3/plan/list'].get.summary, /extension/i);
+    assert.match(doc.paths['/v1.3/plan/list'].get.description, /extension/i);
     // Public operations say so; the rest need the bearer token.
     assert.deepEqual(doc.paths['/v1.3/region/list'].get.security, []);
     assert.deepEqual(doc.security, [{ bearer: [] }]);
@@ -238,7 +238,10 @@ describe('OpenAPI', () => {
   test('the account schema of the operator API is the real one', async () => {
     const doc = (await server.request('GET', '/openapi.json')).body;
     const schema = doc.paths['/admin/accounts'].get.responses['200'].content['application/json'].schema;
-    const item = schema.properties.accounts.items;
+    // Shared shapes are named components: `{ $ref: '#/components/schemas/AdminAccount' }`.
+    const ref: string = schema.properties.accounts.items.$ref;
+    assert.equal(ref, '#/components/schemas/AdminAccount');
+    const item = doc.components.schemas.AdminAccount;
     for (const field of [
       'id',
       'uuid',

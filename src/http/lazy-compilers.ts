@@ -10,6 +10,25 @@ type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaCont
 type ValidatorFactory = (externalSchemas: unknown, options: unknown) => FastifySchemaCompiler<unknown>;
 type SerializerFactory = (externalSchemas: unknown, options: unknown) => FastifySerializerCompiler<unknown>;
 
+/**
+ * A route schema without its `$id`s. In Nubis an `$id` only names a shape for the OpenAPI
+ * document (`#/components/schemas/Server`); nothing refers to it. Ajv refuses a schema that
+ * holds the same `$id` twice (a body with several `IdOrUuid` fields), so compilers get none.
+ */
+export function withoutIds<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(withoutIds) as T;
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema))
+    if (key !== '$id' || typeof value !== 'string') copy[key] = withoutIds(value);
+  return copy as T;
+}
+
+const compiledWithoutIds = <R extends { schema: unknown }>(route: R): R => ({
+  ...route,
+  schema: withoutIds(route.schema),
+});
+
 interface Validate {
   (data: unknown): unknown;
   errors?: unknown;
@@ -23,7 +42,7 @@ export function lazyValidatorFactory(): NonNullable<CompilersFactory['buildValid
       let validate: Validate | undefined;
       // Fastify reads a failed validation's details from the function's own `errors`.
       const lazy: Validate = (data) => {
-        validate ??= compile(route) as Validate;
+        validate ??= compile(compiledWithoutIds(route)) as Validate;
         const result = validate(data);
         lazy.errors = validate.errors;
         return result;
@@ -41,7 +60,7 @@ export function lazySerializerFactory(): NonNullable<CompilersFactory['buildSeri
     return (route) => {
       let serialize: ((data: unknown) => string) | undefined;
       return (data: unknown) => {
-        serialize ??= compile(route);
+        serialize ??= compile(compiledWithoutIds(route));
         return serialize(data);
       };
     };

@@ -8,6 +8,21 @@
 
 export type SettledPower = 'running' | 'stopped';
 
+/** Every power state a client can see: settled, or a transition under way. */
+export const POWER_STATES = [
+  'provisioning',
+  'running',
+  'stopped',
+  'booting',
+  'stopping',
+  'rebooting',
+  'rebuilding',
+  'reinstalling',
+  'resizing',
+  'restoring',
+  'snapshotting',
+] as const;
+
 export type Transition =
   | 'provisioning'
   | 'booting'

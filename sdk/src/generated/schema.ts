@@ -11,29 +11,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The process is up */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            status: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Check that the process is up
+         * @description Liveness: answers 200 while the process runs, whatever the state of storage.
+         */
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -49,40 +31,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Storage is reachable */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            status: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            status: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Check that the server can serve requests
+         * @description Readiness: 200 when storage answers within 2 seconds, 503 otherwise.
+         */
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -98,70 +51,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's tokens, each shown in full (auth_token); `id` is an extension */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            tokens: {
-                                id: number;
-                                uuid: string;
-                                name: string;
-                                auth_token: string;
-                                /**
-                                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                                 * @example 2026-11-22T12:00:00Z
-                                 */
-                                created: string;
-                                last_used: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List the account's tokens
+         * @description Every token of the account, each shown in full (`auth_token`); `id` is our addition (rename and remove accept it).
+         */
+        get: operations["listTokens"];
         put?: never;
         post?: never;
         delete?: never;
@@ -179,101 +73,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a token (allowed before activation; 403 for a blocked account or without the tokens permission) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            uuid: string;
-                            name: string;
-                            token: string;
-                            /**
-                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                             * @example 2026-11-22T12:00:00Z
-                             */
-                            created: string;
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Create a token
+         * @description Creates another token of the account. Allowed before activation; 403 for a blocked account or without the tokens permission.
+         */
+        post: operations["createToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -293,115 +97,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Rename a token, addressed by uuid or id */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description integer id or 36-character uuid */
-                        uuid: number | string;
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Rename a token
+         * @description Renames one of the account's tokens, addressed by uuid or integer id.
+         */
+        patch: operations["renameToken"];
         trace?: never;
     };
     "/v1.3/account/token_remove/{token_id}": {
@@ -414,101 +114,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a token; removing the calling token logs the caller out */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    token_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Remove a token
+         * @description Removes a token for good; removing the calling token logs the caller out (its next request answers 401).
+         */
+        delete: operations["removeToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -521,134 +131,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The Account object of the token's account */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            /** @description public to its owner; activation uses a separate uuid sent by mail */
-                            uuid: string;
-                            email: string;
-                            profile: {
-                                firstname: string;
-                                lastname: string;
-                                country: string;
-                                dark_mode: boolean;
-                            };
-                            /** @enum {string} */
-                            account_type: "personal" | "business" | "reseller";
-                            /** @description USD */
-                            balance: number;
-                            activated: boolean;
-                            smtp: boolean;
-                            referrals: {
-                                count: number;
-                                amount: number;
-                            };
-                            servers: {
-                                limit: number;
-                                running: number;
-                            };
-                            /**
-                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                             * @example 2026-11-22T12:00:00Z
-                             */
-                            registerdate: string;
-                            /** @description last successful login (or the registration); null never happens in practice */
-                            lastlogin: string | null;
-                            billing: {
-                                /** @description null while nothing is billed: the balance never runs out */
-                                secondsdue: number | null;
-                                duedate: string | null;
-                                /** @description current hourly burn in USD */
-                                usage: number;
-                            };
-                            /** @description servers, snapshots, backups, floating_ips, vpcs, ssh_keys, tokens: true unless the operator turned it off */
-                            permissions: {
-                                [key: string]: boolean;
-                            };
-                            blocked_ports: {
-                                TCP: number[];
-                                UDP: number[];
-                            };
-                            /** @description the 50 latest register and login attempts, newest first */
-                            activity: {
-                                ip_address: string;
-                                /**
-                                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                                 * @example 2026-11-22T12:00:00Z
-                                 */
-                                timestamp: string;
-                                /**
-                                 * @example login success
-                                 * @example login failed
-                                 * @example register rejected
-                                 */
-                                status: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Show the account
+         * @description The Account object of the token's account: profile, balance, limits, billing outlook, permissions and recent activity.
+         */
+        get: operations["getAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -666,86 +153,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Register an account (always 201: the status never tells whether the e-mail was free) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description an e-mail address */
-                        email: string;
-                        /** @description 8 to 1024 characters */
-                        password: string;
-                        /** @description a name that is not blank, at most 100 characters */
-                        firstname: string;
-                        /** @description a name that is not blank, at most 100 characters */
-                        lastname: string;
-                        /**
-                         * @description must be true
-                         * @enum {boolean}
-                         */
-                        accept_tos: true;
-                        /**
-                         * Format: country-code
-                         * @description a two-letter ISO 3166 country code
-                         */
-                        country: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            token: string;
-                            /**
-                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                             * @example 2026-11-22T12:00:00Z
-                             */
-                            timestamp: string;
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Register an account
+         * @description Creates an account and answers a token; an activation uuid is mailed. Always 201: the status never tells whether the e-mail was free (a taken e-mail gets a mail instead). Public: no token needed.
+         */
+        post: operations["registerAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -761,70 +173,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Log in (always 200); returns the account's newest token, creating one when it has none */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        email: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            token: string;
-                            /**
-                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                             * @example 2026-11-22T12:00:00Z
-                             */
-                            timestamp: string;
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Log in
+         * @description Answers the account's newest token, creating one when it has none. Always 200 for well-formed input, so the answer never tells whether the e-mail exists. Public: no token needed.
+         */
+        post: operations["login"];
         delete?: never;
         options?: never;
         head?: never;
@@ -839,68 +192,11 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Activate with the activation uuid from the mail (always 202) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        uuid: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Activate an account
+         * @description Activates the account with the activation uuid from the registration mail. Always 202, whether or not the uuid matched. Public: no token needed.
+         */
+        put: operations["activateAccount"];
         post?: never;
         delete?: never;
         options?: never;
@@ -921,111 +217,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Update profile, e-mail or password */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description a name that is not blank, at most 100 characters */
-                        firstname?: string;
-                        /** @description a name that is not blank, at most 100 characters */
-                        lastname?: string;
-                        /**
-                         * Format: country-code
-                         * @description a two-letter ISO 3166 country code
-                         */
-                        country?: string;
-                        dark_mode?: boolean;
-                        /** @description an e-mail address */
-                        email?: string;
-                        /** @description 8 to 1024 characters */
-                        password?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Update the account
+         * @description Changes profile fields, the e-mail or the password of the token's account.
+         */
+        patch: operations["updateAccount"];
         trace?: never;
     };
     "/v1.3/account/reset": {
@@ -1041,68 +237,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Mail a temporary password that works beside the current one (always 202) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        email: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Mail a temporary password
+         * @description Mails a temporary password that works beside the current one. Always 202, whether or not the e-mail is registered. Public: no token needed.
+         */
+        patch: operations["resetPassword"];
         trace?: never;
     };
     "/v1.3/transaction/list": {
@@ -1112,82 +251,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The 100 latest transactions */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            transactions: {
-                                /** @description declared integer; sent string-shaped as the examples show */
-                                id: string;
-                                ptype: string;
-                                pstatus: string;
-                                /** @description USD, rounded to the cent; negative for a charge paid up front (commit) */
-                                amount: number;
-                                fee: number;
-                                /** @description percent */
-                                taxrate: number;
-                                /**
-                                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                                 * @example 2026-11-22T12:00:00Z
-                                 */
-                                ts_created: string;
-                                /**
-                                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                                 * @example 2026-11-22T12:00:00Z
-                                 */
-                                ts_last_changed: string;
-                            }[];
-                            meta: {
-                                total: number;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List transactions
+         * @description The 100 latest transactions (credits and up-front charges) of the account, newest first.
+         */
+        get: operations["listTransactions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1203,103 +271,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Invoice items, newest first, 25 at a time */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description a whole number of items to skip, 0 or more: 25, 50, … fetch older pages */
-                    start_id?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            invoices: {
-                                /** @description 1 while the resource is billed, 0 once removed */
-                                active: number;
-                                /** @description USD an hour, to the micro-dollar */
-                                amount_hr: number;
-                                /** @description USD a month (the cap per calendar month), to the micro-dollar */
-                                amount_mo: number;
-                                /**
-                                 * @example server
-                                 * @example license
-                                 * @example backup
-                                 * @example snapshot
-                                 * @example ddos_protection
-                                 * @example floating_ip
-                                 */
-                                resource_type: string;
-                                /** @description hours started, including hours paid up front */
-                                usage: number;
-                                /**
-                                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                                 * @example 2026-11-22T12:00:00Z
-                                 */
-                                ts_created: string;
-                                ts_removed: string | null;
-                            }[];
-                            meta: {
-                                total: number;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List invoice items
+         * @description Invoice items (one per billed resource and price), newest first, a page of 25 at a time; `start_id` skips that many items (25, 50, … fetch older pages). `meta.total` counts them all.
+         */
+        get: operations["listInvoiceItems"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1317,109 +293,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** What each resource type cost in [from, to); both default to the current month (UTC) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description any text a timestamp can be parsed from: ISO 8601, RFC 2822, Unix seconds; UTC unless it names a zone */
-                        from?: string | null;
-                        /** @description any text a timestamp can be parsed from: ISO 8601, RFC 2822, Unix seconds; UTC unless it names a zone */
-                        to?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description USD charged for server in [ts_start, ts_end) */
-                            server: number;
-                            /** @description USD charged for license in [ts_start, ts_end) */
-                            license: number;
-                            /** @description USD charged for snapshot in [ts_start, ts_end) */
-                            snapshot: number;
-                            /** @description USD charged for backup in [ts_start, ts_end) */
-                            backup: number;
-                            /** @description USD charged for block_storage in [ts_start, ts_end) */
-                            block_storage: number;
-                            /** @description USD charged for object_storage in [ts_start, ts_end) */
-                            object_storage: number;
-                            /** @description USD charged for ddos_protection in [ts_start, ts_end) */
-                            ddos_protection: number;
-                            /** @description USD charged for floating_ip in [ts_start, ts_end) */
-                            floating_ip: number;
-                            /** @description USD charged for vpc in [ts_start, ts_end) */
-                            vpc: number;
-                            /**
-                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                             * @example 2026-11-22T12:00:00Z
-                             */
-                            ts_start: string;
-                            /**
-                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                             * @example 2026-11-22T12:00:00Z
-                             */
-                            ts_end: string;
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Sum the charges of a period
+         * @description What each resource type cost in [from, to); both default to the current calendar month (UTC). Any text a timestamp can be parsed from is accepted.
+         */
+        post: operations["sumInvoices"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1433,79 +311,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Snapshots and backups of the account */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            snapshots: {
-                                /** @description integer id (our addition: remove and restore accept it) */
-                                id: number;
-                                uuid: string;
-                                region_id: number;
-                                /** @enum {string} */
-                                type: "snapshot" | "backup";
-                                name: string;
-                                /** @description uuid of the server it was taken from */
-                                server_id: string;
-                                /** @description when a backup is deleted; null for snapshots */
-                                expires: string | null;
-                                /** @enum {string} */
-                                status: "processing" | "completed";
-                                size_gb: number;
-                                /**
-                                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                                 * @example 2026-11-22T12:00:00Z
-                                 */
-                                created: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List snapshots and backups
+         * @description Every snapshot and automatic backup of the account (`type` tells which).
+         */
+        get: operations["listSnapshots"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1523,143 +333,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Snapshot a server (processing until taken; the server shows snapshotting meanwhile) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        /** @description integer id or 36-character uuid */
-                        server_id: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            snapshot_id: string;
-                            /** @description the same uuid, as the declared schema names it */
-                            uuid: string;
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Snapshot a server
+         * @description Takes a snapshot of a server's disk, billed per GB until removed. It is `processing` until taken, and the server shows `snapshotting` meanwhile.
+         */
+        post: operations["createSnapshot"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1679,131 +357,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Revert a server of the same region, whose disk fits, to the snapshot */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description integer id or 36-character uuid */
-                        snapshot_id: number | string;
-                        /** @description integer id or 36-character uuid */
-                        server_id: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Restore a snapshot onto a server
+         * @description Reverts a server of the same region, whose disk is large enough, to the snapshot; the server shows `restoring` until done.
+         */
+        patch: operations["restoreSnapshot"];
         trace?: never;
     };
     "/v1.3/snapshot/remove/{snapshot_id}": {
@@ -1816,101 +374,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    snapshot_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Remove a snapshot
+         * @description Removes a snapshot or backup for good; its billing stops. 409 while it is still being taken.
+         */
+        delete: operations["removeSnapshot"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1923,136 +391,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            servers: {
-                                /** @description integer id (our addition: every server_id accepts it) */
-                                id: number;
-                                uuid: string;
-                                /** @description the label */
-                                name: string;
-                                /** @description provisioning, running, stopped, or a transition under way: booting, stopping, rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting */
-                                power: string;
-                                /**
-                                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                                 * @example 2026-11-22T12:00:00Z
-                                 */
-                                created: string;
-                                /** @description monthly price in USD of everything the server is billed for */
-                                price: number;
-                                /** @description null while provisioning */
-                                iface: {
-                                    v4: {
-                                        address: string;
-                                        /** @description dotted for IPv4, the prefix length for IPv6 */
-                                        netmask: string;
-                                        gateway: string;
-                                        /** @enum {string} */
-                                        type: "public" | "floating" | "private";
-                                        /** @description reverse DNS name; a server's own addresses default to its hostname */
-                                        reverse: string | null;
-                                    }[];
-                                    v6: {
-                                        address: string;
-                                        /** @description dotted for IPv4, the prefix length for IPv6 */
-                                        netmask: string;
-                                        gateway: string;
-                                        /** @enum {string} */
-                                        type: "public" | "floating" | "private";
-                                        /** @description reverse DNS name; a server's own addresses default to its hostname */
-                                        reverse: string | null;
-                                    }[] | null;
-                                } | null;
-                                bandwidth: {
-                                    /** @description GB this calendar month */
-                                    usage: number;
-                                    /** @description GB a month in the plan */
-                                    limit: number;
-                                };
-                                info: {
-                                    /** @description features on: ipv6, auto_backups, ddos_protection, private_network, rescue_mode */
-                                    features: string[];
-                                    options: {
-                                        bw_overage_policy: string;
-                                        /** @description the spec's spelling; 1.0 is 100% */
-                                        bw_overage_tresgold: number;
-                                        /** @description the same value, spelled right */
-                                        bw_overage_threshold: number;
-                                    };
-                                    reg_country: string;
-                                    reg_city: string;
-                                    reg_id: number;
-                                    img_id: number;
-                                    plan_id: number;
-                                    /** @description root (and admin) password */
-                                    password: string;
-                                    ipv6_enabled: boolean;
-                                    script_url: string | null;
-                                    /** @description city of the region */
-                                    region: string;
-                                    /** @description image name */
-                                    image: string;
-                                    /** @description plan name */
-                                    plan: string;
-                                    price: number;
-                                    ddos_protection: boolean;
-                                    backup_enabled: boolean;
-                                    private_network: boolean;
-                                    /** @description our addition */
-                                    hostname: string;
-                                    /** @description our addition: id of the SSH key given at create (see /ssh_key/list); null when none was given or it has been removed */
-                                    ssh_key_id: number | null;
-                                };
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List servers
+         * @description Every server of the account, whichever API version created it.
+         */
+        get: operations["listServers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2068,152 +411,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description integer id or uuid */
-                    server_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description integer id (our addition: every server_id accepts it) */
-                            id: number;
-                            uuid: string;
-                            /** @description the label */
-                            name: string;
-                            /** @description provisioning, running, stopped, or a transition under way: booting, stopping, rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting */
-                            power: string;
-                            /**
-                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                             * @example 2026-11-22T12:00:00Z
-                             */
-                            created: string;
-                            /** @description monthly price in USD of everything the server is billed for */
-                            price: number;
-                            /** @description null while provisioning */
-                            iface: {
-                                v4: {
-                                    address: string;
-                                    /** @description dotted for IPv4, the prefix length for IPv6 */
-                                    netmask: string;
-                                    gateway: string;
-                                    /** @enum {string} */
-                                    type: "public" | "floating" | "private";
-                                    /** @description reverse DNS name; a server's own addresses default to its hostname */
-                                    reverse: string | null;
-                                }[];
-                                v6: {
-                                    address: string;
-                                    /** @description dotted for IPv4, the prefix length for IPv6 */
-                                    netmask: string;
-                                    gateway: string;
-                                    /** @enum {string} */
-                                    type: "public" | "floating" | "private";
-                                    /** @description reverse DNS name; a server's own addresses default to its hostname */
-                                    reverse: string | null;
-                                }[] | null;
-                            } | null;
-                            bandwidth: {
-                                /** @description GB this calendar month */
-                                usage: number;
-                                /** @description GB a month in the plan */
-                                limit: number;
-                            };
-                            info: {
-                                /** @description features on: ipv6, auto_backups, ddos_protection, private_network, rescue_mode */
-                                features: string[];
-                                options: {
-                                    bw_overage_policy: string;
-                                    /** @description the spec's spelling; 1.0 is 100% */
-                                    bw_overage_tresgold: number;
-                                    /** @description the same value, spelled right */
-                                    bw_overage_threshold: number;
-                                };
-                                reg_country: string;
-                                reg_city: string;
-                                reg_id: number;
-                                img_id: number;
-                                plan_id: number;
-                                /** @description root (and admin) password */
-                                password: string;
-                                ipv6_enabled: boolean;
-                                script_url: string | null;
-                                /** @description city of the region */
-                                region: string;
-                                /** @description image name */
-                                image: string;
-                                /** @description plan name */
-                                plan: string;
-                                price: number;
-                                ddos_protection: boolean;
-                                backup_enabled: boolean;
-                                private_network: boolean;
-                                /** @description our addition */
-                                hostname: string;
-                                /** @description our addition: id of the SSH key given at create (see /ssh_key/list); null when none was given or it has been removed */
-                                ssh_key_id: number | null;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Show a server
+         * @description The Server object: power state, addresses, bandwidth, price and settings.
+         */
+        get: operations["getServer"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2231,235 +433,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deploy a server: 201 with power provisioning and iface null; billing starts */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description RFC 1123 host name */
-                        hostname: string;
-                        label: string;
-                        /** @description integer id or 36-character uuid */
-                        region: number | string;
-                        /** @description integer id or 36-character uuid */
-                        image: number | string;
-                        /** @description integer id or 36-character uuid */
-                        plan: number | string;
-                        ddos_protection?: boolean;
-                        auto_backups?: boolean;
-                        ipv6_networking?: boolean;
-                        /** @description integer id or 36-character uuid */
-                        ssh_key?: number | string;
-                        script_url?: string;
-                        /** @enum {string} */
-                        image_type?: "os" | "app" | "snapshot" | "iso";
-                        /** @description hours paid up front */
-                        commit?: number;
-                        /** @description integer id or 36-character uuid */
-                        vpc?: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description integer id (our addition: every server_id accepts it) */
-                            id: number;
-                            uuid: string;
-                            /** @description the label */
-                            name: string;
-                            /** @description provisioning, running, stopped, or a transition under way: booting, stopping, rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting */
-                            power: string;
-                            /**
-                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                             * @example 2026-11-22T12:00:00Z
-                             */
-                            created: string;
-                            /** @description monthly price in USD of everything the server is billed for */
-                            price: number;
-                            /** @description null while provisioning */
-                            iface: {
-                                v4: {
-                                    address: string;
-                                    /** @description dotted for IPv4, the prefix length for IPv6 */
-                                    netmask: string;
-                                    gateway: string;
-                                    /** @enum {string} */
-                                    type: "public" | "floating" | "private";
-                                    /** @description reverse DNS name; a server's own addresses default to its hostname */
-                                    reverse: string | null;
-                                }[];
-                                v6: {
-                                    address: string;
-                                    /** @description dotted for IPv4, the prefix length for IPv6 */
-                                    netmask: string;
-                                    gateway: string;
-                                    /** @enum {string} */
-                                    type: "public" | "floating" | "private";
-                                    /** @description reverse DNS name; a server's own addresses default to its hostname */
-                                    reverse: string | null;
-                                }[] | null;
-                            } | null;
-                            bandwidth: {
-                                /** @description GB this calendar month */
-                                usage: number;
-                                /** @description GB a month in the plan */
-                                limit: number;
-                            };
-                            info: {
-                                /** @description features on: ipv6, auto_backups, ddos_protection, private_network, rescue_mode */
-                                features: string[];
-                                options: {
-                                    bw_overage_policy: string;
-                                    /** @description the spec's spelling; 1.0 is 100% */
-                                    bw_overage_tresgold: number;
-                                    /** @description the same value, spelled right */
-                                    bw_overage_threshold: number;
-                                };
-                                reg_country: string;
-                                reg_city: string;
-                                reg_id: number;
-                                img_id: number;
-                                plan_id: number;
-                                /** @description root (and admin) password */
-                                password: string;
-                                ipv6_enabled: boolean;
-                                script_url: string | null;
-                                /** @description city of the region */
-                                region: string;
-                                /** @description image name */
-                                image: string;
-                                /** @description plan name */
-                                plan: string;
-                                price: number;
-                                ddos_protection: boolean;
-                                backup_enabled: boolean;
-                                private_network: boolean;
-                                /** @description our addition */
-                                hostname: string;
-                                /** @description our addition: id of the SSH key given at create (see /ssh_key/list); null when none was given or it has been removed */
-                                ssh_key_id: number | null;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Deploy a server
+         * @description Deploys a server from a region, an image and a plan of the catalog (`/region/list`, `/image/list`, `/plan/list`). Answers 201 with `power` `provisioning` and `iface` null; billing starts. 402 when the balance cannot pay for it; 409 at the account's server limit.
+         */
+        post: operations["createServer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2476,88 +454,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove the server for good; its snapshots stay */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description integer id or uuid */
-                    server_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Remove a server
+         * @description Removes the server for good; billing stops. Its snapshots stay.
+         */
+        delete: operations["removeServer"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2570,82 +471,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Images the server can be rebuilt with */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description integer id or uuid */
-                    server_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            images: {
-                                [key: string]: {
-                                    uuid: string;
-                                    name: string;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List images a server can be rebuilt with
+         * @description The images `POST /server/rebuild` accepts for this server, keyed by image id.
+         */
+        get: operations["listRebuildImages"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2661,82 +491,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Plans the server can be resized to (disks never shrink) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description integer id or uuid */
-                    server_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            plans: {
-                                [key: string]: {
-                                    uuid: string;
-                                    name: string;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List plans a server can be resized to
+         * @description The plans `POST /server/resize` accepts for this server, keyed by plan id (disks never shrink).
+         */
+        get: operations["listResizePlans"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2754,131 +513,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Overwrite the disk with another image (new root password) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description integer id or 36-character uuid */
-                        server_id: number | string;
-                        /** @description integer id or 36-character uuid */
-                        image_id: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Rebuild a server with another image
+         * @description Overwrites the disk with another image; the server gets a new root password and shows `rebuilding` until done.
+         */
+        post: operations["rebuildServer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2894,146 +533,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Move to a plan with an equal or larger disk; a running server reboots */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description integer id or 36-character uuid */
-                        server_id: number | string;
-                        /** @description integer id or 36-character uuid */
-                        plan_id: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Resize a server
+         * @description Moves the server to a plan with an equal or larger disk; a running server reboots. 402 when the balance cannot pay for the larger plan.
+         */
+        post: operations["resizeServer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3049,130 +553,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reboot into the recovery image (enable true) or back onto the disk */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description integer id or 36-character uuid */
-                        server_id: number | string;
-                        enable: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Enter or leave rescue mode
+         * @description Reboots the server into the recovery image (`enable` true) or back onto its disk (`enable` false). Booting obeys the funds rule of start: 402 when the balance is at or below zero.
+         */
+        post: operations["rescueServer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3188,130 +573,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reinstall the server's image (new root password); `enable` is accepted and has no effect */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description integer id or 36-character uuid */
-                        server_id: number | string;
-                        enable?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Reinstall a server
+         * @description Reinstalls the server's own image; the server gets a new root password. `enable` is accepted and has no effect.
+         */
+        post: operations["reinstallServer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3331,128 +597,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description integer id or 36-character uuid */
-                        server_id: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Start a server
+         * @description Boots a stopped server; it shows `booting`, then `running`. 402 when the balance is at or below zero.
+         */
+        patch: operations["startServer"];
         trace?: never;
     };
     "/v1.3/server/stop": {
@@ -3468,128 +617,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description integer id or 36-character uuid */
-                        server_id: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Stop a server
+         * @description Powers the server off; it shows `stopping`, then `stopped`. Billing goes on while it exists.
+         */
+        patch: operations["stopServer"];
         trace?: never;
     };
     "/v1.3/server/reboot": {
@@ -3605,128 +637,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description integer id or 36-character uuid */
-                        server_id: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Reboot a server
+         * @description Restarts a running server (`rebooting`) or boots a stopped one (`booting`); booting obeys the funds rule of start (402).
+         */
+        patch: operations["rebootServer"];
         trace?: never;
     };
     "/v1.3/rdns/get/{server_id}": {
@@ -3736,116 +651,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Reverse DNS name of the server's address (202, as declared) */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description our addition: one of the server's addresses (public IPv4, IPv6, or an attached floating IP); default the public IPv4 */
-                    ip?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description integer id or uuid */
-                    server_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        } & {
-                            ip: string;
-                            rdns: string;
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Show a reverse DNS name
+         * @description The reverse DNS name of one of the server's addresses (default its public IPv4). Answers 202, as the spec declares.
+         */
+        get: operations["getReverseDns"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3862,117 +672,11 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description integer id or 36-character uuid */
-                        server_id: number | string;
-                        /** @description RFC 1123 host name */
-                        rdns: string;
-                        /** @description our addition: one of the server's addresses (public IPv4, IPv6, or an attached floating IP); default the public IPv4 */
-                        ip?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Set a reverse DNS name
+         * @description Sets the reverse DNS name of one of the server's addresses (default its public IPv4).
+         */
+        put: operations["setReverseDns"];
         post?: never;
         delete?: never;
         options?: never;
@@ -3988,120 +692,11 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** An option's value (its default when unset) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description integer id or uuid */
-                    server_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description bw_overage_policy or bw_overage_threshold (also bw_overage_treshold) */
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        } & {
-                            name: string;
-                            value: string;
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Show a server option
+         * @description The value of one option of the server (its default when unset).
+         */
+        put: operations["getServerOption"];
         post?: never;
         delete?: never;
         options?: never;
@@ -4117,117 +712,11 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Set an option; the value null (text or JSON) unsets it */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description integer id or uuid */
-                    server_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        value: null | string | number;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Set a server option
+         * @description Sets one option of the server; the value null (text or JSON) unsets it.
+         */
+        put: operations["setServerOption"];
         post?: never;
         delete?: never;
         options?: never;
@@ -4242,81 +731,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            floating_ips: {
-                                /** @description integer id (our addition: attach, detach and remove accept it) */
-                                id: number;
-                                uuid: string;
-                                /** @description region of the address (our addition) */
-                                region_id: number;
-                                /** @description integer id of the attached server, null when unattached */
-                                server_id: number | null;
-                                address: string;
-                                /** @description 255.255.255.255 for IPv4; the prefix length for IPv6 */
-                                netmask: string;
-                                gateway: string;
-                                /** @description reverse DNS name, set through rdns/put */
-                                reverse: string | null;
-                                /** @description 32: one IPv4 address; 64: a whole IPv6 /64 block */
-                                prefix: number;
-                                /**
-                                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                                 * @example 2026-11-22T12:00:00Z
-                                 */
-                                created: string;
-                                /** @enum {string} */
-                                type: "floating";
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List floating IPs
+         * @description Every floating IP of the account, attached or not.
+         */
+        get: operations["listFloatingIps"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4334,148 +753,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Take an IPv4 address or an IPv6 /64 block from the region's pool (billed hourly) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description integer id or 36-character uuid */
-                        region_id: number | string;
-                        /** @description 4 or 6 */
-                        ip_version: 4 | 6;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            uuid: string;
-                            ip_address: string;
-                            /**
-                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                             * @example 2026-11-22T12:00:00Z
-                             */
-                            created: string;
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Create a floating IP
+         * @description Takes an IPv4 address or an IPv6 /64 block from the region's pool, billed hourly. 402 when the balance cannot pay for it; 409 when the pool is empty.
+         */
+        post: operations["createFloatingIp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4495,131 +777,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Attach to one of the account's servers in the same region */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description integer id or 36-character uuid */
-                        server_id: number | string;
-                        /** @description integer id or 36-character uuid */
-                        ip_id: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Attach a floating IP to a server
+         * @description Attaches the floating IP to one of the account's servers in the same region.
+         */
+        patch: operations["attachFloatingIp"];
         trace?: never;
     };
     "/v1.3/floating_ip/detach": {
@@ -4635,131 +797,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Detach from the server it is attached to */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description integer id or 36-character uuid */
-                        server_id: number | string;
-                        /** @description integer id or 36-character uuid */
-                        ip_id: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Detach a floating IP
+         * @description Detaches the floating IP from the server it is attached to.
+         */
+        patch: operations["detachFloatingIp"];
         trace?: never;
     };
     "/v1.3/floating_ip/remove/{ip_id}": {
@@ -4772,102 +814,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove an unattached floating IP (409 while attached or within the region's removal hold) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    ip_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Remove a floating IP
+         * @description Returns an unattached floating IP to the pool; billing stops. 409 while attached or within the region's removal hold.
+         */
+        delete: operations["removeFloatingIp"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4880,72 +831,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            vpcs: {
-                                /** @description integer id (our addition: attach, detach and remove accept it) */
-                                id: number;
-                                uuid: string;
-                                /** @description uuids of the attached servers */
-                                servers: string[];
-                                name: string;
-                                /** @description region id */
-                                region: number;
-                                /**
-                                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                                 * @example 2026-11-22T12:00:00Z
-                                 */
-                                created: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List VPCs
+         * @description Every private network (VPC) of the account, with the uuids of its servers.
+         */
+        get: operations["listVpcs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4963,141 +853,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a private network (its own /24 of 10.0.0.0/8) in a region */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description integer id or 36-character uuid */
-                        region_id: number | string;
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            uuid: string;
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Create a VPC
+         * @description Creates a private network in a region, with its own /24 of 10.0.0.0/8.
+         */
+        post: operations["createVpc"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5117,131 +877,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Attach one of the account's servers in the VPC's region; it gets a private address */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description integer id or 36-character uuid */
-                        server_id: number | string;
-                        /** @description integer id or 36-character uuid */
-                        vpc_id: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Attach a server to a VPC
+         * @description Attaches one of the account's servers in the VPC's region; the server gets a private address.
+         */
+        patch: operations["attachVpc"];
         trace?: never;
     };
     "/v1.3/vpc/detach": {
@@ -5257,130 +897,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description integer id or 36-character uuid */
-                        server_id: number | string;
-                        /** @description integer id or 36-character uuid */
-                        vpc_id: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Detach a server from a VPC
+         * @description Detaches the server from the VPC; its private address is released.
+         */
+        patch: operations["detachVpc"];
         trace?: never;
     };
     "/v1.3/vpc/remove/{vpc_id}": {
@@ -5393,102 +914,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a VPC without servers (409 while servers are attached or within the region's removal hold) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    vpc_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Remove a VPC
+         * @description Removes a VPC that has no servers. 409 while servers are attached or within the region's removal hold.
+         */
+        delete: operations["removeVpc"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5501,75 +931,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ssh_keys: {
-                                /** @description integer id (our addition: rename and remove accept it) */
-                                id: number;
-                                uuid: string;
-                                name: string;
-                                /** @description the public key line */
-                                data: string;
-                                /**
-                                 * @description OpenSSH SHA256 fingerprint, as ssh-keygen -l prints it
-                                 * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
-                                 */
-                                fingerprint: string;
-                                /**
-                                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                                 * @example 2026-11-22T12:00:00Z
-                                 */
-                                created: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List SSH keys
+         * @description Every public key stored on the account.
+         */
+        get: operations["listSshKeys"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5587,118 +953,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Store a public key (ssh-rsa, ssh-dss, ecdsa-sha2-nistp256, ecdsa-sha2-nistp384, ecdsa-sha2-nistp521, ssh-ed25519); RSA needs 2048 bits or more */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        /** @description OpenSSH public key line: <type> <base64> [comment] */
-                        public_key: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            uuid: string;
-                            name: string;
-                            fingerprint: string;
-                            /**
-                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                             * @example 2026-11-22T12:00:00Z
-                             */
-                            created: string;
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Store an SSH key
+         * @description Stores a public key (ssh-rsa, ssh-dss, ecdsa-sha2-nistp256, ecdsa-sha2-nistp384, ecdsa-sha2-nistp521, ssh-ed25519) for new servers; RSA needs 2048 bits or more. 409 when the account already has this key.
+         */
+        post: operations["createSshKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5718,102 +977,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Rename a key named by uuid or by id */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        /** @description integer id or 36-character uuid */
-                        uuid?: number | string;
-                        /** @description integer id or 36-character uuid */
-                        id?: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Rename an SSH key
+         * @description Renames a key named by uuid or integer id.
+         */
+        patch: operations["renameSshKey"];
         trace?: never;
     };
     "/v1.3/ssh_key/remove/{ssh_key_id}": {
@@ -5826,86 +994,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    ssh_key_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Remove an SSH key
+         * @description Removes a stored key; servers created with it keep it installed.
+         */
+        delete: operations["removeSshKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5924,131 +1017,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Revert the server to one of its backups */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description integer id or 36-character uuid */
-                        backup_id: number | string;
-                        /** @description integer id or 36-character uuid */
-                        server_id: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Restore a backup
+         * @description Reverts the server to one of its own automatic backups (ids from `/snapshot/list`, type backup).
+         */
+        patch: operations["restoreBackup"];
         trace?: never;
     };
     "/v1.3/backup/enable": {
@@ -6064,129 +1037,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Start daily backups (kept for BACKUP_RETENTION_DAYS, billed as a share of the server price) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description integer id or 36-character uuid */
-                        server_id: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Enable automatic backups
+         * @description Starts daily backups, kept for BACKUP_RETENTION_DAYS and billed as a share of the server price. 409 when they are already on.
+         */
+        patch: operations["enableBackups"];
         trace?: never;
     };
     "/v1.3/backup/disable": {
@@ -6202,129 +1057,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Stop taking backups; those taken stay until they expire */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description integer id or 36-character uuid */
-                        server_id: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description success object */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: {
-                                /** @example 202 Accepted */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Disable automatic backups
+         * @description Stops taking backups; those already taken stay until they expire. 409 when they are already off.
+         */
+        patch: operations["disableBackups"];
         trace?: never;
     };
     "/v1.3/region/list": {
@@ -6334,87 +1071,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            regions: {
-                                [key: string]: {
-                                    uuid: string;
-                                    city: string;
-                                    state: string;
-                                    country: string;
-                                    continent: string;
-                                    features: {
-                                        virtual_private_cloud: boolean;
-                                        private_networking: boolean;
-                                        ddos_protection: boolean;
-                                        block_storage: boolean;
-                                        object_storage: boolean;
-                                        floating_ip: boolean;
-                                        ipv6: boolean;
-                                        backups: boolean;
-                                        instances: boolean;
-                                        custom_iso: boolean;
-                                        smtp: boolean;
-                                        ping_ip: string;
-                                    };
-                                    latitude: number;
-                                    longitude: number;
-                                    is_public: boolean;
-                                    generation: number;
-                                    operator_id: string | null;
-                                };
-                            };
-                            meta: {
-                                count: {
-                                    public: {
-                                        [key: string]: number;
-                                    };
-                                    private: {
-                                        [key: string]: number;
-                                    };
-                                };
-                                total: number;
-                                cached: boolean;
-                                /**
-                                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                                 * @example 2026-11-22T12:00:00Z
-                                 */
-                                timestamp: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List regions
+         * @description Every public region of the catalog with its features. Public: no token needed.
+         */
+        get: operations["listRegions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6430,83 +1091,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: {
-                    /** @description a region id */
-                    region_id?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            images: {
-                                [key: string]: {
-                                    uuid: string;
-                                    name: string;
-                                    /** @enum {string} */
-                                    type: "os" | "app";
-                                    /** @enum {string} */
-                                    os_type: "linux" | "freebsd" | "windows";
-                                    os_distro: string;
-                                    regions: number[];
-                                    generation: number;
-                                    min_disk_gb: number;
-                                    hourly_cost: number;
-                                };
-                            };
-                            meta: {
-                                total: number;
-                                cached: boolean;
-                                /**
-                                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                                 * @example 2026-11-22T12:00:00Z
-                                 */
-                                timestamp: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List images
+         * @description Operating systems and applications of the catalog, optionally only those offered in one region. Public: no token needed.
+         */
+        get: operations["listImages"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6522,83 +1111,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Extension (not in the spec): the plans a server can be created with */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description a region id */
-                    region_id?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            plans: {
-                                [key: string]: {
-                                    uuid: string;
-                                    name: string;
-                                    plan_type: string;
-                                    vcpus: number;
-                                    memory_mb: number;
-                                    disk_gb: number;
-                                    bandwidth_gb: number;
-                                    price_monthly: number;
-                                    price_hourly: number;
-                                    regions: number[];
-                                };
-                            };
-                            meta: {
-                                total: number;
-                                cached: boolean;
-                                /**
-                                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                                 * @example 2026-11-22T12:00:00Z
-                                 */
-                                timestamp: string;
-                            };
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List plans
+         * @description Extension (not in the spec): the plans a server can be created with, optionally only those of one region. Public: no token needed.
+         */
+        get: operations["listPlans"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6614,97 +1131,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Account info in the legacy field names */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the account id (v1.3 id) */
-                            ID: number;
-                            /**
-                             * @description USD with two decimals; positive is money available (as v1.3 balance)
-                             * @example 100.00
-                             */
-                            balance: string;
-                            activated: boolean;
-                            smtp_allowed: boolean;
-                            blocked_ports: {
-                                TCP: number[];
-                                UDP: number[];
-                            };
-                            servers: {
-                                limit: number;
-                                running: number;
-                            };
-                            /**
-                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                             * @example 2026-11-22T12:00:00Z
-                             */
-                            registerdate: string;
-                            /**
-                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                             * @example 2026-11-22T12:00:00Z
-                             */
-                            lastlogin: string;
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Show the account (legacy)
+         * @description Account info in the legacy field names.
+         */
+        get: operations["legacyGetAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6720,96 +1151,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Create an API key: the message is the key, a bare word. It is a token of the account (listed by /v1.3/account/token_list) and works on both versions */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description status envelope */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "success";
-                            /** @description per operation (spec table); the HTTP status is 200 */
-                            response_code: number;
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Create an API key (legacy)
+         * @description Creates an API key: the message is the key, a bare word. It is a token of the account (listed by /v1.3/account/token_list) and works on both versions.
+         */
+        get: operations["legacyCreateApiKey"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6825,67 +1171,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every location (region); its id is the DCID */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description keyed by the id as a string */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: {
-                                /** @description the region id (DCID) */
-                                id: number;
-                                slug: string;
-                                city: string;
-                                country: string;
-                                latitude: number;
-                                longitude: number;
-                                features: {
-                                    ddos_protection: boolean;
-                                    block_storage: boolean;
-                                    private_networking: boolean;
-                                    ipv6: boolean;
-                                    backups: boolean;
-                                };
-                                /** @description empty when the region has no operator id */
-                                operator_id: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List locations (legacy)
+         * @description Every location (region); its id is the DCID. Public: no key needed.
+         */
+        get: operations["legacyListLocations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6901,109 +1191,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Operating systems and applications offered in the location; the id is the OSID */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description a location id from /locations/list (the region id) */
-                    DCID: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description keyed by the id as a string */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: {
-                                /** @description the image id (OSID) */
-                                id: number;
-                                name: string;
-                                /** @enum {string} */
-                                os_type: "linux" | "freebsd" | "windows";
-                                os_distro: string;
-                                onapp_os_distro: string;
-                                /** @description MB */
-                                min_memory: number;
-                                /** @description GB */
-                                min_disk: number;
-                                /** @description licence fee per hour in USD; 0 for free software */
-                                hourly_cost: number;
-                            };
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List templates of a location (legacy)
+         * @description Operating systems and applications offered in the location; the id is the OSID. Public: no key needed.
+         */
+        get: operations["legacyListTemplates"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7019,113 +1211,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Plans sold in the location; the id is the PLAN */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description a location id from /locations/list (the region id) */
-                    DCID: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description keyed by the id as a string */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: {
-                                /** @description the plan id (PLAN) */
-                                id: number;
-                                name: string;
-                                /** @description the catalog's plan type in capitals: SSD, CPU, RAM, DEDICATED */
-                                plan_type: string;
-                                /** @description a Windows template of this location fits the plan's disk */
-                                windows: boolean;
-                                /** @description vCPUs */
-                                cpu: string;
-                                /** @description MB */
-                                ram: string;
-                                /** @description GB */
-                                disk: string;
-                                /** @description TB a month (1 TB = 1000 GB) */
-                                bandwidth: string;
-                                /** @description USD: the monthly price over 730 hours */
-                                price_per_hour: number;
-                            };
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List plans of a location (legacy)
+         * @description Plans sold in the location; the id is the PLAN. Public: no key needed.
+         */
+        get: operations["legacyListPlans"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7141,87 +1231,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's reserved IPs (v1.3 floating IPs) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description keyed by the id as a string */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: {
-                                /** @description the floating IP id (v1.3 id) */
-                                ID: number;
-                                /** @description the address; for IPv6 the first address of the /64 block */
-                                IP: string;
-                                /** @enum {string} */
-                                type: "v4" | "v6";
-                                /**
-                                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                                 * @example 2026-11-22T12:00:00Z
-                                 */
-                                created_at: string;
-                                /** @description SUBID of the server it is attached to */
-                                attached_to: number | null;
-                                /** @description DCID */
-                                location_id: number;
-                            };
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List reserved IPs (legacy)
+         * @description The account's reserved IPs (v1.3 floating IPs).
+         */
+        get: operations["legacyListReservedIps"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7239,192 +1253,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reserve an address in a location (billed hourly); the message is the new address */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/x-www-form-urlencoded": {
-                        /** @description integer id (or the uuid v1.3 shows) */
-                        DCID: number | string;
-                        /**
-                         * @description v4 (the default) or v6 (a /64 block)
-                         * @enum {string}
-                         */
-                        ip_type?: "v4" | "v6";
-                    };
-                };
-            };
-            responses: {
-                /** @description status envelope */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "success";
-                            /** @description per operation (spec table); the HTTP status is 200 */
-                            response_code: number;
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Reserve an IP (legacy)
+         * @description Reserves an address in a location (billed hourly); the message is the new address.
+         */
+        post: operations["legacyCreateReservedIp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7440,166 +1273,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Release an unattached reserved IP; billing stops */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/x-www-form-urlencoded": {
-                        /** @description the address as listed in IP (an IPv6 block with or without /64), or the reserved IP's ID */
-                        IP: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description status envelope */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "success";
-                            /** @description per operation (spec table); the HTTP status is 200 */
-                            response_code: number;
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Release a reserved IP (legacy)
+         * @description Releases an unattached reserved IP; billing stops.
+         */
+        post: operations["legacyRemoveReservedIp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7615,168 +1293,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Attach to a server (SUBID) of the same location */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/x-www-form-urlencoded": {
-                        /** @description the address as listed in IP (an IPv6 block with or without /64), or the reserved IP's ID */
-                        IP: string;
-                        /** @description integer id (or the uuid v1.3 shows) */
-                        SUBID: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description status envelope */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "success";
-                            /** @description per operation (spec table); the HTTP status is 200 */
-                            response_code: number;
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Attach a reserved IP (legacy)
+         * @description Attaches the reserved IP to a server (SUBID) of the same location.
+         */
+        post: operations["legacyAttachReservedIp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7792,168 +1313,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Detach from the server (SUBID) it is attached to */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/x-www-form-urlencoded": {
-                        /** @description the address as listed in IP (an IPv6 block with or without /64), or the reserved IP's ID */
-                        IP: string;
-                        /** @description integer id (or the uuid v1.3 shows) */
-                        SUBID: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description status envelope */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "success";
-                            /** @description per operation (spec table); the HTTP status is 200 */
-                            response_code: number;
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Detach a reserved IP (legacy)
+         * @description Detaches the reserved IP from the server (SUBID) it is attached to.
+         */
+        post: operations["legacyDetachReservedIp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7967,113 +1331,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's servers, whichever version created them */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description keyed by the id as a string */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: {
-                                /** @description SUBID (v1.3 id) */
-                                ID: number;
-                                /** @description monthly price in USD (as v1.3) */
-                                price: number;
-                                /** @description the label */
-                                name: string;
-                                /** @description active (running), stopped, pending (provisioning), or the v1.3 name of a transition under way: booting, stopping, rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting */
-                                power: string;
-                                /**
-                                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                                 * @example 2026-11-22T12:00:00Z
-                                 */
-                                created: string;
-                                /** @description empty lists while pending; floating IPs show as public */
-                                iface: {
-                                    v4: {
-                                        ip_address: string;
-                                        /** @description dotted */
-                                        netmask: string;
-                                        gateway: string;
-                                        /** @enum {string} */
-                                        type: "public" | "private";
-                                    }[];
-                                    v6: {
-                                        ip_address: string;
-                                        /** @description prefix length */
-                                        netmask: number;
-                                        gateway: string;
-                                        /** @enum {string} */
-                                        type: "public" | "private";
-                                    }[];
-                                };
-                                bandwidth: {
-                                    /** @description GB this calendar month */
-                                    usage: string;
-                                    /** @description GB a month in the plan */
-                                    limit: string;
-                                };
-                                /** @description root password */
-                                password: string;
-                                ddos_protection: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List servers (legacy)
+         * @description The account's servers, whichever version created them, keyed by SUBID.
+         */
+        get: operations["legacyListServers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8091,203 +1353,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deploy a server (billing starts); the message is its SUBID. It is pending until provisioned, then active */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/x-www-form-urlencoded": {
-                        /** @description display name; the hostname when absent */
-                        label?: string;
-                        /** @description RFC 1123 host name */
-                        hostname: string;
-                        /** @description integer id (or the uuid v1.3 shows) */
-                        OSID: number | string;
-                        /** @description integer id (or the uuid v1.3 shows) */
-                        DCID: number | string;
-                        /** @description integer id (or the uuid v1.3 shows) */
-                        PLAN: number | string;
-                        /** @description true or false */
-                        ipv6_networking?: boolean;
-                        /** @description true joins the account's private network (VPC) in the location, made on first use */
-                        private_networking?: boolean;
-                        /** @description true or false */
-                        ddos_protection?: boolean;
-                        /** @description http(s) URL of a script run at first boot; empty for none */
-                        cloud_init_script?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description status envelope */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "success";
-                            /** @description per operation (spec table); the HTTP status is 200 */
-                            response_code: number;
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Deploy a server (legacy)
+         * @description Deploys a server (billing starts); the message is its SUBID. It is pending until provisioned, then active.
+         */
+        post: operations["legacyCreateServer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8303,145 +1373,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Remove the server for good (billing stops); its snapshots stay */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/x-www-form-urlencoded": {
-                        /** @description integer id (or the uuid v1.3 shows) */
-                        SUBID: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description status envelope */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "success";
-                            /** @description per operation (spec table); the HTTP status is 200 */
-                            response_code: number;
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Remove a server (legacy)
+         * @description Removes the server for good (billing stops); its snapshots stay.
+         */
+        post: operations["legacyRemoveServer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8457,166 +1393,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Restart a running server, start a stopped one */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/x-www-form-urlencoded": {
-                        /** @description integer id (or the uuid v1.3 shows) */
-                        SUBID: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description status envelope */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "success";
-                            /** @description per operation (spec table); the HTTP status is 200 */
-                            response_code: number;
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Reboot a server (legacy)
+         * @description Restarts a running server, starts a stopped one; starting obeys the funds rule (402 when the balance is at or below zero).
+         */
+        post: operations["legacyRebootServer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8632,166 +1413,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Power the server off (a forced halt) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/x-www-form-urlencoded": {
-                        /** @description integer id (or the uuid v1.3 shows) */
-                        SUBID: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description status envelope */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "success";
-                            /** @description per operation (spec table); the HTTP status is 200 */
-                            response_code: number;
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Stop a server (legacy)
+         * @description Powers the server off (a forced halt).
+         */
+        post: operations["legacyStopServer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8805,80 +1431,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's snapshots (backups are not listed here: /v1.3/snapshot/list shows them, type backup) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description keyed by the id as a string */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: {
-                                /** @description SNAPSHOTID (v1.3 id) */
-                                ID: number;
-                                label: string;
-                                /**
-                                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                                 * @example 2026-11-22T12:00:00Z
-                                 */
-                                created: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List snapshots (legacy)
+         * @description The account's snapshots (backups are not listed here: /v1.3/snapshot/list shows them, type backup).
+         */
+        get: operations["legacyListSnapshots"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8896,188 +1453,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Snapshot a server (billed per GB until removed); the message is the new SNAPSHOTID */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/x-www-form-urlencoded": {
-                        /** @description integer id (or the uuid v1.3 shows) */
-                        SUBID: number | string;
-                        label: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description status envelope */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "success";
-                            /** @description per operation (spec table); the HTTP status is 200 */
-                            response_code: number;
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Snapshot a server (legacy)
+         * @description Snapshots a server (billed per GB until removed); the message is the new SNAPSHOTID.
+         */
+        post: operations["legacyCreateSnapshot"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9093,166 +1473,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Remove a snapshot (billing stops) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/x-www-form-urlencoded": {
-                        /** @description integer id (or the uuid v1.3 shows) */
-                        SNAPSHOTID: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description status envelope */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "success";
-                            /** @description per operation (spec table); the HTTP status is 200 */
-                            response_code: number;
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Remove a snapshot (legacy)
+         * @description Removes a snapshot; billing stops.
+         */
+        post: operations["legacyRemoveSnapshot"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9268,168 +1493,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revert a server of the same location, whose disk fits, to the snapshot */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/x-www-form-urlencoded": {
-                        /** @description integer id (or the uuid v1.3 shows) */
-                        SUBID: number | string;
-                        /** @description integer id (or the uuid v1.3 shows) */
-                        SNAPSHOTID: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description status envelope */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "success";
-                            /** @description per operation (spec table); the HTTP status is 200 */
-                            response_code: number;
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Restore a snapshot (legacy)
+         * @description Reverts a server of the same location, whose disk fits, to the snapshot.
+         */
+        post: operations["legacyRestoreSnapshot"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9445,168 +1513,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revert the server to one of its own backups (their ids: /v1.3/snapshot/list, type backup) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/x-www-form-urlencoded": {
-                        /** @description integer id (or the uuid v1.3 shows) */
-                        SUBID: number | string;
-                        /** @description integer id (or the uuid v1.3 shows) */
-                        BACKUPID: number | string;
-                    };
-                };
-            };
-            responses: {
-                /** @description status envelope */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "success";
-                            /** @description per operation (spec table); the HTTP status is 200 */
-                            response_code: number;
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error envelope (our decision: the spec shows none) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description the reason; for a 400 every bad field as `field: reason` */
-                            message: string;
-                            /** @enum {string} */
-                            response_type: "error";
-                            /** @description equal to the HTTP status */
-                            response_code: number;
-                            /** @description for a 400: one entry per bad form field */
-                            fields?: {
-                                field: string;
-                                reason: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Restore a backup (legacy)
+         * @description Reverts the server to one of its own backups (their ids: /v1.3/snapshot/list, type backup).
+         */
+        post: operations["legacyRestoreBackup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9620,153 +1531,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Accounts (the first 1000 by id), or the one with this e-mail */
-        get: {
-            parameters: {
-                query?: {
-                    email?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            accounts: {
-                                id: number;
-                                /** @description public to its owner; activation uses a separate uuid sent by mail */
-                                uuid: string;
-                                email: string;
-                                profile: {
-                                    firstname: string;
-                                    lastname: string;
-                                    country: string;
-                                    dark_mode: boolean;
-                                };
-                                /** @enum {string} */
-                                account_type: "personal" | "business" | "reseller";
-                                /** @description USD */
-                                balance: number;
-                                activated: boolean;
-                                smtp: boolean;
-                                referrals: {
-                                    count: number;
-                                    amount: number;
-                                };
-                                servers: {
-                                    limit: number;
-                                    running: number;
-                                };
-                                /**
-                                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                                 * @example 2026-11-22T12:00:00Z
-                                 */
-                                registerdate: string;
-                                /** @description last successful login (or the registration); null never happens in practice */
-                                lastlogin: string | null;
-                                billing: {
-                                    /** @description null while nothing is billed: the balance never runs out */
-                                    secondsdue: number | null;
-                                    duedate: string | null;
-                                    /** @description current hourly burn in USD */
-                                    usage: number;
-                                };
-                                /** @description servers, snapshots, backups, floating_ips, vpcs, ssh_keys, tokens: true unless the operator turned it off */
-                                permissions: {
-                                    [key: string]: boolean;
-                                };
-                                blocked_ports: {
-                                    TCP: number[];
-                                    UDP: number[];
-                                };
-                                /** @description the 50 latest register and login attempts, newest first */
-                                activity: {
-                                    ip_address: string;
-                                    /**
-                                     * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                                     * @example 2026-11-22T12:00:00Z
-                                     */
-                                    timestamp: string;
-                                    /**
-                                     * @example login success
-                                     * @example login failed
-                                     * @example register rejected
-                                     */
-                                    status: string;
-                                }[];
-                                blocked: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List accounts
+         * @description Accounts (the first 1000 by id), or the one with this e-mail.
+         */
+        get: operations["adminListAccounts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -9788,164 +1557,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change an account's flags, server limit or permissions; answers the account */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description id, uuid or e-mail */
-                    account: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        activated?: boolean;
-                        servers_limit?: number;
-                        smtp?: boolean;
-                        blocked?: boolean;
-                        permissions?: {
-                            [key: string]: boolean;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            /** @description public to its owner; activation uses a separate uuid sent by mail */
-                            uuid: string;
-                            email: string;
-                            profile: {
-                                firstname: string;
-                                lastname: string;
-                                country: string;
-                                dark_mode: boolean;
-                            };
-                            /** @enum {string} */
-                            account_type: "personal" | "business" | "reseller";
-                            /** @description USD */
-                            balance: number;
-                            activated: boolean;
-                            smtp: boolean;
-                            referrals: {
-                                count: number;
-                                amount: number;
-                            };
-                            servers: {
-                                limit: number;
-                                running: number;
-                            };
-                            /**
-                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                             * @example 2026-11-22T12:00:00Z
-                             */
-                            registerdate: string;
-                            /** @description last successful login (or the registration); null never happens in practice */
-                            lastlogin: string | null;
-                            billing: {
-                                /** @description null while nothing is billed: the balance never runs out */
-                                secondsdue: number | null;
-                                duedate: string | null;
-                                /** @description current hourly burn in USD */
-                                usage: number;
-                            };
-                            /** @description servers, snapshots, backups, floating_ips, vpcs, ssh_keys, tokens: true unless the operator turned it off */
-                            permissions: {
-                                [key: string]: boolean;
-                            };
-                            blocked_ports: {
-                                TCP: number[];
-                                UDP: number[];
-                            };
-                            /** @description the 50 latest register and login attempts, newest first */
-                            activity: {
-                                ip_address: string;
-                                /**
-                                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                                 * @example 2026-11-22T12:00:00Z
-                                 */
-                                timestamp: string;
-                                /**
-                                 * @example login success
-                                 * @example login failed
-                                 * @example register rejected
-                                 */
-                                status: string;
-                            }[];
-                            blocked: boolean;
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Update an account
+         * @description Changes an account's flags, server limit or permissions; answers the account.
+         */
+        patch: operations["adminUpdateAccount"];
         trace?: never;
     };
     "/admin/accounts/{account}/credit": {
@@ -9957,115 +1573,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add money (a negative amount debits); appears in the account's transaction list */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description id, uuid or e-mail */
-                    account: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description USD, up to 6 decimals */
-                        amount: number | string;
-                        note?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            ptype: string;
-                            pstatus: string;
-                            amount: number;
-                            fee: number;
-                            taxrate: number;
-                            note: string | null;
-                            /**
-                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                             * @example 2026-11-22T12:00:00Z
-                             */
-                            ts_created: string;
-                            /**
-                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                             * @example 2026-11-22T12:00:00Z
-                             */
-                            ts_last_changed: string;
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Credit an account
+         * @description Adds money (a negative amount debits); it appears in the account's transaction list.
+         */
+        post: operations["adminCreditAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10079,106 +1591,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every mail the server sent, newest first (at most 1000) */
-        get: {
-            parameters: {
-                query?: {
-                    to?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            messages: {
-                                id: number;
-                                to: string;
-                                subject: string;
-                                text: string;
-                                /**
-                                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                                 * @example 2026-11-22T12:00:00Z
-                                 */
-                                created: string;
-                                /** @description delivered over SMTP (always false without SMTP_URL) */
-                                delivered: boolean;
-                                /** @description SMTP delivery attempts so far */
-                                attempts: number;
-                                /** @description why the last SMTP attempt failed */
-                                last_error: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List sent mail
+         * @description Every mail the server sent, newest first (at most 1000), optionally only those to one address.
+         */
+        get: operations["adminListOutbox"];
         put?: never;
         post?: never;
         delete?: never;
@@ -10194,94 +1611,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The server's clock: every timestamp it writes comes from it */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                             * @example 2026-11-22T12:00:00Z
-                             */
-                            now: string;
-                            /** @enum {string} */
-                            mode: "system" | "virtual";
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Show the clock
+         * @description The server's clock: every timestamp it writes comes from it.
+         */
+        get: operations["adminGetClock"];
         put?: never;
         post?: never;
         delete?: never;
@@ -10299,113 +1633,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Move the virtual clock forward (409 unless CLOCK=virtual) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        seconds: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                             * @example 2026-11-22T12:00:00Z
-                             */
-                            now: string;
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Advance the virtual clock
+         * @description Moves the virtual clock forward; there is no way back. 409 unless CLOCK=virtual.
+         */
+        post: operations["adminAdvanceClock"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10421,88 +1653,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Delete every account and resource; the catalog and the clock stay */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            reset: boolean;
-                        };
-                    };
-                };
-                /** @description one entry per bad field */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                reason: string;
-                                field: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description error object */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-                /** @description error object */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: {
-                                /** @example 404 Not Found */
-                                response: string;
-                                reason: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Delete every account
+         * @description Deletes every account and resource; the catalog and the clock stay.
+         */
+        post: operations["adminReset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10679,15 +1834,12589 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        /** @description an account (spec: Account object) */
+        Account: {
+            id: number;
+            /** @description public to its owner; activation uses a separate uuid sent by mail */
+            uuid: string;
+            email: string;
+            profile: {
+                firstname: string;
+                lastname: string;
+                country: string;
+                dark_mode: boolean;
+            };
+            /** @enum {string} */
+            account_type: "personal" | "business" | "reseller";
+            /** @description USD */
+            balance: number;
+            activated: boolean;
+            smtp: boolean;
+            referrals: {
+                count: number;
+                amount: number;
+            };
+            servers: {
+                limit: number;
+                running: number;
+            };
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            registerdate: string;
+            /** @description last successful login (or the registration); null never happens in practice */
+            lastlogin: string | null;
+            billing: {
+                /** @description null while nothing is billed: the balance never runs out */
+                secondsdue: number | null;
+                duedate: string | null;
+                /** @description current hourly burn in USD */
+                usage: number;
+            };
+            /** @description servers, snapshots, backups, floating_ips, vpcs, ssh_keys, tokens: true unless the operator turned it off */
+            permissions: {
+                [key: string]: boolean;
+            };
+            blocked_ports: {
+                TCP: number[];
+                UDP: number[];
+            };
+            /** @description the 50 latest register and login attempts, newest first */
+            activity: {
+                ip_address: string;
+                /**
+                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                 * @example 2026-11-22T12:00:00Z
+                 */
+                timestamp: string;
+                /**
+                 * @example login success
+                 * @example login failed
+                 * @example register rejected
+                 */
+                status: string;
+            }[];
+        };
+        /** @description the Account object plus what only the operator sees */
+        AdminAccount: {
+            id: number;
+            /** @description public to its owner; activation uses a separate uuid sent by mail */
+            uuid: string;
+            email: string;
+            profile: {
+                firstname: string;
+                lastname: string;
+                country: string;
+                dark_mode: boolean;
+            };
+            /** @enum {string} */
+            account_type: "personal" | "business" | "reseller";
+            /** @description USD */
+            balance: number;
+            activated: boolean;
+            smtp: boolean;
+            referrals: {
+                count: number;
+                amount: number;
+            };
+            servers: {
+                limit: number;
+                running: number;
+            };
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            registerdate: string;
+            /** @description last successful login (or the registration); null never happens in practice */
+            lastlogin: string | null;
+            billing: {
+                /** @description null while nothing is billed: the balance never runs out */
+                secondsdue: number | null;
+                duedate: string | null;
+                /** @description current hourly burn in USD */
+                usage: number;
+            };
+            /** @description servers, snapshots, backups, floating_ips, vpcs, ssh_keys, tokens: true unless the operator turned it off */
+            permissions: {
+                [key: string]: boolean;
+            };
+            blocked_ports: {
+                TCP: number[];
+                UDP: number[];
+            };
+            /** @description the 50 latest register and login attempts, newest first */
+            activity: {
+                ip_address: string;
+                /**
+                 * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                 * @example 2026-11-22T12:00:00Z
+                 */
+                timestamp: string;
+                /**
+                 * @example login success
+                 * @example login failed
+                 * @example register rejected
+                 */
+                status: string;
+            }[];
+            blocked: boolean;
+        };
+        /** @description a transaction with its operator note */
+        AdminTransaction: {
+            id: string;
+            ptype: string;
+            pstatus: string;
+            amount: number;
+            fee: number;
+            taxrate: number;
+            note: string | null;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            ts_created: string;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            ts_last_changed: string;
+        };
+        /** @description error object */
+        ErrorObject: {
+            errors: {
+                /** @description the status and its reason phrase, e.g. `404 Not Found` */
+                response: string;
+                reason: string;
+            };
+        };
+        /** @description one entry per bad field */
+        FieldErrors: {
+            errors: {
+                reason: string;
+                field: string;
+            }[];
+        };
+        /** @description a floating IP (spec: Floating IP object) */
+        FloatingIp: {
+            /** @description integer id (our addition: attach, detach and remove accept it) */
+            id: number;
+            uuid: string;
+            /** @description region of the address (our addition) */
+            region_id: number;
+            /** @description integer id of the attached server, null when unattached */
+            server_id: number | null;
+            address: string;
+            /** @description 255.255.255.255 for IPv4; the prefix length for IPv6 */
+            netmask: string;
+            gateway: string;
+            /** @description reverse DNS name, set through rdns/put */
+            reverse: string | null;
+            /** @description 32: one IPv4 address; 64: a whole IPv6 /64 block */
+            prefix: number;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            created: string;
+            /** @enum {string} */
+            type: "floating";
+        };
+        /**
+         * @description integer id or 36-character uuid
+         * @example 1
+         * @example 8d3e1a52-6f0b-4c1e-9a7d-2b5f0c9e4a11
+         */
+        IdOrUuid: number | string;
+        /** @description an image of the catalog (spec: Image object) */
+        Image: {
+            uuid: string;
+            name: string;
+            /** @enum {string} */
+            type: "os" | "app";
+            /** @enum {string} */
+            os_type: "linux" | "freebsd" | "windows";
+            os_distro: string;
+            regions: number[];
+            generation: number;
+            min_disk_gb: number;
+            hourly_cost: number;
+        };
+        /** @description an invoice item (spec: Invoice item object) */
+        InvoiceItem: {
+            /** @description 1 while the resource is billed, 0 once removed */
+            active: number;
+            /** @description USD an hour, to the micro-dollar */
+            amount_hr: number;
+            /** @description USD a month (the cap per calendar month), to the micro-dollar */
+            amount_mo: number;
+            /**
+             * @example server
+             * @example license
+             * @example backup
+             * @example snapshot
+             * @example ddos_protection
+             * @example floating_ip
+             */
+            resource_type: string;
+            /** @description hours started, including hours paid up front */
+            usage: number;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            ts_created: string;
+            ts_removed: string | null;
+        };
+        /** @description charges per resource type over a period (spec: Invoice sum object) */
+        InvoiceSum: {
+            /** @description USD charged for server in [ts_start, ts_end) */
+            server: number;
+            /** @description USD charged for license in [ts_start, ts_end) */
+            license: number;
+            /** @description USD charged for snapshot in [ts_start, ts_end) */
+            snapshot: number;
+            /** @description USD charged for backup in [ts_start, ts_end) */
+            backup: number;
+            /** @description USD charged for block_storage in [ts_start, ts_end) */
+            block_storage: number;
+            /** @description USD charged for object_storage in [ts_start, ts_end) */
+            object_storage: number;
+            /** @description USD charged for ddos_protection in [ts_start, ts_end) */
+            ddos_protection: number;
+            /** @description USD charged for floating_ip in [ts_start, ts_end) */
+            floating_ip: number;
+            /** @description USD charged for vpc in [ts_start, ts_end) */
+            vpc: number;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            ts_start: string;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            ts_end: string;
+        };
+        /** @description account info in the legacy field names */
+        LegacyAccount: {
+            /** @description the account id (v1.3 id) */
+            ID: number;
+            /**
+             * @description USD with two decimals; positive is money available (as v1.3 balance)
+             * @example 100.00
+             */
+            balance: string;
+            activated: boolean;
+            smtp_allowed: boolean;
+            blocked_ports: {
+                TCP: number[];
+                UDP: number[];
+            };
+            servers: {
+                limit: number;
+                running: number;
+            };
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            registerdate: string;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            lastlogin: string;
+        };
+        /** @description error envelope (our decision: the spec shows none) */
+        LegacyError: {
+            /** @description the reason; for a 400 every bad field as `field: reason` */
+            message: string;
+            /** @enum {string} */
+            response_type: "error";
+            /** @description equal to the HTTP status */
+            response_code: number;
+            /** @description for a 400: one entry per bad form field */
+            fields?: {
+                field: string;
+                reason: string;
+            }[];
+        };
+        /** @description a location (legacy) */
+        LegacyLocation: {
+            /** @description the region id (DCID) */
+            id: number;
+            slug: string;
+            city: string;
+            country: string;
+            latitude: number;
+            longitude: number;
+            features: {
+                ddos_protection: boolean;
+                block_storage: boolean;
+                private_networking: boolean;
+                ipv6: boolean;
+                backups: boolean;
+            };
+            /** @description empty when the region has no operator id */
+            operator_id: string;
+        };
+        /** @description a plan (legacy) */
+        LegacyPlan: {
+            /** @description the plan id (PLAN) */
+            id: number;
+            name: string;
+            /** @description the catalog's plan type in capitals: SSD, CPU, RAM, DEDICATED */
+            plan_type: string;
+            /** @description a Windows template of this location fits the plan's disk */
+            windows: boolean;
+            /** @description vCPUs */
+            cpu: string;
+            /** @description MB */
+            ram: string;
+            /** @description GB */
+            disk: string;
+            /** @description TB a month (1 TB = 1000 GB) */
+            bandwidth: string;
+            /** @description USD: the monthly price over 730 hours */
+            price_per_hour: number;
+        };
+        /** @description a reserved IP (legacy) */
+        LegacyReservedIp: {
+            /** @description the floating IP id (v1.3 id) */
+            ID: number;
+            /** @description the address; for IPv6 the first address of the /64 block */
+            IP: string;
+            /** @enum {string} */
+            type: "v4" | "v6";
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            created_at: string;
+            /** @description SUBID of the server it is attached to */
+            attached_to: number | null;
+            /** @description DCID */
+            location_id: number;
+        };
+        /** @description a server (legacy) */
+        LegacyServer: {
+            /** @description SUBID (v1.3 id) */
+            ID: number;
+            /** @description monthly price in USD (as v1.3) */
+            price: number;
+            /** @description the label */
+            name: string;
+            /** @description active (running), stopped, pending (provisioning), or the v1.3 name of a transition under way: booting, stopping, rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting */
+            power: string;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            created: string;
+            /** @description empty lists while pending; floating IPs show as public */
+            iface: {
+                v4: {
+                    ip_address: string;
+                    /** @description dotted */
+                    netmask: string;
+                    gateway: string;
+                    /** @enum {string} */
+                    type: "public" | "private";
+                }[];
+                v6: {
+                    ip_address: string;
+                    /** @description prefix length */
+                    netmask: number;
+                    gateway: string;
+                    /** @enum {string} */
+                    type: "public" | "private";
+                }[];
+            };
+            bandwidth: {
+                /** @description GB this calendar month */
+                usage: string;
+                /** @description GB a month in the plan */
+                limit: string;
+            };
+            /** @description root password */
+            password: string;
+            ddos_protection: boolean;
+        };
+        /** @description a snapshot (legacy) */
+        LegacySnapshot: {
+            /** @description SNAPSHOTID (v1.3 id) */
+            ID: number;
+            label: string;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            created: string;
+        };
+        /** @description status envelope */
+        LegacyStatus: {
+            message: string;
+            /** @enum {string} */
+            response_type: "success";
+            /** @description per operation (spec table); the HTTP status is 200 */
+            response_code: number;
+        };
+        /** @description an operating system or application (legacy) */
+        LegacyTemplate: {
+            /** @description the image id (OSID) */
+            id: number;
+            name: string;
+            /** @enum {string} */
+            os_type: "linux" | "freebsd" | "windows";
+            os_distro: string;
+            onapp_os_distro: string;
+            /** @description MB */
+            min_memory: number;
+            /** @description GB */
+            min_disk: number;
+            /** @description licence fee per hour in USD; 0 for free software */
+            hourly_cost: number;
+        };
+        /** @description a plan of the catalog */
+        Plan: {
+            uuid: string;
+            name: string;
+            plan_type: string;
+            vcpus: number;
+            memory_mb: number;
+            disk_gb: number;
+            bandwidth_gb: number;
+            price_monthly: number;
+            price_hourly: number;
+            regions: number[];
+        };
+        /**
+         * @description provisioning, running, stopped, or a transition under way (shown until it ends)
+         * @enum {string}
+         */
+        PowerState: "provisioning" | "running" | "stopped" | "booting" | "stopping" | "rebooting" | "rebuilding" | "reinstalling" | "resizing" | "restoring" | "snapshotting";
+        /** @description a region of the catalog (spec: Region object) */
+        Region: {
+            uuid: string;
+            city: string;
+            state: string;
+            country: string;
+            continent: string;
+            features: {
+                virtual_private_cloud: boolean;
+                private_networking: boolean;
+                ddos_protection: boolean;
+                block_storage: boolean;
+                object_storage: boolean;
+                floating_ip: boolean;
+                ipv6: boolean;
+                backups: boolean;
+                instances: boolean;
+                custom_iso: boolean;
+                smtp: boolean;
+                ping_ip: string;
+            };
+            latitude: number;
+            longitude: number;
+            is_public: boolean;
+            generation: number;
+            operator_id: string | null;
+        };
+        /** @description a server (spec: Server object) */
+        Server: {
+            /** @description integer id (our addition: every server_id accepts it) */
+            id: number;
+            uuid: string;
+            /** @description the label */
+            name: string;
+            power: components["schemas"]["PowerState"];
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            created: string;
+            /** @description monthly price in USD of everything the server is billed for */
+            price: number;
+            /** @description null while provisioning */
+            iface: {
+                v4: components["schemas"]["ServerInterface"][];
+                v6: components["schemas"]["ServerInterface"][] | null;
+            } | null;
+            bandwidth: {
+                /** @description GB this calendar month */
+                usage: number;
+                /** @description GB a month in the plan */
+                limit: number;
+            };
+            info: {
+                /** @description features on: ipv6, auto_backups, ddos_protection, private_network, rescue_mode */
+                features: string[];
+                options: {
+                    bw_overage_policy: string;
+                    /** @description the spec's spelling; 1.0 is 100% */
+                    bw_overage_tresgold: number;
+                    /** @description the same value, spelled right */
+                    bw_overage_threshold: number;
+                };
+                reg_country: string;
+                reg_city: string;
+                reg_id: number;
+                img_id: number;
+                plan_id: number;
+                /** @description root (and admin) password */
+                password: string;
+                ipv6_enabled: boolean;
+                script_url: string | null;
+                /** @description city of the region */
+                region: string;
+                /** @description image name */
+                image: string;
+                /** @description plan name */
+                plan: string;
+                price: number;
+                ddos_protection: boolean;
+                backup_enabled: boolean;
+                private_network: boolean;
+                /** @description our addition */
+                hostname: string;
+                /** @description our addition: id of the SSH key given at create (see /ssh_key/list); null when none was given or it has been removed */
+                ssh_key_id: number | null;
+            };
+        };
+        /** @description one address of a server */
+        ServerInterface: {
+            address: string;
+            /** @description dotted for IPv4, the prefix length for IPv6 */
+            netmask: string;
+            gateway: string;
+            /** @enum {string} */
+            type: "public" | "floating" | "private";
+            /** @description reverse DNS name; a server's own addresses default to its hostname */
+            reverse: string | null;
+        };
+        /** @description a snapshot or automatic backup (spec: Snapshot object) */
+        Snapshot: {
+            /** @description integer id (our addition: remove and restore accept it) */
+            id: number;
+            uuid: string;
+            region_id: number;
+            /** @enum {string} */
+            type: "snapshot" | "backup";
+            name: string;
+            /** @description uuid of the server it was taken from */
+            server_id: string;
+            /** @description when a backup is deleted; null for snapshots */
+            expires: string | null;
+            /** @enum {string} */
+            status: "processing" | "completed";
+            size_gb: number;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            created: string;
+        };
+        /** @description a stored public key (spec: SSH key object) */
+        SshKey: {
+            /** @description integer id (our addition: rename and remove accept it) */
+            id: number;
+            uuid: string;
+            name: string;
+            /** @description the public key line */
+            data: string;
+            /**
+             * @description OpenSSH SHA256 fingerprint, as ssh-keygen -l prints it
+             * @example SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8
+             */
+            fingerprint: string;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            created: string;
+        };
+        /** @description success object */
+        SuccessObject: {
+            success: {
+                /** @example 202 Accepted */
+                response: string;
+                reason: string;
+            };
+        };
+        /** @description a transaction (spec: Transaction object) */
+        Transaction: {
+            /** @description declared integer; sent string-shaped as the examples show */
+            id: string;
+            ptype: string;
+            pstatus: string;
+            /** @description USD, rounded to the cent; negative for a charge paid up front (commit) */
+            amount: number;
+            fee: number;
+            /** @description percent */
+            taxrate: number;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            ts_created: string;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            ts_last_changed: string;
+        };
+        /** @description a private network (spec: VPC object) */
+        Vpc: {
+            /** @description integer id (our addition: attach, detach and remove accept it) */
+            id: number;
+            uuid: string;
+            /** @description uuids of the attached servers */
+            servers: string[];
+            name: string;
+            /** @description region id */
+            region: number;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            created: string;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
     headers: never;
     pathItems: never;
 }
+export type Account = components['schemas']['Account'];
+export type AdminAccount = components['schemas']['AdminAccount'];
+export type AdminTransaction = components['schemas']['AdminTransaction'];
+export type ErrorObject = components['schemas']['ErrorObject'];
+export type FieldErrors = components['schemas']['FieldErrors'];
+export type FloatingIp = components['schemas']['FloatingIp'];
+export type IdOrUuid = components['schemas']['IdOrUuid'];
+export type Image = components['schemas']['Image'];
+export type InvoiceItem = components['schemas']['InvoiceItem'];
+export type InvoiceSum = components['schemas']['InvoiceSum'];
+export type LegacyAccount = components['schemas']['LegacyAccount'];
+export type LegacyError = components['schemas']['LegacyError'];
+export type LegacyLocation = components['schemas']['LegacyLocation'];
+export type LegacyPlan = components['schemas']['LegacyPlan'];
+export type LegacyReservedIp = components['schemas']['LegacyReservedIp'];
+export type LegacyServer = components['schemas']['LegacyServer'];
+export type LegacySnapshot = components['schemas']['LegacySnapshot'];
+export type LegacyStatus = components['schemas']['LegacyStatus'];
+export type LegacyTemplate = components['schemas']['LegacyTemplate'];
+export type Plan = components['schemas']['Plan'];
+export type PowerState = components['schemas']['PowerState'];
+export type Region = components['schemas']['Region'];
+export type Server = components['schemas']['Server'];
+export type ServerInterface = components['schemas']['ServerInterface'];
+export type Snapshot = components['schemas']['Snapshot'];
+export type SshKey = components['schemas']['SshKey'];
+export type SuccessObject = components['schemas']['SuccessObject'];
+export type Transaction = components['schemas']['Transaction'];
+export type Vpc = components['schemas']['Vpc'];
 export type $defs = Record<string, never>;
 export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: string;
+                    };
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ready */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: string;
+                    };
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: string;
+                    };
+                };
+            };
+        };
+    };
+    listTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tokens: {
+                            id: number;
+                            uuid: string;
+                            name: string;
+                            auth_token: string;
+                            /**
+                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                             * @example 2026-11-22T12:00:00Z
+                             */
+                            created: string;
+                            last_used: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    createToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        uuid: string;
+                        name: string;
+                        token: string;
+                        /**
+                         * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                         * @example 2026-11-22T12:00:00Z
+                         */
+                        created: string;
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    renameToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    uuid: components["schemas"]["IdOrUuid"];
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    removeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description integer id or 36-character uuid */
+                token_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: nothing to return */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    registerAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description an e-mail address */
+                    email: string;
+                    /** @description 8 to 1024 characters */
+                    password: string;
+                    /** @description a name that is not blank, at most 100 characters */
+                    firstname: string;
+                    /** @description a name that is not blank, at most 100 characters */
+                    lastname: string;
+                    /**
+                     * @description must be true
+                     * @enum {boolean}
+                     */
+                    accept_tos: true;
+                    /**
+                     * Format: country-code
+                     * @description a two-letter ISO 3166 country code
+                     */
+                    country: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        token: string;
+                        /**
+                         * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                         * @example 2026-11-22T12:00:00Z
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        token: string;
+                        /**
+                         * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                         * @example 2026-11-22T12:00:00Z
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    activateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a name that is not blank, at most 100 characters */
+                    firstname?: string;
+                    /** @description a name that is not blank, at most 100 characters */
+                    lastname?: string;
+                    /**
+                     * Format: country-code
+                     * @description a two-letter ISO 3166 country code
+                     */
+                    country?: string;
+                    dark_mode?: boolean;
+                    /** @description an e-mail address */
+                    email?: string;
+                    /** @description 8 to 1024 characters */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    resetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    listTransactions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transactions: components["schemas"]["Transaction"][];
+                        meta: {
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    listInvoiceItems: {
+        parameters: {
+            query?: {
+                /** @description a whole number of items to skip, 0 or more: 25, 50, … fetch older pages */
+                start_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        invoices: components["schemas"]["InvoiceItem"][];
+                        meta: {
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    sumInvoices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description any text a timestamp can be parsed from: ISO 8601, RFC 2822, Unix seconds; UTC unless it names a zone */
+                    from?: string | null;
+                    /** @description any text a timestamp can be parsed from: ISO 8601, RFC 2822, Unix seconds; UTC unless it names a zone */
+                    to?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceSum"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    listSnapshots: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        snapshots: components["schemas"]["Snapshot"][];
+                    };
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    createSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    server_id: components["schemas"]["IdOrUuid"];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        snapshot_id: string;
+                        /** @description the same uuid, as the declared schema names it */
+                        uuid: string;
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Payment Required: the account's balance cannot pay for it */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "402 Payment Required",
+                     *         "reason": "insufficient funds: the balance does not cover it"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    restoreSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    snapshot_id: components["schemas"]["IdOrUuid"];
+                    server_id: components["schemas"]["IdOrUuid"];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    removeSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description integer id or 36-character uuid */
+                snapshot_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: nothing to return */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    listServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        servers: components["schemas"]["Server"][];
+                    };
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description integer id or 36-character uuid */
+                server_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Server"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    createServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "hostname": "web-1.example.com",
+                 *       "label": "web 1",
+                 *       "region": 101,
+                 *       "image": 1001,
+                 *       "plan": 1,
+                 *       "ipv6_networking": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description RFC 1123 host name */
+                    hostname: string;
+                    label: string;
+                    region: components["schemas"]["IdOrUuid"];
+                    image: components["schemas"]["IdOrUuid"];
+                    plan: components["schemas"]["IdOrUuid"];
+                    ddos_protection?: boolean;
+                    auto_backups?: boolean;
+                    ipv6_networking?: boolean;
+                    ssh_key?: components["schemas"]["IdOrUuid"];
+                    script_url?: string;
+                    /** @enum {string} */
+                    image_type?: "os" | "app" | "snapshot" | "iso";
+                    /** @description hours paid up front */
+                    commit?: number;
+                    vpc?: components["schemas"]["IdOrUuid"];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Server"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Payment Required: the account's balance cannot pay for it */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "402 Payment Required",
+                     *         "reason": "insufficient funds: the balance does not cover it"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    removeServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description integer id or 36-character uuid */
+                server_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: nothing to return */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    listRebuildImages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description integer id or 36-character uuid */
+                server_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        images: {
+                            [key: string]: {
+                                uuid: string;
+                                name: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    listResizePlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description integer id or 36-character uuid */
+                server_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        plans: {
+                            [key: string]: {
+                                uuid: string;
+                                name: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    rebuildServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    server_id: components["schemas"]["IdOrUuid"];
+                    image_id: components["schemas"]["IdOrUuid"];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    resizeServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    server_id: components["schemas"]["IdOrUuid"];
+                    plan_id: components["schemas"]["IdOrUuid"];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Payment Required: the account's balance cannot pay for it */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "402 Payment Required",
+                     *         "reason": "insufficient funds: the balance does not cover it"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    rescueServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    server_id: components["schemas"]["IdOrUuid"];
+                    enable: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Payment Required: the account's balance cannot pay for it */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "402 Payment Required",
+                     *         "reason": "insufficient funds: the balance does not cover it"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    reinstallServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    server_id: components["schemas"]["IdOrUuid"];
+                    enable?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    startServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    server_id: components["schemas"]["IdOrUuid"];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Payment Required: the account's balance cannot pay for it */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "402 Payment Required",
+                     *         "reason": "insufficient funds: the balance does not cover it"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    stopServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    server_id: components["schemas"]["IdOrUuid"];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    rebootServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    server_id: components["schemas"]["IdOrUuid"];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Payment Required: the account's balance cannot pay for it */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "402 Payment Required",
+                     *         "reason": "insufficient funds: the balance does not cover it"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getReverseDns: {
+        parameters: {
+            query?: {
+                /** @description our addition: one of the server's addresses (public IPv4, IPv6, or an attached floating IP); default the public IPv4 */
+                ip?: string;
+            };
+            header?: never;
+            path: {
+                /** @description integer id or 36-character uuid */
+                server_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"] & {
+                        ip: string;
+                        rdns: string;
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    setReverseDns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    server_id: components["schemas"]["IdOrUuid"];
+                    /** @description RFC 1123 host name */
+                    rdns: string;
+                    /** @description our addition: one of the server's addresses (public IPv4, IPv6, or an attached floating IP); default the public IPv4 */
+                    ip?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getServerOption: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description integer id or 36-character uuid */
+                server_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description bw_overage_policy or bw_overage_threshold (also bw_overage_treshold) */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"] & {
+                        name: string;
+                        value: string;
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    setServerOption: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description integer id or 36-character uuid */
+                server_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    value: null | string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    listFloatingIps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        floating_ips: components["schemas"]["FloatingIp"][];
+                    };
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    createFloatingIp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    region_id: components["schemas"]["IdOrUuid"];
+                    /** @description 4 or 6 */
+                    ip_version: 4 | 6;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        uuid: string;
+                        ip_address: string;
+                        /**
+                         * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                         * @example 2026-11-22T12:00:00Z
+                         */
+                        created: string;
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Payment Required: the account's balance cannot pay for it */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "402 Payment Required",
+                     *         "reason": "insufficient funds: the balance does not cover it"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    attachFloatingIp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    server_id: components["schemas"]["IdOrUuid"];
+                    ip_id: components["schemas"]["IdOrUuid"];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    detachFloatingIp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    server_id: components["schemas"]["IdOrUuid"];
+                    ip_id: components["schemas"]["IdOrUuid"];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    removeFloatingIp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description integer id or 36-character uuid */
+                ip_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: nothing to return */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    listVpcs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        vpcs: components["schemas"]["Vpc"][];
+                    };
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    createVpc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    region_id: components["schemas"]["IdOrUuid"];
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        uuid: string;
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Payment Required: the account's balance cannot pay for it */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "402 Payment Required",
+                     *         "reason": "insufficient funds: the balance does not cover it"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    attachVpc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    server_id: components["schemas"]["IdOrUuid"];
+                    vpc_id: components["schemas"]["IdOrUuid"];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    detachVpc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    server_id: components["schemas"]["IdOrUuid"];
+                    vpc_id: components["schemas"]["IdOrUuid"];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    removeVpc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description integer id or 36-character uuid */
+                vpc_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: nothing to return */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    listSshKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ssh_keys: components["schemas"]["SshKey"][];
+                    };
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    createSshKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description OpenSSH public key line: <type> <base64> [comment] */
+                    public_key: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        uuid: string;
+                        name: string;
+                        fingerprint: string;
+                        /**
+                         * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                         * @example 2026-11-22T12:00:00Z
+                         */
+                        created: string;
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    renameSshKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    uuid?: components["schemas"]["IdOrUuid"];
+                    id?: components["schemas"]["IdOrUuid"];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    removeSshKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description integer id or 36-character uuid */
+                ssh_key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: nothing to return */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    restoreBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    backup_id: components["schemas"]["IdOrUuid"];
+                    server_id: components["schemas"]["IdOrUuid"];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    enableBackups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    server_id: components["schemas"]["IdOrUuid"];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    disableBackups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    server_id: components["schemas"]["IdOrUuid"];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the change is under way; the resource shows its progress */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessObject"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    listRegions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        regions: {
+                            [key: string]: components["schemas"]["Region"];
+                        };
+                        meta: {
+                            count: {
+                                public: {
+                                    [key: string]: number;
+                                };
+                                private: {
+                                    [key: string]: number;
+                                };
+                            };
+                            total: number;
+                            cached: boolean;
+                            /**
+                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                             * @example 2026-11-22T12:00:00Z
+                             */
+                            timestamp: string;
+                        };
+                    };
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    listImages: {
+        parameters: {
+            query?: {
+                /** @description a region id */
+                region_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        images: {
+                            [key: string]: components["schemas"]["Image"];
+                        };
+                        meta: {
+                            total: number;
+                            cached: boolean;
+                            /**
+                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                             * @example 2026-11-22T12:00:00Z
+                             */
+                            timestamp: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    listPlans: {
+        parameters: {
+            query?: {
+                /** @description a region id */
+                region_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        plans: {
+                            [key: string]: components["schemas"]["Plan"];
+                        };
+                        meta: {
+                            total: number;
+                            cached: boolean;
+                            /**
+                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                             * @example 2026-11-22T12:00:00Z
+                             */
+                            timestamp: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "too many requests: try again in 30 seconds"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    legacyGetAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyAccount"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "response_type": "error",
+                     *       "response_code": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "wrong method GET: use POST",
+                     *       "response_type": "error",
+                     *       "response_code": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "response_type": "error",
+                     *       "response_code": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "storage unavailable, retry in a few moments",
+                     *       "response_type": "error",
+                     *       "response_code": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    legacyCreateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyStatus"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "response_type": "error",
+                     *       "response_code": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the account is not activated",
+                     *       "response_type": "error",
+                     *       "response_code": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "wrong method GET: use POST",
+                     *       "response_type": "error",
+                     *       "response_code": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "response_type": "error",
+                     *       "response_code": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "storage unavailable, retry in a few moments",
+                     *       "response_type": "error",
+                     *       "response_code": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    legacyListLocations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description keyed by the id as a string */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: components["schemas"]["LegacyLocation"];
+                    };
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "wrong method GET: use POST",
+                     *       "response_type": "error",
+                     *       "response_code": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "response_type": "error",
+                     *       "response_code": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "storage unavailable, retry in a few moments",
+                     *       "response_type": "error",
+                     *       "response_code": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    legacyListTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a location id from /locations/list (the region id) */
+                DCID: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description keyed by the id as a string */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: components["schemas"]["LegacyTemplate"];
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "SUBID: missing required field",
+                     *       "response_type": "error",
+                     *       "response_code": 400,
+                     *       "fields": [
+                     *         {
+                     *           "field": "SUBID",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "server not found",
+                     *       "response_type": "error",
+                     *       "response_code": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "wrong method GET: use POST",
+                     *       "response_type": "error",
+                     *       "response_code": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "response_type": "error",
+                     *       "response_code": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "storage unavailable, retry in a few moments",
+                     *       "response_type": "error",
+                     *       "response_code": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    legacyListPlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a location id from /locations/list (the region id) */
+                DCID: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description keyed by the id as a string */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: components["schemas"]["LegacyPlan"];
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "SUBID: missing required field",
+                     *       "response_type": "error",
+                     *       "response_code": 400,
+                     *       "fields": [
+                     *         {
+                     *           "field": "SUBID",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "server not found",
+                     *       "response_type": "error",
+                     *       "response_code": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "wrong method GET: use POST",
+                     *       "response_type": "error",
+                     *       "response_code": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "response_type": "error",
+                     *       "response_code": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "storage unavailable, retry in a few moments",
+                     *       "response_type": "error",
+                     *       "response_code": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    legacyListReservedIps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description keyed by the id as a string */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: components["schemas"]["LegacyReservedIp"];
+                    };
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "response_type": "error",
+                     *       "response_code": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "wrong method GET: use POST",
+                     *       "response_type": "error",
+                     *       "response_code": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "response_type": "error",
+                     *       "response_code": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "storage unavailable, retry in a few moments",
+                     *       "response_type": "error",
+                     *       "response_code": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    legacyCreateReservedIp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description integer id (or the uuid v1.3 shows) */
+                    DCID: number | string;
+                    /**
+                     * @description v4 (the default) or v6 (a /64 block)
+                     * @enum {string}
+                     */
+                    ip_type?: "v4" | "v6";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyStatus"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "SUBID: missing required field",
+                     *       "response_type": "error",
+                     *       "response_code": 400,
+                     *       "fields": [
+                     *         {
+                     *           "field": "SUBID",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "response_type": "error",
+                     *       "response_code": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Payment Required: the account's balance cannot pay for it */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "insufficient funds: the balance does not cover it",
+                     *       "response_type": "error",
+                     *       "response_code": 402
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the account is not activated",
+                     *       "response_type": "error",
+                     *       "response_code": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "server not found",
+                     *       "response_type": "error",
+                     *       "response_code": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "wrong method GET: use POST",
+                     *       "response_type": "error",
+                     *       "response_code": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the server is provisioning",
+                     *       "response_type": "error",
+                     *       "response_code": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "response_type": "error",
+                     *       "response_code": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "storage unavailable, retry in a few moments",
+                     *       "response_type": "error",
+                     *       "response_code": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    legacyRemoveReservedIp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description the address as listed in IP (an IPv6 block with or without /64), or the reserved IP's ID */
+                    IP: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyStatus"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "SUBID: missing required field",
+                     *       "response_type": "error",
+                     *       "response_code": 400,
+                     *       "fields": [
+                     *         {
+                     *           "field": "SUBID",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "response_type": "error",
+                     *       "response_code": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the account is not activated",
+                     *       "response_type": "error",
+                     *       "response_code": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "server not found",
+                     *       "response_type": "error",
+                     *       "response_code": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "wrong method GET: use POST",
+                     *       "response_type": "error",
+                     *       "response_code": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the server is provisioning",
+                     *       "response_type": "error",
+                     *       "response_code": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "response_type": "error",
+                     *       "response_code": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "storage unavailable, retry in a few moments",
+                     *       "response_type": "error",
+                     *       "response_code": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    legacyAttachReservedIp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description the address as listed in IP (an IPv6 block with or without /64), or the reserved IP's ID */
+                    IP: string;
+                    /** @description integer id (or the uuid v1.3 shows) */
+                    SUBID: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyStatus"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "SUBID: missing required field",
+                     *       "response_type": "error",
+                     *       "response_code": 400,
+                     *       "fields": [
+                     *         {
+                     *           "field": "SUBID",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "response_type": "error",
+                     *       "response_code": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the account is not activated",
+                     *       "response_type": "error",
+                     *       "response_code": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "server not found",
+                     *       "response_type": "error",
+                     *       "response_code": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "wrong method GET: use POST",
+                     *       "response_type": "error",
+                     *       "response_code": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the server is provisioning",
+                     *       "response_type": "error",
+                     *       "response_code": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "response_type": "error",
+                     *       "response_code": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "storage unavailable, retry in a few moments",
+                     *       "response_type": "error",
+                     *       "response_code": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    legacyDetachReservedIp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description the address as listed in IP (an IPv6 block with or without /64), or the reserved IP's ID */
+                    IP: string;
+                    /** @description integer id (or the uuid v1.3 shows) */
+                    SUBID: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyStatus"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "SUBID: missing required field",
+                     *       "response_type": "error",
+                     *       "response_code": 400,
+                     *       "fields": [
+                     *         {
+                     *           "field": "SUBID",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "response_type": "error",
+                     *       "response_code": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the account is not activated",
+                     *       "response_type": "error",
+                     *       "response_code": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "server not found",
+                     *       "response_type": "error",
+                     *       "response_code": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "wrong method GET: use POST",
+                     *       "response_type": "error",
+                     *       "response_code": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the server is provisioning",
+                     *       "response_type": "error",
+                     *       "response_code": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "response_type": "error",
+                     *       "response_code": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "storage unavailable, retry in a few moments",
+                     *       "response_type": "error",
+                     *       "response_code": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    legacyListServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description keyed by the id as a string */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: components["schemas"]["LegacyServer"];
+                    };
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "response_type": "error",
+                     *       "response_code": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "wrong method GET: use POST",
+                     *       "response_type": "error",
+                     *       "response_code": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "response_type": "error",
+                     *       "response_code": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "storage unavailable, retry in a few moments",
+                     *       "response_type": "error",
+                     *       "response_code": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    legacyCreateServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description display name; the hostname when absent */
+                    label?: string;
+                    /** @description RFC 1123 host name */
+                    hostname: string;
+                    /** @description integer id (or the uuid v1.3 shows) */
+                    OSID: number | string;
+                    /** @description integer id (or the uuid v1.3 shows) */
+                    DCID: number | string;
+                    /** @description integer id (or the uuid v1.3 shows) */
+                    PLAN: number | string;
+                    /** @description true or false */
+                    ipv6_networking?: boolean;
+                    /** @description true joins the account's private network (VPC) in the location, made on first use */
+                    private_networking?: boolean;
+                    /** @description true or false */
+                    ddos_protection?: boolean;
+                    /** @description http(s) URL of a script run at first boot; empty for none */
+                    cloud_init_script?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyStatus"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "SUBID: missing required field",
+                     *       "response_type": "error",
+                     *       "response_code": 400,
+                     *       "fields": [
+                     *         {
+                     *           "field": "SUBID",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "response_type": "error",
+                     *       "response_code": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Payment Required: the account's balance cannot pay for it */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "insufficient funds: the balance does not cover it",
+                     *       "response_type": "error",
+                     *       "response_code": 402
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the account is not activated",
+                     *       "response_type": "error",
+                     *       "response_code": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "server not found",
+                     *       "response_type": "error",
+                     *       "response_code": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "wrong method GET: use POST",
+                     *       "response_type": "error",
+                     *       "response_code": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the server is provisioning",
+                     *       "response_type": "error",
+                     *       "response_code": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "response_type": "error",
+                     *       "response_code": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "storage unavailable, retry in a few moments",
+                     *       "response_type": "error",
+                     *       "response_code": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    legacyRemoveServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description integer id (or the uuid v1.3 shows) */
+                    SUBID: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyStatus"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "SUBID: missing required field",
+                     *       "response_type": "error",
+                     *       "response_code": 400,
+                     *       "fields": [
+                     *         {
+                     *           "field": "SUBID",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "response_type": "error",
+                     *       "response_code": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the account is not activated",
+                     *       "response_type": "error",
+                     *       "response_code": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "server not found",
+                     *       "response_type": "error",
+                     *       "response_code": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "wrong method GET: use POST",
+                     *       "response_type": "error",
+                     *       "response_code": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "response_type": "error",
+                     *       "response_code": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "storage unavailable, retry in a few moments",
+                     *       "response_type": "error",
+                     *       "response_code": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    legacyRebootServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description integer id (or the uuid v1.3 shows) */
+                    SUBID: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyStatus"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "SUBID: missing required field",
+                     *       "response_type": "error",
+                     *       "response_code": 400,
+                     *       "fields": [
+                     *         {
+                     *           "field": "SUBID",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "response_type": "error",
+                     *       "response_code": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Payment Required: the account's balance cannot pay for it */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "insufficient funds: the balance does not cover it",
+                     *       "response_type": "error",
+                     *       "response_code": 402
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the account is not activated",
+                     *       "response_type": "error",
+                     *       "response_code": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "server not found",
+                     *       "response_type": "error",
+                     *       "response_code": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "wrong method GET: use POST",
+                     *       "response_type": "error",
+                     *       "response_code": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the server is provisioning",
+                     *       "response_type": "error",
+                     *       "response_code": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "response_type": "error",
+                     *       "response_code": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "storage unavailable, retry in a few moments",
+                     *       "response_type": "error",
+                     *       "response_code": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    legacyStopServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description integer id (or the uuid v1.3 shows) */
+                    SUBID: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyStatus"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "SUBID: missing required field",
+                     *       "response_type": "error",
+                     *       "response_code": 400,
+                     *       "fields": [
+                     *         {
+                     *           "field": "SUBID",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "response_type": "error",
+                     *       "response_code": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the account is not activated",
+                     *       "response_type": "error",
+                     *       "response_code": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "server not found",
+                     *       "response_type": "error",
+                     *       "response_code": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "wrong method GET: use POST",
+                     *       "response_type": "error",
+                     *       "response_code": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the server is provisioning",
+                     *       "response_type": "error",
+                     *       "response_code": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "response_type": "error",
+                     *       "response_code": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "storage unavailable, retry in a few moments",
+                     *       "response_type": "error",
+                     *       "response_code": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    legacyListSnapshots: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description keyed by the id as a string */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: components["schemas"]["LegacySnapshot"];
+                    };
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "response_type": "error",
+                     *       "response_code": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "wrong method GET: use POST",
+                     *       "response_type": "error",
+                     *       "response_code": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "response_type": "error",
+                     *       "response_code": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "storage unavailable, retry in a few moments",
+                     *       "response_type": "error",
+                     *       "response_code": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    legacyCreateSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description integer id (or the uuid v1.3 shows) */
+                    SUBID: number | string;
+                    label: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyStatus"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "SUBID: missing required field",
+                     *       "response_type": "error",
+                     *       "response_code": 400,
+                     *       "fields": [
+                     *         {
+                     *           "field": "SUBID",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "response_type": "error",
+                     *       "response_code": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Payment Required: the account's balance cannot pay for it */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "insufficient funds: the balance does not cover it",
+                     *       "response_type": "error",
+                     *       "response_code": 402
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the account is not activated",
+                     *       "response_type": "error",
+                     *       "response_code": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "server not found",
+                     *       "response_type": "error",
+                     *       "response_code": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "wrong method GET: use POST",
+                     *       "response_type": "error",
+                     *       "response_code": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the server is provisioning",
+                     *       "response_type": "error",
+                     *       "response_code": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "response_type": "error",
+                     *       "response_code": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "storage unavailable, retry in a few moments",
+                     *       "response_type": "error",
+                     *       "response_code": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    legacyRemoveSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description integer id (or the uuid v1.3 shows) */
+                    SNAPSHOTID: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyStatus"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "SUBID: missing required field",
+                     *       "response_type": "error",
+                     *       "response_code": 400,
+                     *       "fields": [
+                     *         {
+                     *           "field": "SUBID",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "response_type": "error",
+                     *       "response_code": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the account is not activated",
+                     *       "response_type": "error",
+                     *       "response_code": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "server not found",
+                     *       "response_type": "error",
+                     *       "response_code": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "wrong method GET: use POST",
+                     *       "response_type": "error",
+                     *       "response_code": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the server is provisioning",
+                     *       "response_type": "error",
+                     *       "response_code": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "response_type": "error",
+                     *       "response_code": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "storage unavailable, retry in a few moments",
+                     *       "response_type": "error",
+                     *       "response_code": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    legacyRestoreSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description integer id (or the uuid v1.3 shows) */
+                    SUBID: number | string;
+                    /** @description integer id (or the uuid v1.3 shows) */
+                    SNAPSHOTID: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyStatus"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "SUBID: missing required field",
+                     *       "response_type": "error",
+                     *       "response_code": 400,
+                     *       "fields": [
+                     *         {
+                     *           "field": "SUBID",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "response_type": "error",
+                     *       "response_code": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the account is not activated",
+                     *       "response_type": "error",
+                     *       "response_code": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "server not found",
+                     *       "response_type": "error",
+                     *       "response_code": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "wrong method GET: use POST",
+                     *       "response_type": "error",
+                     *       "response_code": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the server is provisioning",
+                     *       "response_type": "error",
+                     *       "response_code": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "response_type": "error",
+                     *       "response_code": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "storage unavailable, retry in a few moments",
+                     *       "response_type": "error",
+                     *       "response_code": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    legacyRestoreBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description integer id (or the uuid v1.3 shows) */
+                    SUBID: number | string;
+                    /** @description integer id (or the uuid v1.3 shows) */
+                    BACKUPID: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegacyStatus"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "SUBID: missing required field",
+                     *       "response_type": "error",
+                     *       "response_code": 400,
+                     *       "fields": [
+                     *         {
+                     *           "field": "SUBID",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "response_type": "error",
+                     *       "response_code": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the account is not activated",
+                     *       "response_type": "error",
+                     *       "response_code": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "server not found",
+                     *       "response_type": "error",
+                     *       "response_code": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "wrong method GET: use POST",
+                     *       "response_type": "error",
+                     *       "response_code": 405
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "the server is provisioning",
+                     *       "response_type": "error",
+                     *       "response_code": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "response_type": "error",
+                     *       "response_code": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "storage unavailable, retry in a few moments",
+                     *       "response_type": "error",
+                     *       "response_code": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LegacyError"];
+                };
+            };
+        };
+    };
+    adminListAccounts: {
+        parameters: {
+            query?: {
+                email?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accounts: components["schemas"]["AdminAccount"][];
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    adminUpdateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id, uuid or e-mail */
+                account: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    activated?: boolean;
+                    servers_limit?: number;
+                    smtp?: boolean;
+                    blocked?: boolean;
+                    permissions?: {
+                        [key: string]: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAccount"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    adminCreditAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description id, uuid or e-mail */
+                account: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description USD, up to 6 decimals */
+                    amount: number | string;
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminTransaction"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    adminListOutbox: {
+        parameters: {
+            query?: {
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        messages: {
+                            id: number;
+                            to: string;
+                            subject: string;
+                            text: string;
+                            /**
+                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                             * @example 2026-11-22T12:00:00Z
+                             */
+                            created: string;
+                            /** @description delivered over SMTP (always false without SMTP_URL) */
+                            delivered: boolean;
+                            /** @description SMTP delivery attempts so far */
+                            attempts: number;
+                            /** @description why the last SMTP attempt failed */
+                            last_error: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    adminGetClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                         * @example 2026-11-22T12:00:00Z
+                         */
+                        now: string;
+                        /** @enum {string} */
+                        mode: "system" | "virtual";
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    adminAdvanceClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "seconds": 3600
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description how far to move the clock, at most ten years; it never moves back
+                     * @example 3600
+                     */
+                    seconds: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                         * @example 2026-11-22T12:00:00Z
+                         */
+                        now: string;
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server is provisioning"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    adminReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        reset: boolean;
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
     adminListFaultRules: {
         parameters: {
             query?: never;
@@ -10697,7 +14426,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10734,63 +14463,112 @@ export interface operations {
                     };
                 };
             };
-            /** @description one entry per bad field */
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            reason: string;
-                            field: string;
-                        }[];
-                    };
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
                 };
             };
-            /** @description error object */
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description error object */
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description error object */
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
         };
@@ -10836,7 +14614,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -10871,63 +14649,112 @@ export interface operations {
                     };
                 };
             };
-            /** @description one entry per bad field */
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            reason: string;
-                            field: string;
-                        }[];
-                    };
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
                 };
             };
-            /** @description error object */
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description error object */
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description error object */
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
         };
@@ -10941,70 +14768,119 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Done: nothing to return */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description one entry per bad field */
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            reason: string;
-                            field: string;
-                        }[];
-                    };
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
                 };
             };
-            /** @description error object */
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description error object */
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description error object */
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
         };
@@ -11020,70 +14896,119 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Done: nothing to return */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description one entry per bad field */
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            reason: string;
-                            field: string;
-                        }[];
-                    };
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
                 };
             };
-            /** @description error object */
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description error object */
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description error object */
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
         };
@@ -11128,63 +15053,112 @@ export interface operations {
                     };
                 };
             };
-            /** @description one entry per bad field */
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            reason: string;
-                            field: string;
-                        }[];
-                    };
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
                 };
             };
-            /** @description error object */
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description error object */
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description error object */
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
         };
@@ -11225,7 +15199,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11240,63 +15214,112 @@ export interface operations {
                     };
                 };
             };
-            /** @description one entry per bad field */
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            reason: string;
-                            field: string;
-                        }[];
-                    };
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
                 };
             };
-            /** @description error object */
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description error object */
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description error object */
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
         };
@@ -11317,7 +15340,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11335,63 +15358,112 @@ export interface operations {
                     };
                 };
             };
-            /** @description one entry per bad field */
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            reason: string;
-                            field: string;
-                        }[];
-                    };
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
                 };
             };
-            /** @description error object */
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description error object */
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description error object */
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
         };
@@ -11412,7 +15484,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11427,63 +15499,112 @@ export interface operations {
                     };
                 };
             };
-            /** @description one entry per bad field */
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            reason: string;
-                            field: string;
-                        }[];
-                    };
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
                 };
             };
-            /** @description error object */
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description error object */
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description error object */
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
         };
@@ -11497,7 +15618,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11517,63 +15638,112 @@ export interface operations {
                     };
                 };
             };
-            /** @description one entry per bad field */
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            reason: string;
-                            field: string;
-                        }[];
-                    };
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
                 };
             };
-            /** @description error object */
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description error object */
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description error object */
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
         };
@@ -11590,70 +15760,119 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Done: nothing to return */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description one entry per bad field */
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            reason: string;
-                            field: string;
-                        }[];
-                    };
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
                 };
             };
-            /** @description error object */
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description error object */
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account is not activated"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description error object */
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        errors: {
-                            /** @example 404 Not Found */
-                            response: string;
-                            reason: string;
-                        };
-                    };
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method GET: use POST"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
                 };
             };
         };

@@ -20,21 +20,27 @@ const security = [{ operator: [] }];
 /** 401: wrong ADMIN_TOKEN; 403: the operator API is disabled (no ADMIN_TOKEN set). */
 const adminErrors = [400, 401, 403, 404];
 /** The v1.3 Account object plus what only the operator sees. */
-const AdminAccount = Type.Object({ ...Account.properties, blocked: Type.Boolean() });
+const AdminAccount = Type.Object(
+  { ...Account.properties, blocked: Type.Boolean() },
+  { $id: 'AdminAccount', description: 'the Account object plus what only the operator sees' },
+);
 const AccountRef = Type.Object({
   account: Type.String({ minLength: 1, maxLength: 254, description: 'id, uuid or e-mail' }),
 });
-const Transaction = Type.Object({
-  id: Type.String(),
-  ptype: Type.String(),
-  pstatus: Type.String(),
-  amount: Type.Number(),
-  fee: Type.Number(),
-  taxrate: Type.Number(),
-  note: Type.Union([Type.String(), Type.Null()]),
-  ts_created: Timestamp,
-  ts_last_changed: Timestamp,
-});
+const Transaction = Type.Object(
+  {
+    id: Type.String(),
+    ptype: Type.String(),
+    pstatus: Type.String(),
+    amount: Type.Number(),
+    fee: Type.Number(),
+    taxrate: Type.Number(),
+    note: Type.Union([Type.String(), Type.Null()]),
+    ts_created: Timestamp,
+    ts_last_changed: Timestamp,
+  },
+  { $id: 'AdminTransaction', description: 'a transaction with its operator note' },
+);
 
 export function operatorRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
@@ -42,9 +48,11 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
     url: '/accounts',
     config: { access: 'operator' },
     schema: {
+      operationId: 'adminListAccounts',
+      summary: 'List accounts',
+      description: 'Accounts (the first 1000 by id), or the one with this e-mail.',
       tags,
       security,
-      summary: 'Accounts (the first 1000 by id), or the one with this e-mail',
       querystring: Type.Object({ email: Type.Optional(Type.String({ maxLength: 254 })) }),
       response: responses({ 200: Type.Object({ accounts: Type.Array(AdminAccount) }) }, adminErrors),
     },
@@ -56,9 +64,11 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
     url: '/accounts/:account',
     config: { access: 'operator' },
     schema: {
+      operationId: 'adminUpdateAccount',
+      summary: 'Update an account',
+      description: "Changes an account's flags, server limit or permissions; answers the account.",
       tags,
       security,
-      summary: "Change an account's flags, server limit or permissions; answers the account",
       params: AccountRef,
       body: Type.Object({
         activated: Type.Optional(Type.Boolean()),
@@ -77,9 +87,11 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
     url: '/accounts/:account/credit',
     config: { access: 'operator' },
     schema: {
+      operationId: 'adminCreditAccount',
+      summary: 'Credit an account',
+      description: "Adds money (a negative amount debits); it appears in the account's transaction list.",
       tags,
       security,
-      summary: "Add money (a negative amount debits); appears in the account's transaction list",
       params: AccountRef,
       body: Type.Object({
         amount: Type.Union([Type.Number(), Type.String({ maxLength: 32 })], { description: 'USD, up to 6 decimals' }),
@@ -98,9 +110,11 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
     url: '/outbox',
     config: { access: 'operator' },
     schema: {
+      operationId: 'adminListOutbox',
+      summary: 'List sent mail',
+      description: 'Every mail the server sent, newest first (at most 1000), optionally only those to one address.',
       tags,
       security,
-      summary: 'Every mail the server sent, newest first (at most 1000)',
       querystring: Type.Object({ to: Type.Optional(Type.String({ maxLength: 254 })) }),
       response: responses(
         {
@@ -132,9 +146,11 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
     url: '/clock',
     config: { access: 'operator' },
     schema: {
+      operationId: 'adminGetClock',
+      summary: 'Show the clock',
+      description: "The server's clock: every timestamp it writes comes from it.",
       tags,
       security,
-      summary: "The server's clock: every timestamp it writes comes from it",
       response: responses(
         { 200: Type.Object({ now: Timestamp, mode: Type.String({ enum: ['system', 'virtual'] }) }) },
         adminErrors,
@@ -148,10 +164,22 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
     url: '/clock/advance',
     config: { access: 'operator' },
     schema: {
+      operationId: 'adminAdvanceClock',
+      summary: 'Advance the virtual clock',
+      description: 'Moves the virtual clock forward; there is no way back. 409 unless CLOCK=virtual.',
       tags,
       security,
-      summary: 'Move the virtual clock forward (409 unless CLOCK=virtual)',
-      body: Type.Object({ seconds: Type.Number({ minimum: 0, maximum: 10 * 365 * 86400 }) }),
+      body: Type.Object(
+        {
+          seconds: Type.Number({
+            minimum: 0,
+            maximum: 10 * 365 * 86400,
+            description: 'how far to move the clock, at most ten years; it never moves back',
+            examples: [3600],
+          }),
+        },
+        { examples: [{ seconds: 3600 }] },
+      ),
       response: responses({ 200: Type.Object({ now: Timestamp }) }, [...adminErrors, 409]),
     },
     handler: (request) => advanceClock(ctx, request.body.seconds),
@@ -162,9 +190,11 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
     url: '/reset',
     config: { access: 'operator' },
     schema: {
+      operationId: 'adminReset',
+      summary: 'Delete every account',
+      description: 'Deletes every account and resource; the catalog and the clock stay.',
       tags,
       security,
-      summary: 'Delete every account and resource; the catalog and the clock stay',
       response: responses({ 200: Type.Object({ reset: Type.Boolean() }) }, adminErrors),
     },
     handler: async () => {

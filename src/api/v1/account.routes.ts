@@ -19,8 +19,10 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
     url: '/account/info',
     config: { access: 'account', rateLimits: ['accountInfo'] },
     schema: {
+      operationId: 'legacyGetAccount',
+      summary: 'Show the account (legacy)',
+      description: 'Account info in the legacy field names.',
       tags,
-      summary: 'Account info in the legacy field names',
       response: responses({ 200: LegacyAccount }, authErrors),
     },
     handler: async (request) => toLegacyAccount(await accountInfo(ctx, actorOf(request))),
@@ -31,9 +33,11 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
     url: '/account/createkey',
     config: { access: 'account' },
     schema: {
+      operationId: 'legacyCreateApiKey',
+      summary: 'Create an API key (legacy)',
+      description:
+        'Creates an API key: the message is the key, a bare word. It is a token of the account (listed by /v1.3/account/token_list) and works on both versions.',
       tags,
-      summary:
-        'Create an API key: the message is the key, a bare word. It is a token of the account (listed by /v1.3/account/token_list) and works on both versions',
       response: responses({ 200: StatusEnvelope }, [401, 403, 429]),
     },
     handler: async (request) => envelope((await createToken(ctx, actorOf(request), keyName)).token, 200),

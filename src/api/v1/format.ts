@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { ApiFormat, Problem } from '../../http/error-mapping.ts';
 import { Invalid, type FieldProblem } from '../../platform/errors.ts';
+import { ErrorEnvelope as ErrorEnvelopeSchema } from './schemas.ts';
 
 export interface Envelope {
   message: string;
@@ -35,6 +36,7 @@ export const v1Format: ApiFormat = {
     }
     return body;
   },
+  errorSchema: () => ErrorEnvelopeSchema,
 };
 
 /** The success envelope; HTTP 200 always, `responseCode` from the spec's per-operation table. */

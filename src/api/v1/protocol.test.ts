@@ -3,7 +3,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../../test/support/server.ts';
+import { startTestServer, type JsonBody, type TestServer } from '../../../test/support/server.ts';
 import { createAccount, type TestAccount } from '../../../test/support/accounts.ts';
 import { assertError } from '../../../test/support/legacy-assertions.ts';
 
@@ -94,6 +94,9 @@ describe('the error envelope', () => {
 describe('OpenAPI', () => {
   test('documents every legacy operation, tagged, with form bodies and the envelopes', async () => {
     const doc = (await server.request('GET', '/openapi.json')).body;
+    // Named shapes are references to components.schemas.
+    const resolved = (schema: JsonBody) =>
+      schema.$ref ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema;
     for (const [method, path] of operations) {
       const operation = doc.paths[path]?.[method.toLowerCase()];
       assert.ok(operation, `${method} ${path} is documented`);
@@ -108,12 +111,14 @@ describe('OpenAPI', () => {
           ['application/x-www-form-urlencoded'],
           `${method} ${path} takes a form`,
         );
-        assert.deepEqual(operation.responses['200'].content['application/json'].schema.properties.response_type.enum, [
-          'success',
-        ]);
-        assert.deepEqual(operation.responses['400'].content['application/json'].schema.properties.response_type.enum, [
-          'error',
-        ]);
+        assert.deepEqual(
+          resolved(operation.responses['200'].content['application/json'].schema).properties.response_type.enum,
+          ['success'],
+        );
+        assert.deepEqual(
+          resolved(operation.responses['400'].content['application/json'].schema).properties.response_type.enum,
+          ['error'],
+        );
       }
       if (/locations|templates|plans/.test(path)) assert.deepEqual(operation.security, [], `${path} is public`);
       else assert.equal(operation.security, undefined, `${path} needs the key (the document's default)`);

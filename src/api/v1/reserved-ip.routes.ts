@@ -39,8 +39,10 @@ export function reservedIpRoutes(app: ApiApp, ctx: Platform): void {
     url: '/reservedip/list',
     config: { access: 'account' },
     schema: {
+      operationId: 'legacyListReservedIps',
+      summary: 'List reserved IPs (legacy)',
+      description: "The account's reserved IPs (v1.3 floating IPs).",
       tags,
-      summary: "The account's reserved IPs (v1.3 floating IPs)",
       response: responses({ 200: Keyed(LegacyReservedIp) }, authErrors),
     },
     handler: async (request) =>
@@ -52,8 +54,10 @@ export function reservedIpRoutes(app: ApiApp, ctx: Platform): void {
     url: '/reservedip/create',
     config: { access: 'account' },
     schema: {
+      operationId: 'legacyCreateReservedIp',
+      summary: 'Reserve an IP (legacy)',
+      description: 'Reserves an address in a location (billed hourly); the message is the new address.',
       tags,
-      summary: 'Reserve an address in a location (billed hourly); the message is the new address',
       consumes: formBody,
       body: Type.Object({
         DCID: Id,
@@ -87,8 +91,10 @@ export function reservedIpRoutes(app: ApiApp, ctx: Platform): void {
     url: '/reservedip/remove',
     config: { access: 'account' },
     schema: {
+      operationId: 'legacyRemoveReservedIp',
+      summary: 'Release a reserved IP (legacy)',
+      description: 'Releases an unattached reserved IP; billing stops.',
       tags,
-      summary: 'Release an unattached reserved IP; billing stops',
       consumes: formBody,
       body: Type.Object({ IP: IpField }),
       response: responses({ 200: StatusEnvelope }, [...changeErrors, 404, 409]),
@@ -109,11 +115,18 @@ export function reservedIpRoutes(app: ApiApp, ctx: Platform): void {
       url: `/reservedip/${command}`,
       config: { access: 'account' },
       schema: {
+        ...(command === 'attach'
+          ? {
+              operationId: 'legacyAttachReservedIp',
+              summary: 'Attach a reserved IP (legacy)',
+              description: 'Attaches the reserved IP to a server (SUBID) of the same location.',
+            }
+          : {
+              operationId: 'legacyDetachReservedIp',
+              summary: 'Detach a reserved IP (legacy)',
+              description: 'Detaches the reserved IP from the server (SUBID) it is attached to.',
+            }),
         tags,
-        summary:
-          command === 'attach'
-            ? 'Attach to a server (SUBID) of the same location'
-            : 'Detach from the server (SUBID) it is attached to',
         consumes: formBody,
         body: Attachment,
         response: responses({ 200: StatusEnvelope }, [...changeErrors, 404, 409]),

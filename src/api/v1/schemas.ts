@@ -14,10 +14,10 @@ export const StatusEnvelope = Type.Object(
     response_type: Type.Literal('success'),
     response_code: Type.Integer({ description: 'per operation (spec table); the HTTP status is 200' }),
   },
-  { description: 'status envelope' },
+  { $id: 'LegacyStatus', description: 'status envelope' },
 );
 
-const ErrorEnvelope = Type.Object(
+export const ErrorEnvelope = Type.Object(
   {
     message: Type.String({ description: 'the reason; for a 400 every bad field as `field: reason`' }),
     response_type: Type.Literal('error'),
@@ -28,7 +28,7 @@ const ErrorEnvelope = Type.Object(
       }),
     ),
   },
-  { description: 'error envelope (our decision: the spec shows none)' },
+  { $id: 'LegacyError', description: 'error envelope (our decision: the spec shows none)' },
 );
 
 /** Response map with the error envelope added for the statuses a route can answer. */

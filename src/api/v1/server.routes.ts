@@ -33,8 +33,10 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
     config: { access: 'account' },
     serializerCompiler: asBuilt,
     schema: {
+      operationId: 'legacyListServers',
+      summary: 'List servers (legacy)',
+      description: "The account's servers, whichever version created them, keyed by SUBID.",
       tags,
-      summary: "The account's servers, whichever version created them",
       response: responses({ 200: Keyed(LegacyServer) }, authErrors),
     },
     handler: async (request) => keyed((await listServers(ctx, actorOf(request))).map(toLegacyServer), (s) => s.ID),
@@ -45,9 +47,11 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
     url: '/server/create',
     config: { access: 'account' },
     schema: {
+      operationId: 'legacyCreateServer',
+      summary: 'Deploy a server (legacy)',
+      description:
+        'Deploys a server (billing starts); the message is its SUBID. It is pending until provisioned, then active.',
       tags,
-      summary:
-        'Deploy a server (billing starts); the message is its SUBID. It is pending until provisioned, then active',
       consumes: formBody,
       body: Type.Object({
         label: Type.Optional(Type.String({ maxLength: 100, description: 'display name; the hostname when absent' })),
@@ -93,8 +97,10 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
     url: '/server/remove',
     config: { access: 'account' },
     schema: {
+      operationId: 'legacyRemoveServer',
+      summary: 'Remove a server (legacy)',
+      description: 'Removes the server for good (billing stops); its snapshots stay.',
       tags,
-      summary: 'Remove the server for good (billing stops); its snapshots stay',
       consumes: formBody,
       body: ServerRef,
       response: responses({ 200: StatusEnvelope }, [...changeErrors, 404]),
@@ -111,14 +117,25 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
       url: `/server/${command}`,
       config: { access: 'account' },
       schema: {
+        ...(command === 'reboot'
+          ? {
+              operationId: 'legacyRebootServer',
+              summary: 'Reboot a server (legacy)',
+              description:
+                'Restarts a running server, starts a stopped one; starting obeys the funds rule (402 when the balance is at or below zero).',
+            }
+          : {
+              operationId: 'legacyStopServer',
+              summary: 'Stop a server (legacy)',
+              description: 'Powers the server off (a forced halt).',
+            }),
         tags,
-        summary:
-          command === 'reboot'
-            ? 'Restart a running server, start a stopped one'
-            : 'Power the server off (a forced halt)',
         consumes: formBody,
         body: ServerRef,
-        response: responses({ 200: StatusEnvelope }, [...changeErrors, 404, 409]),
+        response: responses(
+          { 200: StatusEnvelope },
+          command === 'reboot' ? [...changeErrors, 402, 404, 409] : [...changeErrors, 404, 409],
+        ),
       },
       handler: async (request) => {
         await powerServer(ctx, actorOf(request), request.body.SUBID, command);

@@ -23,19 +23,22 @@ export function keyed<T>(entries: T[], idOf: (entry: T) => number): Record<strin
   return Object.fromEntries(entries.map((entry) => [String(idOf(entry)), entry]));
 }
 
-export const LegacyAccount = Type.Object({
-  ID: Type.Integer({ description: 'the account id (v1.3 id)' }),
-  balance: Type.String({
-    description: 'USD with two decimals; positive is money available (as v1.3 balance)',
-    examples: ['100.00'],
-  }),
-  activated: Type.Boolean(),
-  smtp_allowed: Type.Boolean(),
-  blocked_ports: Type.Object({ TCP: Type.Array(Type.Integer()), UDP: Type.Array(Type.Integer()) }),
-  servers: Type.Object({ limit: Type.Integer(), running: Type.Integer() }),
-  registerdate: Timestamp,
-  lastlogin: Timestamp,
-});
+export const LegacyAccount = Type.Object(
+  {
+    ID: Type.Integer({ description: 'the account id (v1.3 id)' }),
+    balance: Type.String({
+      description: 'USD with two decimals; positive is money available (as v1.3 balance)',
+      examples: ['100.00'],
+    }),
+    activated: Type.Boolean(),
+    smtp_allowed: Type.Boolean(),
+    blocked_ports: Type.Object({ TCP: Type.Array(Type.Integer()), UDP: Type.Array(Type.Integer()) }),
+    servers: Type.Object({ limit: Type.Integer(), running: Type.Integer() }),
+    registerdate: Timestamp,
+    lastlogin: Timestamp,
+  },
+  { $id: 'LegacyAccount', description: 'account info in the legacy field names' },
+);
 
 export function toLegacyAccount(info: AccountInfo): Static<typeof LegacyAccount> {
   return {
@@ -51,22 +54,25 @@ export function toLegacyAccount(info: AccountInfo): Static<typeof LegacyAccount>
   };
 }
 
-export const LegacyLocation = Type.Object({
-  id: Type.Integer({ description: 'the region id (DCID)' }),
-  slug: Type.String(),
-  city: Type.String(),
-  country: Type.String(),
-  latitude: Type.Number(),
-  longitude: Type.Number(),
-  features: Type.Object({
-    ddos_protection: Type.Boolean(),
-    block_storage: Type.Boolean(),
-    private_networking: Type.Boolean(),
-    ipv6: Type.Boolean(),
-    backups: Type.Boolean(),
-  }),
-  operator_id: Type.String({ description: 'empty when the region has no operator id' }),
-});
+export const LegacyLocation = Type.Object(
+  {
+    id: Type.Integer({ description: 'the region id (DCID)' }),
+    slug: Type.String(),
+    city: Type.String(),
+    country: Type.String(),
+    latitude: Type.Number(),
+    longitude: Type.Number(),
+    features: Type.Object({
+      ddos_protection: Type.Boolean(),
+      block_storage: Type.Boolean(),
+      private_networking: Type.Boolean(),
+      ipv6: Type.Boolean(),
+      backups: Type.Boolean(),
+    }),
+    operator_id: Type.String({ description: 'empty when the region has no operator id' }),
+  },
+  { $id: 'LegacyLocation', description: 'a location (legacy)' },
+);
 
 export function toLegacyLocation(region: Region): Static<typeof LegacyLocation> {
   const { features } = region;
@@ -88,16 +94,19 @@ export function toLegacyLocation(region: Region): Static<typeof LegacyLocation> 
   };
 }
 
-export const LegacyTemplate = Type.Object({
-  id: Type.Integer({ description: 'the image id (OSID)' }),
-  name: Type.String(),
-  os_type: Type.String({ enum: ['linux', 'freebsd', 'windows'] }),
-  os_distro: Type.String(),
-  onapp_os_distro: Type.String(),
-  min_memory: Type.Integer({ description: 'MB' }),
-  min_disk: Type.Integer({ description: 'GB' }),
-  hourly_cost: Type.Number({ description: 'licence fee per hour in USD; 0 for free software' }),
-});
+export const LegacyTemplate = Type.Object(
+  {
+    id: Type.Integer({ description: 'the image id (OSID)' }),
+    name: Type.String(),
+    os_type: Type.String({ enum: ['linux', 'freebsd', 'windows'] }),
+    os_distro: Type.String(),
+    onapp_os_distro: Type.String(),
+    min_memory: Type.Integer({ description: 'MB' }),
+    min_disk: Type.Integer({ description: 'GB' }),
+    hourly_cost: Type.Number({ description: 'licence fee per hour in USD; 0 for free software' }),
+  },
+  { $id: 'LegacyTemplate', description: 'an operating system or application (legacy)' },
+);
 
 export function toLegacyTemplate(image: Image): Static<typeof LegacyTemplate> {
   return {
@@ -112,17 +121,20 @@ export function toLegacyTemplate(image: Image): Static<typeof LegacyTemplate> {
   };
 }
 
-export const LegacyPlan = Type.Object({
-  id: Type.Integer({ description: 'the plan id (PLAN)' }),
-  name: Type.String(),
-  plan_type: Type.String({ description: "the catalog's plan type in capitals: SSD, CPU, RAM, DEDICATED" }),
-  windows: Type.Boolean({ description: "a Windows template of this location fits the plan's disk" }),
-  cpu: Type.String({ description: 'vCPUs' }),
-  ram: Type.String({ description: 'MB' }),
-  disk: Type.String({ description: 'GB' }),
-  bandwidth: Type.String({ description: 'TB a month (1 TB = 1000 GB)' }),
-  price_per_hour: Type.Number({ description: 'USD: the monthly price over 730 hours' }),
-});
+export const LegacyPlan = Type.Object(
+  {
+    id: Type.Integer({ description: 'the plan id (PLAN)' }),
+    name: Type.String(),
+    plan_type: Type.String({ description: "the catalog's plan type in capitals: SSD, CPU, RAM, DEDICATED" }),
+    windows: Type.Boolean({ description: "a Windows template of this location fits the plan's disk" }),
+    cpu: Type.String({ description: 'vCPUs' }),
+    ram: Type.String({ description: 'MB' }),
+    disk: Type.String({ description: 'GB' }),
+    bandwidth: Type.String({ description: 'TB a month (1 TB = 1000 GB)' }),
+    price_per_hour: Type.Number({ description: 'USD: the monthly price over 730 hours' }),
+  },
+  { $id: 'LegacyPlan', description: 'a plan (legacy)' },
+);
 
 export function toLegacyPlan(plan: Plan, runsWindows: boolean): Static<typeof LegacyPlan> {
   return {
@@ -138,14 +150,17 @@ export function toLegacyPlan(plan: Plan, runsWindows: boolean): Static<typeof Le
   };
 }
 
-export const LegacyReservedIp = Type.Object({
-  ID: Type.Integer({ description: 'the floating IP id (v1.3 id)' }),
-  IP: Type.String({ description: 'the address; for IPv6 the first address of the /64 block' }),
-  type: Type.String({ enum: ['v4', 'v6'] }),
-  created_at: Timestamp,
-  attached_to: Type.Union([Type.Integer(), Type.Null()], { description: 'SUBID of the server it is attached to' }),
-  location_id: Type.Integer({ description: 'DCID' }),
-});
+export const LegacyReservedIp = Type.Object(
+  {
+    ID: Type.Integer({ description: 'the floating IP id (v1.3 id)' }),
+    IP: Type.String({ description: 'the address; for IPv6 the first address of the /64 block' }),
+    type: Type.String({ enum: ['v4', 'v6'] }),
+    created_at: Timestamp,
+    attached_to: Type.Union([Type.Integer(), Type.Null()], { description: 'SUBID of the server it is attached to' }),
+    location_id: Type.Integer({ description: 'DCID' }),
+  },
+  { $id: 'LegacyReservedIp', description: 'a reserved IP (legacy)' },
+);
 
 export function toLegacyReservedIp(ip: FloatingIp): Static<typeof LegacyReservedIp> {
   return {
@@ -171,26 +186,29 @@ const V6Interface = Type.Object({
   type: Type.String({ enum: ['public', 'private'] }),
 });
 
-export const LegacyServer = Type.Object({
-  ID: Type.Integer({ description: 'SUBID (v1.3 id)' }),
-  price: Type.Number({ description: 'monthly price in USD (as v1.3)' }),
-  name: Type.String({ description: 'the label' }),
-  power: Type.String({
-    description:
-      'active (running), stopped, pending (provisioning), or the v1.3 name of a transition under way: booting, stopping, rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting',
-  }),
-  created: Timestamp,
-  iface: Type.Object(
-    { v4: Type.Array(V4Interface), v6: Type.Array(V6Interface) },
-    { description: 'empty lists while pending; floating IPs show as public' },
-  ),
-  bandwidth: Type.Object({
-    usage: Type.String({ description: 'GB this calendar month' }),
-    limit: Type.String({ description: 'GB a month in the plan' }),
-  }),
-  password: Type.String({ description: 'root password' }),
-  ddos_protection: Type.Boolean(),
-});
+export const LegacyServer = Type.Object(
+  {
+    ID: Type.Integer({ description: 'SUBID (v1.3 id)' }),
+    price: Type.Number({ description: 'monthly price in USD (as v1.3)' }),
+    name: Type.String({ description: 'the label' }),
+    power: Type.String({
+      description:
+        'active (running), stopped, pending (provisioning), or the v1.3 name of a transition under way: booting, stopping, rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting',
+    }),
+    created: Timestamp,
+    iface: Type.Object(
+      { v4: Type.Array(V4Interface), v6: Type.Array(V6Interface) },
+      { description: 'empty lists while pending; floating IPs show as public' },
+    ),
+    bandwidth: Type.Object({
+      usage: Type.String({ description: 'GB this calendar month' }),
+      limit: Type.String({ description: 'GB a month in the plan' }),
+    }),
+    password: Type.String({ description: 'root password' }),
+    ddos_protection: Type.Boolean(),
+  },
+  { $id: 'LegacyServer', description: 'a server (legacy)' },
+);
 type LegacyServerObject = Static<typeof LegacyServer>;
 
 /** The legacy names of the settled states; a transition under way keeps its v1.3 name. */
@@ -234,11 +252,14 @@ export function toLegacyServer(details: ServerDetails): LegacyServerObject {
   };
 }
 
-export const LegacySnapshot = Type.Object({
-  ID: Type.Integer({ description: 'SNAPSHOTID (v1.3 id)' }),
-  label: Type.String(),
-  created: Timestamp,
-});
+export const LegacySnapshot = Type.Object(
+  {
+    ID: Type.Integer({ description: 'SNAPSHOTID (v1.3 id)' }),
+    label: Type.String(),
+    created: Timestamp,
+  },
+  { $id: 'LegacySnapshot', description: 'a snapshot (legacy)' },
+);
 
 export function toLegacySnapshot(snapshot: SnapshotObject): Static<typeof LegacySnapshot> {
   return { ID: snapshot.id, label: snapshot.name, created: snapshot.created };

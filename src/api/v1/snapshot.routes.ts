@@ -18,8 +18,11 @@ export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
     url: '/snapshot/list',
     config: { access: 'account' },
     schema: {
+      operationId: 'legacyListSnapshots',
+      summary: 'List snapshots (legacy)',
+      description:
+        "The account's snapshots (backups are not listed here: /v1.3/snapshot/list shows them, type backup).",
       tags,
-      summary: "The account's snapshots (backups are not listed here: /v1.3/snapshot/list shows them, type backup)",
       response: responses({ 200: Keyed(LegacySnapshot) }, authErrors),
     },
     handler: async (request) => {
@@ -33,8 +36,10 @@ export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
     url: '/snapshot/create',
     config: { access: 'account' },
     schema: {
+      operationId: 'legacyCreateSnapshot',
+      summary: 'Snapshot a server (legacy)',
+      description: 'Snapshots a server (billed per GB until removed); the message is the new SNAPSHOTID.',
       tags,
-      summary: 'Snapshot a server (billed per GB until removed); the message is the new SNAPSHOTID',
       consumes: formBody,
       body: Type.Object({ SUBID: Id, label: Type.String({ minLength: 1, maxLength: 100 }) }),
       response: responses({ 200: StatusEnvelope }, [...changeErrors, 402, 404, 409]),
@@ -53,8 +58,10 @@ export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
     url: '/snapshot/remove',
     config: { access: 'account' },
     schema: {
+      operationId: 'legacyRemoveSnapshot',
+      summary: 'Remove a snapshot (legacy)',
+      description: 'Removes a snapshot; billing stops.',
       tags,
-      summary: 'Remove a snapshot (billing stops)',
       consumes: formBody,
       body: Type.Object({ SNAPSHOTID: Id }),
       response: responses({ 200: StatusEnvelope }, restoreErrors),
@@ -70,8 +77,10 @@ export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
     url: '/snapshot/restore',
     config: { access: 'account' },
     schema: {
+      operationId: 'legacyRestoreSnapshot',
+      summary: 'Restore a snapshot (legacy)',
+      description: 'Reverts a server of the same location, whose disk fits, to the snapshot.',
       tags,
-      summary: 'Revert a server of the same location, whose disk fits, to the snapshot',
       consumes: formBody,
       body: Type.Object({ SUBID: Id, SNAPSHOTID: Id }),
       response: responses({ 200: StatusEnvelope }, restoreErrors),
@@ -90,8 +99,10 @@ export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
     url: '/backup/restore',
     config: { access: 'account' },
     schema: {
+      operationId: 'legacyRestoreBackup',
+      summary: 'Restore a backup (legacy)',
+      description: 'Reverts the server to one of its own backups (their ids: /v1.3/snapshot/list, type backup).',
       tags,
-      summary: 'Revert the server to one of its own backups (their ids: /v1.3/snapshot/list, type backup)',
       consumes: formBody,
       body: Type.Object({ SUBID: Id, BACKUPID: Id }),
       response: responses({ 200: StatusEnvelope }, restoreErrors),

@@ -38,8 +38,11 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
     url: '/account/info',
     config: { access: 'account', rateLimits: ['accountInfo'] },
     schema: {
+      operationId: 'getAccount',
+      summary: 'Show the account',
+      description:
+        "The Account object of the token's account: profile, balance, limits, billing outlook, permissions and recent activity.",
       tags,
-      summary: "The Account object of the token's account",
       response: responses({ 200: Account }, [401, 403, 429]),
     },
     handler: (request) => accountInfo(ctx, actorOf(request)),
@@ -50,8 +53,11 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
     url: '/account/register',
     config: { access: 'public', rateLimits: ['register'] },
     schema: {
+      operationId: 'registerAccount',
+      summary: 'Register an account',
+      description:
+        'Creates an account and answers a token; an activation uuid is mailed. Always 201: the status never tells whether the e-mail was free (a taken e-mail gets a mail instead). Public: no token needed.',
       tags,
-      summary: 'Register an account (always 201: the status never tells whether the e-mail was free)',
       body: Type.Object({
         email: Email,
         password: Password,
@@ -73,8 +79,11 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
     url: '/account/login',
     config: { access: 'public', rateLimits: ['login'] },
     schema: {
+      operationId: 'login',
+      summary: 'Log in',
+      description:
+        "Answers the account's newest token, creating one when it has none. Always 200 for well-formed input, so the answer never tells whether the e-mail exists. Public: no token needed.",
       tags,
-      summary: "Log in (always 200); returns the account's newest token, creating one when it has none",
       body: Type.Object({ email: Type.String({ maxLength: 254 }), password: Type.String({ maxLength: 1024 }) }),
       response: responses({ 200: AuthAnswer }, [400, 429]),
     },
@@ -86,8 +95,11 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
     url: '/account/activate',
     config: { access: 'public', rateLimits: ['activate'] },
     schema: {
+      operationId: 'activateAccount',
+      summary: 'Activate an account',
+      description:
+        'Activates the account with the activation uuid from the registration mail. Always 202, whether or not the uuid matched. Public: no token needed.',
       tags,
-      summary: 'Activate with the activation uuid from the mail (always 202)',
       body: Type.Object({ uuid: Type.String({ maxLength: 64 }) }),
       response: responses({ 202: SuccessObject }, [400, 429]),
     },
@@ -103,8 +115,10 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
     url: '/account/update',
     config: { access: 'account', rateLimits: ['accountUpdate'] },
     schema: {
+      operationId: 'updateAccount',
+      summary: 'Update the account',
+      description: "Changes profile fields, the e-mail or the password of the token's account.",
       tags,
-      summary: 'Update profile, e-mail or password',
       body: Type.Object({
         firstname: Type.Optional(PersonName),
         lastname: Type.Optional(PersonName),
@@ -128,8 +142,11 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
     url: '/account/reset',
     config: { access: 'public', rateLimits: ['reset'] },
     schema: {
+      operationId: 'resetPassword',
+      summary: 'Mail a temporary password',
+      description:
+        'Mails a temporary password that works beside the current one. Always 202, whether or not the e-mail is registered. Public: no token needed.',
       tags,
-      summary: 'Mail a temporary password that works beside the current one (always 202)',
       body: Type.Object({ email: Type.String({ maxLength: 254 }) }),
       response: responses({ 202: SuccessObject }, [400, 429]),
     },

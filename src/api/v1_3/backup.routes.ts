@@ -18,8 +18,10 @@ export function backupRoutes(app: ApiApp, ctx: Platform): void {
     url: '/backup/restore',
     config: { access: 'account' },
     schema: {
+      operationId: 'restoreBackup',
+      summary: 'Restore a backup',
+      description: 'Reverts the server to one of its own automatic backups (ids from `/snapshot/list`, type backup).',
       tags,
-      summary: 'Revert the server to one of its backups',
       body: Type.Object({ backup_id: IdOrUuid, server_id: IdOrUuid }),
       response: responses({ 202: SuccessObject }, errors),
     },
@@ -43,10 +45,20 @@ export function backupRoutes(app: ApiApp, ctx: Platform): void {
       url: `/backup/${command}`,
       config: { access: 'account' },
       schema: {
+        ...(enable
+          ? {
+              operationId: 'enableBackups',
+              summary: 'Enable automatic backups',
+              description:
+                'Starts daily backups, kept for BACKUP_RETENTION_DAYS and billed as a share of the server price. 409 when they are already on.',
+            }
+          : {
+              operationId: 'disableBackups',
+              summary: 'Disable automatic backups',
+              description:
+                'Stops taking backups; those already taken stay until they expire. 409 when they are already off.',
+            }),
         tags,
-        summary: enable
-          ? 'Start daily backups (kept for BACKUP_RETENTION_DAYS, billed as a share of the server price)'
-          : 'Stop taking backups; those taken stay until they expire',
         body: Type.Object({ server_id: IdOrUuid }),
         response: responses({ 202: SuccessObject }, errors),
       },

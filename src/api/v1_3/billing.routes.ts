@@ -10,40 +10,49 @@ import { INVOICE_SUM_FIELDS, invoiceSum } from '../../billing/invoice-sum.ts';
 import { NullableTimestamp, responses, Timestamp } from './schemas.ts';
 
 const tags = ['v1.3 billing'];
-const Transaction = Type.Object({
-  id: Type.String({ description: 'declared integer; sent string-shaped as the examples show' }),
-  ptype: Type.String(),
-  pstatus: Type.String(),
-  amount: Type.Number({ description: 'USD, rounded to the cent; negative for a charge paid up front (commit)' }),
-  fee: Type.Number(),
-  taxrate: Type.Number({ description: 'percent' }),
-  ts_created: Timestamp,
-  ts_last_changed: Timestamp,
-});
-const InvoiceItem = Type.Object({
-  active: Type.Integer({ description: '1 while the resource is billed, 0 once removed' }),
-  amount_hr: Type.Number({ description: 'USD an hour, to the micro-dollar' }),
-  amount_mo: Type.Number({ description: 'USD a month (the cap per calendar month), to the micro-dollar' }),
-  resource_type: Type.String({
-    examples: ['server', 'license', 'backup', 'snapshot', 'ddos_protection', 'floating_ip'],
-  }),
-  usage: Type.Integer({ description: 'hours started, including hours paid up front' }),
-  ts_created: Timestamp,
-  ts_removed: NullableTimestamp,
-});
+const Transaction = Type.Object(
+  {
+    id: Type.String({ description: 'declared integer; sent string-shaped as the examples show' }),
+    ptype: Type.String(),
+    pstatus: Type.String(),
+    amount: Type.Number({ description: 'USD, rounded to the cent; negative for a charge paid up front (commit)' }),
+    fee: Type.Number(),
+    taxrate: Type.Number({ description: 'percent' }),
+    ts_created: Timestamp,
+    ts_last_changed: Timestamp,
+  },
+  { $id: 'Transaction', description: 'a transaction (spec: Transaction object)' },
+);
+const InvoiceItem = Type.Object(
+  {
+    active: Type.Integer({ description: '1 while the resource is billed, 0 once removed' }),
+    amount_hr: Type.Number({ description: 'USD an hour, to the micro-dollar' }),
+    amount_mo: Type.Number({ description: 'USD a month (the cap per calendar month), to the micro-dollar' }),
+    resource_type: Type.String({
+      examples: ['server', 'license', 'backup', 'snapshot', 'ddos_protection', 'floating_ip'],
+    }),
+    usage: Type.Integer({ description: 'hours started, including hours paid up front' }),
+    ts_created: Timestamp,
+    ts_removed: NullableTimestamp,
+  },
+  { $id: 'InvoiceItem', description: 'an invoice item (spec: Invoice item object)' },
+);
 const TimestampText = Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
   description: 'any text a timestamp can be parsed from: ISO 8601, RFC 2822, Unix seconds; UTC unless it names a zone',
 });
-const InvoiceSum = Type.Object({
-  ...Object.fromEntries(
-    INVOICE_SUM_FIELDS.map((field) => [
-      field,
-      Type.Number({ description: `USD charged for ${field} in [ts_start, ts_end)` }),
-    ]),
-  ),
-  ts_start: Timestamp,
-  ts_end: Timestamp,
-});
+const InvoiceSum = Type.Object(
+  {
+    ...Object.fromEntries(
+      INVOICE_SUM_FIELDS.map((field) => [
+        field,
+        Type.Number({ description: `USD charged for ${field} in [ts_start, ts_end)` }),
+      ]),
+    ),
+    ts_start: Timestamp,
+    ts_end: Timestamp,
+  },
+  { $id: 'InvoiceSum', description: 'charges per resource type over a period (spec: Invoice sum object)' },
+);
 
 export function billingRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
@@ -51,8 +60,10 @@ export function billingRoutes(app: ApiApp, ctx: Platform): void {
     url: '/transaction/list',
     config: { access: 'account' },
     schema: {
+      operationId: 'listTransactions',
+      summary: 'List transactions',
+      description: 'The 100 latest transactions (credits and up-front charges) of the account, newest first.',
       tags,
-      summary: 'The 100 latest transactions',
       response: responses(
         { 200: Type.Object({ transactions: Type.Array(Transaction), meta: Type.Object({ total: Type.Integer() }) }) },
         [401, 429],
@@ -66,8 +77,10 @@ export function billingRoutes(app: ApiApp, ctx: Platform): void {
     url: '/invoice/list',
     config: { access: 'account' },
     schema: {
+      operationId: 'listInvoiceItems',
+      summary: 'List invoice items',
+      description: `Invoice items (one per billed resource and price), newest first, a page of ${INVOICE_PAGE_SIZE} at a time; \`start_id\` skips that many items (${INVOICE_PAGE_SIZE}, ${2 * INVOICE_PAGE_SIZE}, … fetch older pages). \`meta.total\` counts them all.`,
       tags,
-      summary: `Invoice items, newest first, ${INVOICE_PAGE_SIZE} at a time`,
       querystring: Type.Object({
         start_id: Type.Optional(
           Type.Integer({
@@ -90,8 +103,11 @@ export function billingRoutes(app: ApiApp, ctx: Platform): void {
     url: '/invoice/sum',
     config: { access: 'account' },
     schema: {
+      operationId: 'sumInvoices',
+      summary: 'Sum the charges of a period',
+      description:
+        'What each resource type cost in [from, to); both default to the current calendar month (UTC). Any text a timestamp can be parsed from is accepted.',
       tags,
-      summary: 'What each resource type cost in [from, to); both default to the current month (UTC)',
       body: Type.Optional(Type.Object({ from: Type.Optional(TimestampText), to: Type.Optional(TimestampText) })),
       response: responses({ 200: InvoiceSum }, [400, 401, 429]),
     },

@@ -12,25 +12,28 @@ import {
   removeFloatingIp,
 } from '../../floating-ips/floating-ip.service.ts';
 import { success } from './format.ts';
-import { authErrors, IdOrUuid, responses, SuccessObject, Timestamp } from './schemas.ts';
+import { authErrors, IdOrUuid, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
 
 const tags = ['v1.3 floating IPs'];
 
-const FloatingIp = Type.Object({
-  id: Type.Integer({ description: 'integer id (our addition: attach, detach and remove accept it)' }),
-  uuid: Type.String(),
-  region_id: Type.Integer({ description: 'region of the address (our addition)' }),
-  server_id: Type.Union([Type.Integer(), Type.Null()], {
-    description: 'integer id of the attached server, null when unattached',
-  }),
-  address: Type.String(),
-  netmask: Type.String({ description: '255.255.255.255 for IPv4; the prefix length for IPv6' }),
-  gateway: Type.String(),
-  reverse: Type.Union([Type.String(), Type.Null()], { description: 'reverse DNS name, set through rdns/put' }),
-  prefix: Type.Integer({ description: '32: one IPv4 address; 64: a whole IPv6 /64 block' }),
-  created: Timestamp,
-  type: Type.Literal('floating'),
-});
+const FloatingIp = Type.Object(
+  {
+    id: Type.Integer({ description: 'integer id (our addition: attach, detach and remove accept it)' }),
+    uuid: Type.String(),
+    region_id: Type.Integer({ description: 'region of the address (our addition)' }),
+    server_id: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'integer id of the attached server, null when unattached',
+    }),
+    address: Type.String(),
+    netmask: Type.String({ description: '255.255.255.255 for IPv4; the prefix length for IPv6' }),
+    gateway: Type.String(),
+    reverse: Type.Union([Type.String(), Type.Null()], { description: 'reverse DNS name, set through rdns/put' }),
+    prefix: Type.Integer({ description: '32: one IPv4 address; 64: a whole IPv6 /64 block' }),
+    created: Timestamp,
+    type: Type.Literal('floating'),
+  },
+  { $id: 'FloatingIp', description: 'a floating IP (spec: Floating IP object)' },
+);
 
 const Attachment = Type.Object({ server_id: IdOrUuid, ip_id: IdOrUuid });
 
@@ -39,7 +42,13 @@ export function floatingIpRoutes(app: ApiApp, ctx: Platform): void {
     method: 'GET',
     url: '/floating_ip/list',
     config: { access: 'account' },
-    schema: { tags, response: responses({ 200: Type.Object({ floating_ips: Type.Array(FloatingIp) }) }, [401, 429]) },
+    schema: {
+      operationId: 'listFloatingIps',
+      summary: 'List floating IPs',
+      description: 'Every floating IP of the account, attached or not.',
+      tags,
+      response: responses({ 200: Type.Object({ floating_ips: Type.Array(FloatingIp) }) }, [401, 429]),
+    },
     handler: async (request) => ({ floating_ips: await listFloatingIps(ctx, actorOf(request)) }),
   });
 
@@ -48,8 +57,11 @@ export function floatingIpRoutes(app: ApiApp, ctx: Platform): void {
     url: '/floating_ip/create',
     config: { access: 'account' },
     schema: {
+      operationId: 'createFloatingIp',
+      summary: 'Create a floating IP',
+      description:
+        "Takes an IPv4 address or an IPv6 /64 block from the region's pool, billed hourly. 402 when the balance cannot pay for it; 409 when the pool is empty.",
       tags,
-      summary: "Take an IPv4 address or an IPv6 /64 block from the region's pool (billed hourly)",
       body: Type.Object({
         region_id: IdOrUuid,
         ip_version: Type.Union([Type.Literal(4), Type.Literal(6)], { description: '4 or 6' }),
@@ -74,8 +86,10 @@ export function floatingIpRoutes(app: ApiApp, ctx: Platform): void {
     url: '/floating_ip/attach',
     config: { access: 'account' },
     schema: {
+      operationId: 'attachFloatingIp',
+      summary: 'Attach a floating IP to a server',
+      description: "Attaches the floating IP to one of the account's servers in the same region.",
       tags,
-      summary: "Attach to one of the account's servers in the same region",
       body: Attachment,
       response: responses({ 202: SuccessObject }, [...authErrors, 404, 409]),
     },
@@ -91,8 +105,10 @@ export function floatingIpRoutes(app: ApiApp, ctx: Platform): void {
     url: '/floating_ip/detach',
     config: { access: 'account' },
     schema: {
+      operationId: 'detachFloatingIp',
+      summary: 'Detach a floating IP',
+      description: 'Detaches the floating IP from the server it is attached to.',
       tags,
-      summary: 'Detach from the server it is attached to',
       body: Attachment,
       response: responses({ 202: SuccessObject }, [...authErrors, 404, 409]),
     },
@@ -108,9 +124,12 @@ export function floatingIpRoutes(app: ApiApp, ctx: Platform): void {
     url: '/floating_ip/remove/:ip_id',
     config: { access: 'account' },
     schema: {
+      operationId: 'removeFloatingIp',
+      summary: 'Remove a floating IP',
+      description:
+        "Returns an unattached floating IP to the pool; billing stops. 409 while attached or within the region's removal hold.",
       tags,
-      summary: "Remove an unattached floating IP (409 while attached or within the region's removal hold)",
-      params: Type.Object({ ip_id: Type.String({ maxLength: 64 }) }),
+      params: Type.Object({ ip_id: PathRef }),
       response: responses({ 204: Type.Null() }, [401, 403, 404, 409, 429]),
     },
     handler: async (request, reply) => {

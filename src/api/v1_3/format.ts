@@ -2,12 +2,14 @@
 
 import type { ApiFormat, Problem } from '../../http/error-mapping.ts';
 import { statusLine } from '../../http/error-mapping.ts';
+import { ErrorObject, FieldErrors } from './schemas.ts';
 
 export const v13Format: ApiFormat = {
   error(problem: Problem) {
     if (problem.status === 400) return { errors: problem.fields ?? [{ field: 'body', reason: problem.reason }] };
     return { errors: { response: statusLine(problem.status), reason: problem.reason } };
   },
+  errorSchema: (status) => (status === 400 ? FieldErrors : ErrorObject),
 };
 
 /** The success object of a 202 (or 200) answer. */

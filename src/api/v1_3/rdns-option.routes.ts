@@ -7,10 +7,10 @@ import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
 import { getOption, getReverse, setOption, setReverse } from '../../servers/server-settings.service.ts';
 import { success } from './format.ts';
-import { authErrors, IdOrUuid, responses, SuccessObject } from './schemas.ts';
+import { authErrors, IdOrUuid, PathRef, responses, SuccessObject } from './schemas.ts';
 
 const tags = ['v1.3 reverse DNS and options'];
-const ServerPath = Type.Object({ server_id: Type.String({ maxLength: 64, description: 'integer id or uuid' }) });
+const ServerPath = Type.Object({ server_id: PathRef });
 const Ip = Type.String({
   maxLength: 45,
   description:
@@ -24,8 +24,11 @@ export function rdnsOptionRoutes(app: ApiApp, ctx: Platform): void {
     url: '/rdns/get/:server_id',
     config: { access: 'account' },
     schema: {
+      operationId: 'getReverseDns',
+      summary: 'Show a reverse DNS name',
+      description:
+        "The reverse DNS name of one of the server's addresses (default its public IPv4). Answers 202, as the spec declares.",
       tags,
-      summary: "Reverse DNS name of the server's address (202, as declared)",
       params: ServerPath,
       querystring: Type.Object({ ip: Type.Optional(Ip) }),
       response: responses(
@@ -45,6 +48,9 @@ export function rdnsOptionRoutes(app: ApiApp, ctx: Platform): void {
     url: '/rdns/put',
     config: { access: 'account' },
     schema: {
+      operationId: 'setReverseDns',
+      summary: 'Set a reverse DNS name',
+      description: "Sets the reverse DNS name of one of the server's addresses (default its public IPv4).",
       tags,
       body: Type.Object({
         server_id: IdOrUuid,
@@ -65,8 +71,10 @@ export function rdnsOptionRoutes(app: ApiApp, ctx: Platform): void {
     url: '/option/get/:server_id',
     config: { access: 'account' },
     schema: {
+      operationId: 'getServerOption',
+      summary: 'Show a server option',
+      description: 'The value of one option of the server (its default when unset).',
       tags,
-      summary: "An option's value (its default when unset)",
       params: ServerPath,
       body: Type.Object({
         name: Type.String({
@@ -90,8 +98,10 @@ export function rdnsOptionRoutes(app: ApiApp, ctx: Platform): void {
     url: '/option/set/:server_id',
     config: { access: 'account' },
     schema: {
+      operationId: 'setServerOption',
+      summary: 'Set a server option',
+      description: 'Sets one option of the server; the value null (text or JSON) unsets it.',
       tags,
-      summary: 'Set an option; the value null (text or JSON) unsets it',
       params: ServerPath,
       body: Type.Object({
         name: Type.String({ maxLength: 64 }),

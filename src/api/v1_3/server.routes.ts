@@ -23,71 +23,79 @@ import {
 } from '../../servers/server-actions.service.ts';
 import { toServerObject } from '../../servers/server-object.ts';
 import { success } from './format.ts';
-import { authErrors, IdOrUuid, responses, SuccessObject, Timestamp } from './schemas.ts';
+import { authErrors, IdOrUuid, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
+import { POWER_STATES } from '../../servers/power-state.ts';
 
 const tags = ['v1.3 servers'];
 
-const Interface = Type.Object({
-  address: Type.String(),
-  netmask: Type.String({ description: 'dotted for IPv4, the prefix length for IPv6' }),
-  gateway: Type.String(),
-  type: Type.String({ enum: ['public', 'floating', 'private'] }),
-  reverse: Type.Union([Type.String(), Type.Null()], {
-    description: "reverse DNS name; a server's own addresses default to its hostname",
-  }),
-});
+const Interface = Type.Object(
+  {
+    address: Type.String(),
+    netmask: Type.String({ description: 'dotted for IPv4, the prefix length for IPv6' }),
+    gateway: Type.String(),
+    type: Type.String({ enum: ['public', 'floating', 'private'] }),
+    reverse: Type.Union([Type.String(), Type.Null()], {
+      description: "reverse DNS name; a server's own addresses default to its hostname",
+    }),
+  },
+  { $id: 'ServerInterface', description: 'one address of a server' },
+);
 
-export const ServerSchema = Type.Object({
-  id: Type.Integer({ description: 'integer id (our addition: every server_id accepts it)' }),
-  uuid: Type.String(),
-  name: Type.String({ description: 'the label' }),
-  power: Type.String({
-    description:
-      'provisioning, running, stopped, or a transition under way: booting, stopping, rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting',
-  }),
-  created: Timestamp,
-  price: Type.Number({ description: 'monthly price in USD of everything the server is billed for' }),
-  iface: Type.Union(
-    [Type.Object({ v4: Type.Array(Interface), v6: Type.Union([Type.Array(Interface), Type.Null()]) }), Type.Null()],
-    { description: 'null while provisioning' },
-  ),
-  bandwidth: Type.Object({
-    usage: Type.Number({ description: 'GB this calendar month' }),
-    limit: Type.Number({ description: 'GB a month in the plan' }),
-  }),
-  info: Type.Object({
-    features: Type.Array(Type.String(), {
-      description: 'features on: ipv6, auto_backups, ddos_protection, private_network, rescue_mode',
+export const ServerSchema = Type.Object(
+  {
+    id: Type.Integer({ description: 'integer id (our addition: every server_id accepts it)' }),
+    uuid: Type.String(),
+    name: Type.String({ description: 'the label' }),
+    power: Type.String({
+      $id: 'PowerState',
+      enum: [...POWER_STATES],
+      description: 'provisioning, running, stopped, or a transition under way (shown until it ends)',
     }),
-    options: Type.Object({
-      bw_overage_policy: Type.String(),
-      bw_overage_tresgold: Type.Number({ description: "the spec's spelling; 1.0 is 100%" }),
-      bw_overage_threshold: Type.Number({ description: 'the same value, spelled right' }),
+    created: Timestamp,
+    price: Type.Number({ description: 'monthly price in USD of everything the server is billed for' }),
+    iface: Type.Union(
+      [Type.Object({ v4: Type.Array(Interface), v6: Type.Union([Type.Array(Interface), Type.Null()]) }), Type.Null()],
+      { description: 'null while provisioning' },
+    ),
+    bandwidth: Type.Object({
+      usage: Type.Number({ description: 'GB this calendar month' }),
+      limit: Type.Number({ description: 'GB a month in the plan' }),
     }),
-    reg_country: Type.String(),
-    reg_city: Type.String(),
-    reg_id: Type.Integer(),
-    img_id: Type.Integer(),
-    plan_id: Type.Integer(),
-    password: Type.String({ description: 'root (and admin) password' }),
-    ipv6_enabled: Type.Boolean(),
-    script_url: Type.Union([Type.String(), Type.Null()]),
-    region: Type.String({ description: 'city of the region' }),
-    image: Type.String({ description: 'image name' }),
-    plan: Type.String({ description: 'plan name' }),
-    price: Type.Number(),
-    ddos_protection: Type.Boolean(),
-    backup_enabled: Type.Boolean(),
-    private_network: Type.Boolean(),
-    hostname: Type.String({ description: 'our addition' }),
-    ssh_key_id: Type.Union([Type.Integer(), Type.Null()], {
-      description:
-        'our addition: id of the SSH key given at create (see /ssh_key/list); null when none was given or it has been removed',
+    info: Type.Object({
+      features: Type.Array(Type.String(), {
+        description: 'features on: ipv6, auto_backups, ddos_protection, private_network, rescue_mode',
+      }),
+      options: Type.Object({
+        bw_overage_policy: Type.String(),
+        bw_overage_tresgold: Type.Number({ description: "the spec's spelling; 1.0 is 100%" }),
+        bw_overage_threshold: Type.Number({ description: 'the same value, spelled right' }),
+      }),
+      reg_country: Type.String(),
+      reg_city: Type.String(),
+      reg_id: Type.Integer(),
+      img_id: Type.Integer(),
+      plan_id: Type.Integer(),
+      password: Type.String({ description: 'root (and admin) password' }),
+      ipv6_enabled: Type.Boolean(),
+      script_url: Type.Union([Type.String(), Type.Null()]),
+      region: Type.String({ description: 'city of the region' }),
+      image: Type.String({ description: 'image name' }),
+      plan: Type.String({ description: 'plan name' }),
+      price: Type.Number(),
+      ddos_protection: Type.Boolean(),
+      backup_enabled: Type.Boolean(),
+      private_network: Type.Boolean(),
+      hostname: Type.String({ description: 'our addition' }),
+      ssh_key_id: Type.Union([Type.Integer(), Type.Null()], {
+        description:
+          'our addition: id of the SSH key given at create (see /ssh_key/list); null when none was given or it has been removed',
+      }),
     }),
-  }),
-});
+  },
+  { $id: 'Server', description: 'a server (spec: Server object)' },
+);
 
-const ServerPath = Type.Object({ server_id: Type.String({ maxLength: 64, description: 'integer id or uuid' }) });
+const ServerPath = Type.Object({ server_id: PathRef });
 const ServerRef = Type.Object({ server_id: IdOrUuid });
 const Choices = Type.Record(Type.String(), Type.Object({ uuid: Type.String(), name: Type.String() }));
 const actionErrors = [...authErrors, 404, 409];
@@ -102,7 +110,13 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
     url: '/server/list',
     config: { access: 'account' },
     serializerCompiler: asBuilt,
-    schema: { tags, response: responses({ 200: Type.Object({ servers: Type.Array(ServerSchema) }) }, [401, 429]) },
+    schema: {
+      operationId: 'listServers',
+      summary: 'List servers',
+      description: 'Every server of the account, whichever API version created it.',
+      tags,
+      response: responses({ 200: Type.Object({ servers: Type.Array(ServerSchema) }) }, [401, 429]),
+    },
     handler: async (request) => ({ servers: (await listServers(ctx, actorOf(request))).map(toServerObject) }),
   });
 
@@ -111,7 +125,14 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
     url: '/server/info/:server_id',
     config: { access: 'account' },
     serializerCompiler: asBuilt,
-    schema: { tags, params: ServerPath, response: responses({ 200: ServerSchema }, [401, 404, 429]) },
+    schema: {
+      operationId: 'getServer',
+      summary: 'Show a server',
+      description: 'The Server object: power state, addresses, bandwidth, price and settings.',
+      tags,
+      params: ServerPath,
+      response: responses({ 200: ServerSchema }, [401, 404, 429]),
+    },
     handler: async (request) => toServerObject(await serverInfo(ctx, actorOf(request), request.params.server_id)),
   });
 
@@ -121,25 +142,35 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
     config: { access: 'account' },
     serializerCompiler: asBuilt,
     schema: {
+      operationId: 'createServer',
+      summary: 'Deploy a server',
+      description:
+        "Deploys a server from a region, an image and a plan of the catalog (`/region/list`, `/image/list`, `/plan/list`). Answers 201 with `power` `provisioning` and `iface` null; billing starts. 402 when the balance cannot pay for it; 409 at the account's server limit.",
       tags,
-      summary: 'Deploy a server: 201 with power provisioning and iface null; billing starts',
-      body: Type.Object({
-        hostname: Type.String({ minLength: 1, maxLength: 253, description: 'RFC 1123 host name' }),
-        label: Type.String({ minLength: 1, maxLength: 100 }),
-        region: IdOrUuid,
-        image: IdOrUuid,
-        plan: IdOrUuid,
-        ddos_protection: Type.Optional(Type.Boolean()),
-        auto_backups: Type.Optional(Type.Boolean()),
-        ipv6_networking: Type.Optional(Type.Boolean()),
-        ssh_key: Type.Optional(IdOrUuid),
-        script_url: Type.Optional(Type.String({ maxLength: 2048 })),
-        image_type: Type.Optional(Type.String({ enum: ['os', 'app', 'snapshot', 'iso'] })),
-        commit: Type.Optional(
-          Type.Integer({ minimum: 0, maximum: MAX_COMMIT_HOURS, description: 'hours paid up front' }),
-        ),
-        vpc: Type.Optional(IdOrUuid),
-      }),
+      body: Type.Object(
+        {
+          hostname: Type.String({ minLength: 1, maxLength: 253, description: 'RFC 1123 host name' }),
+          label: Type.String({ minLength: 1, maxLength: 100 }),
+          region: IdOrUuid,
+          image: IdOrUuid,
+          plan: IdOrUuid,
+          ddos_protection: Type.Optional(Type.Boolean()),
+          auto_backups: Type.Optional(Type.Boolean()),
+          ipv6_networking: Type.Optional(Type.Boolean()),
+          ssh_key: Type.Optional(IdOrUuid),
+          script_url: Type.Optional(Type.String({ maxLength: 2048 })),
+          image_type: Type.Optional(Type.String({ enum: ['os', 'app', 'snapshot', 'iso'] })),
+          commit: Type.Optional(
+            Type.Integer({ minimum: 0, maximum: MAX_COMMIT_HOURS, description: 'hours paid up front' }),
+          ),
+          vpc: Type.Optional(IdOrUuid),
+        },
+        {
+          examples: [
+            { hostname: 'web-1.example.com', label: 'web 1', region: 101, image: 1001, plan: 1, ipv6_networking: true },
+          ],
+        },
+      ),
       response: responses({ 201: ServerSchema }, [...authErrors, 402, 404, 409]),
     },
     handler: async (request, reply) => {
@@ -154,8 +185,10 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
     url: '/server/remove/:server_id',
     config: { access: 'account' },
     schema: {
+      operationId: 'removeServer',
+      summary: 'Remove a server',
+      description: 'Removes the server for good; billing stops. Its snapshots stay.',
       tags,
-      summary: 'Remove the server for good; its snapshots stay',
       params: ServerPath,
       response: responses({ 204: Type.Null() }, [401, 403, 404, 429]),
     },
@@ -170,8 +203,10 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
     url: '/server/rebuild/:server_id',
     config: { access: 'account' },
     schema: {
+      operationId: 'listRebuildImages',
+      summary: 'List images a server can be rebuilt with',
+      description: 'The images `POST /server/rebuild` accepts for this server, keyed by image id.',
       tags,
-      summary: 'Images the server can be rebuilt with',
       params: ServerPath,
       response: responses({ 200: Type.Object({ images: Choices }) }, [401, 404, 429]),
     },
@@ -188,8 +223,10 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
     url: '/server/resize/:server_id',
     config: { access: 'account' },
     schema: {
+      operationId: 'listResizePlans',
+      summary: 'List plans a server can be resized to',
+      description: 'The plans `POST /server/resize` accepts for this server, keyed by plan id (disks never shrink).',
       tags,
-      summary: 'Plans the server can be resized to (disks never shrink)',
       params: ServerPath,
       response: responses({ 200: Type.Object({ plans: Choices }) }, [401, 404, 429]),
     },
@@ -206,8 +243,11 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
     url: '/server/rebuild',
     config: { access: 'account' },
     schema: {
+      operationId: 'rebuildServer',
+      summary: 'Rebuild a server with another image',
+      description:
+        'Overwrites the disk with another image; the server gets a new root password and shows `rebuilding` until done.',
       tags,
-      summary: 'Overwrite the disk with another image (new root password)',
       body: Type.Object({ server_id: IdOrUuid, image_id: IdOrUuid }),
       response: responses({ 202: SuccessObject }, actionErrors),
     },
@@ -223,8 +263,11 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
     url: '/server/resize',
     config: { access: 'account' },
     schema: {
+      operationId: 'resizeServer',
+      summary: 'Resize a server',
+      description:
+        'Moves the server to a plan with an equal or larger disk; a running server reboots. 402 when the balance cannot pay for the larger plan.',
       tags,
-      summary: 'Move to a plan with an equal or larger disk; a running server reboots',
       body: Type.Object({ server_id: IdOrUuid, plan_id: IdOrUuid }),
       response: responses({ 202: SuccessObject }, [...actionErrors, 402]),
     },
@@ -240,10 +283,13 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
     url: '/server/rescue',
     config: { access: 'account' },
     schema: {
+      operationId: 'rescueServer',
+      summary: 'Enter or leave rescue mode',
+      description:
+        'Reboots the server into the recovery image (`enable` true) or back onto its disk (`enable` false). Booting obeys the funds rule of start: 402 when the balance is at or below zero.',
       tags,
-      summary: 'Reboot into the recovery image (enable true) or back onto the disk',
       body: Type.Object({ server_id: IdOrUuid, enable: Type.Boolean() }),
-      response: responses({ 202: SuccessObject }, actionErrors),
+      response: responses({ 202: SuccessObject }, [...actionErrors, 402]),
     },
     handler: async (request, reply) => {
       await setRescue(ctx, actorOf(request), request.body.server_id, request.body.enable);
@@ -257,8 +303,11 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
     url: '/server/reinstall',
     config: { access: 'account' },
     schema: {
+      operationId: 'reinstallServer',
+      summary: 'Reinstall a server',
+      description:
+        "Reinstalls the server's own image; the server gets a new root password. `enable` is accepted and has no effect.",
       tags,
-      summary: "Reinstall the server's image (new root password); `enable` is accepted and has no effect",
       body: Type.Object({ server_id: IdOrUuid, enable: Type.Optional(Type.Boolean()) }),
       response: responses({ 202: SuccessObject }, actionErrors),
     },
@@ -269,12 +318,36 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
     },
   });
 
+  const power = {
+    start: {
+      operationId: 'startServer',
+      summary: 'Start a server',
+      description:
+        'Boots a stopped server; it shows `booting`, then `running`. 402 when the balance is at or below zero.',
+    },
+    stop: {
+      operationId: 'stopServer',
+      summary: 'Stop a server',
+      description: 'Powers the server off; it shows `stopping`, then `stopped`. Billing goes on while it exists.',
+    },
+    reboot: {
+      operationId: 'rebootServer',
+      summary: 'Reboot a server',
+      description:
+        'Restarts a running server (`rebooting`) or boots a stopped one (`booting`); booting obeys the funds rule of start (402).',
+    },
+  } as const;
   for (const command of ['start', 'stop', 'reboot'] as const) {
     app.route({
       method: 'PATCH',
       url: `/server/${command}`,
       config: { access: 'account' },
-      schema: { tags, body: ServerRef, response: responses({ 202: SuccessObject }, actionErrors) },
+      schema: {
+        ...power[command],
+        tags,
+        body: ServerRef,
+        response: responses({ 202: SuccessObject }, command === 'stop' ? actionErrors : [...actionErrors, 402]),
+      },
       handler: async (request, reply) => {
         await powerServer(ctx, actorOf(request), request.body.server_id, command);
         reply.code(202);

@@ -6,22 +6,25 @@ import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
 import { createSnapshot, listSnapshots, removeSnapshot, restoreImage } from '../../snapshots/snapshot.service.ts';
 import { success } from './format.ts';
-import { authErrors, IdOrUuid, responses, SuccessObject, Timestamp } from './schemas.ts';
+import { authErrors, IdOrUuid, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
 
 const tags = ['v1.3 snapshots'];
 
-const Snapshot = Type.Object({
-  id: Type.Integer({ description: 'integer id (our addition: remove and restore accept it)' }),
-  uuid: Type.String(),
-  region_id: Type.Integer(),
-  type: Type.String({ enum: ['snapshot', 'backup'] }),
-  name: Type.String(),
-  server_id: Type.String({ description: 'uuid of the server it was taken from' }),
-  expires: Type.Union([Timestamp, Type.Null()], { description: 'when a backup is deleted; null for snapshots' }),
-  status: Type.String({ enum: ['processing', 'completed'] }),
-  size_gb: Type.Integer(),
-  created: Timestamp,
-});
+const Snapshot = Type.Object(
+  {
+    id: Type.Integer({ description: 'integer id (our addition: remove and restore accept it)' }),
+    uuid: Type.String(),
+    region_id: Type.Integer(),
+    type: Type.String({ enum: ['snapshot', 'backup'] }),
+    name: Type.String(),
+    server_id: Type.String({ description: 'uuid of the server it was taken from' }),
+    expires: Type.Union([Timestamp, Type.Null()], { description: 'when a backup is deleted; null for snapshots' }),
+    status: Type.String({ enum: ['processing', 'completed'] }),
+    size_gb: Type.Integer(),
+    created: Timestamp,
+  },
+  { $id: 'Snapshot', description: 'a snapshot or automatic backup (spec: Snapshot object)' },
+);
 
 export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
@@ -29,8 +32,10 @@ export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
     url: '/snapshot/list',
     config: { access: 'account' },
     schema: {
+      operationId: 'listSnapshots',
+      summary: 'List snapshots and backups',
+      description: 'Every snapshot and automatic backup of the account (`type` tells which).',
       tags,
-      summary: 'Snapshots and backups of the account',
       response: responses({ 200: Type.Object({ snapshots: Type.Array(Snapshot) }) }, [401, 429]),
     },
     handler: async (request) => ({ snapshots: await listSnapshots(ctx, actorOf(request)) }),
@@ -41,8 +46,11 @@ export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
     url: '/snapshot/create',
     config: { access: 'account' },
     schema: {
+      operationId: 'createSnapshot',
+      summary: 'Snapshot a server',
+      description:
+        "Takes a snapshot of a server's disk, billed per GB until removed. It is `processing` until taken, and the server shows `snapshotting` meanwhile.",
       tags,
-      summary: 'Snapshot a server (processing until taken; the server shows snapshotting meanwhile)',
       body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), server_id: IdOrUuid }),
       response: responses(
         {
@@ -66,8 +74,11 @@ export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
     url: '/snapshot/restore',
     config: { access: 'account' },
     schema: {
+      operationId: 'restoreSnapshot',
+      summary: 'Restore a snapshot onto a server',
+      description:
+        'Reverts a server of the same region, whose disk is large enough, to the snapshot; the server shows `restoring` until done.',
       tags,
-      summary: 'Revert a server of the same region, whose disk fits, to the snapshot',
       body: Type.Object({ snapshot_id: IdOrUuid, server_id: IdOrUuid }),
       response: responses({ 202: SuccessObject }, [...authErrors, 404, 409]),
     },
@@ -87,8 +98,11 @@ export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
     url: '/snapshot/remove/:snapshot_id',
     config: { access: 'account' },
     schema: {
+      operationId: 'removeSnapshot',
+      summary: 'Remove a snapshot',
+      description: 'Removes a snapshot or backup for good; its billing stops. 409 while it is still being taken.',
       tags,
-      params: Type.Object({ snapshot_id: Type.String({ maxLength: 64 }) }),
+      params: Type.Object({ snapshot_id: PathRef }),
       response: responses({ 204: Type.Null() }, [401, 403, 404, 409, 429]),
     },
     handler: async (request, reply) => {

@@ -7,29 +7,38 @@ import { actorOf } from '../../http/api-app.ts';
 import { createSshKey, listSshKeys, removeSshKey, renameSshKey } from '../../ssh-keys/ssh-key.service.ts';
 import { acceptedKeyTypes } from '../../ssh-keys/public-key.ts';
 import { success } from './format.ts';
-import { authErrors, IdOrUuid, responses, SuccessObject, Timestamp } from './schemas.ts';
+import { authErrors, IdOrUuid, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
 
 const tags = ['v1.3 SSH keys'];
 const Name = Type.String({ minLength: 1, maxLength: 100 });
 
-const SshKey = Type.Object({
-  id: Type.Integer({ description: 'integer id (our addition: rename and remove accept it)' }),
-  uuid: Type.String(),
-  name: Type.String(),
-  data: Type.String({ description: 'the public key line' }),
-  fingerprint: Type.String({
-    description: 'OpenSSH SHA256 fingerprint, as ssh-keygen -l prints it',
-    examples: ['SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8'],
-  }),
-  created: Timestamp,
-});
+const SshKey = Type.Object(
+  {
+    id: Type.Integer({ description: 'integer id (our addition: rename and remove accept it)' }),
+    uuid: Type.String(),
+    name: Type.String(),
+    data: Type.String({ description: 'the public key line' }),
+    fingerprint: Type.String({
+      description: 'OpenSSH SHA256 fingerprint, as ssh-keygen -l prints it',
+      examples: ['SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8'],
+    }),
+    created: Timestamp,
+  },
+  { $id: 'SshKey', description: 'a stored public key (spec: SSH key object)' },
+);
 
 export function sshKeyRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'GET',
     url: '/ssh_key/list',
     config: { access: 'account' },
-    schema: { tags, response: responses({ 200: Type.Object({ ssh_keys: Type.Array(SshKey) }) }, [401, 429]) },
+    schema: {
+      operationId: 'listSshKeys',
+      summary: 'List SSH keys',
+      description: 'Every public key stored on the account.',
+      tags,
+      response: responses({ 200: Type.Object({ ssh_keys: Type.Array(SshKey) }) }, [401, 429]),
+    },
     handler: async (request) => ({ ssh_keys: await listSshKeys(ctx, actorOf(request)) }),
   });
 
@@ -38,8 +47,10 @@ export function sshKeyRoutes(app: ApiApp, ctx: Platform): void {
     url: '/ssh_key/create',
     config: { access: 'account' },
     schema: {
+      operationId: 'createSshKey',
+      summary: 'Store an SSH key',
+      description: `Stores a public key (${acceptedKeyTypes.join(', ')}) for new servers; RSA needs 2048 bits or more. 409 when the account already has this key.`,
       tags,
-      summary: `Store a public key (${acceptedKeyTypes.join(', ')}); RSA needs 2048 bits or more`,
       body: Type.Object({
         name: Name,
         public_key: Type.String({
@@ -75,8 +86,10 @@ export function sshKeyRoutes(app: ApiApp, ctx: Platform): void {
     url: '/ssh_key/rename',
     config: { access: 'account' },
     schema: {
+      operationId: 'renameSshKey',
+      summary: 'Rename an SSH key',
+      description: 'Renames a key named by uuid or integer id.',
       tags,
-      summary: 'Rename a key named by uuid or by id',
       body: Type.Object({ name: Name, uuid: Type.Optional(IdOrUuid), id: Type.Optional(IdOrUuid) }),
       response: responses({ 202: SuccessObject }, [400, 401, 404, 429]),
     },
@@ -92,8 +105,11 @@ export function sshKeyRoutes(app: ApiApp, ctx: Platform): void {
     url: '/ssh_key/remove/:ssh_key_id',
     config: { access: 'account' },
     schema: {
+      operationId: 'removeSshKey',
+      summary: 'Remove an SSH key',
+      description: 'Removes a stored key; servers created with it keep it installed.',
       tags,
-      params: Type.Object({ ssh_key_id: Type.String({ maxLength: 64 }) }),
+      params: Type.Object({ ssh_key_id: PathRef }),
       response: responses({ 204: Type.Null() }, [401, 403, 404, 429]),
     },
     handler: async (request, reply) => {

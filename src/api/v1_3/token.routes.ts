@@ -6,7 +6,7 @@ import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
 import { createToken, listTokens, removeToken, renameToken } from '../../tokens/token.service.ts';
 import { success } from './format.ts';
-import { authErrors, IdOrUuid, NullableTimestamp, responses, SuccessObject, Timestamp } from './schemas.ts';
+import { authErrors, IdOrUuid, NullableTimestamp, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
 
 const tags = ['v1.3 tokens'];
 const Name = Type.String({ minLength: 1, maxLength: 100 });
@@ -17,8 +17,11 @@ export function tokenRoutes(app: ApiApp, ctx: Platform): void {
     url: '/account/token_list',
     config: { access: 'account' },
     schema: {
+      operationId: 'listTokens',
+      summary: "List the account's tokens",
+      description:
+        'Every token of the account, each shown in full (`auth_token`); `id` is our addition (rename and remove accept it).',
       tags,
-      summary: "The account's tokens, each shown in full (auth_token); `id` is an extension",
       response: responses(
         {
           200: Type.Object({
@@ -45,8 +48,11 @@ export function tokenRoutes(app: ApiApp, ctx: Platform): void {
     url: '/account/token_create',
     config: { access: 'account' },
     schema: {
+      operationId: 'createToken',
+      summary: 'Create a token',
+      description:
+        'Creates another token of the account. Allowed before activation; 403 for a blocked account or without the tokens permission.',
       tags,
-      summary: 'Create a token (allowed before activation; 403 for a blocked account or without the tokens permission)',
       body: Type.Object({ name: Name }),
       response: responses(
         { 201: Type.Object({ uuid: Type.String(), name: Type.String(), token: Type.String(), created: Timestamp }) },
@@ -64,8 +70,10 @@ export function tokenRoutes(app: ApiApp, ctx: Platform): void {
     url: '/account/token_rename',
     config: { access: 'account' },
     schema: {
+      operationId: 'renameToken',
+      summary: 'Rename a token',
+      description: "Renames one of the account's tokens, addressed by uuid or integer id.",
       tags,
-      summary: 'Rename a token, addressed by uuid or id',
       body: Type.Object({ uuid: IdOrUuid, name: Name }),
       response: responses({ 202: SuccessObject }, [...authErrors, 404]),
     },
@@ -81,9 +89,12 @@ export function tokenRoutes(app: ApiApp, ctx: Platform): void {
     url: '/account/token_remove/:token_id',
     config: { access: 'account' },
     schema: {
+      operationId: 'removeToken',
+      summary: 'Remove a token',
+      description:
+        'Removes a token for good; removing the calling token logs the caller out (its next request answers 401).',
       tags,
-      summary: 'Remove a token; removing the calling token logs the caller out',
-      params: Type.Object({ token_id: Type.String({ maxLength: 64 }) }),
+      params: Type.Object({ token_id: PathRef }),
       response: responses({ 204: Type.Null() }, [400, 401, 403, 404, 429]),
     },
     handler: async (request, reply) => {

@@ -6,18 +6,21 @@ import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
 import { attachVpc, createVpc, detachVpc, listVpcs, removeVpc } from '../../vpcs/vpc.service.ts';
 import { success } from './format.ts';
-import { authErrors, IdOrUuid, responses, SuccessObject, Timestamp } from './schemas.ts';
+import { authErrors, IdOrUuid, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
 
 const tags = ['v1.3 VPCs'];
 
-const Vpc = Type.Object({
-  id: Type.Integer({ description: 'integer id (our addition: attach, detach and remove accept it)' }),
-  uuid: Type.String(),
-  servers: Type.Array(Type.String(), { description: 'uuids of the attached servers' }),
-  name: Type.String(),
-  region: Type.Integer({ description: 'region id' }),
-  created: Timestamp,
-});
+const Vpc = Type.Object(
+  {
+    id: Type.Integer({ description: 'integer id (our addition: attach, detach and remove accept it)' }),
+    uuid: Type.String(),
+    servers: Type.Array(Type.String(), { description: 'uuids of the attached servers' }),
+    name: Type.String(),
+    region: Type.Integer({ description: 'region id' }),
+    created: Timestamp,
+  },
+  { $id: 'Vpc', description: 'a private network (spec: VPC object)' },
+);
 
 const Membership = Type.Object({ server_id: IdOrUuid, vpc_id: IdOrUuid });
 
@@ -26,7 +29,13 @@ export function vpcRoutes(app: ApiApp, ctx: Platform): void {
     method: 'GET',
     url: '/vpc/list',
     config: { access: 'account' },
-    schema: { tags, response: responses({ 200: Type.Object({ vpcs: Type.Array(Vpc) }) }, [401, 429]) },
+    schema: {
+      operationId: 'listVpcs',
+      summary: 'List VPCs',
+      description: 'Every private network (VPC) of the account, with the uuids of its servers.',
+      tags,
+      response: responses({ 200: Type.Object({ vpcs: Type.Array(Vpc) }) }, [401, 429]),
+    },
     handler: async (request) => ({ vpcs: await listVpcs(ctx, actorOf(request)) }),
   });
 
@@ -35,8 +44,10 @@ export function vpcRoutes(app: ApiApp, ctx: Platform): void {
     url: '/vpc/create',
     config: { access: 'account' },
     schema: {
+      operationId: 'createVpc',
+      summary: 'Create a VPC',
+      description: 'Creates a private network in a region, with its own /24 of 10.0.0.0/8.',
       tags,
-      summary: 'Create a private network (its own /24 of 10.0.0.0/8) in a region',
       body: Type.Object({ region_id: IdOrUuid, name: Type.String({ minLength: 1, maxLength: 100 }) }),
       response: responses({ 201: Type.Object({ uuid: Type.String() }) }, [...authErrors, 402, 404, 409]),
     },
@@ -55,8 +66,10 @@ export function vpcRoutes(app: ApiApp, ctx: Platform): void {
     url: '/vpc/attach',
     config: { access: 'account' },
     schema: {
+      operationId: 'attachVpc',
+      summary: 'Attach a server to a VPC',
+      description: "Attaches one of the account's servers in the VPC's region; the server gets a private address.",
       tags,
-      summary: "Attach one of the account's servers in the VPC's region; it gets a private address",
       body: Membership,
       response: responses({ 202: SuccessObject }, [...authErrors, 404, 409]),
     },
@@ -72,6 +85,9 @@ export function vpcRoutes(app: ApiApp, ctx: Platform): void {
     url: '/vpc/detach',
     config: { access: 'account' },
     schema: {
+      operationId: 'detachVpc',
+      summary: 'Detach a server from a VPC',
+      description: 'Detaches the server from the VPC; its private address is released.',
       tags,
       body: Membership,
       response: responses({ 202: SuccessObject }, [...authErrors, 404, 409]),
@@ -88,9 +104,12 @@ export function vpcRoutes(app: ApiApp, ctx: Platform): void {
     url: '/vpc/remove/:vpc_id',
     config: { access: 'account' },
     schema: {
+      operationId: 'removeVpc',
+      summary: 'Remove a VPC',
+      description:
+        "Removes a VPC that has no servers. 409 while servers are attached or within the region's removal hold.",
       tags,
-      summary: "Remove a VPC without servers (409 while servers are attached or within the region's removal hold)",
-      params: Type.Object({ vpc_id: Type.String({ maxLength: 64 }) }),
+      params: Type.Object({ vpc_id: PathRef }),
       response: responses({ 204: Type.Null() }, [401, 403, 404, 409, 429]),
     },
     handler: async (request, reply) => {
