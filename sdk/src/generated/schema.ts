@@ -1671,7 +1671,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Fault rules, with how many times each fired */
+        /**
+         * Fault rules, with how many times each fired
+         * @description Every fault rule in force, with how many times each has fired.
+         */
         get: operations["adminListFaultRules"];
         put?: never;
         /**
@@ -1679,7 +1682,10 @@ export interface paths {
          * @description Matching customer requests (v1.3 and v1) answer the given status in that API’s error shape, and/or answer late. Injected answers carry the header Nubis-Fault with the rule id. Other instances apply a new rule within a second.
          */
         post: operations["adminAddFaultRule"];
-        /** Remove every fault rule */
+        /**
+         * Remove every fault rule
+         * @description Removes every fault rule: the server behaves normally again.
+         */
         delete: operations["adminRemoveAllFaultRules"];
         options?: never;
         head?: never;
@@ -1696,7 +1702,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove one fault rule */
+        /**
+         * Remove one fault rule
+         * @description Removes one fault rule by id; requests it matched behave normally again.
+         */
         delete: operations["adminRemoveFaultRule"];
         options?: never;
         head?: never;
@@ -1752,7 +1761,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Keep the current state on the server under a name (replacing one of that name) */
+        /**
+         * Keep the current state on the server under a name (replacing one of that name)
+         * @description Keeps the current state (every account and resource, and the clock) on the server under a name, replacing a save of that name.
+         */
         post: operations["adminSaveState"];
         delete?: never;
         options?: never;
@@ -1769,7 +1781,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the whole state with a saved one */
+        /**
+         * Replace the whole state with a saved one
+         * @description Replaces the whole state with a saved one, as if the save had just been taken.
+         */
         post: operations["adminLoadState"];
         delete?: never;
         options?: never;
@@ -1784,7 +1799,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The saved states */
+        /**
+         * The saved states
+         * @description The names of the saved states, with when each was taken.
+         */
         get: operations["adminListSavedStates"];
         put?: never;
         post?: never;
@@ -1804,7 +1822,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a saved state */
+        /**
+         * Remove a saved state
+         * @description Removes a saved state by name.
+         */
         delete: operations["adminRemoveSavedState"];
         options?: never;
         head?: never;

@@ -101,6 +101,7 @@ export function faultRoutes(app: ApiApp, ctx: Platform): void {
       security,
       operationId: 'adminListFaultRules',
       summary: 'Fault rules, with how many times each fired',
+      description: 'Every fault rule in force, with how many times each has fired.',
       response: responses({ 200: Type.Object({ faults: Type.Array(FaultRule) }) }, adminErrors),
     },
     handler: async () => ({ faults: await listFaultRules(ctx) }),
@@ -115,6 +116,7 @@ export function faultRoutes(app: ApiApp, ctx: Platform): void {
       security,
       operationId: 'adminRemoveFaultRule',
       summary: 'Remove one fault rule',
+      description: 'Removes one fault rule by id; requests it matched behave normally again.',
       params: Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) }),
       response: responses({ 204: Type.Null() }, adminErrors),
     },
@@ -133,6 +135,7 @@ export function faultRoutes(app: ApiApp, ctx: Platform): void {
       security,
       operationId: 'adminRemoveAllFaultRules',
       summary: 'Remove every fault rule',
+      description: 'Removes every fault rule: the server behaves normally again.',
       response: responses({ 204: Type.Null() }, adminErrors),
     },
     handler: async (_request, reply) => {
