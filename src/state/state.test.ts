@@ -8,6 +8,25 @@ import { startTestServer, type TestServer } from '../../test/support/server.ts';
 import { createAccount, tokenWorks, type TestAccount } from '../../test/support/accounts.ts';
 import { deployServer } from '../../test/support/servers.ts';
 import { accountViews, furnish } from '../../test/support/state-views.ts';
+import { Kysely, Migrator } from 'kysely';
+import type { Database } from '../db/database.ts';
+import { migrations } from '../db/migrations/index.ts';
+import { NodeSqliteDatabase, nodeSqliteDialect } from '../db/node-sqlite-dialect.ts';
+import { stateTables } from './schema-tables.ts';
+
+/** The columns of each table as a Nubis with only these migrations had them (to write an older document). */
+async function columnsAt(names: string[]): Promise<Map<string, string[]>> {
+  const all = await migrations('sqlite').getMigrations();
+  const db = new Kysely<Database>({ dialect: nodeSqliteDialect(new NodeSqliteDatabase(':memory:')) });
+  try {
+    const provider = { getMigrations: async () => Object.fromEntries(names.map((name) => [name, all[name]])) };
+    const { error } = await new Migrator({ db, provider }).migrateToLatest();
+    if (error) throw error;
+    return new Map((await stateTables(db, 'sqlite')).map((table) => [table.name, table.columns]));
+  } finally {
+    await db.destroy();
+  }
+}
 
 let server: TestServer;
 let alice: TestAccount;
@@ -76,15 +95,17 @@ describe('saved states', () => {
   test('a document from an older schema is migrated on import', async () => {
     const before = await views();
     const document = await exported();
-    // The document as a Nubis before migration 0005 wrote it: no reverse-DNS column on addresses.
-    const older = {
-      ...document,
-      migrations: document.migrations.filter((name: string) => name < '0005'),
-      tables: {
-        ...document.tables,
-        ip_addresses: document.tables.ip_addresses.map(({ reverse: _reverse, ...row }: Record<string, unknown>) => row),
-      },
-    };
+    // The document as a Nubis before migration 0005 wrote it: only the tables and columns it had
+    // (no reverse-DNS column on addresses, nothing later migrations added).
+    const olderMigrations = document.migrations.filter((name: string) => name < '0005');
+    const olderColumns = await columnsAt(olderMigrations);
+    const tables: Record<string, Record<string, unknown>[]> = {};
+    for (const [table, columns] of olderColumns)
+      tables[table] = (document.tables[table] ?? []).map((row: Record<string, unknown>) =>
+        Object.fromEntries(columns.filter((column) => column in row).map((column) => [column, row[column]])),
+      );
+    assert.ok(!olderColumns.get('ip_addresses')?.includes('reverse'));
+    const older = { ...document, migrations: olderMigrations, tables };
     const imported = await server.admin('POST', '/admin/state/import', older);
     assert.equal(imported.status, 200, JSON.stringify(imported.body));
     assert.ok(imported.body.migrated.includes('0005_server_addresses'));
