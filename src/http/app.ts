@@ -141,10 +141,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           'Every operation has a stable `operationId` (the typed SDK `@nubis/sdk` is generated from this document).',
       },
       servers: [
+        { url: '/', description: 'The Nubis server this document was fetched from' },
         {
           url: '{origin}',
           description:
-            'A Nubis server: the scheme, host and port it listens on (no path: operations carry /v1.3, /v1, /admin)',
+            'Any Nubis server: the scheme, host and port it listens on (operations carry /v1.3, /v1, /admin)',
           variables: { origin: { default: 'http://localhost:8080', description: 'where Nubis listens' } },
         },
       ],
