@@ -133,6 +133,12 @@ export const variables = {
     secret(16),
     'enables the operator API under /admin (Bearer token, 16+ characters)',
   ),
+  adminName: v<string | null>(
+    'ADMIN_NAME',
+    null,
+    text,
+    'who the operator audit log (GET /admin/audit) names for calls with ADMIN_TOKEN; default: `token:` and 12 hex digits of its SHA-256',
+  ),
   secretKey: v<string | null>(
     'SECRET_KEY',
     null,

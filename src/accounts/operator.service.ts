@@ -46,6 +46,10 @@ export async function findAccounts(ctx: Platform, email: string | undefined): Pr
   return Promise.all(rows.map((row) => operatorView(ctx, row)));
 }
 
+export async function showAccount(ctx: Platform, ref: string): Promise<OperatorAccount> {
+  return operatorView(ctx, await findAccount(ctx, ref));
+}
+
 export async function patchAccount(ctx: Platform, ref: string, patch: AccountPatch): Promise<OperatorAccount> {
   const account = await findAccount(ctx, ref);
   const changes: AccountUpdate = { updated_at: ctx.clock.now() };
@@ -91,8 +95,8 @@ export async function creditAccount(
   });
 }
 
-/** Tables a reset keeps: the migrations' bookkeeping and the server's settings (the clock offset). */
-const keptTables = new Set(['kysely_migration', 'kysely_migration_lock', 'settings']);
+/** Tables a reset keeps: the migrations' bookkeeping, the server's settings (the clock offset) and the operator audit log. */
+const keptTables = new Set(['kysely_migration', 'kysely_migration_lock', 'settings', 'operator_audit']);
 
 /**
  * Deletes every account and resource (the catalog and the clock stay). Every table but the

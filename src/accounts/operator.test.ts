@@ -33,6 +33,18 @@ describe('accounts', () => {
     });
   });
 
+  test('GET /admin/accounts/:account shows one account by id, uuid or e-mail; 404 for no one', async () => {
+    const account = await createAccount(server);
+    const listed = (await server.admin('GET', `/admin/accounts?email=${encodeURIComponent(account.email)}`)).body
+      .accounts[0];
+    for (const ref of [account.id, account.uuid, account.email]) {
+      const shown = await server.admin('GET', `/admin/accounts/${encodeURIComponent(String(ref))}`);
+      assert.equal(shown.status, 200, String(ref));
+      assert.deepEqual(shown.body, listed);
+    }
+    assert.equal((await server.admin('GET', `/admin/accounts/${uniqueEmail('nobody')}`)).status, 404);
+  });
+
   test('PATCH by id, uuid or e-mail changes each field and answers the account', async () => {
     const account = await createAccount(server, { activate: false });
     const byId = await server.admin('PATCH', `/admin/accounts/${account.id}`, { activated: true });

@@ -14,6 +14,7 @@ import type { VpcMemberTable, VpcTable } from '../vpcs/vpc.table.ts';
 import type { SshKeyTable } from '../ssh-keys/ssh-key.table.ts';
 import type { FaultRuleTable } from '../faults/fault.table.ts';
 import type { SavedStateTable } from '../state/saved-state.table.ts';
+import type { OperatorAuditTable } from '../audit/audit.table.ts';
 
 export interface Database {
   accounts: AccountTable;
@@ -33,6 +34,7 @@ export interface Database {
   ssh_keys: SshKeyTable;
   fault_rules: FaultRuleTable;
   saved_states: SavedStateTable;
+  operator_audit: OperatorAuditTable;
 }
 
 export type Db = Kysely<Database>;

@@ -352,14 +352,18 @@ export async function removeServer(ctx: Platform, actor: Actor, ref: string | nu
   requirePermission(actor, 'servers');
   await ctx.db.transaction().execute(async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
-    const server = await findServer(ctx, trx, actor.accountId, ref, true);
-    await closeInvoiceItems(ctx, trx, server.uuid);
-    await releaseAddresses(trx, server.uuid);
-    await serverRepository.detachFromNetworks(trx, server.id);
-    await snapshotRepository.deleteBackupsOf(trx, server.uuid);
-    await serverRepository.delete(trx, server.id);
-    await ctx.compute.remove(machineOf(ctx, server));
+    await removeServerRow(ctx, trx, await findServer(ctx, trx, actor.accountId, ref, true));
   });
+}
+
+/** What removing a server does, on a row the caller found and locked after locking its account (the owner's or the operator's remove). */
+export async function removeServerRow(ctx: Platform, trx: Tx, server: ServerRow): Promise<void> {
+  await closeInvoiceItems(ctx, trx, server.uuid);
+  await releaseAddresses(trx, server.uuid);
+  await serverRepository.detachFromNetworks(trx, server.id);
+  await snapshotRepository.deleteBackupsOf(trx, server.uuid);
+  await serverRepository.delete(trx, server.id);
+  await ctx.compute.remove(machineOf(ctx, server));
 }
 
 /** Images the server can be rebuilt with: offered in its region and fitting its disk. */

@@ -11,6 +11,7 @@ import {
   findAccounts,
   patchAccount,
   resetAll,
+  showAccount,
 } from '../../accounts/operator.service.ts';
 import { listOutbox } from '../../mail/mail.service.ts';
 import { Account, responses, Timestamp } from '../v1_3/schemas.ts';
@@ -57,6 +58,20 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
       response: responses({ 200: Type.Object({ accounts: Type.Array(AdminAccount) }) }, adminErrors),
     },
     handler: async (request) => ({ accounts: await findAccounts(ctx, request.query.email) }),
+  });
+
+  app.route({
+    method: 'GET',
+    url: '/accounts/:account',
+    config: { access: 'operator' },
+    schema: {
+      tags,
+      security,
+      summary: 'One account by id, uuid or e-mail',
+      params: AccountRef,
+      response: responses({ 200: AdminAccount }, adminErrors),
+    },
+    handler: (request) => showAccount(ctx, request.params.account),
   });
 
   app.route({

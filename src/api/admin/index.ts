@@ -1,11 +1,13 @@
-// The operator API's route modules.
+// The operator API's route modules, one a line. The audit log comes first: its hook covers every route.
 
 import type { RouteModule } from '../../http/api-scope.ts';
 import { operatorRoutes } from './admin.routes.ts';
+import { operatorAuditRoutes } from './audit.routes.ts';
 import { faultRoutes } from './faults.routes.ts';
-import { stateRoutes } from './state.routes.ts';
 import { journalRoutes } from './journal.routes.ts';
+import { operatorServerRoutes } from './servers.routes.ts';
+import { stateRoutes } from './state.routes.ts';
 
 export function adminRoutes(): RouteModule[] {
-  return [operatorRoutes, faultRoutes, stateRoutes, journalRoutes];
+  return [operatorAuditRoutes, operatorRoutes, operatorServerRoutes, faultRoutes, stateRoutes, journalRoutes];
 }

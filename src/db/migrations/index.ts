@@ -8,6 +8,7 @@ import { vpcRanges } from './0004_vpc_ranges.ts';
 import { serverAddresses } from './0005_server_addresses.ts';
 import { balanceFloorIndex } from './0006_balance_floor_index.ts';
 import { settledBalance } from './0007_settled_balance.ts';
+import { operatorAudit } from './0009_operator_audit.ts';
 import { faultRulesAndSavedStates } from './0010a_fault_rules_and_saved_states.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
@@ -18,6 +19,7 @@ export function migrations(dialect: DialectName): MigrationProvider {
     '0005_server_addresses': serverAddresses(),
     '0006_balance_floor_index': balanceFloorIndex(),
     '0007_settled_balance': settledBalance(),
+    '0009_operator_audit': operatorAudit(dialect),
     '0010a_fault_rules_and_saved_states': faultRulesAndSavedStates(dialect),
   };
   return { getMigrations: async () => all };

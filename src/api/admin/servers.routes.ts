@@ -1,0 +1,132 @@
+// The operator API's servers: every account's servers in one list, one server, a forced stop
+// and a removal. The rules live in src/servers/server-operator.service.ts.
+
+import { Type } from 'typebox';
+import type { Platform } from '../../platform/context.ts';
+import type { ApiApp } from '../../http/api-app.ts';
+import {
+  forceStopServer,
+  listAllServers,
+  operatorRemoveServer,
+  operatorServerInfo,
+} from '../../servers/server-operator.service.ts';
+import { responses, Timestamp } from '../v1_3/schemas.ts';
+
+const tags = ['operator'];
+const security = [{ operator: [] }];
+const adminErrors = [400, 401, 403, 404];
+
+const powers = [
+  'running',
+  'stopped',
+  'provisioning',
+  'booting',
+  'stopping',
+  'rebooting',
+  'rebuilding',
+  'reinstalling',
+  'resizing',
+  'restoring',
+  'snapshotting',
+];
+
+export const OperatorServer = Type.Object(
+  {
+    id: Type.Integer(),
+    uuid: Type.String(),
+    account_id: Type.Integer(),
+    account_email: Type.String(),
+    name: Type.String(),
+    hostname: Type.String(),
+    power: Type.String({ enum: powers, description: 'the settled power, or the transition under way' }),
+    rescue: Type.Boolean(),
+    region_id: Type.Integer(),
+    region: Type.String({ description: "the region's city" }),
+    image: Type.String(),
+    plan: Type.String(),
+    created: Timestamp,
+  },
+  { title: 'OperatorServer', description: 'A server as the operator sees it, with its owner' },
+);
+
+const ServerRef = Type.Object({ server: Type.String({ minLength: 1, maxLength: 64, description: 'id or uuid' }) });
+
+export function operatorServerRoutes(app: ApiApp, ctx: Platform): void {
+  app.route({
+    method: 'GET',
+    url: '/servers',
+    config: { access: 'operator' },
+    schema: {
+      operationId: 'adminListServers',
+      tags,
+      security,
+      summary: 'Servers of every account, by id',
+      description:
+        'Filters combine: `account` (id, uuid or e-mail), `power` (the shown power), `region` (id). Page with `after` (the last id seen) and `limit` (default 100, at most 1000).',
+      querystring: Type.Object({
+        account: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })),
+        power: Type.Optional(Type.String({ enum: powers })),
+        region: Type.Optional(Type.Integer({ minimum: 1 })),
+        after: Type.Optional(Type.Integer({ minimum: 0 })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+      }),
+      response: responses(
+        { 200: Type.Object({ servers: Type.Array(OperatorServer) }, { description: 'the servers, by id' }) },
+        adminErrors,
+      ),
+    },
+    handler: async (request) => ({ servers: await listAllServers(ctx, request.query) }),
+  });
+
+  app.route({
+    method: 'GET',
+    url: '/servers/:server',
+    config: { access: 'operator' },
+    schema: {
+      operationId: 'adminGetServer',
+      tags,
+      security,
+      summary: "Any account's server by id or uuid",
+      params: ServerRef,
+      response: responses({ 200: OperatorServer }, adminErrors),
+    },
+    handler: (request) => operatorServerInfo(ctx, request.params.server),
+  });
+
+  app.route({
+    method: 'POST',
+    url: '/servers/:server/stop',
+    config: { access: 'operator' },
+    schema: {
+      operationId: 'adminForceStopServer',
+      tags,
+      security,
+      summary: 'Force a server off at once, whatever it is doing',
+      description:
+        "Pulls the plug: the machine is stopped and the server shows `stopped` at once, even while provisioning or in a transition. A server already stopped stays as it is. The owner's permissions do not apply.",
+      params: ServerRef,
+      response: responses({ 200: OperatorServer }, adminErrors),
+    },
+    handler: (request) => forceStopServer(ctx, request.params.server),
+  });
+
+  app.route({
+    method: 'DELETE',
+    url: '/servers/:server',
+    config: { access: 'operator' },
+    schema: {
+      operationId: 'adminRemoveServer',
+      tags,
+      security,
+      summary: "Remove any account's server",
+      description:
+        "As the owner's remove: billing stops, addresses go back to the pool, floating IPs and VPCs let go, backups go with it; snapshots stay.",
+      params: ServerRef,
+      response: responses({ 200: Type.Object({ removed: Type.Boolean() }) }, adminErrors),
+    },
+    handler: async (request) => {
+      await operatorRemoveServer(ctx, request.params.server);
+      return { removed: true };
+    },
+  });
+}

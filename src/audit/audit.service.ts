@@ -1,0 +1,107 @@
+// The operator audit log: every operator call that changes something is recorded with who
+// made it, from where, what it called on which target, what it answered and when. The
+// operator token has no name of its own: ADMIN_NAME names the operator, else a digest prefix
+// of the token tells two tokens apart without revealing either.
+
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Platform } from '../platform/context.ts';
+import { isoSeconds } from '../platform/clock.ts';
+import type { OperatorAuditRow } from './audit.table.ts';
+
+export interface AuditEntryInput {
+  client: string;
+  method: string;
+  call: string;
+  target: string | null;
+  status: number;
+  detail: unknown;
+}
+
+export interface AuditEntry {
+  id: number;
+  time: string;
+  operator: string;
+  client: string;
+  method: string;
+  call: string;
+  target: string | null;
+  status: number;
+  detail: string | null;
+}
+
+const detailLimit = 2000;
+const operatorNames = new WeakMap<Platform, string>();
+
+/** Who the audit log says acted: ADMIN_NAME, or `token:` and 12 hex digits of the token's SHA-256. */
+export function operatorName(ctx: Platform): string {
+  let name = operatorNames.get(ctx);
+  if (name === undefined) {
+    name =
+      ctx.config.adminName ??
+      `token:${createHash('sha256')
+        .update(ctx.config.adminToken ?? '')
+        .digest('hex')
+        .slice(0, 12)}`;
+    operatorNames.set(ctx, name);
+  }
+  return name;
+}
+
+export async function recordOperatorAction(ctx: Platform, input: AuditEntryInput): Promise<void> {
+  let detail: string | null = null;
+  if (input.detail !== undefined && input.detail !== null) {
+    const text = JSON.stringify(input.detail);
+    if (text !== '{}') detail = text.length > detailLimit ? `${text.slice(0, detailLimit - 1)}…` : text;
+  }
+  await ctx.db
+    .insertInto('operator_audit')
+    .values({
+      created_at: ctx.clock.now(),
+      operator: operatorName(ctx),
+      client: input.client,
+      method: input.method,
+      call: input.call,
+      target: input.target,
+      status: input.status,
+      detail,
+    })
+    .execute();
+}
+
+export interface AuditQuery {
+  /** Only entries older than this id (paging backwards). */
+  before?: number;
+  /** Only calls whose route contains this text (`credit`, `/admin/servers`). */
+  call?: string;
+  limit?: number;
+}
+
+function toEntry(row: OperatorAuditRow): AuditEntry {
+  return {
+    id: row.id,
+    time: isoSeconds(row.created_at),
+    operator: row.operator,
+    client: row.client,
+    method: row.method,
+    call: row.call,
+    target: row.target,
+    status: row.status,
+    detail: row.detail,
+  };
+}
+
+/** The newest entries first, `limit` (default 100, at most 1000) at a time. */
+export async function listAudit(ctx: Platform, query: AuditQuery = {}): Promise<AuditEntry[]> {
+  let select = ctx.db
+    .selectFrom('operator_audit')
+    .selectAll()
+    .orderBy('id', 'desc')
+    .limit(Math.min(query.limit ?? 100, 1000));
+  if (query.before !== undefined) select = select.where('id', '<', query.before);
+  if (query.call) {
+    const pattern = `%${query.call.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    select = select.where(sql<boolean>`call like ${pattern} escape '\\'`);
+  }
+  return (await select.execute()).map(toEntry);
+}

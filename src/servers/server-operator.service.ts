@@ -1,0 +1,141 @@
+// What the operator may do to servers across every account: list them (by account, state or
+// region), pull the plug (force stop, whatever the server is doing) and remove one. The owner's
+// rules (permissions, busy transitions) do not apply: this is the operator's override.
+
+import { sql } from 'kysely';
+import type { Platform } from '../platform/context.ts';
+import { NotFound } from '../platform/errors.ts';
+import { parseRef } from '../platform/ids.ts';
+import { isoSeconds } from '../platform/clock.ts';
+import { findAccount } from '../accounts/operator.service.ts';
+import { lockAccount } from '../accounts/account-lock.ts';
+import type { Tx } from '../db/database.ts';
+import { shownPower } from './power-state.ts';
+import { machineOf } from './server-details.ts';
+import { removeServerRow } from './server.service.ts';
+import type { ServerRow } from './server.table.ts';
+
+/** A server as the operator's list shows it: who owns it, where it runs, what it is doing. */
+export interface OperatorServer {
+  id: number;
+  uuid: string;
+  account_id: number;
+  account_email: string;
+  name: string;
+  hostname: string;
+  power: string;
+  rescue: boolean;
+  region_id: number;
+  region: string;
+  image: string;
+  plan: string;
+  created: string;
+}
+
+export interface OperatorServerQuery {
+  /** The owner: id, uuid or e-mail. */
+  account?: string;
+  /** The shown power: running, stopped, or a transition (provisioning, booting, …). */
+  power?: string;
+  region?: number;
+  /** Only servers with a larger id (paging forwards). */
+  after?: number;
+  limit?: number;
+}
+
+type ServerWithOwner = ServerRow & { account_email: string };
+
+function toOperatorServer(ctx: Platform, row: ServerWithOwner, now: number): OperatorServer {
+  return {
+    id: row.id,
+    uuid: row.uuid,
+    account_id: row.account_id,
+    account_email: row.account_email,
+    name: row.name,
+    hostname: row.hostname,
+    power: shownPower(row, now),
+    rescue: row.rescue === 1,
+    region_id: row.region_id,
+    region: ctx.catalog.regions.get(row.region_id)?.city ?? String(row.region_id),
+    image: ctx.catalog.images.get(row.image_id)?.name ?? String(row.image_id),
+    plan: ctx.catalog.plans.get(row.plan_id)?.name ?? String(row.plan_id),
+    created: isoSeconds(row.created_at),
+  };
+}
+
+function withOwner(db: Tx | Platform['db']) {
+  return db
+    .selectFrom('servers')
+    .innerJoin('accounts', 'accounts.id', 'servers.account_id')
+    .selectAll('servers')
+    .select('accounts.email as account_email');
+}
+
+/** Servers of every account by id, `limit` (default 100, at most 1000) at a time. */
+export async function listAllServers(ctx: Platform, query: OperatorServerQuery = {}): Promise<OperatorServer[]> {
+  const now = ctx.clock.now();
+  let select = withOwner(ctx.db)
+    .orderBy('servers.id')
+    .limit(Math.min(query.limit ?? 100, 1000));
+  if (query.account !== undefined)
+    select = select.where('servers.account_id', '=', (await findAccount(ctx, query.account)).id);
+  if (query.region !== undefined) select = select.where('servers.region_id', '=', query.region);
+  if (query.after !== undefined) select = select.where('servers.id', '>', query.after);
+  if (query.power !== undefined) {
+    // The shown power, as power-state.ts derives it: the transition while it lasts, else the settled power.
+    const underWay = sql<boolean>`servers.action is not null and servers.action_until is not null and servers.action_until > ${now}`;
+    select =
+      query.power === 'running' || query.power === 'stopped'
+        ? select.where('servers.power', '=', query.power).where(sql<boolean>`not (${underWay})`)
+        : select.where('servers.action', '=', query.power).where(underWay);
+  }
+  return (await select.execute()).map((row) => toOperatorServer(ctx, row, now));
+}
+
+async function findAnyServer(ctx: Platform, trx: Tx, ref: string, lock = true): Promise<ServerWithOwner> {
+  const parsed = parseRef(ref);
+  if (!parsed) throw new NotFound('server');
+  let select = withOwner(trx);
+  select = 'id' in parsed ? select.where('servers.id', '=', parsed.id) : select.where('servers.uuid', '=', parsed.uuid);
+  if (lock && ctx.dialect === 'postgres') select = select.forUpdate('servers');
+  const row = await select.executeTakeFirst();
+  if (!row) throw new NotFound('server');
+  return row;
+}
+
+export async function operatorServerInfo(ctx: Platform, ref: string): Promise<OperatorServer> {
+  return ctx.db
+    .transaction()
+    .execute(async (trx) => toOperatorServer(ctx, await findAnyServer(ctx, trx, ref), ctx.clock.now()));
+}
+
+/**
+ * Pulls the plug: the machine is stopped and the server is stopped at once, whatever it was
+ * doing (provisioning, booting, a rebuild…). A server already stopped and idle stays as it is.
+ */
+export async function forceStopServer(ctx: Platform, ref: string): Promise<OperatorServer> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const server = await findAnyServer(ctx, trx, ref);
+    const now = ctx.clock.now();
+    if (shownPower(server, now) === 'stopped') return toOperatorServer(ctx, server, now);
+    await ctx.compute.stop(machineOf(ctx, server));
+    await trx
+      .updateTable('servers')
+      .set({ power: 'stopped', action: null, action_until: null, updated_at: now })
+      .where('id', '=', server.id)
+      .execute();
+    return toOperatorServer(ctx, { ...server, power: 'stopped', action: null, action_until: null }, now);
+  });
+}
+
+/** Removes any account's server as its owner's remove would: billing stops, addresses go back. */
+export async function operatorRemoveServer(ctx: Platform, ref: string): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    // The account first, then the server, in the order every owner's change takes them.
+    const owner = await findAnyServer(ctx, trx, ref, false);
+    await lockAccount(ctx, trx, owner.account_id);
+    const server = await findAnyServer(ctx, trx, ref);
+    if (server.account_id !== owner.account_id) throw new NotFound('server');
+    await removeServerRow(ctx, trx, server);
+  });
+}
