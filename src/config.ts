@@ -139,6 +139,19 @@ export const variables = {
     text,
     'who the operator audit log (GET /admin/audit) names for calls with ADMIN_TOKEN; default: `token:` and 12 hex digits of its SHA-256',
   ),
+  metricsToken: v<string | null>(
+    'METRICS_TOKEN',
+    null,
+    secret(16),
+    'enables GET /metrics (Prometheus text format) on the API port for `Authorization: Bearer <METRICS_TOKEN>` (16+ characters)',
+  ),
+  metricsPort: v<number | null>(
+    'METRICS_PORT',
+    null,
+    integer(0, 65535),
+    'serves GET /metrics on its own listener at METRICS_HOST:METRICS_PORT instead (no token asked unless METRICS_TOKEN is set)',
+  ),
+  metricsHost: v('METRICS_HOST', '127.0.0.1', text, 'address the METRICS_PORT listener binds to'),
   secretKey: v<string | null>(
     'SECRET_KEY',
     null,

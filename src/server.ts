@@ -21,6 +21,9 @@ import { createRateLimiters } from './http/rate-limit.ts';
 import { buildApp } from './http/app.ts';
 import { startSweeper } from './sweeps/sweeps.ts';
 import { createComputeDriver } from './compute/registry.ts';
+import { createMetrics } from './platform/metrics.ts';
+import { registerStateMetrics } from './metrics/state-metrics.ts';
+import { startMetricsListener } from './http/metrics.ts';
 
 const packageVersion = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -30,6 +33,8 @@ export interface RunningServer {
   app: FastifyInstance;
   ctx: Platform;
   url: string;
+  /** The METRICS_PORT listener's base URL, or null when metrics are served on the API port (or not at all). */
+  metricsUrl: string | null;
   close(): Promise<void>;
 }
 
@@ -131,6 +136,7 @@ export async function createPlatform(
     mailTransport: config.smtpUrl ? await smtpTransport(config.smtpUrl) : null,
     compute: createComputeDriver(config),
     log,
+    metrics: createMetrics(),
   };
 }
 
@@ -141,7 +147,8 @@ export async function startServer(config: Config, options: { sweeps?: boolean } 
   const storage = await prepareStorage(config, log);
   const ctx = await createPlatform(config, storage, log, catalog);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
-  const limiters = createRateLimiters(config, redis);
+  registerStateMetrics(ctx, storage.poolStats);
+  const limiters = createRateLimiters(config, redis, (name) => ctx.metrics.rateLimitRefusals.inc({ limit: name }));
   const app = await buildApp({ ctx, storage, limiters, version: packageVersion, logger: log });
   let address: string;
   try {
@@ -155,6 +162,16 @@ export async function startServer(config: Config, options: { sweeps?: boolean } 
     }
     throw error;
   }
+  let metricsListener: Awaited<ReturnType<typeof startMetricsListener>>;
+  try {
+    metricsListener = await startMetricsListener(ctx);
+  } catch (error) {
+    await Promise.allSettled([app.close(), storage.close()]);
+    redis?.disconnect();
+    throw new ConfigError(
+      `METRICS_PORT ${config.metricsPort} / METRICS_HOST ${config.metricsHost}: cannot listen: ${(error as Error).message}`,
+    );
+  }
   const sweeper = (options.sweeps ?? config.sweeps) ? startSweeper(ctx, config.sweepIntervalSeconds * 1000) : null;
 
   let closing: Promise<void> | null = null;
@@ -162,9 +179,11 @@ export async function startServer(config: Config, options: { sweeps?: boolean } 
     app,
     ctx,
     url: address,
+    metricsUrl: metricsListener?.url ?? null,
     close() {
       closing ??= (async () => {
         await sweeper?.stop();
+        await metricsListener?.close();
         await app.close();
         await settleMailDeliveries(ctx);
         ctx.mailTransport?.close();

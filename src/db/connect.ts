@@ -17,7 +17,16 @@ export interface Storage {
   dialect: DialectName;
   /** True when storage answers a trivial query. */
   ping(): Promise<boolean>;
+  /** Connections of the pool: open, idle, callers waiting for one, and the most it opens. */
+  poolStats(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+  max: number;
 }
 
 type StorageConfig = Pick<
@@ -42,6 +51,8 @@ function openSqlite(dataDir: string): Storage {
       await sql`select 1`.execute(db);
       return true;
     },
+    // One connection, opened with the file.
+    poolStats: () => ({ total: 1, idle: 1, waiting: 0, max: 1 }),
     close: () => db.destroy(),
   };
 }
@@ -73,6 +84,12 @@ async function openPostgres(config: StorageConfig, connectionString: string): Pr
       await sql`select 1`.execute(db);
       return true;
     },
+    poolStats: () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max: config.dbPoolSize,
+    }),
     close: () => db.destroy(),
   };
 }

@@ -22,6 +22,7 @@ import { adminRoutes } from '../api/admin/index.ts';
 import { v1Format, v1Setup } from '../api/v1/format.ts';
 import { v1Routes } from '../api/v1/index.ts';
 import { registerJournal } from './journal-hook.ts';
+import { metricsRoute, observeRequests } from './metrics.ts';
 
 export interface AppDeps {
   ctx: Platform;
@@ -112,6 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     rootMethods.set(route.url, methods);
   });
 
+  observeRequests(app, ctx);
   app.addHook('onSend', async (request, reply, payload) => {
     securityHeaders(reply);
     reply.header('x-request-id', request.id);
@@ -182,6 +184,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  metricsRoute(app, ctx);
   const Health = { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] } as const;
   const WrongMethod = {
     type: 'object',

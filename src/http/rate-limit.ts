@@ -46,7 +46,12 @@ export interface RateLimiters {
   consume(name: RateLimitName, key: string): Promise<RateLimitOutcome>;
 }
 
-export function createRateLimiters(config: Config, redis: Redis | null): RateLimiters {
+/** `onRefusal` hears of each request a budget refuses (the metrics count them). */
+export function createRateLimiters(
+  config: Config,
+  redis: Redis | null,
+  onRefusal: (name: RateLimitName) => void = () => {},
+): RateLimiters {
   const limiters = new Map<RateLimitName, { limiter: RateLimiterAbstract; rule: Rule }>();
   for (const [name, rule] of Object.entries(rules(config)) as [RateLimitName, Rule][]) {
     const options = {
@@ -77,8 +82,10 @@ export function createRateLimiters(config: Config, redis: Redis | null): RateLim
           resetSeconds: Math.ceil(result.msBeforeNext / 1000),
         };
       } catch (rejection) {
-        if (rejection instanceof RateLimiterRes)
+        if (rejection instanceof RateLimiterRes) {
+          onRefusal(name);
           throw new RateLimited(entry.rule.points, Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
+        }
         throw rejection;
       }
     },

@@ -9,6 +9,7 @@ import type { Secrets } from './secrets.ts';
 import type { MailTransport } from '../mail/mail.transport.ts';
 import type { Permissions } from '../accounts/permission-names.ts';
 import type { ComputeDriver } from '../compute/compute-driver.ts';
+import type { Metrics } from './metrics.ts';
 
 export interface Logger {
   info(obj: object | string, message?: string): void;
@@ -27,6 +28,8 @@ export interface Platform {
   /** Runs the machines behind servers (COMPUTE_DRIVER). */
   compute: ComputeDriver;
   log: Logger;
+  /** The process's metrics (prom-client), scraped at /metrics. */
+  metrics: Metrics;
 }
 
 /** The account a request acts for, as authentication found it. */

@@ -2,6 +2,7 @@
 // backups, out-of-funds actions). Each sweep is idempotent and safe on every instance at once.
 
 import type { Platform } from '../platform/context.ts';
+import { workOf } from '../platform/metrics.ts';
 import { deliverPendingMail } from '../mail/mail.service.ts';
 import { sweepOutOfFunds } from '../billing/out-of-funds.ts';
 import { runBackupSweep } from '../snapshots/backup.sweep.ts';
@@ -20,11 +21,16 @@ export const sweeps: Sweep[] = [
 
 export async function runSweepRound(ctx: Platform): Promise<void> {
   for (const sweep of sweeps) {
+    const started = performance.now();
     try {
-      await sweep.run(ctx);
+      const result = await sweep.run(ctx);
+      ctx.metrics.sweepRuns.inc({ sweep: sweep.name, outcome: 'ok' });
+      ctx.metrics.sweepWork.inc({ sweep: sweep.name }, workOf(result));
     } catch (error) {
+      ctx.metrics.sweepRuns.inc({ sweep: sweep.name, outcome: 'failed' });
       ctx.log.error({ sweep: sweep.name, err: error }, 'sweep failed; it runs again next round');
     }
+    ctx.metrics.sweepDuration.observe({ sweep: sweep.name }, (performance.now() - started) / 1000);
   }
 }
 

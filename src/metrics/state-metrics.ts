@@ -1,0 +1,77 @@
+// Gauges of stored state, read when /metrics is scraped (one small grouped query each):
+// servers by shown state, accounts by standing, the mail outbox by delivery state, and the
+// database pool's connections.
+
+import { sql } from 'kysely';
+import type { PoolStats } from '../db/connect.ts';
+import type { Platform } from '../platform/context.ts';
+
+export function registerStateMetrics(ctx: Platform, poolStats: () => PoolStats): void {
+  const { metrics } = ctx;
+
+  metrics.addCollected(
+    'nubis_servers',
+    'Servers by shown state: running, stopped, or the transition under way (provisioning, booting, …)',
+    ['state'],
+    async () => {
+      const now = ctx.clock.now();
+      const { rows } = await sql<{ state: string; count: number | string }>`
+        select case when action is not null and action_until is not null and action_until > ${now}
+                    then action else power end as state,
+               count(*) as count
+        from servers group by 1`.execute(ctx.db);
+      return rows.map((row) => ({ labels: { state: row.state }, value: Number(row.count) }));
+    },
+  );
+
+  metrics.addCollected(
+    'nubis_accounts',
+    'Accounts by standing: active (activated, not blocked), not_activated, blocked',
+    ['standing'],
+    async () => {
+      const { rows } = await sql<{ standing: string; count: number | string }>`
+        select case when blocked = 1 then 'blocked' when activated = 1 then 'active' else 'not_activated' end
+                 as standing,
+               count(*) as count
+        from accounts group by 1`.execute(ctx.db);
+      const counts = new Map(rows.map((row) => [row.standing, Number(row.count)]));
+      return ['active', 'not_activated', 'blocked'].map((standing) => ({
+        labels: { standing },
+        value: counts.get(standing) ?? 0,
+      }));
+    },
+  );
+
+  metrics.addCollected(
+    'nubis_mail_outbox',
+    'Mails in the outbox by SMTP delivery: queued (an attempt is due), delivered, given_up, kept (no SMTP_URL: outbox only)',
+    ['state'],
+    async () => {
+      const { rows } = await sql<{ state: string; count: number | string }>`
+        select case when delivered_at is not null then 'delivered'
+                    when next_attempt_at is not null then 'queued'
+                    when attempts > 0 then 'given_up'
+                    else 'kept' end as state,
+               count(*) as count
+        from mail_outbox group by 1`.execute(ctx.db);
+      const counts = new Map(rows.map((row) => [row.state, Number(row.count)]));
+      return ['queued', 'delivered', 'given_up', 'kept'].map((state) => ({
+        labels: { state },
+        value: counts.get(state) ?? 0,
+      }));
+    },
+  );
+
+  metrics.addCollected(
+    'nubis_db_pool_connections',
+    'Database pool connections: total (open), idle, waiting (callers queued for one), max (DB_POOL_SIZE; 1 on SQLite)',
+    ['state'],
+    async () => {
+      const stats = poolStats();
+      return (['total', 'idle', 'waiting', 'max'] as const).map((state) => ({
+        labels: { state },
+        value: stats[state],
+      }));
+    },
+  );
+}
