@@ -67,6 +67,7 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
     schema: {
       tags,
       security,
+      operationId: 'adminGetAccount',
       summary: 'One account by id, uuid or e-mail',
       params: AccountRef,
       response: responses({ 200: AdminAccount }, adminErrors),
