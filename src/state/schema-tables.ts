@@ -5,8 +5,14 @@
 import { sql } from 'kysely';
 import type { Queryable, DialectName } from '../db/database.ts';
 
-/** Bookkeeping and emulator configuration: not part of a saved state. */
-export const tablesOutsideState = new Set(['kysely_migration', 'kysely_migration_lock', 'saved_states', 'fault_rules']);
+/** Bookkeeping, emulator configuration and the operator audit log: not part of a saved state. */
+export const tablesOutsideState = new Set([
+  'kysely_migration',
+  'kysely_migration_lock',
+  'saved_states',
+  'fault_rules',
+  'operator_audit',
+]);
 
 export interface StateTable {
   name: string;
