@@ -1532,7 +1532,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The operator audit log, newest first
+         * List the operator audit log
          * @description Every operator call that changes something (any method but GET), refused ones included, with who, from where, what and when. `call` keeps entries whose route contains the text; page back with `before` (the oldest id seen). A reset keeps the log.
          */
         get: operations["adminListAudit"];
@@ -1571,7 +1571,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One account by id, uuid or e-mail */
+        /**
+         * Show an account
+         * @description One account by id, uuid or e-mail, as the list shows it (404 when none matches).
+         */
         get: operations["adminGetAccount"];
         put?: never;
         post?: never;
@@ -1693,7 +1696,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Servers of every account, by id
+         * List the servers of every account
          * @description Filters combine: `account` (id, uuid or e-mail), `power` (the shown power), `region` (id). Page with `after` (the last id seen) and `limit` (default 100, at most 1000).
          */
         get: operations["adminListServers"];
@@ -1712,12 +1715,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Any account's server by id or uuid */
+        /**
+         * Show any server
+         * @description Any account's server by id or uuid, with its owner (404 when none matches).
+         */
         get: operations["adminGetServer"];
         put?: never;
         post?: never;
         /**
-         * Remove any account's server
+         * Remove any server
          * @description As the owner's remove: billing stops, addresses go back to the pool, floating IPs and VPCs let go, backups go with it; snapshots stay.
          */
         delete: operations["adminRemoveServer"];
@@ -1736,7 +1742,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Force a server off at once, whatever it is doing
+         * Force a server off
          * @description Pulls the plug: the machine is stopped and the server shows `stopped` at once, even while provisioning or in a transition. A server already stopped stays as it is. The owner's permissions do not apply.
          */
         post: operations["adminForceStopServer"];
@@ -2067,6 +2073,31 @@ export interface components {
             }[];
             blocked: boolean;
         };
+        /** @description a server as the operator sees it, with its owner */
+        AdminServer: {
+            id: number;
+            uuid: string;
+            account_id: number;
+            account_email: string;
+            name: string;
+            hostname: string;
+            /**
+             * @description the settled power, or the transition under way
+             * @enum {string}
+             */
+            power: "provisioning" | "running" | "stopped" | "booting" | "stopping" | "rebooting" | "rebuilding" | "reinstalling" | "resizing" | "restoring" | "snapshotting";
+            rescue: boolean;
+            region_id: number;
+            /** @description the region's city */
+            region: string;
+            image: string;
+            plan: string;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            created: string;
+        };
         /** @description a transaction with its operator note */
         AdminTransaction: {
             id: string;
@@ -2086,6 +2117,28 @@ export interface components {
              * @example 2026-11-22T12:00:00Z
              */
             ts_last_changed: string;
+        };
+        /** @description one operator action */
+        AuditEntry: {
+            id: number;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            time: string;
+            /** @description ADMIN_NAME, or `token:` and 12 hex digits of the SHA-256 of ADMIN_TOKEN */
+            operator: string;
+            /** @description the client address */
+            client: string;
+            method: string;
+            /** @description the route called, e.g. `POST /admin/accounts/:account/credit` */
+            call: string;
+            /** @description the path parameters, e.g. `account=7` */
+            target: string | null;
+            /** @description the HTTP status answered */
+            status: number;
+            /** @description the request body as JSON (cut at 2000 characters) */
+            detail: string | null;
         };
         /** @description error object */
         ErrorObject: {
@@ -2597,7 +2650,9 @@ export interface components {
 }
 export type Account = components['schemas']['Account'];
 export type AdminAccount = components['schemas']['AdminAccount'];
+export type AdminServer = components['schemas']['AdminServer'];
 export type AdminTransaction = components['schemas']['AdminTransaction'];
+export type AuditEntry = components['schemas']['AuditEntry'];
 export type ErrorObject = components['schemas']['ErrorObject'];
 export type FieldErrors = components['schemas']['FieldErrors'];
 export type FloatingIp = components['schemas']['FloatingIp'];
@@ -13546,27 +13601,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        entries: {
-                            id: number;
-                            /**
-                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                             * @example 2026-11-22T12:00:00Z
-                             */
-                            time: string;
-                            /** @description ADMIN_NAME, or `token:` and 12 hex digits of the SHA-256 of ADMIN_TOKEN */
-                            operator: string;
-                            /** @description the client address */
-                            client: string;
-                            method: string;
-                            /** @description the route called, e.g. `POST /admin/accounts/:account/credit` */
-                            call: string;
-                            /** @description the path parameters, e.g. `account=7` */
-                            target: string | null;
-                            /** @description the HTTP status answered */
-                            status: number;
-                            /** @description the request body as JSON (cut at 2000 characters) */
-                            detail: string | null;
-                        }[];
+                        entries: components["schemas"]["AuditEntry"][];
                     };
                 };
             };
@@ -14792,7 +14827,8 @@ export interface operations {
         parameters: {
             query?: {
                 account?: string;
-                power?: "running" | "stopped" | "provisioning" | "booting" | "stopping" | "rebooting" | "rebuilding" | "reinstalling" | "resizing" | "restoring" | "snapshotting";
+                /** @description the shown power */
+                power?: "provisioning" | "running" | "stopped" | "booting" | "stopping" | "rebooting" | "rebuilding" | "reinstalling" | "resizing" | "restoring" | "snapshotting";
                 region?: number;
                 after?: number;
                 limit?: number;
@@ -14810,30 +14846,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        servers: {
-                            id: number;
-                            uuid: string;
-                            account_id: number;
-                            account_email: string;
-                            name: string;
-                            hostname: string;
-                            /**
-                             * @description the settled power, or the transition under way
-                             * @enum {string}
-                             */
-                            power: "running" | "stopped" | "provisioning" | "booting" | "stopping" | "rebooting" | "rebuilding" | "reinstalling" | "resizing" | "restoring" | "snapshotting";
-                            rescue: boolean;
-                            region_id: number;
-                            /** @description the region's city */
-                            region: string;
-                            image: string;
-                            plan: string;
-                            /**
-                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                             * @example 2026-11-22T12:00:00Z
-                             */
-                            created: string;
-                        }[];
+                        servers: components["schemas"]["AdminServer"][];
                     };
                 };
             };
@@ -14952,43 +14965,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description id or uuid */
+                /** @description integer id or 36-character uuid */
                 server: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description A server as the operator sees it, with its owner */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        uuid: string;
-                        account_id: number;
-                        account_email: string;
-                        name: string;
-                        hostname: string;
-                        /**
-                         * @description the settled power, or the transition under way
-                         * @enum {string}
-                         */
-                        power: "running" | "stopped" | "provisioning" | "booting" | "stopping" | "rebooting" | "rebuilding" | "reinstalling" | "resizing" | "restoring" | "snapshotting";
-                        rescue: boolean;
-                        region_id: number;
-                        /** @description the region's city */
-                        region: string;
-                        image: string;
-                        plan: string;
-                        /**
-                         * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                         * @example 2026-11-22T12:00:00Z
-                         */
-                        created: string;
-                    };
+                    "application/json": components["schemas"]["AdminServer"];
                 };
             };
             /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
@@ -15106,7 +15096,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description id or uuid */
+                /** @description integer id or 36-character uuid */
                 server: string;
             };
             cookie?: never;
@@ -15239,43 +15229,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description id or uuid */
+                /** @description integer id or 36-character uuid */
                 server: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description A server as the operator sees it, with its owner */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        uuid: string;
-                        account_id: number;
-                        account_email: string;
-                        name: string;
-                        hostname: string;
-                        /**
-                         * @description the settled power, or the transition under way
-                         * @enum {string}
-                         */
-                        power: "running" | "stopped" | "provisioning" | "booting" | "stopping" | "rebooting" | "rebuilding" | "reinstalling" | "resizing" | "restoring" | "snapshotting";
-                        rescue: boolean;
-                        region_id: number;
-                        /** @description the region's city */
-                        region: string;
-                        image: string;
-                        plan: string;
-                        /**
-                         * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-                         * @example 2026-11-22T12:00:00Z
-                         */
-                        created: string;
-                    };
+                    "application/json": components["schemas"]["AdminServer"];
                 };
             };
             /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */

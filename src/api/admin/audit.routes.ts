@@ -24,7 +24,7 @@ const AuditEntry = Type.Object(
       description: 'the request body as JSON (cut at 2000 characters)',
     }),
   },
-  { title: 'AuditEntry', description: 'One operator action' },
+  { $id: 'AuditEntry', description: 'one operator action' },
 );
 
 /** Only calls made with the operator token count as operator actions (a wrong token is no one). */
@@ -66,7 +66,7 @@ export function operatorAuditRoutes(app: ApiApp, ctx: Platform): void {
       operationId: 'adminListAudit',
       tags: ['operator'],
       security: [{ operator: [] }],
-      summary: 'The operator audit log, newest first',
+      summary: 'List the operator audit log',
       description:
         'Every operator call that changes something (any method but GET), refused ones included, with who, from where, what and when. `call` keeps entries whose route contains the text; page back with `before` (the oldest id seen). A reset keeps the log.',
       querystring: Type.Object({

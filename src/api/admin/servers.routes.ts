@@ -10,25 +10,13 @@ import {
   operatorRemoveServer,
   operatorServerInfo,
 } from '../../servers/server-operator.service.ts';
-import { responses, Timestamp } from '../v1_3/schemas.ts';
+import { POWER_STATES } from '../../servers/power-state.ts';
+import { PathRef, responses, Timestamp } from '../v1_3/schemas.ts';
 
 const tags = ['operator'];
 const security = [{ operator: [] }];
 const adminErrors = [400, 401, 403, 404];
 
-const powers = [
-  'running',
-  'stopped',
-  'provisioning',
-  'booting',
-  'stopping',
-  'rebooting',
-  'rebuilding',
-  'reinstalling',
-  'resizing',
-  'restoring',
-  'snapshotting',
-];
 
 export const OperatorServer = Type.Object(
   {
@@ -38,7 +26,7 @@ export const OperatorServer = Type.Object(
     account_email: Type.String(),
     name: Type.String(),
     hostname: Type.String(),
-    power: Type.String({ enum: powers, description: 'the settled power, or the transition under way' }),
+    power: Type.String({ enum: [...POWER_STATES], description: 'the settled power, or the transition under way' }),
     rescue: Type.Boolean(),
     region_id: Type.Integer(),
     region: Type.String({ description: "the region's city" }),
@@ -46,10 +34,10 @@ export const OperatorServer = Type.Object(
     plan: Type.String(),
     created: Timestamp,
   },
-  { title: 'OperatorServer', description: 'A server as the operator sees it, with its owner' },
+  { $id: 'AdminServer', description: 'a server as the operator sees it, with its owner' },
 );
 
-const ServerRef = Type.Object({ server: Type.String({ minLength: 1, maxLength: 64, description: 'id or uuid' }) });
+const ServerRef = Type.Object({ server: PathRef });
 
 export function operatorServerRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
@@ -60,12 +48,12 @@ export function operatorServerRoutes(app: ApiApp, ctx: Platform): void {
       operationId: 'adminListServers',
       tags,
       security,
-      summary: 'Servers of every account, by id',
+      summary: 'List the servers of every account',
       description:
         'Filters combine: `account` (id, uuid or e-mail), `power` (the shown power), `region` (id). Page with `after` (the last id seen) and `limit` (default 100, at most 1000).',
       querystring: Type.Object({
         account: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })),
-        power: Type.Optional(Type.String({ enum: powers })),
+        power: Type.Optional(Type.String({ enum: [...POWER_STATES], description: 'the shown power' })),
         region: Type.Optional(Type.Integer({ minimum: 1 })),
         after: Type.Optional(Type.Integer({ minimum: 0 })),
         limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
@@ -86,7 +74,8 @@ export function operatorServerRoutes(app: ApiApp, ctx: Platform): void {
       operationId: 'adminGetServer',
       tags,
       security,
-      summary: "Any account's server by id or uuid",
+      summary: 'Show any server',
+      description: "Any account's server by id or uuid, with its owner (404 when none matches).",
       params: ServerRef,
       response: responses({ 200: OperatorServer }, adminErrors),
     },
@@ -101,7 +90,7 @@ export function operatorServerRoutes(app: ApiApp, ctx: Platform): void {
       operationId: 'adminForceStopServer',
       tags,
       security,
-      summary: 'Force a server off at once, whatever it is doing',
+      summary: 'Force a server off',
       description:
         "Pulls the plug: the machine is stopped and the server shows `stopped` at once, even while provisioning or in a transition. A server already stopped stays as it is. The owner's permissions do not apply.",
       params: ServerRef,
@@ -118,7 +107,7 @@ export function operatorServerRoutes(app: ApiApp, ctx: Platform): void {
       operationId: 'adminRemoveServer',
       tags,
       security,
-      summary: "Remove any account's server",
+      summary: 'Remove any server',
       description:
         "As the owner's remove: billing stops, addresses go back to the pool, floating IPs and VPCs let go, backups go with it; snapshots stay.",
       params: ServerRef,
