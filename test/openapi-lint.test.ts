@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { startTestServer, type JsonBody, type TestServer } from './support/server.ts';
+import { createAccount } from './support/accounts.ts';
 
 let server: TestServer;
-// biome-ignore lint/suspicious/noExplicitAny: the document is walked as plain JSON
-let document: any;
+let document: JsonBody;
 before(async () => {
   server = await startTestServer();
   document = (await server.request('GET', '/openapi.json')).body;
@@ -51,4 +51,66 @@ test('every operation has a unique camelCase operationId, a summary and a descri
   }
   assert.deepEqual(missing, []);
   assert.ok(seen.size > 80, `${seen.size} operations`);
+});
+
+test('every error example carries the status line of its own status', () => {
+  let checked = 0;
+  for (const { method, path, operation } of operations()) {
+    const responses = operation.responses as Record<string, { content?: Record<string, { example?: JsonBody }> }>;
+    for (const [status, response] of Object.entries(responses)) {
+      const example = response.content?.['application/json']?.example;
+      if (Number(status) < 400 || !example) continue;
+      const line =
+        example.errors?.response ?? (example.response_code !== undefined ? `${example.response_code}` : null);
+      if (line === null) continue; // a 400 lists fields
+      assert.ok(String(line).startsWith(status), `${method} ${path} ${status}: example says ${line}`);
+      checked++;
+    }
+  }
+  assert.ok(checked > 300, `${checked} error examples checked`);
+});
+
+test('public operations need no token, and say so with security []', async () => {
+  const publicIds = [
+    'registerAccount',
+    'login',
+    'activateAccount',
+    'resetPassword',
+    'listRegions',
+    'listImages',
+    'listPlans',
+    'legacyListLocations',
+    'legacyListTemplates',
+    'legacyListPlans',
+    'getHealth',
+    'getReadiness',
+  ];
+  const byId = new Map([...operations()].map((entry) => [entry.operation.operationId, entry]));
+  for (const id of publicIds) assert.deepEqual(byId.get(id)?.operation.security, [], `${id} is public`);
+  // The document's own word is checked against the server: each operation marked public answers without a token.
+  for (const { method, path, operation } of operations()) {
+    if (!Array.isArray(operation.security) || operation.security.length > 0) continue;
+    const concrete = path.replace('{DCID}', '101');
+    const body = method === 'get' ? undefined : {};
+    const answer = await server.request(method.toUpperCase(), concrete, { body });
+    assert.notEqual(answer.status, 401, `${method} ${path} is marked public but wants a token`);
+  }
+  assert.equal(byId.get('getAccount')?.operation.security, undefined, 'account operations inherit the bearer token');
+});
+
+test('the examples are real values of the shipped catalog, and harmless', async () => {
+  const account = await createAccount(server);
+  const create = document.paths['/v1.3/server/create'].post.requestBody.content['application/json'].example;
+  const created = await server.request('POST', '/v1.3/server/create', { token: account.token, body: create });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const advance = document.paths['/admin/clock/advance'].post.requestBody.content['application/json'].example;
+  assert.ok(advance.seconds > 0 && advance.seconds <= 86_400, `the clock example moves ${advance.seconds} s`);
+  assert.equal((await server.admin('POST', '/admin/clock/advance', advance)).status, 200);
+  const power = document.components.schemas.PowerState;
+  assert.ok(power.enum.includes('running') && power.enum.includes('provisioning'), 'power is an enumeration');
+  assert.equal(
+    document.components.schemas.Server.properties.power.$ref,
+    '#/components/schemas/PowerState',
+    'the Server names its power enumeration',
+  );
 });

@@ -25,15 +25,29 @@ export const statusMeaning: Record<number, string> = {
   503: 'Service Unavailable: storage is unreachable or the server is shutting down; retry later',
 };
 
+/** The reasons the server really gives, for the error examples (404 names the resource of the operation's tag). */
 const typicalReason: Record<number, string> = {
-  401: 'authentication required: Authorization: Bearer <token>',
-  402: 'insufficient funds: the balance does not cover it',
-  403: 'the account is not activated',
-  404: 'server not found',
-  405: 'wrong method GET: use POST',
-  409: 'the server is provisioning',
-  429: 'too many requests: try again in 30 seconds',
+  401: 'authentication required: send a valid token as Authorization: Bearer <token>',
+  402: 'not enough funds to create the resource: it needs 0.008219 USD up front and a balance above zero; the balance is 0.00 USD',
+  403: 'the account lacks permission for this operation',
+  405: 'wrong method DELETE: use GET',
+  409: "the server's image is no longer offered; rebuild it with another image",
+  429: 'rate limit exceeded, retry in a few moments',
   503: 'storage unavailable, retry in a few moments',
+};
+const resourceOfTag: Record<string, string> = {
+  'v1.3 account': 'account',
+  'v1.3 tokens': 'token',
+  'v1.3 servers': 'server',
+  'v1.3 snapshots': 'snapshot',
+  'v1.3 backups': 'server',
+  'v1.3 floating IPs': 'floating IP',
+  'v1.3 VPCs': 'VPC',
+  'v1.3 SSH keys': 'SSH key',
+  'v1.3 reverse DNS and options': 'server',
+  'v1.3 listings': 'region',
+  'v1 legacy': 'server',
+  operator: 'account',
 };
 
 /**
@@ -69,9 +83,12 @@ interface Response {
 }
 
 /** An example body of an error response, by the component its schema names. */
-function errorExample(status: number, ref: string): unknown {
+function errorExample(status: number, ref: string, tag: string | undefined): unknown {
   if (ref.endsWith('/FieldErrors')) return { errors: [{ field: 'label', reason: 'missing required field' }] };
-  const reason = typicalReason[status] ?? statusMeaning[status] ?? 'refused';
+  const reason =
+    status === 404
+      ? `${resourceOfTag[tag ?? ''] ?? 'resource'} not found, check the id or uuid`
+      : (typicalReason[status] ?? statusMeaning[status] ?? 'refused');
   if (ref.endsWith('/LegacyError'))
     return status === 400
       ? {
@@ -125,7 +142,10 @@ function hoistComponents(node: unknown, components: Json): unknown {
 
 /** The last pass over the built document: response descriptions, error examples, components. */
 export function polishDocument(document: Json): Json {
-  const paths = (document.paths ?? {}) as Record<string, Record<string, { responses?: Record<string, Response> }>>;
+  const paths = (document.paths ?? {}) as Record<
+    string,
+    Record<string, { tags?: string[]; responses?: Record<string, Response> }>
+  >;
   for (const item of Object.values(paths)) {
     for (const operation of Object.values(item)) {
       for (const [code, response] of Object.entries(operation.responses ?? {})) {
@@ -133,10 +153,16 @@ export function polishDocument(document: Json): Json {
         const media = response.content?.['application/json'] as (MediaType & { schema?: Json }) | undefined;
         const component = media?.schema?.['x-component'];
         // A description that merely repeats the component's ("error object") says nothing here.
-        if (status >= 400 || !response.description || response.description === 'Default Response' || component)
-          response.description = statusMeaning[status] ?? statusLine(status);
+        if (status >= 400 || !response.description || response.description === 'Default Response' || component) {
+          const meaning = statusMeaning[status] ?? statusLine(status);
+          // A success that is one named shape says which: "Created: the Server".
+          response.description =
+            status < 300 && typeof component === 'string' && !/Object$/.test(component)
+              ? `${meaning.split(':')[0]}: the ${component}`
+              : meaning;
+        }
         if (media && typeof component === 'string' && status >= 400)
-          media.example ??= errorExample(status, `/${component}`);
+          media.example ??= errorExample(status, `/${component}`, operation.tags?.[0]);
         if (status === 429 || status === 503) response.headers = { ...response.headers, ...retryAfter };
         if (status === 405)
           response.headers = {

@@ -2182,8 +2182,8 @@ export interface components {
         };
         /**
          * @description integer id or 36-character uuid
-         * @example 1
-         * @example 8d3e1a52-6f0b-4c1e-9a7d-2b5f0c9e4a11
+         * @example 101
+         * @example 5e1c8f0a-1d3b-4b8e-9a51-0c2d7e1f0101
          */
         IdOrUuid: number | string;
         /** @description an image of the catalog (spec: Image object) */
@@ -2805,7 +2805,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -2824,7 +2824,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -2843,7 +2843,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -2933,7 +2933,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -2950,7 +2950,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -2969,7 +2969,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -2988,7 +2988,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -3070,7 +3070,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -3087,7 +3087,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -3104,7 +3104,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "token not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -3123,7 +3123,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -3142,7 +3142,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -3218,7 +3218,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -3235,7 +3235,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -3252,7 +3252,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "token not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -3271,7 +3271,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -3290,7 +3290,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -3327,7 +3327,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description OK: the Account */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3346,7 +3346,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -3363,7 +3363,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -3382,7 +3382,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -3401,7 +3401,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -3508,7 +3508,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -3527,7 +3527,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -3618,7 +3618,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -3637,7 +3637,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -3720,7 +3720,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -3739,7 +3739,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -3833,7 +3833,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -3850,7 +3850,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -3869,7 +3869,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -3888,7 +3888,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -3971,7 +3971,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -3990,7 +3990,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -4051,7 +4051,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -4070,7 +4070,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -4089,7 +4089,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -4172,7 +4172,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -4191,7 +4191,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -4210,7 +4210,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -4256,7 +4256,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description OK: the InvoiceSum */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4294,7 +4294,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -4313,7 +4313,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -4332,7 +4332,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -4390,7 +4390,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -4409,7 +4409,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -4428,7 +4428,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -4514,7 +4514,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -4531,7 +4531,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "402 Payment Required",
-                     *         "reason": "insufficient funds: the balance does not cover it"
+                     *         "reason": "not enough funds to create the resource: it needs 0.008219 USD up front and a balance above zero; the balance is 0.00 USD"
                      *       }
                      *     }
                      */
@@ -4548,7 +4548,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -4565,7 +4565,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "snapshot not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -4584,7 +4584,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -4601,7 +4601,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -4620,7 +4620,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -4702,7 +4702,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -4719,7 +4719,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -4736,7 +4736,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "snapshot not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -4755,7 +4755,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -4772,7 +4772,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -4791,7 +4791,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -4867,7 +4867,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -4884,7 +4884,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -4901,7 +4901,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "snapshot not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -4920,7 +4920,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -4937,7 +4937,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -4956,7 +4956,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -5014,7 +5014,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -5033,7 +5033,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -5052,7 +5052,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -5092,7 +5092,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description OK: the Server */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5130,7 +5130,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -5147,7 +5147,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "server not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -5166,7 +5166,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -5185,7 +5185,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -5253,7 +5253,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created */
+            /** @description Created: the Server */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -5291,7 +5291,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -5308,7 +5308,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "402 Payment Required",
-                     *         "reason": "insufficient funds: the balance does not cover it"
+                     *         "reason": "not enough funds to create the resource: it needs 0.008219 USD up front and a balance above zero; the balance is 0.00 USD"
                      *       }
                      *     }
                      */
@@ -5325,7 +5325,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -5342,7 +5342,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "server not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -5361,7 +5361,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -5378,7 +5378,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -5397,7 +5397,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -5473,7 +5473,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -5490,7 +5490,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -5507,7 +5507,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "server not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -5526,7 +5526,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -5545,7 +5545,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -5630,7 +5630,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -5647,7 +5647,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "server not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -5666,7 +5666,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -5685,7 +5685,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -5770,7 +5770,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -5787,7 +5787,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "server not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -5806,7 +5806,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -5825,7 +5825,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -5907,7 +5907,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -5924,7 +5924,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -5941,7 +5941,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "server not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -5960,7 +5960,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -5977,7 +5977,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -5996,7 +5996,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -6078,7 +6078,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -6095,7 +6095,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "402 Payment Required",
-                     *         "reason": "insufficient funds: the balance does not cover it"
+                     *         "reason": "not enough funds to create the resource: it needs 0.008219 USD up front and a balance above zero; the balance is 0.00 USD"
                      *       }
                      *     }
                      */
@@ -6112,7 +6112,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -6129,7 +6129,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "server not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -6148,7 +6148,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -6165,7 +6165,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -6184,7 +6184,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -6266,7 +6266,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -6283,7 +6283,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "402 Payment Required",
-                     *         "reason": "insufficient funds: the balance does not cover it"
+                     *         "reason": "not enough funds to create the resource: it needs 0.008219 USD up front and a balance above zero; the balance is 0.00 USD"
                      *       }
                      *     }
                      */
@@ -6300,7 +6300,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -6317,7 +6317,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "server not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -6336,7 +6336,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -6353,7 +6353,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -6372,7 +6372,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -6454,7 +6454,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -6471,7 +6471,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -6488,7 +6488,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "server not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -6507,7 +6507,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -6524,7 +6524,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -6543,7 +6543,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -6624,7 +6624,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -6641,7 +6641,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "402 Payment Required",
-                     *         "reason": "insufficient funds: the balance does not cover it"
+                     *         "reason": "not enough funds to create the resource: it needs 0.008219 USD up front and a balance above zero; the balance is 0.00 USD"
                      *       }
                      *     }
                      */
@@ -6658,7 +6658,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -6675,7 +6675,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "server not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -6694,7 +6694,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -6711,7 +6711,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -6730,7 +6730,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -6811,7 +6811,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -6828,7 +6828,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -6845,7 +6845,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "server not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -6864,7 +6864,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -6881,7 +6881,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -6900,7 +6900,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -6981,7 +6981,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -6998,7 +6998,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "402 Payment Required",
-                     *         "reason": "insufficient funds: the balance does not cover it"
+                     *         "reason": "not enough funds to create the resource: it needs 0.008219 USD up front and a balance above zero; the balance is 0.00 USD"
                      *       }
                      *     }
                      */
@@ -7015,7 +7015,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -7032,7 +7032,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "server not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -7051,7 +7051,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -7068,7 +7068,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -7087,7 +7087,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -7171,7 +7171,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -7188,7 +7188,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -7205,7 +7205,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "server not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -7224,7 +7224,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -7243,7 +7243,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -7328,7 +7328,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -7345,7 +7345,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -7362,7 +7362,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "server not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -7381,7 +7381,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -7400,7 +7400,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -7488,7 +7488,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -7505,7 +7505,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -7522,7 +7522,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "server not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -7541,7 +7541,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -7560,7 +7560,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -7645,7 +7645,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -7662,7 +7662,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -7679,7 +7679,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "server not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -7698,7 +7698,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -7717,7 +7717,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -7775,7 +7775,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -7794,7 +7794,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -7813,7 +7813,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -7904,7 +7904,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -7921,7 +7921,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "402 Payment Required",
-                     *         "reason": "insufficient funds: the balance does not cover it"
+                     *         "reason": "not enough funds to create the resource: it needs 0.008219 USD up front and a balance above zero; the balance is 0.00 USD"
                      *       }
                      *     }
                      */
@@ -7938,7 +7938,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -7955,7 +7955,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "floating IP not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -7974,7 +7974,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -7991,7 +7991,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -8010,7 +8010,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -8092,7 +8092,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -8109,7 +8109,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -8126,7 +8126,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "floating IP not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -8145,7 +8145,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -8162,7 +8162,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -8181,7 +8181,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -8263,7 +8263,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -8280,7 +8280,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -8297,7 +8297,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "floating IP not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -8316,7 +8316,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -8333,7 +8333,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -8352,7 +8352,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -8428,7 +8428,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -8445,7 +8445,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -8462,7 +8462,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "floating IP not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -8481,7 +8481,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -8498,7 +8498,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -8517,7 +8517,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -8575,7 +8575,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -8594,7 +8594,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -8613,7 +8613,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -8697,7 +8697,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -8714,7 +8714,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "402 Payment Required",
-                     *         "reason": "insufficient funds: the balance does not cover it"
+                     *         "reason": "not enough funds to create the resource: it needs 0.008219 USD up front and a balance above zero; the balance is 0.00 USD"
                      *       }
                      *     }
                      */
@@ -8731,7 +8731,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -8748,7 +8748,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "VPC not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -8767,7 +8767,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -8784,7 +8784,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -8803,7 +8803,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -8885,7 +8885,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -8902,7 +8902,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -8919,7 +8919,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "VPC not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -8938,7 +8938,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -8955,7 +8955,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -8974,7 +8974,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -9056,7 +9056,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -9073,7 +9073,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -9090,7 +9090,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "VPC not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -9109,7 +9109,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -9126,7 +9126,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -9145,7 +9145,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -9221,7 +9221,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -9238,7 +9238,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -9255,7 +9255,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "VPC not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -9274,7 +9274,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -9291,7 +9291,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -9310,7 +9310,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -9368,7 +9368,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -9387,7 +9387,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -9406,7 +9406,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -9498,7 +9498,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -9515,7 +9515,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -9534,7 +9534,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -9551,7 +9551,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -9570,7 +9570,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -9653,7 +9653,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -9670,7 +9670,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "SSH key not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -9689,7 +9689,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -9708,7 +9708,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -9784,7 +9784,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -9801,7 +9801,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -9818,7 +9818,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "SSH key not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -9837,7 +9837,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -9856,7 +9856,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -9938,7 +9938,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -9955,7 +9955,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -9972,7 +9972,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "server not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -9991,7 +9991,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -10008,7 +10008,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -10027,7 +10027,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -10108,7 +10108,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -10125,7 +10125,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -10142,7 +10142,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "server not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -10161,7 +10161,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -10178,7 +10178,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -10197,7 +10197,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -10278,7 +10278,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -10295,7 +10295,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -10312,7 +10312,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "server not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -10331,7 +10331,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -10348,7 +10348,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -10367,7 +10367,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -10446,7 +10446,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -10465,7 +10465,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -10558,7 +10558,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -10577,7 +10577,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -10670,7 +10670,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -10689,7 +10689,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "429 Too Many Requests",
-                     *         "reason": "too many requests: try again in 30 seconds"
+                     *         "reason": "rate limit exceeded, retry in a few moments"
                      *       }
                      *     }
                      */
@@ -10726,7 +10726,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description OK: the LegacyAccount */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10743,7 +10743,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "message": "authentication required: send a valid token as Authorization: Bearer <token>",
                      *       "response_type": "error",
                      *       "response_code": 401
                      *     }
@@ -10761,7 +10761,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "wrong method GET: use POST",
+                     *       "message": "wrong method DELETE: use GET",
                      *       "response_type": "error",
                      *       "response_code": 405
                      *     }
@@ -10779,7 +10779,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "message": "rate limit exceeded, retry in a few moments",
                      *       "response_type": "error",
                      *       "response_code": 429
                      *     }
@@ -10816,7 +10816,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description OK: the LegacyStatus */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10833,7 +10833,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "message": "authentication required: send a valid token as Authorization: Bearer <token>",
                      *       "response_type": "error",
                      *       "response_code": 401
                      *     }
@@ -10849,7 +10849,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the account is not activated",
+                     *       "message": "the account lacks permission for this operation",
                      *       "response_type": "error",
                      *       "response_code": 403
                      *     }
@@ -10867,7 +10867,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "wrong method GET: use POST",
+                     *       "message": "wrong method DELETE: use GET",
                      *       "response_type": "error",
                      *       "response_code": 405
                      *     }
@@ -10885,7 +10885,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "message": "rate limit exceeded, retry in a few moments",
                      *       "response_type": "error",
                      *       "response_code": 429
                      *     }
@@ -10943,7 +10943,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "wrong method GET: use POST",
+                     *       "message": "wrong method DELETE: use GET",
                      *       "response_type": "error",
                      *       "response_code": 405
                      *     }
@@ -10961,7 +10961,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "message": "rate limit exceeded, retry in a few moments",
                      *       "response_type": "error",
                      *       "response_code": 429
                      *     }
@@ -11042,7 +11042,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "server not found",
+                     *       "message": "server not found, check the id or uuid",
                      *       "response_type": "error",
                      *       "response_code": 404
                      *     }
@@ -11060,7 +11060,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "wrong method GET: use POST",
+                     *       "message": "wrong method DELETE: use GET",
                      *       "response_type": "error",
                      *       "response_code": 405
                      *     }
@@ -11078,7 +11078,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "message": "rate limit exceeded, retry in a few moments",
                      *       "response_type": "error",
                      *       "response_code": 429
                      *     }
@@ -11159,7 +11159,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "server not found",
+                     *       "message": "server not found, check the id or uuid",
                      *       "response_type": "error",
                      *       "response_code": 404
                      *     }
@@ -11177,7 +11177,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "wrong method GET: use POST",
+                     *       "message": "wrong method DELETE: use GET",
                      *       "response_type": "error",
                      *       "response_code": 405
                      *     }
@@ -11195,7 +11195,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "message": "rate limit exceeded, retry in a few moments",
                      *       "response_type": "error",
                      *       "response_code": 429
                      *     }
@@ -11251,7 +11251,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "message": "authentication required: send a valid token as Authorization: Bearer <token>",
                      *       "response_type": "error",
                      *       "response_code": 401
                      *     }
@@ -11269,7 +11269,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "wrong method GET: use POST",
+                     *       "message": "wrong method DELETE: use GET",
                      *       "response_type": "error",
                      *       "response_code": 405
                      *     }
@@ -11287,7 +11287,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "message": "rate limit exceeded, retry in a few moments",
                      *       "response_type": "error",
                      *       "response_code": 429
                      *     }
@@ -11336,7 +11336,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description OK: the LegacyStatus */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11375,7 +11375,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "message": "authentication required: send a valid token as Authorization: Bearer <token>",
                      *       "response_type": "error",
                      *       "response_code": 401
                      *     }
@@ -11391,7 +11391,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "insufficient funds: the balance does not cover it",
+                     *       "message": "not enough funds to create the resource: it needs 0.008219 USD up front and a balance above zero; the balance is 0.00 USD",
                      *       "response_type": "error",
                      *       "response_code": 402
                      *     }
@@ -11407,7 +11407,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the account is not activated",
+                     *       "message": "the account lacks permission for this operation",
                      *       "response_type": "error",
                      *       "response_code": 403
                      *     }
@@ -11423,7 +11423,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "server not found",
+                     *       "message": "server not found, check the id or uuid",
                      *       "response_type": "error",
                      *       "response_code": 404
                      *     }
@@ -11441,7 +11441,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "wrong method GET: use POST",
+                     *       "message": "wrong method DELETE: use GET",
                      *       "response_type": "error",
                      *       "response_code": 405
                      *     }
@@ -11457,7 +11457,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the server is provisioning",
+                     *       "message": "the server's image is no longer offered; rebuild it with another image",
                      *       "response_type": "error",
                      *       "response_code": 409
                      *     }
@@ -11475,7 +11475,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "message": "rate limit exceeded, retry in a few moments",
                      *       "response_type": "error",
                      *       "response_code": 429
                      *     }
@@ -11519,7 +11519,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description OK: the LegacyStatus */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11558,7 +11558,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "message": "authentication required: send a valid token as Authorization: Bearer <token>",
                      *       "response_type": "error",
                      *       "response_code": 401
                      *     }
@@ -11574,7 +11574,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the account is not activated",
+                     *       "message": "the account lacks permission for this operation",
                      *       "response_type": "error",
                      *       "response_code": 403
                      *     }
@@ -11590,7 +11590,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "server not found",
+                     *       "message": "server not found, check the id or uuid",
                      *       "response_type": "error",
                      *       "response_code": 404
                      *     }
@@ -11608,7 +11608,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "wrong method GET: use POST",
+                     *       "message": "wrong method DELETE: use GET",
                      *       "response_type": "error",
                      *       "response_code": 405
                      *     }
@@ -11624,7 +11624,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the server is provisioning",
+                     *       "message": "the server's image is no longer offered; rebuild it with another image",
                      *       "response_type": "error",
                      *       "response_code": 409
                      *     }
@@ -11642,7 +11642,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "message": "rate limit exceeded, retry in a few moments",
                      *       "response_type": "error",
                      *       "response_code": 429
                      *     }
@@ -11688,7 +11688,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description OK: the LegacyStatus */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11727,7 +11727,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "message": "authentication required: send a valid token as Authorization: Bearer <token>",
                      *       "response_type": "error",
                      *       "response_code": 401
                      *     }
@@ -11743,7 +11743,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the account is not activated",
+                     *       "message": "the account lacks permission for this operation",
                      *       "response_type": "error",
                      *       "response_code": 403
                      *     }
@@ -11759,7 +11759,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "server not found",
+                     *       "message": "server not found, check the id or uuid",
                      *       "response_type": "error",
                      *       "response_code": 404
                      *     }
@@ -11777,7 +11777,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "wrong method GET: use POST",
+                     *       "message": "wrong method DELETE: use GET",
                      *       "response_type": "error",
                      *       "response_code": 405
                      *     }
@@ -11793,7 +11793,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the server is provisioning",
+                     *       "message": "the server's image is no longer offered; rebuild it with another image",
                      *       "response_type": "error",
                      *       "response_code": 409
                      *     }
@@ -11811,7 +11811,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "message": "rate limit exceeded, retry in a few moments",
                      *       "response_type": "error",
                      *       "response_code": 429
                      *     }
@@ -11857,7 +11857,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description OK: the LegacyStatus */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11896,7 +11896,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "message": "authentication required: send a valid token as Authorization: Bearer <token>",
                      *       "response_type": "error",
                      *       "response_code": 401
                      *     }
@@ -11912,7 +11912,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the account is not activated",
+                     *       "message": "the account lacks permission for this operation",
                      *       "response_type": "error",
                      *       "response_code": 403
                      *     }
@@ -11928,7 +11928,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "server not found",
+                     *       "message": "server not found, check the id or uuid",
                      *       "response_type": "error",
                      *       "response_code": 404
                      *     }
@@ -11946,7 +11946,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "wrong method GET: use POST",
+                     *       "message": "wrong method DELETE: use GET",
                      *       "response_type": "error",
                      *       "response_code": 405
                      *     }
@@ -11962,7 +11962,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the server is provisioning",
+                     *       "message": "the server's image is no longer offered; rebuild it with another image",
                      *       "response_type": "error",
                      *       "response_code": 409
                      *     }
@@ -11980,7 +11980,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "message": "rate limit exceeded, retry in a few moments",
                      *       "response_type": "error",
                      *       "response_code": 429
                      *     }
@@ -12036,7 +12036,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "message": "authentication required: send a valid token as Authorization: Bearer <token>",
                      *       "response_type": "error",
                      *       "response_code": 401
                      *     }
@@ -12054,7 +12054,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "wrong method GET: use POST",
+                     *       "message": "wrong method DELETE: use GET",
                      *       "response_type": "error",
                      *       "response_code": 405
                      *     }
@@ -12072,7 +12072,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "message": "rate limit exceeded, retry in a few moments",
                      *       "response_type": "error",
                      *       "response_code": 429
                      *     }
@@ -12132,7 +12132,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description OK: the LegacyStatus */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -12171,7 +12171,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "message": "authentication required: send a valid token as Authorization: Bearer <token>",
                      *       "response_type": "error",
                      *       "response_code": 401
                      *     }
@@ -12187,7 +12187,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "insufficient funds: the balance does not cover it",
+                     *       "message": "not enough funds to create the resource: it needs 0.008219 USD up front and a balance above zero; the balance is 0.00 USD",
                      *       "response_type": "error",
                      *       "response_code": 402
                      *     }
@@ -12203,7 +12203,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the account is not activated",
+                     *       "message": "the account lacks permission for this operation",
                      *       "response_type": "error",
                      *       "response_code": 403
                      *     }
@@ -12219,7 +12219,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "server not found",
+                     *       "message": "server not found, check the id or uuid",
                      *       "response_type": "error",
                      *       "response_code": 404
                      *     }
@@ -12237,7 +12237,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "wrong method GET: use POST",
+                     *       "message": "wrong method DELETE: use GET",
                      *       "response_type": "error",
                      *       "response_code": 405
                      *     }
@@ -12253,7 +12253,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the server is provisioning",
+                     *       "message": "the server's image is no longer offered; rebuild it with another image",
                      *       "response_type": "error",
                      *       "response_code": 409
                      *     }
@@ -12271,7 +12271,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "message": "rate limit exceeded, retry in a few moments",
                      *       "response_type": "error",
                      *       "response_code": 429
                      *     }
@@ -12315,7 +12315,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description OK: the LegacyStatus */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -12354,7 +12354,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "message": "authentication required: send a valid token as Authorization: Bearer <token>",
                      *       "response_type": "error",
                      *       "response_code": 401
                      *     }
@@ -12370,7 +12370,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the account is not activated",
+                     *       "message": "the account lacks permission for this operation",
                      *       "response_type": "error",
                      *       "response_code": 403
                      *     }
@@ -12386,7 +12386,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "server not found",
+                     *       "message": "server not found, check the id or uuid",
                      *       "response_type": "error",
                      *       "response_code": 404
                      *     }
@@ -12404,7 +12404,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "wrong method GET: use POST",
+                     *       "message": "wrong method DELETE: use GET",
                      *       "response_type": "error",
                      *       "response_code": 405
                      *     }
@@ -12422,7 +12422,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "message": "rate limit exceeded, retry in a few moments",
                      *       "response_type": "error",
                      *       "response_code": 429
                      *     }
@@ -12466,7 +12466,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description OK: the LegacyStatus */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -12505,7 +12505,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "message": "authentication required: send a valid token as Authorization: Bearer <token>",
                      *       "response_type": "error",
                      *       "response_code": 401
                      *     }
@@ -12521,7 +12521,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "insufficient funds: the balance does not cover it",
+                     *       "message": "not enough funds to create the resource: it needs 0.008219 USD up front and a balance above zero; the balance is 0.00 USD",
                      *       "response_type": "error",
                      *       "response_code": 402
                      *     }
@@ -12537,7 +12537,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the account is not activated",
+                     *       "message": "the account lacks permission for this operation",
                      *       "response_type": "error",
                      *       "response_code": 403
                      *     }
@@ -12553,7 +12553,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "server not found",
+                     *       "message": "server not found, check the id or uuid",
                      *       "response_type": "error",
                      *       "response_code": 404
                      *     }
@@ -12571,7 +12571,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "wrong method GET: use POST",
+                     *       "message": "wrong method DELETE: use GET",
                      *       "response_type": "error",
                      *       "response_code": 405
                      *     }
@@ -12587,7 +12587,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the server is provisioning",
+                     *       "message": "the server's image is no longer offered; rebuild it with another image",
                      *       "response_type": "error",
                      *       "response_code": 409
                      *     }
@@ -12605,7 +12605,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "message": "rate limit exceeded, retry in a few moments",
                      *       "response_type": "error",
                      *       "response_code": 429
                      *     }
@@ -12649,7 +12649,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description OK: the LegacyStatus */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -12688,7 +12688,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "message": "authentication required: send a valid token as Authorization: Bearer <token>",
                      *       "response_type": "error",
                      *       "response_code": 401
                      *     }
@@ -12704,7 +12704,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the account is not activated",
+                     *       "message": "the account lacks permission for this operation",
                      *       "response_type": "error",
                      *       "response_code": 403
                      *     }
@@ -12720,7 +12720,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "server not found",
+                     *       "message": "server not found, check the id or uuid",
                      *       "response_type": "error",
                      *       "response_code": 404
                      *     }
@@ -12738,7 +12738,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "wrong method GET: use POST",
+                     *       "message": "wrong method DELETE: use GET",
                      *       "response_type": "error",
                      *       "response_code": 405
                      *     }
@@ -12754,7 +12754,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the server is provisioning",
+                     *       "message": "the server's image is no longer offered; rebuild it with another image",
                      *       "response_type": "error",
                      *       "response_code": 409
                      *     }
@@ -12772,7 +12772,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "message": "rate limit exceeded, retry in a few moments",
                      *       "response_type": "error",
                      *       "response_code": 429
                      *     }
@@ -12828,7 +12828,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "message": "authentication required: send a valid token as Authorization: Bearer <token>",
                      *       "response_type": "error",
                      *       "response_code": 401
                      *     }
@@ -12846,7 +12846,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "wrong method GET: use POST",
+                     *       "message": "wrong method DELETE: use GET",
                      *       "response_type": "error",
                      *       "response_code": 405
                      *     }
@@ -12864,7 +12864,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "message": "rate limit exceeded, retry in a few moments",
                      *       "response_type": "error",
                      *       "response_code": 429
                      *     }
@@ -12909,7 +12909,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description OK: the LegacyStatus */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -12948,7 +12948,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "message": "authentication required: send a valid token as Authorization: Bearer <token>",
                      *       "response_type": "error",
                      *       "response_code": 401
                      *     }
@@ -12964,7 +12964,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "insufficient funds: the balance does not cover it",
+                     *       "message": "not enough funds to create the resource: it needs 0.008219 USD up front and a balance above zero; the balance is 0.00 USD",
                      *       "response_type": "error",
                      *       "response_code": 402
                      *     }
@@ -12980,7 +12980,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the account is not activated",
+                     *       "message": "the account lacks permission for this operation",
                      *       "response_type": "error",
                      *       "response_code": 403
                      *     }
@@ -12996,7 +12996,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "server not found",
+                     *       "message": "server not found, check the id or uuid",
                      *       "response_type": "error",
                      *       "response_code": 404
                      *     }
@@ -13014,7 +13014,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "wrong method GET: use POST",
+                     *       "message": "wrong method DELETE: use GET",
                      *       "response_type": "error",
                      *       "response_code": 405
                      *     }
@@ -13030,7 +13030,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the server is provisioning",
+                     *       "message": "the server's image is no longer offered; rebuild it with another image",
                      *       "response_type": "error",
                      *       "response_code": 409
                      *     }
@@ -13048,7 +13048,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "message": "rate limit exceeded, retry in a few moments",
                      *       "response_type": "error",
                      *       "response_code": 429
                      *     }
@@ -13092,7 +13092,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description OK: the LegacyStatus */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13131,7 +13131,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "message": "authentication required: send a valid token as Authorization: Bearer <token>",
                      *       "response_type": "error",
                      *       "response_code": 401
                      *     }
@@ -13147,7 +13147,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the account is not activated",
+                     *       "message": "the account lacks permission for this operation",
                      *       "response_type": "error",
                      *       "response_code": 403
                      *     }
@@ -13163,7 +13163,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "server not found",
+                     *       "message": "server not found, check the id or uuid",
                      *       "response_type": "error",
                      *       "response_code": 404
                      *     }
@@ -13181,7 +13181,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "wrong method GET: use POST",
+                     *       "message": "wrong method DELETE: use GET",
                      *       "response_type": "error",
                      *       "response_code": 405
                      *     }
@@ -13197,7 +13197,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the server is provisioning",
+                     *       "message": "the server's image is no longer offered; rebuild it with another image",
                      *       "response_type": "error",
                      *       "response_code": 409
                      *     }
@@ -13215,7 +13215,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "message": "rate limit exceeded, retry in a few moments",
                      *       "response_type": "error",
                      *       "response_code": 429
                      *     }
@@ -13261,7 +13261,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description OK: the LegacyStatus */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13300,7 +13300,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "message": "authentication required: send a valid token as Authorization: Bearer <token>",
                      *       "response_type": "error",
                      *       "response_code": 401
                      *     }
@@ -13316,7 +13316,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the account is not activated",
+                     *       "message": "the account lacks permission for this operation",
                      *       "response_type": "error",
                      *       "response_code": 403
                      *     }
@@ -13332,7 +13332,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "server not found",
+                     *       "message": "server not found, check the id or uuid",
                      *       "response_type": "error",
                      *       "response_code": 404
                      *     }
@@ -13350,7 +13350,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "wrong method GET: use POST",
+                     *       "message": "wrong method DELETE: use GET",
                      *       "response_type": "error",
                      *       "response_code": 405
                      *     }
@@ -13366,7 +13366,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the server is provisioning",
+                     *       "message": "the server's image is no longer offered; rebuild it with another image",
                      *       "response_type": "error",
                      *       "response_code": 409
                      *     }
@@ -13384,7 +13384,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "message": "rate limit exceeded, retry in a few moments",
                      *       "response_type": "error",
                      *       "response_code": 429
                      *     }
@@ -13430,7 +13430,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description OK: the LegacyStatus */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13469,7 +13469,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "authentication required: Authorization: Bearer <token>",
+                     *       "message": "authentication required: send a valid token as Authorization: Bearer <token>",
                      *       "response_type": "error",
                      *       "response_code": 401
                      *     }
@@ -13485,7 +13485,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the account is not activated",
+                     *       "message": "the account lacks permission for this operation",
                      *       "response_type": "error",
                      *       "response_code": 403
                      *     }
@@ -13501,7 +13501,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "server not found",
+                     *       "message": "server not found, check the id or uuid",
                      *       "response_type": "error",
                      *       "response_code": 404
                      *     }
@@ -13519,7 +13519,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "wrong method GET: use POST",
+                     *       "message": "wrong method DELETE: use GET",
                      *       "response_type": "error",
                      *       "response_code": 405
                      *     }
@@ -13535,7 +13535,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "the server is provisioning",
+                     *       "message": "the server's image is no longer offered; rebuild it with another image",
                      *       "response_type": "error",
                      *       "response_code": 409
                      *     }
@@ -13553,7 +13553,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "too many requests: try again in 30 seconds",
+                     *       "message": "rate limit exceeded, retry in a few moments",
                      *       "response_type": "error",
                      *       "response_code": 429
                      *     }
@@ -13749,7 +13749,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -13766,7 +13766,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -13783,7 +13783,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -13802,7 +13802,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -13985,7 +13985,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description OK: the AdminAccount */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14023,7 +14023,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -14040,7 +14040,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -14057,7 +14057,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -14076,7 +14076,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -14124,7 +14124,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created */
+            /** @description Created: the AdminTransaction */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -14162,7 +14162,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -14179,7 +14179,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -14196,7 +14196,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -14215,7 +14215,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -14310,7 +14310,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -14327,7 +14327,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -14344,7 +14344,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -14363,7 +14363,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -14446,7 +14446,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -14463,7 +14463,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -14480,7 +14480,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -14499,7 +14499,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -14595,7 +14595,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -14612,7 +14612,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -14629,7 +14629,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -14648,7 +14648,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -14665,7 +14665,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */
@@ -14742,7 +14742,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -14759,7 +14759,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -14776,7 +14776,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -14795,7 +14795,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -15430,7 +15430,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -15447,7 +15447,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -15464,7 +15464,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -15483,7 +15483,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -15616,7 +15616,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -15633,7 +15633,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -15650,7 +15650,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -15669,7 +15669,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -15742,7 +15742,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -15759,7 +15759,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -15776,7 +15776,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -15795,7 +15795,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -15870,7 +15870,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -15887,7 +15887,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -15904,7 +15904,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -15923,7 +15923,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -16020,7 +16020,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -16037,7 +16037,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -16054,7 +16054,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -16073,7 +16073,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -16181,7 +16181,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -16198,7 +16198,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -16215,7 +16215,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -16234,7 +16234,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -16325,7 +16325,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -16342,7 +16342,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -16359,7 +16359,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -16378,7 +16378,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -16466,7 +16466,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -16483,7 +16483,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -16500,7 +16500,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -16519,7 +16519,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -16605,7 +16605,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -16622,7 +16622,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -16639,7 +16639,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -16658,7 +16658,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -16734,7 +16734,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -16751,7 +16751,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -16768,7 +16768,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -16787,7 +16787,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -16889,7 +16889,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -16906,7 +16906,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -16925,7 +16925,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -16942,7 +16942,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server is provisioning"
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
                      *       }
                      *     }
                      */

@@ -14,7 +14,7 @@ export const IdOrUuid = Type.Union(
   {
     $id: 'IdOrUuid',
     description: 'integer id or 36-character uuid',
-    examples: [1, '8d3e1a52-6f0b-4c1e-9a7d-2b5f0c9e4a11'],
+    examples: [101, '5e1c8f0a-1d3b-4b8e-9a51-0c2d7e1f0101'],
   },
 );
 
@@ -22,7 +22,7 @@ export const IdOrUuid = Type.Union(
 export const PathRef = Type.String({
   maxLength: 64,
   description: 'integer id or 36-character uuid',
-  examples: ['1', '8d3e1a52-6f0b-4c1e-9a7d-2b5f0c9e4a11'],
+  examples: ['101', '5e1c8f0a-1d3b-4b8e-9a51-0c2d7e1f0101'],
 });
 
 export const Timestamp = Type.String({ description: 'UTC, YYYY-MM-DDTHH:MM:SSZ', examples: ['2026-11-22T12:00:00Z'] });
