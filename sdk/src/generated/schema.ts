@@ -13634,7 +13634,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -13651,7 +13651,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -13670,7 +13670,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -13842,7 +13842,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description OK: the AdminAccount */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13880,7 +13880,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -13897,7 +13897,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -13914,7 +13914,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -13933,7 +13933,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -14879,7 +14879,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -14896,7 +14896,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -14913,7 +14913,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -14932,7 +14932,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -14972,7 +14972,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description OK: the AdminServer */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15010,7 +15010,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -15027,7 +15027,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -15044,7 +15044,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -15063,7 +15063,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -15143,7 +15143,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -15160,7 +15160,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -15177,7 +15177,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -15196,7 +15196,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -15236,7 +15236,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description OK: the AdminServer */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15274,7 +15274,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -15291,7 +15291,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -15308,7 +15308,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -15327,7 +15327,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
