@@ -17,7 +17,6 @@ const tags = ['operator'];
 const security = [{ operator: [] }];
 const adminErrors = [400, 401, 403, 404];
 
-
 export const OperatorServer = Type.Object(
   {
     id: Type.Integer(),
