@@ -4,6 +4,7 @@
 // TEST_DATABASES=sqlite narrows the run; file arguments run just those files.
 
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createConnection } from 'node:net';
 
 const databases = (process.env.TEST_DATABASES ?? 'sqlite,postgres')
@@ -13,7 +14,8 @@ const databases = (process.env.TEST_DATABASES ?? 'sqlite,postgres')
 const pgUrl = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
 const redisUrl = new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
 const explicitFiles = process.argv.slice(2);
-const files = explicitFiles.length ? explicitFiles : ['src/**/*.test.ts', 'test/**/*.test.ts'];
+const unitFiles = explicitFiles.filter((file) => !file.endsWith('.e2e.ts'));
+const files = explicitFiles.length ? unitFiles : ['src/**/*.test.ts', 'test/**/*.test.ts'];
 
 function reachable(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -31,7 +33,7 @@ function reachable(host: string, port: number): Promise<boolean> {
 }
 
 let failed = false;
-for (const db of databases) {
+for (const db of files.length ? databases : []) {
   if (db !== 'sqlite' && db !== 'postgres') {
     console.error(`npm test: unknown database "${db}" in TEST_DATABASES (use sqlite, postgres)`);
     process.exit(2);
@@ -64,5 +66,39 @@ if (databases.includes('postgres') && explicitFiles.length === 0 && !failed) {
     { stdio: 'inherit', env: process.env },
   );
   if (result.status !== 0) failed = true;
+}
+// The web console in a real browser: once, on the first database of the run. Chromium may be
+// missing on a laptop: then the stage says "not run" and counts as nothing; under CI=true
+// its absence fails the run. A console that was not built (npm install builds it) fails.
+if (explicitFiles.length === 0 || explicitFiles.some((file) => file.endsWith('.e2e.ts'))) {
+  const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  const ci = /^(1|true|yes)$/i.test(process.env.CI ?? '');
+  console.log('\n=== browser suite: the web console in Chromium ===');
+  if (!existsSync(chromium)) {
+    if (ci) {
+      console.error(`npm test: Chromium not found at ${chromium} (CI=true): apt-get install chromium`);
+      failed = true;
+    } else {
+      console.log(`not run: Chromium not found at ${chromium} (apt-get install chromium, or set CHROMIUM_PATH)`);
+    }
+  } else if (!existsSync('console/dist/index.html')) {
+    console.error(
+      'npm test: the console is not built (console/dist): run npm install or npm run build -w @nubis/console',
+    );
+    failed = true;
+  } else {
+    const e2eFiles = explicitFiles.filter((file) => file.endsWith('.e2e.ts'));
+    const result = spawnSync(
+      process.execPath,
+      [
+        '--test',
+        '--test-concurrency=1',
+        '--test-timeout=180000',
+        ...(e2eFiles.length ? e2eFiles : ['test/e2e/*.e2e.ts']),
+      ],
+      { stdio: 'inherit', env: { ...process.env, TEST_DB: databases[0] ?? 'sqlite' } },
+    );
+    if (result.status !== 0) failed = true;
+  }
 }
 process.exit(failed ? 1 : 0);

@@ -127,6 +127,12 @@ export const variables = {
     'smtp://user:pass@host:port: deliver mail over SMTP as well as to the outbox',
   ),
   mailFrom: v('MAIL_FROM', 'Nubis <no-reply@nubis.localhost>', text, 'sender of every mail'),
+  publicUrl: v<string | null>(
+    'PUBLIC_URL',
+    null,
+    url('http:', 'https:'),
+    'the address people reach this server at, for the console links in mail (activation); default http://localhost:PORT',
+  ),
   adminToken: v<string | null>(
     'ADMIN_TOKEN',
     null,

@@ -117,7 +117,11 @@ export async function register(ctx: Platform, input: RegisterInput, ip: string):
         text: [
           `Hello ${input.firstname.trim()},`,
           '',
-          'Activate your account with this activation uuid (PUT /v1.3/account/activate {"uuid": "..."}):',
+          'Activate your account by opening this link:',
+          '',
+          `${consoleUrl(ctx)}/#/activate/${activationUuid}`,
+          '',
+          'or with the API (PUT /v1.3/account/activate {"uuid": "..."}) and this activation uuid:',
           '',
           `Activation uuid: ${activationUuid}`,
           '',
@@ -147,6 +151,11 @@ export async function register(ctx: Platform, input: RegisterInput, ip: string):
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; message?: string; errcode?: number };
   return e?.code === '23505' || /UNIQUE constraint failed/i.test(e?.message ?? '');
+}
+
+/** The web console's address for links in mail: PUBLIC_URL, or this machine at PORT. */
+function consoleUrl(ctx: Platform): string {
+  return (ctx.config.publicUrl ?? `http://localhost:${ctx.config.port}`).replace(/\/+$/, '');
 }
 
 export async function login(ctx: Platform, email: string, password: string, ip: string): Promise<AuthAnswer> {

@@ -23,6 +23,7 @@ import { v1Format, v1Setup } from '../api/v1/format.ts';
 import { v1Routes } from '../api/v1/index.ts';
 import { registerJournal } from './journal-hook.ts';
 import { metricsRoute, observeRequests } from './metrics.ts';
+import { consoleStatic } from './console-static.ts';
 
 export interface AppDeps {
   ctx: Platform;
@@ -243,6 +244,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(apiScope({ ctx, limiters, format: adminFormat, routes: adminRoutes(), unknownPath: 404 }), {
     prefix: '/admin',
   });
+
+  // The web console at / (index.html and /assets/* only; every other path stays the APIs').
+  await app.register(consoleStatic());
 
   // A plugin's `/` route serves both `/docs` and `/docs/` but announces only one of them.
   for (const [path, methods] of rootMethods) {

@@ -1,0 +1,56 @@
+// The web console's files at /: index.html never cached stale, hashed assets cached for a year,
+// the console's security headers, and every API and service path left to its own handler.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startTestServer, type TestServer } from './support/server.ts';
+
+let server: TestServer;
+before(async () => {
+  server = await startTestServer();
+});
+after(() => server.close());
+
+describe('the console at /', () => {
+  test('/ and /index.html answer the built page with no-cache and the console security headers', async () => {
+    for (const path of ['/', '/index.html']) {
+      const page = await fetch(server.url + path);
+      assert.equal(page.status, 200, path);
+      assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+      assert.equal(page.headers.get('cache-control'), 'no-cache');
+      assert.match(page.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+      assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
+      assert.match(await page.text(), /<div id="app">/);
+    }
+  });
+
+  test('every asset the page names is served with a year of immutable caching; a revalidation answers 304', async () => {
+    const html = await (await fetch(server.url)).text();
+    const assets = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]);
+    assert.ok(assets.some((a) => a.endsWith('.js')) && assets.some((a) => a.endsWith('.css')), html);
+    for (const asset of assets) {
+      const answer = await fetch(server.url + asset);
+      assert.equal(answer.status, 200, asset);
+      assert.equal(answer.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+      assert.match(answer.headers.get('content-type') ?? '', asset.endsWith('.js') ? /javascript/ : /text\/css/);
+      const again = await fetch(server.url + asset, { headers: { 'if-none-match': answer.headers.get('etag')! } });
+      assert.equal(again.status, 304);
+    }
+    assert.equal((await fetch(`${server.url}/assets/missing-0000.js`)).status, 404);
+  });
+
+  test('the APIs, the docs and the health endpoints keep their own answers', async () => {
+    const regions = await fetch(`${server.url}/v1.3/region/list`);
+    assert.equal(regions.status, 200);
+    assert.ok((await regions.json()).regions);
+    assert.equal((await fetch(`${server.url}/v1.3/account/info`)).status, 401);
+    assert.equal((await fetch(`${server.url}/admin/clock`)).status, 401);
+    assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
+    assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
+    assert.ok((await (await fetch(`${server.url}/openapi.json`)).json()).openapi);
+    assert.equal((await fetch(`${server.url}/docs`, { redirect: 'manual' })).status < 400, true);
+    const unknown = await fetch(`${server.url}/no-such-page`);
+    assert.equal(unknown.status, 404);
+    assert.match(unknown.headers.get('content-type') ?? '', /json/);
+  });
+});

@@ -1,0 +1,42 @@
+// Chromium for the console's end-to-end tests: Debian's /usr/bin/chromium (CHROMIUM_PATH
+// overrides) driven by playwright-core, headless, with the flags that keep it off the network.
+// `step` runs a test body and saves a screenshot of every open page when it fails.
+
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const screenshotDir = resolve(import.meta.dirname, '../../test-results');
+
+export const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
+export async function launch(): Promise<Browser> {
+  if (!existsSync(chromiumPath)) throw new Error(`Chromium not found at ${chromiumPath}`);
+  return chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs });
+}
+
+/** Runs `body`; when it throws, every page in `pages()` is photographed into test-results/. */
+export async function withScreenshots(name: string, pages: () => Page[], body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    mkdirSync(screenshotDir, { recursive: true });
+    const slug = name.replace(/[^a-z0-9]+/gi, '-').toLowerCase();
+    for (const [index, page] of pages().entries()) {
+      const path = join(screenshotDir, `${slug}-${index}.png`);
+      await page.screenshot({ path, fullPage: true }).catch(() => {});
+      console.error(`screenshot of the failure: ${path}`);
+    }
+    throw error;
+  }
+}

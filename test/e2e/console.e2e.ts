@@ -1,0 +1,247 @@
+// The web console end to end, in a real browser (Debian's Chromium through playwright-core)
+// against a real Nubis serving the built console at /. Run by `npm test` as its own stage
+// (scripts/test.ts); every failure leaves screenshots in test-results/.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server.ts';
+import { createAccount, uniqueEmail } from '../support/accounts.ts';
+import { ecdsaPublicKey, SETTLE_SECONDS, standardServer } from '../support/servers.ts';
+import { launch, withScreenshots } from './browser.ts';
+
+const WAIT = 20_000;
+
+let server: TestServer;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+
+before(async () => {
+  server = await startTestServer();
+  browser = await launch();
+});
+
+after(async () => {
+  for (const context of contexts) await context.close().catch(() => {});
+  await browser?.close();
+  await server?.close();
+});
+
+async function newPage(): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  context.setDefaultTimeout(WAIT);
+  contexts.push(context);
+  return context.newPage();
+}
+
+const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+const field = (page: Page, label: string) => page.getByLabel(label, { exact: true });
+const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
+
+async function theme(page: Page): Promise<string | undefined> {
+  return page.evaluate(() => document.documentElement.dataset.theme);
+}
+
+async function logIn(page: Page, email: string, password: string): Promise<void> {
+  await page.goto(`${server.url}/#/login`);
+  await field(page, 'Email').fill(email);
+  await field(page, 'Password').fill(password);
+  await button(page, 'Log in').click();
+  await heading(page, 'Servers').waitFor();
+}
+
+describe('the web console in Chromium', () => {
+  test('a customer signs up, activates, logs in, deploys, stops, snapshots, sees billing, switches theme, logs out', async () => {
+    const page = await newPage();
+    await withScreenshots(
+      'customer journey',
+      () => [page],
+      async () => {
+        const email = uniqueEmail('console');
+        const password = 'a-long-password-123';
+
+        // The first page is the log-in form, served by Nubis at /.
+        const response = await page.goto(`${server.url}/`);
+        assert.equal(response?.status(), 200);
+        assert.equal(response?.headers()['cache-control'], 'no-cache');
+        await heading(page, 'Log in').waitFor();
+
+        // Sign up, with a bad e-mail first: the API's error shows next to the Email field.
+        await page.getByRole('link', { name: 'Create an account' }).click();
+        await heading(page, 'Sign up').waitFor();
+        await field(page, 'Email').fill('not-an-email');
+        await field(page, 'Password').fill(password);
+        await field(page, 'First name').fill('Ada');
+        await field(page, 'Last name').fill('Lovelace');
+        await field(page, 'Country').fill('gb');
+        await page.getByLabel('I accept the terms of service').check();
+        await button(page, 'Sign up').click();
+        await page.locator('.field-error').first().waitFor();
+        assert.equal(await field(page, 'Email').getAttribute('aria-invalid'), 'true');
+        const describedBy = await field(page, 'Email').getAttribute('aria-describedby');
+        assert.match((await page.locator(`#${describedBy?.split(' ')[0]}`).textContent()) ?? '', /e-mail/i);
+        await field(page, 'Email').fill(email);
+        await button(page, 'Sign up').click();
+        await heading(page, 'Check your mail').waitFor();
+        assert.match((await page.locator('main').textContent()) ?? '', new RegExp(email.replace(/[.+]/g, '\\$&')));
+
+        // The activation mail links to the console's activation page.
+        const outbox = await server.admin('GET', `/admin/outbox?to=${encodeURIComponent(email)}`);
+        const mail = outbox.body.messages.find((m: { subject: string }) => /activate/i.test(m.subject));
+        const uuid = /Activation uuid: ([0-9a-f-]{36})/.exec(mail.text)?.[1];
+        const link = /(https?:\/\/\S+)\/#\/activate\/([0-9a-f-]{36})/.exec(mail.text);
+        assert.ok(link, `no console link in the mail: ${mail.text}`);
+        assert.equal(link[2], uuid);
+        await page.goto(`${server.url}/#/activate/${link[2]}`);
+        await page.getByText('Your account is activated.').waitFor();
+
+        // Log out of the sign-up session and log in with the password.
+        await button(page, 'Log out').click();
+        await heading(page, 'Log in').waitFor();
+        await logIn(page, email, password);
+        const info = await server.request('GET', '/v1.3/account/info', {
+          token: await page.evaluate(() => sessionStorage.getItem('nubis.token')),
+        });
+        assert.equal(info.body.activated, true);
+        await server.admin('POST', `/admin/accounts/${info.body.id}/credit`, { amount: 50, note: 'e2e' });
+
+        // An SSH key, pasted; its fingerprint is listed.
+        await page.getByRole('link', { name: 'SSH keys' }).click();
+        await heading(page, 'SSH keys').waitFor();
+        await field(page, 'Name').fill('laptop');
+        await field(page, 'Public key').fill(ecdsaPublicKey('ada@laptop'));
+        await button(page, 'Add SSH key').click();
+        await page.getByRole('cell', { name: 'laptop', exact: true }).waitFor();
+        const keys = await server.request('GET', '/v1.3/ssh_key/list', { token: await token(page) });
+        await page.getByRole('cell', { name: keys.body.ssh_keys[0].fingerprint }).waitFor();
+
+        // Create a server: region → image → plan, the price from the API, then the name.
+        await page.getByRole('link', { name: 'Servers' }).click();
+        await page.getByRole('link', { name: 'Create server' }).click();
+        await heading(page, 'Create server').waitFor();
+        await field(page, 'Region').selectOption(String(standardServer.region));
+        await field(page, 'Image').selectOption(String(standardServer.image));
+        await field(page, 'Plan').selectOption(String(standardServer.plan));
+        const plans = await server.request('GET', `/v1.3/plan/list?region_id=${standardServer.region}`);
+        const plan = plans.body.plans[String(standardServer.plan)];
+        const price = page.getByRole('region', { name: 'Price' });
+        await price.getByText(`$${plan.price_monthly.toFixed(2)}`).waitFor();
+        await price.getByText(`$${plan.price_hourly.toFixed(4)}`).waitFor();
+        await field(page, 'Hostname').fill('web-1.example.com');
+        await field(page, 'Label').fill('web 1');
+        await field(page, 'SSH key').selectOption({ index: 1 });
+        await button(page, 'Create server').click();
+        await heading(page, 'web 1').waitFor();
+        const badge = page.locator('.page-header .badge');
+        assert.equal(await badge.textContent(), 'provisioning');
+
+        // The clock moves; the page sees the server running without a reload.
+        await server.advance(SETTLE_SECONDS);
+        await page.locator('.page-header .badge', { hasText: /^running$/ }).waitFor();
+
+        // Stop it.
+        await button(page, 'Stop').click();
+        await server.advance(SETTLE_SECONDS);
+        await page.locator('.page-header .badge', { hasText: /^stopped$/ }).waitFor();
+
+        // The root password, on demand.
+        await button(page, 'Show root password').click();
+        const details = await server.request('GET', '/v1.3/server/list', { token: await token(page) });
+        await page.getByText(details.body.servers[0].info.password, { exact: true }).waitFor();
+
+        // A snapshot of it.
+        await field(page, 'Snapshot name').fill('before-upgrade');
+        await button(page, 'Take snapshot').click();
+        await page.getByRole('cell', { name: 'before-upgrade', exact: true }).waitFor();
+
+        // Billing shows the server's invoice item and the chart.
+        await server.advance(3600);
+        await page.getByRole('link', { name: 'Billing' }).click();
+        await heading(page, 'Billing').waitFor();
+        await page.getByRole('cell', { name: 'server (active)' }).first().waitFor();
+        await page.getByRole('img', { name: /Spending by month/ }).waitFor();
+
+        // Dark mode: new accounts start dark; the switch changes the theme and the account.
+        await page.getByRole('link', { name: 'Settings' }).click();
+        await heading(page, 'Settings').waitFor();
+        assert.equal(await theme(page), 'dark');
+        const darkMode = field(page, 'Dark mode');
+        assert.equal(await darkMode.isChecked(), true);
+        await darkMode.uncheck();
+        await page.getByText('Dark mode off.').waitFor();
+        assert.equal(await theme(page), 'light');
+        const after = await server.request('GET', '/v1.3/account/info', { token: await token(page) });
+        assert.equal(after.body.profile.dark_mode, false);
+
+        // Log out: the token is gone from the tab, and there never was a cookie.
+        await button(page, 'Log out').click();
+        await heading(page, 'Log in').waitFor();
+        assert.equal(await token(page), null);
+        assert.deepEqual(await page.context().cookies(), []);
+      },
+    );
+  });
+
+  test('an operator credits an account and blocks it; the customer sees both', async () => {
+    const customer = await newPage();
+    const operator = await newPage();
+    await withScreenshots(
+      'operator credit and block',
+      () => [customer, operator],
+      async () => {
+        const account = await createAccount(server, { credit: 0 });
+        await logIn(customer, account.email, account.password);
+        await customer.getByRole('link', { name: 'Billing' }).click();
+        await customer.locator('.big', { hasText: '$0.00' }).waitFor();
+
+        // The operator signs in with the operator token and finds the account.
+        await operator.goto(`${server.url}/#/admin`);
+        await heading(operator, 'Operator sign-in').waitFor();
+        await field(operator, 'Operator token').fill(ADMIN_TOKEN);
+        await button(operator, 'Sign in as operator').click();
+        await heading(operator, 'Accounts').waitFor();
+        await field(operator, 'Email').fill(account.email);
+        await button(operator, 'Search').click();
+        await operator.getByRole('link', { name: account.email }).click();
+        await heading(operator, account.email).waitFor();
+
+        // Credit with a note.
+        await field(operator, 'Amount').fill('25');
+        await field(operator, 'Note').fill('welcome credit');
+        await button(operator, 'Add credit').click();
+        await operator.getByText('Credited.').waitFor();
+        const transactions = await server.request('GET', '/v1.3/transaction/list', { token: account.token });
+        assert.equal(transactions.body.transactions[0].amount, 25);
+
+        await customer.reload();
+        await customer.locator('.big', { hasText: '$25.00' }).waitFor();
+
+        // Block, with a confirmation.
+        await button(operator, 'Block account').click();
+        await operator.getByRole('dialog').getByRole('button', { name: 'Yes, block' }).click();
+        await operator.getByText('Blocked.').waitFor();
+
+        // The customer's next change is refused, and every page then says why.
+        await customer.getByRole('link', { name: 'SSH keys' }).click();
+        await field(customer, 'Name').fill('laptop');
+        await field(customer, 'Public key').fill(ecdsaPublicKey('blocked@laptop'));
+        await button(customer, 'Add SSH key').click();
+        await customer.locator('.banner').filter({ hasText: /blocked/ }).waitFor();
+        await customer.getByRole('link', { name: 'Servers' }).click();
+        await customer.locator('.banner').filter({ hasText: /blocked/ }).waitFor();
+        await button(customer, 'Log out').click();
+        await field(customer, 'Email').fill(account.email);
+        await field(customer, 'Password').fill(account.password);
+        await button(customer, 'Log in').click();
+        await customer
+          .getByRole('alert')
+          .filter({ hasText: /blocked/ })
+          .waitFor();
+      },
+    );
+  });
+});
+
+function token(page: Page): Promise<string | null> {
+  return page.evaluate(() => sessionStorage.getItem('nubis.token'));
+}
