@@ -2,6 +2,7 @@
 // never build a URL or read a status code themselves. Errors become ApiError, whose `fields`
 // map a 400's field names to their reasons so forms can show each one next to its input.
 
+import { createNubisClient, NubisError, unwrap } from '@nubis/sdk';
 import { session } from './session.ts';
 
 export interface FieldErrors {
@@ -18,47 +19,45 @@ export class ApiError extends Error {
   }
 }
 
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** One client for the page's own origin; the token is asked for before every request. */
+const client = createNubisClient({ baseUrl: location.origin, token: () => session.token() });
+/** The same API with the operator token (ADMIN_TOKEN) instead of an account's. */
+const operatorClient = createNubisClient({ baseUrl: location.origin, token: () => session.operator() });
+/** Calls that must carry no token (register, login) or a token not yet stored (checking a login). */
+const bare = createNubisClient({ baseUrl: location.origin });
+/** Operator calls newer than the SDK's generated paths: the same client, untyped until it is regenerated. */
+type Answer = Promise<{ data?: unknown; error?: unknown; response: Response }>;
+const untyped = operatorClient as unknown as {
+  GET(path: string, init?: unknown): Answer;
+  POST(path: string, init?: unknown): Answer;
+  DELETE(path: string, init?: unknown): Answer;
+};
+const withToken = (token: string) => createNubisClient({ baseUrl: location.origin, token });
 
-async function call<T>(method: Method, path: string, body?: unknown, token = session.token()): Promise<T> {
-  const headers: Record<string, string> = {};
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  let response: Response;
+/** Runs an SDK call: its data, or an ApiError the forms can place field by field. */
+async function call<T>(
+  request: Promise<{ data?: T; error?: unknown; response: Response }>,
+  token?: string | null,
+): Promise<T> {
   try {
-    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  } catch {
-    throw new ApiError(0, 'The server cannot be reached; check your connection and retry.');
-  }
-  const text = await response.text();
-  let parsed: unknown = null;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    parsed = text;
-  }
-  if (response.ok) return parsed as T;
-  const errors = (parsed as { errors?: unknown } | null)?.errors;
-  if (Array.isArray(errors)) {
+    return await unwrap(request);
+  } catch (error) {
+    if (!(error instanceof NubisError))
+      throw new ApiError(0, 'The server cannot be reached; check your connection and retry.');
     const fields: FieldErrors = {};
-    for (const entry of errors as { field?: string; reason?: string }[])
-      if (entry.field) fields[entry.field] ??= entry.reason ?? 'invalid';
-    const message = Object.entries(fields)
-      .map(([field, reason]) => `${field}: ${reason}`)
-      .join('; ');
-    throw new ApiError(response.status, message || 'Bad request', fields);
+    for (const entry of error.fields) fields[entry.field] ??= entry.reason;
+    if (error.status === 401 && token !== null && session.token()) session.expired();
+    // A blocked account still reads its info and bills, but nothing else: tell the shell, which says so on every page.
+    if (error.status === 403 && /blocked/i.test(error.reason) && token !== null)
+      dispatchEvent(new CustomEvent('nubis:account-problem', { detail: error.reason }));
+    const message = error.fields.length
+      ? error.reason
+      : error.reason
+        ? `${error.reason} (${error.response || error.status})`
+        : error.response || `${error.status}`;
+    throw new ApiError(error.status, message, fields);
   }
-  const reason = (errors as { reason?: string; response?: string } | undefined)?.reason;
-  const line = (errors as { response?: string } | undefined)?.response ?? `${response.status} ${response.statusText}`;
-  if (response.status === 401 && token === session.token() && token) session.expired();
-  // A blocked account still reads its info and bills, but nothing else: tell the shell, which says so on every page.
-  if (response.status === 403 && reason && /blocked/i.test(reason) && token === session.token())
-    dispatchEvent(new CustomEvent('nubis:account-problem', { detail: reason }));
-  throw new ApiError(response.status, reason ? `${reason} (${line})` : line);
 }
-
-const v = (path: string) => `/v1.3${path}`;
-const id = (value: string | number) => encodeURIComponent(String(value));
 
 export interface Success {
   success: { response: string; reason: string };
@@ -253,6 +252,8 @@ export interface CreateServerInput {
   vpc?: string;
 }
 
+const path = <K extends string>(key: K, value: string) => ({ params: { path: { [key]: value } as Record<K, string> } });
+
 export const api = {
   // Account
   register: (input: {
@@ -262,111 +263,114 @@ export const api = {
     lastname: string;
     country: string;
     accept_tos: boolean;
-  }) => call<{ token: string; timestamp: string }>('POST', v('/account/register'), input, null),
+  }) =>
+    // accept_tos is typed `true`; an unticked box is still sent, so the API's answer names the field.
+    call(bare.POST('/v1.3/account/register', { body: { ...input, accept_tos: input.accept_tos as true } }), null),
   login: (email: string, password: string) =>
-    call<{ token: string; timestamp: string }>('POST', v('/account/login'), { email, password }, null),
-  activate: (uuid: string) => call<Success>('PUT', v('/account/activate'), { uuid }, null),
-  reset: (email: string) => call<Success>('PATCH', v('/account/reset'), { email }, null),
-  accountInfo: (token?: string) => call<Account>('GET', v('/account/info'), undefined, token),
+    call(bare.POST('/v1.3/account/login', { body: { email, password } }), null),
+  activate: (uuid: string) => call(bare.PUT('/v1.3/account/activate', { body: { uuid } }), null),
+  reset: (email: string) => call(bare.PATCH('/v1.3/account/reset', { body: { email } }), null),
+  accountInfo: (token?: string) =>
+    call((token ? withToken(token) : client).GET('/v1.3/account/info'), token ? null : undefined) as Promise<Account>,
   updateAccount: (
     changes: Partial<Record<'firstname' | 'lastname' | 'country' | 'email' | 'password', string>> & {
       dark_mode?: boolean;
     },
-  ) => call<Success>('PATCH', v('/account/update'), changes),
+  ) => call(client.PATCH('/v1.3/account/update', { body: changes })),
 
   // Tokens
-  tokens: () => call<{ tokens: Token[] }>('GET', v('/account/token_list')),
-  createToken: (name: string) =>
-    call<{ uuid: string; name: string; token: string; created: string }>('POST', v('/account/token_create'), { name }),
-  renameToken: (uuid: string, name: string) => call<Success>('PATCH', v('/account/token_rename'), { uuid, name }),
-  removeToken: (uuid: string) => call<null>('DELETE', v(`/account/token_remove/${id(uuid)}`)),
+  tokens: () => call(client.GET('/v1.3/account/token_list')) as Promise<{ tokens: Token[] }>,
+  createToken: (name: string) => call(client.POST('/v1.3/account/token_create', { body: { name } })),
+  renameToken: (uuid: string, name: string) =>
+    call(client.PATCH('/v1.3/account/token_rename', { body: { uuid, name } })),
+  removeToken: (uuid: string) => call(client.DELETE('/v1.3/account/token_remove/{token_id}', path('token_id', uuid))),
 
   // Listings
-  regions: () => call<{ regions: Record<string, Region> }>('GET', v('/region/list'), undefined, null),
+  regions: () => call(bare.GET('/v1.3/region/list')) as Promise<{ regions: Record<string, Region> }>,
   images: (regionId?: number) =>
-    call<{ images: Record<string, Image> }>(
-      'GET',
-      v(`/image/list${regionId ? `?region_id=${regionId}` : ''}`),
-      undefined,
-      null,
-    ),
+    call(bare.GET('/v1.3/image/list', { params: { query: regionId ? { region_id: regionId } : {} } })) as Promise<{
+      images: Record<string, Image>;
+    }>,
   plans: (regionId?: number) =>
-    call<{ plans: Record<string, Plan> }>(
-      'GET',
-      v(`/plan/list${regionId ? `?region_id=${regionId}` : ''}`),
-      undefined,
-      null,
-    ),
+    call(bare.GET('/v1.3/plan/list', { params: { query: regionId ? { region_id: regionId } : {} } })) as Promise<{
+      plans: Record<string, Plan>;
+    }>,
 
   // Servers
-  servers: () => call<{ servers: Server[] }>('GET', v('/server/list')),
-  server: (uuid: string) => call<Server>('GET', v(`/server/info/${id(uuid)}`)),
-  createServer: (input: CreateServerInput) => call<Server>('POST', v('/server/create'), input),
-  removeServer: (uuid: string) => call<null>('DELETE', v(`/server/remove/${id(uuid)}`)),
+  servers: () => call(client.GET('/v1.3/server/list')) as Promise<{ servers: Server[] }>,
+  server: (uuid: string) =>
+    call(client.GET('/v1.3/server/info/{server_id}', path('server_id', uuid))) as Promise<Server>,
+  createServer: (input: CreateServerInput) =>
+    call(client.POST('/v1.3/server/create', { body: input })) as Promise<Server>,
+  removeServer: (uuid: string) => call(client.DELETE('/v1.3/server/remove/{server_id}', path('server_id', uuid))),
   power: (action: 'start' | 'stop' | 'reboot', server_id: string) =>
-    call<Success>('PATCH', v(`/server/${action}`), { server_id }),
-  rebuildImages: (uuid: string) =>
-    call<{ images: Record<string, { uuid: string; name: string }> }>('GET', v(`/server/rebuild/${id(uuid)}`)),
+    call(client.PATCH(`/v1.3/server/${action}`, { body: { server_id } })),
+  rebuildImages: (uuid: string) => call(client.GET('/v1.3/server/rebuild/{server_id}', path('server_id', uuid))),
   rebuild: (server_id: string, image_id: string) =>
-    call<Success>('POST', v('/server/rebuild'), { server_id, image_id }),
-  reinstall: (server_id: string) => call<Success>('POST', v('/server/reinstall'), { server_id }),
-  resizePlans: (uuid: string) =>
-    call<{ plans: Record<string, { uuid: string; name: string }> }>('GET', v(`/server/resize/${id(uuid)}`)),
-  resize: (server_id: string, plan_id: string) => call<Success>('POST', v('/server/resize'), { server_id, plan_id }),
-  rescue: (server_id: string, enable: boolean) => call<Success>('POST', v('/server/rescue'), { server_id, enable }),
-  setRdns: (server_id: string, rdns: string) => call<Success>('PUT', v('/rdns/put'), { server_id, rdns }),
+    call(client.POST('/v1.3/server/rebuild', { body: { server_id, image_id } })),
+  reinstall: (server_id: string) => call(client.POST('/v1.3/server/reinstall', { body: { server_id } })),
+  resizePlans: (uuid: string) => call(client.GET('/v1.3/server/resize/{server_id}', path('server_id', uuid))),
+  resize: (server_id: string, plan_id: string) =>
+    call(client.POST('/v1.3/server/resize', { body: { server_id, plan_id } })),
+  rescue: (server_id: string, enable: boolean) =>
+    call(client.POST('/v1.3/server/rescue', { body: { server_id, enable } })),
+  setRdns: (server_id: string, rdns: string) => call(client.PUT('/v1.3/rdns/put', { body: { server_id, rdns } })),
   setOption: (server_id: string, name: string, value: string) =>
-    call<Success>('PUT', v(`/option/set/${id(server_id)}`), { name, value }),
+    call(client.PUT('/v1.3/option/set/{server_id}', { ...path('server_id', server_id), body: { name, value } })),
   backups: (server_id: string, enable: boolean) =>
-    call<Success>('PATCH', v(`/backup/${enable ? 'enable' : 'disable'}`), { server_id }),
+    call(client.PATCH(enable ? '/v1.3/backup/enable' : '/v1.3/backup/disable', { body: { server_id } })),
 
   // Snapshots and backups
-  snapshots: () => call<{ snapshots: Snapshot[] }>('GET', v('/snapshot/list')),
+  snapshots: () => call(client.GET('/v1.3/snapshot/list')) as Promise<{ snapshots: Snapshot[] }>,
   createSnapshot: (server_id: string, name: string) =>
-    call<{ snapshot_id: string }>('POST', v('/snapshot/create'), { server_id, name }),
+    call(client.POST('/v1.3/snapshot/create', { body: { server_id, name } })),
   restoreSnapshot: (snapshot_id: string, server_id: string) =>
-    call<Success>('PATCH', v('/snapshot/restore'), { snapshot_id, server_id }),
+    call(client.PATCH('/v1.3/snapshot/restore', { body: { snapshot_id, server_id } })),
   restoreBackup: (backup_id: string, server_id: string) =>
-    call<Success>('PATCH', v('/backup/restore'), { backup_id, server_id }),
-  removeSnapshot: (uuid: string) => call<null>('DELETE', v(`/snapshot/remove/${id(uuid)}`)),
+    call(client.PATCH('/v1.3/backup/restore', { body: { backup_id, server_id } })),
+  removeSnapshot: (uuid: string) =>
+    call(client.DELETE('/v1.3/snapshot/remove/{snapshot_id}', path('snapshot_id', uuid))),
 
   // Floating IPs
-  floatingIps: () => call<{ floating_ips: FloatingIp[] }>('GET', v('/floating_ip/list')),
+  floatingIps: () => call(client.GET('/v1.3/floating_ip/list')) as Promise<{ floating_ips: FloatingIp[] }>,
   createFloatingIp: (region_id: number, ip_version: number) =>
-    call<{ uuid: string; ip_address: string }>('POST', v('/floating_ip/create'), { region_id, ip_version }),
+    call(client.POST('/v1.3/floating_ip/create', { body: { region_id, ip_version: ip_version as 4 | 6 } })),
   attachFloatingIp: (ip_id: string, server_id: string) =>
-    call<Success>('PATCH', v('/floating_ip/attach'), { ip_id, server_id }),
+    call(client.PATCH('/v1.3/floating_ip/attach', { body: { ip_id, server_id } })),
   detachFloatingIp: (ip_id: string, server_id: string) =>
-    call<Success>('PATCH', v('/floating_ip/detach'), { ip_id, server_id }),
-  removeFloatingIp: (uuid: string) => call<null>('DELETE', v(`/floating_ip/remove/${id(uuid)}`)),
+    call(client.PATCH('/v1.3/floating_ip/detach', { body: { ip_id, server_id } })),
+  removeFloatingIp: (uuid: string) => call(client.DELETE('/v1.3/floating_ip/remove/{ip_id}', path('ip_id', uuid))),
 
   // VPCs
-  vpcs: () => call<{ vpcs: Vpc[] }>('GET', v('/vpc/list')),
-  createVpc: (region_id: number, name: string) => call<{ uuid: string }>('POST', v('/vpc/create'), { region_id, name }),
-  attachVpc: (vpc_id: string, server_id: string) => call<Success>('PATCH', v('/vpc/attach'), { vpc_id, server_id }),
-  detachVpc: (vpc_id: string, server_id: string) => call<Success>('PATCH', v('/vpc/detach'), { vpc_id, server_id }),
-  removeVpc: (uuid: string) => call<null>('DELETE', v(`/vpc/remove/${id(uuid)}`)),
+  vpcs: () => call(client.GET('/v1.3/vpc/list')) as Promise<{ vpcs: Vpc[] }>,
+  createVpc: (region_id: number, name: string) => call(client.POST('/v1.3/vpc/create', { body: { region_id, name } })),
+  attachVpc: (vpc_id: string, server_id: string) =>
+    call(client.PATCH('/v1.3/vpc/attach', { body: { vpc_id, server_id } })),
+  detachVpc: (vpc_id: string, server_id: string) =>
+    call(client.PATCH('/v1.3/vpc/detach', { body: { vpc_id, server_id } })),
+  removeVpc: (uuid: string) => call(client.DELETE('/v1.3/vpc/remove/{vpc_id}', path('vpc_id', uuid))),
 
   // SSH keys
-  sshKeys: () => call<{ ssh_keys: SshKey[] }>('GET', v('/ssh_key/list')),
+  sshKeys: () => call(client.GET('/v1.3/ssh_key/list')) as Promise<{ ssh_keys: SshKey[] }>,
   createSshKey: (name: string, public_key: string) =>
-    call<{ uuid: string; name: string; fingerprint: string }>('POST', v('/ssh_key/create'), { name, public_key }),
-  removeSshKey: (uuid: string) => call<null>('DELETE', v(`/ssh_key/remove/${id(uuid)}`)),
+    call(client.POST('/v1.3/ssh_key/create', { body: { name, public_key } })),
+  removeSshKey: (uuid: string) => call(client.DELETE('/v1.3/ssh_key/remove/{ssh_key_id}', path('ssh_key_id', uuid))),
 
   // Billing
-  transactions: () => call<{ transactions: Transaction[] }>('GET', v('/transaction/list')),
-  invoices: () => call<{ invoices: InvoiceItem[]; meta: { total: number } }>('GET', v('/invoice/list')),
-  invoiceSum: (from: string, to: string) => call<InvoiceSum>('POST', v('/invoice/sum'), { from, to }),
+  transactions: () => call(client.GET('/v1.3/transaction/list')) as Promise<{ transactions: Transaction[] }>,
+  invoices: () =>
+    call(client.GET('/v1.3/invoice/list')) as Promise<{ invoices: InvoiceItem[]; meta: { total: number } }>,
+  invoiceSum: (from: string, to: string) =>
+    call(client.POST('/v1.3/invoice/sum', { body: { from, to } })) as Promise<InvoiceSum>,
 };
 
 /** The operator API, authenticated with the operator token instead of an account's. */
-const a = <T>(method: Method, path: string, body?: unknown) =>
-  call<T>(method, `/admin${path}`, body, session.operator());
-
 export const admin = {
-  check: (token: string) => call<{ now: string; mode: string }>('GET', '/admin/clock', undefined, token),
+  check: (token: string) => call(withToken(token).GET('/admin/clock'), null),
   accounts: (email?: string) =>
-    a<{ accounts: AdminAccount[] }>('GET', `/accounts${email ? `?email=${encodeURIComponent(email)}` : ''}`),
+    call(operatorClient.GET('/admin/accounts', { params: { query: email ? { email } : {} } }), null) as Promise<{
+      accounts: AdminAccount[];
+    }>,
   patchAccount: (
     account: string,
     changes: {
@@ -376,23 +380,38 @@ export const admin = {
       servers_limit?: number;
       permissions?: Record<string, boolean>;
     },
-  ) => a<AdminAccount>('PATCH', `/accounts/${id(account)}`, changes),
+  ) => call(operatorClient.PATCH('/admin/accounts/{account}', { ...path('account', account), body: changes }), null),
   credit: (account: string, amount: string, note: string) =>
-    a<Transaction>('POST', `/accounts/${id(account)}/credit`, { amount, note: note || undefined }),
-  outbox: (to?: string) => a<{ messages: Mail[] }>('GET', `/outbox${to ? `?to=${encodeURIComponent(to)}` : ''}`),
-  clock: () => a<{ now: string; mode: string }>('GET', '/clock'),
-  advance: (seconds: number) => a<{ now: string }>('POST', '/clock/advance', { seconds }),
-  reset: () => a<{ reset: boolean }>('POST', '/reset'),
-  // Added by the operator API's servers and audit log; older servers answer 404.
-  servers: (account?: string) =>
-    a<{ servers: OperatorServer[] }>(
-      'GET',
-      `/servers?limit=1000${account ? `&account=${encodeURIComponent(account)}` : ''}`,
+    call(
+      operatorClient.POST('/admin/accounts/{account}/credit', {
+        ...path('account', account),
+        body: { amount, note: note || undefined },
+      }),
+      null,
     ),
-  forceStop: (server: string) => a<OperatorServer>('POST', `/servers/${id(server)}/stop`),
-  removeServer: (server: string) => a<{ removed: boolean }>('DELETE', `/servers/${id(server)}`),
-  transactions: (account: string) => a<{ transactions: Transaction[] }>('GET', `/accounts/${id(account)}/transactions`),
-  audit: () => a<{ entries: AuditEntry[] }>('GET', '/audit?limit=200'),
+  outbox: (to?: string) =>
+    call(operatorClient.GET('/admin/outbox', { params: { query: to ? { to } : {} } }), null) as Promise<{
+      messages: Mail[];
+    }>,
+  clock: () => call(operatorClient.GET('/admin/clock'), null),
+  advance: (seconds: number) => call(operatorClient.POST('/admin/clock/advance', { body: { seconds } }), null),
+  reset: () => call(operatorClient.POST('/admin/reset'), null),
+  // The operator API's servers and audit log (added with the operator CLI).
+  servers: (account?: string) =>
+    call(
+      untyped.GET('/admin/servers', { params: { query: { limit: 1000, ...(account ? { account } : {}) } } }),
+      null,
+    ) as Promise<{ servers: OperatorServer[] }>,
+  forceStop: (server: string) => call(untyped.POST('/admin/servers/{server}/stop', path('server', server)), null),
+  removeServer: (server: string) => call(untyped.DELETE('/admin/servers/{server}', path('server', server)), null),
+  transactions: (account: string) =>
+    call(untyped.GET('/admin/accounts/{account}/transactions', path('account', account)), null) as Promise<{
+      transactions: Transaction[];
+    }>,
+  audit: () =>
+    call(untyped.GET('/admin/audit', { params: { query: { limit: 200 } } }), null) as Promise<{
+      entries: AuditEntry[];
+    }>,
 };
 
 export interface OperatorServer {

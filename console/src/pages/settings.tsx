@@ -42,14 +42,17 @@ export function SettingsPage() {
             onChecked={(checked) =>
               theme.run(
                 async () => {
+                  setPending(checked);
                   applyTheme(checked);
                   try {
                     await api.updateAccount({ dark_mode: checked });
+                    await refresh();
                   } catch (e) {
                     applyTheme(!checked);
                     throw e;
+                  } finally {
+                    setPending(null);
                   }
-                  await refresh();
                 },
                 checked ? 'Dark mode on.' : 'Dark mode off.',
               )

@@ -1,0 +1,98 @@
+// Screenshots of the console's main pages in both themes, for docs/console/ and the README:
+// starts a Nubis with a virtual clock, gives an account a few servers, a key, a snapshot and a
+// month of billing, then photographs each page in Chromium, light and dark.
+// Usage: npm run build -w @nubis/console && node scripts/console-screenshots.ts
+
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { startTestServer } from '../test/support/server.ts';
+import { createAccount } from '../test/support/accounts.ts';
+import { ecdsaPublicKey } from '../test/support/servers.ts';
+import { launch } from '../test/e2e/browser.ts';
+
+const out = resolve(import.meta.dirname, '../docs/console');
+mkdirSync(out, { recursive: true });
+
+const server = await startTestServer({ LOG_LEVEL: 'silent' });
+const browser = await launch();
+try {
+  const account = await createAccount(server, { credit: 250, email: 'ada@example.com' });
+  const call = async (method: string, path: string, body?: unknown) => {
+    const answer = await server.request(method, path, { token: account.token, body });
+    if (answer.status >= 400) throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    return answer.body;
+  };
+  await call('PATCH', '/v1.3/account/update', { firstname: 'Ada', lastname: 'Lovelace' });
+  const key = await call('POST', '/v1.3/ssh_key/create', { name: 'laptop', public_key: ecdsaPublicKey('ada@laptop') });
+  const names = ['web-1', 'web-2', 'db-1', 'cache-1', 'worker-1'];
+  const servers = [];
+  for (const [index, name] of names.entries())
+    servers.push(
+      await call('POST', '/v1.3/server/create', {
+        hostname: `${name}.example.com`,
+        label: name,
+        region: 101,
+        image: 1001,
+        plan: index < 2 ? 2 : 1,
+        ssh_key: key.uuid,
+        auto_backups: index === 2,
+        ipv6_networking: index < 2,
+      }),
+    );
+  await server.advance(600);
+  await call('PATCH', '/v1.3/server/stop', { server_id: servers[3].uuid });
+  await call('POST', '/v1.3/snapshot/create', { server_id: servers[2].uuid, name: 'before-upgrade' });
+  await server.advance(20 * 86400);
+  await call('POST', '/v1.3/server/create', {
+    hostname: 'new-1.example.com',
+    label: 'new-1',
+    region: 101,
+    image: 1001,
+    plan: 1,
+  });
+
+  for (const dark of [false, true]) {
+    const theme = dark ? 'dark' : 'light';
+    await call('PATCH', '/v1.3/account/update', { dark_mode: dark });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: theme });
+    const page = await context.newPage();
+    const shoot = async (name: string) => {
+      await page.waitForLoadState('networkidle');
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: join(out, `${name}-${theme}.png`) });
+    };
+    await page.goto(`${server.url}/#/login`);
+    await page.getByLabel('Email', { exact: true }).fill(account.email);
+    await shoot('login');
+    await page.getByLabel('Password', { exact: true }).fill(account.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { name: 'Servers', level: 1 }).waitFor();
+    await page.getByRole('cell', { name: 'new-1' }).waitFor();
+    await shoot('servers');
+    await page.goto(`${server.url}/#/servers/new`);
+    await page.getByLabel('Region', { exact: true }).selectOption('101');
+    await page.getByLabel('Image', { exact: true }).selectOption('1001');
+    await page.getByLabel('Plan', { exact: true }).selectOption('2');
+    await page.getByLabel('Hostname', { exact: true }).fill('api-1.example.com');
+    await page.getByLabel('Label', { exact: true }).fill('api-1');
+    await shoot('create-server');
+    await page.goto(`${server.url}/#/servers/${servers[2].uuid}`);
+    await page.getByRole('heading', { name: 'db-1', level: 1 }).waitFor();
+    await shoot('server');
+    await page.goto(`${server.url}/#/billing`);
+    await page.getByRole('img', { name: /Spending by month/ }).waitFor();
+    await shoot('billing');
+    await page.evaluate(() => sessionStorage.clear());
+    await page.goto(`${server.url}/#/admin`);
+    await page.evaluate((token) => sessionStorage.setItem('nubis.operator', token), server.config.adminToken ?? '');
+    await page.goto(`${server.url}/#/admin/accounts/${account.id}`);
+    await page.reload();
+    await page.getByRole('heading', { name: account.email, level: 1 }).waitFor();
+    await shoot('operator-account');
+    await context.close();
+  }
+  console.log(`screenshots in ${out}`);
+} finally {
+  await browser.close();
+  await server.close();
+}
