@@ -226,9 +226,15 @@ describe('the web console in Chromium', () => {
         await field(customer, 'Name').fill('laptop');
         await field(customer, 'Public key').fill(ecdsaPublicKey('blocked@laptop'));
         await button(customer, 'Add SSH key').click();
-        await customer.locator('.banner').filter({ hasText: /blocked/ }).waitFor();
+        await customer
+          .locator('.banner')
+          .filter({ hasText: /blocked/ })
+          .waitFor();
         await customer.getByRole('link', { name: 'Servers' }).click();
-        await customer.locator('.banner').filter({ hasText: /blocked/ }).waitFor();
+        await customer
+          .locator('.banner')
+          .filter({ hasText: /blocked/ })
+          .waitFor();
         await button(customer, 'Log out').click();
         await field(customer, 'Email').fill(account.email);
         await field(customer, 'Password').fill(account.password);
