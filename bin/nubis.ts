@@ -17,6 +17,9 @@ Commands:
   serve [--no-sweeps]   serve the HTTP API (runs migrations first); the default
   migrate               apply database migrations and exit
   sweep [--once]        run the periodic sweeps without serving HTTP
+  compute setup         prepare the LXD/Incus engine for the catalog (pool, networks, profile; idempotent)
+  images build [--only tiny|debian] [--mirror URL]
+                        build the engine images from Debian's packages and import them
   help                  show this help
 
 Configuration comes from environment variables:
@@ -27,7 +30,13 @@ ${configTable()}
 async function main(): Promise<void> {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { help: { type: 'boolean', short: 'h' }, 'no-sweeps': { type: 'boolean' }, once: { type: 'boolean' } },
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      'no-sweeps': { type: 'boolean' },
+      once: { type: 'boolean' },
+      only: { type: 'string' },
+      mirror: { type: 'string' },
+    },
   });
   const command = values.help ? 'help' : (positionals[0] ?? 'serve');
   if (command === 'help') {
@@ -94,7 +103,17 @@ async function main(): Promise<void> {
     process.once('SIGINT', stop);
     return;
   }
-  throw new ConfigError(`unknown command "${command}"; see nubis --help`);
+  if (command === 'compute' && positionals[1] === 'setup') {
+    const { runComputeSetup } = await import('../src/compute/lxd/commands.ts');
+    await runComputeSetup(config);
+    return;
+  }
+  if (command === 'images' && positionals[1] === 'build') {
+    const { runImagesBuild } = await import('../src/compute/lxd/commands.ts');
+    await runImagesBuild(config, { only: values.only, mirror: values.mirror });
+    return;
+  }
+  throw new ConfigError(`unknown command "${positionals.join(' ')}"; see nubis --help`);
 }
 
 main().catch((error: unknown) => {

@@ -24,6 +24,7 @@ import { createComputeDriver } from './compute/registry.ts';
 import { createMetrics } from './platform/metrics.ts';
 import { registerStateMetrics } from './metrics/state-metrics.ts';
 import { startMetricsListener } from './http/metrics.ts';
+import { startJobRunner } from './compute/job-runner.ts';
 
 const packageVersion = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -173,6 +174,8 @@ export async function startServer(config: Config, options: { sweeps?: boolean } 
     );
   }
   const sweeper = (options.sweeps ?? config.sweeps) ? startSweeper(ctx, config.sweepIntervalSeconds * 1000) : null;
+  // A real compute driver's jobs run on every instance (a no-op with the simulated driver).
+  const jobs = startJobRunner(ctx);
 
   let closing: Promise<void> | null = null;
   return {
@@ -184,6 +187,7 @@ export async function startServer(config: Config, options: { sweeps?: boolean } 
       closing ??= (async () => {
         await sweeper?.stop();
         await metricsListener?.close();
+        await jobs.stop();
         await app.close();
         await settleMailDeliveries(ctx);
         ctx.mailTransport?.close();

@@ -16,6 +16,7 @@ import { lockAccount } from '../accounts/account-lock.ts';
 import { queueMail } from '../mail/mail.service.ts';
 import { machineOf } from '../servers/server-details.ts';
 import { accountFinance } from './ledger.ts';
+import { enqueueComputeJob } from '../compute/job-queue.ts';
 
 export interface FundsSweepReport {
   /** Accounts this sweep marked out of funds (and mailed). */
@@ -161,6 +162,7 @@ async function stopRunningServers(ctx: Platform, trx: Tx, accountId: number | nu
       .where('power', '=', 'running')
       .executeTakeFirst();
     stopped += Number(result.numUpdatedRows);
+    await enqueueComputeJob(ctx, trx, server.uuid, 'stopping');
   }
   return stopped;
 }

@@ -26,6 +26,10 @@ const Price = Type.String({
 });
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 
+/** Container (the default) or virtual machine, as the engine (LXD/Incus) names its instance types. */
+const InstanceType = Type.Union([Type.Literal('container'), Type.Literal('virtual-machine')]);
+const EngineName = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$' });
+
 export const RegionFeaturesSchema = Type.Object(
   {
     virtual_private_cloud: Type.Boolean(),
@@ -67,6 +71,21 @@ export const RegionSchema = Type.Object(
     operator_id: Type.Union([Type.String({ maxLength: 100 }), Type.Null()]),
     /** Hours after creation before a floating IP or VPC here may be removed (0 = no hold). */
     removal_hold_hours: Type.Integer({ minimum: 0, maximum: 8760 }),
+    /**
+     * What the real compute driver (COMPUTE_DRIVER=lxd) uses here: the engine network the
+     * region's first IPv4 pool is served on (default nubis-<id>), a cluster group to place
+     * servers in, and the instance type (container unless set).
+     */
+    engine: Type.Optional(
+      Type.Object(
+        {
+          network: Type.Optional(EngineName),
+          cluster_group: Type.Optional(EngineName),
+          instance_type: Type.Optional(InstanceType),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     /** Public address pools: IPv4 CIDRs and one IPv6 /48 (servers get a /64 each from it). */
     pools: Type.Object(
       {
@@ -104,6 +123,8 @@ export const ImageFileSchema = Type.Object(
     min_memory_mb: Type.Integer({ minimum: 1 }),
     /** Licence fee per hour; "0" for free software. */
     hourly_cost: Price,
+    /** The engine image (alias or fingerprint) servers of this image boot (COMPUTE_DRIVER=lxd; default nubis-debian). */
+    engine: Type.Optional(Type.Object({ image: EngineName }, { additionalProperties: false })),
   },
   { additionalProperties: false },
 );
@@ -122,6 +143,8 @@ export const PlanFileSchema = Type.Object(
     price_monthly: Price,
     /** Regions the plan is sold in; every region when empty. */
     regions: Type.Array(Type.Integer()),
+    /** The engine instance type of this plan's servers (COMPUTE_DRIVER=lxd), over the region's. */
+    engine: Type.Optional(Type.Object({ instance_type: Type.Optional(InstanceType) }, { additionalProperties: false })),
   },
   { additionalProperties: false },
 );

@@ -41,6 +41,12 @@ export interface SnapshotTicket extends ActionTicket {
  */
 export interface ComputeDriver {
   readonly name: string;
+  /**
+   * Set by a driver that runs real machines: its tickets only hold the server busy (an upper
+   * bound), the intent is queued as a compute job in the caller's transaction, and the job runner
+   * performs it through `engine` after the commit and settles the server from the engine's report.
+   */
+  readonly engine?: Engine;
   provision(machine: Machine, setup: MachineSetup): Promise<ActionTicket>;
   start(machine: Machine): Promise<ActionTicket>;
   stop(machine: Machine): Promise<ActionTicket>;
@@ -56,4 +62,56 @@ export interface ComputeDriver {
   remove(machine: Machine): Promise<void>;
   /** Traffic of each machine in the current calendar month (UTC), in GB, by uuid. */
   bandwidthUsageGb(machines: Machine[], now: number): Promise<Map<string, number>>;
+}
+
+/** Everything an engine needs to make a machine match a server, read when its job runs. */
+export interface MachineSpec {
+  uuid: string;
+  hostname: string;
+  region: Region;
+  plan: Plan;
+  image: Image;
+  /** The power the server should settle in. */
+  power: 'running' | 'stopped';
+  rescue: boolean;
+  rootPassword: string;
+  sshPublicKey: string | null;
+  scriptUrl: string | null;
+  ipv4: string | null;
+  ipv6: string | null;
+  /** Floating IPs attached (addresses). */
+  floating: string[];
+  /** VPCs the server is a member of: the VPC uuid, its range and the member's address. */
+  vpcs: { uuid: string; cidr: string; address: string }[];
+  /** Snapshot (or backup) uuid the disk comes from, for create from snapshot and restore. */
+  sourceSnapshot: string | null;
+}
+
+/** What the engine reports once it carried an action out. */
+export interface EngineOutcome {
+  power?: 'running' | 'stopped';
+  /** For a snapshot or backup: the size of the image kept, in whole GB. */
+  sizeGb?: number;
+}
+
+export interface EngineObservation {
+  power: 'running' | 'stopped';
+}
+
+/** The real machines behind servers, driven by the job runner (src/compute/job-runner.ts). */
+export interface Engine {
+  /**
+   * Carries out one action idempotently: a transition name (provisioning, booting, stopping,
+   * rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting), or remove, network,
+   * backup, forget-snapshot. `spec` is null once the server is gone (remove).
+   */
+  perform(
+    action: string,
+    serverUuid: string,
+    spec: MachineSpec | null,
+    payload: Record<string, unknown>,
+  ): Promise<EngineOutcome>;
+  /** The engine's view of every machine it runs for Nubis, by server uuid (reconciliation). */
+  observe(): Promise<Map<string, EngineObservation>>;
+  close(): void;
 }

@@ -15,6 +15,7 @@ import type { SshKeyTable } from '../ssh-keys/ssh-key.table.ts';
 import type { FaultRuleTable } from '../faults/fault.table.ts';
 import type { SavedStateTable } from '../state/saved-state.table.ts';
 import type { OperatorAuditTable } from '../audit/audit.table.ts';
+import type { ComputeJobTable } from '../compute/compute-job.table.ts';
 
 export interface Database {
   accounts: AccountTable;
@@ -35,6 +36,7 @@ export interface Database {
   fault_rules: FaultRuleTable;
   saved_states: SavedStateTable;
   operator_audit: OperatorAuditTable;
+  compute_jobs: ComputeJobTable;
 }
 
 export type Db = Kysely<Database>;

@@ -13,6 +13,7 @@ import { lockAccount } from '../accounts/account-lock.ts';
 import { findIn, planAvailableIn } from '../catalog/catalog.ts';
 import type { Image } from '../catalog/catalog.types.ts';
 import type { ActionTicket } from '../compute/compute-driver.ts';
+import { enqueueComputeJob } from '../compute/job-queue.ts';
 import { backupItem, firstHourMicros, serverItems, type PricedItem } from '../billing/pricing.ts';
 import { mayPowerOn, requireFunds } from '../billing/funds.ts';
 import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
@@ -22,7 +23,11 @@ import { powerOutcome, settlesStopped, type PowerCommand, type SettledPower, typ
 import { serverRepository } from './server.repository.ts';
 import type { ServerRow, ServerUpdate } from './server.table.ts';
 
-/** Records a transition the driver accepted: shown as `transition` until it ends, then `settlesTo`. */
+/**
+ * Records a transition the driver accepted: shown as `transition` until it ends, then `settlesTo`.
+ * With a real engine the ticket is only an upper bound: a compute job (queued here, in the same
+ * transaction) performs the action after the commit and ends the transition when the engine reports.
+ */
 export async function beginTransition(
   ctx: Platform,
   trx: Tx,
@@ -32,8 +37,10 @@ export async function beginTransition(
   ticket: ActionTicket,
   changes: ServerUpdate = {},
   startsAt?: number,
+  jobPayload: Record<string, unknown> = {},
 ): Promise<ServerRow> {
   const now = ctx.clock.now();
+  await enqueueComputeJob(ctx, trx, server.uuid, transition, jobPayload);
   return serverRepository.update(trx, server.id, {
     ...changes,
     power: settlesTo,

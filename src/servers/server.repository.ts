@@ -156,6 +156,7 @@ const insertedColumns = [
   'rescue',
   'options',
   'rdns',
+  'engine_error',
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof NewServerRow)[];

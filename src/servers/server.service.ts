@@ -21,6 +21,7 @@ import { vpcRepository } from '../vpcs/vpc.repository.ts';
 import { joinVpc } from '../vpcs/vpc-membership.ts';
 import { snapshotRepository } from '../snapshots/snapshot.repository.ts';
 import type { SnapshotRow } from '../snapshots/snapshot.table.ts';
+import { enqueueComputeJob, dropComputeJobs } from '../compute/job-queue.ts';
 import { hostnameProblem } from './hostname.ts';
 import {
   detailsWith,
@@ -308,10 +309,12 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
       rescue: 0,
       options: '{}',
       rdns: null,
+      engine_error: null,
       created_at: now,
       updated_at: now,
     });
     const vpcs = vpc ? [{ address: await joinVpc(ctx, trx, vpc, row.id), cidr: vpc.cidr }] : [];
+    await enqueueComputeJob(ctx, trx, uuid, 'provisioning');
     const network: ServerNetwork = {
       addresses: [v4, ...(v6 ? [v6] : [])].map((a) => ({ ...a, reverse: null })),
       floating: [],
@@ -364,6 +367,8 @@ export async function removeServerRow(ctx: Platform, trx: Tx, server: ServerRow)
   await snapshotRepository.deleteBackupsOf(trx, server.uuid);
   await serverRepository.delete(trx, server.id);
   await ctx.compute.remove(machineOf(ctx, server));
+  await dropComputeJobs(ctx, trx, server.uuid);
+  await enqueueComputeJob(ctx, trx, server.uuid, 'remove');
 }
 
 /** Images the server can be rebuilt with: offered in its region and fitting its disk. */

@@ -31,6 +31,8 @@ export interface ServerTable {
   /** JSON object of server options (bw_overage_policy, bw_overage_threshold). */
   options: string;
   rdns: string | null;
+  /** Why the compute engine last failed this server (real driver), or null. */
+  engine_error: string | null;
   created_at: number;
   updated_at: number;
 }

@@ -8,6 +8,7 @@ import { newUuid } from '../platform/ids.ts';
 import { machineOf } from '../servers/server-details.ts';
 import { isProvisioning } from '../servers/power-state.ts';
 import { snapshotRepository } from './snapshot.repository.ts';
+import { enqueueComputeJob } from '../compute/job-queue.ts';
 
 const dayMs = 86_400_000;
 
@@ -53,6 +54,7 @@ export async function runBackupSweep(ctx: Platform, pageSize = 200): Promise<{ t
           backup_slot: slot,
           created_at: now,
         });
+        if (backup) await enqueueComputeJob(ctx, trx, server.uuid, 'backup', { snapshot: backup.uuid });
         return backup !== null;
       });
       if (made) taken++;

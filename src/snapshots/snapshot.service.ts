@@ -18,6 +18,7 @@ import { settlesStopped } from '../servers/power-state.ts';
 import type { ServerRow } from '../servers/server.table.ts';
 import { snapshotRepository } from './snapshot.repository.ts';
 import type { SnapshotRow } from './snapshot.table.ts';
+import { enqueueComputeJob } from '../compute/job-queue.ts';
 
 /** The spec's Snapshot object (id is our addition, so remove can be called with it). */
 export interface SnapshotObject {
@@ -89,7 +90,17 @@ export async function createSnapshot(
       created_at: now,
     });
     await openInvoiceItems(ctx, trx, actor.accountId, uuid, [item]);
-    await beginTransition(ctx, trx, server, 'snapshotting', settlesStopped(server) ? 'stopped' : 'running', ticket);
+    await beginTransition(
+      ctx,
+      trx,
+      server,
+      'snapshotting',
+      settlesStopped(server) ? 'stopped' : 'running',
+      ticket,
+      {},
+      undefined,
+      { snapshot: uuid },
+    );
     return toSnapshotObject(row, now);
   });
 }
@@ -163,5 +174,6 @@ export async function removeSnapshot(ctx: Platform, actor: Actor, ref: string | 
     const image = await findImage(trx, actor.accountId, ref, undefined);
     await closeInvoiceItems(ctx, trx, image.uuid);
     await snapshotRepository.delete(trx, image.id);
+    await enqueueComputeJob(ctx, trx, image.uuid, 'forget-snapshot');
   });
 }

@@ -18,6 +18,7 @@ import { vpcRepository } from './vpc.repository.ts';
 import { joinVpc, leaveVpc } from './vpc-membership.ts';
 import { nextPrivateRange } from './private-range.ts';
 import type { VpcRow } from './vpc.table.ts';
+import { enqueueComputeJob } from '../compute/job-queue.ts';
 
 export interface Vpc {
   id: number;
@@ -146,6 +147,7 @@ export async function attachVpc(ctx: Platform, actor: Actor, input: MembershipIn
       );
     }
     await joinVpc(ctx, trx, vpc, server.id);
+    await enqueueComputeJob(ctx, trx, server.uuid, 'network');
   });
 }
 
@@ -156,6 +158,7 @@ export async function detachVpc(ctx: Platform, actor: Actor, input: MembershipIn
     const server = await findAttachableServer(ctx, trx, actor.accountId, input.serverId);
     if (!(await leaveVpc(trx, vpc, server.id)))
       throw new Conflict(`server ${server.uuid} is not attached to VPC ${vpc.uuid}`);
+    await enqueueComputeJob(ctx, trx, server.uuid, 'network');
   });
 }
 
@@ -172,5 +175,6 @@ export async function removeVpc(ctx: Platform, actor: Actor, ref: string | numbe
     assertRemovalHoldOver(ctx, `VPC ${vpc.name}`, vpc.region_id, vpc.created_at);
     await closeInvoiceItems(ctx, trx, vpc.uuid);
     await vpcRepository.remove(trx, vpc.id);
+    await enqueueComputeJob(ctx, trx, vpc.uuid, 'forget-vpc');
   });
 }

@@ -10,6 +10,7 @@ import { balanceFloorIndex } from './0006_balance_floor_index.ts';
 import { settledBalance } from './0007_settled_balance.ts';
 import { operatorAudit } from './0009_operator_audit.ts';
 import { faultRulesAndSavedStates } from './0010a_fault_rules_and_saved_states.ts';
+import { computeJobs } from './0008_compute_jobs.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
   const all: Record<string, Migration> = {
@@ -21,6 +22,7 @@ export function migrations(dialect: DialectName): MigrationProvider {
     '0007_settled_balance': settledBalance(),
     '0009_operator_audit': operatorAudit(dialect),
     '0010a_fault_rules_and_saved_states': faultRulesAndSavedStates(dialect),
+    '0008_compute_jobs': computeJobs(dialect),
   };
   return { getMigrations: async () => all };
 }

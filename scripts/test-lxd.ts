@@ -1,0 +1,58 @@
+// `npm run test:lxd`: the real-driver suite on LXD (or Incus). Prepares the engine for the test
+// catalog (`nubis compute setup`, and `nubis images build --only tiny` when the test image is
+// missing), then runs test/lxd/*.lxd.ts on SQLite and the PostgreSQL scenario. Without a
+// reachable engine it prints "not run: ..." and, under CI=true, fails.
+
+import { spawnSync } from 'node:child_process';
+import { LxdClient } from '../src/compute/lxd/lxd-client.ts';
+import { lxdUrl, writeTestCatalog } from '../test/lxd/support.ts';
+
+const ci = /^(1|true|yes)$/i.test(process.env.CI ?? '');
+const client = new LxdClient({ url: lxdUrl, timeoutMs: 5000 });
+try {
+  await client.get('/1.0');
+} catch (error) {
+  console.log(
+    `not run: the LXD engine is not reachable at ${lxdUrl} (${(error as Error).message}); install and start LXD (see README, Running real servers)`,
+  );
+  process.exit(ci ? 1 : 0);
+}
+
+const catalog = writeTestCatalog();
+const env = {
+  ...process.env,
+  CATALOG_FILE: catalog,
+  LXD_URL: lxdUrl,
+  LXD_TEST_CATALOG: catalog,
+  COMPUTE_DRIVER: 'lxd',
+};
+const nubis = (...args: string[]) => spawnSync(process.execPath, ['bin/nubis.ts', ...args], { stdio: 'inherit', env });
+
+if (!(await client.exists('/1.0/images/aliases/nubis-tiny'))) {
+  console.log('\n=== building the test image (nubis images build --only tiny) ===');
+  if (nubis('images', 'build', '--only', 'tiny').status !== 0) process.exit(1);
+}
+client.close();
+console.log('\n=== nubis compute setup (test catalog) ===');
+if (nubis('compute', 'setup').status !== 0) process.exit(1);
+
+const runs: { db: string; files: string[] }[] = [
+  { db: 'sqlite', files: ['test/lxd/*.lxd.ts'] },
+  { db: 'postgres', files: ['test/lxd/fault.lxd.ts'] },
+];
+let failed = false;
+for (const run of process.argv.length > 2
+  ? [{ db: process.env.TEST_DB ?? 'sqlite', files: process.argv.slice(2) }]
+  : runs) {
+  console.log(`\n=== real-driver suite on ${run.db}: ${run.files.join(' ')} ===`);
+  const result = spawnSync(
+    process.execPath,
+    ['--test', '--test-concurrency=1', '--test-timeout=600000', ...run.files],
+    {
+      stdio: 'inherit',
+      env: { ...env, TEST_DB: run.db },
+    },
+  );
+  if (result.status !== 0) failed = true;
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,270 @@
+// The compute job runner (real driver only): claims due jobs (FOR UPDATE SKIP LOCKED on
+// PostgreSQL, so any number of instances share the queue), performs them through the engine
+// after the intent has committed, settles the server from the engine's report, and retries a
+// failure with back-off. Beside it, reconciliation: the engine's view of each idle machine wins.
+
+import type { Platform } from '../platform/context.ts';
+import type { ComputeJobRow } from './compute-job.table.ts';
+import type { Engine, EngineOutcome, MachineSpec } from './compute-driver.ts';
+
+const leaseMs = 10 * 60_000;
+
+/** Delay before attempt `attempts + 1`: 1 s, 2 s, 4 s, ... at most 30 s. */
+export function backoffMs(attempts: number): number {
+  return Math.min(30_000, 1000 * 2 ** Math.max(0, attempts - 1));
+}
+
+/** The server as the engine should make it, read now; null once the server is gone. */
+export async function machineSpec(ctx: Platform, serverUuid: string): Promise<MachineSpec | null> {
+  const server = await ctx.db.selectFrom('servers').selectAll().where('uuid', '=', serverUuid).executeTakeFirst();
+  if (!server) return null;
+  const region = ctx.catalog.regions.get(server.region_id);
+  const plan = ctx.catalog.plans.get(server.plan_id);
+  const image = ctx.catalog.images.get(server.image_id);
+  if (!region || !plan || !image) throw new Error(`server ${serverUuid}: its region, plan or image left the catalog`);
+  const [addresses, floating, vpcs, key] = await Promise.all([
+    ctx.db
+      .selectFrom('ip_addresses')
+      .select(['address', 'version'])
+      .where('holder_uuid', '=', serverUuid)
+      .where('holder_type', '=', 'server')
+      .execute(),
+    ctx.db.selectFrom('floating_ips').select('address').where('server_id', '=', server.id).execute(),
+    ctx.db
+      .selectFrom('vpc_members')
+      .innerJoin('vpcs', 'vpcs.id', 'vpc_members.vpc_id')
+      .select(['vpcs.uuid', 'vpcs.cidr', 'vpc_members.address'])
+      .where('vpc_members.server_id', '=', server.id)
+      .orderBy('vpcs.id')
+      .execute(),
+    server.ssh_key_id === null
+      ? undefined
+      : ctx.db.selectFrom('ssh_keys').select('public_key').where('id', '=', server.ssh_key_id).executeTakeFirst(),
+  ]);
+  return {
+    uuid: server.uuid,
+    hostname: server.hostname,
+    region,
+    plan,
+    image,
+    power: server.power === 'stopped' ? 'stopped' : 'running',
+    rescue: server.rescue === 1,
+    rootPassword: ctx.secrets.decrypt(server.password_sealed),
+    sshPublicKey: key?.public_key ?? null,
+    scriptUrl: server.script_url,
+    ipv4: addresses.find((a) => a.version === 4)?.address ?? null,
+    ipv6: addresses.find((a) => a.version === 6)?.address ?? null,
+    floating: floating.map((f) => f.address),
+    vpcs,
+    sourceSnapshot: server.source_snapshot_uuid,
+  };
+}
+
+/** Takes the next due job, if any, for this instance to run. */
+async function claim(ctx: Platform): Promise<ComputeJobRow | null> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const now = ctx.clock.now();
+    let query = trx
+      .selectFrom('compute_jobs')
+      .selectAll()
+      .where('run_at', '<=', now)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
+      .orderBy('run_at')
+      .orderBy('id')
+      .limit(1);
+    if (ctx.dialect === 'postgres') query = query.forUpdate().skipLocked();
+    const job = await query.executeTakeFirst();
+    if (!job) return null;
+    const attempts = job.attempts + 1;
+    await trx
+      .updateTable('compute_jobs')
+      .set({ locked_until: now + leaseMs, attempts })
+      .where('id', '=', job.id)
+      .execute();
+    return { ...job, attempts, locked_until: now + leaseMs };
+  });
+}
+
+/** The job done: the server settles as the engine reports, and the job goes (unless asked again meanwhile). */
+async function settle(ctx: Platform, job: ComputeJobRow, outcome: EngineOutcome): Promise<void> {
+  const payload = JSON.parse(job.payload) as { snapshot?: string };
+  await ctx.db.transaction().execute(async (trx) => {
+    const now = ctx.clock.now();
+    await trx
+      .updateTable('servers')
+      .set({
+        action_until: now,
+        engine_error: null,
+        updated_at: now,
+        ...(outcome.power ? { power: outcome.power } : {}),
+      })
+      .where('uuid', '=', job.server_uuid)
+      .where('action', '=', job.action)
+      .where('action_until', '>', now)
+      .execute();
+    if (outcome.power)
+      await trx
+        .updateTable('servers')
+        .set({ power: outcome.power, engine_error: null })
+        .where('uuid', '=', job.server_uuid)
+        .where((eb) => eb.or([eb('action_until', 'is', null), eb('action_until', '<=', now)]))
+        .execute();
+    if (payload.snapshot)
+      await trx
+        .updateTable('snapshots')
+        .set({ ready_at: now, ...(outcome.sizeGb ? { size_gb: outcome.sizeGb } : {}) })
+        .where('uuid', '=', payload.snapshot)
+        .where('ready_at', '>', now)
+        .execute();
+    await trx.deleteFrom('compute_jobs').where('id', '=', job.id).where('attempts', '=', job.attempts).execute();
+  });
+}
+
+/**
+ * The job failed: tried again after a back-off, or, out of attempts, dropped with the reason on
+ * the server (engine_error) and the transition ended; a failed provisioning settles stopped.
+ */
+async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<void> {
+  const message = (error as Error).message ?? String(error);
+  const now = ctx.clock.now();
+  if (job.attempts < ctx.config.computeJobAttempts) {
+    ctx.log.warn(
+      { server: job.server_uuid, action: job.action, attempt: job.attempts, err: message },
+      'compute job failed; retrying',
+    );
+    await ctx.db
+      .updateTable('compute_jobs')
+      .set({ run_at: now + backoffMs(job.attempts), locked_until: null, last_error: message })
+      .where('id', '=', job.id)
+      .where('attempts', '=', job.attempts)
+      .execute();
+    return;
+  }
+  ctx.log.error(
+    { server: job.server_uuid, action: job.action, attempts: job.attempts, err: message },
+    'compute job gave up',
+  );
+  await ctx.db.transaction().execute(async (trx) => {
+    const reason = `${job.action} failed after ${job.attempts} attempts: ${message}`.slice(0, 2000);
+    await trx.updateTable('servers').set({ engine_error: reason }).where('uuid', '=', job.server_uuid).execute();
+    await trx
+      .updateTable('servers')
+      .set({
+        action_until: now,
+        updated_at: now,
+        ...(job.action === 'provisioning' ? { power: 'stopped' } : {}),
+      })
+      .where('uuid', '=', job.server_uuid)
+      .where('action', '=', job.action)
+      .where('action_until', '>', now)
+      .execute();
+    await trx.deleteFrom('compute_jobs').where('id', '=', job.id).where('attempts', '=', job.attempts).execute();
+  });
+}
+
+async function perform(ctx: Platform, engine: Engine, job: ComputeJobRow): Promise<void> {
+  try {
+    const spec = await machineSpec(ctx, job.server_uuid);
+    const outcome =
+      spec || job.action === 'remove' || job.action === 'forget-snapshot'
+        ? await engine.perform(job.action, job.server_uuid, spec, JSON.parse(job.payload) as Record<string, unknown>)
+        : {};
+    await settle(ctx, job, outcome);
+  } catch (error) {
+    await fail(ctx, job, error).catch((failure: unknown) =>
+      ctx.log.error({ err: (failure as Error).message }, 'compute job: recording a failure failed; the lease expires'),
+    );
+  }
+}
+
+/**
+ * Reconciliation: each server with no transition and no job under way takes the power the engine
+ * reports (a machine stopped outside Nubis shows stopped); a machine the engine lost is noted.
+ */
+export async function reconcile(ctx: Platform): Promise<number> {
+  const engine = ctx.compute.engine;
+  if (!engine) return 0;
+  const seen = await engine.observe();
+  const now = ctx.clock.now();
+  const rows = await ctx.db
+    .selectFrom('servers')
+    .select(['id', 'uuid', 'power', 'engine_error'])
+    .where((eb) => eb.or([eb('action_until', 'is', null), eb('action_until', '<=', now)]))
+    .where('uuid', 'not in', (eb) => eb.selectFrom('compute_jobs').select('server_uuid'))
+    .execute();
+  let corrected = 0;
+  for (const row of rows) {
+    const machine = seen.get(row.uuid);
+    const update = machine
+      ? machine.power !== row.power
+        ? { power: machine.power }
+        : null
+      : row.engine_error === null
+        ? { engine_error: 'the engine has no machine for this server' }
+        : null;
+    if (!update) continue;
+    const result = await ctx.db
+      .updateTable('servers')
+      .set({ ...update, updated_at: now })
+      .where('id', '=', row.id)
+      .where((eb) => eb.or([eb('action_until', 'is', null), eb('action_until', '<=', now)]))
+      .where('uuid', 'not in', (eb) => eb.selectFrom('compute_jobs').select('server_uuid'))
+      .executeTakeFirst();
+    corrected += Number(result.numUpdatedRows);
+  }
+  return corrected;
+}
+
+/** Runs jobs (up to COMPUTE_JOB_CONCURRENCY at once) and reconciles every COMPUTE_RECONCILE_SECONDS. */
+export function startJobRunner(ctx: Platform): { stop(): Promise<void> } {
+  const engine = ctx.compute.engine;
+  if (!engine) return { stop: async () => {} };
+  const running = new Set<Promise<void>>();
+  let stopped = false;
+  let lastReconcile = 0;
+  let reconciling: Promise<void> | null = null;
+
+  const tick = async () => {
+    while (!stopped && running.size < ctx.config.computeJobConcurrency) {
+      const job = await claim(ctx).catch((error: unknown) => {
+        ctx.log.warn({ err: (error as Error).message }, 'compute job claim failed');
+        return null;
+      });
+      if (!job) break;
+      const work = perform(ctx, engine, job).finally(() => running.delete(work));
+      running.add(work);
+    }
+    if (!stopped && !reconciling && Date.now() - lastReconcile >= ctx.config.computeReconcileSeconds * 1000) {
+      lastReconcile = Date.now();
+      reconciling = reconcile(ctx)
+        .then(
+          (corrected) => {
+            if (corrected) ctx.log.info({ corrected }, 'reconciliation corrected servers from the engine');
+          },
+          (error: unknown) =>
+            ctx.log.warn({ err: (error as Error).message }, 'reconciliation failed; next round retries'),
+        )
+        .finally(() => {
+          reconciling = null;
+        });
+    }
+  };
+  let ticking: Promise<void> | null = null;
+  const timer = setInterval(() => {
+    if (!ticking)
+      ticking = tick().finally(() => {
+        ticking = null;
+      });
+  }, 200);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await ticking;
+      await reconciling;
+      await Promise.allSettled([...running]);
+      engine.close();
+    },
+  };
+}

@@ -1,0 +1,41 @@
+// The engine commands of the nubis CLI: `compute setup` and `images build`.
+
+import { ConfigError, type Config } from '../../config.ts';
+import { loadCatalog } from '../../catalog/catalog.ts';
+import { lxdClientFrom } from './lxd-driver.ts';
+import { computeSetup, SetupError } from './setup.ts';
+import { buildImages, type ImageName } from './images.ts';
+
+export async function runComputeSetup(config: Config): Promise<void> {
+  const client = lxdClientFrom(config);
+  try {
+    const report = await computeSetup(config, loadCatalog(config.catalogFile, 0), client);
+    for (const line of report.created) process.stdout.write(`created ${line}\n`);
+    for (const line of report.present) process.stdout.write(`present ${line}\n`);
+    for (const alias of report.missingImages)
+      process.stdout.write(
+        `missing image ${alias}: run nubis images build (or point the catalog's engine.image at yours)\n`,
+      );
+  } catch (error) {
+    if (error instanceof SetupError) throw new ConfigError(`compute setup refused:\n${error.message}`);
+    throw error;
+  } finally {
+    client.close();
+  }
+}
+
+export async function runImagesBuild(config: Config, options: { only?: string; mirror?: string }): Promise<void> {
+  const names: ImageName[] = options.only ? [options.only as ImageName] : ['tiny', 'debian'];
+  for (const name of names)
+    if (name !== 'tiny' && name !== 'debian')
+      throw new ConfigError(`images build --only takes tiny or debian, got "${name}"`);
+  const client = lxdClientFrom(config);
+  try {
+    await buildImages(client, names, {
+      mirror: options.mirror ?? 'http://deb.debian.org/debian',
+      log: (line) => process.stdout.write(`${line}\n`),
+    });
+  } finally {
+    client.close();
+  }
+}

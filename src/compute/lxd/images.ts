@@ -1,0 +1,245 @@
+// `nubis images build`: the engine images Nubis boots, built from Debian's packages on this host
+// (apt-get download / debootstrap from the configured Debian mirror; nothing from image servers),
+// packed as LXD unified image tarballs (metadata.yaml + rootfs/) and imported through the API.
+//
+// - nubis-tiny: busybox (static) and dropbear from Debian, a shell init: boots in about a second.
+//   What the tests and the bench boot.
+// - nubis-debian: a minimal Debian (debootstrap minbase) with systemd, openssh-server and cloud-init.
+//
+// Both read the first-boot files the driver writes through the API (/etc/hostname,
+// /etc/nubis/root-password, /root/.ssh/authorized_keys, /etc/nubis/script_url, /etc/nubis/network).
+
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  existsSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LxdClient } from './lxd-client.ts';
+import { defaultImageAlias, tinyImageAlias } from './lxd-names.ts';
+
+export type ImageName = 'tiny' | 'debian';
+
+const tinyPackages = [
+  'busybox-static',
+  'dropbear-bin',
+  'libc6',
+  'libcrypt1',
+  'libtomcrypt1',
+  'libtommath1',
+  'zlib1g',
+  'libgmp10',
+];
+const debianPackages = [
+  'systemd-sysv',
+  'openssh-server',
+  'cloud-init',
+  // debootstrap does not resolve the virtual packages python3-cryptography needs.
+  'python3-cffi-backend',
+  'iproute2',
+  'ifupdown',
+  'isc-dhcp-client',
+  'netbase',
+  'ca-certificates',
+  'wget',
+];
+
+/** Applies the first-boot files: shared by both images (busybox sh and dash both run it). */
+const firstBoot = `#!/bin/sh
+# Nubis first boot (and every boot): hostname, root password, SSH key permissions.
+[ -s /etc/hostname ] && hostname "$(cat /etc/hostname)"
+if [ -s /etc/nubis/root-password ]; then
+  if command -v chpasswd >/dev/null; then
+    echo "root:$(cat /etc/nubis/root-password)" | chpasswd && rm -f /etc/nubis/root-password
+  else
+    hash=$(mkpasswd -m sha512 "$(cat /etc/nubis/root-password)")
+    [ -n "$hash" ] && sed -i "s|^root:[^:]*:|root:$hash:|" /etc/shadow && rm -f /etc/nubis/root-password
+  fi
+fi
+[ -d /root/.ssh ] && chmod 700 /root/.ssh && chmod 600 /root/.ssh/authorized_keys 2>/dev/null
+exit 0
+`;
+
+const tinyInit = `#!/bin/sh
+# /sbin/init of the Nubis test image: first boot, network (DHCP gives the pinned address), sshd.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc 2>/dev/null
+mount -t tmpfs tmpfs /run 2>/dev/null
+/etc/nubis/first-boot
+ip link set lo up
+ip link set eth0 up
+udhcpc -b -q -t 20 -T 1 -i eth0 -s /etc/nubis/udhcpc >/dev/null 2>&1
+[ -x /etc/nubis/network ] && /etc/nubis/network >/dev/null 2>&1
+dropbear -R -E -p 22 2>/var/log/dropbear.log
+if [ -s /etc/nubis/script_url ] && [ ! -e /etc/nubis/script-done ]; then
+  ( wget -q -O /tmp/nubis-script "$(cat /etc/nubis/script_url)" && chmod +x /tmp/nubis-script && /tmp/nubis-script >/var/log/nubis-script.log 2>&1; touch /etc/nubis/script-done ) &
+fi
+trap 'kill -TERM -1 2>/dev/null; exit 0' PWR TERM INT
+while :; do sleep 3600 & wait $!; done
+`;
+
+const udhcpcScript = `#!/bin/sh
+case "$1" in
+  deconfig) ip -4 addr flush dev "$interface" ;;
+  bound|renew)
+    ip -4 addr show dev "$interface" | grep -q " $ip/" || ip addr add "$ip/\${mask:-24}" dev "$interface"
+    [ -n "$router" ] && ip route replace default via "\${router%% *}" dev "$interface"
+    ;;
+esac
+exit 0
+`;
+
+const debianUnit = `[Unit]
+Description=Nubis first boot: hostname, root password, private and floating addresses
+After=network-online.target
+Wants=network-online.target
+Before=ssh.service
+
+[Service]
+Type=oneshot
+ExecStart=/etc/nubis/first-boot
+ExecStart=-/bin/sh /etc/nubis/network
+RemainAfterExit=yes
+
+[Install]
+WantedBy=multi-user.target
+`;
+
+function run(command: string, args: string[], cwd?: string): void {
+  execFileSync(command, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+function metadata(description: string): string {
+  return `architecture: x86_64\ncreation_date: ${Math.floor(Date.now() / 1000)}\nproperties:\n  os: debian\n  release: bookworm\n  description: ${description}\n`;
+}
+
+function buildTiny(dir: string): void {
+  const debs = join(dir, 'debs');
+  const rootfs = join(dir, 'rootfs');
+  mkdirSync(debs);
+  mkdirSync(rootfs);
+  run('apt-get', ['download', ...tinyPackages], debs);
+  for (const deb of readdirSync(debs)) run('dpkg-deb', ['-x', join(debs, deb), rootfs]);
+  for (const path of [
+    'usr/share/doc',
+    'usr/share/man',
+    'usr/share/locale',
+    'usr/share/lintian',
+    'usr/lib/x86_64-linux-gnu/gconv',
+  ])
+    rmSync(join(rootfs, path), { recursive: true, force: true });
+  for (const path of [
+    'sbin',
+    'usr/bin',
+    'usr/sbin',
+    'root/.ssh',
+    'etc/dropbear',
+    'etc/nubis',
+    'proc',
+    'sys',
+    'dev',
+    'tmp',
+    'run',
+    'var/log',
+  ])
+    mkdirSync(join(rootfs, path), { recursive: true });
+  chmodSync(join(rootfs, 'root/.ssh'), 0o700);
+  chmodSync(join(rootfs, 'tmp'), 0o1777);
+  const applets = execFileSync(join(rootfs, 'bin/busybox'), ['--list-full'], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean);
+  for (const applet of applets) {
+    const path = join(rootfs, applet);
+    if (!existsSync(path) && applet !== 'sbin/init') symlinkSync('/bin/busybox', path);
+  }
+  writeFileSync(join(rootfs, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/sh\n');
+  writeFileSync(join(rootfs, 'etc/shadow'), 'root:*:19000:0:99999:7:::\n', { mode: 0o600 });
+  writeFileSync(join(rootfs, 'etc/group'), 'root:x:0:\n');
+  writeFileSync(join(rootfs, 'etc/shells'), '/bin/sh\n');
+  writeFileSync(join(rootfs, 'etc/hostname'), 'nubis\n');
+  writeFileSync(join(rootfs, 'sbin/init'), tinyInit, { mode: 0o755 });
+  writeFileSync(join(rootfs, 'etc/nubis/first-boot'), firstBoot, { mode: 0o755 });
+  writeFileSync(join(rootfs, 'etc/nubis/udhcpc'), udhcpcScript, { mode: 0o755 });
+  writeFileSync(join(dir, 'metadata.yaml'), metadata('Nubis test image (busybox and dropbear from Debian)'));
+}
+
+function buildDebian(dir: string, mirror: string): void {
+  const rootfs = join(dir, 'rootfs');
+  run('debootstrap', ['--variant=minbase', `--include=${debianPackages.join(',')}`, 'bookworm', rootfs, mirror]);
+  mkdirSync(join(rootfs, 'etc/nubis'), { recursive: true });
+  writeFileSync(join(rootfs, 'etc/nubis/first-boot'), firstBoot, { mode: 0o755 });
+  writeFileSync(join(rootfs, 'etc/systemd/system/nubis-first-boot.service'), debianUnit);
+  mkdirSync(join(rootfs, 'etc/systemd/system/multi-user.target.wants'), { recursive: true });
+  symlinkSync(
+    '/etc/systemd/system/nubis-first-boot.service',
+    join(rootfs, 'etc/systemd/system/multi-user.target.wants/nubis-first-boot.service'),
+  );
+  writeFileSync(
+    join(rootfs, 'etc/network/interfaces'),
+    'auto lo\niface lo inet loopback\nauto eth0\niface eth0 inet dhcp\n',
+  );
+  writeFileSync(join(rootfs, 'etc/ssh/sshd_config.d/nubis.conf'), 'PermitRootLogin yes\nPasswordAuthentication yes\n');
+  writeFileSync(join(rootfs, 'etc/cloud/cloud.cfg.d/90-nubis.cfg'), 'datasource_list: [ LXD, NoCloud, None ]\n');
+  rmSync(join(rootfs, 'var/cache/apt/archives'), { recursive: true, force: true });
+  mkdirSync(join(rootfs, 'var/cache/apt/archives/partial'), { recursive: true });
+  // Host keys are made at first boot, per machine.
+  for (const file of readdirSync(join(rootfs, 'etc/ssh')))
+    if (file.startsWith('ssh_host_')) rmSync(join(rootfs, 'etc/ssh', file));
+  writeFileSync(
+    join(rootfs, 'etc/systemd/system/ssh-keygen.service'),
+    '[Unit]\nBefore=ssh.service\n[Service]\nType=oneshot\nExecStart=/usr/bin/ssh-keygen -A\n[Install]\nWantedBy=multi-user.target\n',
+  );
+  symlinkSync(
+    '/etc/systemd/system/ssh-keygen.service',
+    join(rootfs, 'etc/systemd/system/multi-user.target.wants/ssh-keygen.service'),
+  );
+  writeFileSync(join(dir, 'metadata.yaml'), metadata('Nubis Debian 12 (minimal, openssh-server, cloud-init)'));
+}
+
+/** Uploads a unified tarball and points the alias at it (replacing an older image under it). */
+async function importImage(client: LxdClient, tarball: string, alias: string): Promise<string> {
+  const op = await client.run('POST', '/1.0/images', { raw: readFileSync(tarball) }, 900);
+  const fingerprint = String((op?.metadata as { fingerprint?: string } | null)?.fingerprint ?? '');
+  if (!fingerprint) throw new Error(`importing ${alias}: the engine reported no fingerprint`);
+  if (await client.exists(`/1.0/images/aliases/${alias}`)) {
+    const old = await client.get<{ target: string }>(`/1.0/images/aliases/${alias}`);
+    await client.call('PUT', `/1.0/images/aliases/${alias}`, { body: { target: fingerprint, description: 'Nubis' } });
+    if (old.target !== fingerprint) await client.run('DELETE', `/1.0/images/${old.target}`).catch(() => {});
+  } else {
+    await client.call('POST', '/1.0/images/aliases', {
+      body: { name: alias, target: fingerprint, description: 'Nubis' },
+    });
+  }
+  return fingerprint;
+}
+
+export async function buildImages(
+  client: LxdClient,
+  names: ImageName[],
+  options: { mirror: string; log: (line: string) => void },
+): Promise<Record<string, string>> {
+  const built: Record<string, string> = {};
+  for (const name of names) {
+    const dir = mkdtempSync(join(tmpdir(), `nubis-image-${name}-`));
+    try {
+      options.log(`building ${name} in ${dir}`);
+      if (name === 'tiny') buildTiny(dir);
+      else buildDebian(dir, options.mirror);
+      run('tar', ['--numeric-owner', '-czf', 'image.tar.gz', 'metadata.yaml', 'rootfs'], dir);
+      const alias = name === 'tiny' ? tinyImageAlias : defaultImageAlias;
+      built[alias] = await importImage(client, join(dir, 'image.tar.gz'), alias);
+      options.log(`imported ${alias}: ${built[alias]}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return built;
+}

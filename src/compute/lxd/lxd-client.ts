@@ -1,0 +1,242 @@
+// A client of the LXD/Incus REST API (/1.0): over the local unix socket, or HTTPS with a client
+// certificate for a remote engine or a cluster. Node's own HTTP client with a kept-alive agent;
+// background operations are waited for through /1.0/operations/{id}/wait.
+
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { readFileSync } from 'node:fs';
+
+export interface LxdConnection {
+  /** A unix socket path, or https://host:8443. */
+  url: string;
+  /** PEM client certificate and key (paths) for https. */
+  clientCert?: string;
+  clientKey?: string;
+  /** PEM of the engine's certificate (path) to trust; without it the system CAs decide. */
+  serverCert?: string;
+  /** The engine project every call runs in ('' for default). */
+  project?: string;
+  /** Milliseconds a call may take before it is abandoned (an operation wait has its own). */
+  timeoutMs?: number;
+}
+
+/** The engine answered with an error (status and message as it gave them). */
+export class LxdError extends Error {
+  override name = 'LxdError';
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/** The engine could not be reached at all (socket missing, refused, timed out). */
+export class LxdUnreachable extends Error {
+  override name = 'LxdUnreachable';
+}
+
+interface Envelope {
+  type: 'sync' | 'async' | 'error';
+  status_code: number;
+  error_code: number;
+  error: string;
+  operation: string;
+  metadata: unknown;
+}
+
+export interface Operation {
+  id: string;
+  status: string;
+  status_code: number;
+  err: string;
+  metadata: Record<string, unknown> | null;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Raw bytes (file push, image upload); sent as application/octet-stream. */
+  raw?: Buffer | Uint8Array;
+  headers?: Record<string, string>;
+}
+
+export class LxdClient {
+  readonly #url: string;
+  readonly #socketPath: string | null;
+  readonly #agent: HttpAgent | HttpsAgent;
+  readonly #project: string;
+  readonly #timeoutMs: number;
+
+  constructor(connection: LxdConnection) {
+    this.#project = connection.project ?? '';
+    this.#timeoutMs = connection.timeoutMs ?? 30_000;
+    if (connection.url.startsWith('https://')) {
+      this.#url = connection.url.replace(/\/+$/, '');
+      this.#socketPath = null;
+      this.#agent = new HttpsAgent({
+        keepAlive: true,
+        cert: connection.clientCert ? readFileSync(connection.clientCert) : undefined,
+        key: connection.clientKey ? readFileSync(connection.clientKey) : undefined,
+        ca: connection.serverCert ? readFileSync(connection.serverCert) : undefined,
+        // An engine's own certificate names no host: pinned by ca instead.
+        checkServerIdentity: connection.serverCert ? () => undefined : undefined,
+      });
+    } else {
+      this.#url = 'http://lxd';
+      this.#socketPath = connection.url.replace(/^unix:\/\//, '');
+      this.#agent = new HttpAgent({ keepAlive: true });
+    }
+  }
+
+  /** Where calls go, for messages. */
+  get target(): string {
+    return this.#socketPath ?? this.#url;
+  }
+
+  close(): void {
+    this.#agent.destroy();
+  }
+
+  #path(path: string): string {
+    if (!this.#project || path.startsWith('/1.0/operations')) return path;
+    return `${path}${path.includes('?') ? '&' : '?'}project=${encodeURIComponent(this.#project)}`;
+  }
+
+  /** One HTTP exchange; the raw answer body. */
+  rawRequest(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+    timeoutMs = this.#timeoutMs,
+  ): Promise<{ status: number; body: Buffer; headers: IncomingMessage['headers'] }> {
+    const url = new URL(this.#url + this.#path(path));
+    const payload =
+      options.raw !== undefined
+        ? Buffer.from(options.raw)
+        : options.body !== undefined
+          ? Buffer.from(JSON.stringify(options.body))
+          : undefined;
+    const headers: Record<string, string> = { ...options.headers };
+    if (payload) {
+      headers['content-type'] ??= options.raw !== undefined ? 'application/octet-stream' : 'application/json';
+      headers['content-length'] = String(payload.length);
+    }
+    const send = this.#socketPath ? httpRequest : httpsRequest;
+    return new Promise((resolve, reject) => {
+      const req = send(
+        {
+          method,
+          hostname: url.hostname,
+          port: url.port || undefined,
+          path: url.pathname + url.search,
+          socketPath: this.#socketPath ?? undefined,
+          agent: this.#agent,
+          headers,
+          timeout: timeoutMs,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), headers: res.headers }),
+          );
+          res.on('error', (error) => reject(new LxdUnreachable(`${this.target}: ${error.message}`)));
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+      req.on('error', (error) => reject(new LxdUnreachable(`engine ${this.target} unreachable: ${error.message}`)));
+      req.end(payload);
+    });
+  }
+
+  /** A call answered with the engine's JSON envelope; errors thrown as LxdError. */
+  async call<T = unknown>(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<Envelope & { metadata: T }> {
+    const answer = await this.rawRequest(method, path, options);
+    let envelope: Envelope;
+    try {
+      envelope = JSON.parse(answer.body.toString('utf8')) as Envelope;
+    } catch {
+      throw new LxdError(answer.status, `engine answered ${answer.status} without JSON on ${method} ${path}`);
+    }
+    if (envelope.type === 'error' || answer.status >= 400)
+      throw new LxdError(envelope.error_code || answer.status, `${method} ${path}: ${envelope.error}`);
+    return envelope as Envelope & { metadata: T };
+  }
+
+  async get<T = unknown>(path: string): Promise<T> {
+    return (await this.call<T>('GET', path)).metadata;
+  }
+
+  /** True when the engine knows the object (404 answers false). */
+  async exists(path: string): Promise<boolean> {
+    try {
+      await this.call('GET', path);
+      return true;
+    } catch (error) {
+      if (error instanceof LxdError && error.status === 404) return false;
+      throw error;
+    }
+  }
+
+  /** A call that may start a background operation: waits for it and throws its error. */
+  async run(method: string, path: string, options: RequestOptions = {}, waitSeconds = 300): Promise<Operation | null> {
+    const envelope = await this.call(method, path, options);
+    if (envelope.type !== 'async') return null;
+    return this.wait(envelope.operation, waitSeconds);
+  }
+
+  async wait(operation: string, waitSeconds = 300): Promise<Operation> {
+    const answer = await this.rawRequest(
+      'GET',
+      `${operation}/wait?timeout=${waitSeconds}`,
+      {},
+      (waitSeconds + 10) * 1000,
+    );
+    const envelope = JSON.parse(answer.body.toString('utf8')) as Envelope & { metadata: Operation };
+    if (envelope.type === 'error') throw new LxdError(envelope.error_code, `${operation}: ${envelope.error}`);
+    const op = envelope.metadata;
+    if (op.status_code >= 400 || op.status === 'Failure') throw new LxdError(op.status_code, op.err || op.status);
+    if (op.status === 'Running') throw new LxdError(504, `${operation} still running after ${waitSeconds} s`);
+    return op;
+  }
+
+  /** Writes a file into an instance (it need not be running). */
+  async pushFile(instance: string, path: string, content: string | Buffer, mode = '0644'): Promise<void> {
+    await this.call('POST', `/1.0/instances/${instance}/files?path=${encodeURIComponent(path)}`, {
+      raw: typeof content === 'string' ? Buffer.from(content) : content,
+      headers: {
+        'x-lxd-uid': '0',
+        'x-lxd-gid': '0',
+        'x-lxd-mode': mode,
+        'x-lxd-type': 'file',
+        'x-lxd-write': 'overwrite',
+      },
+    });
+  }
+
+  /**
+   * Runs a command in a running instance (the engine's own exec, no shell on the host) and
+   * returns its exit code and output.
+   */
+  async exec(instance: string, command: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const op = await this.run(
+      'POST',
+      `/1.0/instances/${instance}/exec`,
+      { body: { command, 'wait-for-websocket': false, 'record-output': true, interactive: false } },
+      60,
+    );
+    const meta = (op?.metadata ?? {}) as { return?: number; output?: Record<string, string> };
+    const read = async (key: string) => {
+      const log = meta.output?.[key];
+      if (!log) return '';
+      const path = log.replace(/^\/1\.0\//, '/1.0/');
+      const answer = await this.rawRequest('GET', path);
+      await this.rawRequest('DELETE', path).catch(() => {});
+      return answer.body.toString('utf8');
+    };
+    return { code: meta.return ?? -1, stdout: await read('1'), stderr: await read('2') };
+  }
+}

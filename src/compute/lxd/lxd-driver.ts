@@ -1,0 +1,472 @@
+// The real compute driver on LXD or Incus (COMPUTE_DRIVER=lxd). In the API's transaction it only
+// answers that an action is under way; the job runner then calls `perform`, which makes the
+// engine's instance match the server (idempotently: a retried job finds half its work done).
+
+import type { Config } from '../../config.ts';
+import type {
+  ActionTicket,
+  ComputeDriver,
+  Engine,
+  EngineObservation,
+  EngineOutcome,
+  Machine,
+  MachineSpec,
+  SnapshotTicket,
+} from '../compute-driver.ts';
+import { LxdClient, LxdError } from './lxd-client.ts';
+import {
+  imageAlias,
+  instanceName,
+  instanceType,
+  profileName,
+  regionNetwork,
+  serverOfInstance,
+  snapshotAlias,
+  vpcNetwork,
+} from './lxd-names.ts';
+
+interface InstanceBody {
+  name: string;
+  type?: string;
+  status?: string;
+  config: Record<string, string>;
+  devices: Record<string, Record<string, string>>;
+  profiles: string[];
+  description?: string;
+  ephemeral?: boolean;
+  architecture?: string;
+  stateful?: boolean;
+}
+
+interface InstanceState {
+  status: string;
+  network: Record<
+    string,
+    { addresses: { family: string; address: string }[]; counters: { bytes_received: number; bytes_sent: number } }
+  > | null;
+}
+
+const gb = 1024 ** 3;
+
+export function lxdClientFrom(config: Config): LxdClient {
+  return new LxdClient({
+    url: config.lxdUrl,
+    clientCert: config.lxdClientCert || undefined,
+    clientKey: config.lxdClientKey || undefined,
+    serverCert: config.lxdServerCert || undefined,
+    project: config.lxdProject,
+  });
+}
+
+/** The shell script a Nubis image runs at boot and on every network change: VPC and floating addresses. */
+export function networkScript(spec: MachineSpec): string {
+  const lines = [
+    '#!/bin/sh',
+    '# Written by Nubis: the floating and private (VPC) addresses of this server.',
+    'for a in $(ip -4 -o addr show dev eth0 | awk \'$4 ~ /\\/32$/ {print $4}\'); do ip addr del "$a" dev eth0; done',
+    ...spec.floating.filter((a) => !a.includes(':')).map((a) => `ip addr add ${a}/32 dev eth0`),
+  ];
+  spec.vpcs.forEach((vpc, index) => {
+    const dev = `eth${index + 1}`;
+    const prefix = vpc.cidr.split('/')[1];
+    lines.push(
+      `ip link set ${dev} up`,
+      `ip -4 addr flush dev ${dev}`,
+      `ip addr add ${vpc.address}/${prefix} dev ${dev}`,
+    );
+  });
+  return `${lines.join('\n')}\nexit 0\n`;
+}
+
+/** cloud-init user data for images that run cloud-init (the Nubis images also read the files pushed). */
+export function userData(spec: MachineSpec): string {
+  const lines = [
+    '#cloud-config',
+    `hostname: ${JSON.stringify(spec.hostname)}`,
+    'preserve_hostname: false',
+    'disable_root: false',
+    'ssh_pwauth: true',
+    'chpasswd:',
+    '  expire: false',
+    '  users:',
+    `    - {name: root, password: ${JSON.stringify(spec.rootPassword)}, type: text}`,
+  ];
+  if (spec.sshPublicKey)
+    lines.push(
+      'users:',
+      '  - name: root',
+      '    ssh_authorized_keys:',
+      `      - ${JSON.stringify(spec.sshPublicKey.trim())}`,
+    );
+  if (spec.scriptUrl)
+    lines.push(
+      'runcmd:',
+      `  - [sh, -c, ${JSON.stringify(`[ -e /etc/nubis/script-done ] || { wget -qO /tmp/nubis-script '${spec.scriptUrl.replace(/'/g, '')}' && chmod +x /tmp/nubis-script && /tmp/nubis-script; touch /etc/nubis/script-done; }`)}]`,
+    );
+  return `${lines.join('\n')}\n`;
+}
+
+export class LxdDriver implements ComputeDriver, Engine {
+  readonly name = 'lxd';
+  readonly engine: Engine = this;
+  readonly #config: Config;
+  readonly #client: LxdClient;
+  /** Traffic counters (bytes in + out) from the last observation, by server uuid. */
+  readonly #traffic = new Map<string, number>();
+  #poolDriver: string | null = null;
+
+  constructor(config: Config, client: LxdClient = lxdClientFrom(config)) {
+    this.#config = config;
+    this.#client = client;
+  }
+
+  get client(): LxdClient {
+    return this.#client;
+  }
+
+  // --- In the API's transaction: the intent only. ---
+
+  #pending(): ActionTicket {
+    return { durationMs: this.#config.computeActionTimeoutSeconds * 1000 };
+  }
+  async provision(): Promise<ActionTicket> {
+    return this.#pending();
+  }
+  async start(): Promise<ActionTicket> {
+    return this.#pending();
+  }
+  async stop(): Promise<ActionTicket> {
+    return this.#pending();
+  }
+  async reboot(): Promise<ActionTicket> {
+    return this.#pending();
+  }
+  async rescue(): Promise<ActionTicket> {
+    return this.#pending();
+  }
+  async rebuild(): Promise<ActionTicket> {
+    return this.#pending();
+  }
+  async resize(): Promise<ActionTicket> {
+    return this.#pending();
+  }
+  /** An estimate until the engine reports the image's real size. */
+  async snapshot(machine: Machine): Promise<SnapshotTicket> {
+    return { ...this.#pending(), sizeGb: Math.max(1, Math.ceil(machine.image.min_disk_gb * 0.4)) };
+  }
+  async restore(): Promise<ActionTicket> {
+    return this.#pending();
+  }
+  async remove(): Promise<void> {}
+
+  /** From the NIC counters the last reconciliation read (bytes since the instance started). */
+  async bandwidthUsageGb(machines: Machine[]): Promise<Map<string, number>> {
+    const usage = new Map<string, number>();
+    for (const machine of machines) {
+      const bytes = this.#traffic.get(machine.uuid);
+      if (bytes !== undefined) usage.set(machine.uuid, Math.round((bytes / gb) * 100) / 100);
+    }
+    return usage;
+  }
+
+  // --- After the commit: the job runner's calls. ---
+
+  close(): void {
+    this.#client.close();
+  }
+
+  async observe(): Promise<Map<string, EngineObservation>> {
+    const instances =
+      await this.#client.get<(InstanceBody & { state: InstanceState | null })[]>('/1.0/instances?recursion=2');
+    const seen = new Map<string, EngineObservation>();
+    for (const instance of instances) {
+      const uuid = serverOfInstance(instance.name);
+      if (!uuid) continue;
+      seen.set(uuid, { power: instance.status === 'Running' ? 'running' : 'stopped' });
+      const eth0 = instance.state?.network?.eth0;
+      if (eth0) this.#traffic.set(uuid, eth0.counters.bytes_received + eth0.counters.bytes_sent);
+    }
+    return seen;
+  }
+
+  async perform(
+    action: string,
+    serverUuid: string,
+    spec: MachineSpec | null,
+    payload: Record<string, unknown>,
+  ): Promise<EngineOutcome> {
+    const name = instanceName(serverUuid);
+    switch (action) {
+      case 'remove':
+        await this.#delete(name);
+        return {};
+      case 'forget-snapshot':
+        await this.#deleteImageAlias(snapshotAlias(serverUuid));
+        return {};
+      case 'forget-vpc':
+        await this.#client.call('DELETE', `/1.0/networks/${vpcNetwork(serverUuid)}`).catch(ignoreMissing);
+        return {};
+    }
+    if (!spec) return {};
+    switch (action) {
+      case 'provisioning':
+        if (!(await this.#client.exists(`/1.0/instances/${name}`))) await this.#create(spec);
+        return { power: await this.#power(name, spec.power) };
+      case 'rebuilding':
+      case 'reinstalling':
+      case 'restoring':
+        await this.#delete(name);
+        await this.#create(spec);
+        return { power: await this.#power(name, 'running') };
+      case 'booting':
+        return { power: await this.#power(name, 'running') };
+      case 'stopping':
+        return { power: await this.#power(name, 'stopped') };
+      case 'rebooting': {
+        const state = await this.#client.get<InstanceState>(`/1.0/instances/${name}/state`);
+        if (state.status === 'Running')
+          await this.#client.run('PUT', `/1.0/instances/${name}/state`, {
+            body: { action: 'restart', force: true, timeout: 30 },
+          });
+        return { power: await this.#power(name, 'running') };
+      }
+      case 'resizing':
+        await this.#resize(name, spec);
+        return { power: await this.#power(name, spec.power) };
+      case 'snapshotting':
+      case 'backup': {
+        const snapshot = String(payload.snapshot ?? '');
+        return { sizeGb: await this.#keepAsImage(name, snapshot) };
+      }
+      case 'network':
+        await this.#applyNetwork(name, spec);
+        return {};
+      default:
+        throw new Error(`the lxd driver has no action ${action}`);
+    }
+  }
+
+  async #storageDriver(): Promise<string> {
+    this.#poolDriver ??= (
+      await this.#client.get<{ driver: string }>(`/1.0/storage-pools/${this.#config.lxdStoragePool}`)
+    ).driver;
+    return this.#poolDriver;
+  }
+
+  async #devices(spec: MachineSpec): Promise<Record<string, Record<string, string>>> {
+    const root: Record<string, string> = { type: 'disk', path: '/', pool: this.#config.lxdStoragePool };
+    // A directory pool has no quotas; every other driver sizes the root disk to the plan.
+    if ((await this.#storageDriver()) !== 'dir') root.size = `${spec.plan.disk_gb}GiB`;
+    const devices: Record<string, Record<string, string>> = {
+      root,
+      eth0: {
+        type: 'nic',
+        nictype: 'bridged',
+        parent: regionNetwork(spec.region),
+        name: 'eth0',
+        ...(spec.ipv4 ? { 'ipv4.address': spec.ipv4 } : {}),
+      },
+    };
+    spec.vpcs.forEach((vpc, index) => {
+      devices[`eth${index + 1}`] = {
+        type: 'nic',
+        nictype: 'bridged',
+        parent: vpcNetwork(vpc.uuid),
+        name: `eth${index + 1}`,
+      };
+    });
+    return devices;
+  }
+
+  async #ensureVpcNetworks(spec: MachineSpec): Promise<void> {
+    for (const vpc of spec.vpcs) {
+      const network = vpcNetwork(vpc.uuid);
+      if (await this.#client.exists(`/1.0/networks/${network}`)) continue;
+      await this.#client
+        .call('POST', '/1.0/networks', {
+          body: {
+            name: network,
+            type: 'bridge',
+            description: `Nubis VPC ${vpc.uuid} (${vpc.cidr})`,
+            // No host address: members reach each other on it, and nothing else reaches them.
+            config: { 'ipv4.address': 'none', 'ipv6.address': 'none', 'ipv4.nat': 'false' },
+          },
+        })
+        .catch((error: unknown) => {
+          if (!(error instanceof LxdError && /already exists/i.test(error.message))) throw error;
+        });
+    }
+  }
+
+  async #create(spec: MachineSpec): Promise<void> {
+    const name = instanceName(spec.uuid);
+    await this.#ensureVpcNetworks(spec);
+    const alias = spec.sourceSnapshot ? snapshotAlias(spec.sourceSnapshot) : imageAlias(spec.image);
+    const group = spec.region.engine?.cluster_group;
+    await this.#client.run('POST', `/1.0/instances${group ? `?target=${encodeURIComponent(`@${group}`)}` : ''}`, {
+      body: {
+        name,
+        type: instanceType(spec.region, spec.plan),
+        description: `Nubis server ${spec.hostname}`,
+        source: { type: 'image', alias },
+        profiles: [profileName],
+        config: {
+          'limits.cpu': String(spec.plan.vcpus),
+          'limits.memory': `${spec.plan.ram_mb}MiB`,
+          'cloud-init.user-data': userData(spec),
+          'user.nubis.server': spec.uuid,
+        },
+        devices: await this.#devices(spec),
+      },
+    });
+    await this.#firstBoot(name, spec);
+  }
+
+  /** Files the Nubis images read at boot: hostname, root password (consumed), key, script URL, addresses. */
+  async #firstBoot(name: string, spec: MachineSpec): Promise<void> {
+    await this.#client.pushFile(name, '/etc/hostname', `${spec.hostname}\n`);
+    await this.#client.pushFile(name, '/etc/nubis/root-password', spec.rootPassword, '0600');
+    if (spec.sshPublicKey)
+      await this.#client.pushFile(name, '/root/.ssh/authorized_keys', `${spec.sshPublicKey.trim()}\n`, '0600');
+    if (spec.scriptUrl) await this.#client.pushFile(name, '/etc/nubis/script_url', `${spec.scriptUrl}\n`);
+    await this.#client.pushFile(name, '/etc/nubis/network', networkScript(spec), '0755');
+  }
+
+  /** Brings the instance to `want` and reports the engine's state; a started one has its address. */
+  async #power(name: string, want: 'running' | 'stopped'): Promise<'running' | 'stopped'> {
+    const state = await this.#client.get<InstanceState>(`/1.0/instances/${name}/state`);
+    const running = state.status === 'Running';
+    if (want === 'running' && !running)
+      await this.#client.run('PUT', `/1.0/instances/${name}/state`, { body: { action: 'start', timeout: 30 } });
+    if (want === 'stopped' && running)
+      await this.#client.run('PUT', `/1.0/instances/${name}/state`, {
+        body: { action: 'stop', force: true, timeout: 30 },
+      });
+    if (want === 'running') await this.#awaitAddress(name);
+    const after = await this.#client.get<InstanceState>(`/1.0/instances/${name}/state`);
+    return after.status === 'Running' ? 'running' : 'stopped';
+  }
+
+  /** Waits (up to 30 s) until the machine holds an IPv4 address on eth0: running means reachable. */
+  async #awaitAddress(name: string): Promise<void> {
+    for (let attempt = 0; attempt < 60; attempt++) {
+      const state = await this.#client.get<InstanceState>(`/1.0/instances/${name}/state`);
+      if (state.status !== 'Running') return;
+      if (state.network?.eth0?.addresses.some((a) => a.family === 'inet')) return;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+
+  async #delete(name: string): Promise<void> {
+    if (!(await this.#client.exists(`/1.0/instances/${name}`))) return;
+    const state = await this.#client.get<InstanceState>(`/1.0/instances/${name}/state`);
+    if (state.status === 'Running')
+      await this.#client.run('PUT', `/1.0/instances/${name}/state`, {
+        body: { action: 'stop', force: true, timeout: 30 },
+      });
+    // Deleting the instance deletes its engine snapshots with it; Nubis snapshots are images.
+    await this.#client.run('DELETE', `/1.0/instances/${name}`).catch(ignoreMissing);
+  }
+
+  async #resize(name: string, spec: MachineSpec): Promise<void> {
+    const instance = await this.#client.get<InstanceBody>(`/1.0/instances/${name}`);
+    const devices = { ...instance.devices };
+    if ((await this.#storageDriver()) !== 'dir') {
+      const root = instance.devices.root ?? { type: 'disk', path: '/', pool: this.#config.lxdStoragePool };
+      devices.root = { ...root, size: `${spec.plan.disk_gb}GiB` };
+    }
+    await this.#client.run('PUT', `/1.0/instances/${name}`, {
+      body: {
+        architecture: instance.architecture,
+        config: {
+          ...instance.config,
+          'limits.cpu': String(spec.plan.vcpus),
+          'limits.memory': `${spec.plan.ram_mb}MiB`,
+        },
+        devices,
+        profiles: instance.profiles,
+        ephemeral: instance.ephemeral ?? false,
+        stateful: instance.stateful ?? false,
+        description: instance.description ?? '',
+      },
+    });
+  }
+
+  /** Copies the disk into an engine image (through a short-lived engine snapshot); its size in GB. */
+  async #keepAsImage(name: string, snapshotUuid: string): Promise<number> {
+    const alias = snapshotAlias(snapshotUuid);
+    const existing = await this.#imageByAlias(alias);
+    if (existing) return Math.max(1, Math.ceil(existing.size / gb));
+    const engineSnapshot = `n${snapshotUuid.replace(/-/g, '').slice(0, 12)}`;
+    if (!(await this.#client.exists(`/1.0/instances/${name}/snapshots/${engineSnapshot}`)))
+      await this.#client.run('POST', `/1.0/instances/${name}/snapshots`, { body: { name: engineSnapshot } });
+    try {
+      await this.#client.run(
+        'POST',
+        '/1.0/images',
+        {
+          body: {
+            source: { type: 'snapshot', name: `${name}/${engineSnapshot}` },
+            aliases: [{ name: alias, description: `Nubis snapshot ${snapshotUuid}` }],
+            properties: { description: `Nubis snapshot ${snapshotUuid}` },
+          },
+        },
+        900,
+      );
+    } finally {
+      await this.#client.run('DELETE', `/1.0/instances/${name}/snapshots/${engineSnapshot}`).catch(ignoreMissing);
+    }
+    const image = await this.#imageByAlias(alias);
+    return Math.max(1, Math.ceil((image?.size ?? gb) / gb));
+  }
+
+  async #imageByAlias(alias: string): Promise<{ fingerprint: string; size: number } | null> {
+    try {
+      const target = await this.#client.get<{ target: string }>(`/1.0/images/aliases/${alias}`);
+      return await this.#client.get<{ fingerprint: string; size: number }>(`/1.0/images/${target.target}`);
+    } catch (error) {
+      if (error instanceof LxdError && error.status === 404) return null;
+      throw error;
+    }
+  }
+
+  async #deleteImageAlias(alias: string): Promise<void> {
+    const image = await this.#imageByAlias(alias);
+    if (image) await this.#client.run('DELETE', `/1.0/images/${image.fingerprint}`).catch(ignoreMissing);
+  }
+
+  /** NICs for the server's VPCs (hot-plugged), and the addresses written and applied in the guest. */
+  async #applyNetwork(name: string, spec: MachineSpec): Promise<void> {
+    await this.#ensureVpcNetworks(spec);
+    const instance = await this.#client.get<InstanceBody>(`/1.0/instances/${name}`);
+    const wanted = await this.#devices(spec);
+    const devices: Record<string, Record<string, string>> = {};
+    for (const [key, device] of Object.entries(instance.devices))
+      if (key === 'root' || key === 'eth0') devices[key] = device;
+    for (const [key, device] of Object.entries(wanted)) if (key !== 'root' && key !== 'eth0') devices[key] = device;
+    if (JSON.stringify(devices) !== JSON.stringify(instance.devices))
+      await this.#client.run('PUT', `/1.0/instances/${name}`, {
+        body: {
+          architecture: instance.architecture,
+          config: instance.config,
+          devices,
+          profiles: instance.profiles,
+          ephemeral: instance.ephemeral ?? false,
+          stateful: instance.stateful ?? false,
+          description: instance.description ?? '',
+        },
+      });
+    await this.#client.pushFile(name, '/etc/nubis/network', networkScript(spec), '0755');
+    const state = await this.#client.get<InstanceState>(`/1.0/instances/${name}/state`);
+    if (state.status === 'Running') {
+      const result = await this.#client.exec(name, ['/bin/sh', '/etc/nubis/network']);
+      if (result.code !== 0)
+        throw new Error(`applying the addresses in the guest failed: ${result.stderr.slice(0, 300)}`);
+    }
+  }
+}
+
+function ignoreMissing(error: unknown): void {
+  if (error instanceof LxdError && (error.status === 404 || /not found/i.test(error.message))) return;
+  throw error;
+}

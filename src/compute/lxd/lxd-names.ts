@@ -1,0 +1,56 @@
+// How Nubis names what it keeps in the engine: instances, networks, image aliases, the profile.
+
+import type { Image, Plan, Region } from '../../catalog/catalog.types.ts';
+
+export const instancePrefix = 'nubis-';
+export const profileName = 'nubis';
+export const defaultImageAlias = 'nubis-debian';
+export const tinyImageAlias = 'nubis-tiny';
+
+export function instanceName(serverUuid: string): string {
+  return `${instancePrefix}${serverUuid}`;
+}
+
+/** The server uuid of one of Nubis's instances, or null for anything else in the engine. */
+export function serverOfInstance(name: string): string | null {
+  const uuid = name.slice(instancePrefix.length);
+  return name.startsWith(instancePrefix) && /^[0-9a-f-]{36}$/.test(uuid) ? uuid : null;
+}
+
+/** The engine network of a region (a bridge on its first IPv4 pool); at most 15 characters. */
+export function regionNetwork(region: Region): string {
+  return region.engine?.network ?? `nubis-${region.id}`;
+}
+
+/** The private engine network of a VPC (a bridge with no host address). */
+export function vpcNetwork(vpcUuid: string): string {
+  return `nv-${vpcUuid.replace(/-/g, '').slice(0, 12)}`;
+}
+
+export function imageAlias(image: Image): string {
+  return image.engine?.image ?? defaultImageAlias;
+}
+
+/** The engine image a snapshot or backup is kept as, so it outlives its server. */
+export function snapshotAlias(snapshotUuid: string): string {
+  return `nubis-snap-${snapshotUuid}`;
+}
+
+export function instanceType(region: Region, plan: Plan): 'container' | 'virtual-machine' {
+  return plan.engine?.instance_type ?? region.engine?.instance_type ?? 'container';
+}
+
+/** The gateway (first host) address and prefix of a region's first IPv4 pool, e.g. 192.0.2.1/25. */
+export function regionGateway(region: Region): { cidr: string; network: number; prefix: number } | null {
+  const pool = region.pools.v4[0];
+  if (!pool) return null;
+  const [base = '', bits = ''] = pool.split('/');
+  const prefix = Number(bits);
+  const parts = base.split('.').map(Number);
+  const value = ((parts[0]! << 24) >>> 0) + (parts[1]! << 16) + (parts[2]! << 8) + parts[3]!;
+  const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
+  const network = (value & mask) >>> 0;
+  const gateway = network + 1;
+  const dotted = [gateway >>> 24, (gateway >>> 16) & 255, (gateway >>> 8) & 255, gateway & 255].join('.');
+  return { cidr: `${dotted}/${prefix}`, network, prefix };
+}

@@ -1,0 +1,208 @@
+// Real servers on LXD, end to end: create with an SSH key → running → SSH to the address the API
+// shows (key and root password) → hostname → stop/start → resize → snapshot, restore, a server
+// from the snapshot → VPC reachability → floating IP → drift → remove. Run by `npm run test:lxd`.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { TestServer } from '../support/server.ts';
+import { createAccount, type TestAccount } from '../support/accounts.ts';
+import {
+  awaitPower,
+  engine,
+  eventually,
+  keyPair,
+  privateAddress,
+  publicAddress,
+  serverInfo,
+  ssh,
+  sshEventually,
+  startLxdServer,
+  TEST_IMAGE,
+} from './support.ts';
+
+let server: TestServer;
+let alice: TestAccount;
+const lxd = engine();
+const key = keyPair();
+const created: string[] = [];
+
+before(async () => {
+  server = await startLxdServer();
+  alice = await createAccount(server, { credit: 500 });
+});
+
+after(async () => {
+  for (const uuid of created) await server.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
+  // The remove jobs run before the server closes.
+  await eventually('instances removed', 60, async () => {
+    const names = await lxd.get<string[]>('/1.0/instances');
+    return names.some((n) => created.some((uuid) => n.endsWith(uuid))) ? undefined : true;
+  }).catch(() => {});
+  await server.close();
+  lxd.close();
+});
+
+async function create(body: Record<string, unknown>) {
+  const result = await server.request('POST', '/v1.3/server/create', {
+    token: alice.token,
+    body: { region: 101, image: TEST_IMAGE, plan: 1, ...body },
+  });
+  assert.equal(result.status, 201, JSON.stringify(result.body));
+  created.push(result.body.uuid);
+  return result.body;
+}
+
+async function instance(uuid: string) {
+  return lxd.get<{ status: string; config: Record<string, string> }>(`/1.0/instances/nubis-${uuid}`);
+}
+
+test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, drift, remove', async (t) => {
+  const keyId = await server.request('POST', '/v1.3/ssh_key/create', {
+    token: alice.token,
+    body: { name: 'laptop', public_key: key.publicKey },
+  });
+  assert.equal(keyId.status, 201, JSON.stringify(keyId.body));
+  const made = await create({ hostname: 'first.example.com', label: 'first', ssh_key: keyId.body.uuid });
+  assert.equal(made.power, 'provisioning');
+
+  const running = await awaitPower(server, alice.token, made.uuid, 'running');
+  const address = publicAddress(running);
+  const password = running.info.password as string;
+
+  await t.test('SSH with the key and with the root password; hostname is the server’s', async () => {
+    const withKey = await sshEventually(address, { key: key.path }, 'hostname');
+    assert.equal(withKey.stdout.trim(), 'first.example.com');
+    const withPassword = await sshEventually(address, { password }, 'hostname');
+    assert.equal(withPassword.stdout.trim(), 'first.example.com');
+    assert.notEqual(ssh(address, { password: `${password}x` }, 'true').code, 0, 'a wrong password is refused');
+  });
+
+  await t.test('stop and start: the instance follows', async () => {
+    const stop = await server.request('PATCH', '/v1.3/server/stop', {
+      token: alice.token,
+      body: { server_id: made.uuid },
+    });
+    assert.equal(stop.status, 202);
+    await awaitPower(server, alice.token, made.uuid, 'stopped');
+    assert.equal((await instance(made.uuid)).status, 'Stopped');
+    const start = await server.request('PATCH', '/v1.3/server/start', {
+      token: alice.token,
+      body: { server_id: made.uuid },
+    });
+    assert.equal(start.status, 202);
+    await awaitPower(server, alice.token, made.uuid, 'running');
+    assert.equal((await instance(made.uuid)).status, 'Running');
+    await sshEventually(address, { key: key.path }, 'true');
+  });
+
+  await t.test('resize: the instance limits follow the plan', async () => {
+    const resized = await server.request('POST', '/v1.3/server/resize', {
+      token: alice.token,
+      body: { server_id: made.uuid, plan_id: 4 },
+    });
+    assert.equal(resized.status, 202, JSON.stringify(resized.body));
+    await awaitPower(server, alice.token, made.uuid, 'running');
+    const config = (await instance(made.uuid)).config;
+    assert.equal(config['limits.cpu'], '2');
+    assert.equal(config['limits.memory'], '2048MiB');
+    await sshEventually(address, { key: key.path }, 'true');
+  });
+
+  let snapshotUuid = '';
+  await t.test('snapshot, restore, and a server from the snapshot keep a file written before it', async () => {
+    await sshEventually(address, { key: key.path }, 'echo kept-by-snapshot > /root/marker && sync');
+    const snap = await server.request('POST', '/v1.3/snapshot/create', {
+      token: alice.token,
+      body: { name: 'before', server_id: made.uuid },
+    });
+    assert.equal(snap.status, 201, JSON.stringify(snap.body));
+    snapshotUuid = snap.body.uuid;
+    await eventually('snapshot completed', 180, async () => {
+      const list = await server.request('GET', '/v1.3/snapshot/list', { token: alice.token });
+      const entry = list.body.snapshots.find((s: { uuid: string }) => s.uuid === snapshotUuid);
+      return entry?.status === 'completed' ? entry : undefined;
+    });
+    await awaitPower(server, alice.token, made.uuid, 'running');
+    assert.ok(await lxd.exists(`/1.0/images/aliases/nubis-snap-${snapshotUuid}`), 'the snapshot is an engine image');
+
+    await sshEventually(address, { key: key.path }, 'rm /root/marker');
+    const restored = await server.request('PATCH', '/v1.3/snapshot/restore', {
+      token: alice.token,
+      body: { snapshot_id: snapshotUuid, server_id: made.uuid },
+    });
+    assert.equal(restored.status, 202, JSON.stringify(restored.body));
+    await awaitPower(server, alice.token, made.uuid, 'running');
+    const marker = await sshEventually(address, { key: key.path }, 'cat /root/marker');
+    assert.equal(marker.stdout.trim(), 'kept-by-snapshot');
+    assert.equal(publicAddress(await serverInfo(server, alice.token, made.uuid)), address, 'the address is kept');
+
+    const copy = await create({
+      hostname: 'copy.example.com',
+      label: 'copy',
+      image_type: 'snapshot',
+      image: snapshotUuid,
+    });
+    const copyInfo = await awaitPower(server, alice.token, copy.uuid, 'running');
+    const copyAddress = publicAddress(copyInfo);
+    assert.notEqual(copyAddress, address);
+    const fromCopy = await sshEventually(
+      copyAddress,
+      { password: copyInfo.info.password },
+      'hostname; cat /root/marker',
+    );
+    assert.deepEqual(fromCopy.stdout.trim().split('\n'), ['copy.example.com', 'kept-by-snapshot']);
+  });
+
+  await t.test('a VPC: members reach each other on private addresses, a non-member does not', async () => {
+    const vpc = await server.request('POST', '/v1.3/vpc/create', {
+      token: alice.token,
+      body: { region_id: 101, name: 'net' },
+    });
+    assert.equal(vpc.status, 201, JSON.stringify(vpc.body));
+    const a = await create({ hostname: 'a.example.com', label: 'a', vpc: vpc.body.uuid, ssh_key: keyId.body.uuid });
+    const b = await create({ hostname: 'b.example.com', label: 'b', vpc: vpc.body.uuid });
+    const aInfo = await awaitPower(server, alice.token, a.uuid, 'running');
+    const bInfo = await awaitPower(server, alice.token, b.uuid, 'running');
+    const bPrivate = privateAddress(bInfo);
+    // TTL 1: the probe never leaves the VPC's own bridge, whatever the host forwards.
+    const member = await sshEventually(publicAddress(aInfo), { key: key.path }, `ping -c 1 -W 2 -t 1 ${bPrivate}`);
+    assert.equal(member.code, 0);
+    const outsider = ssh(address, { key: key.path }, `ping -c 1 -W 2 -t 1 ${bPrivate}`);
+    assert.notEqual(outsider.code, 0, 'a server outside the VPC cannot reach a member');
+    assert.equal(ssh(address, { key: key.path }, `ping -c 1 -W 2 -t 1 ${privateAddress(aInfo)}`).code === 0, false);
+  });
+
+  await t.test('a floating IP attached answers on its address', async () => {
+    const ip = await server.request('POST', '/v1.3/floating_ip/create', {
+      token: alice.token,
+      body: { region_id: 101, ip_version: 4 },
+    });
+    assert.equal(ip.status, 201, JSON.stringify(ip.body));
+    const attached = await server.request('PATCH', '/v1.3/floating_ip/attach', {
+      token: alice.token,
+      body: { server_id: made.uuid, ip_id: ip.body.uuid },
+    });
+    assert.equal(attached.status, 202, JSON.stringify(attached.body));
+    const viaFloating = await sshEventually(ip.body.ip_address, { key: key.path }, 'hostname', 60);
+    assert.equal(viaFloating.stdout.trim(), 'first.example.com');
+  });
+
+  await t.test('drift: an instance stopped in the engine shows stopped after reconciliation', async () => {
+    await lxd.run('PUT', `/1.0/instances/nubis-${made.uuid}/state`, { body: { action: 'stop', force: true } });
+    await awaitPower(server, alice.token, made.uuid, 'stopped', 30);
+  });
+
+  await t.test('remove: the instance is gone, the snapshot image stays', async () => {
+    const removed = await server.request('DELETE', `/v1.3/server/remove/${made.uuid}`, { token: alice.token });
+    assert.equal(removed.status, 204);
+    await eventually('instance deleted', 60, async () =>
+      (await lxd.exists(`/1.0/instances/nubis-${made.uuid}`)) ? undefined : true,
+    );
+    assert.ok(await lxd.exists(`/1.0/images/aliases/nubis-snap-${snapshotUuid}`));
+    const gone = await server.request('DELETE', `/v1.3/snapshot/remove/${snapshotUuid}`, { token: alice.token });
+    assert.equal(gone.status, 204, JSON.stringify(gone.body));
+    await eventually('snapshot image deleted', 60, async () =>
+      (await lxd.exists(`/1.0/images/aliases/nubis-snap-${snapshotUuid}`)) ? undefined : true,
+    );
+  });
+});

@@ -1,0 +1,162 @@
+// The real-driver suite's harness: a catalog whose one region sits on a range no host network
+// uses (and only there: loopback and Nubis's own bridges are the only traffic targets), a Nubis
+// on COMPUTE_DRIVER=lxd, the engine's own view for checks, and SSH from the host.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LxdClient } from '../../src/compute/lxd/lxd-client.ts';
+import { startTestServer, type JsonBody, type TestServer } from '../support/server.ts';
+
+export const lxdUrl = process.env.LXD_URL ?? '/var/lib/lxd/unix.socket';
+/** Region 101 of the test catalog: its own pool, bridge nubis-101 at 172.30.101.1/24. */
+export const testPool = process.env.LXD_TEST_POOL ?? '172.30.101.0/24';
+export const TEST_IMAGE = 1001;
+
+/** The catalog the real suite runs on: region 101 only, on `testPool`, image 1001 = nubis-tiny. */
+export function writeTestCatalog(): string {
+  const catalog = JSON.parse(readFileSync(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8'));
+  const region = catalog.regions.find((r: JsonBody) => r.id === 101);
+  region.pools = { v4: [testPool], v6: null };
+  region.features.ipv6 = false;
+  region.ping_ip = '';
+  catalog.regions = [region];
+  const image = catalog.images.find((i: JsonBody) => i.id === TEST_IMAGE);
+  image.name = 'Nubis test image';
+  image.min_disk_gb = 1;
+  image.regions = [101];
+  image.engine = { image: 'nubis-tiny' };
+  catalog.images = [image];
+  catalog.plans = catalog.plans.map((plan: JsonBody) => ({ ...plan, regions: [] }));
+  const path = join(mkdtempSync(join(tmpdir(), 'nubis-lxd-catalog-')), 'catalog.json');
+  writeFileSync(path, JSON.stringify(catalog, null, 2));
+  return path;
+}
+
+export function engine(url = lxdUrl): LxdClient {
+  return new LxdClient({ url });
+}
+
+export function startLxdServer(env: Record<string, string> = {}): Promise<TestServer> {
+  return startTestServer({
+    COMPUTE_DRIVER: 'lxd',
+    LXD_URL: lxdUrl,
+    CATALOG_FILE: process.env.LXD_TEST_CATALOG ?? writeTestCatalog(),
+    COMPUTE_RECONCILE_SECONDS: '1',
+    COMPUTE_JOB_CONCURRENCY: '4',
+    CLOCK: 'system',
+    ...env,
+  });
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `probe` until it returns a value (not undefined), at most `seconds`. */
+export async function eventually<T>(what: string, seconds: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const until = Date.now() + seconds * 1000;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > until)
+      throw new Error(`${what}: not within ${seconds} s${last ? ` (${(last as Error).message})` : ''}`);
+    await sleep(500);
+  }
+}
+
+export async function serverInfo(server: TestServer, token: string, id: string | number): Promise<JsonBody> {
+  const info = await server.request('GET', `/v1.3/server/info/${id}`, { token });
+  assert.equal(info.status, 200, JSON.stringify(info.body));
+  return info.body.server ?? info.body;
+}
+
+export function awaitPower(server: TestServer, token: string, id: string | number, power: string, seconds = 120) {
+  return eventually(`server ${id} ${power}`, seconds, async () => {
+    const info = await serverInfo(server, token, id);
+    return info.power === power ? info : undefined;
+  });
+}
+
+export function publicAddress(info: JsonBody): string {
+  const entry = info.iface?.v4?.find((i: JsonBody) => i.type === 'public');
+  assert.ok(entry, `server has a public address: ${JSON.stringify(info.iface)}`);
+  return entry.address;
+}
+
+export function privateAddress(info: JsonBody): string {
+  const entry = info.iface?.v4?.find((i: JsonBody) => i.type === 'private');
+  assert.ok(entry, `server has a private address: ${JSON.stringify(info.iface)}`);
+  return entry.address;
+}
+
+/** A fresh ed25519 key pair (Debian's openssh-client): the private key's path and the public line. */
+export function keyPair(): { path: string; publicKey: string } {
+  const path = join(mkdtempSync(join(tmpdir(), 'nubis-lxd-key-')), 'id_ed25519');
+  const made = spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'nubis-test', '-f', path]);
+  assert.equal(made.status, 0, String(made.stderr));
+  return { path, publicKey: readFileSync(`${path}.pub`, 'utf8').trim() };
+}
+
+export type SshAuth = { key: string } | { password: string };
+
+/** Runs a command over SSH as root (openssh-client; sshpass for a password). */
+export function ssh(address: string, auth: SshAuth, command: string): { code: number; stdout: string; stderr: string } {
+  const common = [
+    '-o',
+    'StrictHostKeyChecking=no',
+    '-o',
+    'UserKnownHostsFile=/dev/null',
+    '-o',
+    'ConnectTimeout=3',
+    '-o',
+    'LogLevel=ERROR',
+  ];
+  const result =
+    'key' in auth
+      ? spawnSync(
+          'ssh',
+          [
+            ...common,
+            '-o',
+            'BatchMode=yes',
+            '-o',
+            'PreferredAuthentications=publickey',
+            '-i',
+            auth.key,
+            `root@${address}`,
+            command,
+          ],
+          { encoding: 'utf8', timeout: 20_000 },
+        )
+      : spawnSync(
+          'sshpass',
+          [
+            '-p',
+            auth.password,
+            'ssh',
+            ...common,
+            '-o',
+            'PreferredAuthentications=password',
+            '-o',
+            'PubkeyAuthentication=no',
+            `root@${address}`,
+            command,
+          ],
+          { encoding: 'utf8', timeout: 20_000 },
+        );
+  return { code: result.status ?? -1, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
+}
+
+/** SSH until it answers (the machine may still be starting its SSH server), then the command's result. */
+export function sshEventually(address: string, auth: SshAuth, command: string, seconds = 60) {
+  return eventually(`ssh root@${address} ${command}`, seconds, async () => {
+    const result = ssh(address, auth, command);
+    return result.code === 0 ? result : undefined;
+  });
+}
