@@ -5,8 +5,10 @@ import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 
 /**
- * Records that `action` is wanted on the server's machine. One open job per server and action:
- * asking again refreshes it (attempts start over), so a retried request never doubles the work.
+ * Records that `action` is wanted on the server's machine. One waiting job per server and action
+ * (key `<uuid>:<action>`): asking again replaces it at the back of the server's line, so a retried
+ * request never doubles the work and a server's jobs run in the order they were asked for. A job
+ * being performed has its key suffixed with its id, so a new one may wait behind it.
  */
 export async function enqueueComputeJob(
   ctx: Platform,
@@ -17,16 +19,33 @@ export async function enqueueComputeJob(
 ): Promise<void> {
   if (!ctx.compute.engine) return;
   const now = ctx.clock.now();
-  const fresh = { payload: JSON.stringify(payload), attempts: 0, run_at: now, locked_until: null, last_error: null };
+  const key = `${serverUuid}:${action}`;
+  await db.deleteFrom('compute_jobs').where('key', '=', key).execute();
   await db
     .insertInto('compute_jobs')
-    .values({ key: `${serverUuid}:${action}`, server_uuid: serverUuid, action, created_at: now, ...fresh })
-    .onConflict((conflict) => conflict.column('key').doUpdateSet(fresh))
+    .values({
+      key,
+      server_uuid: serverUuid,
+      action,
+      payload: JSON.stringify(payload),
+      attempts: 0,
+      run_at: now,
+      locked_until: null,
+      last_error: null,
+      created_at: now,
+    })
     .execute();
 }
 
-/** Drops a server's open jobs (it is being removed; only the remove job matters now). */
+/**
+ * Drops a server's waiting jobs (it is being removed; only the remove job matters now). One being
+ * performed stays, and the remove waits behind it, so nothing is made after it was deleted.
+ */
 export async function dropComputeJobs(ctx: Platform, db: Queryable, serverUuid: string): Promise<void> {
   if (!ctx.compute.engine) return;
-  await db.deleteFrom('compute_jobs').where('server_uuid', '=', serverUuid).execute();
+  await db
+    .deleteFrom('compute_jobs')
+    .where('server_uuid', '=', serverUuid)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', ctx.clock.now())]))
+    .execute();
 }

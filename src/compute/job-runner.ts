@@ -60,7 +60,10 @@ export async function machineSpec(ctx: Platform, serverUuid: string): Promise<Ma
   };
 }
 
-/** Takes the next due job, if any, for this instance to run. */
+/**
+ * Takes the next due job, if any, for this instance to run: the first of its server's line, with
+ * no other job of that server being performed (a machine does one thing at a time, in order).
+ */
 async function claim(ctx: Platform): Promise<ComputeJobRow | null> {
   return ctx.db.transaction().execute(async (trx) => {
     const now = ctx.clock.now();
@@ -69,6 +72,16 @@ async function claim(ctx: Platform): Promise<ComputeJobRow | null> {
       .selectAll()
       .where('run_at', '<=', now)
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
+      .where(({ not, exists, selectFrom, or }) =>
+        not(
+          exists(
+            selectFrom('compute_jobs as other')
+              .select('other.id')
+              .whereRef('other.server_uuid', '=', 'compute_jobs.server_uuid')
+              .where((o) => or([o('other.id', '<', o.ref('compute_jobs.id')), o('other.locked_until', '>', now)])),
+          ),
+        ),
+      )
       .orderBy('run_at')
       .orderBy('id')
       .limit(1);
@@ -78,10 +91,10 @@ async function claim(ctx: Platform): Promise<ComputeJobRow | null> {
     const attempts = job.attempts + 1;
     await trx
       .updateTable('compute_jobs')
-      .set({ locked_until: now + leaseMs, attempts })
+      .set({ locked_until: now + leaseMs, attempts, key: `${job.key}#${job.id}` })
       .where('id', '=', job.id)
       .execute();
-    return { ...job, attempts, locked_until: now + leaseMs };
+    return { ...job, attempts, locked_until: now + leaseMs, key: `${job.key}#${job.id}` };
   });
 }
 

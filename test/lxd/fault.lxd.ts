@@ -1,0 +1,105 @@
+// The engine unreachable during a create: the API still answers, the job retries, and the server
+// becomes running (and reachable over SSH) once the engine is back; nothing is lost. Also the
+// scenario the real suite runs on PostgreSQL (jobs claimed with FOR UPDATE SKIP LOCKED).
+
+import assert from 'node:assert/strict';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { TestServer } from '../support/server.ts';
+import { createAccount, type TestAccount } from '../support/accounts.ts';
+import {
+  awaitPower,
+  engine,
+  eventually,
+  lxdUrl,
+  publicAddress,
+  sleep,
+  sshEventually,
+  startLxdServer,
+  TEST_IMAGE,
+} from './support.ts';
+
+/** A unix socket in front of the engine's that refuses every connection until `open`. */
+class EngineGate {
+  readonly path = join(mkdtempSync(join(tmpdir(), 'nubis-gate-')), 'lxd.socket');
+  open = false;
+  refused = 0;
+  readonly #server: Server;
+  readonly #sockets = new Set<Socket>();
+  constructor(target: string) {
+    this.#server = createServer((client) => {
+      this.#sockets.add(client);
+      client.on('close', () => this.#sockets.delete(client));
+      if (!this.open) {
+        this.refused++;
+        client.destroy();
+        return;
+      }
+      const upstream = createConnection(target);
+      client.pipe(upstream).pipe(client);
+      upstream.on('error', () => client.destroy());
+      client.on('close', () => upstream.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+  }
+  listen(): Promise<void> {
+    return new Promise((resolve) => this.#server.listen(this.path, resolve));
+  }
+  close(): Promise<void> {
+    for (const socket of this.#sockets) socket.destroy();
+    return new Promise((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+let server: TestServer;
+let alice: TestAccount;
+const gate = new EngineGate(lxdUrl);
+const lxd = engine();
+let uuid = '';
+
+before(async () => {
+  await gate.listen();
+  server = await startLxdServer({ LXD_URL: gate.path, COMPUTE_JOB_ATTEMPTS: '30' });
+  alice = await createAccount(server);
+});
+
+after(async () => {
+  gate.open = true;
+  if (uuid) await server.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
+  await eventually('instance removed', 60, async () =>
+    uuid && (await lxd.exists(`/1.0/instances/nubis-${uuid}`)) ? undefined : true,
+  ).catch(() => {});
+  await server.close();
+  await gate.close();
+  lxd.close();
+});
+
+test('engine unreachable during create: the API answers, the job retries, the server runs once the engine is back', async () => {
+  const created = await server.request('POST', '/v1.3/server/create', {
+    token: alice.token,
+    body: { hostname: 'patient.example.com', label: 'patient', region: 101, image: TEST_IMAGE, plan: 1 },
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  uuid = created.body.uuid;
+  assert.equal(created.body.power, 'provisioning');
+
+  // The job tries, fails and retries while the engine cannot be reached.
+  await eventually('two refused attempts', 30, async () => (gate.refused >= 2 ? true : undefined));
+  await sleep(1000);
+  const waiting = await server.request('GET', `/v1.3/server/info/${uuid}`, { token: alice.token });
+  assert.equal(waiting.status, 200);
+  assert.equal(waiting.body.power, 'provisioning');
+  const list = await server.request('GET', '/v1.3/server/list', { token: alice.token });
+  assert.ok(
+    list.body.servers.some((s: { uuid: string }) => s.uuid === uuid),
+    'the server is listed',
+  );
+
+  gate.open = true;
+  const running = await awaitPower(server, alice.token, uuid, 'running', 120);
+  const login = await sshEventually(publicAddress(running), { password: running.info.password }, 'hostname');
+  assert.equal(login.stdout.trim(), 'patient.example.com');
+});
