@@ -4,7 +4,8 @@
 // Options: --duration S (per scenario, default 8), --connections N (default 50),
 //          --db sqlite|postgres (default sqlite), --instances N (default 1: with 2, the reads run
 //          against one instance and then against both, side by side), --servers N (list size,
-//          default 1000), --stored N (servers seeded in other accounts first, default 0)
+//          default 1000), --stored N (servers seeded in other accounts first, default 0),
+//          --lxd (the real driver's scenario alone: bench/lxd.ts)
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,12 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { seed } from './seed.ts';
+
+// --lxd: the real compute driver's scenario instead (bench/lxd.ts: create → SSH, creates a minute).
+if (process.argv.includes('--lxd')) {
+  await import('./lxd.ts');
+  process.exit(0);
+}
 
 const { values: args } = parseArgs({
   options: {
