@@ -1,6 +1,6 @@
 // `npm run bench -- --lxd` (or `node bench/lxd.ts`): the real compute driver on LXD. Reports the
 // time from server/create to a working SSH login (median of --samples, default 3) and how many
-// creates a minute the driver sustains (--burst servers created at once, default 8, until all
+// creates a minute the driver sustains (--burst servers created at once, default 6 (the account's server limit), until all
 // are running). Needs a reachable LXD prepared as `npm run test:lxd` prepares it.
 
 import { spawnSync } from 'node:child_process';
@@ -19,7 +19,7 @@ import {
 const { values } = parseArgs({
   options: {
     samples: { type: 'string', default: '3' },
-    burst: { type: 'string', default: '8' },
+    burst: { type: 'string', default: '6' },
     lxd: { type: 'boolean' },
   },
   strict: false,
