@@ -1,5 +1,5 @@
-// Typed errors: the error bodies of the v1.3 API (`{errors: {response, reason}}`, or one entry
-// per bad field on a 400) and of the legacy API, as an Error a caller can catch and inspect.
+// Typed errors: the error bodies of the v1.3 and operator APIs (`{errors: {response, reason}}`, or
+// one entry per bad field on a 400) and the legacy envelope, as an Error a caller can catch and inspect.
 
 /** One bad field of a 400 answer. */
 export interface FieldError {
@@ -56,6 +56,18 @@ function describe(body: unknown): { response: string; reason: string; fields: Fi
       fields: [],
     };
   }
+  // The legacy v1 error envelope: {message, response_type: 'error', response_code, fields?}.
+  const legacy = body as { response_type?: unknown; message?: unknown; fields?: unknown } | null;
+  if (legacy?.response_type === 'error' && typeof legacy.message === 'string')
+    return {
+      response: '',
+      reason: legacy.message,
+      fields: Array.isArray(legacy.fields)
+        ? legacy.fields.filter(
+            (entry): entry is FieldError => typeof entry?.field === 'string' && typeof entry?.reason === 'string',
+          )
+        : [],
+    };
   return { response: '', reason: typeof body === 'string' ? body : '', fields: [] };
 }
 

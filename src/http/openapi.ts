@@ -52,7 +52,7 @@ const resourceOfTag: Record<string, string> = {
 
 /**
  * Completes a route's schema for the document, from what the scope knows: its access gives
- * `security` (a public operation needs no token) and 401/403; any input can be refused with 400;
+ * `security` (a public operation needs no token) and 401/403; any input or body can be refused with 400;
  * every path answers 405 to other methods and 503 when storage fails; budgets give 429. The
  * statuses a route declares itself stay as they are.
  */
@@ -63,7 +63,9 @@ export function documentRoute(route: RouteOptions, format: ApiFormat): void {
   if (access === 'public') schema.security ??= [];
   else if (access === 'operator') schema.security ??= [{ operator: [] }];
   const statuses = [405, 503];
-  if (schema.body || schema.params || schema.querystring) statuses.push(400);
+  // Any input can be refused; so can any body (malformed JSON, wrong type, too large), schema or not.
+  const carriesBody = [route.method].flat().some((method) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method));
+  if (schema.body || schema.params || schema.querystring || carriesBody) statuses.push(400);
   if (access === 'account' || access === 'operator') statuses.push(401);
   if (access === 'operator') statuses.push(403);
   if (access === 'account' || route.config?.rateLimits?.length) statuses.push(429);

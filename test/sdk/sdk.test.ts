@@ -113,6 +113,17 @@ test('refusals are typed errors carrying the status, the status line and the fie
   const unauthorised = await unwrap(anonymous.GET('/v1.3/server/list')).catch((error: unknown) => error);
   assert.ok(unauthorised instanceof NubisError);
   assert.equal(unauthorised.status, 401);
+  assert.equal(unauthorised.response, '401 Unauthorized');
+
+  // The legacy envelope: the reason is its message, the fields of a 400 are named.
+  const legacy = await unwrap(client.POST('/v1/server/stop', { body: {} as never })).catch((error: unknown) => error);
+  assert.ok(legacy instanceof NubisError);
+  assert.equal(legacy.status, 400);
+  assert.ok(
+    legacy.fields.some((f) => f.field === 'SUBID'),
+    JSON.stringify(legacy.body),
+  );
+  assert.match(legacy.reason, /SUBID/);
 });
 
 test('invoiceItems walks every page of invoice items', async () => {
