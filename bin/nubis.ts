@@ -1,124 +1,199 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
-// The nubis command: serve the API, run migrations, or run the sweeps alone.
+// The nubis command. The server's own commands (serve, dev, migrate, sweep) are one table below,
+// one entry each, so adding one is a one-line merge; every other command is the customer and
+// operator CLI (cli/), which talks to a running Nubis through @nubis/sdk.
 // --max-semi-space-size=4 (here and in `npm start`): requests allocate little that lives, and
 // V8's default young generation, grown under load, would be most of the resident memory.
 
 import { enableCompileCache } from 'node:module';
-import { parseArgs } from 'node:util';
-import { ConfigError, configTable, loadConfig } from '../src/config.ts';
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { ConfigError, configTable, loadConfig, type Config } from '../src/config.ts';
 
 // Node's on-disk code cache (in the OS temp directory): later starts skip most of the
 // compiling of Fastify, Kysely and TypeBox. Everything heavy is imported after this line.
 enableCompileCache();
 
-const help = `Usage: nubis <command> [options]
+interface ServerCommand {
+  usage: string;
+  summary: string;
+  options?: ParseArgsOptionsConfig;
+  run(values: Record<string, unknown>, positionals: string[]): Promise<void>;
+}
 
-Commands:
-  serve [--no-sweeps]   serve the HTTP API (runs migrations first); the default
-  migrate               apply database migrations and exit
-  sweep [--once]        run the periodic sweeps without serving HTTP
-  compute setup         prepare the LXD/Incus engine for the catalog (pool, networks, profile; idempotent)
-  images build [--only tiny|debian] [--mirror URL]
-                        build the engine images from Debian's packages and import them
-  help                  show this help
+/** The server's commands, one entry each. */
+const serverCommands: Record<string, ServerCommand> = {
+  serve: {
+    usage: 'serve [--no-sweeps]',
+    summary: 'serve the HTTP API (runs migrations first); the default',
+    options: { 'no-sweeps': { type: 'boolean' } },
+    run: (values) => serve(loadConfig(), { sweeps: values['no-sweeps'] ? false : undefined }),
+  },
+  dev: {
+    usage: 'dev',
+    summary: 'serve as an emulator (NUBIS_MODE=emulator): virtual clock, seeded account, its token printed',
+    run: () => serve(loadConfig({ ...process.env, NUBIS_MODE: 'emulator' }), {}),
+  },
+  migrate: {
+    usage: 'migrate',
+    summary: 'apply database migrations and exit',
+    run: async () => {
+      const config = loadConfig();
+      const { prepareStorage, createLogger } = await import('../src/server.ts');
+      const storage = await prepareStorage(config, createLogger(config.logLevel));
+      process.stdout.write('migrations are up to date\n');
+      await storage.close();
+    },
+  },
+  sweep: {
+    usage: 'sweep [--once]',
+    summary: 'run the periodic sweeps without serving HTTP',
+    options: { once: { type: 'boolean' } },
+    run: (values) => sweep(loadConfig(), values.once === true),
+  },
+  compute: {
+    usage: 'compute setup',
+    summary: 'prepare the LXD/Incus engine for the catalog (pool, networks, profile; idempotent)',
+    run: async (_values, positionals) => {
+      if (positionals[0] !== 'setup') throw new ConfigError('unknown command; see nubis --help');
+      const { runComputeSetup } = await import('../src/compute/lxd/commands.ts');
+      await runComputeSetup(loadConfig());
+    },
+  },
+  images: {
+    usage: 'images build [--only tiny|debian] [--mirror URL]',
+    summary: "build the engine images from Debian's packages and import them",
+    options: { only: { type: 'string' }, mirror: { type: 'string' } },
+    run: async (values, positionals) => {
+      if (positionals[0] !== 'build') throw new ConfigError('unknown command; see nubis --help');
+      const { runImagesBuild } = await import('../src/compute/lxd/commands.ts');
+      await runImagesBuild(loadConfig(), {
+        only: values.only as string | undefined,
+        mirror: values.mirror as string | undefined,
+      });
+    },
+  },
+};
 
-Configuration comes from environment variables:
+function help(cliHelp: string): string {
+  const width = Math.max(...Object.values(serverCommands).map((command) => command.usage.length)) + 2;
+  const rows = Object.values(serverCommands).map((command) => `  ${command.usage.padEnd(width)}${command.summary}`);
+  return `Usage: nubis <command> [options]
+
+Server commands:
+${rows.join('\n')}
+  help${' '.repeat(width - 4)}show this help
+${cliHelp}
+Configuration of the server commands comes from environment variables:
 
 ${configTable()}
 `;
+}
 
-async function main(): Promise<void> {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: {
-      help: { type: 'boolean', short: 'h' },
-      'no-sweeps': { type: 'boolean' },
-      once: { type: 'boolean' },
-      only: { type: 'string' },
-      mirror: { type: 'string' },
-    },
-  });
-  const command = values.help ? 'help' : (positionals[0] ?? 'serve');
-  if (command === 'help') {
-    process.stdout.write(help);
-    return;
-  }
-  const config = loadConfig();
-  if (command === 'serve') {
-    const { startServer } = await import('../src/server.ts');
-    const server = await startServer(config, { sweeps: values['no-sweeps'] ? false : undefined });
+async function serve(config: Config, options: { sweeps?: boolean }): Promise<void> {
+  const { startServer } = await import('../src/server.ts');
+  const server = await startServer(config, options);
+  process.stderr.write(
+    `${JSON.stringify({
+      level: 'info',
+      time: Date.now(),
+      msg: `listening at ${server.url}`,
+      storage: server.ctx.dialect,
+      clock: server.ctx.clock.mode,
+      ...(server.metricsUrl ? { metrics: `${server.metricsUrl}/metrics` } : {}),
+    })}\n`,
+  );
+  if (server.seeded) {
+    // The emulator's greeting, for a person at a terminal: what to paste next.
+    const base = server.url.replace('://127.0.0.1:', '://localhost:');
     process.stderr.write(
-      `${JSON.stringify({
-        level: 'info',
-        time: Date.now(),
-        msg: `listening at ${server.url}`,
-        storage: server.ctx.dialect,
-        clock: server.ctx.clock.mode,
-      })}\n`,
+      [
+        '',
+        `Nubis emulator at ${base} (virtual clock, accounts active at registration, relaxed rate limits)`,
+        `  account   ${server.seeded.email} / ${server.seeded.password}${server.seeded.created ? ' (new, $100 credit)' : ''}`,
+        `  token     ${server.seeded.token}`,
+        `  operator  ADMIN_TOKEN=${config.adminToken}`,
+        '',
+        `  export NUBIS_URL=${base} NUBIS_TOKEN=${server.seeded.token} ADMIN_TOKEN=${config.adminToken}`,
+        '',
+        '',
+      ].join('\n'),
     );
-    const stop = (signal: string) => {
-      server.ctx.log.info({ signal }, 'shutting down: finishing in-flight requests');
-      server.close().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          server.ctx.log.error({ err: (error as Error).message }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-    return;
   }
-  if (command === 'migrate') {
-    const { prepareStorage, createLogger } = await import('../src/server.ts');
-    const storage = await prepareStorage(config, createLogger(config.logLevel));
-    process.stdout.write('migrations are up to date\n');
+  const stop = (signal: string) => {
+    server.ctx.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        server.ctx.log.error({ err: (error as Error).message }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+async function sweep(config: Config, once: boolean): Promise<void> {
+  const { prepareStorage, createPlatform, createLogger } = await import('../src/server.ts');
+  const { loadCatalog } = await import('../src/catalog/catalog.ts');
+  const { runSweepRound, startSweeper } = await import('../src/sweeps/sweeps.ts');
+  const log = createLogger(config.logLevel);
+  loadCatalog(config.catalogFile, 0);
+  const storage = await prepareStorage(config, log);
+  const ctx = await createPlatform(config, storage, log);
+  if (once) {
+    await runSweepRound(ctx);
     await storage.close();
     return;
   }
-  if (command === 'sweep') {
-    const { prepareStorage, createPlatform, createLogger } = await import('../src/server.ts');
-    const { loadCatalog } = await import('../src/catalog/catalog.ts');
-    const { runSweepRound, startSweeper } = await import('../src/sweeps/sweeps.ts');
-    const log = createLogger(config.logLevel);
-    loadCatalog(config.catalogFile, 0);
-    const storage = await prepareStorage(config, log);
-    const ctx = await createPlatform(config, storage, log);
-    if (values.once) {
-      await runSweepRound(ctx);
-      await storage.close();
-      return;
-    }
-    const sweeper = startSweeper(ctx, config.sweepIntervalSeconds * 1000);
-    const keepAlive = setInterval(() => {}, 1 << 30);
-    const stop = () => {
-      clearInterval(keepAlive);
-      sweeper
-        .stop()
-        .then(() => storage.close())
-        .then(() => process.exit(0));
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
+  const sweeper = startSweeper(ctx, config.sweepIntervalSeconds * 1000);
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  const stopSweeps = () => {
+    clearInterval(keepAlive);
+    sweeper
+      .stop()
+      .then(() => storage.close())
+      .then(() => process.exit(0));
+  };
+  process.once('SIGTERM', stopSweeps);
+  process.once('SIGINT', stopSweeps);
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const first = argv[0];
+  const command = first === undefined || first.startsWith('-') ? undefined : first;
+  if (command === undefined && (argv.includes('--help') || argv.includes('-h'))) {
+    process.stdout.write(help(''));
     return;
   }
-  if (command === 'compute' && positionals[1] === 'setup') {
-    const { runComputeSetup } = await import('../src/compute/lxd/commands.ts');
-    await runComputeSetup(config);
+  if (command === 'help') {
+    process.stdout.write(help(''));
     return;
   }
-  if (command === 'images' && positionals[1] === 'build') {
-    const { runImagesBuild } = await import('../src/compute/lxd/commands.ts');
-    await runImagesBuild(config, { only: values.only, mirror: values.mirror });
+  const entry = serverCommands[command ?? 'serve'];
+  if (!entry) throw new ConfigError(`unknown command "${command}"; see nubis --help`);
+  const options: ParseArgsOptionsConfig = { help: { type: 'boolean', short: 'h' }, ...entry.options };
+  const { positionals, values } = parseArgs({
+    args: command === undefined ? argv : argv.slice(1),
+    allowPositionals: true,
+    options,
+  }) as { positionals: string[]; values: Record<string, unknown> };
+  if (values.help) {
+    process.stdout.write(`Usage: nubis ${entry.usage}\n\n${entry.summary}\n`);
     return;
   }
-  throw new ConfigError(`unknown command "${positionals.join(' ')}"; see nubis --help`);
+  await entry.run(values, positionals);
 }
 
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) {
     process.stderr.write(`nubis: ${error.message}\n`);
+    process.exit(2);
+  }
+  const code = (error as { code?: string }).code;
+  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`nubis: ${(error as Error).message}\n`);
     process.exit(2);
   }
   process.stderr.write(`nubis: ${(error as Error).stack ?? String(error)}\n`);

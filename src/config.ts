@@ -94,6 +94,12 @@ const v = <T>(env: string, def: T, parse: Parser<T>, doc: string): Variable<T> =
 
 /** Every variable, in the order the README lists them. */
 export const variables = {
+  mode: v(
+    'NUBIS_MODE',
+    'server' as 'server' | 'emulator',
+    oneOf('server', 'emulator'),
+    '`server`, or `emulator` (what `nubis dev` sets): virtual clock, accounts activated at registration, relaxed rate limits, ADMIN_TOKEN `nubis-emulator-admin-token` and a seeded account whose token is printed at start; a variable set explicitly still wins',
+  ),
   port: v('PORT', 8080, integer(0, 65535), 'TCP port the HTTP server listens on'),
   host: v('HOST', '127.0.0.1', text, 'address the HTTP server binds to'),
   dataDir: v(
@@ -381,6 +387,21 @@ export const variables = {
   ),
 } as const;
 
+/** What NUBIS_MODE=emulator changes, for every variable the environment does not set itself. */
+export const emulatorPreset: Partial<Config> = {
+  clock: 'virtual',
+  autoActivate: true,
+  adminToken: 'nubis-emulator-admin-token',
+  passwordHashCost: 12,
+  rateRegisterPerMinute: 1_000_000,
+  rateLoginPerMinute: 1_000_000,
+  rateActivatePerMinute: 1_000_000,
+  rateResetPerMinute: 1_000_000,
+  rateAccountInfoPerMinute: 1_000_000,
+  rateAccountUpdatePerMinute: 1_000_000,
+  ratePerTokenPerSecond: 1_000_000,
+};
+
 type Variables = typeof variables;
 export type Config = { [K in keyof Variables]: Variables[K]['default'] };
 
@@ -394,6 +415,11 @@ export function loadConfig(
     const raw = env[variable.env];
     config[key] = raw === undefined || raw === '' ? variable.default : variable.parse(raw, variable.env);
   }
+  if (config.mode === 'emulator')
+    for (const [key, value] of Object.entries(emulatorPreset) as [keyof Config, unknown][]) {
+      const raw = env[(variables[key] as Variable<unknown>).env];
+      if (raw === undefined || raw === '') config[key] = value;
+    }
   return { ...(config as Config), ...overrides };
 }
 

@@ -25,6 +25,7 @@ import { createMetrics } from './platform/metrics.ts';
 import { registerStateMetrics } from './metrics/state-metrics.ts';
 import { startMetricsListener } from './http/metrics.ts';
 import { startJobRunner } from './compute/job-runner.ts';
+import { seedEmulatorAccount, type SeededAccount } from './accounts/emulator-seed.service.ts';
 
 const packageVersion = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -36,6 +37,8 @@ export interface RunningServer {
   url: string;
   /** The METRICS_PORT listener's base URL, or null when metrics are served on the API port (or not at all). */
   metricsUrl: string | null;
+  /** The emulator's seeded account (NUBIS_MODE=emulator), or null. */
+  seeded: SeededAccount | null;
   close(): Promise<void>;
 }
 
@@ -148,6 +151,7 @@ export async function startServer(config: Config, options: { sweeps?: boolean } 
   const storage = await prepareStorage(config, log);
   const ctx = await createPlatform(config, storage, log, catalog);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
+  const seeded = config.mode === 'emulator' ? await seedEmulatorAccount(ctx) : null;
   registerStateMetrics(ctx, storage.poolStats);
   const limiters = createRateLimiters(config, redis, (name) => ctx.metrics.rateLimitRefusals.inc({ limit: name }));
   const app = await buildApp({ ctx, storage, limiters, version: packageVersion, logger: log });
@@ -183,6 +187,7 @@ export async function startServer(config: Config, options: { sweeps?: boolean } 
     ctx,
     url: address,
     metricsUrl: metricsListener?.url ?? null,
+    seeded,
     close() {
       closing ??= (async () => {
         await sweeper?.stop();

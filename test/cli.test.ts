@@ -142,7 +142,8 @@ describe('serve', () => {
 
   test('logs JSON with a request id, and on SIGTERM finishes the request in flight, refuses new ones, and exits 0', async () => {
     const child = spawn(process.execPath, [cli, 'serve'], {
-      env: baseEnv({ ...storage.env, PORT: '0', LOG_LEVEL: 'info', SWEEPS: 'false' }),
+      // debug: the arrival of a request is logged too, so the test knows it is in flight.
+      env: baseEnv({ ...storage.env, PORT: '0', LOG_LEVEL: 'debug', SWEEPS: 'false' }),
     }) as ChildProcessWithoutNullStreams;
     const logs: Record<string, unknown>[] = [];
     const waiters: {

@@ -5,7 +5,13 @@ import { randomUUID } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import type { TrustProxy } from '../config.ts';
 import { lazySerializerFactory, lazyValidatorFactory } from './lazy-compilers.ts';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyRequest,
+  type FastifyReply,
+} from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Platform } from '../platform/context.ts';
@@ -64,6 +70,25 @@ function securityHeaders(reply: FastifyReply): void {
     reply.header('content-security-policy', `${String(policy)}; frame-ancestors 'self'`);
 }
 
+/**
+ * One line per request at info, when it is answered (method, path, status, milliseconds); the
+ * arrival only at debug. A terminal at the default level stays readable.
+ */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ method: request.method }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    // The path without its query: a legacy client may put its key there.
+    const query = request.url.indexOf('?');
+    const path = query === -1 ? request.url : request.url.slice(0, query);
+    const line = { method: request.method, path, status: reply.statusCode, ms: Math.round(reply.elapsedTime) };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { ctx, storage, limiters } = deps;
   const app = Fastify({
@@ -79,6 +104,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
     },
     bodyLimit: 256 * 1024,
+    // One log line per request, not Fastify's two.
+    logController: new OneLinePerRequest(),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ajv: {
