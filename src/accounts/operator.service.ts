@@ -9,6 +9,8 @@ import { parseRef } from '../platform/ids.ts';
 import { recordTransaction, type Transaction } from '../billing/transaction.service.ts';
 import { settingsRepository } from '../settings/settings.repository.ts';
 import { VirtualClock } from '../platform/clock.ts';
+import { recordDueEvents } from '../events/event.service.ts';
+import { kickWebhookDelivery } from '../events/webhook.service.ts';
 import { accountRepository } from './account.repository.ts';
 import type { AccountRow, AccountUpdate } from './account.table.ts';
 import { describeAccount, type AccountInfo } from './account.service.ts';
@@ -132,5 +134,9 @@ export async function advanceClock(ctx: Platform, seconds: number): Promise<{ no
     throw new Conflict('the clock is the system clock: start with CLOCK=virtual to move it');
   ctx.clock.advance(seconds);
   await settingsRepository.set(ctx.db, 'clock_offset_ms', String(ctx.clock.offset()));
+  // What the jump brought about (transitions ended, snapshots completed) is an event before the answer.
+  await recordDueEvents(ctx);
+  // Webhook retries wait on the clock too.
+  kickWebhookDelivery(ctx, [0]);
   return { now: clockState(ctx).now };
 }

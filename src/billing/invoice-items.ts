@@ -12,6 +12,7 @@ import { toDollars } from '../platform/money.ts';
 import type { InvoiceItemRow } from './billing.table.ts';
 import { chargeOfItem, startedHours } from './metering.ts';
 import { readSnapshot } from './read-snapshot.ts';
+import { invoiceItemClosed, invoiceItemsOpened } from '../events/resource-events.ts';
 import type { PricedItem } from './pricing.ts';
 
 /** The columns an opened item sets, in the order its insert binds them. */
@@ -70,6 +71,7 @@ export async function openInvoiceItems(
     prepaidUntil,
   ]);
   await insertOf(items.length).run(db, ...values);
+  await invoiceItemsOpened(ctx, db, accountId, resourceUuid, items);
 }
 
 /**
@@ -107,8 +109,10 @@ export async function closeInvoiceItems(
       .where('id', '=', item.id)
       .where('removed_at', 'is', null)
       .executeTakeFirst();
-    if (Number(closed.numUpdatedRows) === 1)
+    if (Number(closed.numUpdatedRows) === 1) {
       settledByAccount.set(item.account_id, (settledByAccount.get(item.account_id) ?? 0) - finalCharge);
+      await invoiceItemClosed(ctx, trx, item, finalCharge);
+    }
   }
   for (const [accountId, delta] of settledByAccount) await addSettled(trx, accountId, delta);
 }

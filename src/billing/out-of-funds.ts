@@ -9,6 +9,7 @@
 // one thing they race for: a conditional insert decides which sweeper mails.
 
 import type { Tx } from '../db/database.ts';
+import { accountFunds, serverPoweredOff } from '../events/resource-events.ts';
 import type { Platform } from '../platform/context.ts';
 import { isoSeconds } from '../platform/clock.ts';
 import { formatMoney } from '../platform/money.ts';
@@ -87,6 +88,7 @@ async function suspend(ctx: Platform, trx: Tx, accountId: number): Promise<numbe
     .returning('account_id')
     .executeTakeFirst();
   if (!won) return null;
+  await accountFunds(ctx, trx, accountId, true);
   const stopped = await stopRunningServers(ctx, trx, accountId);
   const account = await trx
     .selectFrom('accounts')
@@ -127,6 +129,7 @@ export async function liftIfFunded(ctx: Platform, trx: Tx, accountId: number): P
   const { balanceMicros } = await accountFinance(ctx, trx, accountId);
   if (balanceMicros <= 0) return false;
   await trx.deleteFrom('account_funds').where('account_id', '=', accountId).execute();
+  await accountFunds(ctx, trx, accountId, false);
   return true;
 }
 
@@ -161,6 +164,7 @@ async function stopRunningServers(ctx: Platform, trx: Tx, accountId: number | nu
       .where('id', '=', server.id)
       .where('power', '=', 'running')
       .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 1) await serverPoweredOff(ctx, trx, server, 'out of funds');
     stopped += Number(result.numUpdatedRows);
     await enqueueComputeJob(ctx, trx, server.uuid, 'stopping');
   }

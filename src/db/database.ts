@@ -16,6 +16,7 @@ import type { FaultRuleTable } from '../faults/fault.table.ts';
 import type { SavedStateTable } from '../state/saved-state.table.ts';
 import type { OperatorAuditTable } from '../audit/audit.table.ts';
 import type { ComputeJobTable } from '../compute/compute-job.table.ts';
+import type { EventScheduleTable, EventTable, WebhookDeliveryTable, WebhookTable } from '../events/event.table.ts';
 
 export interface Database {
   accounts: AccountTable;
@@ -37,6 +38,10 @@ export interface Database {
   saved_states: SavedStateTable;
   operator_audit: OperatorAuditTable;
   compute_jobs: ComputeJobTable;
+  events: EventTable;
+  event_schedule: EventScheduleTable;
+  webhooks: WebhookTable;
+  webhook_deliveries: WebhookDeliveryTable;
 }
 
 export type Db = Kysely<Database>;

@@ -34,6 +34,11 @@ function raw(method: string, path: string, headers: Record<string, string> = {},
     const length: Record<string, string> =
       body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
     const req = httpRequest(`${server.url}${path}`, { method, headers: { ...headers, ...length }, agent }, (res) => {
+      // An event stream never ends: its headers are what is checked.
+      if (String(res.headers['content-type']).startsWith('text/event-stream')) {
+        res.destroy();
+        return resolve({ status: res.statusCode ?? 0, headers: res.headers, body: '' });
+      }
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {

@@ -21,6 +21,7 @@ import { catalogOf, machineOf, rootPassword } from './server-details.ts';
 import { findServer, newRootPassword } from './server.service.ts';
 import { powerOutcome, settlesStopped, type PowerCommand, type SettledPower, type Transition } from './power-state.ts';
 import { serverRepository } from './server.repository.ts';
+import { serverTransition } from '../events/resource-events.ts';
 import type { ServerRow, ServerUpdate } from './server.table.ts';
 
 /**
@@ -41,13 +42,15 @@ export async function beginTransition(
 ): Promise<ServerRow> {
   const now = ctx.clock.now();
   await enqueueComputeJob(ctx, trx, server.uuid, transition, jobPayload);
-  return serverRepository.update(trx, server.id, {
+  const updated = await serverRepository.update(trx, server.id, {
     ...changes,
     power: settlesTo,
     action: transition,
     action_until: Math.max(now, startsAt ?? now) + ticket.durationMs,
     updated_at: now,
   });
+  await serverTransition(ctx, trx, updated);
+  return updated;
 }
 
 /** Runs a state change on the caller's server, locked for the length of the transaction. */

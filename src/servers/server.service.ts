@@ -32,6 +32,7 @@ import {
   type ServerNetwork,
 } from './server-details.ts';
 import { serverRepository } from './server.repository.ts';
+import { serverCreated, serverRemoved } from '../events/resource-events.ts';
 import type { ServerRow } from './server.table.ts';
 
 export interface CreateServerInput {
@@ -313,6 +314,7 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
       created_at: now,
       updated_at: now,
     });
+    await serverCreated(ctx, trx, row);
     const vpcs = vpc ? [{ address: await joinVpc(ctx, trx, vpc, row.id), cidr: vpc.cidr }] : [];
     await enqueueComputeJob(ctx, trx, uuid, 'provisioning');
     const network: ServerNetwork = {
@@ -366,6 +368,7 @@ export async function removeServerRow(ctx: Platform, trx: Tx, server: ServerRow)
   await serverRepository.detachFromNetworks(trx, server.id);
   await snapshotRepository.deleteBackupsOf(trx, server.uuid);
   await serverRepository.delete(trx, server.id);
+  await serverRemoved(ctx, trx, server);
   await ctx.compute.remove(machineOf(ctx, server));
   await dropComputeJobs(ctx, trx, server.uuid);
   await enqueueComputeJob(ctx, trx, server.uuid, 'remove');

@@ -2,6 +2,7 @@
 // with backups, restored onto a server of the same region whose disk fits, and removed.
 
 import type { Tx } from '../db/database.ts';
+import { imageRemoved, imageTaken } from '../events/resource-events.ts';
 import type { Actor, Platform } from '../platform/context.ts';
 import { Invalid, NotFound } from '../platform/errors.ts';
 import { isoOrNull, isoSeconds } from '../platform/clock.ts';
@@ -90,6 +91,7 @@ export async function createSnapshot(
       created_at: now,
     });
     await openInvoiceItems(ctx, trx, actor.accountId, uuid, [item]);
+    await imageTaken(ctx, trx, row);
     await beginTransition(
       ctx,
       trx,
@@ -175,5 +177,6 @@ export async function removeSnapshot(ctx: Platform, actor: Actor, ref: string | 
     await closeInvoiceItems(ctx, trx, image.uuid);
     await snapshotRepository.delete(trx, image.id);
     await enqueueComputeJob(ctx, trx, image.uuid, 'forget-snapshot');
+    await imageRemoved(ctx, trx, image);
   });
 }

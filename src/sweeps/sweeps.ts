@@ -6,6 +6,8 @@ import { workOf } from '../platform/metrics.ts';
 import { deliverPendingMail } from '../mail/mail.service.ts';
 import { sweepOutOfFunds } from '../billing/out-of-funds.ts';
 import { runBackupSweep } from '../snapshots/backup.sweep.ts';
+import { recordDueEvents } from '../events/event.service.ts';
+import { deliverWebhooks } from '../events/webhook.service.ts';
 
 export interface Sweep {
   name: string;
@@ -17,6 +19,8 @@ export const sweeps: Sweep[] = [
   { name: 'out of funds', run: sweepOutOfFunds },
   { name: 'mail delivery', run: deliverPendingMail },
   { name: 'daily backups', run: runBackupSweep },
+  { name: 'due events', run: recordDueEvents },
+  { name: 'webhook delivery', run: deliverWebhooks },
 ];
 
 export async function runSweepRound(ctx: Platform): Promise<void> {

@@ -7,7 +7,16 @@ import { faultRoutes } from './faults.routes.ts';
 import { journalRoutes } from './journal.routes.ts';
 import { operatorServerRoutes } from './servers.routes.ts';
 import { stateRoutes } from './state.routes.ts';
+import { eventRoutes } from './events.routes.ts';
 
 export function adminRoutes(): RouteModule[] {
-  return [operatorAuditRoutes, operatorRoutes, operatorServerRoutes, faultRoutes, stateRoutes, journalRoutes];
+  return [
+    operatorAuditRoutes,
+    operatorRoutes,
+    operatorServerRoutes,
+    faultRoutes,
+    stateRoutes,
+    journalRoutes,
+    eventRoutes,
+  ];
 }

@@ -11,6 +11,7 @@ import { settledBalance } from './0007_settled_balance.ts';
 import { operatorAudit } from './0009_operator_audit.ts';
 import { faultRulesAndSavedStates } from './0010a_fault_rules_and_saved_states.ts';
 import { computeJobs } from './0008_compute_jobs.ts';
+import { eventsAndWebhooks } from './0010b_events_and_webhooks.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
   const all: Record<string, Migration> = {
@@ -23,6 +24,7 @@ export function migrations(dialect: DialectName): MigrationProvider {
     '0009_operator_audit': operatorAudit(dialect),
     '0010a_fault_rules_and_saved_states': faultRulesAndSavedStates(dialect),
     '0008_compute_jobs': computeJobs(dialect),
+    '0010b_events_and_webhooks': eventsAndWebhooks(dialect),
   };
   return { getMigrations: async () => all };
 }

@@ -1,0 +1,52 @@
+// Row types of events, scheduled events, webhooks and their deliveries (migration 0010b).
+
+import type { Generated, Selectable } from 'kysely';
+
+export interface EventTable {
+  /** The sequence number. */
+  id: Generated<number>;
+  account_id: number | null;
+  type: string;
+  resource_type: string;
+  resource_uuid: string;
+  /** JSON object. */
+  data: string;
+  occurred_at: number;
+}
+
+/** An event the clock brings about later (a transition that ends at `due_at`). */
+export interface EventScheduleTable {
+  id: Generated<number>;
+  account_id: number | null;
+  type: string;
+  resource_type: string;
+  resource_uuid: string;
+  data: string;
+  due_at: number;
+}
+
+export interface WebhookTable {
+  id: Generated<number>;
+  account_id: number;
+  url: string;
+  /** The signing secret, sealed with the server key (it must be read back to sign). */
+  secret_sealed: string;
+  created_at: number;
+}
+
+export interface WebhookDeliveryTable {
+  id: Generated<number>;
+  webhook_id: number;
+  event_id: number;
+  delivered_at: number | null;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  /** Set while one instance is posting it, so no other posts it at the same time. */
+  leased_until: number | null;
+  last_error: string | null;
+}
+
+export type EventRow = Selectable<EventTable>;
+export type EventScheduleRow = Selectable<EventScheduleTable>;
+export type WebhookRow = Selectable<WebhookTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveryTable>;

@@ -1,0 +1,154 @@
+// The events of each resource's life, named once: what the services record when a server,
+// snapshot, invoice item or account changes. A transition's end is scheduled for the time the
+// clock brings it (the simulated driver's timings); a real engine's report settles it the same way.
+
+import type { Queryable, Tx } from '../db/database.ts';
+import type { Platform } from '../platform/context.ts';
+import type { ServerRow } from '../servers/server.table.ts';
+import { recordEvent, scheduleEvent } from './event.service.ts';
+
+const serverResource = (server: ServerRow) => ({ type: 'server', uuid: server.uuid });
+
+/** A server appears, provisioning; it reaches its power when provisioning ends. */
+export async function serverCreated(ctx: Platform, trx: Tx, server: ServerRow): Promise<void> {
+  const base = { accountId: server.account_id, resource: serverResource(server) };
+  await recordEvent(ctx, trx, {
+    ...base,
+    type: 'server.created',
+    data: { name: server.name, hostname: server.hostname, region: server.region_id, plan: server.plan_id },
+  });
+  await serverSettles(ctx, trx, server);
+}
+
+/** A server starts a transition (replacing the one under way), and settles when it ends. */
+export async function serverTransition(ctx: Platform, trx: Tx, server: ServerRow): Promise<void> {
+  await recordEvent(
+    ctx,
+    trx,
+    {
+      accountId: server.account_id,
+      resource: serverResource(server),
+      type: 'server.transition',
+      data: { transition: server.action, settles: server.power },
+    },
+    { supersede: true },
+  );
+  await serverSettles(ctx, trx, server);
+}
+
+async function serverSettles(ctx: Platform, trx: Tx, server: ServerRow): Promise<void> {
+  if (server.action === null || server.action_until === null) return;
+  await scheduleEvent(
+    ctx,
+    trx,
+    {
+      accountId: server.account_id,
+      resource: serverResource(server),
+      type: 'server.power',
+      data: { power: server.power, after: server.action },
+    },
+    server.action_until,
+  );
+}
+
+/** A server powered off at once, outside any transition (out of funds). */
+export async function serverPoweredOff(ctx: Platform, trx: Tx, server: ServerRow, reason: string): Promise<void> {
+  await recordEvent(
+    ctx,
+    trx,
+    {
+      accountId: server.account_id,
+      resource: serverResource(server),
+      type: 'server.power',
+      data: { power: 'stopped', reason },
+    },
+    { supersede: true },
+  );
+}
+
+export async function serverRemoved(ctx: Platform, trx: Tx, server: ServerRow): Promise<void> {
+  await recordEvent(
+    ctx,
+    trx,
+    { accountId: server.account_id, resource: serverResource(server), type: 'server.removed' },
+    { supersede: true },
+  );
+}
+
+/** A snapshot (or backup) is taken; it completes when its image is written. */
+export async function imageTaken(
+  ctx: Platform,
+  trx: Tx,
+  image: { uuid: string; account_id: number; type: string; name: string; server_uuid: string | null; ready_at: number },
+): Promise<void> {
+  const base = { accountId: image.account_id, resource: { type: image.type, uuid: image.uuid } };
+  await recordEvent(ctx, trx, {
+    ...base,
+    type: `${image.type}.created`,
+    data: { name: image.name, server: image.server_uuid },
+  });
+  await scheduleEvent(ctx, trx, { ...base, type: `${image.type}.completed` }, image.ready_at);
+}
+
+export async function imageRemoved(
+  ctx: Platform,
+  trx: Tx,
+  image: { uuid: string; account_id: number; type: string },
+): Promise<void> {
+  await recordEvent(
+    ctx,
+    trx,
+    { accountId: image.account_id, resource: { type: image.type, uuid: image.uuid }, type: `${image.type}.removed` },
+    { supersede: true },
+  );
+}
+
+/** Billing of a resource starts (one event per invoice item). */
+export async function invoiceItemsOpened(
+  ctx: Platform,
+  db: Queryable,
+  accountId: number,
+  resourceUuid: string,
+  items: { resourceType: string; description: string; amountHrMicros: number; amountMoMicros: number }[],
+): Promise<void> {
+  await inTransaction(ctx, db, async (trx) => {
+    for (const item of items)
+      await recordEvent(ctx, trx, {
+        accountId,
+        resource: { type: item.resourceType, uuid: resourceUuid },
+        type: 'invoice_item.opened',
+        data: {
+          description: item.description,
+          amount_hr: item.amountHrMicros / 1_000_000,
+          amount_mo: item.amountMoMicros / 1_000_000,
+        },
+      });
+  });
+}
+
+/** Billing of a resource stops with each item's final charge. */
+export async function invoiceItemClosed(
+  ctx: Platform,
+  trx: Tx,
+  item: { account_id: number; resource_type: string; resource_uuid: string; description: string },
+  chargeMicros: number,
+): Promise<void> {
+  await recordEvent(ctx, trx, {
+    accountId: item.account_id,
+    resource: { type: item.resource_type, uuid: item.resource_uuid },
+    type: 'invoice_item.closed',
+    data: { description: item.description, charge: chargeMicros / 1_000_000 },
+  });
+}
+
+export async function accountFunds(ctx: Platform, trx: Tx, accountId: number, outOfFunds: boolean): Promise<void> {
+  await recordEvent(ctx, trx, {
+    accountId,
+    resource: { type: 'account', uuid: String(accountId) },
+    type: outOfFunds ? 'account.out_of_funds' : 'account.funded',
+  });
+}
+
+function inTransaction(ctx: Platform, db: Queryable, work: (trx: Tx) => Promise<void>): Promise<void> {
+  return db.isTransaction ? work(db as Tx) : ctx.db.transaction().execute(work);
+}
