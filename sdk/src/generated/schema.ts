@@ -17131,7 +17131,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -17148,7 +17148,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -17165,7 +17165,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -17184,7 +17184,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -17264,7 +17264,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -17281,7 +17281,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -17300,7 +17300,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -17399,7 +17399,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -17416,7 +17416,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -17433,7 +17433,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -17452,7 +17452,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -17558,7 +17558,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -17575,7 +17575,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -17592,7 +17592,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -17611,7 +17611,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -17688,7 +17688,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
-                     *         "reason": "authentication required: Authorization: Bearer <token>"
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
                      *       }
                      *     }
                      */
@@ -17705,7 +17705,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "403 Forbidden",
-                     *         "reason": "the account is not activated"
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -17722,7 +17722,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "404 Not Found",
-                     *         "reason": "server not found"
+                     *         "reason": "account not found, check the id or uuid"
                      *       }
                      *     }
                      */
@@ -17741,7 +17741,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
-                     *         "reason": "wrong method GET: use POST"
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
