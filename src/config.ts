@@ -383,7 +383,7 @@ export const variables = {
     'JOURNAL_SIZE',
     0,
     integer(0, 100_000),
-    'requests the request journal (GET /admin/requests) keeps per instance; 0 = off',
+    'requests the request journal (GET /admin/requests) keeps per instance; 0 = off (1000 in the emulator preset)',
   ),
 } as const;
 
@@ -400,6 +400,7 @@ export const emulatorPreset: Partial<Config> = {
   rateAccountInfoPerMinute: 1_000_000,
   rateAccountUpdatePerMinute: 1_000_000,
   ratePerTokenPerSecond: 1_000_000,
+  journalSize: 1000,
 };
 
 type Variables = typeof variables;
