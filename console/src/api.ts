@@ -2,7 +2,7 @@
 // never build a URL or read a status code themselves. Errors become ApiError, whose `fields`
 // map a 400's field names to their reasons so forms can show each one next to its input.
 
-import { createNubisClient, NubisError, unwrap } from '@nubis/sdk';
+import { type components, createNubisClient, NubisError, type paths, unwrap } from '@nubis/sdk';
 import { session } from './session.ts';
 
 export interface FieldErrors {
@@ -25,13 +25,6 @@ const client = createNubisClient({ baseUrl: location.origin, token: () => sessio
 const operatorClient = createNubisClient({ baseUrl: location.origin, token: () => session.operator() });
 /** Calls that must carry no token (register, login) or a token not yet stored (checking a login). */
 const bare = createNubisClient({ baseUrl: location.origin });
-/** Operator calls newer than the SDK's generated paths: the same client, untyped until it is regenerated. */
-type Answer = Promise<{ data?: unknown; error?: unknown; response: Response }>;
-const untyped = operatorClient as unknown as {
-  GET(path: string, init?: unknown): Answer;
-  POST(path: string, init?: unknown): Answer;
-  DELETE(path: string, init?: unknown): Answer;
-};
 const withToken = (token: string) => createNubisClient({ baseUrl: location.origin, token });
 
 /** Runs an SDK call: its data, or an ApiError the forms can place field by field. */
@@ -367,6 +360,8 @@ export const api = {
 /** The operator API, authenticated with the operator token instead of an account's. */
 export const admin = {
   check: (token: string) => call(withToken(token).GET('/admin/clock'), null),
+  account: (account: string) =>
+    call(operatorClient.GET('/admin/accounts/{account}', path('account', account)), null) as Promise<AdminAccount>,
   accounts: (email?: string) =>
     call(operatorClient.GET('/admin/accounts', { params: { query: email ? { email } : {} } }), null) as Promise<{
       accounts: AdminAccount[];
@@ -396,48 +391,27 @@ export const admin = {
   clock: () => call(operatorClient.GET('/admin/clock'), null),
   advance: (seconds: number) => call(operatorClient.POST('/admin/clock/advance', { body: { seconds } }), null),
   reset: () => call(operatorClient.POST('/admin/reset'), null),
-  // The operator API's servers and audit log (added with the operator CLI).
   servers: (account?: string) =>
     call(
-      untyped.GET('/admin/servers', { params: { query: { limit: 1000, ...(account ? { account } : {}) } } }),
+      operatorClient.GET('/admin/servers', { params: { query: { limit: 1000, ...(account ? { account } : {}) } } }),
       null,
     ) as Promise<{ servers: OperatorServer[] }>,
-  forceStop: (server: string) => call(untyped.POST('/admin/servers/{server}/stop', path('server', server)), null),
-  removeServer: (server: string) => call(untyped.DELETE('/admin/servers/{server}', path('server', server)), null),
+  forceStop: (server: string) =>
+    call(operatorClient.POST('/admin/servers/{server}/stop', path('server', server)), null),
+  removeServer: (server: string) =>
+    call(operatorClient.DELETE('/admin/servers/{server}', path('server', server)), null),
   transactions: (account: string) =>
-    call(untyped.GET('/admin/accounts/{account}/transactions', path('account', account)), null) as Promise<{
+    call(operatorClient.GET('/admin/accounts/{account}/transactions', path('account', account)), null) as Promise<{
       transactions: Transaction[];
     }>,
   audit: () =>
-    call(untyped.GET('/admin/audit', { params: { query: { limit: 200 } } }), null) as Promise<{
+    call(operatorClient.GET('/admin/audit', { params: { query: { limit: 200 } } }), null) as Promise<{
       entries: AuditEntry[];
     }>,
 };
 
-export interface OperatorServer {
-  id: number;
-  uuid: string;
-  account_id: number;
-  account_email: string;
-  name: string;
-  hostname: string;
-  power: string;
-  rescue: boolean;
-  region_id: number;
-  region: string;
-  image: string;
-  plan: string;
-  created: string;
-}
-
-export interface AuditEntry {
-  id: number;
-  created?: string;
-  operator: string;
-  client: string;
-  method: string;
-  call: string;
-  target: string | null;
-  status: number;
-  detail: string | null;
-}
+type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+/** A server as the operator sees it, with its owner (the SDK's type). */
+export type OperatorServer = Json<paths['/admin/servers']['get']['responses'][200]>['servers'][number];
+/** One entry of the operator audit log (the SDK's type). */
+export type AuditEntry = components['schemas']['AuditEntry'];

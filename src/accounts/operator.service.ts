@@ -6,7 +6,7 @@ import type { Platform } from '../platform/context.ts';
 import { Conflict, Invalid, NotFound } from '../platform/errors.ts';
 import { parseMoney } from '../platform/money.ts';
 import { parseRef } from '../platform/ids.ts';
-import { recordTransaction, type Transaction } from '../billing/transaction.service.ts';
+import { listTransactions, recordTransaction, type Transaction } from '../billing/transaction.service.ts';
 import { settingsRepository } from '../settings/settings.repository.ts';
 import { VirtualClock } from '../platform/clock.ts';
 import { recordDueEvents } from '../events/event.service.ts';
@@ -50,6 +50,11 @@ export async function findAccounts(ctx: Platform, email: string | undefined): Pr
 
 export async function showAccount(ctx: Platform, ref: string): Promise<OperatorAccount> {
   return operatorView(ctx, await findAccount(ctx, ref));
+}
+
+/** An account's transactions as the account sees them (the 100 newest), with the operator's notes. */
+export async function accountTransactions(ctx: Platform, ref: string) {
+  return listTransactions(ctx, (await findAccount(ctx, ref)).id);
 }
 
 export async function patchAccount(ctx: Platform, ref: string, patch: AccountPatch): Promise<OperatorAccount> {

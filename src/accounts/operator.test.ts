@@ -147,6 +147,38 @@ describe('credit', () => {
   });
 });
 
+describe("an account's transactions", () => {
+  test('GET /admin/accounts/:account/transactions lists what the account sees, notes included, by id, uuid or e-mail', async () => {
+    const account = await createAccount(server, { credit: 0 });
+    const other = await createAccount(server, { credit: 0 });
+    for (const [amount, note] of [
+      ['12.50', 'first'],
+      ['-2', 'correction'],
+    ])
+      assert.equal((await server.admin('POST', `/admin/accounts/${account.id}/credit`, { amount, note })).status, 201);
+    await server.admin('POST', `/admin/accounts/${other.id}/credit`, { amount: 5, note: 'elsewhere' });
+    const own = await server.request('GET', '/v1.3/transaction/list', { token: account.token });
+    for (const ref of [String(account.id), account.uuid, account.email.toUpperCase()]) {
+      const listed = await server.admin('GET', `/admin/accounts/${encodeURIComponent(ref)}/transactions`);
+      assert.equal(listed.status, 200, ref);
+      assert.deepEqual(
+        listed.body.transactions.map((t: { id: string; amount: number; note: string }) => [t.id, t.amount, t.note]),
+        own.body.transactions.map((t: { id: string; amount: number }) => [
+          t.id,
+          t.amount,
+          t.amount > 0 ? 'first' : 'correction',
+        ]),
+      );
+      assert.equal(listed.body.meta.total, 2);
+    }
+    assert.equal((await server.admin('GET', '/admin/accounts/999999/transactions')).status, 404);
+    assert.equal(
+      (await server.request('GET', `/admin/accounts/${account.id}/transactions`, { token: account.token })).status,
+      401,
+    );
+  });
+});
+
 describe('outbox', () => {
   test('every mail the server sent, newest first, filtered by recipient', async () => {
     const account = await createAccount(server);

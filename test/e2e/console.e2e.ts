@@ -3,6 +3,9 @@
 // (scripts/test.ts); every failure leaves screenshots in test-results/.
 
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server.ts';
@@ -42,8 +45,8 @@ async function theme(page: Page): Promise<string | undefined> {
   return page.evaluate(() => document.documentElement.dataset.theme);
 }
 
-async function logIn(page: Page, email: string, password: string): Promise<void> {
-  await page.goto(`${server.url}/#/login`);
+async function logIn(page: Page, email: string, password: string, url = server.url): Promise<void> {
+  await page.goto(`${url}/#/login`);
   await field(page, 'Email').fill(email);
   await field(page, 'Password').fill(password);
   await button(page, 'Log in').click();
@@ -256,6 +259,104 @@ describe('the web console in Chromium', () => {
           .waitFor();
       },
     );
+  });
+
+  test('a forgotten password: the temporary one from the mail logs in, a new one is set, tokens are managed', async () => {
+    const page = await newPage();
+    await withScreenshots(
+      'password reset and tokens',
+      () => [page],
+      async () => {
+        const account = await createAccount(server);
+        await page.goto(`${server.url}/`);
+        await page.getByRole('link', { name: 'Forgot your password?' }).click();
+        await heading(page, 'Reset password').waitFor();
+        await field(page, 'Email').fill(account.email);
+        await button(page, 'Send a temporary password').click();
+        await page
+          .getByRole('status')
+          .filter({ hasText: /temporary password/ })
+          .waitFor();
+        const outbox = await server.admin('GET', `/admin/outbox?to=${encodeURIComponent(account.email)}`);
+        const mail = outbox.body.messages.find((m: { subject: string }) => /temporary/i.test(m.subject));
+        const temporary = /Temporary password: (\S+)/.exec(mail.text)?.[1];
+        assert.ok(temporary);
+        await logIn(page, account.email, temporary);
+
+        await page.getByRole('link', { name: 'Settings' }).click();
+        await field(page, 'New password').fill('my-new-password-42');
+        await button(page, 'Change password').click();
+        await page.getByText('Password changed.').waitFor();
+
+        // Tokens: create (shown once, with a copy button), rename, remove.
+        await page.getByRole('link', { name: 'Tokens' }).click();
+        await field(page, 'Token name').fill('ci');
+        await button(page, 'Create token').click();
+        await button(page, 'Copy token ci').first().waitFor();
+        await button(page, 'Rename ci').click();
+        await field(page, 'New name').fill('deploy');
+        await button(page, 'Save name').click();
+        await page.getByRole('cell', { name: 'deploy', exact: true }).waitFor();
+        await button(page, 'Remove deploy').click();
+        await page.getByRole('dialog').getByRole('button', { name: 'Yes, remove' }).click();
+        await page.getByText('Token removed.').waitFor();
+        const tokens = await server.request('GET', '/v1.3/account/token_list', { token: await token(page) });
+        assert.deepEqual(
+          tokens.body.tokens
+            .map((t: { name: string }) => t.name)
+            .filter((name: string) => name === 'deploy' || name === 'ci'),
+          [],
+        );
+
+        await button(page, 'Log out').click();
+        await logIn(page, account.email, 'my-new-password-42');
+      },
+    );
+  });
+
+  test('a list of 1,000 servers renders only the rows in view and scrolls to the last one', async () => {
+    // A catalog whose first region has room for 4,000 addresses (the shipped pools are small).
+    const dir = mkdtempSync(join(tmpdir(), 'nubis-e2e-catalog-'));
+    const catalog = JSON.parse(readFileSync(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8'));
+    catalog.regions.find((r: { id: number }) => r.id === standardServer.region).pools.v4 = ['10.64.0.0/20'];
+    writeFileSync(join(dir, 'catalog.json'), JSON.stringify(catalog));
+    const big = await startTestServer({ CATALOG_FILE: join(dir, 'catalog.json'), SERVERS_LIMIT: '1000' });
+    const page = await newPage();
+    try {
+      await withScreenshots(
+        'thousand servers',
+        () => [page],
+        async () => {
+          const account = await createAccount(big, { credit: 100_000 });
+          for (let start = 0; start < 1000; start += 50)
+            await Promise.all(
+              Array.from({ length: 50 }, async (_, offset) => {
+                const n = String(start + offset).padStart(4, '0');
+                const created = await big.request('POST', '/v1.3/server/create', {
+                  token: account.token,
+                  body: { ...standardServer, hostname: `node-${n}.example.com`, label: `node-${n}` },
+                });
+                assert.equal(created.status, 201, JSON.stringify(created.body));
+              }),
+            );
+          await logIn(page, account.email, account.password, big.url);
+          await page.getByText('1000 of 1000 servers').waitFor();
+          const list = page.getByRole('region', { name: 'Server list' });
+          const rendered = await list.getByRole('link').count();
+          assert.ok(rendered > 0 && rendered < 100, `${rendered} rows rendered`);
+          await list.evaluate((element) => {
+            element.scrollTop = element.scrollHeight;
+          });
+          await list.getByRole('link', { name: 'node-0999' }).waitFor();
+          assert.ok((await list.getByRole('link').count()) < 100);
+          await field(page, 'Filter servers').fill('node-050');
+          await page.getByText('10 of 1000 servers').waitFor();
+        },
+      );
+    } finally {
+      await big.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -115,14 +115,7 @@ function AccountsPage() {
 }
 
 function AccountPage(props: { account: string }) {
-  const account = useLoad(async () => {
-    const found = await admin.accounts();
-    const a = found.accounts.find(
-      (x) => String(x.id) === props.account || x.uuid === props.account || x.email === props.account,
-    );
-    if (!a) throw new Error(`no account ${props.account}`);
-    return a;
-  }, [props.account]);
+  const account = useLoad(() => admin.account(props.account), [props.account]);
   const a = account.data;
   if (!a)
     return (
@@ -485,7 +478,7 @@ function AuditPage() {
             <tbody>
               {(audit.data?.entries ?? []).map((e) => (
                 <tr key={e.id}>
-                  <td>{when(e.created)}</td>
+                  <td>{when(e.time)}</td>
                   <td>{e.operator}</td>
                   <td class="mono">{e.call}</td>
                   <td>{e.target}</td>

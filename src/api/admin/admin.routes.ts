@@ -7,6 +7,7 @@ import type { ApiApp } from '../../http/api-app.ts';
 import {
   advanceClock,
   clockState,
+  accountTransactions,
   creditAccount,
   findAccounts,
   patchAccount,
@@ -120,6 +121,26 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
       reply.code(201);
       return creditAccount(ctx, request.params.account, request.body.amount, request.body.note);
     },
+  });
+
+  app.route({
+    method: 'GET',
+    url: '/accounts/:account/transactions',
+    config: { access: 'operator' },
+    schema: {
+      operationId: 'adminListAccountTransactions',
+      summary: "An account's transactions",
+      description:
+        "The account's 100 newest transactions, newest first, with the operator's notes; `meta.total` counts all.",
+      tags,
+      security,
+      params: AccountRef,
+      response: responses(
+        { 200: Type.Object({ transactions: Type.Array(Transaction), meta: Type.Object({ total: Type.Integer() }) }) },
+        adminErrors,
+      ),
+    },
+    handler: (request) => accountTransactions(ctx, request.params.account),
   });
 
   app.route({
