@@ -35,6 +35,14 @@ const typicalReason: Record<number, string> = {
   429: 'rate limit exceeded, retry in a few moments',
   503: 'storage unavailable, retry in a few moments',
 };
+/** A 409 the operations of a tag really answer. */
+const conflictOfTag: Record<string, string> = {
+  'v1.3 floating IPs': 'floating IP 192.0.2.10 is attached to server 1: detach it first',
+  'v1.3 VPCs': 'the account has used every private /24 of 10.0.0.0/8: remove a VPC first',
+  'v1.3 SSH keys': 'this key (SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8) is already stored in the account',
+  'v1.3 backups': 'automatic backups are already enabled on this server',
+  operator: 'the clock is the system clock: start with CLOCK=virtual to move it',
+};
 const resourceOfTag: Record<string, string> = {
   'v1.3 account': 'account',
   'v1.3 tokens': 'token',
@@ -90,7 +98,9 @@ function errorExample(status: number, ref: string, tag: string | undefined): unk
   const reason =
     status === 404
       ? `${resourceOfTag[tag ?? ''] ?? 'resource'} not found, check the id or uuid`
-      : (typicalReason[status] ?? statusMeaning[status] ?? 'refused');
+      : status === 409 && conflictOfTag[tag ?? '']
+        ? conflictOfTag[tag ?? '']
+        : (typicalReason[status] ?? statusMeaning[status] ?? 'refused');
   if (ref.endsWith('/LegacyError'))
     return status === 400
       ? {

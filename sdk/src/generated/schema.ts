@@ -8095,7 +8095,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
+                     *         "reason": "floating IP 192.0.2.10 is attached to server 1: detach it first"
                      *       }
                      *     }
                      */
@@ -8266,7 +8266,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
+                     *         "reason": "floating IP 192.0.2.10 is attached to server 1: detach it first"
                      *       }
                      *     }
                      */
@@ -8437,7 +8437,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
+                     *         "reason": "floating IP 192.0.2.10 is attached to server 1: detach it first"
                      *       }
                      *     }
                      */
@@ -8602,7 +8602,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
+                     *         "reason": "floating IP 192.0.2.10 is attached to server 1: detach it first"
                      *       }
                      *     }
                      */
@@ -8888,7 +8888,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
+                     *         "reason": "the account has used every private /24 of 10.0.0.0/8: remove a VPC first"
                      *       }
                      *     }
                      */
@@ -9059,7 +9059,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
+                     *         "reason": "the account has used every private /24 of 10.0.0.0/8: remove a VPC first"
                      *       }
                      *     }
                      */
@@ -9230,7 +9230,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
+                     *         "reason": "the account has used every private /24 of 10.0.0.0/8: remove a VPC first"
                      *       }
                      *     }
                      */
@@ -9395,7 +9395,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
+                     *         "reason": "the account has used every private /24 of 10.0.0.0/8: remove a VPC first"
                      *       }
                      *     }
                      */
@@ -9655,7 +9655,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
+                     *         "reason": "this key (SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8) is already stored in the account"
                      *       }
                      *     }
                      */
@@ -10112,7 +10112,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
+                     *         "reason": "automatic backups are already enabled on this server"
                      *       }
                      *     }
                      */
@@ -10282,7 +10282,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
+                     *         "reason": "automatic backups are already enabled on this server"
                      *       }
                      *     }
                      */
@@ -10452,7 +10452,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
+                     *         "reason": "automatic backups are already enabled on this server"
                      *       }
                      *     }
                      */
@@ -14905,7 +14905,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
+                     *         "reason": "the clock is the system clock: start with CLOCK=virtual to move it"
                      *       }
                      *     }
                      */
@@ -17182,7 +17182,7 @@ export interface operations {
                      * @example {
                      *       "errors": {
                      *         "response": "409 Conflict",
-                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
+                     *         "reason": "the clock is the system clock: start with CLOCK=virtual to move it"
                      *       }
                      *     }
                      */
