@@ -278,6 +278,36 @@ export const variables = {
     trustProxyValue,
     'behind a reverse proxy: `true`, a hop count, or comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed (client address for rate limits and the activity log)',
   ),
+  headersTimeoutMs: v(
+    'HEADERS_TIMEOUT_MS',
+    10_000,
+    integer(1_000, 600_000),
+    'ms a connection may take to send a request line and headers (a silent connection is closed with 408)',
+  ),
+  requestTimeoutMs: v(
+    'REQUEST_TIMEOUT_MS',
+    30_000,
+    integer(1_000, 3_600_000),
+    'ms a whole request, headers and body, may take to arrive (a trickled body is cut with 408)',
+  ),
+  keepAliveTimeoutMs: v(
+    'KEEP_ALIVE_TIMEOUT_MS',
+    5_000,
+    integer(100, 600_000),
+    'ms an idle keep-alive connection is kept open between requests',
+  ),
+  maxConnections: v(
+    'MAX_CONNECTIONS',
+    1_000,
+    integer(1, 1_000_000),
+    'open connections at most; more are closed at once (keep it under the descriptor limit, `ulimit -n`)',
+  ),
+  shutdownTimeoutMs: v(
+    'SHUTDOWN_TIMEOUT_MS',
+    10_000,
+    integer(0, 600_000),
+    'on SIGTERM, ms in-flight requests get to finish before their connections are cut',
+  ),
   computeDriver: v(
     'COMPUTE_DRIVER',
     'simulated' as 'simulated' | 'lxd',

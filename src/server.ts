@@ -19,6 +19,7 @@ import { smtpTransport } from './mail/mail.transport.ts';
 import { settingsRepository } from './settings/settings.repository.ts';
 import { createRateLimiters } from './http/rate-limit.ts';
 import { buildApp } from './http/app.ts';
+import { createLifecycle, drainHttp } from './http/connections.ts';
 import { startSweeper } from './sweeps/sweeps.ts';
 import { createComputeDriver } from './compute/registry.ts';
 import { createMetrics } from './platform/metrics.ts';
@@ -154,7 +155,8 @@ export async function startServer(config: Config, options: { sweeps?: boolean } 
   const seeded = config.mode === 'emulator' ? await seedEmulatorAccount(ctx) : null;
   registerStateMetrics(ctx, storage.poolStats);
   const limiters = createRateLimiters(config, redis, (name) => ctx.metrics.rateLimitRefusals.inc({ limit: name }));
-  const app = await buildApp({ ctx, storage, limiters, version: packageVersion, logger: log });
+  const lifecycle = createLifecycle();
+  const app = await buildApp({ ctx, storage, limiters, version: packageVersion, logger: log, lifecycle });
   let address: string;
   try {
     address = await app.listen({ port: config.port, host: config.host });
@@ -190,10 +192,16 @@ export async function startServer(config: Config, options: { sweeps?: boolean } 
     seeded,
     close() {
       closing ??= (async () => {
-        await sweeper?.stop();
-        await metricsListener?.close();
+        lifecycle.draining = true;
+        const [drained] = await Promise.all([
+          drainHttp(app, lifecycle.connections, config.shutdownTimeoutMs),
+          sweeper?.stop(),
+          metricsListener?.close(),
+        ]);
+        // In-flight requests may still hand work to the compute jobs: stop them once drained.
         await jobs.stop();
-        await app.close();
+        if (drained) log.info('in-flight requests finished');
+        else log.warn({ deadlineMs: config.shutdownTimeoutMs }, 'shutdown deadline reached: open connections cut');
         await settleMailDeliveries(ctx);
         ctx.mailTransport?.close();
         redis?.disconnect();

@@ -81,6 +81,12 @@ export function apiScope(options: ApiScopeOptions) {
     await options.setup?.(instance);
 
     app.setErrorHandler((error, request, reply) => {
+      // The client closed the connection (or it was cut by a timeout) before its body arrived:
+      // nothing to answer and nothing wrong with the server (not a storage outage).
+      if (request.raw.readableAborted) {
+        request.log.info({ err: { message: (error as Error).message } }, 'request aborted by the client');
+        return sendProblem(reply, format, { status: 400, reason: 'the request was not received in full' });
+      }
       const problem = toProblem(error);
       if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
       else if (!(error instanceof DomainError))

@@ -21,6 +21,14 @@ import { ajvFormats } from './formats.ts';
 import { linearPatterns, linearRegExpEngine } from './linear-patterns.ts';
 import { markComponents, polishDocument } from './openapi.ts';
 import type { RateLimiters } from './rate-limit.ts';
+import {
+  applyConnectionLimits,
+  clientErrorHandler,
+  connectionsCheckingInterval,
+  createLifecycle,
+  type Lifecycle,
+  trackConnections,
+} from './connections.ts';
 import { v13Format } from '../api/v1_3/format.ts';
 import { v13Routes } from '../api/v1_3/index.ts';
 import { adminFormat } from '../api/admin/format.ts';
@@ -39,6 +47,8 @@ export interface AppDeps {
   version: string;
   /** The process's structured logger (pino), shared with the services; Fastify's own when absent. */
   logger?: FastifyBaseLogger;
+  /** Set by the shutdown: /readyz and late requests answer 503; `connections` is set here, for the drain. */
+  lifecycle?: Lifecycle;
 }
 
 /** TRUST_PROXY as the predicate Fastify asks about each hop of X-Forwarded-For. */
@@ -91,6 +101,7 @@ class OneLinePerRequest extends LogController {
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { ctx, storage, limiters } = deps;
+  const lifecycle = deps.lifecycle ?? createLifecycle();
   const app = Fastify({
     trustProxy: trustProxyFunction(ctx.config.trustProxy),
     schemaController: {
@@ -106,8 +117,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: 256 * 1024,
     // One log line per request, not Fastify's two.
     logController: new OneLinePerRequest(),
-    return503OnClosing: true,
-    forceCloseConnections: 'idle',
+    // The drain (connections.ts) answers late requests itself, in the API's shape.
+    return503OnClosing: false,
+    forceCloseConnections: false,
+    keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
+    requestTimeout: Math.max(ctx.config.requestTimeoutMs, ctx.config.headersTimeoutMs),
+    http: { connectionsCheckingInterval: connectionsCheckingInterval(ctx.config) },
+    clientErrorHandler,
     ajv: {
       customOptions: {
         allErrors: true,
@@ -142,8 +158,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   observeRequests(app, ctx);
+  applyConnectionLimits(app.server, ctx.config);
+  lifecycle.connections = trackConnections(app.server);
+
+  // Shutting down: whatever still arrives is told to retry elsewhere, and its connection closes.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!lifecycle.draining || request.url === '/readyz') return;
+    reply.header('connection', 'close').header('retry-after', 1);
+    const format = request.url.startsWith('/v1/') ? v1Format : v13Format;
+    return sendProblem(reply, format, { status: 503, reason: 'the server is shutting down: retry' });
+  });
+
   app.addHook('onSend', async (request, reply, payload) => {
     securityHeaders(reply);
+    if (lifecycle.draining) reply.header('connection', 'close');
     reply.header('x-request-id', request.id);
     // Server time of the request, so clients and the benchmark can tell it from network time.
     reply.header('server-timing', `app;dur=${reply.elapsedTime.toFixed(2)}`);
@@ -250,6 +278,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     },
     async (_request, reply) => {
+      if (lifecycle.draining)
+        return reply.code(503).header('connection', 'close').header('retry-after', 1).send({ status: 'shutting down' });
       const ready = await Promise.race([
         storage.ping().catch(() => false),
         new Promise<boolean>((resolve) => setTimeout(resolve, 2_000, false)),

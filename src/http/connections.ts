@@ -1,0 +1,144 @@
+// Connection hygiene and graceful shutdown: the timeouts and the connection cap of the HTTP
+// server, the answer to a request Node refuses before Fastify sees it (timeout, oversized or
+// malformed head), and the drain on shutdown (stop accepting, finish what is in flight within a
+// deadline, close idle keep-alive connections at once, answer late arrivals 503 + Connection: close).
+
+import { STATUS_CODES, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.ts';
+import { statusLine } from './error-mapping.ts';
+
+/** What the shutdown tells the HTTP layer. */
+export interface Lifecycle {
+  /** True from the first moment of shutdown: /readyz answers 503, new requests 503 + close. */
+  draining: boolean;
+  /** The HTTP server's connections, counted once the app is built. */
+  connections: { accepted: () => number };
+}
+
+export function createLifecycle(): Lifecycle {
+  return { draining: false, connections: { accepted: () => 0 } };
+}
+
+/** Timeouts and the cap, applied to the Node server under Fastify. */
+export function applyConnectionLimits(server: Server, config: Config): void {
+  server.headersTimeout = config.headersTimeoutMs;
+  // Node wants the request timeout at least the headers timeout.
+  server.requestTimeout = Math.max(config.requestTimeoutMs, config.headersTimeoutMs);
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
+  server.maxConnections = config.maxConnections;
+}
+
+/**
+ * How often Node looks for connections past their headers or request timeout: a fraction of the
+ * shorter one (Node's default, 30 s, would let a silent connection live 40 s past a 10 s timeout).
+ */
+export function connectionsCheckingInterval(config: Config): number {
+  return Math.max(100, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4));
+}
+
+/**
+ * Node refused a request before routing (timeout, a head too large, a malformed request): answer
+ * in the API's error shape, with the headers every answer carries, and close the connection.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const status =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? 408
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? 431
+        : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+          ? 413
+          : 400;
+  const reason =
+    status === 408
+      ? 'the request did not arrive in time'
+      : status === 431
+        ? 'request headers too large'
+        : status === 413
+          ? 'request body too large'
+          : 'malformed HTTP request';
+  const body = JSON.stringify({ errors: { response: statusLine(status), reason } });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroySoon();
+}
+
+const served = Symbol('requests served');
+const active = Symbol('requests under way');
+interface TrackedSocket extends Socket {
+  [served]?: number;
+  [active]?: number;
+}
+
+/**
+ * Node's `closeIdleConnections` (which `server.close()` also calls) closes connections that have
+ * not sent a request yet too, among them those whose request is already on its way: reset in
+ * flight. Here only connections that were answered and wait for another request are idle; a new
+ * connection is left to send its request (answered 503 while draining) or to meet the timeouts.
+ * Also counts accepted connections, for the drain.
+ */
+export function trackConnections(server: Server): { accepted: () => number } {
+  const sockets = new Set<TrackedSocket>();
+  let accepted = 0;
+  server.on('connection', (socket: TrackedSocket) => {
+    accepted++;
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  server.on('request', (request, response) => {
+    const socket = request.socket as TrackedSocket;
+    socket[active] = (socket[active] ?? 0) + 1;
+    response.once('close', () => {
+      socket[active] = (socket[active] ?? 1) - 1;
+      socket[served] = (socket[served] ?? 0) + 1;
+    });
+  });
+  server.closeIdleConnections = () => {
+    for (const socket of sockets) if (socket[served] && !socket[active]) socket.destroy();
+  };
+  return { accepted: () => accepted };
+}
+
+const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const afterPoll = () => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Drains and closes the HTTP side: `lifecycle.draining` is already set. The listener stays open
+ * while connections the kernel already completed are still being accepted (until 50 ms pass with
+ * none, at most a second), so they are answered (503) rather than reset; then it closes. Idle
+ * keep-alive connections close at once and every answer from now on carries `Connection: close`;
+ * at the deadline the rest are cut. Answers whether everything finished in time.
+ */
+export async function drainHttp(
+  app: FastifyInstance,
+  tracker: { accepted: () => number },
+  deadlineMs: number,
+): Promise<boolean> {
+  const server = app.server;
+  server.closeIdleConnections();
+  const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+  for (let waited = 0, seen = -1; seen !== tracker.accepted() && waited < 1_000; waited += 50) {
+    seen = tracker.accepted();
+    await tick(50);
+    await afterPoll();
+  }
+  let inTime = true;
+  const deadline = setTimeout(() => {
+    inTime = false;
+    server.closeAllConnections();
+  }, deadlineMs);
+  try {
+    await app.close();
+  } finally {
+    clearInterval(idleSweep);
+    clearTimeout(deadline);
+  }
+  return inTime;
+}

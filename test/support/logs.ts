@@ -1,0 +1,34 @@
+// The log lines a test server writes, captured as they are written, so a test can assert that
+// client input never produces an error-level line (level 50 and above).
+
+import { pino } from 'pino';
+import type { TestServer } from './server.ts';
+
+export interface CapturedLogs {
+  lines(): Record<string, unknown>[];
+  /** Lines of level error or fatal. */
+  errors(): Record<string, unknown>[];
+}
+
+/** Starts capturing: the server must log at `warn` or more detail for errors to be seen. */
+export function captureLogs(server: TestServer): CapturedLogs {
+  const logger = server.running.ctx.log as unknown as Record<symbol, { write(chunk: string): unknown } | undefined>;
+  const stream = logger[pino.symbols.streamSym];
+  if (!stream) throw new Error('the test server has no log stream: start it with LOG_LEVEL set');
+  const captured: Record<string, unknown>[] = [];
+  const write = stream.write.bind(stream);
+  stream.write = (chunk: string) => {
+    for (const text of chunk.split('\n').filter(Boolean)) {
+      try {
+        captured.push(JSON.parse(text));
+      } catch {
+        captured.push({ level: 60, msg: text });
+      }
+    }
+    return write(chunk);
+  };
+  return {
+    lines: () => captured,
+    errors: () => captured.filter((line) => typeof line.level === 'number' && line.level >= 50),
+  };
+}
