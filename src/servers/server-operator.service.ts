@@ -14,6 +14,7 @@ import { shownPower } from './power-state.ts';
 import { machineOf } from './server-details.ts';
 import { removeServerRow } from './server.service.ts';
 import type { ServerRow } from './server.table.ts';
+import { enqueueComputeJob } from '../compute/job-queue.ts';
 
 /** A server as the operator's list shows it: who owns it, where it runs, what it is doing. */
 export interface OperatorServer {
@@ -30,6 +31,8 @@ export interface OperatorServer {
   image: string;
   plan: string;
   created: string;
+  /** Why the compute engine last failed this server (real driver), or null. */
+  engine_error: string | null;
 }
 
 export interface OperatorServerQuery {
@@ -60,6 +63,7 @@ function toOperatorServer(ctx: Platform, row: ServerWithOwner, now: number): Ope
     image: ctx.catalog.images.get(row.image_id)?.name ?? String(row.image_id),
     plan: ctx.catalog.plans.get(row.plan_id)?.name ?? String(row.plan_id),
     created: isoSeconds(row.created_at),
+    engine_error: row.engine_error,
   };
 }
 
@@ -124,6 +128,7 @@ export async function forceStopServer(ctx: Platform, ref: string): Promise<Opera
       .set({ power: 'stopped', action: null, action_until: null, updated_at: now })
       .where('id', '=', server.id)
       .execute();
+    await enqueueComputeJob(ctx, trx, server.uuid, 'stopping');
     return toOperatorServer(ctx, { ...server, power: 'stopped', action: null, action_until: null }, now);
   });
 }

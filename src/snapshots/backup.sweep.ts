@@ -20,6 +20,16 @@ export function backupSlot(now: number): number {
 export async function runBackupSweep(ctx: Platform, pageSize = 200): Promise<{ taken: number; expired: number }> {
   const now = ctx.clock.now();
   const slot = backupSlot(now);
+  if (ctx.compute.engine) {
+    // Retention reaches the engine too: each expired backup's image goes with it.
+    const due = await ctx.db
+      .selectFrom('snapshots')
+      .select('uuid')
+      .where('expires_at', '<=', now)
+      .where('type', '=', 'backup')
+      .execute();
+    for (const backup of due) await enqueueComputeJob(ctx, ctx.db, backup.uuid, 'forget-snapshot');
+  }
   const expired = await snapshotRepository.deleteExpiredBackups(ctx.db, now);
   let taken = 0;
   let afterId = 0;

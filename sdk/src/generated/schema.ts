@@ -2201,6 +2201,8 @@ export interface components {
              * @example 2026-11-22T12:00:00Z
              */
             created: string;
+            /** @description why the compute engine last failed this server, e.g. a provisioning that ran out of attempts (COMPUTE_DRIVER=lxd); null when it has not */
+            engine_error: string | null;
         };
         /** @description a transaction with its operator note */
         AdminTransaction: {

@@ -32,6 +32,10 @@ export const OperatorServer = Type.Object(
     image: Type.String(),
     plan: Type.String(),
     created: Timestamp,
+    engine_error: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'why the compute engine last failed this server, e.g. a provisioning that ran out of attempts (COMPUTE_DRIVER=lxd); null when it has not',
+    }),
   },
   { $id: 'AdminServer', description: 'a server as the operator sees it, with its owner' },
 );
