@@ -83,6 +83,9 @@ export function userData(spec: MachineSpec): string {
   const lines = [
     '#cloud-config',
     `hostname: ${JSON.stringify(spec.hostname)}`,
+    `fqdn: ${JSON.stringify(spec.hostname)}`,
+    // The server's hostname as given (web-1.example.com), as `hostname` prints it.
+    'prefer_fqdn_over_hostname: true',
     'preserve_hostname: false',
     'disable_root: false',
     'ssh_pwauth: true',
