@@ -3,6 +3,7 @@
 // from the snapshot → VPC reachability → floating IP → drift → remove. Run by `npm run test:lxd`.
 
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
 import { after, before, test } from 'node:test';
 import type { TestServer } from '../support/server.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
@@ -18,6 +19,7 @@ import {
   sshEventually,
   startLxdServer,
   TEST_IMAGE,
+  testPool,
 } from './support.ts';
 
 let server: TestServer;
@@ -25,8 +27,18 @@ let alice: TestAccount;
 const lxd = engine();
 const key = keyPair();
 const created: string[] = [];
+// The script a server's script_url names, served on the region bridge's host address (the only
+// address besides loopback this suite sends traffic to).
+const gateway = testPool.replace(/\.0\/\d+$/, '.1');
+let scripts: Server;
+let scriptUrl = '';
 
 before(async () => {
+  scripts = createServer((_request, response) => {
+    response.end('#!/bin/sh\necho "ran as $(id -u)" > /root/script-ran\n');
+  });
+  await new Promise<void>((resolve) => scripts.listen(0, gateway, resolve));
+  scriptUrl = `http://${gateway}:${(scripts.address() as { port: number }).port}/boot.sh`;
   server = await startLxdServer();
   alice = await createAccount(server, { credit: 500 });
 });
@@ -39,6 +51,7 @@ after(async () => {
     return names.some((n) => created.some((uuid) => n.endsWith(uuid))) ? undefined : true;
   }).catch(() => {});
   await server.close();
+  scripts.close();
   lxd.close();
 });
 
@@ -62,7 +75,12 @@ test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, dri
     body: { name: 'laptop', public_key: key.publicKey },
   });
   assert.equal(keyId.status, 201, JSON.stringify(keyId.body));
-  const made = await create({ hostname: 'first.example.com', label: 'first', ssh_key: keyId.body.uuid });
+  const made = await create({
+    hostname: 'first.example.com',
+    label: 'first',
+    ssh_key: keyId.body.uuid,
+    script_url: scriptUrl,
+  });
   assert.equal(made.power, 'provisioning');
 
   const running = await awaitPower(server, alice.token, made.uuid, 'running');
@@ -75,6 +93,11 @@ test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, dri
     const withPassword = await sshEventually(address, { password }, 'hostname');
     assert.equal(withPassword.stdout.trim(), 'first.example.com');
     assert.notEqual(ssh(address, { password: `${password}x` }, 'true').code, 0, 'a wrong password is refused');
+  });
+
+  await t.test('script_url: fetched and run by the guest at first boot', async () => {
+    const ran = await sshEventually(address, { key: key.path }, 'cat /root/script-ran', 30);
+    assert.equal(ran.stdout.trim(), 'ran as 0');
   });
 
   await t.test('stop and start: the instance follows', async () => {
@@ -151,6 +174,26 @@ test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, dri
       'hostname; cat /root/marker',
     );
     assert.deepEqual(fromCopy.stdout.trim().split('\n'), ['copy.example.com', 'kept-by-snapshot']);
+  });
+
+  await t.test('reinstall: a fresh disk and a new root password, the same address', async () => {
+    const before = await serverInfo(server, alice.token, made.uuid);
+    const reinstalled = await server.request('POST', '/v1.3/server/reinstall', {
+      token: alice.token,
+      body: { server_id: made.uuid },
+    });
+    assert.equal(reinstalled.status, 202, JSON.stringify(reinstalled.body));
+    const after = await awaitPower(server, alice.token, made.uuid, 'running');
+    assert.notEqual(after.info.password, before.info.password);
+    assert.equal(publicAddress(after), address);
+    const fresh = await sshEventually(
+      address,
+      { password: after.info.password },
+      'hostname; ls /root/marker 2>&1 || true',
+    );
+    assert.match(fresh.stdout, /^first\.example\.com\n.*No such file/s);
+    assert.notEqual(ssh(address, { password: before.info.password }, 'true').code, 0, 'the old password is gone');
+    await sshEventually(address, { key: key.path }, 'true');
   });
 
   await t.test('a VPC: members reach each other on private addresses, a non-member does not', async () => {
