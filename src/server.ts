@@ -129,7 +129,10 @@ export async function createPlatform(
   let clock: Clock = new SystemClock();
   if (config.clock === 'virtual') {
     const saved = await settingsRepository.get(storage.db, 'clock_offset_ms');
-    clock = new VirtualClock(saved ? Number(saved) : 0);
+    clock = new VirtualClock(saved ? Number(saved) : 0, async () => {
+      const value = await settingsRepository.get(storage.db, 'clock_offset_ms');
+      return value === undefined ? undefined : Number(value);
+    });
   }
   return {
     config,

@@ -3,14 +3,10 @@
 
 import { sql } from 'kysely';
 import type { Platform } from '../platform/context.ts';
-import { Conflict, Invalid, NotFound } from '../platform/errors.ts';
+import { Invalid, NotFound } from '../platform/errors.ts';
 import { parseMoney } from '../platform/money.ts';
 import { parseRef } from '../platform/ids.ts';
 import { listTransactions, recordTransaction, type Transaction } from '../billing/transaction.service.ts';
-import { settingsRepository } from '../settings/settings.repository.ts';
-import { VirtualClock } from '../platform/clock.ts';
-import { recordDueEvents } from '../events/event.service.ts';
-import { kickWebhookDelivery } from '../events/webhook.service.ts';
 import { accountRepository } from './account.repository.ts';
 import type { AccountRow, AccountUpdate } from './account.table.ts';
 import { describeAccount, type AccountInfo } from './account.service.ts';
@@ -132,16 +128,4 @@ export async function resetAll(ctx: Platform): Promise<void> {
 
 export function clockState(ctx: Platform): { now: string; mode: string } {
   return { now: `${new Date(ctx.clock.now()).toISOString().slice(0, 19)}Z`, mode: ctx.clock.mode };
-}
-
-export async function advanceClock(ctx: Platform, seconds: number): Promise<{ now: string }> {
-  if (!(ctx.clock instanceof VirtualClock))
-    throw new Conflict('the clock is the system clock: start with CLOCK=virtual to move it');
-  ctx.clock.advance(seconds);
-  await settingsRepository.set(ctx.db, 'clock_offset_ms', String(ctx.clock.offset()));
-  // What the jump brought about (transitions ended, snapshots completed) is an event before the answer.
-  await recordDueEvents(ctx);
-  // Webhook retries wait on the clock too.
-  kickWebhookDelivery(ctx, [0]);
-  return { now: clockState(ctx).now };
 }

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../../test/support/server.ts';
 import { createAccount, mailsTo, registerBody, uniqueEmail } from '../../test/support/accounts.ts';
+import { type Call, refusingSmtp, runClockScenario } from '../../test/support/clock-scenario.ts';
 
 const timestamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 
@@ -228,6 +229,19 @@ describe('clock', () => {
     assert.ok(registered.body.timestamp >= advanced.body.now && registered.body.timestamp <= after);
     const info = (await server.request('GET', '/v1.3/account/info', { token: registered.body.token })).body;
     assert.equal(info.registerdate, registered.body.timestamp);
+  });
+
+  // Issue 11: after POST /admin/clock/advance the next request sees every effect the time implies.
+  test('an advance runs everything the time implies before it answers: backups per day, out of funds, mail retries, expiries', async () => {
+    const smtp = await refusingSmtp();
+    const moved = await startTestServer({ SMTP_URL: smtp.url });
+    try {
+      const call: Call = (method, path, options = {}) => moved.request(method, path, options);
+      await runClockScenario({ mover: call, reader: call, adminToken: ADMIN_TOKEN, provisionSeconds: 60 });
+    } finally {
+      await moved.close();
+      await smtp.close();
+    }
   });
 
   test('a bad advance is a 400 naming seconds', async () => {

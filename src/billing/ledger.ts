@@ -118,3 +118,24 @@ export function secondsUntilZero(balanceMicros: number, burnMicrosPerHour: numbe
   if (balanceMicros <= 0) return 0;
   return Number((BigInt(balanceMicros) * 3600n) / BigInt(burnMicrosPerHour));
 }
+
+/**
+ * The first instant in (from, to] at which the account's balance is at or below zero, to the
+ * millisecond, or null when it stays above zero until `to`. Charges only grow with time (no
+ * credit arrives in between), so the balance never rises: a binary search over the open items
+ * read once. The virtual clock's catch-up uses it to run the out-of-funds sweep when it would have.
+ */
+export async function outOfFundsAt(db: Queryable, accountId: number, from: number, to: number): Promise<number | null> {
+  const rows = await ledgerRows.all(db, accountId, accountId);
+  const settled = Number(rows[0]?.settled ?? 0);
+  const balanceAt = (t: number) => financeOf(settled, rows, t).balanceMicros;
+  if (balanceAt(to) > 0) return null;
+  let low = from; // above zero (or the caller's starting point)
+  let high = to; // at or below zero
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if (balanceAt(mid) > 0) low = mid;
+    else high = mid;
+  }
+  return high;
+}

@@ -169,6 +169,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return sendProblem(reply, format, { status: 503, reason: 'the server is shutting down: retry' });
   });
 
+  // The virtual clock is shared through storage: every request first reads its offset, so the
+  // request after a clock advance on any instance sees the new time (the system clock skips this).
+  if (ctx.clock.mode === 'virtual')
+    app.addHook('onRequest', async () => {
+      // Storage down: keep the last offset; the request's own storage call answers 503.
+      await ctx.clock.refresh().catch(() => {});
+    });
+
   app.addHook('onSend', async (request, reply, payload) => {
     securityHeaders(reply);
     if (lifecycle.draining) reply.header('connection', 'close');

@@ -9,6 +9,8 @@ export interface Clock {
   advance(seconds: number): number;
   /** The offset of a virtual clock from real time, in ms (0 for a system clock). */
   offset(): number;
+  /** Re-reads a shared virtual clock's offset from storage (every instance moves together); a no-op otherwise. */
+  refresh(): Promise<void>;
 }
 
 export class SystemClock implements Clock {
@@ -22,17 +24,25 @@ export class SystemClock implements Clock {
   offset(): number {
     return 0;
   }
+  async refresh(): Promise<void> {}
 }
 
 /**
  * Real time plus an offset: time keeps flowing (so a server still finishes provisioning
- * while a test waits), and `advance` jumps ahead by any amount.
+ * while a test waits), and `advance` jumps ahead by any amount. With `load`, the offset lives in
+ * storage, shared by every instance: `refresh` (before each request and sweep round) reads it.
  */
 export class VirtualClock implements Clock {
   readonly mode = 'virtual';
   #offsetMs: number;
-  constructor(offsetMs = 0) {
+  readonly #load: (() => Promise<number | undefined>) | undefined;
+  constructor(offsetMs = 0, load?: () => Promise<number | undefined>) {
     this.#offsetMs = offsetMs;
+    this.#load = load;
+  }
+  async refresh(): Promise<void> {
+    const stored = await this.#load?.();
+    if (stored !== undefined) this.#offsetMs = stored;
   }
   now(): number {
     return Date.now() + this.#offsetMs;
@@ -47,6 +57,25 @@ export class VirtualClock implements Clock {
   setOffset(offsetMs: number): void {
     this.#offsetMs = offsetMs;
   }
+}
+
+/** A clock stopped at one instant: the virtual clock's catch-up runs the sweeps as they would have run then. */
+export class FrozenClock implements Clock {
+  readonly mode = 'virtual';
+  readonly #at: number;
+  constructor(at: number) {
+    this.#at = at;
+  }
+  now(): number {
+    return this.#at;
+  }
+  advance(): number {
+    throw new Error('a frozen clock does not move');
+  }
+  offset(): number {
+    return 0;
+  }
+  async refresh(): Promise<void> {}
 }
 
 /** The spec's timestamp shape: YYYY-MM-DDTHH:MM:SSZ. */

@@ -82,7 +82,9 @@ describe('backup/enable and backup/disable', () => {
 
 describe('the daily backup sweep', () => {
   test('makes one backup per server and day, however often and on however many instances it runs', async () => {
-    const s = await deployServer(server, alice.token, { auto_backups: true });
+    const s = await deployServer(server, alice.token, { auto_backups: true }, { settle: false });
+    // The clock's advance runs the sweep when the server finishes provisioning (60 s).
+    await server.advance(60);
     await sweep();
     await Promise.all([sweep(), sweep()]);
     const first = await backups(s.uuid);
@@ -100,6 +102,7 @@ describe('the daily backup sweep', () => {
     assert.equal((await backups(s.uuid))[0].status, 'completed');
 
     await server.advance(day);
+    assert.equal((await backups(s.uuid)).length, 2);
     await sweep();
     await sweep();
     assert.equal((await backups(s.uuid)).length, 2);

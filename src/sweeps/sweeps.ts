@@ -43,9 +43,14 @@ export function startSweeper(ctx: Platform, intervalMs: number): { stop(): Promi
   let running: Promise<void> | null = null;
   const timer = setInterval(() => {
     if (!running)
-      running = runSweepRound(ctx).finally(() => {
-        running = null;
-      });
+      // A shared virtual clock may have moved on another instance: read it first.
+      running = ctx.clock
+        .refresh()
+        .catch(() => {})
+        .then(() => runSweepRound(ctx))
+        .finally(() => {
+          running = null;
+        });
   }, intervalMs);
   timer.unref();
   return {

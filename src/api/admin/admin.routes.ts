@@ -4,8 +4,8 @@
 import { Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
+import { advanceClock } from '../../sweeps/catch-up.ts';
 import {
-  advanceClock,
   clockState,
   accountTransactions,
   creditAccount,
