@@ -30,6 +30,16 @@ async function backups(serverUuid: string, token = alice.token) {
   );
 }
 
+/**
+ * Moves the clock to the next 06:00 UTC, so a test's advances stay inside one UTC day (each day
+ * passed brings a backup: a test near midnight would see one more).
+ */
+async function toMorning() {
+  const now = Date.parse((await server.admin('GET', '/admin/clock')).body.now);
+  const sixAm = Math.floor(now / (day * 1000)) * day * 1000 + 6 * 3600 * 1000;
+  await server.advance(((sixAm > now ? sixAm : sixAm + day * 1000) - now) / 1000);
+}
+
 async function setBackups(command: 'enable' | 'disable', serverId: number | string, token = alice.token) {
   return server.request('PATCH', `/v1.3/backup/${command}`, { token, body: { server_id: serverId } });
 }
@@ -82,6 +92,7 @@ describe('backup/enable and backup/disable', () => {
 
 describe('the daily backup sweep', () => {
   test('makes one backup per server and day, however often and on however many instances it runs', async () => {
+    await toMorning();
     const s = await deployServer(server, alice.token, { auto_backups: true }, { settle: false });
     // The clock's advance runs the sweep when the server finishes provisioning (60 s).
     await server.advance(60);
@@ -109,6 +120,7 @@ describe('the daily backup sweep', () => {
   });
 
   test('waits for a server to finish provisioning, and skips servers with backups off', async () => {
+    await toMorning();
     const provisioning = await deployServer(server, alice.token, { auto_backups: true }, { settle: false });
     const without = await deployServer(server, alice.token, {}, { settle: false });
     await sweep();
@@ -120,6 +132,7 @@ describe('the daily backup sweep', () => {
   });
 
   test('stops after backup/disable; backups taken stay until they expire after seven days', async () => {
+    await toMorning();
     const s = await deployServer(server, alice.token, { auto_backups: true });
     await sweep();
     assert.equal((await setBackups('disable', s.id)).status, 202);
@@ -204,6 +217,7 @@ describe('backup/restore', () => {
 
 describe('removing a server', () => {
   test('takes its backups with it and stops them; its snapshots stay', async () => {
+    await toMorning();
     const s = await deployServer(server, alice.token, { auto_backups: true });
     await sweep();
     const snap = await server.request('POST', '/v1.3/snapshot/create', {
