@@ -1,22 +1,27 @@
 // `npm run bench`: starts Nubis and a bare Fastify baseline as separate processes and loads
-// them side by side with autocannon, reporting requests/s, p99 and the ratio to the baseline;
-// plus cold start, server/create throughput, server/list server time and memory.
-// Options: --duration S (per scenario, default 8), --connections N (default 50),
-//          --db sqlite|postgres (default sqlite), --instances N (default 1: with 2, the reads run
-//          against one instance and then against both, side by side), --servers N (list size,
-//          default 1000), --stored N (servers seeded in other accounts first, default 0),
+// them side by side with autocannon, reporting requests/s, p99 and the ratio to the baseline.
+// Without --only it runs every case in one go and writes them all to .bench/results.json:
+//   sqlite     the authenticated reads (account/info, server/info, server/list of a handful,
+//              floating_ip/list, ssh_key/list), cold start on an existing database, server/create,
+//              the server time of a 1,000-server list, resident memory
+//   postgres   the same on PostgreSQL + Redis, the reads on one instance and then on two
+//   large      SQLite with 1,000,000 servers stored in other accounts and a reader whose history
+//              holds 100,000 invoice items: account/info and server/info beside a fresh account's
+// Options: --only sqlite|postgres|large (one case), --duration S (per scenario, default 5),
+//          --connections N (default 50), --servers N (list size, default 1000),
+//          --stored N (servers seeded for `large`, default 1000000), --history N (default 100000),
 //          --lxd (the real driver's scenario alone: bench/lxd.ts)
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
-import { seed } from './seed.ts';
+import { seed, seedHistory } from './seed.ts';
 
 // --lxd: the real compute driver's scenario instead (bench/lxd.ts: create → SSH, creates a minute).
 if (process.argv.includes('--lxd')) {
@@ -26,12 +31,12 @@ if (process.argv.includes('--lxd')) {
 
 const { values: args } = parseArgs({
   options: {
-    duration: { type: 'string', default: '8' },
+    only: { type: 'string' },
+    duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '50' },
-    db: { type: 'string', default: 'sqlite' },
-    instances: { type: 'string', default: '1' },
     servers: { type: 'string', default: '1000' },
-    stored: { type: 'string', default: '0' },
+    stored: { type: 'string', default: '1000000' },
+    history: { type: 'string', default: '100000' },
   },
 });
 const duration = Number(args.duration);
@@ -95,22 +100,6 @@ async function call(url: string, method: string, path: string, token: string | n
   return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
 }
 
-/** Server time (Server-Timing) of sequential calls: the cost of the request without network or queueing. */
-async function serverTime(base: string, path: string, token: string): Promise<{ p50: number; p99: number }> {
-  const samples: number[] = [];
-  for (let i = 0; i < 50; i++) {
-    const response = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } });
-    await response.arrayBuffer();
-    const timing = /dur=([\d.]+)/.exec(response.headers.get('server-timing') ?? '');
-    if (timing) samples.push(Number(timing[1]));
-  }
-  samples.sort((a, b) => a - b);
-  return {
-    p50: samples[Math.floor(samples.length / 2)] ?? NaN,
-    p99: samples[Math.floor(samples.length * 0.99)] ?? NaN,
-  };
-}
-
 interface Row {
   scenario: string;
   rps: number;
@@ -118,6 +107,11 @@ interface Row {
   p50: number;
   errors: number;
   note?: string;
+}
+
+/** Warms a path up (JIT, lazily compiled validators and serializers, caches) before it is measured. */
+async function warm(url: string, path: string, token: string): Promise<void> {
+  await autocannon({ url: url + path, connections: 10, amount: 2000, headers: { authorization: `Bearer ${token}` } });
 }
 
 async function load(
@@ -136,6 +130,7 @@ async function load(
         });
       }
     : undefined;
+  if (opts.token && (opts.method ?? 'GET') === 'GET') for (const url of urls) await warm(url, opts.path, opts.token);
   const results = await Promise.all(
     urls.map((url) =>
       autocannon({
@@ -188,10 +183,89 @@ function benchCatalog(dir: string): string {
   return file;
 }
 
-async function main(): Promise<void> {
+type Case = 'sqlite' | 'postgres' | 'large';
+
+interface CaseResult {
+  case: Case;
+  db: 'sqlite' | 'postgres';
+  instances: number;
+  rows: Row[];
+  coldStartMs?: number;
+  createPerSecond?: number;
+  listTiming?: { p50: number; p99: number; count: number };
+  memoryMb?: number;
+  seeded?: { servers: number; historyItems: number; seconds: number };
+}
+
+const serverBody = { hostname: 'bench.example.com', label: 'bench', region: 101, image: 1001, plan: 1 };
+
+/** An OpenSSH line of a fresh Ed25519 key. */
+function sshPublicKey(): string {
+  const { publicKey } = generateKeyPairSync('ed25519');
+  const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
+  const part = (bytes: Buffer) => {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(bytes.length);
+    return Buffer.concat([length, bytes]);
+  };
+  return `ssh-ed25519 ${Buffer.concat([part(Buffer.from('ssh-ed25519')), part(raw)]).toString('base64')} bench`;
+}
+
+/** Registers an account with credit; answers its token, id and its first server's uuid once `servers` are made. */
+async function benchAccount(url: string, name: string, servers = 0, extras = false) {
+  const registered = await call(url, 'POST', '/v1.3/account/register', null, {
+    email: `bench-${name}-${Date.now()}-${randomBytes(3).toString('hex')}@example.com`,
+    password: 'bench-password',
+    firstname: 'Bench',
+    lastname: name,
+    accept_tos: true,
+    country: 'NL',
+  });
+  const token = registered.body.token as string;
+  const info = await call(url, 'GET', '/v1.3/account/info', token);
+  await call(url, 'POST', `/admin/accounts/${info.body.id}/credit`, adminToken, { amount: 1_000_000 });
+  const uuids: string[] = [];
+  for (let i = 0; i < servers; i += 50) {
+    const made = await Promise.all(
+      Array.from({ length: Math.min(50, servers - i) }, () =>
+        call(url, 'POST', '/v1.3/server/create', token, serverBody),
+      ),
+    );
+    for (const answer of made) {
+      if (answer.status !== 201)
+        throw new Error(`server/create answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      uuids.push(answer.body.uuid);
+    }
+  }
+  if (extras) {
+    for (const version of [4, 4, 6])
+      await call(url, 'POST', '/v1.3/floating_ip/create', token, { region_id: 101, ip_version: version });
+    for (const keyName of ['laptop', 'ci'])
+      await call(url, 'POST', '/v1.3/ssh_key/create', token, { name: keyName, public_key: sshPublicKey() });
+  }
+  return { token, id: info.body.id as number, uuids };
+}
+
+/** The authenticated reads of the targets, for one account with a handful of everything. */
+function reads(reader: { token: string; uuids: string[] }): { name: string; path: string }[] {
+  return [
+    { name: 'GET /v1.3/account/info', path: '/v1.3/account/info' },
+    { name: 'GET /v1.3/server/info', path: `/v1.3/server/info/${reader.uuids[0]}` },
+    { name: `GET /v1.3/server/list (${reader.uuids.length} servers)`, path: '/v1.3/server/list' },
+    { name: 'GET /v1.3/floating_ip/list', path: '/v1.3/floating_ip/list' },
+    { name: 'GET /v1.3/ssh_key/list', path: '/v1.3/ssh_key/list' },
+  ];
+}
+
+function residentMb(pid: number | undefined): number {
+  return Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
+}
+
+async function runCase(which: Case): Promise<CaseResult> {
+  const dbName = which === 'postgres' ? 'postgres' : 'sqlite';
+  const instances = which === 'postgres' ? 2 : 1;
   const dataDir = mkdtempSync(join(tmpdir(), 'nubis-bench-'));
-  const database = args.db === 'postgres' ? await postgresUrl() : null;
-  const instances = Number(args.instances);
+  const database = dbName === 'postgres' ? await postgresUrl() : null;
   const env: Record<string, string> = {
     HOST: '127.0.0.1',
     PORT: '0',
@@ -212,83 +286,63 @@ async function main(): Promise<void> {
     RATE_LOGIN_PER_MINUTE: '1000000',
     SECRET_KEY: randomBytes(32).toString('hex'),
   };
-  mkdirSync(join(root, '.bench'), { recursive: true });
-  const stored = Number(args.stored);
-  let seedSeconds = 0;
-  if (stored > 0) {
-    const t = performance.now();
-    await seed(loadConfig(env), stored);
-    seedSeconds = (performance.now() - t) / 1000;
-  }
+  const result: CaseResult = { case: which, db: dbName, instances, rows: [] };
+  const stored = which === 'large' ? Number(args.stored) : 0;
+  const historyItems = which === 'large' ? Number(args.history) : 0;
+  const config = loadConfig(env);
+  const t = performance.now();
+  // The database exists before the timed start: cold start is measured on an existing one.
+  if (stored > 0) await seed(config, stored);
+  else await runToExit(['bin/nubis.ts', 'migrate'], env);
 
   const bare = await startProcess(['bench/bare-server.ts'], {});
   const t0 = performance.now();
   const first = await startProcess(['--max-semi-space-size=4', 'bin/nubis.ts', 'serve'], env);
-  const coldStartMs = await firstAnswer(first.url, t0);
+  result.coldStartMs = await firstAnswer(first.url, t0);
   const nubis = [first];
   for (let i = 1; i < instances; i++)
     nubis.push(await startProcess(['--max-semi-space-size=4', 'bin/nubis.ts', 'serve'], env));
   const urls = nubis.map((n) => n.url);
   const url = urls[0]!;
+  try {
+    const reader = await benchAccount(url, 'reader', 5, true);
+    const add = (row: Row) => {
+      result.rows.push(row);
+      console.log(`  ${row.scenario}: ${row.rps}/s, p99 ${row.p99} ms${row.errors ? `, ${row.errors} errors` : ''}`);
+    };
+    add(await load('bare Fastify GET /bare', [bare.url], { path: '/bare' }));
 
-  const registered = await call(url, 'POST', '/v1.3/account/register', null, {
-    email: `bench-${Date.now()}@example.com`,
-    password: 'bench-password',
-    firstname: 'Bench',
-    lastname: 'Mark',
-    accept_tos: true,
-    country: 'NL',
-  });
-  const token = registered.body.token as string;
-  const info = await call(url, 'GET', '/v1.3/account/info', token);
-  await call(url, 'POST', `/admin/accounts/${info.body.id}/credit`, adminToken, { amount: 1_000_000 });
-
-  const rows: Row[] = [];
-  const baseline = await load('bare Fastify GET /bare', [bare.url], { path: '/bare' });
-  rows.push(baseline);
-  const readSets = instances > 1 ? [[url], urls] : [urls];
-  for (const set of readSets) {
-    const suffix = instances > 1 ? ` [${set.length} instance${set.length > 1 ? 's' : ''}]` : '';
-    rows.push(await load(`GET /v1.3/account/info${suffix}`, set, { path: '/v1.3/account/info', token }));
-    rows.push(await load(`GET /v1.3/region/list${suffix}`, set, { path: '/v1.3/region/list' }));
-  }
-
-  const serverBody = { hostname: 'bench.example.com', label: 'bench', region: 101, image: 1001, plan: 1 };
-  const probe = await call(url, 'POST', '/v1.3/server/create', token, serverBody);
-  let listTiming: { p50: number; p99: number; count: number } | null = null;
-  if (probe.status === 201) {
-    // A separate account for the list, so the create load does not change its size.
-    const lister = await call(url, 'POST', '/v1.3/account/register', null, {
-      email: `bench-list-${Date.now()}@example.com`,
-      password: 'bench-password',
-      firstname: 'Bench',
-      lastname: 'List',
-      accept_tos: true,
-      country: 'NL',
-    });
-    const listerInfo = await call(url, 'GET', '/v1.3/account/info', lister.body.token);
-    await call(url, 'POST', `/admin/accounts/${listerInfo.body.id}/credit`, adminToken, { amount: 1_000_000 });
-    for (let i = 0; i < listSize; i += 50) {
-      await Promise.all(
-        Array.from({ length: Math.min(50, listSize - i) }, () =>
-          call(url, 'POST', '/v1.3/server/create', lister.body.token, serverBody),
-        ),
-      );
+    if (which === 'large') {
+      // The same reads for an account whose history holds `historyItems` closed invoice items.
+      const old = await benchAccount(url, 'history', 5);
+      await seedHistory(config, old.id, historyItems);
+      result.seeded = { servers: stored, historyItems, seconds: (performance.now() - t) / 1000 };
+      for (const [who, account] of [
+        ['fresh account', reader],
+        [`${historyItems} invoice items`, old],
+      ] as const) {
+        add(await load(`GET /v1.3/account/info [${who}]`, [url], { path: '/v1.3/account/info', token: account.token }));
+        add(
+          await load(`GET /v1.3/server/info [${who}]`, [url], {
+            path: `/v1.3/server/info/${account.uuids[0]}`,
+            token: account.token,
+          }),
+        );
+      }
+      result.memoryMb = residentMb(first.child.pid);
+      return result;
     }
+
+    const readSets = instances > 1 ? [[url], urls] : [urls];
+    for (const set of readSets) {
+      const suffix = instances > 1 ? ` [${set.length} instance${set.length > 1 ? 's' : ''}]` : '';
+      for (const read of reads(reader))
+        add(await load(`${read.name}${suffix}`, set, { path: read.path, token: reader.token }));
+    }
+
+    const lister = await benchAccount(url, 'list', listSize);
     const creators: string[] = [];
-    for (let i = 0; i < 20; i++) {
-      const creator = await call(url, 'POST', '/v1.3/account/register', null, {
-        email: `bench-create-${i}-${Date.now()}@example.com`,
-        password: 'bench-password',
-        firstname: 'Bench',
-        lastname: 'Create',
-        accept_tos: true,
-        country: 'NL',
-      });
-      const creatorInfo = await call(url, 'GET', '/v1.3/account/info', creator.body.token);
-      await call(url, 'POST', `/admin/accounts/${creatorInfo.body.id}/credit`, adminToken, { amount: 1_000_000 });
-      creators.push(creator.body.token);
-    }
+    for (let i = 0; i < 20; i++) creators.push((await benchAccount(url, `create-${i}`)).token);
     const createRow = await load('POST /v1.3/server/create (20 connections, one account each)', urls, {
       method: 'POST',
       path: '/v1.3/server/create',
@@ -296,19 +350,12 @@ async function main(): Promise<void> {
       body: serverBody,
       connections: 20,
     });
-    rows.push(createRow);
-    const list = await load(`GET /v1.3/server/list (${listSize} servers)`, urls, {
-      path: '/v1.3/server/list',
-      token: lister.body.token,
-      connections: 4,
-    });
-    rows.push(list);
+    add(createRow);
+    result.createPerSecond = createRow.rps;
     // Server time of one list, sequentially, from the Server-Timing header.
     const samples: number[] = [];
     for (let i = 0; i < 50; i++) {
-      const response = await fetch(`${url}/v1.3/server/list`, {
-        headers: { authorization: `Bearer ${lister.body.token}` },
-      });
+      const response = await fetch(`${url}/v1.3/server/list`, { headers: { authorization: `Bearer ${lister.token}` } });
       const body = (await response.json()) as { servers: unknown[] };
       const timing = /dur=([\d.]+)/.exec(response.headers.get('server-timing') ?? '');
       if (timing) samples.push(Number(timing[1]));
@@ -316,49 +363,66 @@ async function main(): Promise<void> {
         throw new Error(`expected ${listSize} servers, listed ${body.servers.length}`);
     }
     samples.sort((a, b) => a - b);
-    listTiming = {
+    result.listTiming = {
       p50: samples[Math.floor(samples.length / 2)] ?? NaN,
       p99: samples[Math.floor(samples.length * 0.99)] ?? NaN,
       count: samples.length,
     };
+    result.memoryMb = residentMb(first.child.pid);
+    return result;
+  } finally {
+    bare.child.kill('SIGTERM');
+    for (const n of nubis) n.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    await database?.drop();
   }
+}
 
-  const memoryMb =
-    Number(readFileSync(`/proc/${first.child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
+function runToExit(script: string[], env: Record<string, string>): Promise<void> {
+  const child = spawn(process.execPath, script, { cwd: root, env: { ...process.env, ...env }, stdio: 'inherit' });
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${script.join(' ')} exited ${code}`)))),
+  );
+}
 
-  console.log(
-    `\nNubis benchmark — db=${args.db}, instances=${instances}, ${connections} connections, ${duration}s per scenario, node ${process.version}${stored ? `, ${stored} servers seeded in other accounts (${seedSeconds.toFixed(1)} s)` : ''}\n`,
-  );
-  console.log('| scenario | requests/s | ratio to bare | p50 ms | p99 ms | errors/non-2xx |');
-  console.log('|---|---:|---:|---:|---:|---:|');
-  for (const row of rows)
+function report(results: CaseResult[]): void {
+  for (const r of results) {
+    const bare = r.rows[0]!;
     console.log(
-      `| ${row.scenario} | ${row.rps} | ${(row.rps / baseline.rps).toFixed(2)} | ${row.p50} | ${row.p99} | ${row.errors} |`,
+      `\n${r.case}: db=${r.db}, instances=${r.instances}, ${connections} connections, ${duration}s per scenario, node ${process.version}${r.seeded ? `, ${r.seeded.servers} servers stored, ${r.seeded.historyItems} invoice items in one history (seeded in ${r.seeded.seconds.toFixed(0)} s)` : ''}\n`,
     );
-  console.log(`\ncold start to first answer: ${coldStartMs.toFixed(0)} ms`);
-  if (listTiming)
-    console.log(
-      `server/list of ${listSize} servers, server time (Server-Timing) over ${listTiming.count} sequential calls: p50 ${listTiming.p50.toFixed(2)} ms, p99 ${listTiming.p99.toFixed(2)} ms`,
-    );
-  else console.log('server/create is not served yet: create and list scenarios skipped');
-  console.log(`resident memory of instance 1 after the run: ${memoryMb.toFixed(0)} MB`);
-  const infoTiming = await serverTime(url, '/v1.3/account/info', token);
-  console.log(
-    `account/info server time over 50 sequential calls: p50 ${infoTiming.p50.toFixed(2)} ms, p99 ${infoTiming.p99.toFixed(2)} ms`,
-  );
+    console.log('| scenario | requests/s | ratio to bare | p50 ms | p99 ms | errors/non-2xx |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    for (const row of r.rows)
+      console.log(
+        `| ${row.scenario} | ${row.rps} | ${(row.rps / bare.rps).toFixed(2)} | ${row.p50} | ${row.p99} | ${row.errors} |`,
+      );
+    if (r.coldStartMs !== undefined)
+      console.log(`\ncold start to first answer (existing database): ${r.coldStartMs.toFixed(0)} ms`);
+    if (r.listTiming)
+      console.log(
+        `server/list of ${listSize} servers, server time (Server-Timing) over ${r.listTiming.count} sequential calls: p50 ${r.listTiming.p50.toFixed(2)} ms, p99 ${r.listTiming.p99.toFixed(2)} ms`,
+      );
+    if (r.memoryMb !== undefined)
+      console.log(`resident memory of instance 1 after the run: ${r.memoryMb.toFixed(0)} MB`);
+  }
+}
+
+async function main(): Promise<void> {
+  const cases: Case[] = args.only ? [args.only as Case] : ['sqlite', 'postgres', 'large'];
+  for (const which of cases)
+    if (!['sqlite', 'postgres', 'large'].includes(which)) throw new Error(`--only: unknown case ${which}`);
+  mkdirSync(join(root, '.bench'), { recursive: true });
+  const results: CaseResult[] = [];
+  for (const which of cases) {
+    console.log(`${which}…`);
+    results.push(await runCase(which));
+  }
+  report(results);
   writeFileSync(
     join(root, '.bench/results.json'),
-    JSON.stringify(
-      { db: args.db, instances, stored, connections, duration, rows, coldStartMs, listTiming, infoTiming, memoryMb },
-      null,
-      2,
-    ),
+    JSON.stringify({ at: new Date().toISOString(), node: process.version, connections, duration, results }, null, 2),
   );
-
-  bare.child.kill('SIGTERM');
-  for (const n of nubis) n.child.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 300));
-  await database?.drop();
 }
 
 main().catch((error) => {

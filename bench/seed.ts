@@ -84,3 +84,50 @@ export async function seed(config: Config, servers: number): Promise<void> {
   }
   await storage.close();
 }
+
+/**
+ * Gives an account a long history: `items` invoice items, each open for an hour and closed with
+ * its final charge, and a credit that pays for them, written the way the services write them
+ * (the settled total on the account row moves with each).
+ */
+export async function seedHistory(config: Config, accountId: number, items: number): Promise<void> {
+  const log = { info() {}, warn() {}, error() {} };
+  const storage = await prepareStorage(config, log);
+  const hour = 3_600_000;
+  const start = Date.now() - (items + 1) * hour;
+  const charge = 1_000;
+  await storage.db.transaction().execute(async (trx) => {
+    for (let first = 0; first < items; first += 1000) {
+      const rows = Array.from({ length: Math.min(1000, items - first) }, (_, i) => ({
+        account_id: accountId,
+        resource_type: 'server',
+        resource_uuid: randomUUID(),
+        description: 'seeded history',
+        amount_hr_micros: charge,
+        amount_mo_micros: 730 * charge,
+        created_at: start + (first + i) * hour,
+        removed_at: start + (first + i + 1) * hour,
+        prepaid_until: null,
+        final_charge_micros: charge,
+      }));
+      await trx.insertInto('invoice_items').values(rows).execute();
+    }
+    const credit = items * charge;
+    await trx
+      .insertInto('transactions')
+      .values({
+        account_id: accountId,
+        ptype: 'credit',
+        pstatus: 'completed',
+        amount_micros: credit,
+        fee_micros: 0,
+        taxrate_bp: 0,
+        note: 'seeded history',
+        created_at: start,
+        updated_at: start,
+      })
+      .execute();
+    // The credit and the final charges cancel out: the settled total is unchanged.
+  });
+  await storage.close();
+}
