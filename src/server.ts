@@ -27,6 +27,7 @@ import { registerStateMetrics } from './metrics/state-metrics.ts';
 import { startMetricsListener } from './http/metrics.ts';
 import { startJobRunner } from './compute/job-runner.ts';
 import { seedEmulatorAccount, type SeededAccount } from './accounts/emulator-seed.service.ts';
+import { ActorCache, redisGenerations } from './tokens/actor-cache.ts';
 
 const packageVersion = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -110,7 +111,14 @@ function serverKey(config: Config): Buffer {
 async function connectRedis(url: string, log: Logger): Promise<Redis> {
   // Loaded only when REDIS_URL is set.
   const { Redis } = await import('ioredis');
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+  // Auto-pipelining: the commands a request sends in one tick (its rate-limit counts and the
+  // actor check) go out in one write and come back in one round trip.
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    lazyConnect: false,
+    enableAutoPipelining: true,
+  });
   redis.on('error', (error) => log.warn({ err: error.message }, 'redis unavailable; rate limits fall back to memory'));
   const timeout = AbortSignal.timeout(5_000);
   await once(redis, 'ready', { signal: timeout }).catch(() =>
@@ -143,6 +151,9 @@ export async function createPlatform(
     catalog: catalog ? { ...catalog, loadedAt: clock.now() } : loadCatalog(config.catalogFile, clock.now()),
     mailTransport: config.smtpUrl ? await smtpTransport(config.smtpUrl) : null,
     compute: createComputeDriver(config),
+    // SQLite: this process owns the database, so it may cache actors on its own; PostgreSQL only
+    // once Redis shares the generations between instances (startServer).
+    actors: new ActorCache(storage.dialect === 'sqlite'),
     log,
     metrics: createMetrics(),
   };
@@ -157,6 +168,11 @@ export async function startServer(config: Config, options: { sweeps?: boolean } 
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
   const seeded = config.mode === 'emulator' ? await seedEmulatorAccount(ctx) : null;
   registerStateMetrics(ctx, storage.poolStats);
+  if (redis && ctx.actors instanceof ActorCache) {
+    ctx.actors.share(redisGenerations(redis, config.redisPrefix));
+    // Generations may have been lost with Redis (it keeps nothing on disk): start over when it is back.
+    redis.on('ready', () => ctx.actors.clear());
+  }
   const limiters = createRateLimiters(config, redis, (name) => ctx.metrics.rateLimitRefusals.inc({ limit: name }));
   const lifecycle = createLifecycle();
   const app = await buildApp({ ctx, storage, limiters, version: packageVersion, logger: log, lifecycle });

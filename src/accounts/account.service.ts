@@ -10,7 +10,7 @@ import { newUuid } from '../platform/ids.ts';
 import { newToken } from '../platform/secrets.ts';
 import { toCents, toDollars } from '../platform/money.ts';
 import { kickMailDelivery, queueMail } from '../mail/mail.service.ts';
-import { issueToken, tokenForLogin } from '../tokens/token.service.ts';
+import { invalidateActors, issueToken, tokenForLogin } from '../tokens/token.service.ts';
 import { accountFinance, financeOf, type AccountFinance } from '../billing/ledger.ts';
 import { accountRepository } from './account.repository.ts';
 import { serverRepository } from '../servers/server.repository.ts';
@@ -202,8 +202,10 @@ export async function login(ctx: Platform, email: string, password: string, ip: 
 
 export async function activate(ctx: Platform, activationUuid: string): Promise<void> {
   const account = await accountRepository.findByActivationUuid(ctx.db, activationUuid);
-  if (account && !account.activated)
+  if (account && !account.activated) {
     await accountRepository.update(ctx.db, account.id, { activated: 1, updated_at: ctx.clock.now() });
+    await invalidateActors(ctx, account.id);
+  }
 }
 
 export async function resetPassword(ctx: Platform, email: string): Promise<void> {

@@ -11,6 +11,7 @@ import { accountRepository } from './account.repository.ts';
 import type { AccountRow, AccountUpdate } from './account.table.ts';
 import { describeAccount, type AccountInfo } from './account.service.ts';
 import { permissionNames } from './permissions.ts';
+import { invalidateActors } from '../tokens/token.service.ts';
 
 export interface AccountPatch {
   activated?: boolean;
@@ -73,6 +74,7 @@ export async function patchAccount(ctx: Platform, ref: string, patch: AccountPat
     changes.permissions = JSON.stringify({ ...current, ...patch.permissions });
   }
   await accountRepository.update(ctx.db, account.id, changes);
+  await invalidateActors(ctx, account.id);
   return operatorView(ctx, (await accountRepository.findById(ctx.db, account.id))!);
 }
 
@@ -124,6 +126,7 @@ export async function resetAll(ctx: Platform): Promise<void> {
     }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(trx);
     for (const { name } of rows) if (!keptTables.has(name)) await sql`delete from ${sql.table(name)}`.execute(trx);
   });
+  await invalidateActors(ctx, null);
 }
 
 export function clockState(ctx: Platform): { now: string; mode: string } {

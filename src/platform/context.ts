@@ -27,6 +27,8 @@ export interface Platform {
   mailTransport: MailTransport | null;
   /** Runs the machines behind servers (COMPUTE_DRIVER). */
   compute: ComputeDriver;
+  /** Actors of recently presented tokens (tokens/actor-cache.ts). */
+  actors: Actors;
   log: Logger;
   /** The process's metrics (prom-client), scraped at /metrics. */
   metrics: Metrics;
@@ -40,4 +42,27 @@ export interface Actor {
   activated: boolean;
   blocked: boolean;
   permissions: Permissions;
+}
+
+/** A cached actor and what it was checked against (tokens/actor-cache.ts). */
+export interface CachedActor {
+  actor: Actor;
+  /** The account's generation, read before the actor was read from the database. */
+  generation: string;
+  /** Wall-clock ms when it was cached (entries live at most a second). */
+  cachedAt: number;
+  /** last_used_at as stored (written at most once a minute). */
+  lastUsedAt: number | null;
+}
+
+/** The actor cache as services use it; implemented by ActorCache in tokens/actor-cache.ts. */
+export interface Actors {
+  peek(digest: string, now: number): CachedActor | undefined;
+  generation(accountId: number): Promise<string | null> | string | null;
+  store(digest: string, entry: CachedActor): void;
+  forget(digest: string): void;
+  bump(accountId: number): Promise<void>;
+  bumpAll(): Promise<void>;
+  /** Empties the cache (Redis came back: the generations it held may be lost). */
+  clear(): void;
 }

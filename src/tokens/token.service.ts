@@ -91,18 +91,39 @@ export async function removeToken(ctx: Platform, actor: Actor, ref: string | num
   requirePermission(actor, 'tokens');
   const row = await findOwnedToken(ctx, actor, ref);
   await tokenRepository.remove(ctx.db, row.id);
+  await invalidateActors(ctx, actor.accountId);
+}
+
+/** The digest a presented token is looked up by, or null when it cannot be a token at all. */
+export function tokenDigestOf(ctx: Platform, token: string): string | null {
+  return token.length < 16 || token.length > 256 ? null : ctx.secrets.tokenDigest(token);
 }
 
 /** The actor a presented token stands for, or null when it is unknown. */
-export async function authenticate(ctx: Platform, token: string): Promise<Actor | null> {
-  if (token.length < 16 || token.length > 256) return null;
-  const found = await tokenRepository.findForAuth(ctx.db, ctx.secrets.tokenDigest(token));
-  if (!found) return null;
-  const now = ctx.clock.now();
-  if (found.last_used_at === null || Math.abs(now - found.last_used_at) >= lastUsedResolutionMs) {
-    await tokenRepository.touch(ctx.db, found.token_id, now);
+export function authenticate(ctx: Platform, token: string): Promise<Actor | null> {
+  const digest = tokenDigestOf(ctx, token);
+  return digest ? authenticateDigest(ctx, digest) : Promise.resolve(null);
+}
+
+/**
+ * The actor of a token digest (tokenDigestOf), from the actor cache while the account's
+ * generation is unchanged (actor-cache.ts), else from the database. On a cached actor the
+ * generation check is asked for before this returns a promise, so the caller's Redis commands
+ * of the same tick share its round trip.
+ */
+export async function authenticateDigest(ctx: Platform, digest: string): Promise<Actor | null> {
+  const cache = ctx.actors;
+  const entry = cache.peek(digest, Date.now());
+  if (entry) {
+    if ((await cache.generation(entry.actor.accountId)) === entry.generation) {
+      await touchIfDue(ctx, entry.actor.tokenId, entry);
+      return entry.actor;
+    }
+    cache.forget(digest);
   }
-  return {
+  const found = await tokenRepository.findForAuth(ctx.db, digest);
+  if (!found) return null;
+  const actor: Actor = {
     accountId: found.account_id,
     accountUuid: found.account_uuid,
     tokenId: found.token_id,
@@ -110,4 +131,48 @@ export async function authenticate(ctx: Platform, token: string): Promise<Actor 
     blocked: found.blocked === 1,
     permissions: effectivePermissions(found.permissions),
   };
+  const touched = { lastUsedAt: found.last_used_at };
+  await touchIfDue(ctx, actor.tokenId, touched);
+  // Cached only as read after the generation: a change that commits before this read bumped it
+  // already (so the entry is current), one that commits after bumps it later (so the entry fails
+  // its next check). The first read only said which account's generation to ask for.
+  const cachedAt = Date.now();
+  const generation = await cache.generation(actor.accountId);
+  if (generation !== null) {
+    const again = await tokenRepository.findForAuth(ctx.db, digest);
+    if (again && again.account_id === actor.accountId)
+      cache.store(digest, {
+        actor: {
+          ...actor,
+          activated: again.activated === 1,
+          blocked: again.blocked === 1,
+          permissions: effectivePermissions(again.permissions),
+        },
+        generation,
+        cachedAt,
+        lastUsedAt: touched.lastUsedAt,
+      });
+  }
+  return actor;
+}
+
+/** Writes the token's last_used_at when the stored one is a minute old or more (a write per request would halve throughput). */
+async function touchIfDue(ctx: Platform, tokenId: number, seen: { lastUsedAt: number | null }): Promise<void> {
+  const now = ctx.clock.now();
+  if (seen.lastUsedAt !== null && Math.abs(now - seen.lastUsedAt) < lastUsedResolutionMs) return;
+  seen.lastUsedAt = now;
+  await tokenRepository.touch(ctx.db, tokenId, now);
+}
+
+/**
+ * Call after a change to what a token stands for commits (a token removed; an account blocked,
+ * activated or given other permissions; every account, when null): see actor-cache.ts.
+ */
+export async function invalidateActors(ctx: Platform, accountId: number | null): Promise<void> {
+  try {
+    await (accountId === null ? ctx.actors.bumpAll() : ctx.actors.bump(accountId));
+  } catch (error) {
+    // Committed already; the other instances' entries end within the cache's staleness bound.
+    ctx.log.warn({ err: (error as Error).message, accountId }, 'could not share an actor invalidation');
+  }
 }

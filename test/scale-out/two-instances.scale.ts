@@ -61,6 +61,19 @@ describe('two instances', () => {
     assert.deepEqual(Object.keys(refused.body.errors).sort(), ['reason', 'response']);
   });
 
+  test('an account blocked through one instance is refused by the other at once, and unblocked likewise', async () => {
+    const account = await fundedAccount(a.url, 10);
+    const create = () =>
+      call(b.url, 'POST', '/v1.3/server/create', { token: account.token, body: { ...serverBody, label: 'blocked?' } });
+    // Instance b has the account's actor cached from these.
+    for (let i = 0; i < 3; i++)
+      assert.equal((await call(b.url, 'GET', '/v1.3/account/info', { token: account.token })).status, 200);
+    await call(a.url, 'PATCH', `/admin/accounts/${account.id}`, { token: ADMIN_TOKEN, body: { blocked: true } });
+    assert.equal((await create()).status, 403);
+    await call(a.url, 'PATCH', `/admin/accounts/${account.id}`, { token: ADMIN_TOKEN, body: { blocked: false } });
+    assert.equal((await create()).status, 201);
+  });
+
   test('concurrent creates on both instances never pass servers.limit', async () => {
     const account = await fundedAccount(a.url, 10);
     await call(a.url, 'PATCH', `/admin/accounts/${account.id}`, { token: ADMIN_TOKEN, body: { servers_limit: 5 } });
