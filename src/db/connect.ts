@@ -139,6 +139,9 @@ export async function migrate(storage: Storage): Promise<string[]> {
     storage.dialect === 'postgres'
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(storage.db)).rows[0]?.schema
       : undefined;
+  // The common start: every migration applied already. One read says so, without the migrator's
+  // lock table, lock and transaction (a good part of a cold start on an existing database).
+  if (await allApplied(storage, migrationTableSchema)) return [];
   // Migrations are independent additions (each its own tables or columns), so one written later but
   // numbered earlier still applies to a database that already has later ones.
   const migrator = new Migrator({
@@ -150,4 +153,17 @@ export async function migrate(storage: Storage): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Whether the database has every migration of this build applied (false when it cannot tell). */
+async function allApplied(storage: Storage, schema: string | undefined): Promise<boolean> {
+  const known = Object.keys(await migrations(storage.dialect).getMigrations());
+  const table = schema ? sql.id(schema, 'kysely_migration') : sql.id('kysely_migration');
+  try {
+    const { rows } = await sql<{ name: string }>`select name from ${table}`.execute(storage.db);
+    const applied = new Set(rows.map((row) => row.name));
+    return known.every((name) => applied.has(name));
+  } catch {
+    return false;
+  }
 }
