@@ -4,7 +4,13 @@
 import type { Insertable } from 'kysely';
 import type { DialectName, Queryable } from '../db/database.ts';
 import type { Ref } from '../platform/ids.ts';
+import { prepared } from '../db/prepared.ts';
 import type { FloatingIpRow, FloatingIpTable } from './floating-ip.table.ts';
+
+// The list is a hot read: prepared once (src/db/prepared.ts).
+const listOfAccount = prepared<[number], FloatingIpRow>(1, (db, accountId) =>
+  db.selectFrom('floating_ips').selectAll().where('account_id', '=', accountId).orderBy('id'),
+);
 
 export const floatingIpRepository = {
   /** The account's floating IP; `lockOn` the PostgreSQL dialect takes a row lock for a state change. */
@@ -19,7 +25,7 @@ export const floatingIpRepository = {
   },
 
   listByAccount(db: Queryable, accountId: number): Promise<FloatingIpRow[]> {
-    return db.selectFrom('floating_ips').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+    return listOfAccount.all(db, accountId);
   },
 
   async countForAccount(db: Queryable, accountId: number): Promise<number> {

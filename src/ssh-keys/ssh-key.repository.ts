@@ -4,7 +4,13 @@
 import type { Insertable } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import type { Ref } from '../platform/ids.ts';
-import type { SshKeyTable } from './ssh-key.table.ts';
+import { prepared } from '../db/prepared.ts';
+import type { SshKeyRow, SshKeyTable } from './ssh-key.table.ts';
+
+// The list is a hot read: prepared once (src/db/prepared.ts).
+const listOfAccount = prepared<[number], SshKeyRow>(1, (db, accountId) =>
+  db.selectFrom('ssh_keys').selectAll().where('account_id', '=', accountId).orderBy('id'),
+);
 
 export const sshKeyRepository = {
   findOwned(db: Queryable, accountId: number, ref: Ref) {
@@ -14,7 +20,7 @@ export const sshKeyRepository = {
   },
 
   listByAccount(db: Queryable, accountId: number) {
-    return db.selectFrom('ssh_keys').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+    return listOfAccount.all(db, accountId);
   },
 
   findByFingerprint(db: Queryable, accountId: number, fingerprint: string) {

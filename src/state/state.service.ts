@@ -13,6 +13,7 @@ import { NodeSqliteDatabase, nodeSqliteDialect } from '../db/node-sqlite-dialect
 import { readSnapshot } from '../billing/read-snapshot.ts';
 import { settingsRepository } from '../settings/settings.repository.ts';
 import { stateTables, type StateTable } from './schema-tables.ts';
+import { invalidateActors } from '../tokens/token.service.ts';
 
 export const stateFormat = 'nubis-state';
 export const stateVersion = 1;
@@ -181,6 +182,8 @@ export async function importState(ctx: Platform, input: unknown): Promise<StateS
     }
   });
   if (ctx.clock instanceof VirtualClock) ctx.clock.setOffset(document.clock.offset_ms);
+  // Every account and token may differ now: no instance may answer from its actor cache.
+  await invalidateActors(ctx, null);
   return { tables: tableCount, rows: total, migrated: missing };
 }
 
