@@ -66,6 +66,7 @@ function startProcess(script: string[], env: Record<string, string>): Promise<St
       if (match) {
         child.stdout!.off('data', onData);
         child.stderr!.off('data', onData);
+        if (child.pid !== undefined) pidOf.set(match[1]!, child.pid);
         resolve({ url: match[1]!, child, startMs: performance.now() - t0 });
       }
     };
@@ -106,7 +107,22 @@ interface Row {
   p99: number;
   p50: number;
   errors: number;
+  /**
+   * CPU time the serving processes spent per request (µs, from /proc): unlike requests/s it
+   * hardly moves with what else runs on the machine, so it compares runs on a busy one.
+   */
+  cpuUsPerRequest: number;
   note?: string;
+}
+
+/** The process behind each started URL, for its CPU time. */
+const pidOf = new Map<string, number>();
+
+/** CPU time (user + system) of a process so far, in µs (clock ticks of 10 ms). */
+function cpuUs(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
 /** Warms a path up (JIT, lazily compiled validators and serializers, caches) before it is measured. */
@@ -131,6 +147,7 @@ async function load(
       }
     : undefined;
   if (opts.token && (opts.method ?? 'GET') === 'GET') for (const url of urls) await warm(url, opts.path, opts.token);
+  const cpuBefore = urls.reduce((sum, url) => sum + cpuUs(pidOf.get(url)), 0);
   const results = await Promise.all(
     urls.map((url) =>
       autocannon({
@@ -151,7 +168,9 @@ async function load(
   const p99 = Math.max(...results.map((r) => r.latency.p99));
   const p50 = Math.max(...results.map((r) => r.latency.p50));
   const errors = results.reduce((sum, r) => sum + r.errors + r.non2xx, 0);
-  return { scenario: name, rps: Math.round(rps), p99, p50, errors };
+  const cpu = urls.reduce((sum, url) => sum + cpuUs(pidOf.get(url)), 0) - cpuBefore;
+  const requests = results.reduce((sum, r) => sum + r.requests.total, 0);
+  return { scenario: name, rps: Math.round(rps), p99, p50, errors, cpuUsPerRequest: Math.round(cpu / requests) };
 }
 
 async function postgresUrl(): Promise<{ url: string; drop(): Promise<void> }> {
@@ -308,7 +327,9 @@ async function runCase(which: Case): Promise<CaseResult> {
     const reader = await benchAccount(url, 'reader', 5, true);
     const add = (row: Row) => {
       result.rows.push(row);
-      console.log(`  ${row.scenario}: ${row.rps}/s, p99 ${row.p99} ms${row.errors ? `, ${row.errors} errors` : ''}`);
+      console.log(
+        `  ${row.scenario}: ${row.rps}/s, p99 ${row.p99} ms, ${row.cpuUsPerRequest} µs CPU/request${row.errors ? `, ${row.errors} errors` : ''}`,
+      );
     };
     add(await load('bare Fastify GET /bare', [bare.url], { path: '/bare' }));
 
@@ -391,11 +412,13 @@ function report(results: CaseResult[]): void {
     console.log(
       `\n${r.case}: db=${r.db}, instances=${r.instances}, ${connections} connections, ${duration}s per scenario, node ${process.version}${r.seeded ? `, ${r.seeded.servers} servers stored, ${r.seeded.historyItems} invoice items in one history (seeded in ${r.seeded.seconds.toFixed(0)} s)` : ''}\n`,
     );
-    console.log('| scenario | requests/s | ratio to bare | p50 ms | p99 ms | errors/non-2xx |');
-    console.log('|---|---:|---:|---:|---:|---:|');
+    console.log(
+      '| scenario | requests/s | ratio to bare | p50 ms | p99 ms | errors/non-2xx | server CPU µs/request | bare/this CPU |',
+    );
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const row of r.rows)
       console.log(
-        `| ${row.scenario} | ${row.rps} | ${(row.rps / bare.rps).toFixed(2)} | ${row.p50} | ${row.p99} | ${row.errors} |`,
+        `| ${row.scenario} | ${row.rps} | ${(row.rps / bare.rps).toFixed(2)} | ${row.p50} | ${row.p99} | ${row.errors} | ${row.cpuUsPerRequest} | ${(bare.cpuUsPerRequest / row.cpuUsPerRequest).toFixed(2)} |`,
       );
     if (r.coldStartMs !== undefined)
       console.log(`\ncold start to first answer (existing database): ${r.coldStartMs.toFixed(0)} ms`);
