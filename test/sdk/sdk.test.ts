@@ -4,7 +4,15 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createNubisClient, invoiceItems, NubisError, unwrap, waitForServer, type NubisClient } from '@nubis/sdk';
+import {
+  createNubisClient,
+  invoiceItems,
+  NubisError,
+  unwrap,
+  WaitTimeoutError,
+  waitForServer,
+  type NubisClient,
+} from '@nubis/sdk';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
@@ -36,7 +44,8 @@ async function newCustomer(credit = 100): Promise<NubisClient> {
   const uuid = /Activation uuid: ([0-9a-f-]{36})/.exec(messages[0]?.text ?? '')?.[1];
   assert.ok(uuid, 'activation mail');
   await unwrap(anonymous.PUT('/v1.3/account/activate', { body: { uuid } }));
-  const client = createNubisClient({ baseUrl: server.url, token: registered.token });
+  // A token given as a function is asked before every request (a console that logs in later).
+  const client = createNubisClient({ baseUrl: server.url, token: () => registered.token });
   const account = await unwrap(client.GET('/v1.3/account/info'));
   await unwrap(
     operator.POST('/admin/accounts/{account}/credit', {
@@ -65,6 +74,13 @@ test('a server goes from create to remove through the SDK', async () => {
   const running = await waitForServer(client, created.id, 'running', { intervalMs: 10 });
   assert.equal(running?.power, 'running');
   assert.ok(running?.iface?.v4.length, 'a running server has its public addresses');
+
+  // A wait that runs out names the state it last saw.
+  const timedOut = await waitForServer(client, created.id, 'stopped', { timeoutMs: 0, intervalMs: 1 }).catch(
+    (error: unknown) => error,
+  );
+  assert.ok(timedOut instanceof WaitTimeoutError);
+  assert.equal(timedOut.last?.power, 'running');
 
   const listed = await unwrap(client.GET('/v1.3/server/list'));
   assert.deepEqual(
