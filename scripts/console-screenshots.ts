@@ -56,10 +56,10 @@ try {
     await call('PATCH', '/v1.3/account/update', { dark_mode: dark });
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: theme });
     const page = await context.newPage();
-    const shoot = async (name: string) => {
+    const shoot = async (name: string, fullPage = false) => {
       await page.waitForLoadState('networkidle');
       await page.waitForTimeout(300);
-      await page.screenshot({ path: join(out, `${name}-${theme}.png`) });
+      await page.screenshot({ path: join(out, `${name}-${theme}.png`), fullPage });
     };
     await page.goto(`${server.url}/#/login`);
     await page.getByLabel('Email', { exact: true }).fill(account.email);
@@ -75,7 +75,8 @@ try {
     await page.getByLabel('Plan', { exact: true }).selectOption('2');
     await page.getByLabel('Hostname', { exact: true }).fill('api-1.example.com');
     await page.getByLabel('Label', { exact: true }).fill('api-1');
-    await shoot('create-server');
+    await page.getByRole('region', { name: 'Price' }).getByText('per month').waitFor();
+    await shoot('create-server', true);
     await page.goto(`${server.url}/#/servers/${servers[2].uuid}`);
     await page.getByRole('heading', { name: 'db-1', level: 1 }).waitFor();
     await shoot('server');

@@ -112,7 +112,17 @@ describe('the web console in Chromium', () => {
         // Log out of the sign-up session and log in with the password.
         await button(page, 'Log out').click();
         await heading(page, 'Log in').waitFor();
-        await logIn(page, email, password);
+        // By keyboard alone: type the e-mail, Tab to the password, Enter submits.
+        // (The form offers the address just signed up with; it is cleared and typed anew.)
+        await page.goto(`${server.url}/#/login`);
+        assert.equal(await field(page, 'Email').inputValue(), email);
+        await field(page, 'Email').fill('');
+        await field(page, 'Email').focus();
+        await page.keyboard.type(email);
+        await page.keyboard.press('Tab');
+        await page.keyboard.type(password);
+        await page.keyboard.press('Enter');
+        await heading(page, 'Servers').waitFor();
         const info = await server.request('GET', '/v1.3/account/info', {
           token: await page.evaluate(() => sessionStorage.getItem('nubis.token')),
         });
@@ -297,8 +307,16 @@ describe('the web console in Chromium', () => {
         await field(page, 'New name').fill('deploy');
         await button(page, 'Save name').click();
         await page.getByRole('cell', { name: 'deploy', exact: true }).waitFor();
+        // The confirmation by keyboard: Escape dismisses it and nothing is removed; Enter on the action confirms.
+        await button(page, 'Remove deploy').focus();
+        await page.keyboard.press('Enter');
+        await page.getByRole('dialog').waitFor();
+        await page.keyboard.press('Escape');
+        await page.getByRole('dialog').waitFor({ state: 'hidden' });
+        await page.getByRole('cell', { name: 'deploy', exact: true }).waitFor();
         await button(page, 'Remove deploy').click();
-        await page.getByRole('dialog').getByRole('button', { name: 'Yes, remove' }).click();
+        await page.getByRole('dialog').getByRole('button', { name: 'Yes, remove' }).focus();
+        await page.keyboard.press('Enter');
         await page.getByText('Token removed.').waitFor();
         const tokens = await server.request('GET', '/v1.3/account/token_list', { token: await token(page) });
         assert.deepEqual(
