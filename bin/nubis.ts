@@ -1,7 +1,8 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
-// The nubis command. The server's own commands (serve, dev, migrate, sweep) are one table below,
-// one entry each, so adding one is a one-line merge; every other command is the customer and
-// operator CLI (cli/), which talks to a running Nubis through @nubis/sdk.
+// The nubis command. The server's own commands (serve, dev, migrate, sweep, compute, images) are
+// one table below, one entry each, so adding one is a small merge; the customer and operator
+// commands (login, server, admin, …) are the @nubis/cli package (cli/), which talks to a running
+// Nubis through @nubis/sdk only.
 // --max-semi-space-size=4 (here and in `npm start`): requests allocate little that lives, and
 // V8's default young generation, grown under load, would be most of the resident memory.
 
@@ -159,23 +160,31 @@ async function sweep(config: Config, once: boolean): Promise<void> {
   process.once('SIGINT', stopSweeps);
 }
 
+/** The customer and operator commands (cli/, on @nubis/sdk), loaded only when asked for. */
+const loadCli = () => import('@nubis/cli');
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const first = argv[0];
-  const command = first === undefined || first.startsWith('-') ? undefined : first;
-  if (command === undefined && (argv.includes('--help') || argv.includes('-h'))) {
-    process.stdout.write(help(''));
+  // The first word that is neither an option nor the value of the CLI's -o/--output/--context.
+  let at = 0;
+  while (at < argv.length && argv[at]!.startsWith('-')) at += /^(-o|--output|--context)$/.test(argv[at]!) ? 2 : 1;
+  const command = argv[at];
+  if ((command === undefined && (argv.includes('--help') || argv.includes('-h'))) || command === 'help') {
+    process.stdout.write(help((await loadCli()).cliHelp()));
     return;
   }
-  if (command === 'help') {
-    process.stdout.write(help(''));
-    return;
+  if (command !== undefined && !serverCommands[command]) {
+    const cli = await loadCli();
+    if (cli.cliCommands.includes(command)) {
+      process.exitCode = await cli.runCli(argv);
+      return;
+    }
   }
   const entry = serverCommands[command ?? 'serve'];
   if (!entry) throw new ConfigError(`unknown command "${command}"; see nubis --help`);
   const options: ParseArgsOptionsConfig = { help: { type: 'boolean', short: 'h' }, ...entry.options };
   const { positionals, values } = parseArgs({
-    args: command === undefined ? argv : argv.slice(1),
+    args: command === undefined ? argv : [...argv.slice(0, at), ...argv.slice(at + 1)],
     allowPositionals: true,
     options,
   }) as { positionals: string[]; values: Record<string, unknown> };

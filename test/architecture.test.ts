@@ -57,6 +57,11 @@ const rules: Rule[] = [
     why: 'the SDK never imports the server: it speaks HTTP only',
   },
   {
+    files: (path) => path.startsWith('cli/'),
+    forbids: (target) => /^(src|bin|console|test)\//.test(target) || /^sdk\/src\//.test(target),
+    why: 'the CLI only talks to the API, through the SDK package',
+  },
+  {
     files: (path) => path.startsWith('console/'),
     forbids: (target) => /^(src|bin|test)\//.test(target) || /^sdk\/src\//.test(target),
     why: 'the console only talks to the API, through the SDK package',
@@ -65,7 +70,7 @@ const rules: Rule[] = [
 
 function violations(): string[] {
   const found: string[] = [];
-  for (const top of ['src', 'bin', 'sdk', 'console', 'test', 'scripts', 'bench']) {
+  for (const top of ['src', 'bin', 'sdk', 'cli', 'console', 'test', 'scripts', 'bench']) {
     for (const file of sourceFiles(join(root, top))) {
       const path = relative(root, file);
       const applicable = rules.filter((rule) => rule.files(path));
