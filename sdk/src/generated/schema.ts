@@ -1616,7 +1616,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An account's transactions
+         * List an account's transactions
          * @description The account's 100 newest transactions, newest first, with the operator's notes; `meta.total` counts all.
          */
         get: operations["adminListAccountTransactions"];

@@ -129,7 +129,7 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
     config: { access: 'operator' },
     schema: {
       operationId: 'adminListAccountTransactions',
-      summary: "An account's transactions",
+      summary: "List an account's transactions",
       description:
         "The account's 100 newest transactions, newest first, with the operator's notes; `meta.total` counts all.",
       tags,
