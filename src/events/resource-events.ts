@@ -45,7 +45,11 @@ async function serverSettles(ctx: Platform, trx: Tx, server: ServerRow): Promise
       accountId: server.account_id,
       resource: serverResource(server),
       type: 'server.power',
-      data: { power: server.power, after: server.action },
+      data: {
+        power: server.power,
+        after: server.action,
+        ...(server.engine_error ? { error: server.engine_error } : {}),
+      },
     },
     server.action_until,
   );

@@ -18,7 +18,7 @@ export interface FaultRuleInput {
     account?: string;
     api?: 'v1.3' | 'v1';
   };
-  action: { status?: number; latency_ms?: number; retry_after?: number };
+  action: { status?: number; latency_ms?: number; retry_after?: number; compute_fail?: boolean };
   /** The next N matching requests; absent: until removed. */
   times?: number;
   /** Chance that a matching request fires the rule, 0 to 1 (default 1). */
@@ -36,7 +36,7 @@ export interface FaultRule {
     account: number | null;
     api: string | null;
   };
-  action: { status: number | null; latency_ms: number; retry_after: number | null };
+  action: { status: number | null; latency_ms: number; retry_after: number | null; compute_fail: boolean };
   probability: number;
   /** Firings left; null: until removed. */
   remaining: number | null;
@@ -62,6 +62,7 @@ export interface FiredFault {
   status: number | null;
   latencyMs: number;
   retryAfter: number | null;
+  computeFail: boolean;
 }
 
 /** Statuses a rule may answer: failures a client must handle, in each API's error shape. */
@@ -151,7 +152,13 @@ export async function firedFault(ctx: Platform, request: FaultRequest): Promise<
     if (!matches(rule, request)) continue;
     if (rule.probability_ppm < 1_000_000 && Math.random() * 1_000_000 >= rule.probability_ppm) continue;
     if (!(await claim(ctx, rule))) continue;
-    return { ruleId: rule.id, status: rule.status, latencyMs: rule.latency_ms, retryAfter: rule.retry_after };
+    return {
+      ruleId: rule.id,
+      status: rule.status,
+      latencyMs: rule.latency_ms,
+      retryAfter: rule.retry_after,
+      computeFail: rule.compute_fail === 1,
+    };
   }
   return null;
 }
@@ -166,7 +173,12 @@ function describe(row: FaultRuleRow): FaultRule {
       account: row.account_id,
       api: row.api,
     },
-    action: { status: row.status, latency_ms: row.latency_ms, retry_after: row.retry_after },
+    action: {
+      status: row.status,
+      latency_ms: row.latency_ms,
+      retry_after: row.retry_after,
+      compute_fail: row.compute_fail === 1,
+    },
     probability: row.probability_ppm / 1_000_000,
     remaining: row.remaining,
     fired: row.fired,
@@ -177,8 +189,13 @@ function describe(row: FaultRuleRow): FaultRule {
 
 export async function addFaultRule(ctx: Platform, input: FaultRuleInput): Promise<FaultRule> {
   const { match, action } = input;
-  if (action.status === undefined && !action.latency_ms)
-    throw new Invalid('action', 'name a status to answer, a latency_ms to add, or both');
+  if (action.status === undefined && !action.latency_ms && !action.compute_fail)
+    throw new Invalid('action', 'name a status to answer, a latency_ms to add, or compute_fail');
+  if (action.compute_fail && action.status !== undefined)
+    throw new Invalid(
+      'action.compute_fail',
+      'a request answered with a status runs no compute action: name one of them',
+    );
   if (action.retry_after !== undefined && action.status === undefined)
     throw new Invalid('action.retry_after', 'goes with a status (429 or 503)');
   const accountId = match.account === undefined ? null : (await findAccount(ctx, match.account)).id;
@@ -192,6 +209,7 @@ export async function addFaultRule(ctx: Platform, input: FaultRuleInput): Promis
       api: match.api ?? null,
       status: action.status ?? null,
       latency_ms: action.latency_ms ?? 0,
+      compute_fail: action.compute_fail ? 1 : 0,
       retry_after: action.retry_after ?? (action.status === 429 || action.status === 503 ? 1 : null),
       probability_ppm: Math.round((input.probability ?? 1) * 1_000_000),
       remaining: input.times ?? null,

@@ -15,6 +15,8 @@ export interface FaultRuleTable {
   /** The status answered instead of the operation's own (null: the request goes on, only delayed). */
   status: number | null;
   latency_ms: number;
+  /** 1: the request goes on, but its compute action fails (compute-fault.ts). */
+  compute_fail: Generated<number>;
   retry_after: number | null;
   /** Probability that a matching request fires the rule, in millionths. */
   probability_ppm: number;

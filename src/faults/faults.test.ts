@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestServer, type TestServer } from '../../test/support/server.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
-import { standardServer } from '../../test/support/servers.ts';
+import { deployServer, SETTLE_SECONDS, serverInfo, standardServer } from '../../test/support/servers.ts';
 
 let server: TestServer;
 let alice: TestAccount;
@@ -129,5 +129,40 @@ describe('fault rules', () => {
       action: { status: 500 },
     });
     assert.equal(unknownAccount.status, 404);
+  });
+
+  test('a compute failure leaves the request answered and the server in the documented failure state', async () => {
+    const rule = await addRule({
+      match: { path: '/v1.3/server/create', account: alice.email },
+      action: { compute_fail: true },
+      times: 1,
+    });
+    const failed = await deployServer(server, alice.token, { label: 'will not boot' });
+    const ok = await deployServer(server, alice.token, { label: 'boots' });
+    assert.equal(
+      (await serverInfo(server, alice.token, failed.id)).power,
+      'stopped',
+      'a failed provisioning settles stopped',
+    );
+    assert.equal((await serverInfo(server, alice.token, ok.id)).power, 'running');
+    const settled = (await server.admin('GET', `/admin/events?account=${alice.id}&limit=1000`)).body.events.find(
+      (event: { resource: { uuid: string }; data: { after?: string } }) =>
+        event.resource.uuid === failed.uuid && event.data.after === 'provisioning',
+    );
+    assert.equal(settled.data.power, 'stopped');
+    assert.match(settled.data.error, new RegExp(`fault rule ${rule.id}`));
+
+    await addRule({ match: { path: '/v1.3/server/stop' }, action: { compute_fail: true }, times: 1 });
+    const stop = await server.request('PATCH', '/v1.3/server/stop', { token: alice.token, body: { server_id: ok.id } });
+    assert.equal(stop.status, 202);
+    assert.ok(stop.headers.get('nubis-fault'));
+    await server.advance(SETTLE_SECONDS);
+    assert.equal((await serverInfo(server, alice.token, ok.id)).power, 'running', 'the failed stop left it running');
+    const refused = await server.admin('POST', '/admin/faults', {
+      match: {},
+      action: { compute_fail: true, status: 500 },
+    });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.errors[0].field, 'action.compute_fail');
   });
 });

@@ -25,6 +25,11 @@ export function faultHook(ctx: Platform, format: ApiFormat, api: 'v1.3' | 'v1', 
     if (!fault) return;
     reply.header('Nubis-Fault', String(fault.ruleId));
     if (fault.latencyMs > 0) await sleep(fault.latencyMs);
+    if (fault.computeFail && request.actor) {
+      // A copy: the actor may be shared (cached) beyond this request.
+      request.actor = { ...request.actor, computeFault: fault.ruleId };
+      request.log.info({ faultRule: fault.ruleId }, 'compute failure injected');
+    }
     if (fault.status === null) return;
     request.log.info({ faultRule: fault.ruleId, status: fault.status }, 'fault injected');
     return sendProblem(reply, format, {

@@ -42,6 +42,8 @@ export interface Actor {
   activated: boolean;
   blocked: boolean;
   permissions: Permissions;
+  /** Emulator: the id of an operator's fault rule that makes this request's compute action fail. */
+  computeFault?: number;
 }
 
 /** A cached actor and what it was checked against (tokens/actor-cache.ts). */

@@ -22,6 +22,7 @@ import { findServer, newRootPassword } from './server.service.ts';
 import { powerOutcome, settlesStopped, type PowerCommand, type SettledPower, type Transition } from './power-state.ts';
 import { serverRepository } from './server.repository.ts';
 import { serverTransition } from '../events/resource-events.ts';
+import { injectedComputeFailure, markComputeFault } from '../faults/compute-fault.ts';
 import type { ServerRow, ServerUpdate } from './server.table.ts';
 
 /**
@@ -42,9 +43,12 @@ export async function beginTransition(
 ): Promise<ServerRow> {
   const now = ctx.clock.now();
   await enqueueComputeJob(ctx, trx, server.uuid, transition, jobPayload);
+  // An injected compute failure (emulator): the action does not take; the server settles as it was.
+  const failure = injectedComputeFailure(trx, transition);
   const updated = await serverRepository.update(trx, server.id, {
     ...changes,
-    power: settlesTo,
+    ...(failure ? { engine_error: failure } : {}),
+    power: failure ? server.power : settlesTo,
     action: transition,
     action_until: Math.max(now, startsAt ?? now) + ticket.durationMs,
     updated_at: now,
@@ -64,6 +68,7 @@ function onServer<T>(
   return ctx.db.transaction().execute(async (trx) => {
     // The lock order: the account first (a change may bill or settle), then the server.
     await lockAccount(ctx, trx, actor.accountId);
+    markComputeFault(trx, actor.computeFault);
     return change(trx, await findServer(ctx, trx, actor.accountId, ref, true));
   });
 }

@@ -33,6 +33,7 @@ import {
 } from './server-details.ts';
 import { serverRepository } from './server.repository.ts';
 import { serverCreated, serverRemoved } from '../events/resource-events.ts';
+import { injectedComputeFailure, markComputeFault } from '../faults/compute-fault.ts';
 import type { ServerRow } from './server.table.ts';
 
 export interface CreateServerInput {
@@ -243,6 +244,8 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
 
   return ctx.db.transaction().execute(async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
+    markComputeFault(trx, actor.computeFault);
+    const failure = injectedComputeFailure(trx, 'provisioning');
     const now = ctx.clock.now();
     const { limit, count, balanceFloorMicros } = await serverRepository.createChecks(trx, actor.accountId, now);
     if (count >= limit)
@@ -304,13 +307,13 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
       private_network: vpc ? 1 : 0,
       script_url: input.script_url ?? null,
       ssh_key_id: sshKey?.id ?? null,
-      power: 'running',
+      power: failure ? 'stopped' : 'running',
       action: 'provisioning',
       action_until: Math.max(now, sourceSnapshot?.ready_at ?? now) + ticket.durationMs,
       rescue: 0,
       options: '{}',
       rdns: null,
-      engine_error: null,
+      engine_error: failure,
       created_at: now,
       updated_at: now,
     });

@@ -30,6 +30,7 @@ const FaultRule = Type.Object({
     status: Type.Union([Type.Integer(), Type.Null()]),
     latency_ms: Type.Integer(),
     retry_after: Type.Union([Type.Integer(), Type.Null()]),
+    compute_fail: Type.Boolean(),
   }),
   probability: Type.Number(),
   remaining: Type.Union([Type.Integer(), Type.Null()], { description: 'firings left; null: until removed' }),
@@ -59,6 +60,12 @@ const FaultRuleInput = Type.Object({
   action: Type.Object({
     status: Type.Optional(Type.Integer({ enum: [...injectableStatuses] })),
     latency_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000 })),
+    compute_fail: Type.Optional(
+      Type.Boolean({
+        description:
+          'the request is answered as usual but its compute action fails: a new server settles stopped, another action leaves the server as it was (simulated driver)',
+      }),
+    ),
     retry_after: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 3600, description: 'seconds; 429 and 503 default to 1' }),
     ),

@@ -12,6 +12,7 @@ import { operatorAudit } from './0009_operator_audit.ts';
 import { faultRulesAndSavedStates } from './0010a_fault_rules_and_saved_states.ts';
 import { computeJobs } from './0008_compute_jobs.ts';
 import { eventsAndWebhooks } from './0010b_events_and_webhooks.ts';
+import { computeFaultRules } from './0010c_compute_fault_rules.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
   const all: Record<string, Migration> = {
@@ -25,6 +26,7 @@ export function migrations(dialect: DialectName): MigrationProvider {
     '0010a_fault_rules_and_saved_states': faultRulesAndSavedStates(dialect),
     '0008_compute_jobs': computeJobs(dialect),
     '0010b_events_and_webhooks': eventsAndWebhooks(dialect),
+    '0010c_compute_fault_rules': computeFaultRules(),
   };
   return { getMigrations: async () => all };
 }
