@@ -15627,6 +15627,7 @@ export interface operations {
                                 status: number | null;
                                 latency_ms: number;
                                 retry_after: number | null;
+                                compute_fail: boolean;
                             };
                             probability: number;
                             /** @description firings left; null: until removed */
@@ -15782,6 +15783,8 @@ export interface operations {
                         /** @enum {integer} */
                         status?: 400 | 401 | 402 | 403 | 404 | 409 | 429 | 500 | 502 | 503 | 504;
                         latency_ms?: number;
+                        /** @description the request is answered as usual but its compute action fails: a new server settles stopped, another action leaves the server as it was (simulated driver) */
+                        compute_fail?: boolean;
                         /** @description seconds; 429 and 503 default to 1 */
                         retry_after?: number;
                     };
@@ -15814,6 +15817,7 @@ export interface operations {
                             status: number | null;
                             latency_ms: number;
                             retry_after: number | null;
+                            compute_fail: boolean;
                         };
                         probability: number;
                         /** @description firings left; null: until removed */
