@@ -69,7 +69,7 @@ describe('saved states', () => {
     assert.deepEqual(await views(), before);
     assert.equal(await tokenWorks(server, carol.token), false, 'an account made after the export is gone');
     // Ids keep counting after an import: a new server does not reuse an imported id.
-    const next = await deployServer(server, alice.token, { hostname: 'after-import.example.com' }, { settle: false });
+    const next = await deployServer(server, alice.token, { hostname: 'after-import.example.com' });
     assert.ok(document.tables.servers.every((row: { id: number }) => row.id < next.id));
   });
 
