@@ -209,6 +209,12 @@ export const variables = {
   ),
   autoActivate: v('AUTO_ACTIVATE', false, boolean, 'activate new accounts at registration (emulator convenience)'),
   passwordHashCost: v('PASSWORD_HASH_COST', 15, integer(10, 20), 'scrypt cost as log2(N); 15 = 32 MiB per hash'),
+  passwordHashConcurrency: v(
+    'PASSWORD_HASH_CONCURRENCY',
+    16,
+    integer(1, 10_000),
+    'password hashes (scrypt) under way at once in this process, queued ones included; beyond it login, register, reset and password changes answer 503 with Retry-After',
+  ),
   tempPasswordTtlSeconds: v(
     'TEMP_PASSWORD_TTL',
     3600,
@@ -226,6 +232,12 @@ export const variables = {
     10,
     integer(1, 1_000_000),
     'login attempts a minute per client address and e-mail',
+  ),
+  rateLoginPerAddressPerMinute: v(
+    'RATE_LOGIN_PER_ADDRESS_PER_MINUTE',
+    30,
+    integer(1, 1_000_000),
+    'login attempts a minute per client address, whatever the e-mail',
   ),
   rateActivatePerMinute: v(
     'RATE_ACTIVATE_PER_MINUTE',

@@ -147,7 +147,7 @@ export async function createPlatform(
     db: storage.db,
     dialect: storage.dialect,
     clock,
-    secrets: createSecrets(serverKey(config), config.passwordHashCost),
+    secrets: createSecrets(serverKey(config), config.passwordHashCost, config.passwordHashConcurrency),
     catalog: catalog ? { ...catalog, loadedAt: clock.now() } : loadCatalog(config.catalogFile, clock.now()),
     mailTransport: config.smtpUrl ? await smtpTransport(config.smtpUrl) : null,
     compute: createComputeDriver(config),

@@ -76,6 +76,8 @@ function decoyHash(ctx: Platform): Promise<string> {
   if (!decoy) {
     decoy = ctx.secrets.hashPassword(randomBytes(16).toString('hex'));
     decoys.set(ctx.secrets, decoy);
+    // Refused (hashing at its cap): the next login makes it again.
+    decoy.catch(() => decoys.delete(ctx.secrets));
   }
   return decoy;
 }
@@ -167,9 +169,10 @@ export async function login(ctx: Platform, email: string, password: string, ip: 
   // time taken says nothing about whether the e-mail exists or has a reset pending.
   const tempHash =
     account?.temp_password_hash && (account.temp_password_expires_at ?? 0) > now ? account.temp_password_hash : null;
-  const [primary, temporary] = await Promise.all([
-    ctx.secrets.verifyPassword(password, account?.password_hash ?? decoy),
-    ctx.secrets.verifyPassword(password, tempHash ?? decoy),
+  // One call, so both checks are admitted (or refused) together under the hashing cap.
+  const [primary, temporary] = await ctx.secrets.verifyPasswords(password, [
+    account?.password_hash ?? decoy,
+    tempHash ?? decoy,
   ]);
   const ok = account !== undefined && (primary || (tempHash !== null && temporary));
   const timestamp = isoSeconds(now);

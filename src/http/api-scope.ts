@@ -62,7 +62,9 @@ function setRateHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {
 }
 
 export function sendProblem(reply: FastifyReply, format: ApiFormat, problem: Problem): FastifyReply {
-  if (problem.retryAfterSeconds !== undefined) {
+  if (problem.retryAfterSeconds !== undefined && problem.status !== 429)
+    reply.header('Retry-After', problem.retryAfterSeconds);
+  else if (problem.retryAfterSeconds !== undefined) {
     reply.header('Retry-After', problem.retryAfterSeconds);
     if (problem.rateLimit !== undefined) reply.header('RateLimit-Limit', problem.rateLimit);
     reply.header('RateLimit-Remaining', 0);
@@ -88,7 +90,14 @@ export function apiScope(options: ApiScopeOptions) {
         return sendProblem(reply, format, { status: 400, reason: 'the request was not received in full' });
       }
       const problem = toProblem(error);
-      if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+      // Shedding load (busy: 503 with Retry-After) is routine; a dependency away is a warning;
+      // anything else at 5xx is an error.
+      if (problem.status >= 500 && error instanceof DomainError)
+        request.log[problem.retryAfterSeconds ? 'info' : 'warn'](
+          { err: { message: error.message } },
+          'request refused',
+        );
+      else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
       else if (!(error instanceof DomainError))
         request.log.info({ err: { message: (error as Error).message } }, 'request rejected');
       return sendProblem(reply, format, problem);

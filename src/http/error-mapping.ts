@@ -106,7 +106,8 @@ export function toProblem(error: unknown): Problem {
         retryAfterSeconds: error.retryAfterSeconds,
         rateLimit: error instanceof RateLimited ? error.limit : undefined,
       };
-    if (error instanceof Unavailable) return { status: 503, reason: error.message };
+    if (error instanceof Unavailable)
+      return { status: 503, reason: error.message, retryAfterSeconds: error.retryAfterSeconds };
   }
   const fastifyError = error as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (fastifyError?.validation) {

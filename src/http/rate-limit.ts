@@ -6,7 +6,15 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import { TooManyRequests } from '../platform/errors.ts';
 
-export type RateLimitName = 'register' | 'login' | 'activate' | 'reset' | 'accountInfo' | 'accountUpdate' | 'token';
+export type RateLimitName =
+  | 'register'
+  | 'login'
+  | 'loginAddress'
+  | 'activate'
+  | 'reset'
+  | 'accountInfo'
+  | 'accountUpdate'
+  | 'token';
 
 interface Rule {
   points: number;
@@ -17,6 +25,7 @@ function rules(config: Config): Record<RateLimitName, Rule> {
   return {
     register: { points: config.rateRegisterPerMinute, durationSeconds: 60 },
     login: { points: config.rateLoginPerMinute, durationSeconds: 60 },
+    loginAddress: { points: config.rateLoginPerAddressPerMinute, durationSeconds: 60 },
     activate: { points: config.rateActivatePerMinute, durationSeconds: 60 },
     reset: { points: config.rateResetPerMinute, durationSeconds: 60 },
     accountInfo: { points: config.rateAccountInfoPerMinute, durationSeconds: 60 },

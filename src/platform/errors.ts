@@ -81,7 +81,10 @@ export class TooManyRequests extends DomainError {
 /** Storage or another dependency is out of reach; the client may retry. */
 export class Unavailable extends DomainError {
   override name = 'Unavailable';
-  constructor(message = 'service temporarily unavailable, retry in a few moments') {
+  /** When set, the answer's Retry-After. */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(message = 'service temporarily unavailable, retry in a few moments', retryAfterSeconds?: number) {
     super(message);
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }

@@ -14,6 +14,7 @@ import {
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Unavailable } from './errors.ts';
 
 const scryptAsync = promisify(scrypt) as (
   password: string,
@@ -29,6 +30,8 @@ export interface Secrets {
   decrypt(sealed: string): string;
   hashPassword(password: string): Promise<string>;
   verifyPassword(password: string, stored: string): Promise<boolean>;
+  /** Several checks of one password, admitted under the hashing cap all together or not at all. */
+  verifyPasswords(password: string, stored: string[]): Promise<boolean[]>;
 }
 
 /** Loads SECRET_KEY, or DATA_DIR/secret.key, creating the latter on first start. */
@@ -42,7 +45,39 @@ export function loadServerKey(secretKey: string | null, dataDir: string): Buffer
   return key;
 }
 
-export function createSecrets(serverKey: Buffer, passwordHashCost: number): Secrets {
+/**
+ * At most `limit` password hashes under way at once (scrypt runs on libuv's small thread pool, so
+ * more only queue there, each holding its memory-hard work for later): one beyond the limit is
+ * refused at once, 503 with Retry-After, rather than queued without bound.
+ */
+function hashingCap(limit: number): <T>(work: () => Promise<T>, slots?: number) => Promise<T> {
+  let underWay = 0;
+  return async (work, slots = 1) => {
+    if (underWay + slots > limit) throw new Unavailable('too many password checks under way: retry in a moment', 1);
+    underWay += slots;
+    try {
+      return await work();
+    } finally {
+      underWay -= slots;
+    }
+  };
+}
+
+export function createSecrets(serverKey: Buffer, passwordHashCost: number, passwordHashConcurrency = 16): Secrets {
+  const capped = hashingCap(passwordHashConcurrency);
+  const verify = async (password: string, stored: string): Promise<boolean> => {
+    const [scheme, cost, r, p, salt, hash] = stored.split('$');
+    if (scheme !== 'scrypt' || !salt || !hash) return false;
+    const N = 2 ** Number(cost);
+    const expected = Buffer.from(hash, 'base64url');
+    const actual = await scryptAsync(password, Buffer.from(salt, 'base64url'), expected.length, {
+      N,
+      r: Number(r),
+      p: Number(p),
+      maxmem: 256 * N * Number(r),
+    });
+    return timingSafeEqual(actual, expected);
+  };
   const derive = (purpose: string) =>
     Buffer.from(hkdfSync('sha256', serverKey, Buffer.alloc(0), `nubis ${purpose}`, 32));
   const lookupKey = derive('token lookup');
@@ -73,7 +108,9 @@ export function createSecrets(serverKey: Buffer, passwordHashCost: number): Secr
     async hashPassword(password) {
       const salt = randomBytes(16);
       const params = { N: 2 ** passwordHashCost, r: 8, p: 1 };
-      const hash = await scryptAsync(password, salt, 32, { ...params, maxmem: 256 * params.N * params.r });
+      const hash = await capped(() =>
+        scryptAsync(password, salt, 32, { ...params, maxmem: 256 * params.N * params.r }),
+      );
       return [
         'scrypt',
         passwordHashCost,
@@ -84,17 +121,10 @@ export function createSecrets(serverKey: Buffer, passwordHashCost: number): Secr
       ].join('$');
     },
     async verifyPassword(password, stored) {
-      const [scheme, cost, r, p, salt, hash] = stored.split('$');
-      if (scheme !== 'scrypt' || !salt || !hash) return false;
-      const N = 2 ** Number(cost);
-      const expected = Buffer.from(hash, 'base64url');
-      const actual = await scryptAsync(password, Buffer.from(salt, 'base64url'), expected.length, {
-        N,
-        r: Number(r),
-        p: Number(p),
-        maxmem: 256 * N * Number(r),
-      });
-      return timingSafeEqual(actual, expected);
+      return capped(() => verify(password, stored));
+    },
+    async verifyPasswords(password, stored) {
+      return capped(() => Promise.all(stored.map((one) => verify(password, one))), stored.length);
     },
   };
 }

@@ -77,7 +77,7 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'POST',
     url: '/account/login',
-    config: { access: 'public', rateLimits: ['login'] },
+    config: { access: 'public', rateLimits: ['loginAddress', 'login'] },
     schema: {
       operationId: 'login',
       summary: 'Log in',
