@@ -39,9 +39,14 @@ function sink(): { stream: Writable & { isTTY?: boolean }; text(): string } {
 }
 
 /** Runs `nubis <args>` in this process against the test server, as the account (and operator). */
-async function nubis(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+async function nubis(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  options: { tty?: boolean } = {},
+): Promise<Run> {
   const stdout = sink();
   const stderr = sink();
+  if (options.tty) stderr.stream.isTTY = true;
   const code = await runCli(args, {
     stdout: stdout.stream,
     stderr: stderr.stream,
@@ -269,6 +274,32 @@ describe('customer commands', () => {
     assert.equal(typeof sum.server, 'number');
     assert.match(await ok(['invoice', 'sum']), /^server\s+/m);
     assert.match(await ok(['account', 'info']), new RegExp(`^email\\s+${account.email.replace(/\./g, '\\.')}$`, 'm'));
+  });
+
+  test('--wait shows a progress line only when stderr is a terminal, and clears it', async () => {
+    const run = await whileClockMoves(
+      nubis(
+        [
+          'server',
+          'create',
+          '--hostname',
+          'tty.example.com',
+          '--region',
+          '101',
+          '--image',
+          '1001',
+          '--plan',
+          '1',
+          '--wait',
+        ],
+        {},
+        { tty: true },
+      ),
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /^\r[|/\\-] server \d+: provisioning \(\d+s\)/);
+    assert.ok(run.stderr.endsWith('\r\u001b[K'));
+    assert.match(run.stdout, /^power\s+running$/m);
   });
 
   test('exit codes: 402 is 6, 409 is 5, a --wait that runs out is 8', async () => {
