@@ -15,6 +15,7 @@ import {
 } from '@nubis/sdk';
 import { activeContext, type Context, readContexts, writeContexts } from './context.ts';
 import { type Column, details, type Format, rowsOf, table } from './output.ts';
+import { addEmulatorCommands } from './emulator-commands.ts';
 
 /** What the process exits with. */
 export const exitCodes = {
@@ -797,7 +798,7 @@ Exit codes: 0 ok, 1 failed, 2 usage or input refused (400), 3 not logged in or n
   const admin = group(
     program,
     'admin',
-    'operator commands (ADMIN_TOKEN): accounts, outbox, clock, reset, servers, audit',
+    'operator commands (ADMIN_TOKEN): accounts, outbox, clock, reset, servers, audit, faults, state, requests, events, webhooks',
   );
   const accountColumns: Column[] = [
     { header: 'ID', value: 'id' },
@@ -948,6 +949,17 @@ Exit codes: 0 ok, 1 failed, 2 usage or input refused (400), 3 not logged in or n
         { header: 'STATUS', value: 'status' },
       ]);
     });
+
+  addEmulatorCommands(admin, {
+    group,
+    leaf,
+    adminClient,
+    print,
+    printRows,
+    done,
+    number,
+    usage: (message) => new CliError(message, exitCodes.usage),
+  });
 
   return program;
 }
