@@ -38,6 +38,25 @@ async function completedSnapshot(overrides: Record<string, unknown> = {}) {
   return { server: s, uuid: created.body.snapshot_id as string };
 }
 
+/**
+ * A server of its own whose snapshots take 10 minutes per GB and whose provisioning takes 20
+ * minutes, for the tests that look at a transition just before it ends: the clock is real time
+ * plus an offset, so at the default timings (2 s per GB) the second left between the test's
+ * advance and its look can run out on a loaded machine. Here only the test's advances end them.
+ */
+const slowTimings = { perGb: 600, provision: 1200 };
+async function withSlowServer(run: (slow: TestServer, owner: TestAccount) => Promise<void>): Promise<void> {
+  const slow = await startTestServer({
+    SIM_SNAPSHOT_SECONDS_PER_GB: String(slowTimings.perGb),
+    SIM_PROVISION_SECONDS: String(slowTimings.provision),
+  });
+  try {
+    await run(slow, await createAccount(slow));
+  } finally {
+    await slow.close();
+  }
+}
+
 describe('snapshot/create and snapshot/list', () => {
   test('201 with the snapshot uuid; processing while the server shows snapshotting, then completed', async () => {
     const s = await deployServer(server, alice.token);
@@ -81,13 +100,25 @@ describe('snapshot/create and snapshot/list', () => {
   });
 
   test("a larger disk image takes longer: a Windows server's snapshot", async () => {
-    const s = await deployServer(server, alice.token, { image: 1101, plan: 3 });
-    const created = await snapshot(s.id);
-    assert.equal((await listed(created.body.snapshot_id)).size_gb, 16);
-    await server.advance(31);
-    assert.equal((await listed(created.body.snapshot_id)).status, 'processing');
-    await server.advance(1);
-    assert.equal((await listed(created.body.snapshot_id)).status, 'completed');
+    await withSlowServer(async (slow, owner) => {
+      const s = await deployServer(slow, owner.token, { image: 1101, plan: 3 }, { settle: false });
+      await slow.advance(slowTimings.provision);
+      const created = await slow.request('POST', '/v1.3/snapshot/create', {
+        token: owner.token,
+        body: { name: 'windows', server_id: s.id },
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const status = async () =>
+        (await slow.request('GET', '/v1.3/snapshot/list', { token: owner.token })).body.snapshots.find(
+          (x: { uuid: string }) => x.uuid === created.body.snapshot_id,
+        );
+      assert.equal((await status()).size_gb, 16);
+      // Still processing when 15 GB would have been copied, completed at 16.
+      await slow.advance(15 * slowTimings.perGb);
+      assert.equal((await status()).status, 'processing');
+      await slow.advance(slowTimings.perGb);
+      assert.equal((await status()).status, 'completed');
+    });
   });
 
   test('a stopped server can be snapshotted and stays stopped', async () => {
@@ -345,18 +376,29 @@ describe('server/create from a snapshot', () => {
     assert.equal(foreign.status, 404);
     assert.match(foreign.body.errors.reason, /snapshot not found/);
 
-    const s = await deployServer(server, alice.token);
-    const fresh = await snapshot(s.id);
-    const processing = await server.request('POST', '/v1.3/server/create', {
-      token: alice.token,
-      body: { ...standardServer, image_type: 'snapshot', image: fresh.body.snapshot_id },
+    await withSlowServer(async (slow, owner) => {
+      const s = await deployServer(slow, owner.token, {}, { settle: false });
+      await slow.advance(slowTimings.provision);
+      const fresh = await slow.request('POST', '/v1.3/snapshot/create', {
+        token: owner.token,
+        body: { name: 'fresh', server_id: s.id },
+      });
+      assert.equal(fresh.status, 201, JSON.stringify(fresh.body));
+      const processing = await slow.request('POST', '/v1.3/server/create', {
+        token: owner.token,
+        body: { ...standardServer, image_type: 'snapshot', image: fresh.body.snapshot_id },
+      });
+      // Still processing: a valid source; provisioning lasts until the snapshot completes, then as long as always.
+      assert.equal(processing.status, 201);
+      const entry = (await slow.request('GET', '/v1.3/snapshot/list', { token: owner.token })).body.snapshots.find(
+        (x: { uuid: string }) => x.uuid === fresh.body.snapshot_id,
+      );
+      const ready = entry.size_gb * slowTimings.perGb;
+      // A minute short of the end, then the minute.
+      await slow.advance(ready + slowTimings.provision - 60);
+      assert.equal((await serverInfo(slow, owner.token, processing.body.id)).power, 'provisioning');
+      await slow.advance(60);
+      assert.equal((await serverInfo(slow, owner.token, processing.body.id)).power, 'running');
     });
-    // Still processing: a valid source; provisioning lasts until the snapshot completes, then as long as always.
-    assert.equal(processing.status, 201);
-    const ready = (await listed(fresh.body.snapshot_id)).size_gb * 2;
-    await server.advance(ready + 59);
-    assert.equal((await serverInfo(server, alice.token, processing.body.id)).power, 'provisioning');
-    await server.advance(1);
-    assert.equal((await serverInfo(server, alice.token, processing.body.id)).power, 'running');
   });
 });
