@@ -110,7 +110,10 @@ test('register, reset and activate have per-address budgets', async () => {
     [
       'register',
       (from) =>
-        server.request('POST', '/v1.3/account/register', { body: registerBody(), headers: { 'x-forwarded-for': from } }),
+        server.request('POST', '/v1.3/account/register', {
+          body: registerBody(),
+          headers: { 'x-forwarded-for': from },
+        }),
     ],
     [
       'reset',
@@ -135,6 +138,9 @@ test('register, reset and activate have per-address budgets', async () => {
     for (let i = 0; i < OTHER_BUDGETS + 3; i++) statuses.push((await call(from)).status);
     const refused = statuses.filter((s) => s === 429).length;
     assert.equal(refused, 3, `${name}: ${statuses.join(',')}`);
-    assert.ok(statuses.slice(0, OTHER_BUDGETS).every((s) => s !== 429), `${name}: ${statuses.join(',')}`);
+    assert.ok(
+      statuses.slice(0, OTHER_BUDGETS).every((s) => s !== 429),
+      `${name}: ${statuses.join(',')}`,
+    );
   }
 });
