@@ -44,9 +44,15 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Where log lines go instead of stdout (tests read the server's log through one). */
+export interface LogDestination {
+  write(line: string): void;
+}
+
 /** The one structured logger of the process: JSON lines on stdout, shared by Fastify (with reqId) and the services. */
-export function createLogger(level: Config['logLevel']) {
-  return pino({ level, redact: ['req.headers.authorization', 'req.headers.cookie'] });
+export function createLogger(level: Config['logLevel'], destination?: LogDestination) {
+  const options = { level, redact: ['req.headers.authorization', 'req.headers.cookie'] };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Opens storage and runs migrations: what `nubis migrate` does, and the first step of serve. */
@@ -159,8 +165,11 @@ export async function createPlatform(
   };
 }
 
-export async function startServer(config: Config, options: { sweeps?: boolean } = {}): Promise<RunningServer> {
-  const log = createLogger(config.logLevel);
+export async function startServer(
+  config: Config,
+  options: { sweeps?: boolean; logDestination?: LogDestination } = {},
+): Promise<RunningServer> {
+  const log = createLogger(config.logLevel, options.logDestination);
   // A bad catalog stops start-up before storage is touched.
   const catalog = loadCatalog(config.catalogFile, 0);
   const storage = await prepareStorage(config, log);

@@ -127,7 +127,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ajv: {
       customOptions: {
         allErrors: true,
-        coerceTypes: true,
+        // Conversions are input-domain.ts's (a boolean is never a number, null never 0).
+        coerceTypes: false,
         removeAdditional: false,
         useDefaults: true,
         strict: false,

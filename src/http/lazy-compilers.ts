@@ -1,10 +1,12 @@
 // Schema compilers that compile on first use. Fastify otherwise compiles a validator and a
 // serializer for every route and status at start-up (hundreds: most of a cold start), though a
 // given process may never answer most of them. Same compilers, same results, just later.
+// Every validator applies the shared input domain (input-domain.ts) before Ajv.
 
 import AjvCompiler from '@fastify/ajv-compiler';
 import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import type { FastifySchemaCompiler, FastifySerializerCompiler, FastifyServerOptions } from 'fastify';
+import { normalize, refResolver, textErrors } from './input-domain.ts';
 
 type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
 type ValidatorFactory = (externalSchemas: unknown, options: unknown) => FastifySchemaCompiler<unknown>;
@@ -38,14 +40,24 @@ export function lazyValidatorFactory(): NonNullable<CompilersFactory['buildValid
   const eager = AjvCompiler() as unknown as ValidatorFactory;
   const factory: ValidatorFactory = (externalSchemas, options) => {
     const compile = eager(externalSchemas, options);
+    const shared = (externalSchemas ?? {}) as Record<string, Record<string, unknown>>;
     return (route) => {
       let validate: Validate | undefined;
-      // Fastify reads a failed validation's details from the function's own `errors`.
+      const schema = route.schema as Record<string, unknown>;
+      const resolve = refResolver(schema, shared);
+      // Fastify reads a failed validation's details from the function's own `errors`. The input
+      // domain (input-domain.ts) runs first: its conversions, then its text check beside Ajv's.
       const lazy: Validate = (data) => {
         validate ??= compile(compiledWithoutIds(route)) as Validate;
-        const result = validate(data);
-        lazy.errors = validate.errors;
-        return result;
+        const input = normalize(schema, data, resolve);
+        const result = validate(input);
+        const refused = textErrors(input);
+        if (refused.length === 0) {
+          lazy.errors = validate.errors;
+          return result;
+        }
+        lazy.errors = [...refused, ...((result ? [] : validate.errors) as unknown[])];
+        return false;
       };
       return lazy as ReturnType<FastifySchemaCompiler<unknown>>;
     };

@@ -45,6 +45,15 @@ export interface TestServer {
   advance(seconds: number): Promise<void>;
   close(): Promise<void>;
   running: RunningServer;
+  /** With `captureLog`: the server's log lines at error level or above (pino level ≥ 50), parsed. */
+  errorLog(): Record<string, unknown>[];
+}
+
+export interface TestServerOptions {
+  /** The database to run on (the run's TEST_DB when absent). */
+  db?: TestDb;
+  /** Keep the server's log (at info level) in memory instead of discarding it, for `errorLog()`. */
+  captureLog?: boolean;
 }
 
 async function postgresSchema(): Promise<{ url: string; drop(): Promise<void> }> {
@@ -86,7 +95,7 @@ export async function testStorageEnv(): Promise<{ env: Record<string, string>; c
 /** Starts a server with test defaults; `env` overrides environment variables, as an operator would. */
 export async function startTestServer(
   env: Record<string, string> = {},
-  options: { db?: TestDb } = {},
+  options: TestServerOptions = {},
 ): Promise<TestServer> {
   const db = options.db ?? testDb;
   const dataDir = mkdtempSync(join(tmpdir(), 'nubis-test-'));
@@ -115,11 +124,21 @@ export async function startTestServer(
     RATE_ACCOUNT_INFO_PER_MINUTE: '100000',
     RATE_ACCOUNT_UPDATE_PER_MINUTE: '100000',
     RATE_TOKEN_PER_SECOND: '100000',
+    ...(options.captureLog ? { LOG_LEVEL: 'info' } : {}),
     ...env,
   });
+  const errors: Record<string, unknown>[] = [];
+  const logDestination = options.captureLog
+    ? {
+        write(line: string) {
+          const entry = JSON.parse(line) as Record<string, unknown>;
+          if (Number(entry.level) >= 50) errors.push(entry);
+        },
+      }
+    : undefined;
   let running: RunningServer;
   try {
-    running = await startServer(config);
+    running = await startServer(config, { logDestination });
   } catch (error) {
     // A server that refuses to start (a test of bad configuration) leaves nothing behind.
     await pgSchema?.drop();
@@ -157,6 +176,7 @@ export async function startTestServer(
     running,
     request,
     admin: (method, path, body) => request(method, path, { token: ADMIN_TOKEN, body }),
+    errorLog: () => [...errors],
     async advance(seconds) {
       const result = await request('POST', '/admin/clock/advance', { token: ADMIN_TOKEN, body: { seconds } });
       if (result.status !== 200)

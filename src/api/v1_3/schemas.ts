@@ -2,10 +2,13 @@
 
 import { Type, type TSchema } from 'typebox';
 
-/** An id or a uuid: integer, numeric string, or 36-character uuid. */
+/**
+ * An id or a uuid: integer, numeric string, or 36-character uuid. An id no row can have (above
+ * 2^31 − 1) is valid input that names nothing: 404, like a missing one (see `parseRef`).
+ */
 export const IdOrUuid = Type.Union(
   [
-    Type.Integer({ minimum: 1 }),
+    Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
     Type.String({
       maxLength: 36,
       pattern: '^(\\d{1,15}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$',
