@@ -352,7 +352,11 @@ export interface CaseOptions {
 }
 
 function fillPath(path: string, values: Record<string, Json>): string {
-  return path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(String(values[name])));
+  // Dot segments are spelled %2E: a URL parser would otherwise resolve `..` away before sending.
+  return path.replace(/\{([^}]+)\}/g, (_m, name: string) => {
+    const text = encodeURIComponent(String(values[name]));
+    return text === '.' || text === '..' ? text.replaceAll('.', '%2E') : text;
+  });
 }
 
 function encodeBody(op: Operation, body: Record<string, Json>, asJson: boolean): { contentType: string; body: string } {
