@@ -126,7 +126,7 @@ function fitsFully(schemaIn: Schema, value: unknown, resolve: ResolveRef): boole
   let validate = branchValidators.get(schema);
   if (!validate) {
     try {
-      const compiled = branchAjv.compile(withoutIds(schema));
+      const compiled = branchAjv.compile(withoutIds(schema) as Schema);
       validate = (data) => compiled(data) === true;
     } catch {
       validate = (data) => hasType(schema, data, resolve);
