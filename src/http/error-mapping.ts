@@ -115,6 +115,10 @@ export function toProblem(error: unknown): Problem {
     return { status: 400, reason: 'bad request', fields };
   }
   if (isStorageOutage(error)) return { status: 503, reason: 'storage unavailable, retry in a few moments' };
+  // A reference removed by a concurrent request between the look-up and the write (PostgreSQL
+  // foreign_key_violation; SQLite runs one transaction at a time): the thing named is gone.
+  if ((error as { code?: string } | null)?.code === '23503')
+    return { status: 404, reason: 'a resource the request names was removed meanwhile' };
   const status = fastifyError?.statusCode ?? 500;
   if (status >= 400 && status < 500) {
     // Body-level failures from Fastify (malformed JSON, wrong content type, oversized body) are a 400 naming the body.

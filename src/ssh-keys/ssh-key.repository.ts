@@ -46,7 +46,9 @@ export const sshKeyRepository = {
     return db.updateTable('ssh_keys').set({ name }).where('id', '=', id).execute();
   },
 
-  remove(db: Queryable, id: number) {
-    return db.deleteFrom('ssh_keys').where('id', '=', id).execute();
+  /** Deletes the row; false when it was already gone (a concurrent remove won). */
+  async remove(db: Queryable, id: number): Promise<boolean> {
+    const result = await db.deleteFrom('ssh_keys').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
   },
 };

@@ -96,5 +96,6 @@ export async function renameSshKey(
 export async function removeSshKey(ctx: Platform, actor: Actor, ref: string | number): Promise<void> {
   requirePermission(actor, 'ssh_keys');
   const row = await findOwnedKey(ctx, actor, ref);
-  await sshKeyRepository.remove(ctx.db, row.id);
+  // Of several concurrent removes exactly one deletes the row; the others find it gone: 404.
+  if (!(await sshKeyRepository.remove(ctx.db, row.id))) throw new NotFound('SSH key');
 }

@@ -81,7 +81,9 @@ export const tokenRepository = {
     return db.updateTable('tokens').set({ name }).where('id', '=', tokenId).execute();
   },
 
-  remove(db: Queryable, tokenId: number) {
-    return db.deleteFrom('tokens').where('id', '=', tokenId).execute();
+  /** Deletes the row; false when it was already gone (a concurrent remove won). */
+  async remove(db: Queryable, tokenId: number): Promise<boolean> {
+    const result = await db.deleteFrom('tokens').where('id', '=', tokenId).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
   },
 };

@@ -90,7 +90,8 @@ export async function renameToken(ctx: Platform, actor: Actor, ref: string, name
 export async function removeToken(ctx: Platform, actor: Actor, ref: string | number): Promise<void> {
   requirePermission(actor, 'tokens');
   const row = await findOwnedToken(ctx, actor, ref);
-  await tokenRepository.remove(ctx.db, row.id);
+  // Of several concurrent removes exactly one deletes the row; the others find it gone: 404.
+  if (!(await tokenRepository.remove(ctx.db, row.id))) throw new NotFound('token');
   await invalidateActors(ctx, actor.accountId);
 }
 
