@@ -48,6 +48,20 @@ export function operatorName(ctx: Platform): string {
   return name;
 }
 
+/**
+ * Text as both databases store it: the log records refused requests too, whose parameters may
+ * hold NUL (PostgreSQL refuses it), other control characters or unpaired surrogates; those are
+ * written as `\uXXXX` escapes, as JSON.stringify writes them in `detail`.
+ */
+function storable<T extends string | null>(text: T): T {
+  if (text === null) return text;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it escapes
+  return text.replace(
+    /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]|[\ud800-\udfff]/gu,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  ) as T;
+}
+
 export async function recordOperatorAction(ctx: Platform, input: AuditEntryInput): Promise<void> {
   let detail: string | null = null;
   if (input.detail !== undefined && input.detail !== null) {
@@ -61,8 +75,8 @@ export async function recordOperatorAction(ctx: Platform, input: AuditEntryInput
       operator: operatorName(ctx),
       client: input.client,
       method: input.method,
-      call: input.call,
-      target: input.target,
+      call: storable(input.call),
+      target: storable(input.target),
       status: input.status,
       detail,
     })
