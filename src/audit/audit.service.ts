@@ -53,13 +53,12 @@ export function operatorName(ctx: Platform): string {
  * hold NUL (PostgreSQL refuses it), other control characters or unpaired surrogates; those are
  * written as `\uXXXX` escapes, as JSON.stringify writes them in `detail`.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it escapes
+const unstorable = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]|[\ud800-\udfff]/gu;
+
 function storable<T extends string | null>(text: T): T {
   if (text === null) return text;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it escapes
-  return text.replace(
-    /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]|[\ud800-\udfff]/gu,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  ) as T;
+  return text.replace(unstorable, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) as T;
 }
 
 export async function recordOperatorAction(ctx: Platform, input: AuditEntryInput): Promise<void> {
