@@ -101,11 +101,40 @@ describe('concurrent clients', () => {
 
   it('survives many clients doing mixed actions at once without a 5xx', async () => {
     const ids = [serverId, (await deployServer(server, account.token)).id];
+    const fips: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const fip = await server.request('POST', '/v1.3/floating_ip/create', {
+        token: account.token,
+        body: { region_id: 101 },
+      });
+      fips.push(fip.body.id);
+    }
+    const vpc = await server.request('POST', '/v1.3/vpc/create', {
+      token: account.token,
+      body: { name: 'mixed', region_id: 101 },
+    });
+    const serverOf = fc.constantFrom(...ids);
     const action = fc.oneof(
-      fc.constantFrom(...ids).map((id) => ['PATCH', '/v1.3/server/reboot', { server_id: id }] as const),
-      fc.constantFrom(...ids).map((id) => ['PATCH', '/v1.3/server/start', { server_id: id }] as const),
-      fc.constantFrom(...ids).map((id) => ['PATCH', '/v1.3/server/stop', { server_id: id }] as const),
-      fc.constantFrom(...ids).map((id) => ['POST', '/v1.3/snapshot/create', { server_id: id, name: 'm' }] as const),
+      serverOf.map((id) => ['PATCH', '/v1.3/server/reboot', { server_id: id }] as const),
+      serverOf.map((id) => ['PATCH', '/v1.3/server/start', { server_id: id }] as const),
+      serverOf.map((id) => ['PATCH', '/v1.3/server/stop', { server_id: id }] as const),
+      serverOf.map((id) => ['POST', '/v1.3/snapshot/create', { server_id: id, name: 'm' }] as const),
+      serverOf.map((id) => ['PUT', '/v1.3/rdns/put', { server_id: id, rdns: 'host.example.com' }] as const),
+      serverOf.map(
+        (id) => ['PUT', `/v1.3/option/set/${id}`, { name: 'bw_overage_policy', value: 'throttle' }] as const,
+      ),
+      fc
+        .tuple(serverOf, fc.constantFrom(...fips), fc.boolean())
+        .map(
+          ([id, ip, on]) =>
+            ['PATCH', `/v1.3/floating_ip/${on ? 'attach' : 'detach'}`, { server_id: id, ip_id: ip }] as const,
+        ),
+      fc
+        .tuple(serverOf, fc.boolean())
+        .map(
+          ([id, on]) =>
+            ['PATCH', `/v1.3/vpc/${on ? 'attach' : 'detach'}`, { server_id: id, vpc_id: vpc.body.uuid }] as const,
+        ),
       fc.constant(['POST', '/v1.3/floating_ip/create', { region_id: 101 }] as const),
       fc.constant(['POST', '/v1.3/vpc/create', { name: 'm', region_id: 101 }] as const),
       fc.constant(['POST', '/v1.3/account/token_create', { name: 'm' }] as const),
@@ -118,8 +147,25 @@ describe('concurrent clients', () => {
         );
         for (const [i, answer] of answers.entries())
           assert.ok(answer.status < 500, `${actions[i]![1]}: ${answer.status} ${JSON.stringify(answer.body)}`);
+        // One server removed while the others act on it; a fresh one takes its place.
+        const doomed = ids.shift()!;
+        const [removed, ...others] = await Promise.all([
+          server.request('DELETE', `/v1.3/server/remove/${doomed}`, { token: account.token }),
+          server.request('PATCH', '/v1.3/floating_ip/attach', {
+            token: account.token,
+            body: { server_id: doomed, ip_id: fips[0] },
+          }),
+          server.request('PATCH', '/v1.3/vpc/attach', {
+            token: account.token,
+            body: { server_id: doomed, vpc_id: vpc.body.uuid },
+          }),
+          server.request('PATCH', '/v1.3/server/reboot', { token: account.token, body: { server_id: doomed } }),
+        ]);
+        assert.equal(removed.status, 204, JSON.stringify(removed.body));
+        for (const other of others) assert.ok(other.status < 500, `${other.status} ${JSON.stringify(other.body)}`);
+        ids.push((await deployServer(server, account.token, {}, { settle: false })).id);
       }),
-      { numRuns: 12 },
+      { numRuns: 10 },
     );
   });
 

@@ -152,6 +152,8 @@ export interface AttachmentInput {
 export async function attachFloatingIp(ctx: Platform, actor: Actor, input: AttachmentInput): Promise<void> {
   requirePermission(actor, 'floating_ips');
   await ctx.db.transaction().execute(async (trx) => {
+    // The lock order (docs/architecture.md): the account, then the server, then its addresses.
+    await lockAccount(ctx, trx, actor.accountId);
     const ip = await findOwnedIp(ctx, trx, actor, input.ipId);
     const server = await findAttachableServer(ctx, trx, actor.accountId, input.serverId);
     if (ip.server_id === server.id) return;
@@ -178,6 +180,8 @@ export async function attachFloatingIp(ctx: Platform, actor: Actor, input: Attac
 export async function detachFloatingIp(ctx: Platform, actor: Actor, input: AttachmentInput): Promise<void> {
   requirePermission(actor, 'floating_ips');
   await ctx.db.transaction().execute(async (trx) => {
+    // The lock order (docs/architecture.md): the account, then the server, then its addresses.
+    await lockAccount(ctx, trx, actor.accountId);
     const ip = await findOwnedIp(ctx, trx, actor, input.ipId);
     const server = await findAttachableServer(ctx, trx, actor.accountId, input.serverId);
     if (ip.server_id === null) throw new Conflict(`floating IP ${ip.address} is not attached to any server`);

@@ -116,8 +116,8 @@ function deref(schema: Schema, resolve: ResolveRef): Schema {
 }
 
 // Which branch of a union a value belongs to is decided by validating it against each branch
-// (as Ajv's own coercion did): "12" is the integer 12 for `integer | uuid string`, and stays the
-// text "12" for `string | number`.
+// in the schema's order (as Ajv's own coercion did): "12" is the integer 12 for `integer | uuid
+// string` and for `number | string`, and stays the text "12" for `string | number`.
 const branchAjv = new Ajv({ strict: false, allErrors: false, validateFormats: false });
 const branchValidators = new WeakMap<Schema, (value: unknown) => boolean>();
 
@@ -154,9 +154,9 @@ export function normalize(schemaIn: Schema, value: unknown, resolve: ResolveRef)
   const schema = deref(schemaIn, resolve);
   const branches = branchesOf(schema);
   if (branches) {
-    const exact = branches.find((branch) => fitsFully(branch, value, resolve));
-    if (exact) return normalize(exact, value, resolve);
+    // In the schema's order, as Ajv's coercion did: the first branch the value fits, as it is or converted.
     for (const branch of branches) {
+      if (fitsFully(branch, value, resolve)) return normalize(branch, value, resolve);
       const converted = convertScalar(deref(branch, resolve), value);
       if (converted !== unchanged && fitsFully(branch, converted, resolve)) return converted;
     }

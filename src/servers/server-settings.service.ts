@@ -1,6 +1,7 @@
 // A server's settings beside its lifecycle: reverse DNS of its addresses (rdns/get, rdns/put)
 // and its options (option/get, option/set).
 
+import { lockAccount } from '../accounts/account-lock.ts';
 import type { Queryable } from '../db/database.ts';
 import type { Actor, Platform } from '../platform/context.ts';
 import { Invalid } from '../platform/errors.ts';
@@ -85,6 +86,7 @@ export async function setReverse(
   const problem = hostnameProblem(name);
   if (problem) throw new Invalid('rdns', problem);
   return ctx.db.transaction().execute(async (trx) => {
+    await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, ref, true);
     const slot = await reverseSlot(trx, server, ip);
     if (slot.kind === 'own') await serverRepository.setAddressReverse(trx, server.uuid, slot.poolAddress, name);
@@ -116,6 +118,7 @@ export async function setOption(
   requirePermission(actor, 'servers');
   const canonicalName = optionName(name);
   return ctx.db.transaction().execute(async (trx) => {
+    await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, ref, true);
     const options = withOption(server.options, canonicalName, value);
     await serverRepository.update(trx, server.id, { options, updated_at: ctx.clock.now() });

@@ -138,6 +138,8 @@ export interface MembershipInput {
 export async function attachVpc(ctx: Platform, actor: Actor, input: MembershipInput): Promise<void> {
   requirePermission(actor, 'vpcs');
   await ctx.db.transaction().execute(async (trx) => {
+    // The lock order (docs/architecture.md): the account, then the server, then its networks.
+    await lockAccount(ctx, trx, actor.accountId);
     const vpc = await findOwnedVpc(ctx, trx, actor, input.vpcId);
     const server = await findAttachableServer(ctx, trx, actor.accountId, input.serverId);
     if (server.region_id !== vpc.region_id) {
@@ -154,6 +156,8 @@ export async function attachVpc(ctx: Platform, actor: Actor, input: MembershipIn
 export async function detachVpc(ctx: Platform, actor: Actor, input: MembershipInput): Promise<void> {
   requirePermission(actor, 'vpcs');
   await ctx.db.transaction().execute(async (trx) => {
+    // The lock order (docs/architecture.md): the account, then the server, then its networks.
+    await lockAccount(ctx, trx, actor.accountId);
     const vpc = await findOwnedVpc(ctx, trx, actor, input.vpcId);
     const server = await findAttachableServer(ctx, trx, actor.accountId, input.serverId);
     if (!(await leaveVpc(trx, vpc, server.id)))
