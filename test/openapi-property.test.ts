@@ -29,14 +29,18 @@ const RUNS = Number(process.env.PROPERTY_RUNS ?? 20);
 const SEED = process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED) : undefined;
 
 /**
- * Operations checked for credentials only: their success would end the run (everything emptied)
- * or make later answers fail on purpose (fault-injection rules answer 5xx by design).
+ * Operations checked for credentials only: their success would end the run (everything emptied),
+ * make later answers fail on purpose (fault-injection rules answer 5xx by design), never end, or
+ * send requests elsewhere.
  */
 const notFuzzed = new Set([
   'POST /admin/reset',
   'POST /admin/faults',
   'POST /admin/state/import',
   'POST /admin/state/load',
+  // A stream answers for as long as the client listens; a webhook sends requests to its address.
+  'GET /admin/events/stream',
+  'POST /admin/accounts/{account}/webhooks',
 ]);
 
 type Resource = 'servers' | 'sshKeys' | 'snapshots' | 'fips' | 'vpcs' | 'tokens';

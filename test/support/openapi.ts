@@ -486,7 +486,13 @@ export async function send(base: string, c: RequestCase, token: string | null): 
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (c.contentType) headers['content-type'] = c.contentType;
-  const response = await fetch(base + c.url, { method: c.method, headers, body: c.body });
+  // Bounded: an answer that never ends fails the case instead of hanging the run.
+  const response = await fetch(base + c.url, {
+    method: c.method,
+    headers,
+    body: c.body,
+    signal: AbortSignal.timeout(15_000),
+  });
   const text = await response.text();
   let body: Json = null;
   try {
