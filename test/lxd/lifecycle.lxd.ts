@@ -100,6 +100,16 @@ test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, dri
     assert.equal(ran.stdout.trim(), 'ran as 0');
   });
 
+  await t.test("bandwidth: the NIC counters show in the server's usage", async () => {
+    const before = (await serverInfo(server, alice.token, made.uuid)).bandwidth.usage as number;
+    // 40 MB from the host to the guest, over SSH on the region bridge.
+    assert.equal(ssh(address, { key: key.path }, 'cat > /dev/null', Buffer.alloc(40_000_000)).code, 0);
+    await eventually('bandwidth counted', 30, async () => {
+      const usage = (await serverInfo(server, alice.token, made.uuid)).bandwidth.usage as number;
+      return usage >= before + 0.03 ? usage : undefined;
+    });
+  });
+
   await t.test('stop and start: the instance follows', async () => {
     const stop = await server.request('PATCH', '/v1.3/server/stop', {
       token: alice.token,

@@ -105,8 +105,13 @@ export function keyPair(): { path: string; publicKey: string } {
 
 export type SshAuth = { key: string } | { password: string };
 
-/** Runs a command over SSH as root (openssh-client; sshpass for a password). */
-export function ssh(address: string, auth: SshAuth, command: string): { code: number; stdout: string; stderr: string } {
+/** Runs a command over SSH as root (openssh-client; sshpass for a password); `input` is its stdin. */
+export function ssh(
+  address: string,
+  auth: SshAuth,
+  command: string,
+  input?: Buffer,
+): { code: number; stdout: string; stderr: string } {
   const common = [
     '-o',
     'StrictHostKeyChecking=no',
@@ -132,7 +137,7 @@ export function ssh(address: string, auth: SshAuth, command: string): { code: nu
             `root@${address}`,
             command,
           ],
-          { encoding: 'utf8', timeout: 20_000 },
+          { encoding: 'utf8', timeout: 20_000, input },
         )
       : spawnSync(
           'sshpass',
@@ -148,7 +153,7 @@ export function ssh(address: string, auth: SshAuth, command: string): { code: nu
             `root@${address}`,
             command,
           ],
-          { encoding: 'utf8', timeout: 20_000 },
+          { encoding: 'utf8', timeout: 20_000, input },
         );
   return { code: result.status ?? -1, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
 }
