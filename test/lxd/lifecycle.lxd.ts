@@ -27,6 +27,8 @@ let alice: TestAccount;
 const lxd = engine();
 const key = keyPair();
 const created: string[] = [];
+/** Engine networks of the VPCs made here: the test server goes, so the suite deletes them itself. */
+const vpcNetworks: string[] = [];
 // The script a server's script_url names, served on the region bridge's host address (the only
 // address besides loopback this suite sends traffic to).
 const gateway = testPool.replace(/\.0\/\d+$/, '.1');
@@ -50,6 +52,7 @@ after(async () => {
     const names = await lxd.get<string[]>('/1.0/instances');
     return names.some((n) => created.some((uuid) => n.endsWith(uuid))) ? undefined : true;
   }).catch(() => {});
+  for (const network of vpcNetworks) await lxd.call('DELETE', `/1.0/networks/${network}`).catch(() => {});
   await server.close();
   scripts.close();
   lxd.close();
@@ -212,6 +215,7 @@ test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, dri
       body: { region_id: 101, name: 'net' },
     });
     assert.equal(vpc.status, 201, JSON.stringify(vpc.body));
+    vpcNetworks.push(`nv-${(vpc.body.uuid as string).replace(/-/g, '').slice(0, 12)}`);
     const a = await create({ hostname: 'a.example.com', label: 'a', vpc: vpc.body.uuid, ssh_key: keyId.body.uuid });
     const b = await create({ hostname: 'b.example.com', label: 'b', vpc: vpc.body.uuid });
     const aInfo = await awaitPower(server, alice.token, a.uuid, 'running');
