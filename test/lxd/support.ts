@@ -47,6 +47,9 @@ export function startLxdServer(env: Record<string, string> = {}): Promise<TestSe
     COMPUTE_RECONCILE_SECONDS: '1',
     COMPUTE_JOB_CONCURRENCY: '4',
     CLOCK: 'system',
+    // The suite pauses between calls while machines boot and SSH runs: an idle connection the
+    // server closes just as the test's fetch reuses it would fail a POST (ECONNRESET).
+    KEEP_ALIVE_TIMEOUT_MS: '600000',
     ...env,
   });
 }
