@@ -56,10 +56,9 @@ export function checkProfile(input: {
     problems.push({ field: 'email', reason: 'bad value: not an e-mail address' });
   if (input.password !== undefined && (input.password.length < 8 || input.password.length > 1024))
     problems.push({ field: 'password', reason: 'bad value: must be 8 to 1024 characters' });
-  if (input.firstname !== undefined && input.firstname.trim() === '')
-    problems.push({ field: 'firstname', reason: 'missing required field' });
-  if (input.lastname !== undefined && input.lastname.trim() === '')
-    problems.push({ field: 'lastname', reason: 'missing required field' });
+  // Names take any value (the spec's "(any value)"): only the documented bound applies.
+  for (const field of ['firstname', 'lastname'] as const)
+    if ((input[field]?.length ?? 0) > 1000) problems.push({ field, reason: 'bad value: at most 1,000 characters' });
   if (input.country !== undefined && !isCountryCode(input.country))
     problems.push({ field: 'country', reason: 'bad value: must be a two-letter ISO 3166 country code' });
   if (problems.length) throw new Invalid(problems);
@@ -95,8 +94,8 @@ export async function register(ctx: Platform, input: RegisterInput, ip: string):
         uuid: newUuid(),
         email,
         password_hash: passwordHash,
-        firstname: input.firstname.trim(),
-        lastname: input.lastname.trim(),
+        firstname: input.firstname,
+        lastname: input.lastname,
         country: input.country.toUpperCase(),
         activated: ctx.config.autoActivate ? 1 : 0,
         activation_uuid: activationUuid,
@@ -117,7 +116,7 @@ export async function register(ctx: Platform, input: RegisterInput, ip: string):
         to: email,
         subject: 'Activate your Nubis account',
         text: [
-          `Hello ${input.firstname.trim()},`,
+          `Hello ${input.firstname},`,
           '',
           'Activate your account by opening this link:',
           '',
@@ -248,8 +247,8 @@ export async function updateAccount(ctx: Platform, actor: Actor, input: UpdateIn
   checkProfile(input);
   const now = ctx.clock.now();
   const changes: AccountUpdate = { updated_at: now };
-  if (input.firstname !== undefined) changes.firstname = input.firstname.trim();
-  if (input.lastname !== undefined) changes.lastname = input.lastname.trim();
+  if (input.firstname !== undefined) changes.firstname = input.firstname;
+  if (input.lastname !== undefined) changes.lastname = input.lastname;
   if (input.country !== undefined) changes.country = input.country.toUpperCase();
   if (input.dark_mode !== undefined) changes.dark_mode = input.dark_mode ? 1 : 0;
   if (input.email !== undefined) changes.email = input.email.trim().toLowerCase();

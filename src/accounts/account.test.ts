@@ -100,11 +100,11 @@ describe('register', () => {
     assert.match(firstname.reason, /wrong data type/);
   });
 
-  test('accept_tos must be true; names must not be blank; the country must be a real two-letter code', async () => {
+  test('accept_tos must be true; names stay within 1,000 characters; the country must be a real two-letter code', async () => {
     for (const [overrides, field] of [
       [{ accept_tos: false }, 'accept_tos'],
-      [{ firstname: '   ' }, 'firstname'],
-      [{ lastname: '' }, 'lastname'],
+      [{ firstname: 'x'.repeat(1001) }, 'firstname'],
+      [{ lastname: 'é'.repeat(1001) }, 'lastname'],
       [{ country: 'XX' }, 'country'],
       [{ country: 'ZZ' }, 'country'],
       [{ country: 'EU' }, 'country'],
@@ -118,6 +118,36 @@ describe('register', () => {
     const lower = await server.request('POST', '/v1.3/account/register', { body: registerBody({ country: 'de' }) });
     assert.equal(lower.status, 201);
     assert.equal((await info(lower.body.token)).profile.country, 'DE');
+  });
+
+  // Spec, Account management: "Register requires firstname and lastname to be set (any value)."
+  test('firstname and lastname take any value: blank, spaces, long, any script, up to 1,000 characters, kept as sent', async () => {
+    const pieces = ['', ' ', '   ', '\t', 'A', 'ß', 'Ÿ', '李', '🙂', "O'Brien-Smith", '<b>&amp;</b>', ' padded '];
+    const names: string[] = [...pieces];
+    for (const length of [1, 2, 99, 100, 101, 150, 255, 256, 999, 1000])
+      for (const piece of ['a', ' ', 'é']) names.push(piece.repeat(length));
+    for (let i = 0; i < names.length; i++) {
+      const firstname = names[i]!;
+      const lastname = names[(i * 7 + 3) % names.length]!;
+      const result = await server.request('POST', '/v1.3/account/register', {
+        body: registerBody({ firstname, lastname }),
+      });
+      assert.equal(result.status, 201, `${JSON.stringify(firstname).slice(0, 40)}: ${JSON.stringify(result.body)}`);
+      assert.deepEqual((await info(result.body.token)).profile, {
+        firstname,
+        lastname,
+        country: 'NL',
+        dark_mode: true,
+      });
+    }
+    // Still required: "to be set".
+    for (const field of ['firstname', 'lastname']) {
+      const body = registerBody();
+      delete body[field];
+      const missing = await server.request('POST', '/v1.3/account/register', { body });
+      assert.equal(missing.status, 400);
+      assert.deepEqual(fieldsOf(missing), [field]);
+    }
   });
 
   test('the activity log records the registration, and a rejected second one on the real account', async () => {
@@ -396,7 +426,7 @@ describe('update', () => {
     const account = await createAccount(server);
     const result = await server.request('PATCH', '/v1.3/account/update', {
       token: account.token,
-      body: { firstname: '', country: 'XX', email: 'nope', password: 'short', dark_mode: 'perhaps' },
+      body: { firstname: 'x'.repeat(1001), country: 'XX', email: 'nope', password: 'short', dark_mode: 'perhaps' },
     });
     assert.equal(result.status, 400);
     assert.deepEqual(fieldsOf(result), ['country', 'dark_mode', 'email', 'firstname', 'password']);

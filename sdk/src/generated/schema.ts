@@ -3549,9 +3549,9 @@ export interface operations {
                     email: string;
                     /** @description 8 to 1024 characters */
                     password: string;
-                    /** @description a name that is not blank, at most 100 characters */
+                    /** @description any value (blank included), at most 1,000 characters */
                     firstname: string;
-                    /** @description a name that is not blank, at most 100 characters */
+                    /** @description any value (blank included), at most 1,000 characters */
                     lastname: string;
                     /**
                      * @description must be true
@@ -3883,9 +3883,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description a name that is not blank, at most 100 characters */
+                    /** @description any value (blank included), at most 1,000 characters */
                     firstname?: string;
-                    /** @description a name that is not blank, at most 100 characters */
+                    /** @description any value (blank included), at most 1,000 characters */
                     lastname?: string;
                     /**
                      * Format: country-code
