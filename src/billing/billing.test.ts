@@ -301,6 +301,215 @@ describe('invoice sum', () => {
     }
   });
 
+  // Spec, Billing: POST /invoice/sum takes "{from string, to string}, both optional, any string parseable as
+  // a timestamp". Generated: many instants, each written in many forms of ISO 8601 (extended and basic;
+  // calendar, ordinal and week dates; dates alone; offsets) and RFC 2822.
+  test('from and to: any ISO 8601 form or RFC 2822 text, generated over many instants', async () => {
+    const account = await createAccount(server);
+    const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');
+    const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+    const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+    const show = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
+    /** The wall-clock fields of `ms` seen at an offset of `minutes` east of UTC. */
+    const at = (ms: number, minutes: number) => {
+      const d = new Date(ms + minutes * 60_000);
+      return {
+        y: pad(d.getUTCFullYear(), 4),
+        mo: pad(d.getUTCMonth() + 1),
+        d: pad(d.getUTCDate()),
+        h: pad(d.getUTCHours()),
+        mi: pad(d.getUTCMinutes()),
+        s: pad(d.getUTCSeconds()),
+        ms: pad(d.getUTCMilliseconds(), 3),
+        weekday: d.getUTCDay(),
+        month: d.getUTCMonth(),
+        dayOfYear: pad(
+          Math.floor(
+            (Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()) - Date.UTC(d.getUTCFullYear(), 0, 1)) /
+              DAY /
+              1000,
+          ) + 1,
+          3,
+        ),
+      };
+    };
+    const zone = (minutes: number, colon: boolean) =>
+      `${minutes < 0 ? '-' : '+'}${pad(Math.trunc(Math.abs(minutes) / 60))}${colon ? ':' : ''}${pad(Math.abs(minutes) % 60)}`;
+    /** ISO week-year, week and weekday of a UTC date. */
+    const isoWeek = (ms: number) => {
+      const d = new Date(ms);
+      const weekday = ((d.getUTCDay() + 6) % 7) + 1;
+      const thursday = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()) + (4 - weekday) * DAY * 1000;
+      const year = new Date(thursday).getUTCFullYear();
+      const week = Math.floor((thursday - Date.UTC(year, 0, 1)) / (7 * DAY * 1000)) + 1;
+      return `${pad(year, 4)}-W${pad(week)}-${weekday}`;
+    };
+    const dayStart = (ms: number) => ms - (((ms % (DAY * 1000)) + DAY * 1000) % (DAY * 1000));
+    const minuteStart = (ms: number) => ms - (ms % 60_000);
+    // Each form: the text for an instant (at an offset), and the instant that text names.
+    const forms: [string, (ms: number, off: number) => [string, number]][] = [
+      [
+        'extended Z',
+        (ms) => {
+          const t = at(ms, 0);
+          return [`${t.y}-${t.mo}-${t.d}T${t.h}:${t.mi}:${t.s}Z`, ms];
+        },
+      ],
+      [
+        'extended, fraction',
+        (ms) => {
+          const t = at(ms, 0);
+          return [`${t.y}-${t.mo}-${t.d}T${t.h}:${t.mi}:${t.s}.${t.ms}Z`, ms];
+        },
+      ],
+      [
+        'extended, comma fraction, lower case',
+        (ms) => {
+          const t = at(ms, 0);
+          return [`${t.y}-${t.mo}-${t.d}t${t.h}:${t.mi}:${t.s},${t.ms}z`, ms];
+        },
+      ],
+      [
+        'extended ±HH:MM',
+        (ms, off) => {
+          const t = at(ms, off);
+          return [`${t.y}-${t.mo}-${t.d}T${t.h}:${t.mi}:${t.s}${zone(off, true)}`, ms];
+        },
+      ],
+      [
+        'extended ±HHMM',
+        (ms, off) => {
+          const t = at(ms, off);
+          return [`${t.y}-${t.mo}-${t.d}T${t.h}:${t.mi}:${t.s}${zone(off, false)}`, ms];
+        },
+      ],
+      [
+        'extended ±HH',
+        (ms, off) => {
+          const o = Math.trunc(off / 60) * 60;
+          const t = at(ms, o);
+          return [`${t.y}-${t.mo}-${t.d}T${t.h}:${t.mi}:${t.s}${zone(o, true).slice(0, 3)}`, ms];
+        },
+      ],
+      [
+        'space, no zone (UTC)',
+        (ms) => {
+          const t = at(ms, 0);
+          return [`${t.y}-${t.mo}-${t.d} ${t.h}:${t.mi}:${t.s}`, ms];
+        },
+      ],
+      [
+        'extended minutes',
+        (ms, off) => {
+          const t = at(ms, off);
+          return [`${t.y}-${t.mo}-${t.d}T${t.h}:${t.mi}${zone(off, true)}`, minuteStart(ms)];
+        },
+      ],
+      [
+        'basic Z',
+        (ms) => {
+          const t = at(ms, 0);
+          return [`${t.y}${t.mo}${t.d}T${t.h}${t.mi}${t.s}Z`, ms];
+        },
+      ],
+      [
+        'basic ±HHMM',
+        (ms, off) => {
+          const t = at(ms, off);
+          return [`${t.y}${t.mo}${t.d}T${t.h}${t.mi}${t.s}${zone(off, false)}`, ms];
+        },
+      ],
+      [
+        'basic minutes',
+        (ms) => {
+          const t = at(ms, 0);
+          return [`${t.y}${t.mo}${t.d}T${t.h}${t.mi}Z`, minuteStart(ms)];
+        },
+      ],
+      [
+        'extended date',
+        (ms) => {
+          const t = at(ms, 0);
+          return [`${t.y}-${t.mo}-${t.d}`, dayStart(ms)];
+        },
+      ],
+      [
+        'basic date (a bare 8-digit number)',
+        (ms) => {
+          const t = at(ms, 0);
+          return [`${t.y}${t.mo}${t.d}`, dayStart(ms)];
+        },
+      ],
+      [
+        'ordinal date and time',
+        (ms) => {
+          const t = at(ms, 0);
+          return [`${t.y}-${t.dayOfYear}T${t.h}:${t.mi}:${t.s}Z`, ms];
+        },
+      ],
+      [
+        'basic ordinal date and time',
+        (ms) => {
+          const t = at(ms, 0);
+          return [`${t.y}${t.dayOfYear}T${t.h}${t.mi}${t.s}Z`, ms];
+        },
+      ],
+      [
+        'week date and time',
+        (ms) => {
+          const t = at(ms, 0);
+          return [`${isoWeek(ms)}T${t.h}:${t.mi}:${t.s}Z`, ms];
+        },
+      ],
+      ['basic week date', (ms) => [isoWeek(ms).replaceAll('-', ''), dayStart(ms)]],
+      [
+        'RFC 2822',
+        (ms, off) => {
+          const t = at(ms, off);
+          return [`${days[t.weekday]}, ${t.d} ${months[t.month]} ${t.y} ${t.h}:${t.mi}:${t.s} ${zone(off, false)}`, ms];
+        },
+      ],
+      [
+        'RFC 2822 GMT, no weekday',
+        (ms) => {
+          const t = at(ms, 0);
+          return [`${Number(t.d)} ${months[t.month]} ${t.y} ${t.h}:${t.mi}:${t.s} GMT`, ms];
+        },
+      ],
+      // Eight digits are a date, so Unix seconds of eight digits (1970-04 to 1973-03) carry a fraction.
+      [
+        'Unix seconds',
+        (ms) => {
+          const seconds = String(Math.floor(ms / 1000));
+          return [seconds.length === 8 ? `${seconds}.0` : seconds, ms - (ms % 1000)];
+        },
+      ],
+    ];
+    // Instants from 1971 to 2999 (a fixed pseudo-random walk), plus leap days and year ends.
+    const instants = [
+      Date.UTC(2024, 1, 29, 23, 59, 59),
+      Date.UTC(2026, 11, 31, 23, 30, 0),
+      Date.UTC(2027, 0, 1, 0, 0, 0),
+    ];
+    let seed = 7;
+    for (let i = 0; i < 27; i++) {
+      seed = (seed * 48271) % 2147483647;
+      instants.push(Date.UTC(1971, 0, 1) + (seed % 32_000_000_000) * 1000 + (seed % 1000));
+    }
+    for (const [index, ms] of instants.entries()) {
+      const offset = ((index * 97) % (28 * 60)) - 14 * 60 + (index % 2 ? 30 : 0);
+      for (const [name, write] of forms) {
+        const [text, named] = write(ms, offset);
+        const result = await server.request('POST', '/v1.3/invoice/sum', {
+          token: account.token,
+          body: { from: text, to: '9999-01-01T00:00:00Z' },
+        });
+        assert.equal(result.status, 200, `${name}: ${text}: ${JSON.stringify(result.body)}`);
+        assert.equal(result.body.ts_start, show(named), `${name}: ${text}`);
+      }
+    }
+  });
+
   test('a bad date is a 400 naming the field; so is an interval that ends before it starts', async () => {
     const account = await createAccount(server);
     const fieldsOf = async (body: unknown) => {

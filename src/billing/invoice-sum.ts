@@ -134,58 +134,99 @@ function utc(year: number, monthIndex: number, day = 1, hour = 0, minute = 0, se
 const earliest = utc(1, 0);
 const latest = utc(9999, 11, 31, 23, 59, 59, 999);
 
-const isoPattern =
-  /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[T\s](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?)?)?\s*(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/i;
-
 /**
- * Milliseconds of a timestamp, or null. Accepts ISO 8601 (year, month, date, date and time, with
- * or without seconds, fraction and offset), Unix seconds (or milliseconds, 12–13 digits), and what
- * JavaScript's Date parses (RFC 2822, "March 1, 2026", ...), in years 1 to 9999. A text without a
- * time zone is UTC, never the server's local time.
+ * Milliseconds of a timestamp, or null. Accepts ISO 8601 in the extended and the basic form
+ * (calendar, ordinal and week dates; a date alone, or with a time of hours, minutes or seconds, a
+ * fraction and a zone: `Z`, `±HH`, `±HHMM`, `±HH:MM`), RFC 2822 (and what else JavaScript's Date
+ * reads with a four-digit year), and Unix seconds or milliseconds; a bare 8-digit number is an
+ * ISO 8601 basic date (`20261101`), never seconds. Years 1 to 9999. A text without a zone is UTC.
  */
 export function parseTimestamp(input: string): number | null {
   const text = input.trim();
-  let ms: number | null = null;
-  const iso = isoPattern.exec(text);
-  if (iso) {
-    ms = fromIsoParts(iso);
-  } else if (/^\d{1,11}(\.\d{1,3})?$/.test(text)) {
-    // Unix seconds (a bare four-digit number is a year, matched above).
+  let ms: number | null;
+  const iso = parseIso8601(text);
+  if (iso !== undefined) ms = iso;
+  else if (/^\d{1,11}(\.\d{1,3})?$/.test(text)) {
+    // Unix seconds (four digits are a year and eight a basic date, both read above).
     const [whole = '0', fraction = ''] = text.split('.');
     ms = Number(whole) * 1000 + Number(fraction.padEnd(3, '0'));
   } else if (/^\d{12,13}$/.test(text)) {
     // Unix milliseconds (Date.now() in JavaScript): as seconds, 12 digits would be past year 5000.
     ms = Number(text);
   } else if (/\b\d{4}\b/.test(text)) {
-    // Anything else must at least name a four-digit year: Date's legacy parser reads "12" as 2001.
-    const hasZone = /(?:\b(?:UTC|GMT|UT|Z)\b|[+-]\d{2}:?\d{2}\b)/i.test(text);
+    // RFC 2822 and the like must at least name a four-digit year: Date's legacy parser reads "12" as 2001.
+    const hasZone = /(?:\b(?:UTC|GMT|UT|Z|[ECMP][SD]T)\b|[+-]\d{2}:?\d{2}\b)/i.test(text);
     const parsed = Date.parse(hasZone ? text : `${text} UTC`);
     ms = Number.isNaN(parsed) ? null : parsed;
-  }
+  } else ms = null;
   return ms !== null && ms >= earliest && ms <= latest ? ms : null;
 }
 
-function fromIsoParts(match: RegExpExecArray): number | null {
-  const [, y, mo = '01', d = '01', h = '00', mi = '00', s = '00', fraction = '', zone = 'Z'] = match;
-  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
-  if (day > new Date(utc(year, month, 0)).getUTCDate()) return null;
+const datePatterns: [RegExp, (m: RegExpExecArray) => number | null][] = [
+  // Calendar dates: YYYY, YYYY-MM, YYYY-MM-DD, YYYYMMDD.
+  [/^(\d{4})$/, (m) => calendar(m[1]!, '01', '01')],
+  [/^(\d{4})-(\d{2})$/, (m) => calendar(m[1]!, m[2]!, '01')],
+  [/^(\d{4})(-?)(\d{2})\2(\d{2})$/, (m) => calendar(m[1]!, m[3]!, m[4]!)],
+  // Ordinal dates: YYYY-DDD, YYYYDDD.
+  [/^(\d{4})-?(\d{3})$/, (m) => ordinal(Number(m[1]), Number(m[2]))],
+  // Week dates: YYYY-Www, YYYY-Www-D, YYYYWww, YYYYWwwD.
+  [/^(\d{4})(-?)W(\d{2})(?:\2([1-7]))?$/i, (m) => week(Number(m[1]), Number(m[3]), Number(m[4] ?? 1))],
+];
+
+const timePattern = /^(\d{2})(?:(:?)(\d{2})(?:\2(\d{2}))?)?(?:[.,](\d+))?\s*(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/** An ISO 8601 timestamp's milliseconds; null when ISO-shaped but impossible; undefined when not ISO 8601 at all. */
+function parseIso8601(text: string): number | null | undefined {
+  const split = text.search(/[Tt ]/);
+  const datePart = split < 0 ? text : text.slice(0, split);
+  const timePart = split < 0 ? null : text.slice(split + 1).trim();
+  // A bare number of 7 digits is Unix seconds, not an ordinal date; 8 digits is a basic date.
+  if (timePart === null && /^\d{7}$/.test(datePart)) return undefined;
+  const found = datePatterns.find(([pattern]) => pattern.test(datePart));
+  if (!found) return undefined;
+  const day = found[1](found[0].exec(datePart)!);
+  if (timePart === null) return day;
+  const time = timePattern.exec(timePart);
+  if (!time) return undefined;
+  if (day === null) return null;
+  const [, h, , mi, s, fraction, zone] = time;
+  const hour = Number(h);
+  const minute = Number(mi ?? 0);
+  const second = Number(s ?? 0);
+  if (hour > 24 || minute > 59 || second > 59 || (hour === 24 && (minute > 0 || second > 0 || fraction))) return null;
+  // A fraction belongs to the smallest unit written.
+  const unitMs = s !== undefined ? 1000 : mi !== undefined ? 60_000 : 3_600_000;
+  const fractionMs = fraction ? Math.floor(Number(`0.${fraction}`) * unitMs) : 0;
   let offsetMinutes = 0;
-  const offset = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone);
+  const offset = zone ? /^([+-])(\d{2}):?(\d{2})?$/.exec(zone) : null;
   if (offset) {
     const [, sign, oh, om = '00'] = offset;
-    if (Number(oh) > 14 || Number(om) > 59) return null;
+    if (Number(oh) > 23 || Number(om) > 59) return null;
     offsetMinutes = (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om));
   }
-  return (
-    utc(year, month - 1, day, hour, minute, second, Number(fraction.slice(0, 3).padEnd(3, '0'))) -
-    offsetMinutes * 60_000
-  );
+  return day + ((hour * 60 + minute) * 60 + second) * 1000 + fractionMs - offsetMinutes * 60_000;
+}
+
+function calendar(y: string, mo: string, d: string): number | null {
+  const [year, month, day] = [Number(y), Number(mo), Number(d)];
+  if (month < 1 || month > 12 || day < 1 || day > new Date(utc(year, month, 0)).getUTCDate()) return null;
+  return utc(year, month - 1, day);
+}
+
+function ordinal(year: number, dayOfYear: number): number | null {
+  const days = (utc(year + 1, 0) - utc(year, 0)) / 86_400_000;
+  return dayOfYear >= 1 && dayOfYear <= days ? utc(year, 0, dayOfYear) : null;
+}
+
+/** Week `week` (1–52 or 53) of ISO week-year `year`, weekday 1 (Monday) to 7. */
+function week(year: number, weekNumber: number, weekday: number): number | null {
+  // Week 1 holds 4 January; its Monday starts the week-year.
+  const jan4 = utc(year, 0, 4);
+  const monday = jan4 - ((new Date(jan4).getUTCDay() + 6) % 7) * 86_400_000;
+  const weeks = (() => {
+    const dec28 = utc(year, 11, 28); // always in the last week
+    return Math.floor((dec28 - monday) / (7 * 86_400_000)) + 1;
+  })();
+  if (weekNumber < 1 || weekNumber > weeks) return null;
+  return monday + ((weekNumber - 1) * 7 + (weekday - 1)) * 86_400_000;
 }
