@@ -170,6 +170,12 @@ export const variables = {
     secret(32),
     'server key (32+ characters) that hashes tokens and encrypts stored secrets; default: generated into DATA_DIR/secret.key. Several instances must share one',
   ),
+  secretKeyFile: v<string | null>(
+    'SECRET_KEY_FILE',
+    null,
+    text,
+    'file holding the server key when SECRET_KEY is not set (created 0600 on first start); default DATA_DIR/secret.key. Keep it apart from DATA_DIR, so a copy of the data is not a copy of the key',
+  ),
   clock: v(
     'CLOCK',
     'system' as 'system' | 'virtual',

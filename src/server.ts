@@ -3,14 +3,13 @@
 
 import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { ConfigError, type Config } from './config.ts';
 import { migrate, openStorage, type Storage } from './db/connect.ts';
 import { SystemClock, VirtualClock, type Clock } from './platform/clock.ts';
-import { createSecrets, loadServerKey } from './platform/secrets.ts';
+import { createSecrets, loadServerKey, serverKeyFile } from './platform/secrets.ts';
 import type { Logger, Platform } from './platform/context.ts';
 import { loadCatalog } from './catalog/catalog.ts';
 import type { Catalog } from './catalog/catalog.types.ts';
@@ -98,17 +97,17 @@ function redactUrl(raw: string): string {
 }
 
 function serverKey(config: Config): Buffer {
+  const file = serverKeyFile(config.secretKeyFile, config.dataDir);
+  const where = config.secretKeyFile ? `SECRET_KEY_FILE ${file}` : `DATA_DIR ${config.dataDir}`;
   let key: Buffer;
   try {
-    key = loadServerKey(config.secretKey, config.dataDir);
+    key = loadServerKey(config.secretKey, config.dataDir, config.secretKeyFile);
   } catch (error) {
-    throw new ConfigError(
-      `DATA_DIR ${config.dataDir}: cannot read or create the server key ${join(config.dataDir, 'secret.key')}: ${(error as Error).message}`,
-    );
+    throw new ConfigError(`${where}: cannot read or create the server key ${file}: ${(error as Error).message}`);
   }
   if (key.length < 32)
     throw new ConfigError(
-      `DATA_DIR ${config.dataDir}: the server key ${join(config.dataDir, 'secret.key')} is damaged (64 hex digits expected); restore it, or set SECRET_KEY`,
+      `${where}: the server key ${file} is damaged (64 hex digits expected); restore it, or set SECRET_KEY`,
     );
   return key;
 }

@@ -98,7 +98,7 @@ export async function register(ctx: Platform, input: RegisterInput, ip: string):
         lastname: input.lastname,
         country: input.country.toUpperCase(),
         activated: ctx.config.autoActivate ? 1 : 0,
-        activation_uuid: activationUuid,
+        activation_uuid: activationDigest(ctx, activationUuid),
         servers_limit: ctx.config.serversLimit,
         created_at: now,
         updated_at: now,
@@ -202,8 +202,18 @@ export async function login(ctx: Platform, email: string, password: string, ip: 
   return { token, timestamp };
 }
 
+/**
+ * The stored form of an activation uuid: a keyed digest, so a database dump activates nothing.
+ * (Accounts registered before keep the plain uuid, which activation still finds.)
+ */
+function activationDigest(ctx: Platform, activationUuid: string): string {
+  return ctx.secrets.tokenDigest(`activation ${activationUuid.toLowerCase()}`);
+}
+
 export async function activate(ctx: Platform, activationUuid: string): Promise<void> {
-  const account = await accountRepository.findByActivationUuid(ctx.db, activationUuid);
+  const account =
+    (await accountRepository.findByActivationUuid(ctx.db, activationDigest(ctx, activationUuid))) ??
+    (await accountRepository.findByActivationUuid(ctx.db, activationUuid));
   if (account && !account.activated) {
     await accountRepository.update(ctx.db, account.id, { activated: 1, updated_at: ctx.clock.now() });
     await invalidateActors(ctx, account.id);

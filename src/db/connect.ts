@@ -1,8 +1,8 @@
 // Opens storage: SQLite (node:sqlite, one file under DATA_DIR) by default, PostgreSQL
 // when DATABASE_URL is set; runs the migrations with Kysely's Migrator.
 
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { privateDirectory, privateFile } from '../platform/private-files.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kysely, Migrator, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type { Pool } from 'pg';
@@ -41,8 +41,11 @@ export async function openStorage(config: StorageConfig, log: (message: string) 
 }
 
 function openSqlite(dataDir: string): Storage {
-  mkdirSync(dataDir, { recursive: true });
+  // The file is made 0600 before SQLite opens it: its journal files take the same mode.
+  privateDirectory(dataDir);
+  privateFile(join(dataDir, 'nubis.db'));
   const database = new NodeSqliteDatabase(join(dataDir, 'nubis.db'));
+  privateDirectory(dataDir);
   const db = new Kysely<Database>({ dialect: nodeSqliteDialect(database) });
   return {
     db,

@@ -14,6 +14,23 @@ export interface Mail {
 
 const maxAttempts = 10;
 
+/**
+ * Mail bodies carry secrets (activation uuids, temporary passwords): the outbox keeps them sealed
+ * with the server key, so a database dump opens no account. Rows from before are plain text.
+ */
+const sealedPrefix = 'sealed:';
+function sealBody(ctx: Platform, text: string): string {
+  return sealedPrefix + ctx.secrets.encrypt(text);
+}
+function openBody(ctx: Platform, stored: string): string {
+  if (!stored.startsWith(sealedPrefix)) return stored;
+  try {
+    return ctx.secrets.decrypt(stored.slice(sealedPrefix.length));
+  } catch {
+    return '(sealed with another server key)';
+  }
+}
+
 /** Queues a mail in the outbox. Delivery is attempted by `deliverPendingMail`. */
 export async function queueMail(ctx: Platform, db: Queryable, mail: Mail): Promise<void> {
   const now = ctx.clock.now();
@@ -22,7 +39,7 @@ export async function queueMail(ctx: Platform, db: Queryable, mail: Mail): Promi
     .values({
       to_address: mail.to.toLowerCase(),
       subject: mail.subject,
-      text: mail.text,
+      text: sealBody(ctx, mail.text),
       created_at: now,
       attempts: 0,
       next_attempt_at: ctx.mailTransport ? now : null,
@@ -56,7 +73,7 @@ export async function listOutbox(ctx: Platform, to: string | undefined): Promise
     id: row.id,
     to: row.to_address,
     subject: row.subject,
-    text: row.text,
+    text: openBody(ctx, row.text),
     created: isoSeconds(row.created_at),
     delivered: row.delivered_at !== null,
     attempts: row.attempts,
@@ -126,7 +143,12 @@ export async function deliverPendingMail(ctx: Platform, batch = 20): Promise<num
   let delivered = 0;
   for (const row of claimed) {
     try {
-      await transport.deliver({ from: ctx.config.mailFrom, to: row.to_address, subject: row.subject, text: row.text });
+      await transport.deliver({
+        from: ctx.config.mailFrom,
+        to: row.to_address,
+        subject: row.subject,
+        text: openBody(ctx, row.text),
+      });
       await ctx.db
         .updateTable('mail_outbox')
         .set({ delivered_at: ctx.clock.now(), next_attempt_at: null, last_error: null })

@@ -11,8 +11,8 @@ import {
   scrypt,
   timingSafeEqual,
 } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Unavailable } from './errors.ts';
 
@@ -34,12 +34,20 @@ export interface Secrets {
   verifyPasswords(password: string, stored: string[]): Promise<boolean[]>;
 }
 
-/** Loads SECRET_KEY, or DATA_DIR/secret.key, creating the latter on first start. */
-export function loadServerKey(secretKey: string | null, dataDir: string): Buffer {
+/** Where the server key lives when SECRET_KEY is not set: SECRET_KEY_FILE, or DATA_DIR/secret.key. */
+export function serverKeyFile(secretKeyFile: string | null, dataDir: string): string {
+  return secretKeyFile ?? join(dataDir, 'secret.key');
+}
+
+/** Loads SECRET_KEY, or the key file, creating the latter (0600, in a 0700 folder) on first start. */
+export function loadServerKey(secretKey: string | null, dataDir: string, secretKeyFile: string | null = null): Buffer {
   if (secretKey) return Buffer.from(secretKey, 'utf8');
-  const file = join(dataDir, 'secret.key');
-  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
-  mkdirSync(dataDir, { recursive: true });
+  const file = serverKeyFile(secretKeyFile, dataDir);
+  if (existsSync(file)) {
+    chmodSync(file, 0o600);
+    return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+  }
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const key = randomBytes(32);
   writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   return key;
