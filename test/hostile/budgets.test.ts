@@ -40,8 +40,12 @@ test.afterEach(() => {
   assert.deepEqual(logs.errors(), [], 'client input produced no error-level log line');
 });
 
-/** A fresh client address (believed through X-Forwarded-For: TRUST_PROXY is on). */
-const address = () => `198.51.100.${1 + (randomBytes(1)[0]! % 250)}, 203.0.113.${randomBytes(1)[0]! % 250}`;
+/** A fresh client address, never used before in this file (believed: TRUST_PROXY is on). */
+let addresses = 0;
+const address = () => {
+  addresses++;
+  return `10.${Math.floor(addresses / 250) % 250}.${addresses % 250}.${1 + (randomBytes(1)[0]! % 250)}, 203.0.113.9`;
+};
 
 async function login(from: string, email: string) {
   return server.request('POST', '/v1.3/account/login', {
