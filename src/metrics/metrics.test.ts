@@ -57,6 +57,9 @@ before(async () => {
     RATE_LOGIN_PER_MINUTE: '2',
     SWEEPS: 'true',
     SWEEP_INTERVAL_SECONDS: '1',
+    // The server left provisioning must still be provisioning when the metrics are read, after a
+    // wait for the sweeper that can take a loaded machine close to a minute (default: 60 s).
+    SIM_PROVISION_SECONDS: '600',
   });
 });
 after(async () => {
@@ -87,9 +90,9 @@ describe('/metrics', () => {
       );
     assert.equal(statuses.filter((status) => status === 429).length, 1, statuses.join());
     await server.request('GET', '/no/such/path/123');
-    // Wait (bounded) for the sweeper to finish a round of each sweep.
+    // Wait (bounded, 60 s: a loaded machine can take that long) for the sweeper to finish a round of each sweep.
     let samples = await scrape();
-    for (let i = 0; i < 100 && (value(samples, 'nubis_sweep_runs_total', { sweep: 'daily backups' }) ?? 0) < 1; i++) {
+    for (let i = 0; i < 600 && (value(samples, 'nubis_sweep_runs_total', { sweep: 'daily backups' }) ?? 0) < 1; i++) {
       await sleep(100);
       samples = await scrape();
     }
