@@ -157,8 +157,9 @@ describe('webhooks', () => {
   });
   after(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
 
+  // Polls for at most 60 s: a bound against a broken build, long enough for a loaded machine.
   async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < 1200; i++) {
       if (await check()) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

@@ -53,9 +53,12 @@ after(async () => {
   await new Promise<void>((resolve) => smtp.close(() => resolve()));
 });
 
-/** Polls until `check` holds; the bound only keeps a broken build from hanging the suite. */
+/**
+ * Polls until `check` holds; the bound (60 s, which a loaded machine may need) only keeps a
+ * broken build from hanging the suite.
+ */
 async function eventually<T>(label: string, probe: () => Promise<T>, check: (value: T) => boolean): Promise<T> {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 1200; i++) {
     const value = await probe();
     if (check(value)) return value;
     await sleep(50);
