@@ -41,7 +41,7 @@ export interface WebhookDeliveryTable {
   delivered_at: number | null;
   attempts: Generated<number>;
   next_attempt_at: number;
-  /** Set while one instance is posting it, so no other posts it at the same time. */
+  /** Set while one instance is posting it (real-time ms), so no other posts it at the same time. */
   leased_until: number | null;
   last_error: string | null;
 }

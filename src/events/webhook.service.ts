@@ -79,6 +79,9 @@ export async function deliverWebhooks(ctx: Platform, perWebhook = 100): Promise<
     const secret = ctx.secrets.decrypt(hook.secret_sealed);
     for (let sent = 0; sent < perWebhook; sent++) {
       const at = ctx.clock.now();
+      // The lease runs on real time: a jump of the virtual clock must not free a delivery another
+      // run is still posting (it would be posted twice, and out of order).
+      const wall = Date.now();
       const head = await ctx.db
         .selectFrom('webhook_deliveries')
         .selectAll()
@@ -90,9 +93,9 @@ export async function deliverWebhooks(ctx: Platform, perWebhook = 100): Promise<
       if (!head || head.next_attempt_at > at) break;
       const leased = await ctx.db
         .updateTable('webhook_deliveries')
-        .set({ leased_until: at + leaseMs })
+        .set({ leased_until: wall + leaseMs })
         .where('id', '=', head.id)
-        .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<', at)]))
+        .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<', wall)]))
         .executeTakeFirst();
       if (Number(leased.numUpdatedRows) !== 1) break;
       const event = await ctx.db.selectFrom('events').selectAll().where('id', '=', head.event_id).executeTakeFirst();
