@@ -2383,13 +2383,13 @@ export interface components {
                 running: number;
             };
             /**
-             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-             * @example 2026-11-22T12:00:00Z
+             * @description UTC, YYYY-MM-DDTHH:MM:SSz (lower-case z, as the legacy document shows)
+             * @example 2026-11-22T12:00:00z
              */
             registerdate: string;
             /**
-             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-             * @example 2026-11-22T12:00:00Z
+             * @description UTC, YYYY-MM-DDTHH:MM:SSz (lower-case z, as the legacy document shows)
+             * @example 2026-11-22T12:00:00z
              */
             lastlogin: string;
         };
@@ -2455,8 +2455,8 @@ export interface components {
             /** @enum {string} */
             type: "v4" | "v6";
             /**
-             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-             * @example 2026-11-22T12:00:00Z
+             * @description UTC, YYYY-MM-DDTHH:MM:SSz (lower-case z, as the legacy document shows)
+             * @example 2026-11-22T12:00:00z
              */
             created_at: string;
             /** @description SUBID of the server it is attached to */
@@ -2475,8 +2475,8 @@ export interface components {
             /** @description active (running), stopped, pending (provisioning), or the v1.3 name of a transition under way: booting, stopping, rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting */
             power: string;
             /**
-             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-             * @example 2026-11-22T12:00:00Z
+             * @description UTC, YYYY-MM-DDTHH:MM:SSz (lower-case z, as the legacy document shows)
+             * @example 2026-11-22T12:00:00z
              */
             created: string;
             /** @description empty lists while pending; floating IPs show as public */
@@ -2514,8 +2514,8 @@ export interface components {
             ID: number;
             label: string;
             /**
-             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
-             * @example 2026-11-22T12:00:00Z
+             * @description UTC, YYYY-MM-DDTHH:MM:SSz (lower-case z, as the legacy document shows)
+             * @example 2026-11-22T12:00:00z
              */
             created: string;
         };
@@ -2533,7 +2533,7 @@ export interface components {
             id: number;
             name: string;
             /** @enum {string} */
-            os_type: "linux" | "freebsd" | "windows";
+            os_type: "linux" | "windows";
             os_distro: string;
             onapp_os_distro: string;
             /** @description MB */

@@ -20,6 +20,7 @@ import {
   LegacyTemplate,
   toLegacyLocation,
   toLegacyPlan,
+  isLegacyTemplate,
   toLegacyTemplate,
 } from './shapes.ts';
 
@@ -59,7 +60,10 @@ export function listingRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request) => {
       const region = listedRegion(ctx, request.params.DCID);
-      return keyed(imagesOffered(ctx, region.id).map(toLegacyTemplate), (template) => template.id);
+      return keyed(
+        imagesOffered(ctx, region.id).filter(isLegacyTemplate).map(toLegacyTemplate),
+        (template) => template.id,
+      );
     },
   });
 

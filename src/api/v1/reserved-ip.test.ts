@@ -95,7 +95,7 @@ describe('reserved IPs across versions', () => {
       ID: ip.id,
       IP: created.body.ip_address,
       type: 'v4',
-      created_at: created.body.created,
+      created_at: created.body.created.replace(/Z$/, 'z'),
       attached_to: here.id,
       location_id: 102,
     });

@@ -55,4 +55,14 @@ export const Id = Type.Union(
   { description: 'integer id (or the uuid v1.3 shows)' },
 );
 
-export const Timestamp = Type.String({ description: 'UTC, YYYY-MM-DDTHH:MM:SSZ', examples: ['2026-11-22T12:00:00Z'] });
+/** The legacy document's timestamp shape: "YYYY-MM-DDTHH:MM:SSz", with a lower-case z. */
+export const Timestamp = Type.String({
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}z$',
+  description: 'UTC, YYYY-MM-DDTHH:MM:SSz (lower-case z, as the legacy document shows)',
+  examples: ['2026-11-22T12:00:00z'],
+});
+
+/** A v1.3 timestamp (…Z) in the legacy shape (…z). */
+export function legacyTimestamp(iso: string): string {
+  return iso.endsWith('Z') ? [iso.slice(0, -1), 'z'].join('') : iso;
+}

@@ -21,7 +21,8 @@ after(async () => {
   await server.close();
 });
 
-const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
+// Timestamps in the legacy document's shape, YYYY-MM-DDTHH:MM:SSz (lower-case z).
+const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dz$/;
 const create = (form: Record<string, string | number | boolean>, token = alice.token) =>
   server.request('POST', '/v1/server/create', { token, form });
 const post = (path: string, form: Record<string, string | number | boolean>, token = alice.token) =>
@@ -97,7 +98,7 @@ describe('server/create and server/list, across versions', () => {
     assert.deepEqual(pending.iface, { v4: [], v6: [] });
     assert.equal(pending.price, 5);
     assert.match(pending.created, iso);
-    assert.equal(pending.created, made.created);
+    assert.equal(pending.created, made.created.replace(/Z$/, 'z'));
     assert.deepEqual(pending.bandwidth, { usage: '0', limit: '1000' });
     assert.equal(pending.password, made.info.password);
     assert.equal(pending.ddos_protection, false);

@@ -12,7 +12,7 @@ import type { NetworkInterface, ServerDetails } from '../../servers/server-detai
 import type { SnapshotObject } from '../../snapshots/snapshot.service.ts';
 import { isoSeconds } from '../../platform/clock.ts';
 import { toCents, toDollars } from '../../platform/money.ts';
-import { Timestamp } from './schemas.ts';
+import { legacyTimestamp, Timestamp } from './schemas.ts';
 
 /** A list: a JSON object keyed by each entry's id as a string. */
 export function Keyed<T extends TSchema>(entry: T) {
@@ -48,9 +48,9 @@ export function toLegacyAccount(info: AccountInfo): Static<typeof LegacyAccount>
     smtp_allowed: info.smtp,
     blocked_ports: info.blocked_ports,
     servers: info.servers,
-    registerdate: info.registerdate,
+    registerdate: legacyTimestamp(info.registerdate),
     // Login and register both set it, so it is never empty in practice; the spec shows a string.
-    lastlogin: info.lastlogin ?? info.registerdate,
+    lastlogin: legacyTimestamp(info.lastlogin ?? info.registerdate),
   };
 }
 
@@ -98,7 +98,7 @@ export const LegacyTemplate = Type.Object(
   {
     id: Type.Integer({ description: 'the image id (OSID)' }),
     name: Type.String(),
-    os_type: Type.String({ enum: ['linux', 'freebsd', 'windows'] }),
+    os_type: Type.String({ enum: ['linux', 'windows'] }),
     os_distro: Type.String(),
     onapp_os_distro: Type.String(),
     min_memory: Type.Integer({ description: 'MB' }),
@@ -108,7 +108,12 @@ export const LegacyTemplate = Type.Object(
   { $id: 'LegacyTemplate', description: 'an operating system or application (legacy)' },
 );
 
-export function toLegacyTemplate(image: Image): Static<typeof LegacyTemplate> {
+/** The legacy os_type knows linux and windows only: other images (FreeBSD) are kept out of the legacy listing. */
+export function isLegacyTemplate(image: Image): image is Image & { os_type: 'linux' | 'windows' } {
+  return image.os_type === 'linux' || image.os_type === 'windows';
+}
+
+export function toLegacyTemplate(image: Image & { os_type: 'linux' | 'windows' }): Static<typeof LegacyTemplate> {
   return {
     id: image.id,
     name: image.name,
@@ -167,7 +172,7 @@ export function toLegacyReservedIp(ip: FloatingIp): Static<typeof LegacyReserved
     ID: ip.id,
     IP: ip.address,
     type: isIPv6(ip.address) ? 'v6' : 'v4',
-    created_at: ip.created,
+    created_at: legacyTimestamp(ip.created),
     attached_to: ip.server_id,
     location_id: ip.region_id,
   };
@@ -231,7 +236,7 @@ export function toLegacyServer(details: ServerDetails): LegacyServerObject {
     price: toCents(details.monthlyPriceMicros),
     name: row.name,
     power: legacyPower[details.power] ?? details.power,
-    created: isoSeconds(row.created_at),
+    created: legacyTimestamp(isoSeconds(row.created_at)),
     iface: {
       v4: (iface?.v4 ?? []).map((entry) => ({
         ip_address: entry.address,
@@ -262,5 +267,5 @@ export const LegacySnapshot = Type.Object(
 );
 
 export function toLegacySnapshot(snapshot: SnapshotObject): Static<typeof LegacySnapshot> {
-  return { ID: snapshot.id, label: snapshot.name, created: snapshot.created };
+  return { ID: snapshot.id, label: snapshot.name, created: legacyTimestamp(snapshot.created) };
 }

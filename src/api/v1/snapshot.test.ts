@@ -98,7 +98,11 @@ describe('snapshots across versions', () => {
     assert.ok(backup);
 
     const list = await legacyList();
-    assert.deepEqual(list[String(snapshot.id)], { ID: snapshot.id, label: 'shape', created: snapshot.created });
+    assert.deepEqual(list[String(snapshot.id)], {
+      ID: snapshot.id,
+      label: 'shape',
+      created: snapshot.created.replace(/Z$/, 'z'),
+    });
     assert.equal(list[String(backup.id)], undefined, 'backups have BACKUPIDs of their own');
     assert.deepEqual(
       Object.keys(list).sort(),
