@@ -256,7 +256,8 @@ export async function updateAccount(ctx: Platform, actor: Actor, input: UpdateIn
   requireNotBlocked(actor);
   checkProfile(input);
   const now = ctx.clock.now();
-  const changes: AccountUpdate = { updated_at: now };
+  // The spec: lastlogin is the "timestamp of last modification (described as last modified)".
+  const changes: AccountUpdate = { updated_at: now, last_login_at: now };
   if (input.firstname !== undefined) changes.firstname = input.firstname;
   if (input.lastname !== undefined) changes.lastname = input.lastname;
   if (input.country !== undefined) changes.country = input.country.toUpperCase();

@@ -422,6 +422,21 @@ describe('update', () => {
     assert.equal(await tokenWorks(server, await login(server, account.email, account.password)), false);
   });
 
+  // Spec, Account: "lastlogin | string | timestamp of last modification (described as last modified)".
+  test('an update is a modification: lastlogin moves to it', async () => {
+    const account = await createAccount(server);
+    const before = (await info(account.token)).lastlogin;
+    await server.advance(3600);
+    const clock = (await server.admin('GET', '/admin/clock')).body.now;
+    const result = await server.request('PATCH', '/v1.3/account/update', {
+      token: account.token,
+      body: { firstname: 'Changed' },
+    });
+    assert.equal(result.status, 202);
+    const after = (await info(account.token)).lastlogin;
+    assert.ok(after >= clock && after > before, `${before} → ${after} (clock ${clock})`);
+  });
+
   test('names every bad field in one 400 and changes nothing', async () => {
     const account = await createAccount(server);
     const result = await server.request('PATCH', '/v1.3/account/update', {
