@@ -340,6 +340,13 @@ export async function describeAccount(ctx: Platform, account: AccountRow): Promi
   return accountObject(ctx, account, now, finance, running, activity);
 }
 
+/** The last instant the API's timestamp shape can hold: 9999-12-31T23:59:59Z. */
+const lastWritableMs = 253_402_300_799_000;
+
+function secondsDueWritable(now: number, secondsDue: number | null): boolean {
+  return secondsDue !== null && now + secondsDue * 1000 <= lastWritableMs;
+}
+
 function accountObject(
   ctx: Platform,
   account: AccountRow,
@@ -349,6 +356,9 @@ function accountObject(
   activity: { ip_address: string; created_at: number; action: string; status: string }[],
 ): AccountInfo {
   const burn = finance.burnMicrosPerHour;
+  // A balance that lasts past the last writable timestamp (a large credit over a tiny burn) never runs
+  // out in any date the API can show: both fields are null then, as when nothing is billed.
+  const writableDue = secondsDueWritable(now, finance.secondsDue);
   // Seconds until the balance reaches zero at the current hourly burn; null when nothing is billed.
   const secondsDue = finance.secondsDue;
   return {
@@ -370,8 +380,8 @@ function accountObject(
     registerdate: isoSeconds(account.created_at),
     lastlogin: isoOrNull(account.last_login_at),
     billing: {
-      secondsdue: secondsDue,
-      duedate: secondsDue === null ? null : isoSeconds(now + secondsDue * 1000),
+      secondsdue: writableDue ? secondsDue : null,
+      duedate: writableDue ? isoSeconds(now + (secondsDue as number) * 1000) : null,
       usage: toDollars(burn),
     },
     permissions: effectivePermissions(account.permissions),
