@@ -95,6 +95,8 @@ export async function deliverWebhooks(ctx: Platform, perWebhook = 100): Promise<
         .updateTable('webhook_deliveries')
         .set({ leased_until: wall + leaseMs })
         .where('id', '=', head.id)
+        // Still undelivered: another run may have posted it (and released its lease) since the read above.
+        .where('delivered_at', 'is', null)
         .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<', wall)]))
         .executeTakeFirst();
       if (Number(leased.numUpdatedRows) !== 1) break;
