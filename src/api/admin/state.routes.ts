@@ -54,7 +54,9 @@ const SavedState = Type.Object({
   created: Timestamp,
   size: Type.Integer({ description: 'characters of the stored document' }),
 });
-const StateName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[\\w.-]+$', examples: ['fixture-1'] });
+// Not starting with a dot: `.` and `..` would be dot segments in DELETE /admin/state/{name}, which
+// a URL resolves away (a state so named could be saved but never removed).
+const StateName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[\\w-][\\w.-]*$', examples: ['fixture-1'] });
 
 export function stateRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
