@@ -318,7 +318,7 @@ describe('invoice sum', () => {
   // Spec, Billing: POST /invoice/sum takes "{from string, to string}, both optional, any string parseable as
   // a timestamp". Generated: many instants, each written in many forms of ISO 8601 (extended and basic;
   // calendar, ordinal and week dates; dates alone; offsets) and RFC 2822.
-  test('from and to: any ISO 8601 form or RFC 2822 text, generated over many instants', async () => {
+  test('from and to: every ISO 8601 form or RFC 2822 text, generated over many instants', async () => {
     const account = await createAccount(server);
     const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');
     const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
