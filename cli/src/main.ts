@@ -246,6 +246,20 @@ Exit codes: 0 ok, 1 failed, 2 usage or input refused (400), 3 not logged in or n
     }
   };
 
+  /** An accepted server action: with --wait, the state the server settled in; else that it was accepted. */
+  const actionDone = async (
+    command: Command,
+    api: NubisClient,
+    server: number | string,
+    answer: unknown,
+    accepted: string,
+    options: { wait?: boolean; timeout: number },
+    states: (PowerState | 'removed')[] = ['running', 'stopped'],
+  ) => {
+    const settled = await settle(command, api, server, states, options);
+    done(command, settled ?? answer, settled ? `server ${server} is ${(settled as Row).power}` : accepted);
+  };
+
   // --- contexts ---------------------------------------------------------------------------
   leaf(program, 'login', 'store a context (URL and token) in the config directory, mode 0600')
     .requiredOption('--url <url>', 'where Nubis listens, e.g. http://localhost:8080')
@@ -439,12 +453,7 @@ Exit codes: 0 ok, 1 failed, 2 usage or input refused (400), 3 not logged in or n
           : name === 'stop'
             ? await unwrap(api.PATCH('/v1.3/server/stop', { body }))
             : await unwrap(api.PATCH('/v1.3/server/reboot', { body }));
-      const settled = await settle(command, api, id, target, options);
-      done(
-        command,
-        settled ?? answer,
-        settled ? `server ${id} is ${(settled as Row).power}` : `server ${id}: ${name} accepted`,
-      );
+      await actionDone(command, api, id, answer, `server ${id}: ${name} accepted`, options, target);
     });
   power('start', 'power a server on', ['running']);
   power('stop', 'power a server off', ['stopped']);
@@ -459,12 +468,7 @@ Exit codes: 0 ok, 1 failed, 2 usage or input refused (400), 3 not logged in or n
     const answer = await unwrap(
       api.POST('/v1.3/server/rebuild', { body: { server_id: ref(id), image_id: ref(options.image) } }),
     );
-    const settled = await settle(command, api, id, ['running', 'stopped'], options);
-    done(
-      command,
-      settled ?? answer,
-      settled ? `server ${id} is ${(settled as Row).power}` : `server ${id}: rebuild accepted`,
-    );
+    await actionDone(command, api, id, answer, `server ${id}: rebuild accepted`, options);
   });
   waitOption(
     leaf(server, 'resize <server>', 'move a server to another plan').requiredOption('--plan <id>', 'plan id'),
@@ -473,12 +477,7 @@ Exit codes: 0 ok, 1 failed, 2 usage or input refused (400), 3 not logged in or n
     const answer = await unwrap(
       api.POST('/v1.3/server/resize', { body: { server_id: ref(id), plan_id: ref(options.plan) } }),
     );
-    const settled = await settle(command, api, id, ['running', 'stopped'], options);
-    done(
-      command,
-      settled ?? answer,
-      settled ? `server ${id} is ${(settled as Row).power}` : `server ${id}: resize accepted`,
-    );
+    await actionDone(command, api, id, answer, `server ${id}: resize accepted`, options);
   });
   waitOption(
     leaf(server, 'rescue <server>', 'boot into the rescue system (--disable: back onto the disk)').option(
@@ -490,12 +489,7 @@ Exit codes: 0 ok, 1 failed, 2 usage or input refused (400), 3 not logged in or n
     const answer = await unwrap(
       api.POST('/v1.3/server/rescue', { body: { server_id: ref(id), enable: !options.disable } }),
     );
-    const settled = await settle(command, api, id, ['running', 'stopped'], options);
-    done(
-      command,
-      settled ?? answer,
-      settled ? `server ${id} is ${(settled as Row).power}` : `server ${id}: rescue ${options.disable ? 'off' : 'on'}`,
-    );
+    await actionDone(command, api, id, answer, `server ${id}: rescue ${options.disable ? 'off' : 'on'}`, options);
   });
   waitOption(leaf(server, 'remove <server>', 'remove a server at once (billing stops)')).action(
     async (id: string, options, command: Command) => {
