@@ -52,12 +52,14 @@ const serverCommands: Record<string, ServerCommand> = {
     run: (values) => sweep(loadConfig(), values.once === true),
   },
   compute: {
-    usage: 'compute setup',
-    summary: 'prepare the LXD/Incus engine for the catalog (pool, networks, profile; idempotent)',
+    usage: 'compute setup|trust <token>',
+    summary:
+      'prepare the LXD/Incus engine for the catalog (pool, networks, profile; idempotent); trust: have a remote engine trust LXD_CLIENT_CERT with a token from `lxc config trust add`',
     run: async (_values, positionals) => {
-      if (positionals[0] !== 'setup') throw new ConfigError('unknown command; see nubis --help');
-      const { runComputeSetup } = await import('../src/compute/lxd/commands.ts');
-      await runComputeSetup(loadConfig());
+      const { runComputeSetup, runComputeTrust } = await import('../src/compute/lxd/commands.ts');
+      if (positionals[0] === 'setup') return runComputeSetup(loadConfig());
+      if (positionals[0] === 'trust' && positionals[1]) return runComputeTrust(loadConfig(), positionals[1]);
+      throw new ConfigError('unknown command; see nubis --help');
     },
   },
   images: {

@@ -1,4 +1,4 @@
-// The engine commands of the nubis CLI: `compute setup` and `images build`.
+// The engine commands of the nubis CLI: `compute setup`, `compute trust` and `images build`.
 
 import { ConfigError, type Config } from '../../config.ts';
 import { loadCatalog } from '../../catalog/catalog.ts';
@@ -19,6 +19,21 @@ export async function runComputeSetup(config: Config): Promise<void> {
   } catch (error) {
     if (error instanceof SetupError) throw new ConfigError(`compute setup refused:\n${error.message}`);
     throw error;
+  } finally {
+    client.close();
+  }
+}
+
+/** A remote engine trusts LXD_CLIENT_CERT from now on (the token is its administrator's `lxc config trust add`). */
+export async function runComputeTrust(config: Config, token: string): Promise<void> {
+  if (!config.lxdUrl.startsWith('https://'))
+    throw new ConfigError(
+      'compute trust is for an engine over https (LXD_URL=https://...); the unix socket needs no trust',
+    );
+  const client = lxdClientFrom(config);
+  try {
+    await client.trust(token);
+    process.stdout.write(`the engine at ${config.lxdUrl} trusts ${config.lxdClientCert}\n`);
   } finally {
     client.close();
   }

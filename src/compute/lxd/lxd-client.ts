@@ -35,6 +35,22 @@ export class LxdUnreachable extends Error {
   override name = 'LxdUnreachable';
 }
 
+/** A PEM file the connection names, read now: a missing or unreadable one says which setting it is. */
+function pem(setting: string, path: string | undefined): Buffer | undefined {
+  if (!path) return undefined;
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new Error(
+      `${setting}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
+  }
+}
+
+/** Node's codes for a server certificate that does not verify (OpenSSL's X509_V_ERR names). */
+const untrustedServerCodes =
+  /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_SIGNATURE_FAILURE|CERT_UNTRUSTED|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID)$/;
+
 interface Envelope {
   type: 'sync' | 'async' | 'error';
   status_code: number;
@@ -65,6 +81,7 @@ export class LxdClient {
   readonly #agent: HttpAgent | HttpsAgent;
   readonly #project: string;
   readonly #timeoutMs: number;
+  #https = false;
 
   constructor(connection: LxdConnection) {
     this.#project = connection.project ?? '';
@@ -72,11 +89,15 @@ export class LxdClient {
     if (connection.url.startsWith('https://')) {
       this.#url = connection.url.replace(/\/+$/, '');
       this.#socketPath = null;
+      // The engine knows its clients by their certificate only: without one no call is authorised.
+      if (!connection.clientCert || !connection.clientKey)
+        throw new Error(`LXD_URL ${connection.url}: an engine over https needs LXD_CLIENT_CERT and LXD_CLIENT_KEY`);
+      this.#https = true;
       this.#agent = new HttpsAgent({
         keepAlive: true,
-        cert: connection.clientCert ? readFileSync(connection.clientCert) : undefined,
-        key: connection.clientKey ? readFileSync(connection.clientKey) : undefined,
-        ca: connection.serverCert ? readFileSync(connection.serverCert) : undefined,
+        cert: pem('LXD_CLIENT_CERT', connection.clientCert),
+        key: pem('LXD_CLIENT_KEY', connection.clientKey),
+        ca: pem('LXD_SERVER_CERT', connection.serverCert),
         // An engine's own certificate names no host: pinned by ca instead.
         checkServerIdentity: connection.serverCert ? () => undefined : undefined,
       });
@@ -143,7 +164,15 @@ export class LxdClient {
         },
       );
       req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-      req.on('error', (error) => reject(new LxdUnreachable(`engine ${this.target} unreachable: ${error.message}`)));
+      req.on('error', (error: NodeJS.ErrnoException) =>
+        reject(
+          new LxdUnreachable(
+            error.code && untrustedServerCodes.test(error.code)
+              ? `engine ${this.target}: its certificate is not trusted (${error.message}); LXD_SERVER_CERT must hold the engine's own certificate (environment.certificate of GET /1.0)`
+              : `engine ${this.target} unreachable: ${error.message}`,
+          ),
+        ),
+      );
       req.end(payload);
     });
   }
@@ -161,8 +190,13 @@ export class LxdClient {
     } catch {
       throw new LxdError(answer.status, `engine answered ${answer.status} without JSON on ${method} ${path}`);
     }
-    if (envelope.type === 'error' || answer.status >= 400)
-      throw new LxdError(envelope.error_code || answer.status, `${method} ${path}: ${envelope.error}`);
+    if (envelope.type === 'error' || answer.status >= 400) {
+      const status = envelope.error_code || answer.status;
+      // Over https a 403 on every call means the engine does not know the client certificate.
+      const hint =
+        this.#https && status === 403 ? ' (is LXD_CLIENT_CERT trusted by the engine? See `nubis compute trust`)' : '';
+      throw new LxdError(status, `${method} ${path}: ${envelope.error}${hint}`);
+    }
     return envelope as Envelope & { metadata: T };
   }
 
@@ -201,6 +235,19 @@ export class LxdClient {
     if (op.status_code >= 400 || op.status === 'Failure') throw new LxdError(op.status_code, op.err || op.status);
     if (op.status === 'Running') throw new LxdError(504, `${operation} still running after ${waitSeconds} s`);
     return op;
+  }
+
+  /**
+   * Has the engine trust this client's certificate, with a token the engine's administrator made
+   * (`lxc config trust add` on LXD, `incus config trust add` on Incus): the one call an untrusted
+   * client may make; the token names the client. Engines before the explicit_trust_token extension (LXD 5.0) read it as the
+   * trust password.
+   */
+  async trust(token: string): Promise<void> {
+    const server = await this.get<{ auth: string; api_extensions: string[] }>('/1.0');
+    if (server.auth === 'trusted') return;
+    const field = server.api_extensions.includes('explicit_trust_token') ? 'trust_token' : 'password';
+    await this.call('POST', '/1.0/certificates', { body: { type: 'client', [field]: token.trim() } });
   }
 
   /** Writes a file into an instance (it need not be running). */
