@@ -74,7 +74,8 @@ export const RegionSchema = Type.Object(
     /**
      * What the real compute driver (COMPUTE_DRIVER=lxd) uses here: the engine network the
      * region's first IPv4 pool is served on (default nubis-<id>), a cluster group to place
-     * servers in, and the instance type (container unless set).
+     * servers in, the instance type (container unless set), and the image rescue mode boots
+     * (default nubis-tiny).
      */
     engine: Type.Optional(
       Type.Object(
@@ -82,6 +83,7 @@ export const RegionSchema = Type.Object(
           network: Type.Optional(EngineName),
           cluster_group: Type.Optional(EngineName),
           instance_type: Type.Optional(InstanceType),
+          rescue_image: Type.Optional(EngineName),
         },
         { additionalProperties: false },
       ),

@@ -14,13 +14,16 @@ import type {
   SnapshotTicket,
 } from '../compute-driver.ts';
 import { LxdClient, LxdError } from './lxd-client.ts';
+import { createRescue, lendNic, pushRescueFiles, rescueHostname, takeNicBack } from './rescue.ts';
 import {
   imageAlias,
   instanceName,
   instanceType,
   profileName,
   regionNetwork,
+  rescueInstanceName,
   serverOfInstance,
+  serverOfRescueInstance,
   snapshotAlias,
   vpcNetwork,
 } from './lxd-names.ts';
@@ -182,9 +185,12 @@ export class LxdDriver implements ComputeDriver, Engine {
     const instances =
       await this.#client.get<(InstanceBody & { state: InstanceState | null })[]>('/1.0/instances?recursion=2');
     const seen = new Map<string, EngineObservation>();
-    for (const instance of instances) {
-      const uuid = serverOfInstance(instance.name);
+    const rescues = new Map(instances.map((i) => [serverOfRescueInstance(i.name), i] as const));
+    for (const server of instances) {
+      const uuid = serverOfInstance(server.name);
       if (!uuid) continue;
+      // In rescue mode the rescue system is what runs (and moves traffic) for the server.
+      const instance = rescues.get(uuid) ?? server;
       seen.set(uuid, { power: instance.status === 'Running' ? 'running' : 'stopped' });
       const eth0 = instance.state?.network?.eth0;
       if (eth0) this.#traffic.set(uuid, eth0.counters.bytes_received + eth0.counters.bytes_sent);
@@ -201,6 +207,7 @@ export class LxdDriver implements ComputeDriver, Engine {
     const name = instanceName(serverUuid);
     switch (action) {
       case 'remove':
+        await this.#delete(rescueInstanceName(serverUuid));
         await this.#delete(name);
         return {};
       case 'forget-snapshot':
@@ -214,28 +221,31 @@ export class LxdDriver implements ComputeDriver, Engine {
     switch (action) {
       case 'provisioning':
         if (!(await this.#client.exists(`/1.0/instances/${name}`))) await this.#create(spec);
-        return { power: await this.#power(name, spec.power) };
+        return { power: await this.#settle(spec, spec.power) };
       case 'rebuilding':
       case 'reinstalling':
       case 'restoring':
+        // A rescue system holds the server's address: it goes before the instance is re-created.
+        await this.#delete(rescueInstanceName(serverUuid));
         await this.#delete(name);
         await this.#create(spec);
-        return { power: await this.#power(name, 'running') };
+        return { power: await this.#settle(spec, 'running') };
       case 'booting':
-        return { power: await this.#power(name, 'running') };
+        return { power: await this.#settle(spec, 'running') };
       case 'stopping':
-        return { power: await this.#power(name, 'stopped') };
+        return { power: await this.#settle(spec, 'stopped') };
       case 'rebooting': {
-        const state = await this.#client.get<InstanceState>(`/1.0/instances/${name}/state`);
+        const carrier = await this.#carrier(spec);
+        const state = await this.#client.get<InstanceState>(`/1.0/instances/${carrier}/state`);
         if (state.status === 'Running')
-          await this.#client.run('PUT', `/1.0/instances/${name}/state`, {
+          await this.#client.run('PUT', `/1.0/instances/${carrier}/state`, {
             body: { action: 'restart', force: true, timeout: 30 },
           });
-        return { power: await this.#power(name, 'running') };
+        return { power: await this.#power(carrier, 'running') };
       }
       case 'resizing':
         await this.#resize(name, spec);
-        return { power: await this.#power(name, spec.power) };
+        return { power: await this.#settle(spec, spec.power) };
       case 'snapshotting':
       case 'backup': {
         const snapshot = String(payload.snapshot ?? '');
@@ -333,6 +343,39 @@ export class LxdDriver implements ComputeDriver, Engine {
       await this.#client.pushFile(name, '/root/.ssh/authorized_keys', `${spec.sshPublicKey.trim()}\n`, '0600');
     if (spec.scriptUrl) await this.#client.pushFile(name, '/etc/nubis/script_url', `${spec.scriptUrl}\n`);
     await this.#client.pushFile(name, '/etc/nubis/network', networkScript(spec), '0755');
+  }
+
+  /** Brings the instance that carries the server (its own, or its rescue system) to `want`. */
+  async #settle(spec: MachineSpec, want: 'running' | 'stopped'): Promise<'running' | 'stopped'> {
+    return this.#power(await this.#carrier(spec), want);
+  }
+
+  /**
+   * The instance that carries the server, after entering or leaving rescue mode as the server asks:
+   * in rescue mode the server's instance is stopped and its rescue system holds its NIC and address.
+   */
+  async #carrier(spec: MachineSpec): Promise<string> {
+    const name = instanceName(spec.uuid);
+    const rescue = rescueInstanceName(spec.uuid);
+    if (!spec.rescue) {
+      await this.#delete(rescue);
+      await takeNicBack(this.#client, spec.uuid);
+      return name;
+    }
+    await this.#power(name, 'stopped');
+    const nic = await lendNic(this.#client, spec.uuid, (await this.#devices(spec)).eth0!);
+    if (!(await this.#client.exists(`/1.0/instances/${rescue}`)))
+      await createRescue(this.#client, {
+        pool: this.#config.lxdStoragePool,
+        project: this.#config.lxdProject,
+        spec,
+        nic,
+        userData: userData({ ...spec, hostname: rescueHostname, scriptUrl: null }),
+      });
+    const state = await this.#client.get<InstanceState>(`/1.0/instances/${rescue}/state`);
+    // Written before each boot (it reads them then), so a half-made rescue system gets them on a retry.
+    if (state.status !== 'Running') await pushRescueFiles(this.#client, spec);
+    return rescue;
   }
 
   /** Brings the instance to `want` and reports the engine's state; a started one has its address. */

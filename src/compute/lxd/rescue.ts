@@ -1,0 +1,154 @@
+// Rescue mode on LXD/Incus: the server's own instance is stopped and its public NIC (pinned address
+// and MAC together) moves to a rescue instance, `nubis-rescue-<uuid>`, which boots the region's
+// rescue image with the server's root filesystem mounted at /mnt; leaving deletes the rescue
+// instance and gives the NIC back. The MAC moves with the address because the bridge's DHCP server
+// keeps a lease per MAC: a new MAC on the same address is refused while the old lease lasts.
+//
+// LXD 5.0 cannot attach another container's root volume (a disk device's `source` is a custom
+// volume or a host path), so the disk is the host path of the container's rootfs, which only a
+// directory pool keeps mounted while the container is stopped: rescue needs a `dir` pool and
+// container servers.
+
+import type { MachineSpec } from '../compute-driver.ts';
+import type { LxdClient } from './lxd-client.ts';
+import { containerRootfs, instanceName, profileName, rescueImageAlias, rescueInstanceName } from './lxd-names.ts';
+
+/** Where the rescue system mounts the server's root filesystem (writable). */
+export const rescueMountPath = '/mnt';
+/** The hostname of every rescue system, so nobody mistakes it for the server. */
+export const rescueHostname = 'rescue';
+/** The server instance's public NIC while it is lent to the rescue system: `{device, hwaddr}` as JSON. */
+const lentNicKey = 'user.nubis.rescue.nic';
+
+type Device = Record<string, string>;
+
+interface Instance {
+  architecture?: string;
+  type?: string;
+  config: Record<string, string>;
+  devices: Record<string, Device>;
+  profiles: string[];
+  ephemeral?: boolean;
+  stateful?: boolean;
+  description?: string;
+}
+
+interface LentNic {
+  device: Device;
+  hwaddr: string;
+}
+
+/** The body of a PUT that writes an instance back with `config` and `devices` replaced. */
+function rewrite(instance: Instance, config: Record<string, string>, devices: Record<string, Device>) {
+  return {
+    architecture: instance.architecture,
+    config,
+    devices,
+    profiles: instance.profiles,
+    ephemeral: instance.ephemeral ?? false,
+    stateful: instance.stateful ?? false,
+    description: instance.description ?? '',
+  };
+}
+
+function nicOf(lent: LentNic): Device {
+  return lent.hwaddr ? { ...lent.device, hwaddr: lent.hwaddr } : lent.device;
+}
+
+/**
+ * Takes the public NIC off the (stopped) server instance, remembering it there, and returns the NIC
+ * the rescue system gets: the same device with the same MAC. `fallback` is the NIC the server
+ * would be created with, for an instance that has none. Idempotent: a NIC already lent is returned.
+ */
+export async function lendNic(client: LxdClient, serverUuid: string, fallback: Device): Promise<Device> {
+  const name = instanceName(serverUuid);
+  const instance = await client.get<Instance>(`/1.0/instances/${name}`);
+  const lent = instance.config[lentNicKey];
+  if (lent) return nicOf(JSON.parse(lent) as LentNic);
+  const { eth0, ...devices } = instance.devices;
+  const device = eth0 ?? fallback;
+  const nic: LentNic = { device, hwaddr: device.hwaddr ?? instance.config['volatile.eth0.hwaddr'] ?? '' };
+  await client.run('PUT', `/1.0/instances/${name}`, {
+    body: rewrite(instance, { ...instance.config, [lentNicKey]: JSON.stringify(nic) }, devices),
+  });
+  return nicOf(nic);
+}
+
+/** Gives the server instance its public NIC back, with its MAC (after the rescue instance is gone). */
+export async function takeNicBack(client: LxdClient, serverUuid: string): Promise<void> {
+  const name = instanceName(serverUuid);
+  if (!(await client.exists(`/1.0/instances/${name}`))) return;
+  const instance = await client.get<Instance>(`/1.0/instances/${name}`);
+  const lent = instance.config[lentNicKey];
+  if (!lent) return;
+  const nic = JSON.parse(lent) as LentNic;
+  const config = { ...instance.config };
+  delete config[lentNicKey];
+  if (nic.hwaddr && !nic.device.hwaddr) config['volatile.eth0.hwaddr'] = nic.hwaddr;
+  await client.run('PUT', `/1.0/instances/${name}`, {
+    body: rewrite(instance, config, { ...instance.devices, eth0: nic.device }),
+  });
+}
+
+/**
+ * The disk device that shows the server's root filesystem in the rescue system. A container's
+ * rootfs is shifted on disk to its idmap once it has started; the rescue container has the same
+ * default idmap, so it sees the owners right. One never started is not shifted: mounted shifted.
+ */
+async function serverDisk(client: LxdClient, pool: string, project: string, serverUuid: string): Promise<Device> {
+  const name = instanceName(serverUuid);
+  const storage = await client.get<{ driver: string; config: Record<string, string> }>(`/1.0/storage-pools/${pool}`);
+  if (storage.driver !== 'dir' || !storage.config.source)
+    throw new Error(
+      `rescue mode needs a dir storage pool: pool ${pool} is ${storage.driver}, which does not keep a stopped container's disk reachable`,
+    );
+  const server = await client.get<Instance>(`/1.0/instances/${name}`);
+  if (server.type && server.type !== 'container')
+    throw new Error('rescue mode is available for container servers only');
+  const shifted = (server.config['volatile.last_state.idmap'] ?? '[]') !== '[]';
+  return {
+    type: 'disk',
+    source: containerRootfs(storage.config.source, project, name),
+    path: rescueMountPath,
+    ...(shifted ? {} : { shift: 'true' }),
+  };
+}
+
+/** Creates the (stopped) rescue instance of a server whose NIC it has been lent. */
+export async function createRescue(
+  client: LxdClient,
+  options: { pool: string; project: string; spec: MachineSpec; nic: Device; userData: string },
+): Promise<void> {
+  const { spec } = options;
+  await client.run('POST', '/1.0/instances', {
+    body: {
+      name: rescueInstanceName(spec.uuid),
+      type: 'container',
+      description: `Nubis rescue system of ${spec.hostname}`,
+      source: { type: 'image', alias: rescueImageAlias(spec.region) },
+      profiles: [profileName],
+      config: {
+        'limits.cpu': String(spec.plan.vcpus),
+        'limits.memory': `${spec.plan.ram_mb}MiB`,
+        'cloud-init.user-data': options.userData,
+        'user.nubis.rescue': spec.uuid,
+      },
+      devices: {
+        eth0: options.nic,
+        disk: await serverDisk(client, options.pool, options.project, spec.uuid),
+      },
+    },
+  });
+}
+
+/** What the rescue system reads at boot: its hostname, the server's root password and key, a notice. */
+export async function pushRescueFiles(client: LxdClient, spec: MachineSpec): Promise<void> {
+  const name = rescueInstanceName(spec.uuid);
+  const notice = `Nubis rescue system of ${spec.hostname}: its root filesystem is mounted at ${rescueMountPath}.\n`;
+  await client.pushFile(name, '/etc/hostname', `${rescueHostname}\n`);
+  await client.pushFile(name, '/etc/nubis/rescue', notice);
+  await client.pushFile(name, '/etc/motd', notice);
+  await client.pushFile(name, '/etc/nubis/root-password', spec.rootPassword, '0600');
+  if (spec.sshPublicKey)
+    await client.pushFile(name, '/root/.ssh/authorized_keys', `${spec.sshPublicKey.trim()}\n`, '0600');
+}

@@ -1,0 +1,169 @@
+// Rescue mode on real servers: create with an SSH key → write a file over SSH → rescue on → SSH to
+// the same address reaches the rescue system, the server's disk at /mnt, a repair made there →
+// stop and start in rescue → drift read from the rescue system → rescue off → the server again,
+// with the repair → remove while in rescue removes the rescue system too. Run by `npm run test:lxd`.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { TestServer } from '../support/server.ts';
+import { createAccount, type TestAccount } from '../support/accounts.ts';
+import {
+  awaitPower,
+  engine,
+  eventually,
+  keyPair,
+  publicAddress,
+  sshEventually,
+  startLxdServer,
+  TEST_IMAGE,
+} from './support.ts';
+
+let server: TestServer;
+let alice: TestAccount;
+const lxd = engine();
+const key = keyPair();
+const created: string[] = [];
+
+before(async () => {
+  server = await startLxdServer();
+  alice = await createAccount(server, { credit: 500 });
+});
+
+after(async () => {
+  for (const uuid of created) await server.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
+  await eventually('instances removed', 60, async () => {
+    const names = await lxd.get<string[]>('/1.0/instances');
+    return names.some((n) => created.some((uuid) => n.endsWith(uuid))) ? undefined : true;
+  }).catch(() => {});
+  await server.close();
+  lxd.close();
+});
+
+async function status(name: string): Promise<string | null> {
+  if (!(await lxd.exists(`/1.0/instances/${name}`))) return null;
+  return (await lxd.get<{ status: string }>(`/1.0/instances/${name}`)).status;
+}
+
+async function rescue(uuid: string, enable: boolean) {
+  const answer = await server.request('POST', '/v1.3/server/rescue', {
+    token: alice.token,
+    body: { server_id: uuid, enable },
+  });
+  assert.equal(answer.status, 202, JSON.stringify(answer.body));
+  return awaitPower(server, alice.token, uuid, 'running');
+}
+
+async function power(uuid: string, verb: 'start' | 'stop') {
+  const answer = await server.request('PATCH', `/v1.3/server/${verb}`, {
+    token: alice.token,
+    body: { server_id: uuid },
+  });
+  assert.equal(answer.status, 202, JSON.stringify(answer.body));
+  return awaitPower(server, alice.token, uuid, verb === 'start' ? 'running' : 'stopped');
+}
+
+test('rescue mode: the rescue system on the server’s address, its disk at /mnt, a repair kept', async (t) => {
+  const keyId = await server.request('POST', '/v1.3/ssh_key/create', {
+    token: alice.token,
+    body: { name: 'laptop', public_key: key.publicKey },
+  });
+  assert.equal(keyId.status, 201, JSON.stringify(keyId.body));
+  const made = await server.request('POST', '/v1.3/server/create', {
+    token: alice.token,
+    body: {
+      region: 101,
+      image: TEST_IMAGE,
+      plan: 1,
+      hostname: 'broken.example.com',
+      label: 'broken',
+      ssh_key: keyId.body.uuid,
+    },
+  });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  const uuid = made.body.uuid as string;
+  created.push(uuid);
+  const running = await awaitPower(server, alice.token, uuid, 'running');
+  const address = publicAddress(running);
+  const password = running.info.password as string;
+  const own = `nubis-${uuid}`;
+  const rescueSystem = `nubis-rescue-${uuid}`;
+
+  const wrote = await sshEventually(
+    address,
+    { key: key.path },
+    'hostname; echo written-by-server > /root/note && sync',
+  );
+  assert.equal(wrote.stdout.trim(), 'broken.example.com');
+
+  await t.test('rescue on: the same address answers from the rescue system, the disk at /mnt', async () => {
+    const rescued = await rescue(uuid, true);
+    assert.ok(rescued.info.features.includes('rescue_mode'));
+    assert.equal(publicAddress(rescued), address, 'the address the API shows is kept');
+    assert.equal(await status(own), 'Stopped', "the server's own instance is stopped");
+    assert.equal(await status(rescueSystem), 'Running');
+    const withKey = await sshEventually(
+      address,
+      { key: key.path },
+      'hostname; cat /etc/nubis/rescue; cat /mnt/root/note',
+    );
+    const [hostname, notice, note] = withKey.stdout.trim().split('\n');
+    assert.equal(hostname, 'rescue');
+    assert.match(notice ?? '', /rescue system of broken\.example\.com.*\/mnt/);
+    assert.equal(note, 'written-by-server');
+    const withPassword = await sshEventually(address, { password }, 'hostname');
+    assert.equal(withPassword.stdout.trim(), 'rescue', "the server's root password opens the rescue system");
+    const repaired = await sshEventually(
+      address,
+      { key: key.path },
+      'echo repaired-in-rescue > /mnt/root/note && touch /mnt/root/new-file && ls -ln /mnt/root/note && sync',
+    );
+    assert.match(repaired.stdout, /^-\S+\s+\d+\s+0\s+0\s/, 'a file written in rescue belongs to the server’s root');
+  });
+
+  await t.test('stop and start in rescue mode: the rescue system follows', async () => {
+    await power(uuid, 'stop');
+    assert.equal(await status(rescueSystem), 'Stopped');
+    await power(uuid, 'start');
+    assert.equal(await status(rescueSystem), 'Running');
+    assert.equal(await status(own), 'Stopped');
+    const again = await sshEventually(address, { key: key.path }, 'hostname; cat /mnt/root/note');
+    assert.deepEqual(again.stdout.trim().split('\n'), ['rescue', 'repaired-in-rescue']);
+  });
+
+  await t.test("reconciliation reads the rescue system, not the server's stopped instance", async () => {
+    await lxd.run('PUT', `/1.0/instances/${rescueSystem}/state`, { body: { action: 'stop', force: true } });
+    await awaitPower(server, alice.token, uuid, 'stopped', 30);
+    await lxd.run('PUT', `/1.0/instances/${rescueSystem}/state`, { body: { action: 'start' } });
+    const back = await awaitPower(server, alice.token, uuid, 'running', 30);
+    assert.ok(back.info.features.includes('rescue_mode'));
+    assert.equal(await status(own), 'Stopped');
+  });
+
+  await t.test('rescue off: the server boots on its address with the repair, the rescue system is gone', async () => {
+    const back = await rescue(uuid, false);
+    assert.ok(!back.info.features.includes('rescue_mode'));
+    assert.equal(publicAddress(back), address);
+    assert.equal(await status(rescueSystem), null);
+    assert.equal(await status(own), 'Running');
+    const onServer = await sshEventually(address, { key: key.path }, 'hostname; cat /root/note; ls /root/new-file');
+    assert.deepEqual(onServer.stdout.trim().split('\n'), [
+      'broken.example.com',
+      'repaired-in-rescue',
+      '/root/new-file',
+    ]);
+    const withPassword = await sshEventually(address, { password }, 'hostname');
+    assert.equal(withPassword.stdout.trim(), 'broken.example.com');
+  });
+
+  await t.test('remove in rescue mode removes the rescue system too', async () => {
+    await rescue(uuid, true);
+    assert.equal(await status(rescueSystem), 'Running');
+    const removed = await server.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
+    assert.equal(removed.status, 204);
+    await eventually('both instances deleted', 60, async () =>
+      (await status(own)) === null && (await status(rescueSystem)) === null ? true : undefined,
+    );
+    const info = await server.request('GET', `/v1.3/server/info/${uuid}`, { token: alice.token });
+    assert.equal(info.status, 404);
+  });
+});
