@@ -155,6 +155,21 @@ test('rescue mode: the rescue system on the server’s address, its disk at /mnt
     assert.equal(withPassword.stdout.trim(), 'broken.example.com');
   });
 
+  await t.test('reinstall in rescue mode: rescue off, the rescue system gone, a fresh server', async () => {
+    await rescue(uuid, true);
+    assert.equal(await status(rescueSystem), 'Running');
+    const reinstalled = await server.request('POST', '/v1.3/server/reinstall', {
+      token: alice.token,
+      body: { server_id: uuid },
+    });
+    assert.equal(reinstalled.status, 202, JSON.stringify(reinstalled.body));
+    const fresh = await awaitPower(server, alice.token, uuid, 'running');
+    assert.ok(!fresh.info.features.includes('rescue_mode'));
+    assert.equal(await status(rescueSystem), null);
+    const onServer = await sshEventually(address, { key: key.path }, 'hostname; ls /root/note 2>&1 || true');
+    assert.match(onServer.stdout, /^broken\.example\.com\n.*No such file/s);
+  });
+
   await t.test('remove in rescue mode removes the rescue system too', async () => {
     await rescue(uuid, true);
     assert.equal(await status(rescueSystem), 'Running');
@@ -166,4 +181,24 @@ test('rescue mode: the rescue system on the server’s address, its disk at /mnt
     const info = await server.request('GET', `/v1.3/server/info/${uuid}`, { token: alice.token });
     assert.equal(info.status, 404);
   });
+});
+
+test('rescue asked while the server is being created: it comes up in rescue mode', async () => {
+  const made = await server.request('POST', '/v1.3/server/create', {
+    token: alice.token,
+    body: { region: 101, image: TEST_IMAGE, plan: 1, hostname: 'early.example.com', label: 'early' },
+  });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  const uuid = made.body.uuid as string;
+  created.push(uuid);
+  const rescued = await rescue(uuid, true);
+  assert.equal(await status(`nubis-rescue-${uuid}`), 'Running');
+  assert.equal(await status(`nubis-${uuid}`), 'Stopped');
+  // Whether the rescue came before or after the first boot, the disk shows root's files as root's.
+  const owners = await sshEventually(
+    publicAddress(rescued),
+    { password: rescued.info.password },
+    'hostname; stat -c %u /mnt/root /mnt/etc/hostname',
+  );
+  assert.deepEqual(owners.stdout.trim().split('\n'), ['rescue', '0', '0']);
 });

@@ -14,7 +14,7 @@ import type {
   SnapshotTicket,
 } from '../compute-driver.ts';
 import { LxdClient, LxdError } from './lxd-client.ts';
-import { createRescue, lendNic, pushRescueFiles, rescueHostname, takeNicBack } from './rescue.ts';
+import { createRescue, lendNic, pushRescueFiles, rescueHostname, shiftOnce, takeNicBack } from './rescue.ts';
 import {
   imageAlias,
   instanceName,
@@ -362,6 +362,7 @@ export class LxdDriver implements ComputeDriver, Engine {
       await takeNicBack(this.#client, spec.uuid);
       return name;
     }
+    await shiftOnce(this.#client, spec.uuid);
     await this.#power(name, 'stopped');
     const nic = await lendNic(this.#client, spec.uuid, (await this.#devices(spec)).eth0!);
     if (!(await this.#client.exists(`/1.0/instances/${rescue}`)))

@@ -91,9 +91,23 @@ export async function takeNicBack(client: LxdClient, serverUuid: string): Promis
 }
 
 /**
- * The disk device that shows the server's root filesystem in the rescue system. A container's
- * rootfs is shifted on disk to its idmap once it has started; the rescue container has the same
- * default idmap, so it sees the owners right. One never started is not shifted: mounted shifted.
+ * Starts and stops a server container that never ran (created stopped): the engine shifts a
+ * container's rootfs on disk to its idmap at its first start, and the rescue container, with the
+ * same default idmap, then sees the owners right. Mounting it unshifted would need idmapped mounts
+ * for disk devices, which not every host has (LXD answers "idmapping abilities are required").
+ */
+export async function shiftOnce(client: LxdClient, serverUuid: string): Promise<void> {
+  const name = instanceName(serverUuid);
+  const instance = await client.get<Instance>(`/1.0/instances/${name}`);
+  if (instance.config['volatile.last_state.power']) return;
+  await client.run('PUT', `/1.0/instances/${name}/state`, { body: { action: 'start', timeout: 30 } });
+  await client.run('PUT', `/1.0/instances/${name}/state`, { body: { action: 'stop', force: true, timeout: 30 } });
+}
+
+/**
+ * The disk device that shows the server's root filesystem in the rescue system: as stored, since
+ * it is shifted to the idmap both containers share (see shiftOnce); shifted at mount time on a
+ * host whose engine keeps rootfs unshifted and idmaps it instead (no idmap recorded).
  */
 async function serverDisk(client: LxdClient, pool: string, project: string, serverUuid: string): Promise<Device> {
   const name = instanceName(serverUuid);
