@@ -1,12 +1,13 @@
 // `nubis compute setup`: prepares the engine for the catalog, idempotently — the storage pool,
 // one bridge per region on its first IPv4 pool, the nubis profile, and a check that every catalog
-// image has its engine image. Refuses a region whose pool overlaps a network of this host.
+// image and each region's rescue image has its engine image. Refuses a region whose pool overlaps
+// a network of this host.
 
 import { networkInterfaces } from 'node:os';
 import type { Config } from '../../config.ts';
 import type { Catalog, Region } from '../../catalog/catalog.types.ts';
 import { LxdError, type LxdClient } from './lxd-client.ts';
-import { imageAlias, profileName, regionGateway, regionNetwork } from './lxd-names.ts';
+import { imageAlias, profileName, regionGateway, regionNetwork, rescueImageAlias } from './lxd-names.ts';
 
 export class SetupError extends Error {
   override name = 'SetupError';
@@ -132,7 +133,8 @@ export async function computeSetup(config: Config, catalog: Catalog, client: Lxd
     await client.call('POST', '/1.0/profiles', { body: { name: profileName, ...profile } });
     report.created.push(`profile ${profileName}`);
   }
-  for (const alias of new Set([...catalog.images.values()].map(imageAlias))) {
+  // The servers' images, and the rescue systems' of the regions that run instances.
+  for (const alias of new Set([...[...catalog.images.values()].map(imageAlias), ...regions.map(rescueImageAlias)])) {
     try {
       await client.get(`/1.0/images/aliases/${alias}`);
       report.present.push(`image ${alias}`);
