@@ -4,7 +4,7 @@ import type { Generated, Selectable } from 'kysely';
 
 export interface ComputeJobTable {
   id: Generated<number>;
-  /** `<server uuid>:<action>`: one open job per server and action. */
+  /** `<server uuid>:<action>[:<snapshot uuid>]`: one open job per server and action (and snapshot). */
   key: string;
   server_uuid: string;
   /** The transition (provisioning, booting, ...) or remove, network, forget-snapshot. */
@@ -14,7 +14,7 @@ export interface ComputeJobTable {
   attempts: number;
   /** Clock ms before which the job is not run (back-off). */
   run_at: number;
-  /** Clock ms until which the instance that claimed the job holds it. */
+  /** Real-time ms (Date.now, not the virtual clock) until which the instance that claimed the job holds it. */
   locked_until: number | null;
   last_error: string | null;
   created_at: number;

@@ -67,18 +67,20 @@ export async function machineSpec(ctx: Platform, serverUuid: string): Promise<Ma
 async function claim(ctx: Platform): Promise<ComputeJobRow | null> {
   return ctx.db.transaction().execute(async (trx) => {
     const now = ctx.clock.now();
+    // A lease is real time: a jump of the virtual clock must not hand a job being performed to another.
+    const wall = Date.now();
     let query = trx
       .selectFrom('compute_jobs')
       .selectAll()
       .where('run_at', '<=', now)
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', wall)]))
       .where(({ not, exists, selectFrom, or }) =>
         not(
           exists(
             selectFrom('compute_jobs as other')
               .select('other.id')
               .whereRef('other.server_uuid', '=', 'compute_jobs.server_uuid')
-              .where((o) => or([o('other.id', '<', o.ref('compute_jobs.id')), o('other.locked_until', '>', now)])),
+              .where((o) => or([o('other.id', '<', o.ref('compute_jobs.id')), o('other.locked_until', '>', wall)])),
           ),
         ),
       )
@@ -91,10 +93,10 @@ async function claim(ctx: Platform): Promise<ComputeJobRow | null> {
     const attempts = job.attempts + 1;
     await trx
       .updateTable('compute_jobs')
-      .set({ locked_until: now + leaseMs, attempts, key: `${job.key}#${job.id}` })
+      .set({ locked_until: wall + leaseMs, attempts, key: `${job.key}#${job.id}` })
       .where('id', '=', job.id)
       .execute();
-    return { ...job, attempts, locked_until: now + leaseMs, key: `${job.key}#${job.id}` };
+    return { ...job, attempts, locked_until: wall + leaseMs, key: `${job.key}#${job.id}` };
   });
 }
 
@@ -178,8 +180,9 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
 async function perform(ctx: Platform, engine: Engine, job: ComputeJobRow): Promise<void> {
   try {
     const spec = await machineSpec(ctx, job.server_uuid);
+    // Work on snapshots needs no server row: a copy is taken (and forgotten) after its server went.
     const outcome =
-      spec || job.action === 'remove' || job.action === 'forget-snapshot'
+      spec || ['remove', 'forget-snapshot', 'snapshotting'].includes(job.action)
         ? await engine.perform(job.action, job.server_uuid, spec, JSON.parse(job.payload) as Record<string, unknown>)
         : {};
     await settle(ctx, job, outcome);

@@ -8,7 +8,7 @@ import { newUuid } from '../platform/ids.ts';
 import { machineOf } from '../servers/server-details.ts';
 import { isProvisioning } from '../servers/power-state.ts';
 import { snapshotRepository } from './snapshot.repository.ts';
-import { enqueueComputeJob } from '../compute/job-queue.ts';
+import { enqueueComputeJob, enqueueForgetImage } from '../compute/job-queue.ts';
 
 const dayMs = 86_400_000;
 
@@ -24,11 +24,11 @@ export async function runBackupSweep(ctx: Platform, pageSize = 200): Promise<{ t
     // Retention reaches the engine too: each expired backup's image goes with it.
     const due = await ctx.db
       .selectFrom('snapshots')
-      .select('uuid')
+      .select(['uuid', 'server_uuid'])
       .where('expires_at', '<=', now)
       .where('type', '=', 'backup')
       .execute();
-    for (const backup of due) await enqueueComputeJob(ctx, ctx.db, backup.uuid, 'forget-snapshot');
+    for (const backup of due) await enqueueForgetImage(ctx, ctx.db, backup);
   }
   const expired = await snapshotRepository.deleteExpiredBackups(ctx.db, now);
   let taken = 0;

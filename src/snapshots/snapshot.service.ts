@@ -19,7 +19,7 @@ import { settlesStopped } from '../servers/power-state.ts';
 import type { ServerRow } from '../servers/server.table.ts';
 import { snapshotRepository } from './snapshot.repository.ts';
 import type { SnapshotRow } from './snapshot.table.ts';
-import { enqueueComputeJob } from '../compute/job-queue.ts';
+import { enqueueForgetImage } from '../compute/job-queue.ts';
 
 /** The spec's Snapshot object (id is our addition, so remove can be called with it). */
 export interface SnapshotObject {
@@ -176,7 +176,7 @@ export async function removeSnapshot(ctx: Platform, actor: Actor, ref: string | 
     const image = await findImage(trx, actor.accountId, ref, undefined);
     await closeInvoiceItems(ctx, trx, image.uuid);
     await snapshotRepository.delete(trx, image.id);
-    await enqueueComputeJob(ctx, trx, image.uuid, 'forget-snapshot');
+    await enqueueForgetImage(ctx, trx, image);
     await imageRemoved(ctx, trx, image);
   });
 }

@@ -50,6 +50,9 @@ interface InstanceState {
 }
 
 const gb = 1024 ** 3;
+/** Properties of a snapshot's or backup's engine image: the server it was taken from, and which it is. */
+const imageServerProperty = 'nubis.server';
+const imageKindProperty = 'nubis.kind';
 
 export function lxdClientFrom(config: Config): LxdClient {
   return new LxdClient({
@@ -209,10 +212,17 @@ export class LxdDriver implements ComputeDriver, Engine {
       case 'remove':
         await this.#delete(rescueInstanceName(serverUuid));
         await this.#delete(name);
+        await this.#forgetBackupsOf(serverUuid);
         return {};
       case 'forget-snapshot':
-        await this.#deleteImageAlias(snapshotAlias(serverUuid));
+        // The snapshot in the payload; a job queued before it named one was keyed by the snapshot.
+        await this.#deleteImageAlias(snapshotAlias(String(payload.snapshot ?? serverUuid)));
         return {};
+      case 'snapshotting':
+      case 'backup': {
+        const snapshot = String(payload.snapshot ?? '');
+        return { sizeGb: await this.#keepAsImage(name, snapshot, serverUuid, action) };
+      }
       case 'forget-vpc':
         await this.#client.call('DELETE', `/1.0/networks/${vpcNetwork(serverUuid)}`).catch(ignoreMissing);
         return {};
@@ -246,11 +256,6 @@ export class LxdDriver implements ComputeDriver, Engine {
       case 'resizing':
         await this.#resize(name, spec);
         return { power: await this.#settle(spec, spec.power) };
-      case 'snapshotting':
-      case 'backup': {
-        const snapshot = String(payload.snapshot ?? '');
-        return { sizeGb: await this.#keepAsImage(name, snapshot) };
-      }
       case 'network':
         await this.#applyNetwork(name, spec);
         return {};
@@ -439,8 +444,11 @@ export class LxdDriver implements ComputeDriver, Engine {
     });
   }
 
-  /** Copies the disk into an engine image (through a short-lived engine snapshot); its size in GB. */
-  async #keepAsImage(name: string, snapshotUuid: string): Promise<number> {
+  /**
+   * Copies the disk into an engine image (through a short-lived engine snapshot); its size in GB.
+   * The image names its server and kind, so a server's backups can go with it.
+   */
+  async #keepAsImage(name: string, snapshotUuid: string, serverUuid: string, action: string): Promise<number> {
     const alias = snapshotAlias(snapshotUuid);
     const existing = await this.#imageByAlias(alias);
     if (existing) return Math.max(1, Math.ceil(existing.size / gb));
@@ -455,7 +463,11 @@ export class LxdDriver implements ComputeDriver, Engine {
           body: {
             source: { type: 'snapshot', name: `${name}/${engineSnapshot}` },
             aliases: [{ name: alias, description: `Nubis snapshot ${snapshotUuid}` }],
-            properties: { description: `Nubis snapshot ${snapshotUuid}` },
+            properties: {
+              description: `Nubis ${action === 'backup' ? 'backup' : 'snapshot'} ${snapshotUuid}`,
+              [imageServerProperty]: serverUuid,
+              [imageKindProperty]: action === 'backup' ? 'backup' : 'snapshot',
+            },
           },
         },
         900,
@@ -480,6 +492,15 @@ export class LxdDriver implements ComputeDriver, Engine {
   async #deleteImageAlias(alias: string): Promise<void> {
     const image = await this.#imageByAlias(alias);
     if (image) await this.#client.run('DELETE', `/1.0/images/${image.fingerprint}`).catch(ignoreMissing);
+  }
+
+  /** A removed server's backups go with it (its snapshots stay): their images too. */
+  async #forgetBackupsOf(serverUuid: string): Promise<void> {
+    const images =
+      await this.#client.get<{ fingerprint: string; properties: Record<string, string> }[]>('/1.0/images?recursion=1');
+    for (const image of images)
+      if (image.properties?.[imageServerProperty] === serverUuid && image.properties[imageKindProperty] === 'backup')
+        await this.#client.run('DELETE', `/1.0/images/${image.fingerprint}`).catch(ignoreMissing);
   }
 
   /** NICs for the server's VPCs (hot-plugged), and the addresses written and applied in the guest. */
