@@ -120,6 +120,17 @@ test('rescue mode: the rescue system on the server’s address, its disk at /mnt
     assert.match(repaired.stdout, /^-\S+\s+\d+\s+0\s+0\s/, 'a file written in rescue belongs to the server’s root');
   });
 
+  await t.test('rescue on again: the rescue system reboots, the repair stays', async () => {
+    // /run is a tmpfs in the rescue system: a reboot empties it.
+    await sshEventually(address, { key: key.path }, 'touch /run/before-reboot');
+    await rescue(uuid, true);
+    const again = await sshEventually(address, { key: key.path }, 'hostname; ls /run; cat /mnt/root/note');
+    const lines = again.stdout.trim().split('\n');
+    assert.equal(lines[0], 'rescue');
+    assert.ok(!lines.includes('before-reboot'), 'the rescue system rebooted');
+    assert.equal(lines.at(-1), 'repaired-in-rescue');
+  });
+
   await t.test('stop and start in rescue mode: the rescue system follows', async () => {
     await power(uuid, 'stop');
     assert.equal(await status(rescueSystem), 'Stopped');
@@ -183,7 +194,7 @@ test('rescue mode: the rescue system on the server’s address, its disk at /mnt
   });
 });
 
-test('rescue asked while the server is being created: it comes up in rescue mode', async () => {
+test('rescue asked while the server is being created: it comes up in rescue mode, and leaves it after a half-done job', async () => {
   const made = await server.request('POST', '/v1.3/server/create', {
     token: alice.token,
     body: { region: 101, image: TEST_IMAGE, plan: 1, hostname: 'early.example.com', label: 'early' },
@@ -201,4 +212,13 @@ test('rescue asked while the server is being created: it comes up in rescue mode
     'hostname; stat -c %u /mnt/root /mnt/etc/hostname',
   );
   assert.deepEqual(owners.stdout.trim().split('\n'), ['rescue', '0', '0']);
+
+  // A rescue off whose job stopped half-way (the rescue system deleted, the address not yet given
+  // back) is finished by the next one.
+  await lxd.run('PUT', `/1.0/instances/nubis-rescue-${uuid}/state`, { body: { action: 'stop', force: true } });
+  await lxd.run('DELETE', `/1.0/instances/nubis-rescue-${uuid}`);
+  const back = await rescue(uuid, false);
+  assert.equal(publicAddress(back), publicAddress(rescued));
+  const onServer = await sshEventually(publicAddress(back), { password: back.info.password }, 'hostname');
+  assert.equal(onServer.stdout.trim(), 'early.example.com');
 });

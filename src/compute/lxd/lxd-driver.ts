@@ -188,7 +188,11 @@ export class LxdDriver implements ComputeDriver, Engine {
     const instances =
       await this.#client.get<(InstanceBody & { state: InstanceState | null })[]>('/1.0/instances?recursion=2');
     const seen = new Map<string, EngineObservation>();
-    const rescues = new Map(instances.map((i) => [serverOfRescueInstance(i.name), i] as const));
+    const rescues = new Map<string, (typeof instances)[number]>();
+    for (const instance of instances) {
+      const uuid = serverOfRescueInstance(instance.name);
+      if (uuid) rescues.set(uuid, instance);
+    }
     for (const server of instances) {
       const uuid = serverOfInstance(server.name);
       if (!uuid) continue;

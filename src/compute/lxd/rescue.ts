@@ -10,7 +10,7 @@
 // container servers.
 
 import type { MachineSpec } from '../compute-driver.ts';
-import type { LxdClient } from './lxd-client.ts';
+import { LxdError, type LxdClient } from './lxd-client.ts';
 import { containerRootfs, instanceName, profileName, rescueImageAlias, rescueInstanceName } from './lxd-names.ts';
 
 /** Where the rescue system mounts the server's root filesystem (writable). */
@@ -77,10 +77,12 @@ export async function lendNic(client: LxdClient, serverUuid: string, fallback: D
 /** Gives the server instance its public NIC back, with its MAC (after the rescue instance is gone). */
 export async function takeNicBack(client: LxdClient, serverUuid: string): Promise<void> {
   const name = instanceName(serverUuid);
-  if (!(await client.exists(`/1.0/instances/${name}`))) return;
-  const instance = await client.get<Instance>(`/1.0/instances/${name}`);
-  const lent = instance.config[lentNicKey];
-  if (!lent) return;
+  const instance = await client.get<Instance>(`/1.0/instances/${name}`).catch((error: unknown) => {
+    if (error instanceof LxdError && error.status === 404) return null;
+    throw error;
+  });
+  const lent = instance?.config[lentNicKey];
+  if (!instance || !lent) return;
   const nic = JSON.parse(lent) as LentNic;
   const config = { ...instance.config };
   delete config[lentNicKey];
