@@ -3,6 +3,8 @@
 // after the intent has committed, settles the server from the engine's report, and retries a
 // failure with back-off. Beside it, reconciliation: the engine's view of each idle machine wins.
 
+import type { Tx } from '../db/database.ts';
+import { imageCompletedByEngine, serverSettledByEngine } from '../events/resource-events.ts';
 import type { Platform } from '../platform/context.ts';
 import type { ComputeJobRow } from './compute-job.table.ts';
 import type { Engine, EngineOutcome, MachineSpec } from './compute-driver.ts';
@@ -100,12 +102,18 @@ async function claim(ctx: Platform): Promise<ComputeJobRow | null> {
   });
 }
 
+/** The job ended the server's transition: its end is an event now, as the server was left. */
+async function transitionEnded(ctx: Platform, trx: Tx, job: ComputeJobRow): Promise<void> {
+  const server = await trx.selectFrom('servers').selectAll().where('uuid', '=', job.server_uuid).executeTakeFirst();
+  if (server) await serverSettledByEngine(ctx, trx, server, job.action);
+}
+
 /** The job done: the server settles as the engine reports, and the job goes (unless asked again meanwhile). */
 async function settle(ctx: Platform, job: ComputeJobRow, outcome: EngineOutcome): Promise<void> {
   const payload = JSON.parse(job.payload) as { snapshot?: string };
   await ctx.db.transaction().execute(async (trx) => {
     const now = ctx.clock.now();
-    await trx
+    const ended = await trx
       .updateTable('servers')
       .set({
         action_until: now,
@@ -116,7 +124,7 @@ async function settle(ctx: Platform, job: ComputeJobRow, outcome: EngineOutcome)
       .where('uuid', '=', job.server_uuid)
       .where('action', '=', job.action)
       .where('action_until', '>', now)
-      .execute();
+      .executeTakeFirst();
     if (outcome.power)
       await trx
         .updateTable('servers')
@@ -124,13 +132,23 @@ async function settle(ctx: Platform, job: ComputeJobRow, outcome: EngineOutcome)
         .where('uuid', '=', job.server_uuid)
         .where((eb) => eb.or([eb('action_until', 'is', null), eb('action_until', '<=', now)]))
         .execute();
-    if (payload.snapshot)
-      await trx
+    if (Number(ended.numUpdatedRows) > 0) await transitionEnded(ctx, trx, job);
+    if (payload.snapshot && job.action !== 'forget-snapshot') {
+      const copied = await trx
         .updateTable('snapshots')
         .set({ ready_at: now, ...(outcome.sizeGb ? { size_gb: outcome.sizeGb } : {}) })
         .where('uuid', '=', payload.snapshot)
         .where('ready_at', '>', now)
-        .execute();
+        .executeTakeFirst();
+      if (Number(copied.numUpdatedRows) > 0) {
+        const image = await trx
+          .selectFrom('snapshots')
+          .select(['uuid', 'account_id', 'type'])
+          .where('uuid', '=', payload.snapshot)
+          .executeTakeFirstOrThrow();
+        await imageCompletedByEngine(ctx, trx, image);
+      }
+    }
     await trx.deleteFrom('compute_jobs').where('id', '=', job.id).where('attempts', '=', job.attempts).execute();
   });
 }
@@ -162,7 +180,7 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
   await ctx.db.transaction().execute(async (trx) => {
     const reason = `${job.action} failed after ${job.attempts} attempts: ${message}`.slice(0, 2000);
     await trx.updateTable('servers').set({ engine_error: reason }).where('uuid', '=', job.server_uuid).execute();
-    await trx
+    const ended = await trx
       .updateTable('servers')
       .set({
         action_until: now,
@@ -172,7 +190,8 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
       .where('uuid', '=', job.server_uuid)
       .where('action', '=', job.action)
       .where('action_until', '>', now)
-      .execute();
+      .executeTakeFirst();
+    if (Number(ended.numUpdatedRows) > 0) await transitionEnded(ctx, trx, job);
     await trx.deleteFrom('compute_jobs').where('id', '=', job.id).where('attempts', '=', job.attempts).execute();
   });
 }

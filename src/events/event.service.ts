@@ -67,15 +67,24 @@ async function settleResource(trx: Tx, uuid: string, now: number, supersede: boo
 
 /**
  * Records a change that happens now, in the caller's transaction. `supersede`: the change
- * replaces whatever the resource was scheduled to do (a new server action).
+ * replaces whatever the resource was scheduled to do (a new server action). `replaces`: the change
+ * is one that was scheduled for later under this type (a real engine finished early), so that
+ * scheduled one is dropped.
  */
 export async function recordEvent(
   ctx: Platform,
   trx: Tx,
   event: EventInput,
-  options: { supersede?: boolean } = {},
+  options: { supersede?: boolean; replaces?: string } = {},
 ): Promise<void> {
   const now = ctx.clock.now();
+  if (options.replaces)
+    await trx
+      .deleteFrom('event_schedule')
+      .where('resource_uuid', '=', event.resource.uuid)
+      .where('type', '=', options.replaces)
+      .where('due_at', '>', now)
+      .execute();
   await settleResource(trx, event.resource.uuid, now, options.supersede ?? false);
   await insertEvents(trx, [
     {

@@ -1,6 +1,7 @@
 // The events of each resource's life, named once: what the services record when a server,
 // snapshot, invoice item or account changes. A transition's end is scheduled for the time the
-// clock brings it (the simulated driver's timings); a real engine's report settles it the same way.
+// clock brings it (the simulated driver's timings); with a real engine it is recorded when the
+// engine reports, in place of the scheduled one.
 
 import type { Queryable, Tx } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
@@ -55,6 +56,25 @@ async function serverSettles(ctx: Platform, trx: Tx, server: ServerRow): Promise
   );
 }
 
+/**
+ * A real engine ended the server's transition now (the compute job settled it): the end is
+ * recorded now, as the engine left the server, in place of the one scheduled at the driver's
+ * upper bound with the power that was asked for.
+ */
+export async function serverSettledByEngine(ctx: Platform, trx: Tx, server: ServerRow, after: string): Promise<void> {
+  await recordEvent(
+    ctx,
+    trx,
+    {
+      accountId: server.account_id,
+      resource: serverResource(server),
+      type: 'server.power',
+      data: { power: server.power, after, ...(server.engine_error ? { error: server.engine_error } : {}) },
+    },
+    { replaces: 'server.power' },
+  );
+}
+
 /** A server powered off at once, outside any transition (out of funds). */
 export async function serverPoweredOff(ctx: Platform, trx: Tx, server: ServerRow, reason: string): Promise<void> {
   await recordEvent(
@@ -92,6 +112,21 @@ export async function imageTaken(
     data: { name: image.name, server: image.server_uuid },
   });
   await scheduleEvent(ctx, trx, { ...base, type: `${image.type}.completed` }, image.ready_at);
+}
+
+/** A real engine finished a snapshot's or backup's copy now: it completes now, not at the estimate. */
+export async function imageCompletedByEngine(
+  ctx: Platform,
+  trx: Tx,
+  image: { uuid: string; account_id: number; type: string },
+): Promise<void> {
+  const type = `${image.type}.completed`;
+  await recordEvent(
+    ctx,
+    trx,
+    { accountId: image.account_id, resource: { type: image.type, uuid: image.uuid }, type },
+    { replaces: type },
+  );
 }
 
 export async function imageRemoved(
