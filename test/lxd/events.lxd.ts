@@ -12,6 +12,7 @@ let server: TestServer;
 let alice: TestAccount;
 const lxd = engine();
 let uuid = '';
+let snapshotUuid = '';
 
 before(async () => {
   server = await startLxdServer();
@@ -19,6 +20,11 @@ before(async () => {
 });
 
 after(async () => {
+  // A snapshot outlives its server: removed here, its engine image with it.
+  if (snapshotUuid) await server.request('DELETE', `/v1.3/snapshot/remove/${snapshotUuid}`, { token: alice.token });
+  await eventually('snapshot image deleted', 60, async () =>
+    snapshotUuid && (await lxd.exists(`/1.0/images/aliases/nubis-snap-${snapshotUuid}`)) ? undefined : true,
+  ).catch(() => {});
   if (uuid) await server.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
   await eventually('instance removed', 60, async () =>
     uuid && (await lxd.exists(`/1.0/instances/nubis-${uuid}`)) ? undefined : true,
@@ -68,6 +74,7 @@ test('create, stop and snapshot: each end is an event when the engine reports', 
     body: { name: 'told', server_id: uuid },
   });
   assert.equal(snap.status, 201, JSON.stringify(snap.body));
+  snapshotUuid = snap.body.uuid;
   const completed = await eventually('snapshot completed', 120, async () => {
     const list = await server.request('GET', '/v1.3/snapshot/list', { token: alice.token });
     const entry = list.body.snapshots.find((s: JsonBody) => s.uuid === snap.body.uuid);
