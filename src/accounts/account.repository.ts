@@ -2,7 +2,9 @@
 
 import type { Queryable } from '../db/database.ts';
 import { prepared } from '../db/prepared.ts';
-import { ledgerItemColumns, type LedgerItemColumns } from '../billing/ledger.ts';
+import { sql } from 'kysely';
+import { openItemsJson, openItemsOf } from '../billing/ledger.ts';
+import { jsonTuples, objectsOf } from '../db/json-tuples.ts';
 import type { AccountActivityRow, AccountRow, AccountUpdate, NewAccountRow } from './account.table.ts';
 
 /** How many activity entries account info shows. */
@@ -12,31 +14,69 @@ export const ACTIVITY_SHOWN = 20;
 const findById = prepared<[number], AccountRow>(1, (db, id) =>
   db.selectFrom('accounts').selectAll().where('id', '=', id),
 );
+/** The account columns an Account object shows (not its password hashes or activation secret). */
+const shownColumns = [
+  'id',
+  'uuid',
+  'email',
+  'firstname',
+  'lastname',
+  'country',
+  'dark_mode',
+  'account_type',
+  'activated',
+  'smtp',
+  'servers_limit',
+  'permissions',
+  'referrals_count',
+  'referrals_amount_micros',
+  'settled_micros',
+  'created_at',
+  'last_login_at',
+] as const satisfies readonly (keyof AccountRow)[];
+export type ShownAccountRow = Pick<AccountRow, (typeof shownColumns)[number]>;
+
+/** An activity entry as account/info shows it. */
+export type ShownActivity = Pick<AccountActivityRow, 'ip_address' | 'created_at' | 'action' | 'status'>;
+const activityColumns = ['id', 'ip_address', 'created_at', 'action', 'status'] as const;
+const activityOf = objectsOf<ShownActivity & { id: number }>(activityColumns);
+
 /**
- * Everything account/info reads but the activity log, in one statement (one round trip, one
- * snapshot on PostgreSQL): the account row, once per unfinalised invoice item with that item's
- * columns (see billing/ledger.ts financeOf), and how many of its servers run now.
+ * Everything account/info reads, in one row of one statement (one round trip, one snapshot on
+ * PostgreSQL): the account, its unfinalised invoice items and recent activity as JSON values (see
+ * db/json-tuples.ts), and how many of its servers run now. The activity's limit is a literal:
+ * bound as a parameter, SQLite's plan for the subquery costs ten times as much.
  */
-const withFinance = prepared<[number, number, number, number], AccountRow & LedgerItemColumns & { running: number }>(
-  4,
-  (db, itemsAccountId, serversAccountId, now, accountId) =>
-    db
-      .selectFrom('accounts as a')
-      .leftJoin('invoice_items as i', (join) =>
-        join.on('i.account_id', '=', itemsAccountId).on('i.final_charge_micros', 'is', null),
-      )
-      .where('a.id', '=', accountId)
-      .selectAll('a')
-      .select(ledgerItemColumns)
-      .select((eb) =>
-        eb
-          .selectFrom('servers')
-          .select((s) => s.fn.countAll<number>().as('count'))
-          .where('account_id', '=', serversAccountId)
-          .where('power', '=', 'running')
-          .where((w) => w.or([w('action', 'is', null), w('action_until', '<=', now)]))
-          .as('running'),
-      ),
+const accountInfoRow = prepared<
+  [number, number, number, number, number],
+  ShownAccountRow & { items: string | unknown[]; activity: string | unknown[]; running: number }
+>(5, (db, itemsAccountId, serversAccountId, now, activityAccountId, accountId) =>
+  db
+    .selectFrom('accounts as a')
+    .where('a.id', '=', accountId)
+    .select(shownColumns.map((column) => `a.${column}` as const))
+    .select(openItemsJson(db, itemsAccountId).as('items'))
+    .select(
+      jsonTuples(
+        db,
+        db
+          .selectFrom('account_activity')
+          .select(activityColumns)
+          .where('account_id', '=', activityAccountId)
+          .orderBy('id', 'desc')
+          .limit(sql.lit(ACTIVITY_SHOWN)),
+        activityColumns,
+      ).as('activity'),
+    )
+    .select((eb) =>
+      eb
+        .selectFrom('servers')
+        .select((s) => s.fn.countAll<number>().as('count'))
+        .where('account_id', '=', serversAccountId)
+        .where('power', '=', 'running')
+        .where((w) => w.or([w('action', 'is', null), w('action_until', '<=', now)]))
+        .as('running'),
+    ),
 );
 const recentActivity = prepared<[number], Pick<AccountActivityRow, 'ip_address' | 'created_at' | 'action' | 'status'>>(
   1,
@@ -58,9 +98,13 @@ export const accountRepository = {
     return findById.first(db, id);
   },
 
-  /** The account row with its ledger rows and running servers (see withFinance); no row when it is unknown. */
-  findWithFinance(db: Queryable, id: number, now: number) {
-    return withFinance.all(db, id, id, now, id);
+  /** What account/info shows of the account (see accountInfoRow); undefined when it is unknown. */
+  async findForInfo(db: Queryable, id: number, now: number) {
+    const row = await accountInfoRow.first(db, id, id, now, id, id);
+    if (!row) return undefined;
+    // Newest first (the aggregate keeps no order).
+    const activity = activityOf(row.activity).sort((x, y) => y.id - x.id);
+    return { ...row, items: openItemsOf(row.items), activity };
   },
 
   findByEmail(db: Queryable, email: string) {

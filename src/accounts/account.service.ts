@@ -11,8 +11,8 @@ import { newToken } from '../platform/secrets.ts';
 import { toCents, toDollars } from '../platform/money.ts';
 import { kickMailDelivery, queueMail } from '../mail/mail.service.ts';
 import { invalidateActors, issueToken, tokenForLogin } from '../tokens/token.service.ts';
-import { accountFinance, financeOf, type AccountFinance } from '../billing/ledger.ts';
-import { accountRepository } from './account.repository.ts';
+import { accountFinance, financeOfItems, type AccountFinance } from '../billing/ledger.ts';
+import { accountRepository, type ShownAccountRow } from './account.repository.ts';
 import { serverRepository } from '../servers/server.repository.ts';
 import type { AccountRow, AccountUpdate } from './account.table.ts';
 import { effectivePermissions, requireNotBlocked } from './permissions.ts';
@@ -318,15 +318,10 @@ export interface AccountInfo {
 
 export async function accountInfo(ctx: Platform, actor: Actor): Promise<AccountInfo> {
   const now = ctx.clock.now();
-  // Two statements: the account with its ledger and running servers, and the activity log.
-  const [rows, activity] = await Promise.all([
-    accountRepository.findWithFinance(ctx.db, actor.accountId, now),
-    accountRepository.recentActivity(ctx.db, actor.accountId),
-  ]);
-  const account = rows[0];
+  const account = await accountRepository.findForInfo(ctx.db, actor.accountId, now);
   if (!account) throw new NotFound('account');
-  const finance = financeOf(Number(account.settled_micros), rows, now);
-  return accountObject(ctx, account, now, finance, Number(account.running), activity);
+  const finance = financeOfItems(Number(account.settled_micros), account.items, now);
+  return accountObject(ctx, account, now, finance, Number(account.running), account.activity);
 }
 
 /** The Account object of the spec, with every figure derived now. */
@@ -349,7 +344,7 @@ function secondsDueWritable(now: number, secondsDue: number | null): boolean {
 
 function accountObject(
   ctx: Platform,
-  account: AccountRow,
+  account: ShownAccountRow,
   now: number,
   finance: AccountFinance,
   running: number,

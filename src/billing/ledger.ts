@@ -6,6 +6,7 @@
 // only the items still open are metered here. Its cost follows the resources an account has now.
 
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { jsonTuples, tuplesOf } from '../db/json-tuples.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import { prepared } from '../db/prepared.ts';
 import type { Platform } from '../platform/context.ts';
@@ -19,62 +20,69 @@ export interface AccountFinance {
   secondsDue: number | null;
 }
 
-/** The item columns financeOf reads (prefixed, so they can sit beside an account row), of the unfinalised items joined `as i`. */
-export const ledgerItemColumns = [
-  'i.created_at as item_created_at',
-  'i.removed_at as item_removed_at',
-  'i.amount_hr_micros as item_amount_hr_micros',
-  'i.amount_mo_micros as item_amount_mo_micros',
-  'i.prepaid_until as item_prepaid_until',
-] as const;
-
 /**
  * One statement, so PostgreSQL reads the settled total and the open items from one snapshot: with
- * two, an item closed in between would be counted in both (or in neither). One row per
- * unfinalised item (the open ones, and any removed without closeInvoiceItems), or one row of
- * nulls when there is none; no row for an unknown account.
+ * two, an item closed in between would be counted in both (or in neither). The unfinalised items
+ * (the open ones, and any removed without closeInvoiceItems) come as one JSON array; no row for
+ * an unknown account.
  */
-const ledgerRows = prepared<[number, number], { settled: number } & LedgerItemColumns>(
+const ledgerRow = prepared<[number, number], { settled: number; items: string | unknown[] }>(
   2,
-  (db, accountId, itemsAccountId) =>
+  (db, itemsAccountId, accountId) =>
     db
-      .selectFrom('accounts as a')
-      .leftJoin('invoice_items as i', (join) =>
-        join.on('i.account_id', '=', itemsAccountId).on('i.final_charge_micros', 'is', null),
-      )
-      .where('a.id', '=', accountId)
-      .select(['a.settled_micros as settled', ...ledgerItemColumns]),
+      .selectFrom('accounts')
+      .where('id', '=', accountId)
+      .select(['settled_micros as settled', openItemsJson(db, itemsAccountId).as('items')]),
 );
 
-export async function accountFinance(ctx: Platform, db: Queryable, accountId: number): Promise<AccountFinance> {
-  const rows = await ledgerRows.all(db, accountId, accountId);
-  return financeOf(Number(rows[0]?.settled ?? 0), rows, ctx.clock.now());
+/** The settled total and unfinalised items of an account (none for an unknown one). */
+async function ledgerOf(db: Queryable, accountId: number): Promise<{ settled: number; items: MeteredItem[] }> {
+  const row = await ledgerRow.first(db, accountId, accountId);
+  return { settled: Number(row?.settled ?? 0), items: row ? openItemsOf(row.items) : [] };
 }
 
-/** The columns of an open item in a ledger row (nullable: an account with none has one row of nulls). */
-export type LedgerItemColumns = { [K in keyof MeteredItem as `item_${K}`]: MeteredItem[K] | null };
+export async function accountFinance(ctx: Platform, db: Queryable, accountId: number): Promise<AccountFinance> {
+  const { settled, items } = await ledgerOf(db, accountId);
+  return financeOfItems(settled, items, ctx.clock.now());
+}
 
-/**
- * The finance of an account from its settled total and the rows a ledger statement answers: one
- * row per unfinalised item, or one row of nulls. A caller may read them in a statement of
- * its own (with the account row, say) by the same left join as ledgerRows.
- */
-export function financeOf(settledMicros: number, rows: LedgerItemColumns[], now: number): AccountFinance {
+/** The finance of an account from its settled total and its unfinalised items. */
+export function financeOfItems(settledMicros: number, items: MeteredItem[], now: number): AccountFinance {
   let balance = settledMicros;
   let burn = 0;
-  for (const row of rows) {
-    if (row.item_created_at === null) continue;
-    const item: MeteredItem = {
-      created_at: row.item_created_at,
-      removed_at: row.item_removed_at,
-      amount_hr_micros: row.item_amount_hr_micros!,
-      amount_mo_micros: row.item_amount_mo_micros!,
-      prepaid_until: row.item_prepaid_until,
-    };
+  for (const item of items) {
     balance -= chargeOfItem(item, now);
     burn += hourlyBurn(item, now);
   }
   return { balanceMicros: balance, burnMicrosPerHour: burn, secondsDue: secondsUntilZero(balance, burn) };
+}
+
+const itemColumns = ['created_at', 'removed_at', 'amount_hr_micros', 'amount_mo_micros', 'prepaid_until'] as const;
+
+/**
+ * The account's unfinalised items as one JSON value (read it with openItemsOf): a scalar that can
+ * sit beside the account row in one statement, so the row is not repeated once per item.
+ */
+export function openItemsJson(db: Kysely<Database>, accountId: number): RawBuilder<string | unknown[]> {
+  const open = db
+    .selectFrom('invoice_items')
+    .select(itemColumns)
+    .where('account_id', '=', accountId)
+    .where('final_charge_micros', 'is', null);
+  return jsonTuples(db, open, itemColumns);
+}
+
+/** The items of an openItemsJson value. */
+export function openItemsOf(value: string | unknown[]): MeteredItem[] {
+  return tuplesOf<[number, number | null, number, number, number | null]>(value).map(
+    ([created_at, removed_at, amount_hr_micros, amount_mo_micros, prepaid_until]) => ({
+      created_at: Number(created_at),
+      removed_at: removed_at === null ? null : Number(removed_at),
+      amount_hr_micros: Number(amount_hr_micros),
+      amount_mo_micros: Number(amount_mo_micros),
+      prepaid_until: prepaid_until === null ? null : Number(prepaid_until),
+    }),
+  );
 }
 
 /**
@@ -126,9 +134,8 @@ export function secondsUntilZero(balanceMicros: number, burnMicrosPerHour: numbe
  * read once. The virtual clock's catch-up uses it to run the out-of-funds sweep when it would have.
  */
 export async function outOfFundsAt(db: Queryable, accountId: number, from: number, to: number): Promise<number | null> {
-  const rows = await ledgerRows.all(db, accountId, accountId);
-  const settled = Number(rows[0]?.settled ?? 0);
-  const balanceAt = (t: number) => financeOf(settled, rows, t).balanceMicros;
+  const { settled, items } = await ledgerOf(db, accountId);
+  const balanceAt = (t: number) => financeOfItems(settled, items, t).balanceMicros;
   if (balanceAt(to) > 0) return null;
   let low = from; // above zero (or the caller's starting point)
   let high = to; // at or below zero

@@ -1,22 +1,20 @@
 // Everything a Server object shows, assembled for one server or a whole list: catalog entries
 // looked up in memory; the servers' own addresses, floating IPs and VPC memberships read once
-// per table whatever the number of servers, in the same snapshot as the server rows.
+// in one statement whatever the number of servers, in the same snapshot as the server rows.
 
-import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import type { Ref } from '../platform/ids.ts';
 import type { Image, Plan, Region } from '../catalog/catalog.types.ts';
 import type { Machine } from '../compute/compute-driver.ts';
 import { describeAllocated } from '../network/ip-pool.ts';
 import { serverItems } from '../billing/pricing.ts';
-import { readSnapshot } from '../billing/read-snapshot.ts';
 import { isProvisioning, shownPower } from './power-state.ts';
 import { effectiveOptions, type ServerOptions } from './server-options.ts';
 import {
   serverRepository,
   type HeldAddress,
-  type ServerScope,
   type ShownRow,
+  type ShownServers,
   type VpcMembership,
 } from './server.repository.ts';
 import type { ServerRow } from './server.table.ts';
@@ -290,26 +288,21 @@ function publicAddress(held: HeldAddress): PublicAddress {
   return { address, version: held.version, netmask, gateway, reverse: held.reverse };
 }
 
-/** Reads what is attached to the servers in scope, one query per table whatever their number: a network for each row, in order. */
-export async function loadNetworks(db: Queryable, scope: ServerScope, rows: ShownRow[]): Promise<ServerNetwork[]> {
-  const [held, floating, vpcs] = await Promise.all([
-    serverRepository.heldAddresses(db, scope),
-    serverRepository.attachedFloatingIps(db, scope),
-    serverRepository.vpcMemberships(db, scope),
-  ]);
-  const addresses = grouped(held, (address) => address.holder_uuid, publicAddress);
+/** What is attached to each server: a network for each row, in order. */
+function networksOf(shown: ShownServers): ServerNetwork[] {
+  const addresses = grouped(shown.held, (address) => address.holder_uuid, publicAddress);
   const floatingIps = grouped(
-    floating,
+    shown.floating,
     (ip) => ip.server_id!,
     (ip) => ip,
   );
   const memberships = grouped(
-    vpcs,
+    shown.memberships,
     (member) => member.server_id,
     (member) => member,
   );
   // Most servers have no floating IP and no VPC: they share one empty list rather than each making its own.
-  return rows.map((row) => ({
+  return shown.rows.map((row) => ({
     addresses: addresses.get(row.uuid) ?? empty,
     floating: floatingIps.get(row.id) ?? empty,
     vpcs: memberships.get(row.id) ?? empty,
@@ -331,16 +324,10 @@ function grouped<T, K, V>(items: readonly T[], keyOf: (item: T) => K, valueOfIte
 }
 
 /**
- * The account's servers (or the one `ref` names) with everything a Server object shows. The
- * reads share one snapshot, so a server removed meanwhile never shows without its addresses;
- * the details are built once it has ended.
+ * The account's servers (or the one `ref` names) with everything a Server object shows, read in
+ * one statement (one snapshot: a server removed meanwhile never shows without its addresses).
  */
 export async function loadDetails(ctx: Platform, accountId: number, ref?: Ref): Promise<ServerDetails[]> {
-  const read = await readSnapshot(ctx, async (trx) => {
-    const rows = await serverRepository.shown(trx, accountId, ref);
-    if (rows.length === 0) return null;
-    const scope: ServerScope = ref ? { server: rows[0]! } : { accountId };
-    return { rows, networks: await loadNetworks(trx, scope, rows) };
-  });
-  return read ? detailsWith(ctx, read.rows, read.networks) : [];
+  const shown = await serverRepository.shownWithNetworks(ctx.db, accountId, ref);
+  return shown.rows.length ? detailsWith(ctx, shown.rows, networksOf(shown)) : [];
 }

@@ -52,7 +52,7 @@ async function reverseSlot(db: Queryable, server: ServerRow, ip: string | undefi
     if (canonical(shown) === wanted || canonical(row.address) === wanted)
       return { kind: 'own', address: shown, poolAddress: row.address, reverse: row.reverse };
   }
-  for (const floating of await serverRepository.attachedFloatingIps(db, { server })) {
+  for (const floating of await serverRepository.attachedFloatingIps(db, server.id)) {
     if (canonical(floating.address) === wanted)
       return { kind: 'floating', address: floating.address, floatingUuid: floating.uuid, reverse: floating.reverse };
   }

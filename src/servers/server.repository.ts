@@ -3,6 +3,7 @@
 
 import type { Queryable } from '../db/database.ts';
 import { prepared } from '../db/prepared.ts';
+import { jsonTuples, objectsOf } from '../db/json-tuples.ts';
 import { balanceFloor } from '../billing/ledger.ts';
 import type { Ref } from '../platform/ids.ts';
 import type { FloatingIpRow } from '../floating-ips/floating-ip.table.ts';
@@ -41,9 +42,6 @@ export interface HeldAddress {
   reverse: string | null;
 }
 
-/** Which servers a network read covers: all of an account's, or one. */
-export type ServerScope = { accountId: number } | { server: Pick<ServerRow, 'id' | 'uuid'> };
-
 export interface VpcMembership {
   server_id: number;
   address: string;
@@ -74,36 +72,112 @@ const shownColumns = [
 const heldColumns = ['holder_uuid', 'pool', 'address', 'version', 'reverse'] as const;
 const floatingColumns = ['server_id', 'uuid', 'address', 'version', 'netmask', 'gateway', 'reverse'] as const;
 const membershipColumns = ['vpc_members.server_id', 'vpc_members.address', 'vpcs.cidr'] as const;
+/** The names membershipColumns answer under. */
+const membershipSelected = ['server_id', 'address', 'cidr'] as const;
 
 type AttachedFloatingRow = Pick<FloatingIpRow, (typeof floatingColumns)[number]>;
 
-// server/list reads all of an account's servers and what hangs off them: prepared.
-const shownOfAccount = prepared<[number], ShownRow>(1, (db, accountId) =>
-  db.selectFrom('servers').select(shownColumns).where('account_id', '=', accountId).orderBy('id'),
+/**
+ * What a Server object shows of the servers in scope and of what hangs off them: four JSON values
+ * in one row of one statement (db/json-tuples.ts). One statement is one snapshot on either
+ * database, with no transaction to open and close, and one round trip to PostgreSQL.
+ */
+interface ShownJson {
+  servers: string | unknown[];
+  held: string | unknown[];
+  floating: string | unknown[];
+  memberships: string | unknown[];
+}
+
+/** The account's servers and what hangs off them (server/list). */
+const shownOfAccountJson = prepared<[number, number, number, number], ShownJson>(4, (db, a1, a2, a3, a4) =>
+  db.selectNoFrom([
+    jsonTuples(db, db.selectFrom('servers').select(shownColumns).where('account_id', '=', a1), shownColumns).as(
+      'servers',
+    ),
+    jsonTuples(
+      db,
+      db
+        .selectFrom('ip_addresses')
+        .select(heldColumns)
+        .where('account_id', '=', a2)
+        .where('holder_type', '=', 'server'),
+      heldColumns,
+    ).as('held'),
+    jsonTuples(
+      db,
+      db
+        .selectFrom('floating_ips')
+        .select(['id', ...floatingColumns])
+        .where('account_id', '=', a3)
+        .where('server_id', 'is not', null),
+      ['id', ...floatingColumns],
+    ).as('floating'),
+    jsonTuples(
+      db,
+      db
+        .selectFrom('vpc_members')
+        .innerJoin('vpcs', 'vpcs.id', 'vpc_members.vpc_id')
+        .select(['vpc_members.vpc_id', ...membershipColumns])
+        .where('vpcs.account_id', '=', a4),
+      ['vpc_id', ...membershipSelected],
+    ).as('memberships'),
+  ]),
 );
-const heldOfAccount = prepared<[number], HeldAddress>(1, (db, accountId) =>
-  db
-    .selectFrom('ip_addresses')
-    .select(heldColumns)
-    .where('account_id', '=', accountId)
-    .where('holder_type', '=', 'server'),
-);
-const floatingOfAccount = prepared<[number], AttachedFloatingRow>(1, (db, accountId) =>
-  db
-    .selectFrom('floating_ips')
-    .select(floatingColumns)
-    .where('account_id', '=', accountId)
-    .where('server_id', 'is not', null)
-    .orderBy('id'),
-);
-const membershipsOfAccount = prepared<[number], VpcMembership>(1, (db, accountId) =>
-  db
-    .selectFrom('vpc_members')
-    .innerJoin('vpcs', 'vpcs.id', 'vpc_members.vpc_id')
-    .select(membershipColumns)
-    .where('vpcs.account_id', '=', accountId)
-    .orderBy('vpc_members.vpc_id'),
-);
+
+/** One of the account's servers (by id, or by uuid) and what hangs off it (server/info). */
+function shownOfServerJson(by: 'id' | 'uuid') {
+  return prepared<
+    [number, number | string, number, number | string, number, number | string, number, number | string],
+    ShownJson
+  >(8, (db, a1, s1, a2, s2, a3, s3, a4, s4) => {
+    const server = (accountId: number, ref: number | string) =>
+      db
+        .selectFrom('servers')
+        .where('account_id', '=', accountId)
+        .where(by, '=', ref as never);
+    return db.selectNoFrom([
+      jsonTuples(db, server(a1, s1).select(shownColumns), shownColumns).as('servers'),
+      jsonTuples(
+        db,
+        db.selectFrom('ip_addresses').select(heldColumns).where('holder_uuid', 'in', server(a2, s2).select('uuid')),
+        heldColumns,
+      ).as('held'),
+      jsonTuples(
+        db,
+        db
+          .selectFrom('floating_ips')
+          .select(['id', ...floatingColumns])
+          .where('server_id', 'in', server(a3, s3).select('id')),
+        ['id', ...floatingColumns],
+      ).as('floating'),
+      jsonTuples(
+        db,
+        db
+          .selectFrom('vpc_members')
+          .innerJoin('vpcs', 'vpcs.id', 'vpc_members.vpc_id')
+          .select(['vpc_members.vpc_id', ...membershipColumns])
+          .where('vpc_members.server_id', 'in', server(a4, s4).select('id')),
+        ['vpc_id', ...membershipSelected],
+      ).as('memberships'),
+    ]);
+  });
+}
+const shownByIdJson = shownOfServerJson('id');
+const shownByUuidJson = shownOfServerJson('uuid');
+
+const serversOf = objectsOf<ShownRow>(shownColumns);
+const heldOf = objectsOf<HeldAddress>(heldColumns);
+const floatingOf = objectsOf<AttachedFloatingRow & { id: number }>(['id', ...floatingColumns]);
+const membershipsOf = objectsOf<VpcMembership & { vpc_id: number }>(['vpc_id', ...membershipSelected]);
+
+/** The servers in scope with what hangs off them, each list in the order a Server object shows it. */
+export interface ShownServers {
+  rows: ShownRow[];
+  held: HeldAddress[];
+  floating: AttachedFloatingRow[];
+  memberships: VpcMembership[];
+}
 
 // account/info counts running servers: compiled once.
 const runningCount = prepared<[number, number], { count: number }>(2, (db, accountId, now) =>
@@ -191,11 +265,34 @@ export const serverRepository = {
     return query.executeTakeFirst();
   },
 
-  /** The account's servers (or the one `ref` names) as a Server object shows them. */
-  shown(db: Queryable, accountId: number, ref?: Ref): Promise<ShownRow[]> {
-    if (!ref) return shownOfAccount.all(db, accountId);
-    const query = db.selectFrom('servers').select(shownColumns).where('account_id', '=', accountId);
-    return ('id' in ref ? query.where('id', '=', ref.id) : query.where('uuid', '=', ref.uuid)).execute();
+  /**
+   * The account's servers (or the one `ref` names) as a Server object shows them, with their own
+   * addresses, attached floating IPs and VPC memberships, from one snapshot (see ShownJson).
+   */
+  async shownWithNetworks(db: Queryable, accountId: number, ref?: Ref): Promise<ShownServers> {
+    const row = !ref
+      ? await shownOfAccountJson.first(db, accountId, accountId, accountId, accountId)
+      : 'id' in ref
+        ? await shownByIdJson.first(db, accountId, ref.id, accountId, ref.id, accountId, ref.id, accountId, ref.id)
+        : await shownByUuidJson.first(
+            db,
+            accountId,
+            ref.uuid,
+            accountId,
+            ref.uuid,
+            accountId,
+            ref.uuid,
+            accountId,
+            ref.uuid,
+          );
+    if (!row) return { rows: [], held: [], floating: [], memberships: [] };
+    // The aggregates keep no order: sort here (servers and floating IPs by id, VPCs by id).
+    return {
+      rows: serversOf(row.servers).sort((x, y) => x.id - y.id),
+      held: heldOf(row.held),
+      floating: floatingOf(row.floating).sort((x, y) => x.id - y.id),
+      memberships: membershipsOf(row.memberships).sort((x, y) => x.vpc_id - y.vpc_id),
+    };
   },
 
   /** The account's servers.limit, how many servers it has, and its balance floor at `now` (billing/ledger.ts). */
@@ -235,34 +332,13 @@ export const serverRepository = {
       .execute();
   },
 
-  /**
-   * The own public addresses of the servers in scope. An account's are read by account (an
-   * index of their own) rather than joined to the server rows: PostgreSQL, planning that join
-   * before it has statistics of freshly filled tables, compares every server with every address.
-   */
-  heldAddresses(db: Queryable, scope: ServerScope): Promise<HeldAddress[]> {
-    if ('accountId' in scope) return heldOfAccount.all(db, scope.accountId);
-    return db.selectFrom('ip_addresses').select(heldColumns).where('holder_uuid', '=', scope.server.uuid).execute();
-  },
-
-  attachedFloatingIps(db: Queryable, scope: ServerScope): Promise<AttachedFloatingRow[]> {
-    if ('accountId' in scope) return floatingOfAccount.all(db, scope.accountId);
+  /** The floating IPs attached to a server, in the order they were made. */
+  attachedFloatingIps(db: Queryable, serverId: number): Promise<AttachedFloatingRow[]> {
     return db
       .selectFrom('floating_ips')
       .select(floatingColumns)
-      .where('server_id', '=', scope.server.id)
+      .where('server_id', '=', serverId)
       .orderBy('id')
-      .execute();
-  },
-
-  vpcMemberships(db: Queryable, scope: ServerScope): Promise<VpcMembership[]> {
-    if ('accountId' in scope) return membershipsOfAccount.all(db, scope.accountId);
-    return db
-      .selectFrom('vpc_members')
-      .innerJoin('vpcs', 'vpcs.id', 'vpc_members.vpc_id')
-      .select(membershipColumns)
-      .where('vpc_members.server_id', '=', scope.server.id)
-      .orderBy('vpc_members.vpc_id')
       .execute();
   },
 

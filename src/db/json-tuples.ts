@@ -1,0 +1,40 @@
+// Rows of a subquery as one JSON value, so a hot read can fetch a parent row and its children in
+// one statement without repeating the parent once per child (node:sqlite builds every row it
+// answers, and each statement costs far more inside a busy server than in a tight loop).
+
+import { PostgresAdapter, sql, type Kysely, type OperationNodeSource, type RawBuilder } from 'kysely';
+import type { Database } from './database.ts';
+
+/**
+ * A scalar subquery answering `[[c1, c2, …], …]` for the rows of `from` (a subquery that selects
+ * at least `columns`): JSON text on SQLite, parsed by pg. In no particular order (an ordered
+ * aggregate costs SQLite a temporary B-tree): select the ordering column too and sort the few
+ * tuples in JS. Read it with `tuplesOf`.
+ */
+export function jsonTuples(
+  db: Kysely<Database>,
+  from: OperationNodeSource,
+  columns: readonly string[],
+): RawBuilder<string | unknown[]> {
+  const values = sql.join(columns.map((column) => sql.ref(`t.${column}`)));
+  return db.getExecutor().adapter instanceof PostgresAdapter
+    ? sql`(select coalesce(json_agg(json_build_array(${values})), '[]'::json) from (${from}) as t)`
+    : sql`(select json_group_array(json_array(${values})) from (${from}) as t)`;
+}
+
+/** The tuples of a jsonTuples value. */
+export function tuplesOf<T extends unknown[]>(value: string | unknown[] | null): T[] {
+  if (value === null) return [];
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T[];
+}
+
+/**
+ * A decoder of jsonTuples values into objects keyed by `columns` (in the tuples' order). The
+ * objects share one shape (an object literal made once per column list), as node:sqlite rows do
+ * through the dialect's row factory.
+ */
+export function objectsOf<R>(columns: readonly string[]): (value: string | unknown[] | null) => R[] {
+  const fields = columns.map((name, index) => `${JSON.stringify(name)}: t[${index}]`);
+  const make = new Function('t', `return { ${fields.join(', ')} };`) as (tuple: unknown[]) => R;
+  return (value) => tuplesOf<unknown[]>(value).map(make);
+}
