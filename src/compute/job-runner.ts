@@ -102,6 +102,19 @@ async function claim(ctx: Platform): Promise<ComputeJobRow | null> {
   });
 }
 
+/**
+ * The same action asked again for the server after this job (a second snapshot while the first is
+ * copied): the transition shown is that one's, and ends when it reports.
+ */
+function laterAsked(trx: Tx, job: ComputeJobRow) {
+  return trx
+    .selectFrom('compute_jobs')
+    .select('id')
+    .where('server_uuid', '=', job.server_uuid)
+    .where('action', '=', job.action)
+    .where('id', '>', job.id);
+}
+
 /** The job ended the server's transition: its end is an event now, as the server was left. */
 async function transitionEnded(ctx: Platform, trx: Tx, job: ComputeJobRow): Promise<void> {
   const server = await trx.selectFrom('servers').selectAll().where('uuid', '=', job.server_uuid).executeTakeFirst();
@@ -124,6 +137,7 @@ async function settle(ctx: Platform, job: ComputeJobRow, outcome: EngineOutcome)
       .where('uuid', '=', job.server_uuid)
       .where('action', '=', job.action)
       .where('action_until', '>', now)
+      .where(({ not, exists }) => not(exists(laterAsked(trx, job))))
       .executeTakeFirst();
     if (outcome.power)
       await trx
@@ -190,6 +204,7 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
       .where('uuid', '=', job.server_uuid)
       .where('action', '=', job.action)
       .where('action_until', '>', now)
+      .where(({ not, exists }) => not(exists(laterAsked(trx, job))))
       .executeTakeFirst();
     if (Number(ended.numUpdatedRows) > 0) await transitionEnded(ctx, trx, job);
     await trx.deleteFrom('compute_jobs').where('id', '=', job.id).where('attempts', '=', job.attempts).execute();

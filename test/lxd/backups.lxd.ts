@@ -125,6 +125,35 @@ test('restore from a backup: a file written before it is back', async () => {
   assert.equal(marker.stdout.trim(), 'kept-by-backup');
 });
 
+test('two snapshots in a row: both are copied, and the server settles when the second is', async () => {
+  const taken: string[] = [];
+  for (const name of ['first', 'second']) {
+    const snap = await server.request('POST', '/v1.3/snapshot/create', {
+      token: alice.token,
+      body: { name, server_id: uuid },
+    });
+    assert.equal(snap.status, 201, JSON.stringify(snap.body));
+    taken.push(snap.body.uuid);
+  }
+  const settled = await eventually('snapshotting ended', 120, async () => {
+    const [info, list] = await Promise.all([
+      server.request('GET', `/v1.3/server/info/${uuid}`, { token: alice.token }),
+      server.request('GET', '/v1.3/snapshot/list', { token: alice.token }),
+    ]);
+    return info.body.power === 'running' ? list.body.snapshots : undefined;
+  });
+  for (const snapshot of taken) {
+    assert.equal(settled.find((s: JsonBody) => s.uuid === snapshot)?.status, 'completed', snapshot);
+    assert.ok(await lxd.exists(alias(snapshot)), `the engine holds ${snapshot}`);
+    const removed = await server.request('DELETE', `/v1.3/snapshot/remove/${snapshot}`, { token: alice.token });
+    assert.equal(removed.status, 204);
+  }
+  await eventually('copies deleted', 60, async () => {
+    for (const snapshot of taken) if (await lxd.exists(alias(snapshot))) return undefined;
+    return true;
+  });
+});
+
 test('a snapshot removed while it is being taken leaves no engine image', async () => {
   const snap = await server.request('POST', '/v1.3/snapshot/create', {
     token: alice.token,
