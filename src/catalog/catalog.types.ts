@@ -73,9 +73,9 @@ export const RegionSchema = Type.Object(
     removal_hold_hours: Type.Integer({ minimum: 0, maximum: 8760 }),
     /**
      * What the real compute driver (COMPUTE_DRIVER=lxd) uses here: the engine network the
-     * region's first IPv4 pool is served on (default nubis-<id>), a cluster group to place
-     * servers in, the instance type (container unless set), and the image rescue mode boots
-     * (default nubis-tiny).
+     * region's first IPv4 pool is served on (default nubis-<id>; the further pools on <network>p2,
+     * p3 ...), a cluster group to place servers in, the instance type (container unless set), and
+     * the image rescue mode boots (default nubis-tiny).
      */
     engine: Type.Optional(
       Type.Object(

@@ -11,6 +11,7 @@ export async function runComputeSetup(config: Config): Promise<void> {
   try {
     const report = await computeSetup(config, loadCatalog(config.catalogFile, 0), client);
     for (const line of report.created) process.stdout.write(`created ${line}\n`);
+    for (const line of report.updated) process.stdout.write(`updated ${line}\n`);
     for (const line of report.present) process.stdout.write(`present ${line}\n`);
     for (const alias of report.missingImages)
       process.stdout.write(

@@ -46,7 +46,7 @@ export function containerRootfs(poolSource: string, project: string, name: strin
   return `${poolSource.replace(/\/+$/, '')}/containers/${volume}/rootfs`;
 }
 
-/** The engine network of a region (a bridge on its first IPv4 pool); at most 15 characters. */
+/** The engine network of a region's first IPv4 pool (its further pools: lxd-networks.ts). */
 export function regionNetwork(region: Region): string {
   return region.engine?.network ?? `nubis-${region.id}`;
 }
@@ -67,19 +67,4 @@ export function snapshotAlias(snapshotUuid: string): string {
 
 export function instanceType(region: Region, plan: Plan): 'container' | 'virtual-machine' {
   return plan.engine?.instance_type ?? region.engine?.instance_type ?? 'container';
-}
-
-/** The gateway (first host) address and prefix of a region's first IPv4 pool, e.g. 192.0.2.1/25. */
-export function regionGateway(region: Region): { cidr: string; network: number; prefix: number } | null {
-  const pool = region.pools.v4[0];
-  if (!pool) return null;
-  const [base = '', bits = ''] = pool.split('/');
-  const prefix = Number(bits);
-  const parts = base.split('.').map(Number);
-  const value = ((parts[0]! << 24) >>> 0) + (parts[1]! << 16) + (parts[2]! << 8) + parts[3]!;
-  const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
-  const network = (value & mask) >>> 0;
-  const gateway = network + 1;
-  const dotted = [gateway >>> 24, (gateway >>> 16) & 255, (gateway >>> 8) & 255, gateway & 255].join('.');
-  return { cidr: `${dotted}/${prefix}`, network, prefix };
 }

@@ -1,68 +1,90 @@
 // `nubis compute setup`: prepares the engine for the catalog, idempotently — the storage pool,
-// one bridge per region on its first IPv4 pool, the nubis profile, and a check that every catalog
-// image and each region's rescue image has its engine image. Refuses a region whose pool overlaps
-// a network of this host.
+// one bridge per IPv4 pool of each region (with the region's IPv6, src/compute/lxd/lxd-networks.ts),
+// the nubis profile, and a check that every catalog image and each region's rescue image has its
+// engine image. Refuses a region whose pool (IPv4 or IPv6) overlaps a network of this host.
 
 import { networkInterfaces } from 'node:os';
 import type { Config } from '../../config.ts';
 import type { Catalog, Region } from '../../catalog/catalog.types.ts';
 import { LxdError, type LxdClient } from './lxd-client.ts';
-import { imageAlias, profileName, regionGateway, regionNetwork, rescueImageAlias } from './lxd-names.ts';
+import { imageAlias, profileName, rescueImageAlias } from './lxd-names.ts';
+import { overlaps, parsePrefix, type Prefix, type RegionBridge, regionBridges, regionHasIpv6 } from './lxd-networks.ts';
 
 export class SetupError extends Error {
   override name = 'SetupError';
 }
 
-function toInt(address: string): number {
-  const parts = address.split('.').map(Number);
-  return ((parts[0]! << 24) >>> 0) + (parts[1]! << 16) + (parts[2]! << 8) + parts[3]!;
+/** Linux names network interfaces (a bridge included) with at most 15 characters. */
+const maxInterfaceName = 15;
+
+export interface HostNetwork {
+  name: string;
+  cidr: string;
+  prefix: Prefix;
 }
 
-function overlaps(a: { network: number; prefix: number }, b: { network: number; prefix: number }): boolean {
-  const prefix = Math.min(a.prefix, b.prefix);
-  const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
-  return (a.network & mask) >>> 0 === (b.network & mask) >>> 0;
-}
-
-/** The host's own IPv4 networks, but those on the engine networks Nubis itself made. */
-export function hostNetworks(skip: Set<string>): { name: string; cidr: string; network: number; prefix: number }[] {
-  const found: { name: string; cidr: string; network: number; prefix: number }[] = [];
+/** The host's own IPv4 and IPv6 networks (not loopback, not link-local), but those on `skip`. */
+export function hostNetworks(skip: Set<string>): HostNetwork[] {
+  const found: HostNetwork[] = [];
   for (const [name, addresses] of Object.entries(networkInterfaces())) {
     if (skip.has(name)) continue;
     for (const address of addresses ?? []) {
-      if (address.family !== 'IPv4' || address.internal) continue;
-      const prefix = Number(address.cidr?.split('/')[1] ?? 32);
-      const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
-      found.push({
-        name,
-        cidr: address.cidr ?? address.address,
-        network: (toInt(address.address) & mask) >>> 0,
-        prefix,
-      });
+      if (address.internal || !address.cidr || address.address.toLowerCase().startsWith('fe80:')) continue;
+      const prefix = parsePrefix(address.cidr);
+      if (prefix) found.push({ name, cidr: address.cidr, prefix });
     }
   }
   return found;
 }
 
-/** A region's engine network would sit on one of the host's networks: refused, with what to do. */
-export function overlapProblems(regions: Region[], skip: Set<string>): string[] {
-  const host = hostNetworks(skip);
+/** The pools of the regions that engine networks would serve: every IPv4 pool, and the IPv6 one. */
+function servedPools(region: Region): string[] {
+  return [...region.pools.v4, ...(regionHasIpv6(region) ? [region.pools.v6!] : [])];
+}
+
+/**
+ * What setup refuses, one line each: a pool overlapping one of the host's networks (an engine
+ * network there would cut the host off), an unreadable pool, a bridge name Linux or LXD would
+ * refuse or trip over.
+ */
+export function overlapProblems(regions: Region[], host: HostNetwork[]): string[] {
   const problems: string[] = [];
   for (const region of regions) {
-    const gateway = regionGateway(region);
-    if (!gateway) continue;
-    for (const net of host)
-      if (overlaps(gateway, net))
+    const label = `region ${region.id} (${region.slug})`;
+    for (const pool of servedPools(region)) {
+      const prefix = parsePrefix(pool);
+      if (!prefix) {
+        problems.push(`${label}: its pool ${pool} is not a network prefix`);
+        continue;
+      }
+      for (const net of host)
+        if (overlaps(prefix, net.prefix))
+          problems.push(
+            `${label}: its pool ${pool} overlaps the host's network ${net.cidr} on ${net.name}; ` +
+              'an engine network there would cut the host off. Give the region another pool in the catalog (CATALOG_FILE), or set instances false for it',
+          );
+    }
+    for (const bridge of regionBridges(region))
+      if (bridge.name.length > maxInterfaceName)
         problems.push(
-          `region ${region.id} (${region.slug}): its pool ${region.pools.v4[0]} overlaps the host's network ${net.cidr} on ${net.name}; ` +
-            'an engine network there would cut the host off. Give the region another pool in the catalog (CATALOG_FILE), or set instances false for it',
+          `${label}: the engine network ${bridge.name} of its pool ${bridge.pool} has a name longer than ${maxInterfaceName} characters; give the region a shorter engine.network in the catalog`,
         );
   }
+  // LXD takes an interface named "<bridge>-..." for one of that bridge's tunnels, and deletes it.
+  const names = regions.flatMap((region) => regionBridges(region).map((bridge) => ({ region, name: bridge.name })));
+  for (const a of names)
+    for (const b of names)
+      if (b.name.startsWith(`${a.name}-`))
+        problems.push(
+          `region ${b.region.id} (${b.region.slug}): its engine network ${b.name} starts with "${a.name}-", which the engine deletes whenever it sets up ${a.name} (region ${a.region.id}); give one of them another engine.network in the catalog`,
+        );
   return problems;
 }
 
 export interface SetupReport {
   created: string[];
+  /** Networks made by an earlier setup, brought to what the catalog now needs (IPv6, for one). */
+  updated: string[];
   present: string[];
   missingImages: string[];
 }
@@ -84,43 +106,17 @@ async function ensure(
 
 export async function computeSetup(config: Config, catalog: Catalog, client: LxdClient): Promise<SetupReport> {
   const regions = [...catalog.regions.values()].filter((r) => r.features.instances && r.pools.v4.length > 0);
-  const ours = new Set(regions.map(regionNetwork));
-  const problems = overlapProblems(regions, ours);
+  const ours = new Set(regions.flatMap((region) => regionBridges(region).map((bridge) => bridge.name)));
+  const problems = overlapProblems(regions, hostNetworks(ours));
   if (problems.length) throw new SetupError(problems.join('\n'));
 
-  const report: SetupReport = { created: [], present: [], missingImages: [] };
+  const report: SetupReport = { created: [], updated: [], present: [], missingImages: [] };
   const pool = config.lxdStoragePool;
   await ensure(client, report, `storage pool ${pool}`, `/1.0/storage-pools/${pool}`, () =>
     client.call('POST', '/1.0/storage-pools', { body: { name: pool, driver: config.lxdStorageDriver } }),
   );
-  for (const region of regions) {
-    const network = regionNetwork(region);
-    const gateway = regionGateway(region)!;
-    const wanted = {
-      'ipv4.address': gateway.cidr,
-      'ipv4.nat': 'false',
-      'ipv4.firewall': 'false',
-      'ipv6.address': 'none',
-    };
-    if (await client.exists(`/1.0/networks/${network}`)) {
-      const current = await client.get<{ config: Record<string, string> }>(`/1.0/networks/${network}`);
-      if (current.config['ipv4.address'] !== gateway.cidr)
-        throw new SetupError(
-          `engine network ${network} has ${current.config['ipv4.address']}, but region ${region.id}'s pool needs ${gateway.cidr}; remove it or name another network in the catalog (engine.network)`,
-        );
-      report.present.push(`network ${network}`);
-      continue;
-    }
-    await client.call('POST', '/1.0/networks', {
-      body: {
-        name: network,
-        type: 'bridge',
-        description: `Nubis region ${region.id} (${region.slug})`,
-        config: wanted,
-      },
-    });
-    report.created.push(`network ${network} (${gateway.cidr})`);
-  }
+  for (const region of regions)
+    for (const bridge of regionBridges(region)) await ensureBridge(client, report, region, bridge);
   const profile = {
     description: "Nubis servers: the root disk on Nubis's storage pool",
     config: {},
@@ -144,4 +140,45 @@ export async function computeSetup(config: Config, catalog: Catalog, client: Lxd
     }
   }
   return report;
+}
+
+/** Creates the bridge, or upgrades one an earlier setup made (IPv6 added, say) without renumbering it. */
+async function ensureBridge(client: LxdClient, report: SetupReport, region: Region, bridge: RegionBridge) {
+  const path = `/1.0/networks/${bridge.name}`;
+  const wanted = bridge.config;
+  if (!(await client.exists(path))) {
+    await client.call('POST', '/1.0/networks', {
+      body: {
+        name: bridge.name,
+        type: 'bridge',
+        description: `Nubis region ${region.id} (${region.slug}), pool ${bridge.pool}`,
+        config: wanted,
+      },
+    });
+    report.created.push(`network ${bridge.name} (${describe(wanted)})`);
+    return;
+  }
+  const current = (await client.get<{ config: Record<string, string> }>(path)).config;
+  // Servers hold addresses pinned on this network: moving its gateway would strand them.
+  if (current['ipv4.address'] !== wanted['ipv4.address'])
+    throw new SetupError(
+      `engine network ${bridge.name} has ${current['ipv4.address']}, but region ${region.id}'s pool ${bridge.pool} needs ${wanted['ipv4.address']}; remove it or name another network in the catalog (engine.network)`,
+    );
+  const changes = Object.fromEntries(Object.entries(wanted).filter(([key, value]) => current[key] !== value));
+  if (Object.keys(changes).length === 0) {
+    report.present.push(`network ${bridge.name}`);
+    return;
+  }
+  // PATCH merges: keys the operator added to the network stay.
+  await client.call('PATCH', path, { body: { config: changes } });
+  report.updated.push(`network ${bridge.name} (${describe(changes)})`);
+}
+
+function describe(config: Record<string, string>): string {
+  return (
+    ['ipv4.address', 'ipv6.address']
+      .filter((key) => config[key] !== undefined)
+      .map((key) => `${key.slice(0, 4)} ${config[key]}`)
+      .join(', ') || Object.keys(config).join(', ')
+  );
 }
