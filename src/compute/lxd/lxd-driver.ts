@@ -27,6 +27,7 @@ import {
   snapshotAlias,
   vpcNetwork,
 } from './lxd-names.ts';
+import { bridgeOf, ipv6FirstHost, nicRoutes } from './lxd-networks.ts';
 
 interface InstanceBody {
   name: string;
@@ -64,14 +65,37 @@ export function lxdClientFrom(config: Config): LxdClient {
   });
 }
 
-/** The shell script a Nubis image runs at boot and on every network change: VPC and floating addresses. */
+/**
+ * The shell script a Nubis image runs at boot and on every network change: the server's IPv6 and
+ * floating addresses on eth0 (each IPv6 /64 answered on its first host, ::1) with the IPv6 route
+ * through its bridge, the VPC addresses on eth1... Addresses already in place stay, so a session
+ * on one survives a change to another.
+ */
 export function networkScript(spec: MachineSpec): string {
+  const v4 = spec.floating.filter((a) => !a.includes(':')).map((a) => `${a}/32`);
+  // The server's own /64 comes as its block (2001:db8:1:2a::), shown by the API as its ::1.
+  const v6 = [...(spec.ipv6 ? [spec.ipv6] : []), ...spec.floating.filter((a) => a.includes(':'))].map(
+    (a) => `${ipv6FirstHost(a)}/64`,
+  );
+  const gateway = bridgeOf(spec.region, spec.ipv4)?.ipv6;
   const lines = [
     '#!/bin/sh',
-    '# Written by Nubis: the floating and private (VPC) addresses of this server.',
-    'for a in $(ip -4 -o addr show dev eth0 | awk \'$4 ~ /\\/32$/ {print $4}\'); do ip addr del "$a" dev eth0; done',
-    ...spec.floating.filter((a) => !a.includes(':')).map((a) => `ip addr add ${a}/32 dev eth0`),
+    '# Written by Nubis: the IPv6, floating and private (VPC) addresses of this server.',
+    '# hold FAMILY WANTED FOUND...: removes from eth0 what is found but not wanted, adds what is missing.',
+    'hold() {',
+    '  family=$1 wanted=" $2 "; shift 2',
+    '  for a in "$@"; do case "$wanted" in *" $a "*) ;; *) ip -"$family" addr del "$a" dev eth0 ;; esac; done',
+    '  for a in $wanted; do case " $* " in *" $a "*) ;; *) ip -"$family" addr add "$a" dev eth0 ;; esac; done',
+    '}',
+    // The DHCP address is the pool's prefix; the floating ones are the /32s.
+    `hold 4 "${v4.join(' ')}" $(ip -4 -o addr show dev eth0 | awk '$4 ~ /\\/32$/ {print $4}')`,
+    `hold 6 "${v6.join(' ')}" $(ip -6 -o addr show dev eth0 scope global | awk '{print $4}')`,
   ];
+  if (v6.length && gateway)
+    lines.push(
+      `ip -6 route replace ${gateway.subnet} dev eth0`,
+      `ip -6 route replace default via ${gateway.gateway} dev eth0`,
+    );
   spec.vpcs.forEach((vpc, index) => {
     const dev = `eth${index + 1}`;
     const prefix = vpc.cidr.split('/')[1];
@@ -281,13 +305,7 @@ export class LxdDriver implements ComputeDriver, Engine {
     if ((await this.#storageDriver()) !== 'dir') root.size = `${spec.plan.disk_gb}GiB`;
     const devices: Record<string, Record<string, string>> = {
       root,
-      eth0: {
-        type: 'nic',
-        nictype: 'bridged',
-        parent: regionNetwork(spec.region),
-        name: 'eth0',
-        ...(spec.ipv4 ? { 'ipv4.address': spec.ipv4 } : {}),
-      },
+      eth0: this.#publicNic(spec),
     };
     spec.vpcs.forEach((vpc, index) => {
       devices[`eth${index + 1}`] = {
@@ -298,6 +316,22 @@ export class LxdDriver implements ComputeDriver, Engine {
       };
     });
     return devices;
+  }
+
+  /**
+   * The public NIC: on the bridge of the pool its IPv4 comes from, which pins that address (DHCP);
+   * the host routes the server's IPv6 /64 and its floating IPs to it (lxd-networks.ts).
+   */
+  #publicNic(spec: MachineSpec): Record<string, string> {
+    const bridge = bridgeOf(spec.region, spec.ipv4);
+    return {
+      type: 'nic',
+      nictype: 'bridged',
+      parent: bridge?.name ?? regionNetwork(spec.region),
+      name: 'eth0',
+      ...(spec.ipv4 ? { 'ipv4.address': spec.ipv4 } : {}),
+      ...nicRoutes(bridge, spec),
+    };
   }
 
   async #ensureVpcNetworks(spec: MachineSpec): Promise<void> {
@@ -507,7 +541,7 @@ export class LxdDriver implements ComputeDriver, Engine {
         await this.#client.run('DELETE', `/1.0/images/${image.fingerprint}`).catch(ignoreMissing);
   }
 
-  /** NICs for the server's VPCs (hot-plugged), and the addresses written and applied in the guest. */
+  /** NICs for the server's VPCs (hot-plugged), routes to eth0, and the addresses written and applied in the guest. */
   async #applyNetwork(name: string, spec: MachineSpec): Promise<void> {
     await this.#ensureVpcNetworks(spec);
     const instance = await this.#client.get<InstanceBody>(`/1.0/instances/${name}`);
@@ -515,8 +549,14 @@ export class LxdDriver implements ComputeDriver, Engine {
     const devices: Record<string, Record<string, string>> = {};
     for (const [key, device] of Object.entries(instance.devices))
       if (key === 'root' || key === 'eth0') devices[key] = device;
+    // The public NIC stays where it is (its address is pinned there); only what is routed to it changes.
+    if (instance.devices.eth0) {
+      const { 'ipv4.routes': _v4, 'ipv6.routes': _v6, ...eth0 } = instance.devices.eth0;
+      const routes = nicRoutes(bridgeOf(spec.region, spec.ipv4), spec);
+      devices.eth0 = { ...eth0, ...routes };
+    }
     for (const [key, device] of Object.entries(wanted)) if (key !== 'root' && key !== 'eth0') devices[key] = device;
-    if (JSON.stringify(devices) !== JSON.stringify(instance.devices))
+    if (canonical(devices) !== canonical(instance.devices))
       await this.#client.run('PUT', `/1.0/instances/${name}`, {
         body: {
           architecture: instance.architecture,
@@ -536,6 +576,15 @@ export class LxdDriver implements ComputeDriver, Engine {
         throw new Error(`applying the addresses in the guest failed: ${result.stderr.slice(0, 300)}`);
     }
   }
+}
+
+/** Devices as text independent of key order (the engine answers with its keys sorted). */
+function canonical(devices: Record<string, Record<string, string>>): string {
+  return JSON.stringify(
+    Object.keys(devices)
+      .sort()
+      .map((key) => [key, Object.entries(devices[key]!).sort(([a], [b]) => a.localeCompare(b))]),
+  );
 }
 
 function ignoreMissing(error: unknown): void {
