@@ -1,6 +1,6 @@
-// The real-driver suite's harness: a catalog whose one region sits on a range no host network
-// uses (and only there: loopback and Nubis's own bridges are the only traffic targets), a Nubis
-// on COMPUTE_DRIVER=lxd, the engine's own view for checks, and SSH from the host.
+// The real-driver suite's harness: a catalog whose regions sit on ranges no host network uses
+// (and only there: loopback and Nubis's own bridges are the only traffic targets), a Nubis on
+// COMPUTE_DRIVER=lxd, the engine's own view for checks, and SSH from the host.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -14,19 +14,35 @@ export const lxdUrl = process.env.LXD_URL ?? '/var/lib/lxd/unix.socket';
 /** Region 101 of the test catalog: its own pool, bridge nubis-101 at 172.30.101.1/24. */
 export const testPool = process.env.LXD_TEST_POOL ?? '172.30.101.0/24';
 export const TEST_IMAGE = 1001;
+/**
+ * Region 102 of the test catalog, for the addresses: a first IPv4 pool with one address (a /30),
+ * a second pool (bridge nubis-102p2) and an IPv6 pool in ULA space (the host's own IPv6 is fd00::/64).
+ */
+export const addressRegion = {
+  id: 102,
+  pools: {
+    v4: [process.env.LXD_TEST_POOL_SMALL ?? '172.30.102.0/30', process.env.LXD_TEST_POOL_SECOND ?? '172.30.103.0/24'],
+    v6: process.env.LXD_TEST_POOL_V6 ?? 'fd4e:7562:6973::/48',
+  },
+};
 
-/** The catalog the real suite runs on: region 101 only, on `testPool`, image 1001 = nubis-tiny. */
+/** The catalog the real suite runs on: regions 101 (on `testPool`) and 102, image 1001 = nubis-tiny. */
 export function writeTestCatalog(): string {
   const catalog = JSON.parse(readFileSync(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8'));
   const region = catalog.regions.find((r: JsonBody) => r.id === 101);
   region.pools = { v4: [testPool], v6: null };
   region.features.ipv6 = false;
   region.ping_ip = '';
-  catalog.regions = [region];
+  const second = catalog.regions.find((r: JsonBody) => r.id === addressRegion.id);
+  second.pools = addressRegion.pools;
+  second.features.ipv6 = true;
+  second.features.floating_ip = true;
+  second.ping_ip = '';
+  catalog.regions = [region, second];
   const image = catalog.images.find((i: JsonBody) => i.id === TEST_IMAGE);
   image.name = 'Nubis test image';
   image.min_disk_gb = 1;
-  image.regions = [101];
+  image.regions = [101, addressRegion.id];
   image.engine = { image: 'nubis-tiny' };
   catalog.images = [image];
   catalog.plans = catalog.plans.map((plan: JsonBody) => ({ ...plan, regions: [] }));

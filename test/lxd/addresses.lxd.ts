@@ -1,0 +1,134 @@
+// Real servers answer on every address the API shows them with, in a region of several pools
+// (region 102 of the test catalog: a first IPv4 pool of one address, a second pool, an IPv6
+// pool): a server from the second pool, its IPv6, a floating IPv4 from the other pool and a
+// floating IPv6 — each reached by SSH from the host. Run by `npm run test:lxd`.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { TestServer } from '../support/server.ts';
+import { createAccount, type TestAccount } from '../support/accounts.ts';
+import {
+  addressRegion,
+  awaitPower,
+  engine,
+  eventually,
+  keyPair,
+  publicAddress,
+  ssh,
+  sshEventually,
+  startLxdServer,
+  TEST_IMAGE,
+} from './support.ts';
+
+let server: TestServer;
+let alice: TestAccount;
+const lxd = engine();
+const key = keyPair();
+const created: string[] = [];
+const region = addressRegion.id;
+const v6Head = addressRegion.pools.v6.split('::')[0]!;
+
+before(async () => {
+  server = await startLxdServer();
+  alice = await createAccount(server, { credit: 500 });
+});
+
+after(async () => {
+  for (const uuid of created) await server.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
+  await eventually('instances removed', 60, async () => {
+    const names = await lxd.get<string[]>('/1.0/instances');
+    return names.some((n) => created.some((uuid) => n.endsWith(uuid))) ? undefined : true;
+  }).catch(() => {});
+  await server.close();
+  lxd.close();
+});
+
+async function floatingIp(version: 4 | 6): Promise<{ uuid: string; ip_address: string }> {
+  const ip = await server.request('POST', '/v1.3/floating_ip/create', {
+    token: alice.token,
+    body: { region_id: region, ip_version: version },
+  });
+  assert.equal(ip.status, 201, JSON.stringify(ip.body));
+  return ip.body;
+}
+
+async function attach(serverUuid: string, ipUuid: string): Promise<void> {
+  const attached = await server.request('PATCH', '/v1.3/floating_ip/attach', {
+    token: alice.token,
+    body: { server_id: serverUuid, ip_id: ipUuid },
+  });
+  assert.equal(attached.status, 202, JSON.stringify(attached.body));
+}
+
+test('every pool of a region is served: the second IPv4 pool, IPv6, floating IPs of both', async (t) => {
+  const keyId = await server.request('POST', '/v1.3/ssh_key/create', {
+    token: alice.token,
+    body: { name: 'laptop', public_key: key.publicKey },
+  });
+  assert.equal(keyId.status, 201, JSON.stringify(keyId.body));
+  // The first pool (a /30) has one address: this floating IP takes it, so the server comes from the second.
+  const fromFirstPool = await floatingIp(4);
+  assert.equal(fromFirstPool.ip_address, addressRegion.pools.v4[0]!.replace(/\.0\/30$/, '.2'));
+  const made = await server.request('POST', '/v1.3/server/create', {
+    token: alice.token,
+    body: {
+      region,
+      image: TEST_IMAGE,
+      plan: 1,
+      hostname: 'six.example.com',
+      label: 'six',
+      ssh_key: keyId.body.uuid,
+      ipv6_networking: true,
+    },
+  });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  created.push(made.body.uuid);
+  const running = await awaitPower(server, alice.token, made.body.uuid, 'running').catch(async (error) => {
+    const seen = await server.admin('GET', `/admin/servers/${made.body.uuid}`);
+    throw new Error(`${error.message}; engine_error: ${seen.body.engine_error}`);
+  });
+  const v4 = publicAddress(running);
+  const v6 = running.iface?.v6?.find((i: { type: string }) => i.type === 'public')?.address as string;
+  assert.ok(
+    v6?.startsWith(`${v6Head}:`),
+    `server has an IPv6 from the region's pool: ${JSON.stringify(running.iface)}`,
+  );
+
+  await t.test('a server whose address comes from the second pool answers on it', async () => {
+    assert.ok(v4.startsWith(addressRegion.pools.v4[1]!.replace(/\.0\/24$/, '.')), v4);
+    const result = await sshEventually(v4, { key: key.path }, 'hostname');
+    assert.equal(result.stdout.trim(), 'six.example.com');
+  });
+
+  await t.test('the server answers on its IPv6', async () => {
+    const result = await sshEventually(v6, { key: key.path }, 'hostname; ip -6 -o addr show dev eth0 scope global');
+    assert.equal(result.stdout.split('\n')[0], 'six.example.com');
+    assert.match(result.stdout, new RegExp(` ${v6.replace(/[.:]/g, '\\$&')}/64 `));
+  });
+
+  await t.test(
+    "a floating IPv4 from the region's other pool answers once attached, and stops once detached",
+    async () => {
+      await attach(made.body.uuid, fromFirstPool.uuid);
+      const viaFloating = await sshEventually(fromFirstPool.ip_address, { key: key.path }, 'hostname', 60);
+      assert.equal(viaFloating.stdout.trim(), 'six.example.com');
+      const detached = await server.request('PATCH', '/v1.3/floating_ip/detach', {
+        token: alice.token,
+        body: { server_id: made.body.uuid, ip_id: fromFirstPool.uuid },
+      });
+      assert.equal(detached.status, 202, JSON.stringify(detached.body));
+      await eventually('the floating IPv4 no longer answers', 60, async () =>
+        ssh(fromFirstPool.ip_address, { key: key.path }, 'true').code !== 0 ? true : undefined,
+      );
+      assert.equal(ssh(v4, { key: key.path }, 'true').code, 0, 'the server still answers on its own address');
+    },
+  );
+
+  await t.test('a floating IPv6 (a /64) answers on its first host once attached', async () => {
+    const block = await floatingIp(6);
+    assert.ok(block.ip_address.endsWith('::'), block.ip_address);
+    await attach(made.body.uuid, block.uuid);
+    const viaFloating = await sshEventually(`${block.ip_address}1`, { key: key.path }, 'hostname', 60);
+    assert.equal(viaFloating.stdout.trim(), 'six.example.com');
+  });
+});
