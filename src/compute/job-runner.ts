@@ -4,7 +4,7 @@
 // failure with back-off. Beside it, reconciliation: the engine's view of each idle machine wins.
 
 import type { Tx } from '../db/database.ts';
-import { imageCompletedByEngine, serverSettledByEngine } from '../events/resource-events.ts';
+import { imageCompletedByEngine, serverPowerChanged, serverSettledByEngine } from '../events/resource-events.ts';
 import type { Platform } from '../platform/context.ts';
 import type { ComputeJobRow } from './compute-job.table.ts';
 import type { Engine, EngineOutcome, MachineSpec } from './compute-driver.ts';
@@ -229,7 +229,8 @@ async function perform(ctx: Platform, engine: Engine, job: ComputeJobRow): Promi
 
 /**
  * Reconciliation: each server with no transition and no job under way takes the power the engine
- * reports (a machine stopped outside Nubis shows stopped); a machine the engine lost is noted.
+ * reports (a machine stopped outside Nubis shows stopped, with a server.power event); a machine the
+ * engine lost is noted.
  */
 export async function reconcile(ctx: Platform): Promise<number> {
   const engine = ctx.compute.engine;
@@ -253,14 +254,22 @@ export async function reconcile(ctx: Platform): Promise<number> {
         ? { engine_error: 'the engine has no machine for this server' }
         : null;
     if (!update) continue;
-    const result = await ctx.db
-      .updateTable('servers')
-      .set({ ...update, updated_at: now })
-      .where('id', '=', row.id)
-      .where((eb) => eb.or([eb('action_until', 'is', null), eb('action_until', '<=', now)]))
-      .where('uuid', 'not in', (eb) => eb.selectFrom('compute_jobs').select('server_uuid'))
-      .executeTakeFirst();
-    corrected += Number(result.numUpdatedRows);
+    corrected += await ctx.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('servers')
+        .set({ ...update, updated_at: now })
+        .where('id', '=', row.id)
+        .where((eb) => eb.or([eb('action_until', 'is', null), eb('action_until', '<=', now)]))
+        .where('uuid', 'not in', (eb) => eb.selectFrom('compute_jobs').select('server_uuid'))
+        .executeTakeFirst();
+      const changed = Number(result.numUpdatedRows);
+      // A machine stopped (or started) outside Nubis: the events tell it too.
+      if (changed && update.power) {
+        const server = await trx.selectFrom('servers').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+        await serverPowerChanged(ctx, trx, server, update.power, 'the engine reported it');
+      }
+      return changed;
+    });
   }
   return corrected;
 }

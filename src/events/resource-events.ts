@@ -76,7 +76,18 @@ export async function serverSettledByEngine(ctx: Platform, trx: Tx, server: Serv
 }
 
 /** A server powered off at once, outside any transition (out of funds). */
-export async function serverPoweredOff(ctx: Platform, trx: Tx, server: ServerRow, reason: string): Promise<void> {
+export function serverPoweredOff(ctx: Platform, trx: Tx, server: ServerRow, reason: string): Promise<void> {
+  return serverPowerChanged(ctx, trx, server, 'stopped', reason);
+}
+
+/** A server's power changed at once, outside any transition (out of funds, or as a real engine reported). */
+export async function serverPowerChanged(
+  ctx: Platform,
+  trx: Tx,
+  server: ServerRow,
+  power: 'running' | 'stopped',
+  reason: string,
+): Promise<void> {
   await recordEvent(
     ctx,
     trx,
@@ -84,7 +95,7 @@ export async function serverPoweredOff(ctx: Platform, trx: Tx, server: ServerRow
       accountId: server.account_id,
       resource: serverResource(server),
       type: 'server.power',
-      data: { power: 'stopped', reason },
+      data: { power, reason },
     },
     { supersede: true },
   );

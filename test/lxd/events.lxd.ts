@@ -91,6 +91,13 @@ test('create, stop and snapshot: each end is an event when the engine reports', 
   );
 });
 
+test('drift: a machine started outside Nubis shows running, and the events say so', async () => {
+  await lxd.run('PUT', `/1.0/instances/nubis-${uuid}/state`, { body: { action: 'start', timeout: 30 } });
+  await awaitPower(server, alice.token, uuid, 'running', 30);
+  const seen = await awaitEvent(server, alice.id, uuid, 'server.power', { reason: 'the engine reported it' });
+  assert.equal(seen.data.power, 'running');
+});
+
 test('a provisioning the engine fails ends stopped, with the reason, in the event too', async () => {
   const failing = await startLxdServer({ LXD_URL: '/nonexistent/lxd.socket', COMPUTE_JOB_ATTEMPTS: '1' });
   try {
