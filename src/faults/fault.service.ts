@@ -144,6 +144,11 @@ async function claim(ctx: Platform, rule: FaultRuleRow): Promise<boolean> {
   return false;
 }
 
+/** True when no rule is set, as far as the rules read within the last reload period say (no query, no promise). */
+export function noFaultRules(ctx: Platform): boolean {
+  return freshRules(ctx)?.length === 0;
+}
+
 /** The rule that fires for this request, if any; cheap when no rule is set (no query, no allocation). */
 export async function firedFault(ctx: Platform, request: FaultRequest): Promise<FiredFault | null> {
   const rules = freshRules(ctx) ?? (await reloadRules(ctx));

@@ -3,9 +3,9 @@
 // injected answer carries `Nubis-Fault: <rule id>`, so a puzzled client developer can tell.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Platform } from '../platform/context.ts';
-import { firedFault } from '../faults/fault.service.ts';
+import { firedFault, noFaultRules } from '../faults/fault.service.ts';
 import { statusLine, type ApiFormat } from './error-mapping.ts';
 import type { Problem } from './error-mapping.ts';
 
@@ -13,7 +13,16 @@ import type { Problem } from './error-mapping.ts';
 type SendProblem = (reply: FastifyReply, format: ApiFormat, problem: Problem) => FastifyReply;
 
 export function faultHook(ctx: Platform, format: ApiFormat, api: 'v1.3' | 'v1', sendProblem: SendProblem) {
-  return async function injectFault(request: FastifyRequest, reply: FastifyReply) {
+  // A callback hook: with no rule set (the usual case) it answers at once, without a promise.
+  return function onPreValidation(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+    if (noFaultRules(ctx)) return done();
+    injectFault(request, reply).then((answered) => {
+      if (!answered) done();
+    }, done);
+  };
+
+  /** Applies the rule that fires, if any; true when it answered the request. */
+  async function injectFault(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
     const fault = await firedFault(ctx, {
       api,
       method: request.method,
@@ -22,7 +31,7 @@ export function faultHook(ctx: Platform, format: ApiFormat, api: 'v1.3' | 'v1', 
       operationId: (request.routeOptions.schema as { operationId?: string } | undefined)?.operationId,
       accountId: request.actor?.accountId ?? null,
     });
-    if (!fault) return;
+    if (!fault) return false;
     reply.header('Nubis-Fault', String(fault.ruleId));
     if (fault.latencyMs > 0) await sleep(fault.latencyMs);
     if (fault.computeFail && request.actor) {
@@ -30,9 +39,9 @@ export function faultHook(ctx: Platform, format: ApiFormat, api: 'v1.3' | 'v1', 
       request.actor = { ...request.actor, computeFault: fault.ruleId };
       request.log.info({ faultRule: fault.ruleId }, 'compute failure injected');
     }
-    if (fault.status === null) return;
+    if (fault.status === null) return false;
     request.log.info({ faultRule: fault.ruleId, status: fault.status }, 'fault injected');
-    return sendProblem(reply, format, {
+    sendProblem(reply, format, {
       status: fault.status,
       reason: `${statusLine(fault.status)} (injected by fault rule ${fault.ruleId})`,
       ...(fault.status === 400
@@ -42,5 +51,6 @@ export function faultHook(ctx: Platform, format: ApiFormat, api: 'v1.3' | 'v1', 
         ? { retryAfterSeconds: fault.retryAfter, ...(fault.status === 429 ? { rateLimit: 1 } : {}) }
         : {}),
     });
-  };
+    return true;
+  }
 }
