@@ -556,7 +556,7 @@ export class LxdDriver implements ComputeDriver, Engine {
       devices.eth0 = { ...eth0, ...routes };
     }
     for (const [key, device] of Object.entries(wanted)) if (key !== 'root' && key !== 'eth0') devices[key] = device;
-    if (canonical(devices) !== canonical(instance.devices))
+    if (canonicalDevices(devices) !== canonicalDevices(instance.devices))
       await this.#client.run('PUT', `/1.0/instances/${name}`, {
         body: {
           architecture: instance.architecture,
@@ -579,7 +579,7 @@ export class LxdDriver implements ComputeDriver, Engine {
 }
 
 /** Devices as text independent of key order (the engine answers with its keys sorted). */
-function canonical(devices: Record<string, Record<string, string>>): string {
+export function canonicalDevices(devices: Record<string, Record<string, string>>): string {
   return JSON.stringify(
     Object.keys(devices)
       .sort()

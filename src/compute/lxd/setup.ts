@@ -7,6 +7,7 @@ import { networkInterfaces } from 'node:os';
 import type { Config } from '../../config.ts';
 import type { Catalog, Region } from '../../catalog/catalog.types.ts';
 import { LxdError, type LxdClient } from './lxd-client.ts';
+import { canonicalDevices } from './lxd-driver.ts';
 import { imageAlias, profileName, rescueImageAlias } from './lxd-names.ts';
 import { overlaps, parsePrefix, type Prefix, type RegionBridge, regionBridges, regionHasIpv6 } from './lxd-networks.ts';
 
@@ -123,7 +124,13 @@ export async function computeSetup(config: Config, catalog: Catalog, client: Lxd
     devices: { root: { type: 'disk', path: '/', pool } },
   };
   if (await client.exists(`/1.0/profiles/${profileName}`)) {
-    await client.call('PUT', `/1.0/profiles/${profileName}`, { body: profile });
+    const current = await client.get<typeof profile>(`/1.0/profiles/${profileName}`);
+    // Written only when it differs: a PUT updates every instance using it, and fails on any one that cannot be.
+    if (
+      canonicalDevices(current.devices) !== canonicalDevices(profile.devices) ||
+      current.description !== profile.description
+    )
+      await client.call('PUT', `/1.0/profiles/${profileName}`, { body: profile });
     report.present.push(`profile ${profileName}`);
   } else {
     await client.call('POST', '/1.0/profiles', { body: { name: profileName, ...profile } });
