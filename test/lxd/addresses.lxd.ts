@@ -1,9 +1,14 @@
 // Real servers answer on every address the API shows them with, in a region of several pools
 // (region 102 of the test catalog: a first IPv4 pool of one address, a second pool, an IPv6
 // pool): a server from the second pool, its IPv6, a floating IPv4 from the other pool and a
-// floating IPv6 — each reached by SSH from the host. Run by `npm run test:lxd`.
+// floating IPv6 — each reached by SSH from the host; and `nubis compute setup` upgrading a bridge
+// the previous version made, refusing what would renumber it or cut the host off. Run by
+// `npm run test:lxd`.
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 import { after, before, test } from 'node:test';
 import type { TestServer } from '../support/server.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
@@ -13,11 +18,13 @@ import {
   engine,
   eventually,
   keyPair,
+  lxdUrl,
   publicAddress,
   ssh,
   sshEventually,
   startLxdServer,
   TEST_IMAGE,
+  writeTestCatalog,
 } from './support.ts';
 
 let server: TestServer;
@@ -131,4 +138,78 @@ test('every pool of a region is served: the second IPv4 pool, IPv6, floating IPs
     const viaFloating = await sshEventually(`${block.ip_address}1`, { key: key.path }, 'hostname', 60);
     assert.equal(viaFloating.stdout.trim(), 'six.example.com');
   });
+});
+
+/** `nubis compute setup` on the test catalog with region 102 changed by `change`: its exit code and output. */
+function setup(change: (region: Record<string, unknown>) => void): { code: number; output: string } {
+  const path = writeTestCatalog();
+  const catalog = JSON.parse(readFileSync(path, 'utf8'));
+  change(catalog.regions.find((r: { id: number }) => r.id === region));
+  writeFileSync(path, JSON.stringify(catalog));
+  const run = spawnSync(process.execPath, ['bin/nubis.ts', 'compute', 'setup'], {
+    encoding: 'utf8',
+    env: { ...process.env, CATALOG_FILE: path, LXD_URL: lxdUrl, COMPUTE_DRIVER: 'lxd' },
+  });
+  return { code: run.status ?? -1, output: `${run.stdout}${run.stderr}` };
+}
+
+test('compute setup upgrades a bridge the previous version made, and refuses what would renumber it or cut the host off', async () => {
+  const network = 'nubis-upgr';
+  const pools = { v4: ['172.30.104.0/24'], v6: 'fd4e:7562:6974::/48' };
+  const upgraded = (r: Record<string, unknown>) => {
+    r.engine = { network };
+    r.pools = pools;
+  };
+  await lxd.call('DELETE', `/1.0/networks/${network}`).catch(() => {});
+  // What the previous setup made: the first pool's gateway, no IPv6.
+  await lxd.call('POST', '/1.0/networks', {
+    body: {
+      name: network,
+      type: 'bridge',
+      config: {
+        'ipv4.address': '172.30.104.1/24',
+        'ipv4.nat': 'false',
+        'ipv4.firewall': 'false',
+        'ipv6.address': 'none',
+      },
+    },
+  });
+  try {
+    const first = setup(upgraded);
+    assert.equal(first.code, 0, first.output);
+    assert.match(first.output, /updated network nubis-upgr \(ipv6 fd4e:7562:6974:0:1::1\/80\)/);
+    const config = (await lxd.get<{ config: Record<string, string> }>(`/1.0/networks/${network}`)).config;
+    assert.equal(config['ipv4.address'], '172.30.104.1/24');
+    assert.equal(config['ipv6.address'], 'fd4e:7562:6974:0:1::1/80');
+    const again = setup(upgraded);
+    assert.equal(again.code, 0, again.output);
+    assert.match(again.output, /present network nubis-upgr\n/);
+
+    const renumbered = setup((r) => {
+      upgraded(r);
+      r.pools = { ...pools, v4: ['172.30.105.0/24'] };
+    });
+    assert.notEqual(renumbered.code, 0, renumbered.output);
+    assert.match(
+      renumbered.output,
+      /nubis-upgr has 172\.30\.104\.1\/24, but region 102's pool 172\.30\.105\.0\/24 needs 172\.30\.105\.1\/24/,
+    );
+
+    // A pool on this host's own network, whichever it is.
+    const own = Object.values(networkInterfaces())
+      .flat()
+      .find((a) => a && !a.internal && a.family === 'IPv4');
+    assert.ok(own?.cidr, 'the host has an IPv4 network');
+    const parts = own.address.split('.').map(Number);
+    const pool = `${parts.slice(0, 3).join('.')}.${parts[3]! & 252}/30`;
+    const onHost = setup((r) => {
+      upgraded(r);
+      r.pools = { ...pools, v4: [...pools.v4, pool] };
+    });
+    assert.notEqual(onHost.code, 0, onHost.output);
+    assert.ok(onHost.output.includes(`pool ${pool} overlaps the host's network ${own.cidr}`), onHost.output);
+    assert.equal(await lxd.exists(`/1.0/networks/${network}p2`), false, 'nothing made when refused');
+  } finally {
+    await lxd.call('DELETE', `/1.0/networks/${network}`).catch(() => {});
+  }
 });
