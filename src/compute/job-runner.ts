@@ -3,6 +3,7 @@
 // after the intent has committed, settles the server from the engine's report, and retries a
 // failure with back-off. Beside it, reconciliation: the engine's view of each idle machine wins.
 
+import { sql } from 'kysely';
 import type { Tx } from '../db/database.ts';
 import { imageCompletedByEngine, serverPowerChanged, serverSettledByEngine } from '../events/resource-events.ts';
 import type { Platform } from '../platform/context.ts';
@@ -62,15 +63,27 @@ export async function machineSpec(ctx: Platform, serverUuid: string): Promise<Ma
   };
 }
 
+/** Jobs that make a server's disk from a snapshot (its source_snapshot_uuid). */
+const fromSnapshot = ['provisioning', 'restoring'];
+/** Jobs that make a snapshot's engine copy. */
+const copying = ['snapshotting', 'backup'];
+
+/** A job key that names the snapshot `column` holds (`<server>:<action>:<snapshot>[#id]`). */
+const namesSnapshotOf = (column: string) => sql<string>`'%:' || ${sql.ref(column)} || '%'`;
+
 /**
  * Takes the next due job, if any, for this instance to run: the first of its server's line, with
  * no other job of that server being performed (a machine does one thing at a time, in order).
+ * Across lines, a snapshot used by another server is made before that server's disk is made from
+ * it, and forgotten only after: a server created or restored from a snapshot still being copied
+ * (or removed meanwhile) gets it. Neither wait outlasts COMPUTE_ACTION_TIMEOUT_SECONDS.
  */
 async function claim(ctx: Platform): Promise<ComputeJobRow | null> {
   return ctx.db.transaction().execute(async (trx) => {
     const now = ctx.clock.now();
     // A lease is real time: a jump of the virtual clock must not hand a job being performed to another.
     const wall = Date.now();
+    const waitMs = ctx.config.computeActionTimeoutSeconds * 1000;
     let query = trx
       .selectFrom('compute_jobs')
       .selectAll()
@@ -83,6 +96,32 @@ async function claim(ctx: Platform): Promise<ComputeJobRow | null> {
               .select('other.id')
               .whereRef('other.server_uuid', '=', 'compute_jobs.server_uuid')
               .where((o) => or([o('other.id', '<', o.ref('compute_jobs.id')), o('other.locked_until', '>', wall)])),
+          ),
+        ),
+      )
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom(['servers as target', 'compute_jobs as copy'])
+              .select('copy.id')
+              .whereRef('target.uuid', '=', 'compute_jobs.server_uuid')
+              .where('compute_jobs.action', 'in', fromSnapshot)
+              .where('compute_jobs.created_at', '>', now - waitMs)
+              .where('copy.action', 'in', copying)
+              .where('copy.key', 'like', namesSnapshotOf('target.source_snapshot_uuid')),
+          ),
+        ),
+      )
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom(['compute_jobs as use', 'servers as target'])
+              .select('use.id')
+              .whereRef('target.uuid', '=', 'use.server_uuid')
+              .where('use.action', 'in', fromSnapshot)
+              .where('compute_jobs.action', '=', 'forget-snapshot')
+              .where('compute_jobs.created_at', '>', now - waitMs)
+              .where('compute_jobs.key', 'like', namesSnapshotOf('target.source_snapshot_uuid')),
           ),
         ),
       )

@@ -1,0 +1,89 @@
+// A snapshot used by another server across the jobs' lines: a server created from a snapshot still
+// being copied, with the snapshot removed at once, gets the snapshot's disk (the copy is made
+// before, and forgotten after). One attempt per job, so no retry hides a wrong order.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { TestServer } from '../support/server.ts';
+import { createAccount, type TestAccount } from '../support/accounts.ts';
+import {
+  awaitPower,
+  engine,
+  eventually,
+  publicAddress,
+  serverInfo,
+  sshEventually,
+  startLxdServer,
+  TEST_IMAGE,
+} from './support.ts';
+
+let server: TestServer;
+let alice: TestAccount;
+const lxd = engine();
+const created: string[] = [];
+
+before(async () => {
+  server = await startLxdServer({ COMPUTE_JOB_ATTEMPTS: '1' });
+  alice = await createAccount(server);
+});
+
+after(async () => {
+  for (const uuid of created) await server.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
+  await eventually('instances removed', 60, async () => {
+    for (const uuid of created) if (await lxd.exists(`/1.0/instances/nubis-${uuid}`)) return undefined;
+    return true;
+  }).catch(() => {});
+  await server.close();
+  lxd.close();
+});
+
+async function create(body: Record<string, unknown>) {
+  const result = await server.request('POST', '/v1.3/server/create', {
+    token: alice.token,
+    body: { region: 101, plan: 1, ...body },
+  });
+  assert.equal(result.status, 201, JSON.stringify(result.body));
+  created.push(result.body.uuid);
+  return result.body;
+}
+
+test('a server made from a snapshot still being copied, the snapshot removed at once, has its disk', async () => {
+  const source = await create({ hostname: 'source.example.com', label: 'source', image: TEST_IMAGE });
+  const sourceInfo = await awaitPower(server, alice.token, source.uuid, 'running');
+  await sshEventually(
+    publicAddress(sourceInfo),
+    { password: sourceInfo.info.password },
+    'echo from-the-source > /root/marker && sync',
+  );
+  const snap = await server.request('POST', '/v1.3/snapshot/create', {
+    token: alice.token,
+    body: { name: 'in-flight', server_id: source.uuid },
+  });
+  assert.equal(snap.status, 201, JSON.stringify(snap.body));
+  // No wait: the copy is being made in the source's line while these are asked.
+  const copy = await create({
+    hostname: 'copy.example.com',
+    label: 'copy',
+    image_type: 'snapshot',
+    image: snap.body.uuid,
+  });
+  const removed = await server.request('DELETE', `/v1.3/snapshot/remove/${snap.body.uuid}`, { token: alice.token });
+  assert.equal(removed.status, 204, JSON.stringify(removed.body));
+
+  const copyInfo = await eventually('the copy settled', 120, async () => {
+    const info = await serverInfo(server, alice.token, copy.uuid);
+    return info.power === 'provisioning' ? undefined : info;
+  });
+  const seen = await server.admin('GET', `/admin/servers/${copy.uuid}`);
+  assert.equal(seen.body.engine_error, null);
+  assert.equal(copyInfo.power, 'running');
+  const fromCopy = await sshEventually(
+    publicAddress(copyInfo),
+    { password: copyInfo.info.password },
+    'hostname; cat /root/marker',
+  );
+  assert.deepEqual(fromCopy.stdout.trim().split('\n'), ['copy.example.com', 'from-the-source']);
+  await eventually('the copy is forgotten after use', 60, async () =>
+    (await lxd.exists(`/1.0/images/aliases/nubis-snap-${snap.body.uuid}`)) ? undefined : true,
+  );
+});
