@@ -55,6 +55,15 @@ export function engine(url = lxdUrl): LxdClient {
   return new LxdClient({ url });
 }
 
+/** Removes the servers a suite made and waits (at most 60 s) until the engine has no instance of theirs. */
+export async function removeServers(server: TestServer, token: string, uuids: string[], lxd: LxdClient) {
+  for (const uuid of uuids) await server.request('DELETE', `/v1.3/server/remove/${uuid}`, { token });
+  await eventually('instances removed', 60, async () => {
+    const names = await lxd.get<string[]>('/1.0/instances');
+    return names.some((n) => uuids.some((uuid) => n.endsWith(uuid))) ? undefined : true;
+  }).catch(() => {});
+}
+
 export function startLxdServer(env: Record<string, string> = {}): Promise<TestServer> {
   return startTestServer({
     COMPUTE_DRIVER: 'lxd',
