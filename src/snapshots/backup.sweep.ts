@@ -9,6 +9,7 @@ import { machineOf } from '../servers/server-details.ts';
 import { isProvisioning } from '../servers/power-state.ts';
 import { snapshotRepository } from './snapshot.repository.ts';
 import { enqueueComputeJob, enqueueForgetImage } from '../compute/job-queue.ts';
+import { imageRemoved, imageTaken } from '../events/resource-events.ts';
 
 const dayMs = 86_400_000;
 
@@ -20,17 +21,16 @@ export function backupSlot(now: number): number {
 export async function runBackupSweep(ctx: Platform, pageSize = 200): Promise<{ taken: number; expired: number }> {
   const now = ctx.clock.now();
   const slot = backupSlot(now);
-  if (ctx.compute.engine) {
-    // Retention reaches the engine too: each expired backup's image goes with it.
-    const due = await ctx.db
-      .selectFrom('snapshots')
-      .select(['uuid', 'server_uuid'])
-      .where('expires_at', '<=', now)
-      .where('type', '=', 'backup')
-      .execute();
-    for (const backup of due) await enqueueForgetImage(ctx, ctx.db, backup);
-  }
-  const expired = await snapshotRepository.deleteExpiredBackups(ctx.db, now);
+  // Each expired backup is removed once (whichever instance deletes it tells it), and its engine
+  // image goes with it.
+  const expired = await ctx.db.transaction().execute(async (trx) => {
+    const gone = await snapshotRepository.deleteExpiredBackups(trx, now);
+    for (const backup of gone) {
+      await enqueueForgetImage(ctx, trx, backup);
+      await imageRemoved(ctx, trx, backup);
+    }
+    return gone.length;
+  });
   let taken = 0;
   let afterId = 0;
   for (;;) {
@@ -64,8 +64,10 @@ export async function runBackupSweep(ctx: Platform, pageSize = 200): Promise<{ t
           backup_slot: slot,
           created_at: now,
         });
-        if (backup) await enqueueComputeJob(ctx, trx, server.uuid, 'backup', { snapshot: backup.uuid });
-        return backup !== null;
+        if (!backup) return false;
+        await imageTaken(ctx, trx, backup);
+        await enqueueComputeJob(ctx, trx, server.uuid, 'backup', { snapshot: backup.uuid });
+        return true;
       });
       if (made) taken++;
     }

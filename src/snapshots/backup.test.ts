@@ -143,6 +143,24 @@ describe('the daily backup sweep', () => {
     await sweep();
     assert.equal((await backups(s.uuid)).length, 0);
   });
+
+  test('each backup is an event when taken, when completed and when its retention removes it', async () => {
+    await toMorning();
+    const s = await deployServer(server, bob.token, { auto_backups: true });
+    await sweep();
+    const [backup] = await backups(s.uuid, bob.token);
+    assert.ok(backup, 'a backup was taken');
+    await server.advance(8 * day);
+    await sweep();
+    const events = await server.admin('GET', `/admin/events?account=${bob.id}&limit=1000`);
+    assert.equal(events.status, 200);
+    const told = events.body.events.filter((e: { resource: { uuid: string } }) => e.resource.uuid === backup.uuid);
+    assert.deepEqual(
+      told.map((e: { type: string; resource: { type: string } }) => `${e.resource.type} ${e.type}`),
+      ['backup backup.created', 'backup backup.completed', 'backup backup.removed'],
+    );
+    assert.deepEqual(told[0].data, { name: backup.name, server: s.uuid });
+  });
 });
 
 describe('backup/restore', () => {

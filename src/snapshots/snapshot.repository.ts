@@ -44,14 +44,14 @@ export const snapshotRepository = {
     await db.deleteFrom('snapshots').where('server_uuid', '=', serverUuid).where('type', '=', 'backup').execute();
   },
 
-  /** Deletes backups past their expiry; returns how many. */
-  async deleteExpiredBackups(db: Queryable, now: number): Promise<number> {
-    const result = await db
+  /** Deletes backups past their expiry; returns the ones this call deleted. */
+  deleteExpiredBackups(db: Queryable, now: number): Promise<SnapshotRow[]> {
+    return db
       .deleteFrom('snapshots')
       .where('expires_at', '<=', now)
       .where('type', '=', 'backup')
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
+      .returningAll()
+      .execute();
   },
 
   /** Servers with backups on that have no backup for the slot yet, a page at a time. */
