@@ -1,7 +1,8 @@
 // Queries on servers and on what hangs off them: their public addresses, the floating IPs
 // attached to them and their VPC memberships. Reads for a list fetch each table once.
 
-import type { Queryable } from '../db/database.ts';
+import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
+import type { Database, Queryable } from '../db/database.ts';
 import { prepared } from '../db/prepared.ts';
 import { jsonTuples, objectsOf } from '../db/json-tuples.ts';
 import { balanceFloor } from '../billing/ledger.ts';
@@ -89,40 +90,44 @@ interface ShownJson {
   memberships: string | unknown[];
 }
 
-/** The account's servers and what hangs off them (server/list). */
-const shownOfAccountJson = prepared<[number, number, number, number], ShownJson>(4, (db, a1, a2, a3, a4) =>
-  db.selectNoFrom([
-    jsonTuples(db, db.selectFrom('servers').select(shownColumns).where('account_id', '=', a1), shownColumns).as(
-      'servers',
+const floatingSelected = ['id', ...floatingColumns] as const;
+const membershipWithVpc = ['vpc_members.vpc_id', ...membershipColumns] as const;
+
+/** Which rows of each table a ShownJson statement reads. */
+interface ShownFilters {
+  servers: (eb: ExpressionBuilder<Database, 'servers'>) => Expression<SqlBool>;
+  held: (eb: ExpressionBuilder<Database, 'ip_addresses'>) => Expression<SqlBool>;
+  floating: (eb: ExpressionBuilder<Database, 'floating_ips'>) => Expression<SqlBool>;
+  memberships: (eb: ExpressionBuilder<Database, 'vpc_members' | 'vpcs'>) => Expression<SqlBool>;
+}
+
+function shownJson(db: Kysely<Database>, filters: ShownFilters) {
+  return db.selectNoFrom([
+    jsonTuples(db, db.selectFrom('servers').select(shownColumns).where(filters.servers), shownColumns).as('servers'),
+    jsonTuples(db, db.selectFrom('ip_addresses').select(heldColumns).where(filters.held), heldColumns).as('held'),
+    jsonTuples(db, db.selectFrom('floating_ips').select(floatingSelected).where(filters.floating), floatingSelected).as(
+      'floating',
     ),
-    jsonTuples(
-      db,
-      db
-        .selectFrom('ip_addresses')
-        .select(heldColumns)
-        .where('account_id', '=', a2)
-        .where('holder_type', '=', 'server'),
-      heldColumns,
-    ).as('held'),
-    jsonTuples(
-      db,
-      db
-        .selectFrom('floating_ips')
-        .select(['id', ...floatingColumns])
-        .where('account_id', '=', a3)
-        .where('server_id', 'is not', null),
-      ['id', ...floatingColumns],
-    ).as('floating'),
     jsonTuples(
       db,
       db
         .selectFrom('vpc_members')
         .innerJoin('vpcs', 'vpcs.id', 'vpc_members.vpc_id')
-        .select(['vpc_members.vpc_id', ...membershipColumns])
-        .where('vpcs.account_id', '=', a4),
+        .select(membershipWithVpc)
+        .where(filters.memberships),
       ['vpc_id', ...membershipSelected],
     ).as('memberships'),
-  ]),
+  ]);
+}
+
+/** The account's servers and what hangs off them (server/list). */
+const shownOfAccountJson = prepared<[number, number, number, number], ShownJson>(4, (db, a1, a2, a3, a4) =>
+  shownJson(db, {
+    servers: (eb) => eb('account_id', '=', a1),
+    held: (eb) => eb.and([eb('account_id', '=', a2), eb('holder_type', '=', 'server')]),
+    floating: (eb) => eb.and([eb('account_id', '=', a3), eb('server_id', 'is not', null)]),
+    memberships: (eb) => eb('vpcs.account_id', '=', a4),
+  }),
 );
 
 /** One of the account's servers (by id, or by uuid) and what hangs off it (server/info). */
@@ -136,31 +141,12 @@ function shownOfServerJson(by: 'id' | 'uuid') {
         .selectFrom('servers')
         .where('account_id', '=', accountId)
         .where(by, '=', ref as never);
-    return db.selectNoFrom([
-      jsonTuples(db, server(a1, s1).select(shownColumns), shownColumns).as('servers'),
-      jsonTuples(
-        db,
-        db.selectFrom('ip_addresses').select(heldColumns).where('holder_uuid', 'in', server(a2, s2).select('uuid')),
-        heldColumns,
-      ).as('held'),
-      jsonTuples(
-        db,
-        db
-          .selectFrom('floating_ips')
-          .select(['id', ...floatingColumns])
-          .where('server_id', 'in', server(a3, s3).select('id')),
-        ['id', ...floatingColumns],
-      ).as('floating'),
-      jsonTuples(
-        db,
-        db
-          .selectFrom('vpc_members')
-          .innerJoin('vpcs', 'vpcs.id', 'vpc_members.vpc_id')
-          .select(['vpc_members.vpc_id', ...membershipColumns])
-          .where('vpc_members.server_id', 'in', server(a4, s4).select('id')),
-        ['vpc_id', ...membershipSelected],
-      ).as('memberships'),
-    ]);
+    return shownJson(db, {
+      servers: (eb) => eb.and([eb('account_id', '=', a1), eb(by, '=', s1 as never)]),
+      held: (eb) => eb('holder_uuid', 'in', server(a2, s2).select('uuid')),
+      floating: (eb) => eb('server_id', 'in', server(a3, s3).select('id')),
+      memberships: (eb) => eb('vpc_members.server_id', 'in', server(a4, s4).select('id')),
+    });
   });
 }
 const shownByIdJson = shownOfServerJson('id');
@@ -168,7 +154,7 @@ const shownByUuidJson = shownOfServerJson('uuid');
 
 const serversOf = objectsOf<ShownRow>(shownColumns);
 const heldOf = objectsOf<HeldAddress>(heldColumns);
-const floatingOf = objectsOf<AttachedFloatingRow & { id: number }>(['id', ...floatingColumns]);
+const floatingOf = objectsOf<AttachedFloatingRow & { id: number }>(floatingSelected);
 const membershipsOf = objectsOf<VpcMembership & { vpc_id: number }>(['vpc_id', ...membershipSelected]);
 
 /** The servers in scope with what hangs off them, each list in the order a Server object shows it. */
