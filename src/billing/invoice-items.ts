@@ -50,6 +50,7 @@ function insertOf(count: number): PreparedQuery<unknown[], never> {
   return insert;
 }
 
+/** Starts billing the resource's items, and records their events. */
 export async function openInvoiceItems(
   ctx: Platform,
   db: Queryable,
@@ -57,6 +58,23 @@ export async function openInvoiceItems(
   resourceUuid: string,
   items: PricedItem[],
   prepaidUntil: number | null = null,
+): Promise<void> {
+  if (items.length === 0) return;
+  await insertInvoiceItems(ctx, db, accountId, resourceUuid, items, prepaidUntil);
+  await invoiceItemsOpened(ctx, db, accountId, resourceUuid, items);
+}
+
+/**
+ * Starts billing the resource's items, leaving their events to the caller: a create records them
+ * with the resource's own (resource-events.ts serverCreated), in one insert.
+ */
+export async function insertInvoiceItems(
+  ctx: Platform,
+  db: Queryable,
+  accountId: number,
+  resourceUuid: string,
+  items: PricedItem[],
+  prepaidUntil: number | null,
 ): Promise<void> {
   if (items.length === 0) return;
   const now = ctx.clock.now();
@@ -71,7 +89,6 @@ export async function openInvoiceItems(
     prepaidUntil,
   ]);
   await insertOf(items.length).run(db, ...values);
-  await invoiceItemsOpened(ctx, db, accountId, resourceUuid, items);
 }
 
 /**

@@ -6,12 +6,13 @@
 // events always come before its next one, and a scheduled change that a newer action
 // superseded is dropped, so a resource's events tell its life in order.
 
-import { sql } from 'kysely';
-import type { Queryable, Tx } from '../db/database.ts';
+import { sql, type Insertable, type Kysely } from 'kysely';
+import type { Database, Queryable, Tx } from '../db/database.ts';
+import { prepared, type PreparedQuery } from '../db/prepared.ts';
 import type { Platform } from '../platform/context.ts';
-import type { EventRow, EventScheduleRow } from './event.table.ts';
+import type { EventRow, EventScheduleRow, EventTable } from './event.table.ts';
 import { describeEvent, type NubisEvent } from './event-shape.ts';
-import { enqueueDeliveries, kickWebhookDelivery } from './webhook.service.ts';
+import { kickWebhookDelivery } from './webhook.service.ts';
 
 export interface EventInput {
   accountId: number | null;
@@ -21,13 +22,103 @@ export interface EventInput {
   data?: Record<string, unknown>;
 }
 
-async function insertEvents(trx: Queryable, rows: Omit<EventRow, 'id'>[]): Promise<void> {
-  if (!rows.length) return;
-  const inserted = await trx.insertInto('events').values(rows).returning(['id', 'account_id']).execute();
-  await enqueueDeliveries(trx, inserted);
+type NewEvent = Omit<EventRow, 'id'>;
+
+/** The columns of an event row, in the order an insert binds them. */
+const eventColumns = ['account_id', 'type', 'resource_type', 'resource_uuid', 'data', 'occurred_at'] as const;
+
+/**
+ * PostgreSQL: the events and their webhook deliveries (the outbox, webhook.service.ts) in one
+ * statement: one delivery for each webhook of each event's account, selected from the inserted
+ * events. Its row count is the number of deliveries.
+ */
+function insertWithDeliveries(db: Kysely<Database>, rows: Insertable<EventTable>[]) {
+  return db
+    .with('inserted', (qc) => qc.insertInto('events').values(rows).returning(['id', 'account_id']))
+    .insertInto('webhook_deliveries')
+    .columns(['webhook_id', 'event_id', 'next_attempt_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('inserted')
+        .innerJoin('webhooks', 'webhooks.account_id', 'inserted.account_id')
+        .select(['webhooks.id as webhook_id', 'inserted.id as event_id', sql.lit(0).as('next_attempt_at')]),
+    );
 }
 
-function fromSchedule(row: EventScheduleRow): Omit<EventRow, 'id'> {
+/** SQLite (no insert in a WITH): the events first, then their deliveries from the ids it answers. */
+function insertReturningIds(db: Kysely<Database>, rows: Insertable<EventTable>[]) {
+  return db.insertInto('events').values(rows).returning(['id', 'account_id']);
+}
+
+// The ids are passed as one JSON array, so one prepared statement serves any number of events.
+const deliveriesOfEvents = prepared<[string], never>(1, (db, ids) =>
+  db
+    .insertInto('webhook_deliveries')
+    .columns(['webhook_id', 'event_id', 'next_attempt_at'])
+    .expression(
+      db
+        .selectFrom('events')
+        .innerJoin('webhooks', 'webhooks.account_id', 'events.account_id')
+        .select(['webhooks.id as webhook_id', 'events.id as event_id', sql.lit(0).as('next_attempt_at')])
+        .where('events.id', 'in', sql<number>`(select value from json_each(${ids}))`),
+    ),
+);
+
+/** Batches this long or shorter run as prepared statements (one per length); a sweep's longer ones are built each time. */
+const preparedBatch = 8;
+const withDeliveriesByCount = new Map<number, PreparedQuery<unknown[], never>>();
+const returningIdsByCount = new Map<number, PreparedQuery<unknown[], { id: number; account_id: number | null }>>();
+
+/** Rows built from the flat parameters of a prepared insert (or from real values). */
+function rowsOf(values: unknown[], count: number): Insertable<EventTable>[] {
+  return Array.from(
+    { length: count },
+    (_, row) =>
+      Object.fromEntries(
+        eventColumns.map((column, index) => [column, values[row * eventColumns.length + index]]),
+      ) as unknown as Insertable<EventTable>,
+  );
+}
+
+function preparedFor<R>(
+  cache: Map<number, PreparedQuery<unknown[], R>>,
+  count: number,
+  build: (db: Kysely<Database>, rows: Insertable<EventTable>[]) => { compile(): unknown },
+): PreparedQuery<unknown[], R> {
+  let query = cache.get(count);
+  if (!query) {
+    query = prepared<unknown[], R>(
+      count * eventColumns.length,
+      (db, ...values) => build(db, rowsOf(values, count)) as never,
+    );
+    cache.set(count, query);
+  }
+  return query;
+}
+
+/**
+ * Inserts the events, in order, with a delivery for each webhook of each event's account (in the
+ * same transaction: none is lost). Answers whether any delivery was enqueued.
+ */
+async function insertEvents(ctx: Platform, trx: Queryable, rows: NewEvent[]): Promise<boolean> {
+  if (!rows.length) return false;
+  const values = rows.flatMap((row) => eventColumns.map((column) => row[column]));
+  if (ctx.dialect === 'postgres') {
+    if (rows.length <= preparedBatch)
+      return (await preparedFor(withDeliveriesByCount, rows.length, insertWithDeliveries).run(trx, ...values)) > 0;
+    const result = await insertWithDeliveries(trx as Kysely<Database>, rows).executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+  }
+  const inserted =
+    rows.length <= preparedBatch
+      ? await preparedFor(returningIdsByCount, rows.length, insertReturningIds).all(trx, ...values)
+      : await insertReturningIds(trx as Kysely<Database>, rows).execute();
+  const ids = inserted.filter((event) => event.account_id !== null).map((event) => event.id);
+  if (!ids.length) return false;
+  return (await deliveriesOfEvents.run(trx, JSON.stringify(ids))) > 0;
+}
+
+function fromSchedule(row: EventScheduleRow): NewEvent {
   return {
     account_id: row.account_id,
     type: row.type,
@@ -38,81 +129,123 @@ function fromSchedule(row: EventScheduleRow): Omit<EventRow, 'id'> {
   };
 }
 
+/** The columns of a scheduled event, named (not `*`: a statement prepared on PostgreSQL keeps its result shape). */
+const scheduleColumns = ['id', 'account_id', 'type', 'resource_type', 'resource_uuid', 'data', 'due_at'] as const;
+
+// Settling takes the scheduled events out in the statement that reads them, so it also claims
+// them: of two settles (or a settle and a sweep) of one resource, one records them, the other
+// waits for it and finds none.
+const takeDue = prepared<[string, number], EventScheduleRow>(2, (db, uuid, now) =>
+  db
+    .deleteFrom('event_schedule')
+    .where('resource_uuid', '=', uuid)
+    .where('due_at', '<=', now)
+    .returning(scheduleColumns),
+);
+const takeAll = prepared<[string], EventScheduleRow>(1, (db, uuid) =>
+  db.deleteFrom('event_schedule').where('resource_uuid', '=', uuid).returning(scheduleColumns),
+);
+
 /**
  * Before a resource changes: its scheduled events that are due become events (they happened
- * first); with `supersede`, the ones not yet due are dropped (the new change replaces them).
+ * first), answered in the order they happened; with `supersede`, the ones not yet due are
+ * dropped (the new change replaces them).
  */
-async function settleResource(trx: Tx, uuid: string, now: number, supersede: boolean): Promise<void> {
-  const scheduled = await trx
-    .selectFrom('event_schedule')
-    .selectAll()
-    .where('resource_uuid', '=', uuid)
-    .orderBy('due_at')
-    .orderBy('id')
-    .execute();
-  if (!scheduled.length) return;
-  const due = scheduled.filter((row) => row.due_at <= now);
-  await insertEvents(trx, due.map(fromSchedule));
-  const gone = supersede ? scheduled : due;
-  if (gone.length)
-    await trx
-      .deleteFrom('event_schedule')
-      .where(
-        'id',
-        'in',
-        gone.map((row) => row.id),
-      )
-      .execute();
+async function settleResource(trx: Tx, uuid: string, now: number, supersede: boolean): Promise<NewEvent[]> {
+  const taken = supersede ? await takeAll.all(trx, uuid) : await takeDue.all(trx, uuid, now);
+  return taken
+    .filter((row) => row.due_at <= now)
+    .sort((a, b) => a.due_at - b.due_at || a.id - b.id)
+    .map(fromSchedule);
+}
+
+export interface RecordOptions {
+  /** The change replaces whatever the resource was scheduled to do (a new server action). */
+  supersede?: boolean;
+  /**
+   * The change is one that was scheduled for later under this type (a real engine finished
+   * early), so that scheduled one is dropped.
+   */
+  replaces?: string;
+  /**
+   * The resource was made in this very transaction: nothing is scheduled for it yet, so there is
+   * nothing to settle first.
+   */
+  created?: boolean;
+}
+
+/** Records a change that happens now, in the caller's transaction (see recordEvents). */
+export function recordEvent(ctx: Platform, trx: Tx, event: EventInput, options: RecordOptions = {}): Promise<void> {
+  return recordEvents(ctx, trx, [event], options);
 }
 
 /**
- * Records a change that happens now, in the caller's transaction. `supersede`: the change
- * replaces whatever the resource was scheduled to do (a new server action). `replaces`: the change
- * is one that was scheduled for later under this type (a real engine finished early), so that
- * scheduled one is dropped.
+ * Records changes that happen now, in the caller's transaction, numbered in the order given, in
+ * one insert. Each resource's due scheduled events are recorded first, in the same insert.
  */
-export async function recordEvent(
+export async function recordEvents(
   ctx: Platform,
   trx: Tx,
-  event: EventInput,
-  options: { supersede?: boolean; replaces?: string } = {},
+  events: EventInput[],
+  options: RecordOptions = {},
 ): Promise<void> {
+  if (!events.length) return;
   const now = ctx.clock.now();
-  if (options.replaces)
-    await trx
-      .deleteFrom('event_schedule')
-      .where('resource_uuid', '=', event.resource.uuid)
-      .where('type', '=', options.replaces)
-      .where('due_at', '>', now)
-      .execute();
-  await settleResource(trx, event.resource.uuid, now, options.supersede ?? false);
-  await insertEvents(trx, [
-    {
-      account_id: event.accountId,
-      type: event.type,
-      resource_type: event.resource.type,
-      resource_uuid: event.resource.uuid,
-      data: JSON.stringify(event.data ?? {}),
-      occurred_at: now,
-    },
-  ]);
-  kickWebhookDelivery(ctx);
+  const rows: NewEvent[] = [];
+  if (!options.created) {
+    for (const uuid of new Set(events.map((event) => event.resource.uuid))) {
+      if (options.replaces)
+        await trx
+          .deleteFrom('event_schedule')
+          .where('resource_uuid', '=', uuid)
+          .where('type', '=', options.replaces)
+          .where('due_at', '>', now)
+          .execute();
+      rows.push(...(await settleResource(trx, uuid, now, options.supersede ?? false)));
+    }
+  }
+  for (const event of events) rows.push(rowOf(event, now));
+  // Nothing to deliver, nothing to wake: an account without webhooks costs no delivery run.
+  if (await insertEvents(ctx, trx, rows)) kickWebhookDelivery(ctx);
 }
+
+function rowOf(event: EventInput, at: number): NewEvent {
+  return {
+    account_id: event.accountId,
+    type: event.type,
+    resource_type: event.resource.type,
+    resource_uuid: event.resource.uuid,
+    data: JSON.stringify(event.data ?? {}),
+    occurred_at: at,
+  };
+}
+
+// Every create schedules the end of its provisioning: prepared.
+const insertScheduled = prepared<[number | null, string, string, string, string, number], never>(
+  6,
+  (db, accountId, type, resourceType, resourceUuid, data, dueAt) =>
+    db.insertInto('event_schedule').values({
+      account_id: accountId,
+      type,
+      resource_type: resourceType,
+      resource_uuid: resourceUuid,
+      data,
+      due_at: dueAt,
+    }),
+);
 
 /** Schedules a change the clock brings about at `dueAt` (recorded now if already due). */
 export async function scheduleEvent(ctx: Platform, trx: Tx, event: EventInput, dueAt: number): Promise<void> {
   if (dueAt <= ctx.clock.now()) return recordEvent(ctx, trx, event);
-  await trx
-    .insertInto('event_schedule')
-    .values({
-      account_id: event.accountId,
-      type: event.type,
-      resource_type: event.resource.type,
-      resource_uuid: event.resource.uuid,
-      data: JSON.stringify(event.data ?? {}),
-      due_at: dueAt,
-    })
-    .execute();
+  await insertScheduled.run(
+    trx,
+    event.accountId,
+    event.type,
+    event.resource.type,
+    event.resource.uuid,
+    JSON.stringify(event.data ?? {}),
+    dueAt,
+  );
 }
 
 /**
@@ -121,6 +254,7 @@ export async function scheduleEvent(ctx: Platform, trx: Tx, event: EventInput, d
  */
 export async function recordDueEvents(ctx: Platform, batch = 500): Promise<number> {
   let total = 0;
+  let enqueued = false;
   for (;;) {
     const now = ctx.clock.now();
     const moved = await ctx.db.transaction().execute(async (trx) => {
@@ -142,13 +276,13 @@ export async function recordDueEvents(ctx: Platform, batch = 500): Promise<numbe
           due.map((row) => row.id),
         )
         .execute();
-      await insertEvents(trx, due.map(fromSchedule));
+      if (await insertEvents(ctx, trx, due.map(fromSchedule))) enqueued = true;
       return due.length;
     });
     total += moved;
     if (moved < batch) break;
   }
-  if (total) kickWebhookDelivery(ctx);
+  if (enqueued) kickWebhookDelivery(ctx);
   return total;
 }
 

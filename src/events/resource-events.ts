@@ -6,19 +6,34 @@
 import type { Queryable, Tx } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import type { ServerRow } from '../servers/server.table.ts';
-import { recordEvent, scheduleEvent } from './event.service.ts';
+import { recordEvent, recordEvents, scheduleEvent, type EventInput } from './event.service.ts';
 
 const serverResource = (server: ServerRow) => ({ type: 'server', uuid: server.uuid });
 
-/** A server appears, provisioning; it reaches its power when provisioning ends. */
-export async function serverCreated(ctx: Platform, trx: Tx, server: ServerRow): Promise<void> {
-  const base = { accountId: server.account_id, resource: serverResource(server) };
-  await recordEvent(ctx, trx, {
-    ...base,
-    type: 'server.created',
-    data: { name: server.name, hostname: server.hostname, region: server.region_id, plan: server.plan_id },
-  });
-  await serverSettles(ctx, trx, server);
+/**
+ * A server appears, provisioning, and its billing starts; it reaches its power when provisioning
+ * ends. One insert records them all, with nothing to settle: the server was made in this
+ * transaction.
+ */
+export async function serverCreated(ctx: Platform, trx: Tx, server: ServerRow, billed: OpenedItem[]): Promise<void> {
+  const settles = serverSettlement(server);
+  const endedAlready = settles !== null && settles.dueAt <= ctx.clock.now();
+  await recordEvents(
+    ctx,
+    trx,
+    [
+      {
+        accountId: server.account_id,
+        resource: serverResource(server),
+        type: 'server.created',
+        data: { name: server.name, hostname: server.hostname, region: server.region_id, plan: server.plan_id },
+      },
+      ...(endedAlready ? [settles.event] : []),
+      ...openedEvents(server.account_id, server.uuid, billed),
+    ],
+    { created: true },
+  );
+  if (settles && !endedAlready) await scheduleEvent(ctx, trx, settles.event, settles.dueAt);
 }
 
 /** A server starts a transition (replacing the one under way), and settles when it ends. */
@@ -34,15 +49,15 @@ export async function serverTransition(ctx: Platform, trx: Tx, server: ServerRow
     },
     { supersede: true },
   );
-  await serverSettles(ctx, trx, server);
+  const settles = serverSettlement(server);
+  if (settles) await scheduleEvent(ctx, trx, settles.event, settles.dueAt);
 }
 
-async function serverSettles(ctx: Platform, trx: Tx, server: ServerRow): Promise<void> {
-  if (server.action === null || server.action_until === null) return;
-  await scheduleEvent(
-    ctx,
-    trx,
-    {
+/** The end of the server's transition under way, and when it is due; null when none is. */
+function serverSettlement(server: ServerRow): { event: EventInput; dueAt: number } | null {
+  if (server.action === null || server.action_until === null) return null;
+  return {
+    event: {
       accountId: server.account_id,
       resource: serverResource(server),
       type: 'server.power',
@@ -52,8 +67,8 @@ async function serverSettles(ctx: Platform, trx: Tx, server: ServerRow): Promise
         ...(server.engine_error ? { error: server.engine_error } : {}),
       },
     },
-    server.action_until,
-  );
+    dueAt: server.action_until,
+  };
 }
 
 /**
@@ -153,27 +168,36 @@ export async function imageRemoved(
   );
 }
 
+/** An invoice item as its opening event tells it. */
+export interface OpenedItem {
+  resourceType: string;
+  description: string;
+  amountHrMicros: number;
+  amountMoMicros: number;
+}
+
+function openedEvents(accountId: number, resourceUuid: string, items: OpenedItem[]): EventInput[] {
+  return items.map((item) => ({
+    accountId,
+    resource: { type: item.resourceType, uuid: resourceUuid },
+    type: 'invoice_item.opened',
+    data: {
+      description: item.description,
+      amount_hr: item.amountHrMicros / 1_000_000,
+      amount_mo: item.amountMoMicros / 1_000_000,
+    },
+  }));
+}
+
 /** Billing of a resource starts (one event per invoice item). */
 export async function invoiceItemsOpened(
   ctx: Platform,
   db: Queryable,
   accountId: number,
   resourceUuid: string,
-  items: { resourceType: string; description: string; amountHrMicros: number; amountMoMicros: number }[],
+  items: OpenedItem[],
 ): Promise<void> {
-  await inTransaction(ctx, db, async (trx) => {
-    for (const item of items)
-      await recordEvent(ctx, trx, {
-        accountId,
-        resource: { type: item.resourceType, uuid: resourceUuid },
-        type: 'invoice_item.opened',
-        data: {
-          description: item.description,
-          amount_hr: item.amountHrMicros / 1_000_000,
-          amount_mo: item.amountMoMicros / 1_000_000,
-        },
-      });
-  });
+  await inTransaction(ctx, db, (trx) => recordEvents(ctx, trx, openedEvents(accountId, resourceUuid, items)));
 }
 
 /** Billing of a resource stops with each item's final charge. */

@@ -1,12 +1,11 @@
 // Webhooks: each account's events POSTed to the URLs the operator set for it, signed with
 // HMAC-SHA256 of the webhook's secret. Deliveries are an outbox written with the event, in its
-// transaction, so none is lost; each webhook gets its events in order (a failed one holds the
-// ones after it), retried with back-off until the receiver takes it. Any instance may deliver:
-// a short lease keeps two from posting the same delivery at once.
+// transaction (event.service.ts), so none is lost; each webhook gets its events in order (a
+// failed one holds the ones after it), retried with back-off until the receiver takes it. Any
+// instance may deliver: a short lease keeps two from posting the same delivery at once.
 
 import { createHmac } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import { describeEvent } from './event-shape.ts';
 
@@ -14,27 +13,6 @@ const leaseMs = 30_000;
 const timeoutMs = 5_000;
 /** Seconds before the next try: 2, 4, 8 … at most 5 minutes. */
 const backoffMs = (attempts: number) => Math.min(2 ** attempts, 300) * 1000;
-
-/** In the event's transaction: one delivery for each webhook of each event's account. */
-export async function enqueueDeliveries(
-  trx: Queryable,
-  events: { id: number; account_id: number | null }[],
-): Promise<void> {
-  const accounts = [...new Set(events.map((event) => event.account_id).filter((id): id is number => id !== null))];
-  if (!accounts.length) return;
-  const hooks = await trx
-    .selectFrom('webhooks')
-    .select(['id', 'account_id'])
-    .where('account_id', 'in', accounts)
-    .execute();
-  if (!hooks.length) return;
-  const rows = events.flatMap((event) =>
-    hooks
-      .filter((hook) => hook.account_id === event.account_id)
-      .map((hook) => ({ webhook_id: hook.id, event_id: event.id, next_attempt_at: 0 })),
-  );
-  if (rows.length) await trx.insertInto('webhook_deliveries').values(rows).execute();
-}
 
 /** The signature header: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`. */
 export function signature(secret: string, timestamp: number, body: string): string {

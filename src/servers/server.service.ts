@@ -13,7 +13,7 @@ import { findIn, planAvailableIn } from '../catalog/catalog.ts';
 import type { Image, Plan, Region } from '../catalog/catalog.types.ts';
 import { firstHourMicros, serverItems } from '../billing/pricing.ts';
 import { requireFunds } from '../billing/funds.ts';
-import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
+import { closeInvoiceItems, insertInvoiceItems } from '../billing/invoice-items.ts';
 import { recordTransaction } from '../billing/transaction.service.ts';
 import { allocateAddress, releaseAddresses, type AllocatedAddress } from '../network/ip-pool.ts';
 import { sshKeyRepository } from '../ssh-keys/ssh-key.repository.ts';
@@ -317,7 +317,6 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
       created_at: now,
       updated_at: now,
     });
-    await serverCreated(ctx, trx, row);
     const vpcs = vpc ? [{ address: await joinVpc(ctx, trx, vpc, row.id), cidr: vpc.cidr }] : [];
     await enqueueComputeJob(ctx, trx, uuid, 'provisioning');
     const network: ServerNetwork = {
@@ -326,7 +325,8 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
       vpcs,
     };
 
-    await openInvoiceItems(ctx, trx, actor.accountId, uuid, items, commit > 0 ? now + commit * hourMs : null);
+    await insertInvoiceItems(ctx, trx, actor.accountId, uuid, items, commit > 0 ? now + commit * hourMs : null);
+    await serverCreated(ctx, trx, row, items);
     if (commit > 0) {
       await recordTransaction(ctx, trx, {
         accountId: actor.accountId,
