@@ -14,6 +14,7 @@ import {
   keyPair,
   privateAddress,
   publicAddress,
+  removeServers,
   serverInfo,
   ssh,
   sshEventually,
@@ -46,12 +47,8 @@ before(async () => {
 });
 
 after(async () => {
-  for (const uuid of created) await server.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
   // The remove jobs run before the server closes.
-  await eventually('instances removed', 60, async () => {
-    const names = await lxd.get<string[]>('/1.0/instances');
-    return names.some((n) => created.some((uuid) => n.endsWith(uuid))) ? undefined : true;
-  }).catch(() => {});
+  await removeServers(server, alice.token, created, lxd);
   for (const network of vpcNetworks) await lxd.call('DELETE', `/1.0/networks/${network}`).catch(() => {});
   await server.close();
   scripts.close();

@@ -13,6 +13,7 @@ import {
   eventually,
   keyPair,
   publicAddress,
+  removeServers,
   sshEventually,
   startLxdServer,
   TEST_IMAGE,
@@ -30,11 +31,7 @@ before(async () => {
 });
 
 after(async () => {
-  for (const uuid of created) await server.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
-  await eventually('instances removed', 60, async () => {
-    const names = await lxd.get<string[]>('/1.0/instances');
-    return names.some((n) => created.some((uuid) => n.endsWith(uuid))) ? undefined : true;
-  }).catch(() => {});
+  await removeServers(server, alice.token, created, lxd);
   await server.close();
   lxd.close();
 });

@@ -11,6 +11,7 @@ import {
   engine,
   eventually,
   publicAddress,
+  removeServers,
   serverInfo,
   sshEventually,
   startLxdServer,
@@ -28,11 +29,7 @@ before(async () => {
 });
 
 after(async () => {
-  for (const uuid of created) await server.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
-  await eventually('instances removed', 60, async () => {
-    for (const uuid of created) if (await lxd.exists(`/1.0/instances/nubis-${uuid}`)) return undefined;
-    return true;
-  }).catch(() => {});
+  await removeServers(server, alice.token, created, lxd);
   await server.close();
   lxd.close();
 });
