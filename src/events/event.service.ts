@@ -23,18 +23,26 @@ export interface EventInput {
 }
 
 type NewEvent = Omit<EventRow, 'id'>;
+type NewScheduled = Omit<EventScheduleRow, 'id'>;
 
 /** The columns of an event row, in the order an insert binds them. */
 const eventColumns = ['account_id', 'type', 'resource_type', 'resource_uuid', 'data', 'occurred_at'] as const;
+/** The columns of a scheduled event, in the order an insert binds them. */
+const scheduledColumns = ['account_id', 'type', 'resource_type', 'resource_uuid', 'data', 'due_at'] as const;
 
 /**
- * PostgreSQL: the events and their webhook deliveries (the outbox, webhook.service.ts) in one
- * statement: one delivery for each webhook of each event's account, selected from the inserted
- * events. Its row count is the number of deliveries.
+ * PostgreSQL: the events, their webhook deliveries (the outbox, webhook.service.ts) and any
+ * events scheduled with them in one statement: one delivery for each webhook of each event's
+ * account, selected from the inserted events. Its row count is the number of deliveries.
  */
-function insertWithDeliveries(db: Kysely<Database>, rows: Insertable<EventTable>[]) {
-  return db
-    .with('inserted', (qc) => qc.insertInto('events').values(rows).returning(['id', 'account_id']))
+function insertWithDeliveries(db: Kysely<Database>, rows: Insertable<EventTable>[], scheduled: NewScheduled[]) {
+  const events = db.with('inserted', (qc) => qc.insertInto('events').values(rows).returning(['id', 'account_id']));
+  const all = scheduled.length
+    ? (events.with('scheduled', (qc) =>
+        qc.insertInto('event_schedule').values(scheduled).returning('id'),
+      ) as unknown as typeof events)
+    : events;
+  return all
     .insertInto('webhook_deliveries')
     .columns(['webhook_id', 'event_id', 'next_attempt_at'])
     .expression((eb) =>
@@ -66,56 +74,87 @@ const deliveriesOfEvents = prepared<[string], never>(1, (db, ids) =>
 
 /** Batches this long or shorter run as prepared statements (one per length); a sweep's longer ones are built each time. */
 const preparedBatch = 8;
-const withDeliveriesByCount = new Map<number, PreparedQuery<unknown[], never>>();
-const returningIdsByCount = new Map<number, PreparedQuery<unknown[], { id: number; account_id: number | null }>>();
+const withDeliveriesByCount = new Map<string, PreparedQuery<unknown[], never>>();
+const returningIdsByCount = new Map<string, PreparedQuery<unknown[], { id: number; account_id: number | null }>>();
 
-/** Rows built from the flat parameters of a prepared insert (or from real values). */
-function rowsOf(values: unknown[], count: number): Insertable<EventTable>[] {
+/** `count` rows of `columns` from the flat parameters of a prepared insert, from `offset`. */
+function rowsOf<T>(values: unknown[], offset: number, count: number, columns: readonly string[]): T[] {
   return Array.from(
     { length: count },
     (_, row) =>
       Object.fromEntries(
-        eventColumns.map((column, index) => [column, values[row * eventColumns.length + index]]),
-      ) as unknown as Insertable<EventTable>,
+        columns.map((column, index) => [column, values[offset + row * columns.length + index]]),
+      ) as unknown as T,
   );
 }
 
+/** The prepared insert of `events` events and `scheduled` scheduled ones, made once for each pair of counts. */
 function preparedFor<R>(
-  cache: Map<number, PreparedQuery<unknown[], R>>,
-  count: number,
-  build: (db: Kysely<Database>, rows: Insertable<EventTable>[]) => { compile(): unknown },
+  cache: Map<string, PreparedQuery<unknown[], R>>,
+  events: number,
+  scheduled: number,
+  build: (db: Kysely<Database>, rows: Insertable<EventTable>[], scheduled: NewScheduled[]) => { compile(): unknown },
 ): PreparedQuery<unknown[], R> {
-  let query = cache.get(count);
+  const key = `${events}:${scheduled}`;
+  let query = cache.get(key);
   if (!query) {
+    const eventValues = events * eventColumns.length;
     query = prepared<unknown[], R>(
-      count * eventColumns.length,
-      (db, ...values) => build(db, rowsOf(values, count)) as never,
+      eventValues + scheduled * scheduledColumns.length,
+      (db, ...values) =>
+        build(
+          db,
+          rowsOf(values, 0, events, eventColumns),
+          rowsOf(values, eventValues, scheduled, scheduledColumns),
+        ) as never,
     );
-    cache.set(count, query);
+    cache.set(key, query);
   }
   return query;
 }
 
 /**
  * Inserts the events, in order, with a delivery for each webhook of each event's account (in the
- * same transaction: none is lost). Answers whether any delivery was enqueued.
+ * same transaction: none is lost), and the scheduled events given with them. Answers whether any
+ * delivery was enqueued.
  */
-async function insertEvents(ctx: Platform, trx: Queryable, rows: NewEvent[]): Promise<boolean> {
-  if (!rows.length) return false;
+async function insertEvents(
+  ctx: Platform,
+  trx: Queryable,
+  rows: NewEvent[],
+  scheduled: NewScheduled[] = [],
+): Promise<boolean> {
+  if (!rows.length) {
+    for (const row of scheduled) await insertScheduledRow(trx, row);
+    return false;
+  }
   const values = rows.flatMap((row) => eventColumns.map((column) => row[column]));
   if (ctx.dialect === 'postgres') {
-    if (rows.length <= preparedBatch)
-      return (await preparedFor(withDeliveriesByCount, rows.length, insertWithDeliveries).run(trx, ...values)) > 0;
-    const result = await insertWithDeliveries(trx as Kysely<Database>, rows).executeTakeFirst();
+    if (rows.length + scheduled.length <= preparedBatch) {
+      const query = preparedFor(withDeliveriesByCount, rows.length, scheduled.length, insertWithDeliveries);
+      const scheduledValues = scheduled.flatMap((row) => scheduledColumns.map((column) => row[column]));
+      return (await query.run(trx, ...values, ...scheduledValues)) > 0;
+    }
+    const result = await insertWithDeliveries(trx as Kysely<Database>, rows, scheduled).executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
   }
   const inserted =
     rows.length <= preparedBatch
-      ? await preparedFor(returningIdsByCount, rows.length, insertReturningIds).all(trx, ...values)
+      ? await preparedFor(returningIdsByCount, rows.length, 0, insertReturningIds).all(trx, ...values)
       : await insertReturningIds(trx as Kysely<Database>, rows).execute();
+  for (const row of scheduled) await insertScheduledRow(trx, row);
   const ids = inserted.filter((event) => event.account_id !== null).map((event) => event.id);
   if (!ids.length) return false;
   return (await deliveriesOfEvents.run(trx, JSON.stringify(ids))) > 0;
+}
+
+// Each server action schedules its end: prepared.
+const insertScheduled = prepared<unknown[], never>(scheduledColumns.length, (db, ...values) =>
+  db.insertInto('event_schedule').values(rowsOf<NewScheduled>(values, 0, 1, scheduledColumns)),
+);
+
+function insertScheduledRow(trx: Queryable, row: NewScheduled): Promise<number> {
+  return insertScheduled.run(trx, ...scheduledColumns.map((column) => row[column]));
 }
 
 function fromSchedule(row: EventScheduleRow): NewEvent {
@@ -167,11 +206,6 @@ export interface RecordOptions {
    * early), so that scheduled one is dropped.
    */
   replaces?: string;
-  /**
-   * The resource was made in this very transaction: nothing is scheduled for it yet, so there is
-   * nothing to settle first.
-   */
-  created?: boolean;
 }
 
 /** Records a change that happens now, in the caller's transaction (see recordEvents). */
@@ -192,60 +226,65 @@ export async function recordEvents(
   if (!events.length) return;
   const now = ctx.clock.now();
   const rows: NewEvent[] = [];
-  if (!options.created) {
-    for (const uuid of new Set(events.map((event) => event.resource.uuid))) {
-      if (options.replaces)
-        await trx
-          .deleteFrom('event_schedule')
-          .where('resource_uuid', '=', uuid)
-          .where('type', '=', options.replaces)
-          .where('due_at', '>', now)
-          .execute();
-      rows.push(...(await settleResource(trx, uuid, now, options.supersede ?? false)));
-    }
+  for (const uuid of new Set(events.map((event) => event.resource.uuid))) {
+    if (options.replaces)
+      await trx
+        .deleteFrom('event_schedule')
+        .where('resource_uuid', '=', uuid)
+        .where('type', '=', options.replaces)
+        .where('due_at', '>', now)
+        .execute();
+    rows.push(...(await settleResource(trx, uuid, now, options.supersede ?? false)));
   }
   for (const event of events) rows.push(rowOf(event, now));
   // Nothing to deliver, nothing to wake: an account without webhooks costs no delivery run.
   if (await insertEvents(ctx, trx, rows)) kickWebhookDelivery(ctx);
 }
 
-function rowOf(event: EventInput, at: number): NewEvent {
+/**
+ * The first events of resources made in this very transaction, recorded in order, and what the
+ * clock will bring about for them (`later`, each at its `dueAt`): nothing can be scheduled for a
+ * new resource yet, so there is nothing to settle, and on PostgreSQL it all is one statement.
+ */
+export async function recordCreation(
+  ctx: Platform,
+  trx: Tx,
+  events: EventInput[],
+  later: { event: EventInput; dueAt: number }[] = [],
+): Promise<void> {
+  const now = ctx.clock.now();
+  const scheduled = later.map(({ event, dueAt }) => scheduledRowOf(event, dueAt));
+  if (
+    await insertEvents(
+      ctx,
+      trx,
+      events.map((event) => rowOf(event, now)),
+      scheduled,
+    )
+  )
+    kickWebhookDelivery(ctx);
+}
+
+function scheduledRowOf(event: EventInput, dueAt: number): NewScheduled {
   return {
     account_id: event.accountId,
     type: event.type,
     resource_type: event.resource.type,
     resource_uuid: event.resource.uuid,
     data: JSON.stringify(event.data ?? {}),
-    occurred_at: at,
+    due_at: dueAt,
   };
 }
 
-// Every create schedules the end of its provisioning: prepared.
-const insertScheduled = prepared<[number | null, string, string, string, string, number], never>(
-  6,
-  (db, accountId, type, resourceType, resourceUuid, data, dueAt) =>
-    db.insertInto('event_schedule').values({
-      account_id: accountId,
-      type,
-      resource_type: resourceType,
-      resource_uuid: resourceUuid,
-      data,
-      due_at: dueAt,
-    }),
-);
+function rowOf(event: EventInput, at: number): NewEvent {
+  const { due_at, ...row } = scheduledRowOf(event, at);
+  return { ...row, occurred_at: due_at };
+}
 
 /** Schedules a change the clock brings about at `dueAt` (recorded now if already due). */
 export async function scheduleEvent(ctx: Platform, trx: Tx, event: EventInput, dueAt: number): Promise<void> {
   if (dueAt <= ctx.clock.now()) return recordEvent(ctx, trx, event);
-  await insertScheduled.run(
-    trx,
-    event.accountId,
-    event.type,
-    event.resource.type,
-    event.resource.uuid,
-    JSON.stringify(event.data ?? {}),
-    dueAt,
-  );
+  await insertScheduledRow(trx, scheduledRowOf(event, dueAt));
 }
 
 /**

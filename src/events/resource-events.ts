@@ -6,7 +6,7 @@
 import type { Queryable, Tx } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import type { ServerRow } from '../servers/server.table.ts';
-import { recordEvent, recordEvents, scheduleEvent, type EventInput } from './event.service.ts';
+import { recordCreation, recordEvent, recordEvents, scheduleEvent, type EventInput } from './event.service.ts';
 
 const serverResource = (server: ServerRow) => ({ type: 'server', uuid: server.uuid });
 
@@ -17,8 +17,9 @@ const serverResource = (server: ServerRow) => ({ type: 'server', uuid: server.uu
  */
 export async function serverCreated(ctx: Platform, trx: Tx, server: ServerRow, billed: OpenedItem[]): Promise<void> {
   const settles = serverSettlement(server);
+  // Ended already (a transition of no time): told in its place, before billing starts.
   const endedAlready = settles !== null && settles.dueAt <= ctx.clock.now();
-  await recordEvents(
+  await recordCreation(
     ctx,
     trx,
     [
@@ -31,9 +32,8 @@ export async function serverCreated(ctx: Platform, trx: Tx, server: ServerRow, b
       ...(endedAlready ? [settles.event] : []),
       ...openedEvents(server.account_id, server.uuid, billed),
     ],
-    { created: true },
+    settles && !endedAlready ? [settles] : [],
   );
-  if (settles && !endedAlready) await scheduleEvent(ctx, trx, settles.event, settles.dueAt);
 }
 
 /** A server starts a transition (replacing the one under way), and settles when it ends. */
@@ -125,19 +125,24 @@ export async function serverRemoved(ctx: Platform, trx: Tx, server: ServerRow): 
   );
 }
 
-/** A snapshot (or backup) is taken; it completes when its image is written. */
+/** A snapshot (or backup) is taken, made in this transaction; it completes when its image is written. */
 export async function imageTaken(
   ctx: Platform,
   trx: Tx,
   image: { uuid: string; account_id: number; type: string; name: string; server_uuid: string | null; ready_at: number },
 ): Promise<void> {
   const base = { accountId: image.account_id, resource: { type: image.type, uuid: image.uuid } };
-  await recordEvent(ctx, trx, {
-    ...base,
-    type: `${image.type}.created`,
-    data: { name: image.name, server: image.server_uuid },
-  });
-  await scheduleEvent(ctx, trx, { ...base, type: `${image.type}.completed` }, image.ready_at);
+  const completed = { ...base, type: `${image.type}.completed` };
+  const completedAlready = image.ready_at <= ctx.clock.now();
+  await recordCreation(
+    ctx,
+    trx,
+    [
+      { ...base, type: `${image.type}.created`, data: { name: image.name, server: image.server_uuid } },
+      ...(completedAlready ? [completed] : []),
+    ],
+    completedAlready ? [] : [{ event: completed, dueAt: image.ready_at }],
+  );
 }
 
 /** A real engine finished a snapshot's or backup's copy now: it completes now, not at the estimate. */
