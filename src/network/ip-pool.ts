@@ -2,6 +2,7 @@
 // /64 blocks. An address is taken by inserting it under the unique (pool, address) index,
 // so it is never handed out twice, whatever the number of instances.
 
+import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import { prepared } from '../db/prepared.ts';
 import type { Platform } from '../platform/context.ts';
@@ -74,49 +75,63 @@ function v6Base(region: Region): { pool: string; hextets: string[]; blocks: numb
   return { pool: `${region.id}-v6-${cidr}`, hextets: head.slice(0, 3), blocks: 2 ** Math.min(16, 64 - prefix) };
 }
 
-// Every server create takes an address: prepared.
-const insertUnlessTaken = prepared<[string, string, number, number, number, string, string, number], never>(
-  8,
-  (db, pool, address, version, regionId, accountId, holderType, holderUuid, createdAt) =>
-    db
+/** Addresses offered to one insert, which takes the first of them that is free. */
+const offeredPerInsert = 16;
+
+// Every server create takes an address: prepared. One statement tries all the offered addresses
+// (the first free one, read in the statement's snapshot), so a pool that is filling up costs a
+// create one round trip, not one per taken address it happens to pick. An address taken by a
+// transaction not yet committed is caught by the unique (pool, address) index: no row, try again.
+const insertFirstFree = prepared<unknown[], { address: string }>(
+  7 + offeredPerInsert,
+  (db, pool, version, regionId, accountId, holderType, holderUuid, createdAt, ...offered) => {
+    const candidates = sql.join(offered.map((address) => sql`(${address})`));
+    // All taken: the first one, which the index then refuses.
+    const firstFree = sql<string>`coalesce((select c.column1 from (values ${candidates}) as c where not exists (select 1 from ip_addresses as t where t.pool = ${pool} and t.address = c.column1) limit 1), ${offered[0]})`;
+    return db
       .insertInto('ip_addresses')
       .values({
-        pool,
-        address,
-        version,
-        region_id: regionId,
-        account_id: accountId,
-        holder_type: holderType,
-        holder_uuid: holderUuid,
-        created_at: createdAt,
+        pool: pool as string,
+        address: firstFree,
+        version: version as number,
+        region_id: regionId as number,
+        account_id: accountId as number,
+        holder_type: holderType as string,
+        holder_uuid: holderUuid as string,
+        created_at: createdAt as number,
       })
-      .onConflict((oc) => oc.columns(['pool', 'address']).doNothing()),
+      .onConflict((oc) => oc.columns(['pool', 'address']).doNothing())
+      .returning('address');
+  },
 );
 
-async function tryInsert(
+/** Takes the first free one of `offered` (at most offeredPerInsert); null when none was free. */
+async function takeFirstFree(
   db: Queryable,
   ctx: Platform,
   request: AllocationRequest,
   pool: string,
-  address: string,
-): Promise<boolean> {
-  const inserted = await insertUnlessTaken.run(
+  offered: string[],
+): Promise<string | null> {
+  // Fewer than the statement's slots: the rest repeat the first.
+  const padded = Array.from({ length: offeredPerInsert }, (_, i) => offered[i] ?? offered[0]);
+  const row = await insertFirstFree.first(
     db,
     pool,
-    address,
     request.version,
     request.region.id,
     request.accountId,
     request.holderType,
     request.holderUuid,
     ctx.clock.now(),
+    ...padded,
   );
-  return inserted === 1;
+  return row?.address ?? null;
 }
 
 /**
- * Takes a free address: a few random probes (cheap in a large, sparse pool), then a scan
- * of what is taken (exact in a small or nearly full one). Refuses with a clear error when
+ * Takes a free address: a few statements each offering random addresses (one is enough unless
+ * the pool is nearly full), then a scan of what is taken (exact in a small or full one). Refuses with a clear error when
  * the region's pool is exhausted.
  */
 export async function allocateAddress(
@@ -163,19 +178,27 @@ async function allocateIndex(
   addressAt: (index: number) => string,
 ): Promise<string | null> {
   if (count <= 0) return null;
-  for (let probe = 0; probe < 4; probe++) {
-    const address = addressAt(Math.floor(Math.random() * count));
-    if (await tryInsert(db, ctx, request, pool, address)) return address;
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const offered = Array.from({ length: Math.min(offeredPerInsert, count) }, () =>
+      addressAt(Math.floor(Math.random() * count)),
+    );
+    const address = await takeFirstFree(db, ctx, request, pool, offered);
+    if (address) return address;
   }
   const taken = new Set(
     (await db.selectFrom('ip_addresses').select('address').where('pool', '=', pool).execute()).map(
       (row) => row.address,
     ),
   );
+  let free: string[] = [];
   for (let index = 0; index < count; index++) {
     const address = addressAt(index);
-    if (taken.has(address)) continue;
-    if (await tryInsert(db, ctx, request, pool, address)) return address;
+    if (!taken.has(address)) free.push(address);
+    if (free.length === offeredPerInsert || (index === count - 1 && free.length)) {
+      const found = await takeFirstFree(db, ctx, request, pool, free);
+      if (found) return found;
+      free = [];
+    }
   }
   return null;
 }
