@@ -2,7 +2,7 @@
 // decoded and checked against its prefix, validated as a key, sized, and fingerprinted as ssh-keygen -l does.
 
 import { createHash, createPublicKey } from 'node:crypto';
-import sshpk from 'sshpk';
+import type { Key, parseKey } from 'sshpk';
 import { Invalid } from '../platform/errors.ts';
 
 /** The spec's formats, plus ssh-ed25519 (our extension, see the decisions table (docs/decisions.md)). */
@@ -29,6 +29,16 @@ export interface PublicKey {
   bits: number;
 }
 
+/**
+ * sshpk (with its crypto helpers, some forty modules) is needed only when a key is added: it is
+ * loaded then, not at start.
+ */
+let sshpkParseKey: Promise<typeof parseKey> | undefined;
+function loadParseKey(): Promise<typeof parseKey> {
+  sshpkParseKey ??= import('sshpk').then((sshpk) => sshpk.parseKey);
+  return sshpkParseKey;
+}
+
 function refuse(reason: string): never {
   throw new Invalid('public_key', reason);
 }
@@ -45,7 +55,7 @@ function blobType(blob: Buffer): string | null {
   return blob.subarray(4, 4 + length).toString('latin1');
 }
 
-export function parsePublicKey(input: string): PublicKey {
+export async function parsePublicKey(input: string): Promise<PublicKey> {
   const line = input.trim();
   if (/[\r\n]/.test(line)) refuse('must be a single public key on one line');
   const match = /^(\S+)\s+([A-Za-z0-9+/]+={0,2})(?:\s+(.*))?$/.exec(line);
@@ -60,9 +70,10 @@ export function parsePublicKey(input: string): PublicKey {
   if (inner !== type)
     refuse(inner === null ? 'the key data is truncated or malformed' : `the key data is a ${inner} key, not ${type}`);
 
-  let key: sshpk.Key;
+  const parse = await loadParseKey();
+  let key: Key;
   try {
-    key = sshpk.parseKey(blob, 'rfc4253');
+    key = parse(blob, 'rfc4253');
   } catch {
     return refuse(`the ${type} key data is malformed`);
   }

@@ -47,7 +47,7 @@ export async function createSshKey(
   input: { name: string; publicKey: string },
 ): Promise<CreatedSshKey> {
   requirePermission(actor, 'ssh_keys');
-  const key = parsePublicKey(input.publicKey);
+  const key = await parsePublicKey(input.publicKey);
   const row = await sshKeyRepository.insertUnlessDuplicate(ctx.db, {
     uuid: newUuid(),
     account_id: actor.accountId,
