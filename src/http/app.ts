@@ -13,7 +13,6 @@ import Fastify, {
   type FastifyReply,
 } from 'fastify';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { Platform } from '../platform/context.ts';
 import type { Storage } from '../db/connect.ts';
 import { answerOtherMethods, apiScope, sendProblem } from './api-scope.ts';
@@ -38,6 +37,7 @@ import { v1Routes } from '../api/v1/index.ts';
 import { registerJournal } from './journal-hook.ts';
 import { metricsRoute, observeRequests } from './metrics.ts';
 import { consoleStatic } from './console-static.ts';
+import { docsPages } from './docs-pages.ts';
 
 export interface AppDeps {
   ctx: Platform;
@@ -248,7 +248,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transformObject: (document) =>
       polishDocument((document as { openapiObject: Record<string, unknown> }).openapiObject),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  docsPages(app);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   metricsRoute(app, ctx);
