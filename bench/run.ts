@@ -14,7 +14,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -213,6 +213,7 @@ interface CaseResult {
   createPerSecond?: number;
   listTiming?: { p50: number; p99: number; count: number };
   memoryMb?: number;
+  memoryParts?: { binary: number; anonymous: number; files: number };
   seeded?: { servers: number; historyItems: number; seconds: number };
 }
 
@@ -280,6 +281,26 @@ function residentMb(pid: number | undefined): number {
   return Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
 }
 
+/**
+ * The resident memory by kind (MB): the node binary's own pages (code and built-in data, shared
+ * and clean: only a smaller binary would change them), anonymous memory (the V8 heap, malloc)
+ * and other files.
+ */
+const nodeBinary = realpathSync(process.execPath);
+function residentParts(pid: number | undefined): { binary: number; anonymous: number; files: number } {
+  const parts = { binary: 0, anonymous: 0, files: 0 };
+  let mapping = '';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) mapping = head[1]!;
+    const rss = /^Rss:\s+(\d+)/.exec(line);
+    if (!rss) continue;
+    const kind = mapping === nodeBinary ? 'binary' : !mapping || mapping.startsWith('[') ? 'anonymous' : 'files';
+    parts[kind] += Number(rss[1]) / 1024;
+  }
+  return parts;
+}
+
 async function runCase(which: Case): Promise<CaseResult> {
   const dbName = which === 'postgres' ? 'postgres' : 'sqlite';
   const instances = which === 'postgres' ? 2 : 1;
@@ -304,6 +325,10 @@ async function runCase(which: Case): Promise<CaseResult> {
     RATE_REGISTER_PER_MINUTE: '1000000',
     RATE_LOGIN_PER_MINUTE: '1000000',
     SECRET_KEY: randomBytes(32).toString('hex'),
+    // As `npm start` runs it (package.json): the compile cache on before Node reads bin/nubis.ts,
+    // and fewer malloc arenas.
+    MALLOC_ARENA_MAX: '2',
+    NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(tmpdir(), 'node-compile-cache'),
   };
   const result: CaseResult = { case: which, db: dbName, instances, rows: [] };
   const stored = which === 'large' ? Number(args.stored) : 0;
@@ -351,6 +376,7 @@ async function runCase(which: Case): Promise<CaseResult> {
         );
       }
       result.memoryMb = residentMb(first.child.pid);
+      result.memoryParts = residentParts(first.child.pid);
       return result;
     }
 
@@ -390,6 +416,7 @@ async function runCase(which: Case): Promise<CaseResult> {
       count: samples.length,
     };
     result.memoryMb = residentMb(first.child.pid);
+    result.memoryParts = residentParts(first.child.pid);
     return result;
   } finally {
     bare.child.kill('SIGTERM');
@@ -427,7 +454,9 @@ function report(results: CaseResult[]): void {
         `server/list of ${listSize} servers, server time (Server-Timing) over ${r.listTiming.count} sequential calls: p50 ${r.listTiming.p50.toFixed(2)} ms, p99 ${r.listTiming.p99.toFixed(2)} ms`,
       );
     if (r.memoryMb !== undefined)
-      console.log(`resident memory of instance 1 after the run: ${r.memoryMb.toFixed(0)} MB`);
+      console.log(
+        `resident memory of instance 1 after the run: ${r.memoryMb.toFixed(0)} MB${r.memoryParts ? ` (node binary ${r.memoryParts.binary.toFixed(0)} MB, heap and other anonymous ${r.memoryParts.anonymous.toFixed(0)} MB, other files ${r.memoryParts.files.toFixed(0)} MB)` : ''}`,
+      );
   }
 }
 
