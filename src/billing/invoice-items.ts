@@ -2,7 +2,8 @@
 // it is removed (or changes price, e.g. a resize closes one item and opens another); and the
 // account's invoice list.
 
-import type { Queryable, Tx } from '../db/database.ts';
+import type { QueryCreator } from 'kysely';
+import type { Database, Queryable, Tx } from '../db/database.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import { addSettled } from './settled.ts';
 import { prepared, type PreparedQuery } from '../db/prepared.ts';
@@ -26,28 +27,68 @@ const openedColumns = [
   'created_at',
   'prepaid_until',
 ] as const;
+/** Values an opening item binds. */
+export const openedItemWidth = openedColumns.length;
 
 // Every billable create opens its items in one insert, prepared for each number of items (a
 // server opens one to four), so a create does not build and compile it anew.
 const insertsByCount = new Map<number, PreparedQuery<unknown[], never>>();
 
-function insertOf(count: number): PreparedQuery<unknown[], never> {
-  let insert = insertsByCount.get(count);
+/** Items about to be opened: the values of their insert, in openedColumns order, item after item. */
+export interface OpeningItems {
+  count: number;
+  values: unknown[];
+}
+
+/** What opening `items` for the resource inserts now. */
+export function openingItems(
+  ctx: Platform,
+  accountId: number,
+  resourceUuid: string,
+  items: PricedItem[],
+  prepaidUntil: number | null,
+): OpeningItems {
+  const now = ctx.clock.now();
+  const values = items.flatMap((item) => [
+    accountId,
+    item.resourceType,
+    resourceUuid,
+    item.description,
+    item.amountHrMicros,
+    item.amountMoMicros,
+    now,
+    prepaidUntil,
+  ]);
+  return { count: items.length, values };
+}
+
+/**
+ * The insert of `count` opening items from `values` (real values or a prepared query's
+ * placeholders): a statement of its own, or a part of a create's (server.repository.ts).
+ */
+export function openingItemsInsert(db: QueryCreator<Database>, count: number, values: readonly unknown[]) {
+  return db.insertInto('invoice_items').values(
+    Array.from({ length: count }, (_, item) => ({
+      ...(Object.fromEntries(
+        openedColumns.map((column, index) => [column, values[item * openedColumns.length + index]]),
+      ) as Pick<InvoiceItemRow, (typeof openedColumns)[number]>),
+      removed_at: null,
+      final_charge_micros: null,
+    })),
+  );
+}
+
+/** Starts billing the items, leaving their events to the caller (openInvoiceItems records them). */
+export async function insertOpeningItems(db: Queryable, opening: OpeningItems): Promise<void> {
+  if (opening.count === 0) return;
+  let insert = insertsByCount.get(opening.count);
   if (!insert) {
-    insert = prepared<unknown[], never>(count * openedColumns.length, (db, ...values) =>
-      db.insertInto('invoice_items').values(
-        Array.from({ length: count }, (_, item) => ({
-          ...(Object.fromEntries(
-            openedColumns.map((column, index) => [column, values[item * openedColumns.length + index]]),
-          ) as Pick<InvoiceItemRow, (typeof openedColumns)[number]>),
-          removed_at: null,
-          final_charge_micros: null,
-        })),
-      ),
+    insert = prepared<unknown[], never>(opening.count * openedColumns.length, (db, ...values) =>
+      openingItemsInsert(db, opening.count, values),
     );
-    insertsByCount.set(count, insert);
+    insertsByCount.set(opening.count, insert);
   }
-  return insert;
+  await insert.run(db, ...opening.values);
 }
 
 /** Starts billing the resource's items, and records their events. */
@@ -60,35 +101,8 @@ export async function openInvoiceItems(
   prepaidUntil: number | null = null,
 ): Promise<void> {
   if (items.length === 0) return;
-  await insertInvoiceItems(ctx, db, accountId, resourceUuid, items, prepaidUntil);
+  await insertOpeningItems(db, openingItems(ctx, accountId, resourceUuid, items, prepaidUntil));
   await invoiceItemsOpened(ctx, db, accountId, resourceUuid, items);
-}
-
-/**
- * Starts billing the resource's items, leaving their events to the caller: a create records them
- * with the resource's own (resource-events.ts serverCreated), in one insert.
- */
-export async function insertInvoiceItems(
-  ctx: Platform,
-  db: Queryable,
-  accountId: number,
-  resourceUuid: string,
-  items: PricedItem[],
-  prepaidUntil: number | null,
-): Promise<void> {
-  if (items.length === 0) return;
-  const now = ctx.clock.now();
-  const values = items.flatMap((item) => [
-    accountId,
-    item.resourceType,
-    resourceUuid,
-    item.description,
-    item.amountHrMicros,
-    item.amountMoMicros,
-    now,
-    prepaidUntil,
-  ]);
-  await insertOf(items.length).run(db, ...values);
 }
 
 /**

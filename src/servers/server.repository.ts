@@ -2,8 +2,14 @@
 // attached to them and their VPC memberships. Reads for a list fetch each table once.
 
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
-import type { Database, Queryable } from '../db/database.ts';
-import { prepared } from '../db/prepared.ts';
+import type { Database, DialectName, Queryable } from '../db/database.ts';
+import { prepared, type PreparedQuery } from '../db/prepared.ts';
+import {
+  insertOpeningItems,
+  openedItemWidth,
+  openingItemsInsert,
+  type OpeningItems,
+} from '../billing/invoice-items.ts';
 import { jsonTuples, objectsOf } from '../db/json-tuples.ts';
 import { balanceFloor } from '../billing/ledger.ts';
 import type { Ref } from '../platform/ids.ts';
@@ -236,9 +242,41 @@ const insertServer = prepared<unknown[], ServerRow>(insertedColumns.length, (db,
     .returning(['id', ...insertedColumns]),
 );
 
+// PostgreSQL: a new server and the invoice items it opens in one statement (the items' insert in
+// a WITH), prepared for each number of items.
+const withItemsByCount = new Map<number, PreparedQuery<unknown[], ServerRow>>();
+
+function insertWithItems(count: number): PreparedQuery<unknown[], ServerRow> {
+  let insert = withItemsByCount.get(count);
+  if (!insert) {
+    insert = prepared<unknown[], ServerRow>(insertedColumns.length + count * openedItemWidth, (db, ...values) =>
+      db
+        .with('opened', (qc) => openingItemsInsert(qc, count, values.slice(insertedColumns.length)).returning('id'))
+        .insertInto('servers')
+        .values(Object.fromEntries(insertedColumns.map((column, index) => [column, values[index]])) as NewServerRow)
+        .returning(['id', ...insertedColumns]),
+    );
+    withItemsByCount.set(count, insert);
+  }
+  return insert;
+}
+
 export const serverRepository = {
-  async insert(db: Queryable, row: Required<Omit<NewServerRow, 'id'>>): Promise<ServerRow> {
-    const inserted = await insertServer.first(db, ...insertedColumns.map((column) => row[column]));
+  /** Inserts a new server, and opens its invoice items (`billed`): on PostgreSQL in one statement. */
+  async insert(
+    db: Queryable,
+    dialect: DialectName,
+    row: Required<Omit<NewServerRow, 'id'>>,
+    billed: OpeningItems,
+  ): Promise<ServerRow> {
+    const values = insertedColumns.map((column) => row[column]);
+    let inserted: ServerRow | undefined;
+    if (dialect === 'postgres' && billed.count > 0) {
+      inserted = await insertWithItems(billed.count).first(db, ...values, ...billed.values);
+    } else {
+      await insertOpeningItems(db, billed);
+      inserted = await insertServer.first(db, ...values);
+    }
     if (!inserted) throw new Error('the server insert returned no row');
     return inserted;
   },

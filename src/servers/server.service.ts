@@ -13,7 +13,7 @@ import { findIn, planAvailableIn } from '../catalog/catalog.ts';
 import type { Image, Plan, Region } from '../catalog/catalog.types.ts';
 import { firstHourMicros, serverItems } from '../billing/pricing.ts';
 import { requireFunds } from '../billing/funds.ts';
-import { closeInvoiceItems, insertInvoiceItems } from '../billing/invoice-items.ts';
+import { closeInvoiceItems, openingItems } from '../billing/invoice-items.ts';
 import { recordTransaction } from '../billing/transaction.service.ts';
 import { allocateAddress, releaseAddresses, type AllocatedAddress } from '../network/ip-pool.ts';
 import { sshKeyRepository } from '../ssh-keys/ssh-key.repository.ts';
@@ -291,32 +291,39 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
       ipv6: v6?.address ?? null,
     });
 
-    const row = await serverRepository.insert(trx, {
-      uuid,
-      account_id: actor.accountId,
-      name: label,
-      hostname: input.hostname.trim(),
-      region_id: region.id,
-      image_id: image.id,
-      plan_id: plan.id,
-      source_snapshot_uuid: sourceSnapshot?.uuid ?? null,
-      password_sealed: sealedPassword,
-      ipv6_enabled: v6 ? 1 : 0,
-      ddos_protection: input.ddos_protection ? 1 : 0,
-      backup_enabled: input.auto_backups ? 1 : 0,
-      private_network: vpc ? 1 : 0,
-      script_url: input.script_url ?? null,
-      ssh_key_id: sshKey?.id ?? null,
-      power: failure ? 'stopped' : 'running',
-      action: 'provisioning',
-      action_until: Math.max(now, sourceSnapshot?.ready_at ?? now) + ticket.durationMs,
-      rescue: 0,
-      options: '{}',
-      rdns: null,
-      engine_error: failure,
-      created_at: now,
-      updated_at: now,
-    });
+    // Billing starts with the server (its items inserted with it); their events are recorded below.
+    const billed = openingItems(ctx, actor.accountId, uuid, items, commit > 0 ? now + commit * hourMs : null);
+    const row = await serverRepository.insert(
+      trx,
+      ctx.dialect,
+      {
+        uuid,
+        account_id: actor.accountId,
+        name: label,
+        hostname: input.hostname.trim(),
+        region_id: region.id,
+        image_id: image.id,
+        plan_id: plan.id,
+        source_snapshot_uuid: sourceSnapshot?.uuid ?? null,
+        password_sealed: sealedPassword,
+        ipv6_enabled: v6 ? 1 : 0,
+        ddos_protection: input.ddos_protection ? 1 : 0,
+        backup_enabled: input.auto_backups ? 1 : 0,
+        private_network: vpc ? 1 : 0,
+        script_url: input.script_url ?? null,
+        ssh_key_id: sshKey?.id ?? null,
+        power: failure ? 'stopped' : 'running',
+        action: 'provisioning',
+        action_until: Math.max(now, sourceSnapshot?.ready_at ?? now) + ticket.durationMs,
+        rescue: 0,
+        options: '{}',
+        rdns: null,
+        engine_error: failure,
+        created_at: now,
+        updated_at: now,
+      },
+      billed,
+    );
     const vpcs = vpc ? [{ address: await joinVpc(ctx, trx, vpc, row.id), cidr: vpc.cidr }] : [];
     await enqueueComputeJob(ctx, trx, uuid, 'provisioning');
     const network: ServerNetwork = {
@@ -325,7 +332,6 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
       vpcs,
     };
 
-    await insertInvoiceItems(ctx, trx, actor.accountId, uuid, items, commit > 0 ? now + commit * hourMs : null);
     await serverCreated(ctx, trx, row, items);
     if (commit > 0) {
       await recordTransaction(ctx, trx, {
