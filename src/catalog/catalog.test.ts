@@ -1,10 +1,14 @@
 // The catalog check on its own: the shipped catalog passes; each rule catches its mistake
-// with a message naming the entry.
+// with a message naming the entry; the schema check agrees with TypeBox's checker.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { Errors } from 'typebox/schema';
 import { checkCatalog, loadCatalog } from './catalog.ts';
+import { CatalogFileSchema } from './catalog.types.ts';
+import { schemaErrors } from './schema-check.ts';
 
 const shipped = () => JSON.parse(readFileSync(new URL('./catalog.json', import.meta.url), 'utf8'));
 
@@ -56,4 +60,55 @@ test('rules beyond the schema: unique ids, known regions, data-centre ids, pools
     'regions[4].id: 300 must end in a data-centre id 01-99',
   ])
     assert.ok(problems.includes(expected), `${expected}\nin ${problems.join('\n')}`);
+});
+
+test("the schema check reports what TypeBox's checker reports, on generated bad catalogs", () => {
+  // Every value of the shipped catalog, by path, to change, remove or add beside.
+  const paths: (string | number)[][] = [];
+  const walk = (value: unknown, path: (string | number)[]) => {
+    paths.push(path);
+    if (Array.isArray(value)) for (const [i, item] of value.entries()) walk(item, [...path, i]);
+    else if (value && typeof value === 'object')
+      for (const [key, item] of Object.entries(value)) walk(item, [...path, key]);
+  };
+  walk(shipped(), []);
+  const mutation = fc.record({
+    at: fc.nat({ max: paths.length - 1 }),
+    how: fc.constantFrom('replace', 'remove', 'add'),
+    // Values of every JSON type, and strings near the schema's patterns and lengths.
+    value: fc.oneof(
+      fc.jsonValue(),
+      fc.string({ maxLength: 60 }),
+      fc.integer({ min: -200, max: 20000 }),
+      fc.constant(''),
+    ),
+  });
+  fc.assert(
+    fc.property(fc.array(mutation, { minLength: 1, maxLength: 4 }), (mutations) => {
+      const catalog = shipped();
+      for (const { at, how, value } of mutations) {
+        const path = paths[at]!;
+        if (path.length === 0) continue;
+        let parent = catalog;
+        for (const key of path.slice(0, -1)) parent = parent?.[key];
+        if (!parent || typeof parent !== 'object') continue;
+        const last = path[path.length - 1]!;
+        if (how === 'replace') parent[last] = value;
+        else if (how === 'remove') Array.isArray(parent) ? parent.splice(Number(last), 1) : delete parent[last];
+        else if (!Array.isArray(parent)) parent[`extra_${String(last)}`] = value;
+      }
+      const typebox = Errors(CatalogFileSchema, catalog)[1].map(({ keyword, instancePath, message }) => ({
+        keyword,
+        instancePath,
+        message,
+      }));
+      const ours = schemaErrors(CatalogFileSchema, catalog).map(({ keyword, instancePath, message }) => ({
+        keyword,
+        instancePath,
+        message,
+      }));
+      assert.deepEqual(ours, typebox);
+    }),
+    { numRuns: 500 },
+  );
 });

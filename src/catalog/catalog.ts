@@ -5,11 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
-// TypeBox's schema checker: what `typebox/value`'s Check and Errors call, without the rest of
-// `typebox/value` (some 300 modules more at start).
-import { Check, Errors } from 'typebox/schema';
 import { ConfigError } from '../config.ts';
 import { parseMoney } from '../platform/money.ts';
+import { schemaErrors } from './schema-check.ts';
 import {
   CatalogFileSchema,
   type Catalog,
@@ -71,11 +69,12 @@ export function loadCatalog(file: string | null, now: number): Catalog {
 
 /** Every problem of a parsed catalog file, as `path: reason`; empty when it is usable. */
 export function checkCatalog(raw: unknown): string[] {
-  if (!Check(CatalogFileSchema, raw)) {
+  const errors = schemaErrors(CatalogFileSchema, raw);
+  if (errors.length) {
     // Each bad value once (a failed union reports every branch; the first says enough).
     const seen = new Set<string>();
     const problems: string[] = [];
-    for (const error of Errors(CatalogFileSchema, raw)[1]) {
+    for (const error of errors) {
       // An unknown key is reported twice: as `schema is false` on the key and as additionalProperties on its object.
       if (error.keyword === 'boolean') continue;
       const path = jsonPath(error.instancePath);
