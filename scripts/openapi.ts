@@ -1,5 +1,5 @@
 // Writes the OpenAPI document without listening: builds the HTTP app on a throw-away SQLite
-// data directory, reads `app.swagger()`, and saves it where the SDK is generated from
+// data directory, reads `app.openapi.json()`, and saves it where the SDK is generated from
 // (sdk/src/generated/openapi.json). `npm run openapi` then regenerates the SDK's types.
 //   node scripts/openapi.ts            write the document
 //   node scripts/openapi.ts --stdout   print it instead
@@ -28,7 +28,7 @@ export async function openapiDocument(): Promise<Record<string, unknown>> {
       };
       const app = await buildApp({ ctx, storage, limiters: createRateLimiters(config, null), version, logger: log });
       await app.ready();
-      const document = structuredClone(app.swagger()) as Record<string, unknown>;
+      const document = structuredClone(await app.openapi.json());
       await app.close();
       return document;
     } finally {

@@ -12,7 +12,6 @@ import Fastify, {
   type FastifyRequest,
   type FastifyReply,
 } from 'fastify';
-import swagger from '@fastify/swagger';
 import type { Platform } from '../platform/context.ts';
 import type { Storage } from '../db/connect.ts';
 import { answerOtherMethods, apiScope, sendProblem } from './api-scope.ts';
@@ -38,6 +37,7 @@ import { registerJournal } from './journal-hook.ts';
 import { metricsRoute, observeRequests } from './metrics.ts';
 import { consoleStatic } from './console-static.ts';
 import { docsPages } from './docs-pages.ts';
+import { openapiDocument } from './openapi-document.ts';
 
 export interface AppDeps {
   ctx: Platform;
@@ -198,7 +198,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerJournal(app, ctx);
 
-  await app.register(swagger, {
+  // Built on its first request (openapi-document.ts); the routes are recorded from here on.
+  const openapi = openapiDocument(app, {
     transform: ({ schema, url }) => ({ schema: markComponents(schema) as typeof schema, url }),
     openapi: {
       openapi: '3.1.0',
@@ -248,9 +249,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transformObject: (document) =>
       polishDocument((document as { openapiObject: Record<string, unknown> }).openapiObject),
   });
-  docsPages(app);
+  app.decorate('openapi', openapi);
+  docsPages(app, openapi);
 
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true } }, () => openapi.json());
   metricsRoute(app, ctx);
   const Health = { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] } as const;
   const WrongMethod = {

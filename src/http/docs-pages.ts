@@ -6,6 +6,7 @@
 
 import type { StaticDocumentSpec } from '@fastify/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { OpenapiDocument } from './openapi-document.ts';
 
 const prefix = '/docs';
 /** What @fastify/swagger-ui serves under its prefix (its `/` is both /docs and /docs/). */
@@ -13,7 +14,7 @@ const paths = ['', '/', '/static/index.html', '/static/swagger-initializer.js', 
 /** Headers of the connection, not of the answer: the app's own connection sets them. */
 const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date']);
 
-async function docsInstance(app: FastifyInstance): Promise<FastifyInstance> {
+async function docsInstance(openapi: OpenapiDocument): Promise<FastifyInstance> {
   const [{ default: Fastify }, { default: swagger }, { default: swaggerUi }] = await Promise.all([
     import('fastify'),
     import('@fastify/swagger'),
@@ -21,7 +22,7 @@ async function docsInstance(app: FastifyInstance): Promise<FastifyInstance> {
   ]);
   const docs = Fastify({ logger: false });
   // The app's document is OpenAPI 3.1, which the static mode's type does not name.
-  const document = app.swagger() as StaticDocumentSpec['document'];
+  const document = (await openapi.json()) as unknown as StaticDocumentSpec['document'];
   await docs.register(swagger, { mode: 'static', specification: { document } });
   await docs.register(swaggerUi, { routePrefix: prefix });
   await docs.ready();
@@ -29,10 +30,10 @@ async function docsInstance(app: FastifyInstance): Promise<FastifyInstance> {
 }
 
 /** Declares /docs and its pages; the first request to one of them loads swagger-ui. */
-export function docsPages(app: FastifyInstance): void {
+export function docsPages(app: FastifyInstance, openapi: OpenapiDocument): void {
   let docs: Promise<FastifyInstance> | undefined;
   const answer = async (request: FastifyRequest, reply: FastifyReply) => {
-    docs ??= docsInstance(app).catch((error: unknown) => {
+    docs ??= docsInstance(openapi).catch((error: unknown) => {
       docs = undefined;
       throw error;
     });

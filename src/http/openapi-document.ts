@@ -1,0 +1,72 @@
+// The served OpenAPI document, built when it is first asked for: @fastify/swagger and the YAML
+// library it loads (some 100 modules) stay out of the start. The app records its routes as they
+// are declared, where @fastify/swagger would; the first call declares the same routes, schemas
+// and all, on a small Fastify instance that carries @fastify/swagger with the app's options, and
+// keeps its document. Same routes, same options, same plugin: the same document.
+
+import type { SwaggerOptions } from '@fastify/swagger';
+import type { FastifyInstance, RouteOptions } from 'fastify';
+
+export interface OpenapiDocument {
+  /** The document (GET /openapi.json). */
+  json(): Promise<Record<string, unknown>>;
+  /** The same document as YAML (/docs/yaml). */
+  yaml(): Promise<string>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's OpenAPI document, built on first use. */
+    openapi: OpenapiDocument;
+  }
+}
+
+/** Only the document is read from the routes: no request is answered, nothing is validated. */
+const unused = async () => undefined;
+
+async function documenter(routes: RouteOptions[], options: SwaggerOptions): Promise<FastifyInstance> {
+  const [{ default: Fastify }, { default: swagger }] = await Promise.all([
+    import('fastify'),
+    import('@fastify/swagger'),
+  ]);
+  // HEAD routes were declared by the app (or made by Fastify for each GET) and are replayed as
+  // they were; @fastify/swagger leaves them out of the document either way.
+  const documenting = Fastify({ exposeHeadRoutes: false });
+  documenting.setValidatorCompiler(() => () => true);
+  documenting.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  await documenting.register(swagger, options);
+  for (const route of routes)
+    documenting.route({
+      method: route.method,
+      url: route.url,
+      schema: route.schema,
+      config: route.config,
+      handler: unused,
+      ...(route.links === undefined ? {} : { links: route.links }),
+    });
+  await documenting.ready();
+  return documenting;
+}
+
+/**
+ * Records the routes declared on `app` from now on (call it where @fastify/swagger would be
+ * registered) and answers their document on demand.
+ */
+export function openapiDocument(app: FastifyInstance, options: SwaggerOptions): OpenapiDocument {
+  const routes: RouteOptions[] = [];
+  app.addHook('onRoute', (route) => {
+    routes.push(route);
+  });
+  let built: Promise<FastifyInstance> | undefined;
+  const build = () => {
+    built ??= documenter(routes, options).catch((error: unknown) => {
+      built = undefined;
+      throw error;
+    });
+    return built;
+  };
+  return {
+    json: async () => (await build()).swagger() as unknown as Record<string, unknown>,
+    yaml: async () => (await build()).swagger({ yaml: true }),
+  };
+}
