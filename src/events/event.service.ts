@@ -253,16 +253,9 @@ export async function recordCreation(
   later: { event: EventInput; dueAt: number }[] = [],
 ): Promise<void> {
   const now = ctx.clock.now();
+  const rows = events.map((event) => rowOf(event, now));
   const scheduled = later.map(({ event, dueAt }) => scheduledRowOf(event, dueAt));
-  if (
-    await insertEvents(
-      ctx,
-      trx,
-      events.map((event) => rowOf(event, now)),
-      scheduled,
-    )
-  )
-    kickWebhookDelivery(ctx);
+  if (await insertEvents(ctx, trx, rows, scheduled)) kickWebhookDelivery(ctx);
 }
 
 function scheduledRowOf(event: EventInput, dueAt: number): NewScheduled {
