@@ -155,7 +155,7 @@ export async function createPlatform(
     secrets: createSecrets(serverKey(config), config.passwordHashCost, config.passwordHashConcurrency),
     catalog: catalog ? { ...catalog, loadedAt: clock.now() } : loadCatalog(config.catalogFile, clock.now()),
     mailTransport: config.smtpUrl ? await smtpTransport(config.smtpUrl) : null,
-    compute: createComputeDriver(config),
+    compute: await createComputeDriver(config),
     // SQLite: this process owns the database, so it may cache actors on its own; PostgreSQL only
     // once Redis shares the generations between instances (startServer).
     actors: new ActorCache(storage.dialect === 'sqlite'),

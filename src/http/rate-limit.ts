@@ -1,10 +1,21 @@
 // Rate limits, counted in real time (never on the virtual clock) by rate-limiter-flexible:
 // in memory by default, in Redis when REDIS_URL is set so all instances share one budget.
 
-import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
+import { createRequire } from 'node:module';
+import type * as Flexible from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import { TooManyRequests } from '../platform/errors.ts';
+
+// The classes used, each from its own file: the package's index loads every store it supports
+// (about thirty modules, Mongo, DynamoDB, Prisma…) at every start. Its types are the index's.
+const require = createRequire(import.meta.url);
+const RateLimiterMemory =
+  require('rate-limiter-flexible/lib/RateLimiterMemory.js') as typeof Flexible.RateLimiterMemory;
+const RateLimiterRes = require('rate-limiter-flexible/lib/RateLimiterRes.js') as typeof Flexible.RateLimiterRes;
+type RateLimiterAbstract = Flexible.RateLimiterAbstract;
+/** Only with Redis. */
+const redisLimiter = () => require('rate-limiter-flexible/lib/RateLimiterRedis.js') as typeof Flexible.RateLimiterRedis;
 
 export type RateLimitName =
   | 'register'
@@ -70,7 +81,7 @@ export function createRateLimiters(
     };
     // If Redis is out of reach, an in-memory budget stands in rather than failing every request.
     const limiter = redis
-      ? new RateLimiterRedis({
+      ? new (redisLimiter())({
           ...options,
           storeClient: redis,
           rejectIfRedisNotReady: true,
