@@ -4,7 +4,8 @@
 import { join } from 'node:path';
 import { privateDirectory, privateFile } from '../platform/private-files.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kysely, Migrator, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { Kysely, Migrator, sql, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { SchemaScopedPostgresDialect } from './schema-introspector.ts';
 import type { Pool } from 'pg';
 import type { Config } from '../config.ts';
 import type { Database, DialectName } from './database.ts';
@@ -79,7 +80,9 @@ async function openPostgres(config: StorageConfig, connectionString: string): Pr
   // would end the process; the query under way fails on its own (→ 503) and the pool drops
   // the broken client on release.
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPreparedStatements(pool) }) });
+  const db = new Kysely<Database>({
+    dialect: new SchemaScopedPostgresDialect({ pool: namingPreparedStatements(pool) }),
+  });
   return {
     db,
     dialect: 'postgres',

@@ -168,7 +168,17 @@ describe('instances and the budget store', () => {
         RATE_REGISTER_PER_MINUTE: '3',
         REDIS_PREFIX: `nubis-test:shared-${randomBytes(6).toString('hex')}:`,
       };
-      const [a, b] = await Promise.all([startTestServer(env), startTestServer(env)]);
+      // Both start at once; if one fails, the other is closed too (or the test process would hang).
+      const started = await Promise.allSettled([startTestServer(env), startTestServer(env)]);
+      const failed = started.find((result) => result.status === 'rejected');
+      if (failed) {
+        for (const result of started) if (result.status === 'fulfilled') await result.value.close();
+        throw failed.reason;
+      }
+      const [a, b] = started.map((result) => (result as PromiseFulfilledResult<TestServer>).value) as [
+        TestServer,
+        TestServer,
+      ];
       try {
         assert.equal((await a.request('POST', '/v1.3/account/register', { body: registerBody() })).status, 201);
         assert.equal((await a.request('POST', '/v1.3/account/register', { body: registerBody() })).status, 201);
