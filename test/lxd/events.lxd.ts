@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { JsonBody, TestServer } from '../support/server.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
-import { awaitPower, engine, eventually, startLxdServer, TEST_IMAGE } from './support.ts';
+import { awaitPower, createRefused, engine, eventually, startLxdServer, TEST_IMAGE } from './support.ts';
 
 let server: TestServer;
 let alice: TestAccount;
@@ -101,14 +101,8 @@ test('drift: a machine started outside Nubis shows running, and the events say s
 test('a provisioning the engine fails ends stopped, with the reason, in the event too', async () => {
   const failing = await startLxdServer({ LXD_URL: '/nonexistent/lxd.socket', COMPUTE_JOB_ATTEMPTS: '1' });
   try {
-    const bob = await createAccount(failing);
-    const created = await failing.request('POST', '/v1.3/server/create', {
-      token: bob.token,
-      body: { hostname: 'failed.example.com', label: 'failed', region: 101, image: TEST_IMAGE, plan: 1 },
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    await awaitPower(failing, bob.token, created.body.uuid, 'stopped', 30);
-    const end = await awaitEvent(failing, bob.id, created.body.uuid, 'server.power', { after: 'provisioning' });
+    const { owner: bob, uuid } = await createRefused(failing, 'failed.example.com', 30);
+    const end = await awaitEvent(failing, bob.id, uuid, 'server.power', { after: 'provisioning' });
     assert.equal(end.data.power, 'stopped');
     assert.match(end.data.error, /^provisioning failed after 1 attempts: engine .* unreachable/);
   } finally {

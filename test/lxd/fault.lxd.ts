@@ -12,6 +12,7 @@ import type { TestServer } from '../support/server.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import {
   awaitPower,
+  createRefused,
   engine,
   eventually,
   lxdUrl,
@@ -109,15 +110,9 @@ test('a provisioning that finally fails settles stopped, with the reason shown t
   await closed.listen();
   const failing = await startLxdServer({ LXD_URL: closed.path, COMPUTE_JOB_ATTEMPTS: '2' });
   try {
-    const bob = await createAccount(failing);
-    const created = await failing.request('POST', '/v1.3/server/create', {
-      token: bob.token,
-      body: { hostname: 'doomed.example.com', label: 'doomed', region: 101, image: TEST_IMAGE, plan: 1 },
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    const settled = await awaitPower(failing, bob.token, created.body.uuid, 'stopped', 60);
-    assert.equal(settled.uuid, created.body.uuid);
-    const seen = await failing.admin('GET', `/admin/servers/${created.body.uuid}`);
+    const { uuid: doomed, settled } = await createRefused(failing, 'doomed.example.com');
+    assert.equal(settled.uuid, doomed);
+    const seen = await failing.admin('GET', `/admin/servers/${doomed}`);
     assert.equal(seen.status, 200);
     assert.match(seen.body.engine_error, /^provisioning failed after 2 attempts: engine .* unreachable/);
     assert.ok(closed.refused >= 2, 'both attempts reached for the engine');

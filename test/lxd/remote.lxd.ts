@@ -14,7 +14,16 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { createAccount } from '../support/accounts.ts';
 import { LxdClient } from '../../src/compute/lxd/lxd-client.ts';
-import { awaitPower, engine, eventually, publicAddress, sshEventually, startLxdServer, TEST_IMAGE } from './support.ts';
+import {
+  awaitPower,
+  createRefused,
+  engine,
+  eventually,
+  publicAddress,
+  sshEventually,
+  startLxdServer,
+  TEST_IMAGE,
+} from './support.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'nubis-remote-'));
 const lxd = engine();
@@ -151,16 +160,10 @@ for (const [what, change, reason] of [
   test(`${what}: the job fails at once with the reason, the server settles stopped`, async () => {
     const server = await startLxdServer({ ...env(), ...change, COMPUTE_JOB_ATTEMPTS: '1' });
     try {
-      const bob = await createAccount(server);
-      const created = await server.request('POST', '/v1.3/server/create', {
-        token: bob.token,
-        body: { hostname: 'refused.example.com', label: 'refused', region: 101, image: TEST_IMAGE, plan: 1 },
-      });
-      assert.equal(created.status, 201, JSON.stringify(created.body));
-      await awaitPower(server, bob.token, created.body.uuid, 'stopped', 30);
-      const seen = await server.admin('GET', `/admin/servers/${created.body.uuid}`);
+      const { uuid } = await createRefused(server, 'refused.example.com', 30);
+      const seen = await server.admin('GET', `/admin/servers/${uuid}`);
       assert.match(seen.body.engine_error, reason);
-      assert.equal(await lxd.exists(`/1.0/instances/nubis-${created.body.uuid}`), false, 'nothing was made');
+      assert.equal(await lxd.exists(`/1.0/instances/nubis-${uuid}`), false, 'nothing was made');
     } finally {
       await server.close();
     }

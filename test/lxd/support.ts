@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LxdClient } from '../../src/compute/lxd/lxd-client.ts';
+import { createAccount } from '../support/accounts.ts';
 import { startTestServer, type JsonBody, type TestServer } from '../support/server.ts';
 
 export const lxdUrl = process.env.LXD_URL ?? '/var/lib/lxd/unix.socket';
@@ -109,6 +110,21 @@ export function awaitPower(server: TestServer, token: string, id: string | numbe
     const info = await serverInfo(server, token, id);
     return info.power === power ? info : undefined;
   });
+}
+
+/**
+ * Creates a server for a new account on a Nubis whose engine will refuse it, and waits until its
+ * provisioning has given up (the server settles stopped): its owner and uuid.
+ */
+export async function createRefused(server: TestServer, hostname: string, seconds = 60) {
+  const owner = await createAccount(server);
+  const created = await server.request('POST', '/v1.3/server/create', {
+    token: owner.token,
+    body: { hostname, label: hostname.split('.')[0], region: 101, image: TEST_IMAGE, plan: 1 },
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const settled = await awaitPower(server, owner.token, created.body.uuid, 'stopped', seconds);
+  return { owner, uuid: created.body.uuid as string, settled };
 }
 
 export function publicAddress(info: JsonBody): string {
