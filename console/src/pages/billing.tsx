@@ -4,7 +4,7 @@
 
 import { api, type InvoiceItem, type InvoiceSum } from '../api.ts';
 import { useAccount } from '../account-context.ts';
-import { duration, ErrorLine, money, Page, useLoad, when } from '../ui.tsx';
+import { duration, ErrorLine, ListTable, money, Page, useLoad, when } from '../ui.tsx';
 
 const MONTHS = 6;
 const SERIES: [string, string][] = [
@@ -153,33 +153,25 @@ export function BillingPage() {
                       .join(', ') || 'nothing charged'
                   }`}
               </summary>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Item</th>
-                    <th scope="col">Per hour</th>
-                    <th scope="col">Per month</th>
-                    <th scope="col">Hours</th>
-                    <th scope="col">Started</th>
-                    <th scope="col">Ended</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {items.map((item, index) => (
-                    <tr key={`${item.ts_created}-${index}`}>
-                      <td>
-                        {item.resource_type}
-                        {item.active ? ' (active)' : ''}
-                      </td>
-                      <td>{money(item.amount_hr, 4)}</td>
-                      <td>{money(item.amount_mo)}</td>
-                      <td>{item.usage}</td>
-                      <td>{when(item.ts_created)}</td>
-                      <td>{when(item.ts_removed)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <ListTable
+                headers={['Item', 'Per hour', 'Per month', 'Hours', 'Started', 'Ended']}
+                rows={items}
+                rowKey={(item, index) => `${item.ts_created}-${index}`}
+              >
+                {(item) => (
+                  <>
+                    <td>
+                      {item.resource_type}
+                      {item.active ? ' (active)' : ''}
+                    </td>
+                    <td>{money(item.amount_hr, 4)}</td>
+                    <td>{money(item.amount_mo)}</td>
+                    <td>{item.usage}</td>
+                    <td>{when(item.ts_created)}</td>
+                    <td>{when(item.ts_removed)}</td>
+                  </>
+                )}
+              </ListTable>
             </details>
           );
         })}
@@ -187,27 +179,21 @@ export function BillingPage() {
       <section class="card" aria-labelledby="b-transactions">
         <h2 id="b-transactions">Transactions</h2>
         <ErrorLine error={transactions.error} />
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Date</th>
-              <th scope="col">Amount</th>
-              <th scope="col">Method</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(transactions.data?.transactions ?? []).map((t) => (
-              <tr key={String(t.id)}>
-                <td>{when(t.ts_created)}</td>
-                <td>{money(t.amount)}</td>
-                <td>{t.ptype}</td>
-                <td>{t.pstatus}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {transactions.data?.transactions.length === 0 && <p class="empty">No transactions yet.</p>}
+        <ListTable
+          headers={['Date', 'Amount', 'Method', 'Status']}
+          rows={transactions.data?.transactions}
+          rowKey={(t) => String(t.id)}
+          empty="No transactions yet."
+        >
+          {(t) => (
+            <>
+              <td>{when(t.ts_created)}</td>
+              <td>{money(t.amount)}</td>
+              <td>{t.ptype}</td>
+              <td>{t.pstatus}</td>
+            </>
+          )}
+        </ListTable>
       </section>
     </Page>
   );

@@ -13,6 +13,7 @@ import {
   Form,
   FormStatus,
   Link,
+  ListTable,
   money,
   navigate,
   Page,
@@ -79,37 +80,28 @@ function AccountsPage() {
         <button type="submit">Search</button>
       </Form>
       <ErrorLine error={accounts.error} />
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Name</th>
-            <th scope="col">Balance</th>
-            <th scope="col">Servers</th>
-            <th scope="col">State</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(accounts.data?.accounts ?? []).map((a) => (
-            <tr key={a.uuid}>
-              <td>
-                <Link to={`/admin/accounts/${a.id}`}>{a.email}</Link>
-              </td>
-              <td>
-                {a.profile.firstname} {a.profile.lastname}
-              </td>
-              <td>{money(a.balance)}</td>
-              <td>
-                {a.servers.running} / {a.servers.limit}
-              </td>
-              <td>
-                {[a.activated ? 'active' : 'not activated', a.blocked ? 'blocked' : ''].filter(Boolean).join(', ')}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {accounts.data?.accounts.length === 0 && <p class="empty">No account matches.</p>}
+      <ListTable
+        headers={['Email', 'Name', 'Balance', 'Servers', 'State']}
+        rows={accounts.data?.accounts}
+        rowKey={(a) => a.uuid}
+        empty="No account matches."
+      >
+        {(a) => (
+          <>
+            <td>
+              <Link to={`/admin/accounts/${a.id}`}>{a.email}</Link>
+            </td>
+            <td>
+              {a.profile.firstname} {a.profile.lastname}
+            </td>
+            <td>{money(a.balance)}</td>
+            <td>
+              {a.servers.running} / {a.servers.limit}
+            </td>
+            <td>{[a.activated ? 'active' : 'not activated', a.blocked ? 'blocked' : ''].filter(Boolean).join(', ')}</td>
+          </>
+        )}
+      </ListTable>
     </Page>
   );
 }
@@ -276,26 +268,20 @@ function AccountDetail(props: { account: AdminAccount; reload: () => Promise<voi
               : transactions.error.message}
           </p>
         ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Date</th>
-                <th scope="col">Amount</th>
-                <th scope="col">Method</th>
-                <th scope="col">Note</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(transactions.data?.transactions ?? []).map((t) => (
-                <tr key={String(t.id)}>
-                  <td>{when(t.ts_created)}</td>
-                  <td>{money(t.amount)}</td>
-                  <td>{t.ptype}</td>
-                  <td>{t.note ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <ListTable
+            headers={['Date', 'Amount', 'Method', 'Note']}
+            rows={transactions.data?.transactions}
+            rowKey={(t) => String(t.id)}
+          >
+            {(t) => (
+              <>
+                <td>{when(t.ts_created)}</td>
+                <td>{money(t.amount)}</td>
+                <td>{t.ptype}</td>
+                <td>{t.note ?? ''}</td>
+              </>
+            )}
+          </ListTable>
         )}
       </section>
     </Page>
@@ -310,62 +296,53 @@ function ServerTable(props: {
   return (
     <>
       <FormStatus form={form} />
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Account</th>
-            <th scope="col">State</th>
-            <th scope="col">Region</th>
-            <th scope="col">Plan</th>
-            <th scope="col">Created</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.servers.map((s) => (
-            <tr key={s.uuid}>
-              <td>{s.name}</td>
-              <td>
-                <Link to={`/admin/accounts/${s.account_id}`}>{s.account_email}</Link>
-              </td>
-              <td>
-                <PowerBadge power={s.power} />
-              </td>
-              <td>{s.region}</td>
-              <td>{s.plan}</td>
-              <td>{when(s.created)}</td>
-              <td class="row">
-                <ConfirmButton
-                  label={`Force stop ${s.name}`}
-                  question={`Pull the plug on ${s.name}?`}
-                  confirmLabel="Yes, stop it"
-                  danger
-                  onConfirm={() =>
-                    form.run(async () => {
-                      await admin.forceStop(s.uuid);
-                      await props.onChange();
-                    }, 'Stopped.')
-                  }
-                />
-                <ConfirmButton
-                  label={`Remove ${s.name}`}
-                  question={`Remove ${s.name} of ${s.account_email}? This cannot be undone.`}
-                  confirmLabel="Yes, remove"
-                  danger
-                  onConfirm={() =>
-                    form.run(async () => {
-                      await admin.removeServer(s.uuid);
-                      await props.onChange();
-                    }, 'Removed.')
-                  }
-                />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {props.servers.length === 0 && <p class="empty">No servers.</p>}
+      <ListTable
+        headers={['Name', 'Account', 'State', 'Region', 'Plan', 'Created', 'Actions']}
+        rows={props.servers}
+        rowKey={(s) => s.uuid}
+        empty="No servers."
+      >
+        {(s) => (
+          <>
+            <td>{s.name}</td>
+            <td>
+              <Link to={`/admin/accounts/${s.account_id}`}>{s.account_email}</Link>
+            </td>
+            <td>
+              <PowerBadge power={s.power} />
+            </td>
+            <td>{s.region}</td>
+            <td>{s.plan}</td>
+            <td>{when(s.created)}</td>
+            <td class="row">
+              <ConfirmButton
+                label={`Force stop ${s.name}`}
+                question={`Pull the plug on ${s.name}?`}
+                confirmLabel="Yes, stop it"
+                danger
+                onConfirm={() =>
+                  form.run(async () => {
+                    await admin.forceStop(s.uuid);
+                    await props.onChange();
+                  }, 'Stopped.')
+                }
+              />
+              <ConfirmButton
+                label={`Remove ${s.name}`}
+                question={`Remove ${s.name} of ${s.account_email}? This cannot be undone.`}
+                confirmLabel="Yes, remove"
+                danger
+                onConfirm={() =>
+                  form.run(async () => {
+                    await admin.removeServer(s.uuid);
+                    await props.onChange();
+                  }, 'Removed.')
+                }
+              />
+            </td>
+          </>
+        )}
+      </ListTable>
     </>
   );
 }
@@ -465,28 +442,21 @@ function AuditPage() {
       ) : (
         <>
           <ErrorLine error={audit.error} />
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Operator</th>
-                <th scope="col">Call</th>
-                <th scope="col">Target</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(audit.data?.entries ?? []).map((e) => (
-                <tr key={e.id}>
-                  <td>{when(e.time)}</td>
-                  <td>{e.operator}</td>
-                  <td class="mono">{e.call}</td>
-                  <td>{e.target}</td>
-                  <td>{e.status}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <ListTable
+            headers={['When', 'Operator', 'Call', 'Target', 'Status']}
+            rows={audit.data?.entries}
+            rowKey={(e) => e.id}
+          >
+            {(e) => (
+              <>
+                <td>{when(e.time)}</td>
+                <td>{e.operator}</td>
+                <td class="mono">{e.call}</td>
+                <td>{e.target}</td>
+                <td>{e.status}</td>
+              </>
+            )}
+          </ListTable>
         </>
       )}
     </Page>

@@ -11,6 +11,7 @@ import {
   Form,
   FormStatus,
   Link,
+  ListTable,
   Page,
   Select,
   useForm,
@@ -34,80 +35,76 @@ function SnapshotTable(props: { type: 'snapshot' | 'backup' }) {
     <>
       <ErrorLine error={snapshots.error} />
       <FormStatus form={form} />
-      {rows.length === 0 ? (
-        <p class="empty">
-          {props.type === 'snapshot'
+      <ListTable
+        headers={[
+          'Name',
+          'Server',
+          'Status',
+          'Size',
+          'Created',
+          ...(props.type === 'backup' ? ['Expires'] : []),
+          'Actions',
+        ]}
+        rows={rows}
+        rowKey={(snap) => snap.uuid}
+        empty={
+          props.type === 'snapshot'
             ? 'No snapshots. Take one from a server’s page.'
-            : 'No backups. Enable automatic backups on a server’s page.'}
-        </p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Server</th>
-              <th scope="col">Status</th>
-              <th scope="col">Size</th>
-              <th scope="col">Created</th>
-              {props.type === 'backup' && <th scope="col">Expires</th>}
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((snap) => (
-              <tr key={snap.uuid}>
-                <td>{snap.name}</td>
-                <td>
-                  <Link to={`/servers/${snap.server_id}`}>{serverName(servers.data?.servers, snap.server_id)}</Link>
-                </td>
-                <td>{snap.status}</td>
-                <td>{snap.size_gb} GB</td>
-                <td>{when(snap.created)}</td>
-                {props.type === 'backup' && <td>{when(snap.expires)}</td>}
-                <td class="row">
-                  <Select
-                    label={`Restore ${snap.name} onto`}
-                    name="server_id"
-                    value={target[snap.uuid] ?? snap.server_id}
-                    onValue={(value) => setTarget({ ...target, [snap.uuid]: value })}
-                    options={(servers.data?.servers ?? []).map((s) => ({ value: s.uuid, label: s.name }))}
-                    errors={form.errors}
-                  />
-                  <ConfirmButton
-                    label={`Restore ${snap.name}`}
-                    question="Revert the chosen server to this image? Its current disk is overwritten."
-                    confirmLabel="Yes, restore"
-                    danger
-                    onConfirm={() =>
-                      form.run(
-                        () =>
-                          snap.type === 'backup'
-                            ? api.restoreBackup(snap.uuid, target[snap.uuid] ?? snap.server_id)
-                            : api.restoreSnapshot(snap.uuid, target[snap.uuid] ?? snap.server_id),
-                        'Restoring.',
-                      )
-                    }
-                  />
-                  {props.type === 'snapshot' && (
-                    <ConfirmButton
-                      label={`Remove ${snap.name}`}
-                      question={`Remove the snapshot ${snap.name}?`}
-                      confirmLabel="Yes, remove"
-                      danger
-                      onConfirm={() =>
-                        form.run(async () => {
-                          await api.removeSnapshot(snap.uuid);
-                          await snapshots.reload();
-                        }, 'Snapshot removed.')
-                      }
-                    />
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+            : 'No backups. Enable automatic backups on a server’s page.'
+        }
+      >
+        {(snap) => (
+          <>
+            <td>{snap.name}</td>
+            <td>
+              <Link to={`/servers/${snap.server_id}`}>{serverName(servers.data?.servers, snap.server_id)}</Link>
+            </td>
+            <td>{snap.status}</td>
+            <td>{snap.size_gb} GB</td>
+            <td>{when(snap.created)}</td>
+            {props.type === 'backup' && <td>{when(snap.expires)}</td>}
+            <td class="row">
+              <Select
+                label={`Restore ${snap.name} onto`}
+                name="server_id"
+                value={target[snap.uuid] ?? snap.server_id}
+                onValue={(value) => setTarget({ ...target, [snap.uuid]: value })}
+                options={(servers.data?.servers ?? []).map((s) => ({ value: s.uuid, label: s.name }))}
+                errors={form.errors}
+              />
+              <ConfirmButton
+                label={`Restore ${snap.name}`}
+                question="Revert the chosen server to this image? Its current disk is overwritten."
+                confirmLabel="Yes, restore"
+                danger
+                onConfirm={() =>
+                  form.run(
+                    () =>
+                      snap.type === 'backup'
+                        ? api.restoreBackup(snap.uuid, target[snap.uuid] ?? snap.server_id)
+                        : api.restoreSnapshot(snap.uuid, target[snap.uuid] ?? snap.server_id),
+                    'Restoring.',
+                  )
+                }
+              />
+              {props.type === 'snapshot' && (
+                <ConfirmButton
+                  label={`Remove ${snap.name}`}
+                  question={`Remove the snapshot ${snap.name}?`}
+                  confirmLabel="Yes, remove"
+                  danger
+                  onConfirm={() =>
+                    form.run(async () => {
+                      await api.removeSnapshot(snap.uuid);
+                      await snapshots.reload();
+                    }, 'Snapshot removed.')
+                  }
+                />
+              )}
+            </td>
+          </>
+        )}
+      </ListTable>
     </>
   );
 }
@@ -180,60 +177,53 @@ export function FloatingIpsPage() {
       </Form>
       <FormStatus form={form} />
       <ErrorLine error={ips.error} />
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Address</th>
-            <th scope="col">Server</th>
-            <th scope="col">Reverse DNS</th>
-            <th scope="col">Created</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(ips.data?.floating_ips ?? []).map((f) => {
-            const server = servers.data?.servers.find((s) => s.id === f.server_id);
-            return (
-              <tr key={f.uuid}>
-                <td class="mono">
-                  {f.address}/{f.prefix}
-                </td>
-                <td>{server ? <Link to={`/servers/${server.uuid}`}>{server.name}</Link> : 'unattached'}</td>
-                <td>{f.reverse}</td>
-                <td>{when(f.created)}</td>
-                <td class="row">
-                  {server && (
-                    <button
-                      type="button"
-                      onClick={() =>
-                        form.run(async () => {
-                          await api.detachFloatingIp(f.uuid, server.uuid);
-                          await ips.reload();
-                        }, 'Detached.')
-                      }
-                    >
-                      Detach {f.address}
-                    </button>
-                  )}
-                  <ConfirmButton
-                    label={`Remove ${f.address}`}
-                    question={`Release ${f.address}? It cannot be had back.`}
-                    confirmLabel="Yes, remove"
-                    danger
-                    onConfirm={() =>
+      <ListTable
+        headers={['Address', 'Server', 'Reverse DNS', 'Created', 'Actions']}
+        rows={ips.data?.floating_ips}
+        rowKey={(f) => f.uuid}
+        empty="No floating IPs."
+      >
+        {(f) => {
+          const server = servers.data?.servers.find((s) => s.id === f.server_id);
+          return (
+            <>
+              <td class="mono">
+                {f.address}/{f.prefix}
+              </td>
+              <td>{server ? <Link to={`/servers/${server.uuid}`}>{server.name}</Link> : 'unattached'}</td>
+              <td>{f.reverse}</td>
+              <td>{when(f.created)}</td>
+              <td class="row">
+                {server && (
+                  <button
+                    type="button"
+                    onClick={() =>
                       form.run(async () => {
-                        await api.removeFloatingIp(f.uuid);
+                        await api.detachFloatingIp(f.uuid, server.uuid);
                         await ips.reload();
-                      }, 'Floating IP removed.')
+                      }, 'Detached.')
                     }
-                  />
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-      {ips.data?.floating_ips.length === 0 && <p class="empty">No floating IPs.</p>}
+                  >
+                    Detach {f.address}
+                  </button>
+                )}
+                <ConfirmButton
+                  label={`Remove ${f.address}`}
+                  question={`Release ${f.address}? It cannot be had back.`}
+                  confirmLabel="Yes, remove"
+                  danger
+                  onConfirm={() =>
+                    form.run(async () => {
+                      await api.removeFloatingIp(f.uuid);
+                      await ips.reload();
+                    }, 'Floating IP removed.')
+                  }
+                />
+              </td>
+            </>
+          );
+        }}
+      </ListTable>
     </Page>
   );
 }
@@ -274,42 +264,35 @@ export function VpcsPage() {
       </Form>
       <FormStatus form={form} />
       <ErrorLine error={vpcs.error} />
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Region</th>
-            <th scope="col">Servers</th>
-            <th scope="col">Created</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(vpcs.data?.vpcs ?? []).map((v) => (
-            <tr key={v.uuid}>
-              <td>{v.name}</td>
-              <td>{v.region}</td>
-              <td>{v.servers.map((uuid) => serverName(servers.data?.servers, uuid)).join(', ') || 'none'}</td>
-              <td>{when(v.created)}</td>
-              <td>
-                <ConfirmButton
-                  label={`Remove ${v.name}`}
-                  question={`Remove the VPC ${v.name}? Detach its servers first.`}
-                  confirmLabel="Yes, remove"
-                  danger
-                  onConfirm={() =>
-                    form.run(async () => {
-                      await api.removeVpc(v.uuid);
-                      await vpcs.reload();
-                    }, 'VPC removed.')
-                  }
-                />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {vpcs.data?.vpcs.length === 0 && <p class="empty">No VPCs.</p>}
+      <ListTable
+        headers={['Name', 'Region', 'Servers', 'Created', 'Actions']}
+        rows={vpcs.data?.vpcs}
+        rowKey={(v) => v.uuid}
+        empty="No VPCs."
+      >
+        {(v) => (
+          <>
+            <td>{v.name}</td>
+            <td>{v.region}</td>
+            <td>{v.servers.map((uuid) => serverName(servers.data?.servers, uuid)).join(', ') || 'none'}</td>
+            <td>{when(v.created)}</td>
+            <td>
+              <ConfirmButton
+                label={`Remove ${v.name}`}
+                question={`Remove the VPC ${v.name}? Detach its servers first.`}
+                confirmLabel="Yes, remove"
+                danger
+                onConfirm={() =>
+                  form.run(async () => {
+                    await api.removeVpc(v.uuid);
+                    await vpcs.reload();
+                  }, 'VPC removed.')
+                }
+              />
+            </td>
+          </>
+        )}
+      </ListTable>
     </Page>
   );
 }
@@ -350,40 +333,34 @@ export function SshKeysPage() {
         </button>
       </Form>
       <ErrorLine error={keys.error} />
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Fingerprint</th>
-            <th scope="col">Created</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(keys.data?.ssh_keys ?? []).map((k) => (
-            <tr key={k.uuid}>
-              <td>{k.name}</td>
-              <td class="mono">{k.fingerprint}</td>
-              <td>{when(k.created)}</td>
-              <td>
-                <ConfirmButton
-                  label={`Remove ${k.name}`}
-                  question={`Remove the SSH key ${k.name}? Servers that have it keep it.`}
-                  confirmLabel="Yes, remove"
-                  danger
-                  onConfirm={() =>
-                    form.run(async () => {
-                      await api.removeSshKey(k.uuid);
-                      await keys.reload();
-                    }, 'SSH key removed.')
-                  }
-                />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {keys.data?.ssh_keys.length === 0 && <p class="empty">No SSH keys.</p>}
+      <ListTable
+        headers={['Name', 'Fingerprint', 'Created', 'Actions']}
+        rows={keys.data?.ssh_keys}
+        rowKey={(k) => k.uuid}
+        empty="No SSH keys."
+      >
+        {(k) => (
+          <>
+            <td>{k.name}</td>
+            <td class="mono">{k.fingerprint}</td>
+            <td>{when(k.created)}</td>
+            <td>
+              <ConfirmButton
+                label={`Remove ${k.name}`}
+                question={`Remove the SSH key ${k.name}? Servers that have it keep it.`}
+                confirmLabel="Yes, remove"
+                danger
+                onConfirm={() =>
+                  form.run(async () => {
+                    await api.removeSshKey(k.uuid);
+                    await keys.reload();
+                  }, 'SSH key removed.')
+                }
+              />
+            </td>
+          </>
+        )}
+      </ListTable>
     </Page>
   );
 }
@@ -421,73 +398,66 @@ export function TokensPage() {
       )}
       <FormStatus form={form} />
       <ErrorLine error={tokens.error} />
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Token</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(tokens.data?.tokens ?? []).map((t) => (
-            <tr key={t.uuid}>
-              <td>
-                {renaming?.uuid === t.uuid ? (
-                  <Form
-                    label={`Rename ${t.name}`}
-                    class="form inline"
-                    onSubmit={() =>
-                      form.run(async () => {
-                        await api.renameToken(t.uuid, renaming.name);
-                        setRenaming(null);
-                        await tokens.reload();
-                      }, 'Token renamed.')
-                    }
-                  >
-                    <Field
-                      label="New name"
-                      name="name"
-                      value={renaming.name}
-                      onValue={(value) => setRenaming({ uuid: t.uuid, name: value })}
-                      errors={form.errors}
-                    />
-                    <button type="submit">Save name</button>
-                  </Form>
-                ) : (
-                  t.name
-                )}
-              </td>
-              <td class="mono">
-                {t.auth_token.slice(0, 8)}… <CopyButton text={t.auth_token} label={`Copy token ${t.name}`} />
-              </td>
-              <td>{when(t.created)}</td>
-              <td>{when(t.last_used)}</td>
-              <td class="row">
-                <button type="button" onClick={() => setRenaming({ uuid: t.uuid, name: t.name })}>
-                  Rename {t.name}
-                </button>
-                <ConfirmButton
-                  label={`Remove ${t.name}`}
-                  question={`Remove the token ${t.name}? Anything using it stops working${
-                    t.auth_token === session.token() ? ', this console included' : ''
-                  }.`}
-                  confirmLabel="Yes, remove"
-                  danger
-                  onConfirm={() =>
+      <ListTable
+        headers={['Name', 'Token', 'Created', 'Last used', 'Actions']}
+        rows={tokens.data?.tokens}
+        rowKey={(t) => t.uuid}
+      >
+        {(t) => (
+          <>
+            <td>
+              {renaming?.uuid === t.uuid ? (
+                <Form
+                  label={`Rename ${t.name}`}
+                  class="form inline"
+                  onSubmit={() =>
                     form.run(async () => {
-                      await api.removeToken(t.uuid);
+                      await api.renameToken(t.uuid, renaming.name);
+                      setRenaming(null);
                       await tokens.reload();
-                    }, 'Token removed.')
+                    }, 'Token renamed.')
                   }
-                />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+                >
+                  <Field
+                    label="New name"
+                    name="name"
+                    value={renaming.name}
+                    onValue={(value) => setRenaming({ uuid: t.uuid, name: value })}
+                    errors={form.errors}
+                  />
+                  <button type="submit">Save name</button>
+                </Form>
+              ) : (
+                t.name
+              )}
+            </td>
+            <td class="mono">
+              {t.auth_token.slice(0, 8)}… <CopyButton text={t.auth_token} label={`Copy token ${t.name}`} />
+            </td>
+            <td>{when(t.created)}</td>
+            <td>{when(t.last_used)}</td>
+            <td class="row">
+              <button type="button" onClick={() => setRenaming({ uuid: t.uuid, name: t.name })}>
+                Rename {t.name}
+              </button>
+              <ConfirmButton
+                label={`Remove ${t.name}`}
+                question={`Remove the token ${t.name}? Anything using it stops working${
+                  t.auth_token === session.token() ? ', this console included' : ''
+                }.`}
+                confirmLabel="Yes, remove"
+                danger
+                onConfirm={() =>
+                  form.run(async () => {
+                    await api.removeToken(t.uuid);
+                    await tokens.reload();
+                  }, 'Token removed.')
+                }
+              />
+            </td>
+          </>
+        )}
+      </ListTable>
     </Page>
   );
 }

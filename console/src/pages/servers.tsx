@@ -23,11 +23,12 @@ import {
   Form,
   FormStatus,
   Link,
+  ListTable,
+  money,
   navigate,
   Page,
   PowerBadge,
   Select,
-  money,
   useForm,
   useLoad,
   when,
@@ -460,28 +461,18 @@ function AddressesSection(props: { server: Server; onChange: () => Promise<void>
       {rows.length === 0 ? (
         <p class="muted">No addresses yet (assigned when provisioning completes).</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Address</th>
-              <th scope="col">Gateway</th>
-              <th scope="col">Type</th>
-              <th scope="col">Reverse DNS</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr key={row.address}>
-                <td class="mono">
-                  {row.address}/{row.netmask}
-                </td>
-                <td class="mono">{row.gateway}</td>
-                <td>{row.type}</td>
-                <td>{row.reverse}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ListTable headers={['Address', 'Gateway', 'Type', 'Reverse DNS']} rows={rows} rowKey={(row) => row.address}>
+          {(row) => (
+            <>
+              <td class="mono">
+                {row.address}/{row.netmask}
+              </td>
+              <td class="mono">{row.gateway}</td>
+              <td>{row.type}</td>
+              <td>{row.reverse}</td>
+            </>
+          )}
+        </ListTable>
       )}
       <Form
         label="Reverse DNS"
@@ -694,42 +685,31 @@ function SnapshotsSection(props: { server: Server; onChange: () => Promise<void>
       {mine.length === 0 ? (
         <p class="muted">No snapshots or backups of this server.</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Type</th>
-              <th scope="col">Status</th>
-              <th scope="col">Created</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {mine.map((snap) => (
-              <tr key={snap.uuid}>
-                <td>{snap.name}</td>
-                <td>{snap.type}</td>
-                <td>{snap.status}</td>
-                <td>{when(snap.created)}</td>
-                <td>
-                  <ConfirmButton
-                    label={`Restore ${snap.name}`}
-                    question={`Revert ${s.name} to ${snap.name}? Changes since then are lost.`}
-                    confirmLabel="Yes, restore"
-                    danger
-                    onConfirm={() =>
-                      form.run(async () => {
-                        if (snap.type === 'backup') await api.restoreBackup(snap.uuid, s.uuid);
-                        else await api.restoreSnapshot(snap.uuid, s.uuid);
-                        await props.onChange();
-                      }, 'Restoring.')
-                    }
-                  />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ListTable headers={['Name', 'Type', 'Status', 'Created', 'Actions']} rows={mine} rowKey={(snap) => snap.uuid}>
+          {(snap) => (
+            <>
+              <td>{snap.name}</td>
+              <td>{snap.type}</td>
+              <td>{snap.status}</td>
+              <td>{when(snap.created)}</td>
+              <td>
+                <ConfirmButton
+                  label={`Restore ${snap.name}`}
+                  question={`Revert ${s.name} to ${snap.name}? Changes since then are lost.`}
+                  confirmLabel="Yes, restore"
+                  danger
+                  onConfirm={() =>
+                    form.run(async () => {
+                      if (snap.type === 'backup') await api.restoreBackup(snap.uuid, s.uuid);
+                      else await api.restoreSnapshot(snap.uuid, s.uuid);
+                      await props.onChange();
+                    }, 'Restoring.')
+                  }
+                />
+              </td>
+            </>
+          )}
+        </ListTable>
       )}
     </Section>
   );

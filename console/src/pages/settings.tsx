@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { useAccount } from '../account-context.ts';
 import { applyTheme } from '../theme.ts';
-import { Checkbox, Field, Form, FormStatus, Page, useForm, when } from '../ui.tsx';
+import { Checkbox, Field, Form, FormStatus, ListTable, Page, useForm, when } from '../ui.tsx';
 
 export function SettingsPage() {
   const { account, refresh } = useAccount();
@@ -148,24 +148,19 @@ export function SettingsPage() {
             </dl>
           )}
           <h3>Recent activity</h3>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">From</th>
-                <th scope="col">What</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(account?.activity ?? []).map((a, i) => (
-                <tr key={`${a.timestamp}-${i}`}>
-                  <td>{when(a.timestamp)}</td>
-                  <td class="mono">{a.ip_address}</td>
-                  <td>{a.status}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <ListTable
+            headers={['When', 'From', 'What']}
+            rows={account?.activity}
+            rowKey={(a, i) => `${a.timestamp}-${i}`}
+          >
+            {(a) => (
+              <>
+                <td>{when(a.timestamp)}</td>
+                <td class="mono">{a.ip_address}</td>
+                <td>{a.status}</td>
+              </>
+            )}
+          </ListTable>
         </section>
       </div>
     </Page>
