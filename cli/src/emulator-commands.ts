@@ -4,26 +4,13 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { type NubisClient, unwrap } from '@nubis/sdk';
+import { unwrap } from '@nubis/sdk';
+import { CliError, type CommandKit, exitCodes, number, type Row } from './command-kit.ts';
 import type { Column } from './output.ts';
 
-type Row = Record<string, unknown>;
-
-/** What the emulator commands borrow from main.ts. */
-export interface CommandKit {
-  group(parent: Command, name: string, description: string): Command;
-  leaf(parent: Command, spec: string, description: string): Command;
-  adminClient(command: Command): NubisClient;
-  print(command: Command, data: unknown, human: () => string): void;
-  printRows(command: Command, data: unknown, rows: Row[], columns: Column[]): void;
-  done(command: Command, data: unknown, message: string): void;
-  number(name: string): (value: string) => number;
-  /** An error of the command line: one line, exit code 2. */
-  usage(message: string): Error;
-}
-
 export function addEmulatorCommands(admin: Command, kit: CommandKit): void {
-  const { group, leaf, adminClient, print, printRows, done, number } = kit;
+  const { group, leaf, adminClient, print, printRows, done } = kit;
+  const usage = (message: string) => new CliError(message, exitCodes.usage);
 
   // --- fault injection ---
   const faultColumns: Column[] = [
@@ -53,7 +40,7 @@ export function addEmulatorCommands(admin: Command, kit: CommandKit): void {
     .option('--note <text>', 'why the rule exists')
     .action(async (options, command: Command) => {
       if (options.status === undefined && options.latency === undefined && !options.computeFail)
-        throw kit.usage('give --status, --latency or --compute-fail');
+        throw usage('give --status, --latency or --compute-fail');
       const body = {
         match: {
           ...(options.method ? { method: String(options.method).toUpperCase() } : {}),
@@ -101,7 +88,7 @@ export function addEmulatorCommands(admin: Command, kit: CommandKit): void {
       try {
         document = JSON.parse(readFileSync(file, 'utf8'));
       } catch (error) {
-        throw kit.usage(`${file}: not a state document: ${(error as Error).message}`);
+        throw usage(`${file}: not a state document: ${(error as Error).message}`);
       }
       const data = await unwrap(adminClient(command).POST('/admin/state/import', { body: document as never }));
       done(command, data, `state imported: ${data.rows} rows in ${data.tables} tables`);
