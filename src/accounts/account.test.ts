@@ -209,6 +209,29 @@ describe('login', () => {
     });
   });
 
+  test('account/info shows the 20 newest entries of a longer log, newest first', async () => {
+    const account = await createAccount(server);
+    // 24 attempts a second apart, right and wrong passwords in turn, after the registration.
+    const attempts: { timestamp: string; status: string }[] = [];
+    for (let i = 0; i < 24; i++) {
+      await server.advance(1);
+      const right = i % 3 === 0;
+      const result = await server.request('POST', '/v1.3/account/login', {
+        body: { email: account.email, password: right ? account.password : 'wrong password' },
+      });
+      assert.equal(result.status, 200);
+      attempts.push({ timestamp: result.body.timestamp, status: right ? 'login success' : 'login failed' });
+    }
+    const shown = (await info(account.token)).activity;
+    assert.deepEqual(
+      shown,
+      attempts
+        .slice(-20)
+        .reverse()
+        .map((attempt) => ({ ip_address: '127.0.0.1', ...attempt })),
+    );
+  });
+
   test('a request that fails validation gets its 400', async () => {
     const missing = await server.request('POST', '/v1.3/account/login', { body: {} });
     assert.equal(missing.status, 400);
