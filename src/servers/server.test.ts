@@ -366,6 +366,45 @@ describe('server/list and server/info', () => {
     );
   });
 
+  test("the list is in creation order, and a server's floating IPs in the order they were reserved", async () => {
+    const erin = await createAccount(server);
+    const made: Awaited<ReturnType<typeof deployServer>>[] = [];
+    for (let i = 0; i < 3; i++) made.push(await deployServer(server, erin.token));
+    const list = await server.request('GET', '/v1.3/server/list', { token: erin.token });
+    assert.deepEqual(
+      list.body.servers.map((s: { uuid: string }) => s.uuid),
+      made.map((s) => s.uuid),
+    );
+    const reserved: { uuid: string; ip_address: string }[] = [];
+    for (let i = 0; i < 2; i++)
+      reserved.push(
+        (
+          await server.request('POST', '/v1.3/floating_ip/create', {
+            token: erin.token,
+            body: { region_id: 101, ip_version: 4 },
+          })
+        ).body,
+      );
+    // Attached the other way round: the order shown is the order of reservation.
+    for (const ip of [...reserved].reverse()) {
+      const body = { server_id: made[1]!.id, ip_id: ip.uuid };
+      assert.equal(
+        (await server.request('PATCH', '/v1.3/floating_ip/attach', { token: erin.token, body })).status,
+        202,
+      );
+    }
+    for (const shown of [
+      await serverInfo(server, erin.token, made[1]!.uuid),
+      (await server.request('GET', '/v1.3/server/list', { token: erin.token })).body.servers[1],
+    ])
+      assert.deepEqual(
+        shown.iface.v4
+          .filter((entry: { type: string }) => entry.type === 'floating')
+          .map((entry: { address: string }) => entry.address),
+        reserved.map((ip) => ip.ip_address),
+      );
+  });
+
   test('needs a token', async () => {
     assert.equal((await server.request('GET', '/v1.3/server/list')).status, 401);
   });
