@@ -4,6 +4,7 @@
 
 import { PostgresAdapter, sql, type Kysely, type OperationNodeSource, type RawBuilder } from 'kysely';
 import type { Database } from './database.ts';
+import { rowFactory } from './row-factory.ts';
 
 /**
  * A scalar subquery answering `[[c1, c2, …], …]` for the rows of `from` (a subquery that selects
@@ -29,12 +30,10 @@ export function tuplesOf<T extends unknown[]>(value: string | unknown[] | null):
 }
 
 /**
- * A decoder of jsonTuples values into objects keyed by `columns` (in the tuples' order). The
- * objects share one shape (an object literal made once per column list), as node:sqlite rows do
- * through the dialect's row factory.
+ * A decoder of jsonTuples values into objects keyed by `columns` (in the tuples' order), of one
+ * shape as node:sqlite rows are (row-factory.ts).
  */
 export function objectsOf<R>(columns: readonly string[]): (value: string | unknown[] | null) => R[] {
-  const fields = columns.map((name, index) => `${JSON.stringify(name)}: t[${index}]`);
-  const make = new Function('t', `return { ${fields.join(', ')} };`) as (tuple: unknown[]) => R;
+  const make = rowFactory<R>(columns);
   return (value) => tuplesOf<unknown[]>(value).map(make);
 }

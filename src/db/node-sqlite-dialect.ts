@@ -4,6 +4,7 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { SqliteDialect } from 'kysely';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import { rowFactory } from './row-factory.ts';
 
 type Param = null | number | bigint | string | NodeJS.ArrayBufferView;
 
@@ -19,22 +20,13 @@ function bindable(value: unknown): Param {
 
 type RowFactory = (values: unknown[]) => Record<string, unknown>;
 
-/**
- * Builds a statement's row objects from its value arrays. node:sqlite makes each row a
- * dictionary-mode object (slow to build, and every property read on it is a hash look-up);
- * an object literal of the statement's columns gives rows one fast shape instead, which
- * halves the cost of reading many rows and of everything that reads them afterwards.
- * Column names go in as JSON string literals, so any name is safe.
- */
-function rowFactory(columns: string[]): RowFactory {
-  const fields = columns.map((name, index) => `${JSON.stringify(name)}: values[${index}]`);
-  return new Function('values', `return { ${fields.join(', ')} };`) as RowFactory;
-}
-
 class NodeSqliteStatement implements SqliteStatement {
   readonly reader: boolean;
   readonly #statement: StatementSync;
-  /** Null when the rows must stay node:sqlite's own (a `__proto__` column would set the prototype in a literal). */
+  /**
+   * Rows of one shape (row-factory.ts) rather than node:sqlite's dictionary-mode objects; null when
+   * they must stay node:sqlite's own (a `__proto__` column would set the prototype in a literal).
+   */
   readonly #row: RowFactory | null;
   constructor(statement: StatementSync) {
     this.#statement = statement;
