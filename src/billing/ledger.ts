@@ -6,7 +6,7 @@
 // only the items still open are metered here. Its cost follows the resources an account has now.
 
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { jsonTuples, tuplesOf } from '../db/json-tuples.ts';
+import { jsonTuples, objectsOf } from '../db/json-tuples.ts';
 import type { Database, Queryable } from '../db/database.ts';
 import { prepared } from '../db/prepared.ts';
 import type { Platform } from '../platform/context.ts';
@@ -57,7 +57,13 @@ export function financeOfItems(settledMicros: number, items: MeteredItem[], now:
   return { balanceMicros: balance, burnMicrosPerHour: burn, secondsDue: secondsUntilZero(balance, burn) };
 }
 
-const itemColumns = ['created_at', 'removed_at', 'amount_hr_micros', 'amount_mo_micros', 'prepaid_until'] as const;
+const itemColumns = [
+  'created_at',
+  'removed_at',
+  'amount_hr_micros',
+  'amount_mo_micros',
+  'prepaid_until',
+] as const satisfies readonly (keyof MeteredItem)[];
 
 /**
  * The account's unfinalised items as one JSON value (read it with openItemsOf): a scalar that can
@@ -72,18 +78,8 @@ export function openItemsJson(db: Kysely<Database>, accountId: number): RawBuild
   return jsonTuples(db, open, itemColumns);
 }
 
-/** The items of an openItemsJson value. */
-export function openItemsOf(value: string | unknown[]): MeteredItem[] {
-  return tuplesOf<[number, number | null, number, number, number | null]>(value).map(
-    ([created_at, removed_at, amount_hr_micros, amount_mo_micros, prepaid_until]) => ({
-      created_at: Number(created_at),
-      removed_at: removed_at === null ? null : Number(removed_at),
-      amount_hr_micros: Number(amount_hr_micros),
-      amount_mo_micros: Number(amount_mo_micros),
-      prepaid_until: prepaid_until === null ? null : Number(prepaid_until),
-    }),
-  );
-}
+/** The items of an openItemsJson value (numbers arrive as JSON numbers from either database). */
+export const openItemsOf = objectsOf<MeteredItem>(itemColumns);
 
 /**
  * A floor under the account's balance at `now` that needs no metering: the settled total, less
