@@ -52,198 +52,47 @@ async function call<T>(
   }
 }
 
-export interface Success {
-  success: { response: string; reason: string };
-}
+/** The JSON body of an OpenAPI response or request, as the SDK's generated paths type it. */
+type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 
-export interface Account {
-  id: number;
-  uuid: string;
-  email: string;
-  profile: { firstname: string; lastname: string; country: string; dark_mode: boolean };
-  account_type: string;
-  balance: number;
-  activated: boolean;
-  smtp: boolean;
-  servers: { limit: number; running: number };
-  registerdate: string;
-  lastlogin: string;
-  billing: { secondsdue: number | null; duedate: string | null; usage: number };
-  permissions: Record<string, boolean>;
-  blocked_ports: { TCP: number[]; UDP: number[] };
-  activity: { ip_address: string; timestamp: string; status: string }[];
-}
+export type Success = components['schemas']['SuccessObject'];
 
-export interface AdminAccount extends Account {
-  blocked: boolean;
-}
+export type Account = components['schemas']['Account'];
 
-export interface Iface {
-  address: string;
-  netmask: string;
-  gateway: string;
-  type: string;
-  reverse: string;
-}
+export type AdminAccount = components['schemas']['AdminAccount'];
 
-export interface Server {
-  id?: number;
-  uuid: string;
-  name: string;
-  power: string;
-  created: string;
-  price: number;
-  iface: { v4: Iface[]; v6: Iface[] | null } | null;
-  bandwidth: { usage: number; limit: number };
-  info: Record<string, unknown> & {
-    reg_id?: number;
-    reg_city?: string;
-    reg_country?: string;
-    img_id?: number;
-    plan_id?: number;
-    region?: string;
-    image?: string;
-    plan?: string;
-    password?: string;
-    backup_enabled?: boolean;
-    ipv6_enabled?: boolean;
-    ddos_protection?: boolean;
-    options?: Record<string, unknown>;
-    hostname?: string;
-  };
-}
+export type Iface = components['schemas']['ServerInterface'];
 
-export interface Region {
-  uuid: string;
-  city: string;
-  state: string;
-  country: string;
-  continent: string;
-  features: Record<string, boolean | string>;
-}
+export type Server = components['schemas']['Server'];
 
-export interface Image {
-  uuid: string;
-  name: string;
-  type: string;
-  os_type: string;
-  os_distro: string;
-  regions: number[];
-  min_disk_gb: number;
-  hourly_cost: number;
-}
+export type Region = components['schemas']['Region'];
 
-export interface Plan {
-  uuid: string;
-  name: string;
-  plan_type: string;
-  vcpus: number;
-  memory_mb: number;
-  disk_gb: number;
-  bandwidth_gb: number;
-  price_monthly: number;
-  price_hourly: number;
-  regions: number[];
-}
+export type Image = components['schemas']['Image'];
 
-export interface Snapshot {
-  uuid: string;
-  region_id: number;
-  type: 'snapshot' | 'backup';
-  name: string;
-  server_id: string;
-  expires: string | null;
-  status: string;
-  size_gb: number;
-  created: string;
-}
+export type Plan = components['schemas']['Plan'];
 
-export interface FloatingIp {
-  uuid: string;
-  server_id: number | null;
-  address: string;
-  netmask: string;
-  gateway: string;
-  reverse: string;
-  prefix: number;
-  created: string;
-  type: string;
-  region_id?: number;
-}
+export type Snapshot = components['schemas']['Snapshot'];
 
-export interface Vpc {
-  uuid: string;
-  servers: string[];
-  name: string;
-  region: number;
-  created: string;
-}
+export type FloatingIp = components['schemas']['FloatingIp'];
 
-export interface SshKey {
-  uuid: string;
-  name: string;
-  data: string;
-  fingerprint: string;
-  created: string;
-}
+export type Vpc = components['schemas']['Vpc'];
 
-export interface Token {
-  uuid: string;
-  name: string;
-  auth_token: string;
-  created: string;
-  last_used: string | null;
-}
+export type SshKey = components['schemas']['SshKey'];
 
-export interface Transaction {
-  id: string | number;
-  ptype: string;
-  pstatus: string;
-  amount: number;
-  fee: number;
-  taxrate: number;
-  note?: string | null;
-  ts_created: string;
-  ts_last_changed: string;
-}
+export type Token = Json<paths['/v1.3/account/token_list']['get']['responses'][200]>['tokens'][number];
 
-export interface InvoiceItem {
-  id?: number;
-  active: number;
-  amount_hr: number;
-  amount_mo: number;
-  resource_type: string;
-  resource_id?: string;
-  description?: string;
-  usage: number;
-  ts_created: string;
-  ts_removed: string | null;
-}
+export type Transaction = components['schemas']['Transaction'];
+export type AdminTransaction = components['schemas']['AdminTransaction'];
 
-export type InvoiceSum = Record<string, number | string>;
+export type InvoiceItem = components['schemas']['InvoiceItem'];
 
-export interface Mail {
-  id: number;
-  to: string;
-  subject: string;
-  text: string;
-  created: string;
-  delivered: boolean;
-}
+export type InvoiceSum = components['schemas']['InvoiceSum'];
 
-export interface CreateServerInput {
-  hostname: string;
-  label: string;
-  region: number;
-  image: number;
-  plan: number;
-  ddos_protection?: boolean;
-  auto_backups?: boolean;
-  ipv6_networking?: boolean;
-  ssh_key?: string;
-  script_url?: string;
-  vpc?: string;
-}
+export type Mail = Json<paths['/admin/outbox']['get']['responses'][200]>['messages'][number];
+
+export type CreateServerInput = NonNullable<
+  paths['/v1.3/server/create']['post']['requestBody']
+>['content']['application/json'];
 
 const path = <K extends string>(key: K, value: string) => ({ params: { path: { [key]: value } as Record<K, string> } });
 
@@ -402,7 +251,7 @@ export const admin = {
     call(operatorClient.DELETE('/admin/servers/{server}', path('server', server)), null),
   transactions: (account: string) =>
     call(operatorClient.GET('/admin/accounts/{account}/transactions', path('account', account)), null) as Promise<{
-      transactions: Transaction[];
+      transactions: AdminTransaction[];
     }>,
   audit: () =>
     call(operatorClient.GET('/admin/audit', { params: { query: { limit: 200 } } }), null) as Promise<{
@@ -410,7 +259,6 @@ export const admin = {
     }>,
 };
 
-type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 /** A server as the operator sees it, with its owner (the SDK's type). */
 export type OperatorServer = Json<paths['/admin/servers']['get']['responses'][200]>['servers'][number];
 /** One entry of the operator audit log (the SDK's type). */

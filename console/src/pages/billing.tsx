@@ -7,7 +7,7 @@ import { useAccount } from '../account-context.ts';
 import { duration, ErrorLine, ListTable, money, Page, useLoad, when } from '../ui.tsx';
 
 const MONTHS = 6;
-const SERIES: [string, string][] = [
+const SERIES: [keyof InvoiceSum, string][] = [
   ['server', 'Servers'],
   ['license', 'Licences'],
   ['backup', 'Backups'],
@@ -36,7 +36,7 @@ function SpendingChart(props: { months: { label: string; sum: InvoiceSum }[] }) 
   const width = 640;
   const height = 220;
   const pad = { left: 56, right: 12, top: 12, bottom: 28 };
-  const value = (sum: InvoiceSum, key: string) => (typeof sum[key] === 'number' ? (sum[key] as number) : 0);
+  const value = (sum: InvoiceSum, key: keyof InvoiceSum) => (typeof sum[key] === 'number' ? (sum[key] as number) : 0);
   const stacks = props.months.map((m) => SERIES.map(([key]) => value(m.sum, key)));
   const top = Math.max(1, ...stacks.map((parts) => parts.reduce((a, b) => a + b, 0)));
   const plotH = height - pad.top - pad.bottom;

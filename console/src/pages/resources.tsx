@@ -1,7 +1,7 @@
 // The account's other resources: snapshots, backups, floating IPs, VPCs, SSH keys and tokens.
 
 import { useState } from 'preact/hooks';
-import { api, type Server, type Snapshot } from '../api.ts';
+import { api, type Region, type Server, type Snapshot } from '../api.ts';
 import { session } from '../session.ts';
 import {
   ConfirmButton,
@@ -125,7 +125,7 @@ export function BackupsPage() {
   );
 }
 
-function useRegionOptions(feature: string) {
+function useRegionOptions(feature: keyof Region['features']) {
   const regions = useLoad(() => api.regions());
   return Object.entries(regions.data?.regions ?? {})
     .filter(([, r]) => r.features[feature])

@@ -159,7 +159,7 @@ export function CreateServerPage() {
 
   const regionEntries = Object.entries(regions.data?.regions ?? {}).filter(([, r]) => r.features.instances !== false);
   const chosenRegion = regions.data?.regions[region];
-  const features = chosenRegion?.features ?? {};
+  const features: Partial<Region['features']> = chosenRegion?.features ?? {};
   const imageEntries = Object.entries(images.data?.images ?? {}) as [string, Image][];
   const planEntries = Object.entries(plans.data?.plans ?? {}) as [string, Plan][];
   const chosenPlan = plans.data?.plans[plan];
