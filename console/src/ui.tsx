@@ -321,6 +321,34 @@ export function ConfirmButton(props: {
   );
 }
 
+/**
+ * A danger button that asks first; once confirmed, removes in `form` (its errors and message
+ * shown there), then refreshes what lists the thing removed, and says `done`.
+ */
+export function RemoveButton(props: {
+  label: string;
+  question: string;
+  form: FormState;
+  remove: () => Promise<unknown>;
+  refresh: () => Promise<unknown> | undefined;
+  done: string;
+}) {
+  return (
+    <ConfirmButton
+      label={props.label}
+      question={props.question}
+      confirmLabel="Yes, remove"
+      danger
+      onConfirm={() =>
+        props.form.run(async () => {
+          await props.remove();
+          await props.refresh();
+        }, props.done)
+      }
+    />
+  );
+}
+
 // ---------- tables ----------
 
 /**

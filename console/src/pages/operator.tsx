@@ -18,6 +18,7 @@ import {
   navigate,
   Page,
   PowerBadge,
+  RemoveButton,
   useForm,
   useLoad,
   when,
@@ -327,17 +328,13 @@ function ServerTable(props: {
                   }, 'Stopped.')
                 }
               />
-              <ConfirmButton
+              <RemoveButton
                 label={`Remove ${s.name}`}
                 question={`Remove ${s.name} of ${s.account_email}? This cannot be undone.`}
-                confirmLabel="Yes, remove"
-                danger
-                onConfirm={() =>
-                  form.run(async () => {
-                    await admin.removeServer(s.uuid);
-                    await props.onChange();
-                  }, 'Removed.')
-                }
+                form={form}
+                remove={() => admin.removeServer(s.uuid)}
+                refresh={props.onChange}
+                done="Removed."
               />
             </td>
           </>

@@ -13,6 +13,7 @@ import {
   Link,
   ListTable,
   Page,
+  RemoveButton,
   Select,
   useForm,
   useLoad,
@@ -88,17 +89,13 @@ function SnapshotTable(props: { type: 'snapshot' | 'backup' }) {
                 }
               />
               {props.type === 'snapshot' && (
-                <ConfirmButton
+                <RemoveButton
                   label={`Remove ${snap.name}`}
                   question={`Remove the snapshot ${snap.name}?`}
-                  confirmLabel="Yes, remove"
-                  danger
-                  onConfirm={() =>
-                    form.run(async () => {
-                      await api.removeSnapshot(snap.uuid);
-                      await snapshots.reload();
-                    }, 'Snapshot removed.')
-                  }
+                  form={form}
+                  remove={() => api.removeSnapshot(snap.uuid)}
+                  refresh={snapshots.reload}
+                  done="Snapshot removed."
                 />
               )}
             </td>
@@ -207,17 +204,13 @@ export function FloatingIpsPage() {
                     Detach {f.address}
                   </button>
                 )}
-                <ConfirmButton
+                <RemoveButton
                   label={`Remove ${f.address}`}
                   question={`Release ${f.address}? It cannot be had back.`}
-                  confirmLabel="Yes, remove"
-                  danger
-                  onConfirm={() =>
-                    form.run(async () => {
-                      await api.removeFloatingIp(f.uuid);
-                      await ips.reload();
-                    }, 'Floating IP removed.')
-                  }
+                  form={form}
+                  remove={() => api.removeFloatingIp(f.uuid)}
+                  refresh={ips.reload}
+                  done="Floating IP removed."
                 />
               </td>
             </>
@@ -277,17 +270,13 @@ export function VpcsPage() {
             <td>{v.servers.map((uuid) => serverName(servers.data?.servers, uuid)).join(', ') || 'none'}</td>
             <td>{when(v.created)}</td>
             <td>
-              <ConfirmButton
+              <RemoveButton
                 label={`Remove ${v.name}`}
                 question={`Remove the VPC ${v.name}? Detach its servers first.`}
-                confirmLabel="Yes, remove"
-                danger
-                onConfirm={() =>
-                  form.run(async () => {
-                    await api.removeVpc(v.uuid);
-                    await vpcs.reload();
-                  }, 'VPC removed.')
-                }
+                form={form}
+                remove={() => api.removeVpc(v.uuid)}
+                refresh={vpcs.reload}
+                done="VPC removed."
               />
             </td>
           </>
@@ -345,17 +334,13 @@ export function SshKeysPage() {
             <td class="mono">{k.fingerprint}</td>
             <td>{when(k.created)}</td>
             <td>
-              <ConfirmButton
+              <RemoveButton
                 label={`Remove ${k.name}`}
                 question={`Remove the SSH key ${k.name}? Servers that have it keep it.`}
-                confirmLabel="Yes, remove"
-                danger
-                onConfirm={() =>
-                  form.run(async () => {
-                    await api.removeSshKey(k.uuid);
-                    await keys.reload();
-                  }, 'SSH key removed.')
-                }
+                form={form}
+                remove={() => api.removeSshKey(k.uuid)}
+                refresh={keys.reload}
+                done="SSH key removed."
               />
             </td>
           </>
@@ -440,19 +425,15 @@ export function TokensPage() {
               <button type="button" onClick={() => setRenaming({ uuid: t.uuid, name: t.name })}>
                 Rename {t.name}
               </button>
-              <ConfirmButton
+              <RemoveButton
                 label={`Remove ${t.name}`}
                 question={`Remove the token ${t.name}? Anything using it stops working${
                   t.auth_token === session.token() ? ', this console included' : ''
                 }.`}
-                confirmLabel="Yes, remove"
-                danger
-                onConfirm={() =>
-                  form.run(async () => {
-                    await api.removeToken(t.uuid);
-                    await tokens.reload();
-                  }, 'Token removed.')
-                }
+                form={form}
+                remove={() => api.removeToken(t.uuid)}
+                refresh={tokens.reload}
+                done="Token removed."
               />
             </td>
           </>
