@@ -112,6 +112,9 @@ describe('events', () => {
     });
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /text\/event-stream/);
+    // The document says what is served: the SDK and clients read the media type from it.
+    const documented = (await server.request('GET', '/openapi.json')).body.paths['/admin/events/stream'].get;
+    assert.deepEqual(Object.keys(documented.responses['200'].content), ['text/event-stream']);
     const created = await deployServer(server, dave.token, {}, { settle: false });
     const reader = response.body!.getReader();
     let text = '';

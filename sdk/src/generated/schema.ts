@@ -17388,13 +17388,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/event-stream */
+            /** @description the events as Server-Sent Events, for as long as the client listens */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "text/event-stream": string;
                 };
             };
             /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */

@@ -81,7 +81,13 @@ export function eventRoutes(app: ApiApp, ctx: Platform): void {
       description:
         'Each event is sent with `id:` (its sequence number), `event:` (its type) and `data:` (the event as JSON). Resumes after `Last-Event-ID` or `after`; a comment every 15 s keeps proxies from closing it.',
       querystring: EventQuery,
-      response: { 200: Type.String({ description: 'text/event-stream' }) },
+      // Documented with its real media type: a stream of events, not a JSON string.
+      response: {
+        200: {
+          description: 'the events as Server-Sent Events, for as long as the client listens',
+          content: { 'text/event-stream': { schema: Type.String() } },
+        },
+      },
     },
     handler: async (request, reply) => {
       const header = Number(request.headers['last-event-id']);
