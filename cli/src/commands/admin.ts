@@ -1,13 +1,13 @@
 // `nubis admin ...`: the operator API (ADMIN_TOKEN) — accounts, outbox, clock, reset, servers,
-// audit — and the emulator tools (emulator-commands.ts), through the SDK.
+// audit — and the emulator tools (admin-emulator.ts), through the SDK.
 
 import type { Command } from 'commander';
 import { unwrap } from '@nubis/sdk';
-import { boolean, CliError, type CommandKit, exitCodes, number, type Row } from './command-kit.ts';
-import { addEmulatorCommands } from './emulator-commands.ts';
-import { type Column, details, table } from './output.ts';
+import { boolean, CliError, type CommandKit, exitCodes, number, type Row } from '../command-kit.ts';
+import { addEmulatorCommands } from './admin-emulator.ts';
+import { type Column, details, table } from '../output.ts';
 
-export function addOperatorCommands(program: Command, kit: CommandKit): void {
+export function addAdminCommands(program: Command, kit: CommandKit): void {
   const { group, leaf, adminClient, print, printRows, done } = kit;
 
   // --- operator -----------------------------------------------------------------------------

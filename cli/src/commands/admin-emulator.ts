@@ -1,12 +1,12 @@
 // `nubis admin faults|state|requests|events|webhooks`: the emulator tools of the operator API
 // (fault injection, saved states, the request journal, events and webhooks), through the SDK.
-// main.ts hands over the helpers every command uses, so output and errors stay one style.
+// The kit (command-kit.ts) hands over the helpers every command uses, so output and errors stay one style.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { unwrap } from '@nubis/sdk';
-import { CliError, type CommandKit, exitCodes, number, type Row } from './command-kit.ts';
-import type { Column } from './output.ts';
+import { CliError, type CommandKit, exitCodes, number, type Row } from '../command-kit.ts';
+import type { Column } from '../output.ts';
 
 export function addEmulatorCommands(admin: Command, kit: CommandKit): void {
   const { group, leaf, adminClient, print, printRows, done } = kit;

@@ -1,0 +1,37 @@
+// `nubis invoice`: invoice items and their sums, through the SDK.
+
+import type { Command } from 'commander';
+import { unwrap } from '@nubis/sdk';
+import { type CommandKit, number, type Row } from '../command-kit.ts';
+import { details } from '../output.ts';
+
+export function addInvoiceCommands(program: Command, kit: CommandKit): void {
+  const { group, leaf, client, print, printRows } = kit;
+  const invoice = group(program, 'invoice', 'invoice items');
+  leaf(invoice, 'list', 'list invoice items, newest first')
+    .option('--start <n>', 'skip this many items', number('--start'), 0)
+    .action(async (options, command: Command) => {
+      const data = await unwrap(
+        client(command).GET('/v1.3/invoice/list', { params: { query: { start_id: options.start } } }),
+      );
+      printRows(command, data, data.invoices as Row[], [
+        { header: 'TYPE', value: 'resource_type' },
+        { header: 'PER_HOUR', value: 'amount_hr' },
+        { header: 'PER_MONTH', value: 'amount_mo' },
+        { header: 'USAGE', value: 'usage' },
+        { header: 'ACTIVE', value: 'active' },
+        { header: 'CREATED', value: 'ts_created' },
+      ]);
+    });
+  leaf(invoice, 'sum', 'charges by resource type over a period')
+    .option('--from <time>', 'start (YYYY-MM-DDTHH:MM:SSZ)')
+    .option('--to <time>', 'end (YYYY-MM-DDTHH:MM:SSZ)')
+    .action(async (options, command: Command) => {
+      const data = await unwrap(
+        client(command).POST('/v1.3/invoice/sum', {
+          body: { ...(options.from ? { from: options.from } : {}), ...(options.to ? { to: options.to } : {}) } as never,
+        }),
+      );
+      print(command, data, () => details(data as Row));
+    });
+}
