@@ -28,6 +28,20 @@ export class SystemClock implements Clock {
 }
 
 /**
+ * The instants the spec's timestamps (`YYYY-MM-DDTHH:MM:SSZ`) can show: from the epoch to the
+ * last second of year 9999. The virtual clock stays inside them (an advance past the end is
+ * refused, an imported offset outside is refused); past the end a timestamp would need a sixth
+ * digit of year and, further on, could not be written at all.
+ */
+export const firstInstantMs = 0;
+export const lastInstantMs = Date.UTC(9999, 11, 31, 23, 59, 59);
+
+/** Whether `ms` is an instant the clock may show. */
+export function representable(ms: number): boolean {
+  return Number.isSafeInteger(ms) && ms >= firstInstantMs && ms <= lastInstantMs;
+}
+
+/**
  * Real time plus an offset: time keeps flowing (so a server still finishes provisioning
  * while a test waits), and `advance` jumps ahead by any amount. With `load`, the offset lives in
  * storage, shared by every instance: `refresh` (before each request and sweep round) reads it.
@@ -45,7 +59,8 @@ export class VirtualClock implements Clock {
     if (stored !== undefined) this.#offsetMs = stored;
   }
   now(): number {
-    return Date.now() + this.#offsetMs;
+    // Real time keeps flowing after an advance to the very end: the clock stops there instead.
+    return Math.min(Date.now() + this.#offsetMs, lastInstantMs);
   }
   advance(seconds: number): number {
     this.#offsetMs += Math.round(seconds * 1000);

@@ -7,7 +7,7 @@ import { Kysely, Migrator, sql } from 'kysely';
 import type { Database, Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import { Conflict, Invalid, NotFound } from '../platform/errors.ts';
-import { isoSeconds, VirtualClock } from '../platform/clock.ts';
+import { isoSeconds, lastInstantMs, representable, VirtualClock } from '../platform/clock.ts';
 import { migrations } from '../db/migrations/index.ts';
 import { NodeSqliteDatabase, nodeSqliteDialect } from '../db/node-sqlite-dialect.ts';
 import { readSnapshot } from '../billing/read-snapshot.ts';
@@ -142,6 +142,13 @@ function asDocument(input: unknown): StateDocument {
   if (!document || document.format !== stateFormat) throw new Invalid('format', `must be "${stateFormat}"`);
   if (document.version !== stateVersion)
     throw new Invalid('version', `this Nubis reads version ${stateVersion} documents`);
+  // The clock it brings must show times the spec can write (see platform/clock.ts).
+  const offset = document.clock?.offset_ms;
+  if (typeof offset !== 'number' || !representable(Date.now() + offset))
+    throw new Invalid(
+      'clock.offset_ms',
+      `must put the clock between ${isoSeconds(0)} and ${isoSeconds(lastInstantMs)}`,
+    );
   return document as StateDocument;
 }
 

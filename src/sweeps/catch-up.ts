@@ -12,8 +12,8 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { settingsRepository } from '../settings/settings.repository.ts';
 import type { Platform } from '../platform/context.ts';
-import { Conflict } from '../platform/errors.ts';
-import { FrozenClock, isoSeconds, VirtualClock } from '../platform/clock.ts';
+import { Conflict, Invalid } from '../platform/errors.ts';
+import { FrozenClock, isoSeconds, lastInstantMs, VirtualClock } from '../platform/clock.ts';
 import { outOfFundsAt } from '../billing/ledger.ts';
 import { recordDueEvents } from '../events/event.service.ts';
 import { kickWebhookDelivery } from '../events/webhook.service.ts';
@@ -104,6 +104,11 @@ export async function advanceClock(ctx: Platform, seconds: number): Promise<{ no
   try {
     await clock.refresh();
     const from = clock.now();
+    if (from + stepMs > lastInstantMs)
+      throw new Invalid(
+        'seconds',
+        `would move the clock past ${isoSeconds(lastInstantMs)}, the last time the API can show: at most ${Math.floor((lastInstantMs - from) / 1000)} from now`,
+      );
     await catchUp(ctx, from, from + stepMs);
     const offset = clock.offset() + stepMs;
     await settingsRepository.set(ctx.db, 'clock_offset_ms', String(offset));

@@ -14785,7 +14785,7 @@ export interface operations {
                  */
                 "application/json": {
                     /**
-                     * @description how far to move the clock, at most ten years; it never moves back
+                     * @description how far to move the clock, at most ten years and never past 9999-12-31T23:59:59Z (400); it never moves back
                      * @example 3600
                      */
                     seconds: number;

@@ -212,7 +212,8 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
           seconds: Type.Number({
             minimum: 0,
             maximum: 10 * 365 * 86400,
-            description: 'how far to move the clock, at most ten years; it never moves back',
+            description:
+              'how far to move the clock, at most ten years and never past 9999-12-31T23:59:59Z (400); it never moves back',
             examples: [3600],
           }),
         },

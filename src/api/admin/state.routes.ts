@@ -15,6 +15,7 @@ import {
   stateVersion,
 } from '../../state/state.service.ts';
 import { responses, Timestamp } from '../v1_3/schemas.ts';
+import { lastInstantMs } from '../../platform/clock.ts';
 
 const tags = ['operator'];
 const security = [{ operator: [] }];
@@ -35,7 +36,11 @@ const stateDocument = (cell: typeof Cell | ReturnType<typeof Type.Unknown>) =>
       version: Type.Literal(stateVersion),
       migrations: Type.Array(Type.String({ maxLength: 200 }), { description: 'the schema the rows follow' }),
       exported: Timestamp,
-      clock: Type.Object({ mode: Type.String(), offset_ms: Type.Integer() }),
+      clock: Type.Object({
+        mode: Type.String(),
+        // Any offset that keeps the clock within year 9999 of the epoch (the service checks the instant).
+        offset_ms: Type.Integer({ minimum: -lastInstantMs, maximum: lastInstantMs }),
+      }),
       tables: Type.Record(Type.String(), Type.Array(Type.Record(Type.String(), cell)), {
         description: 'every row of every table, by table name',
       }),
