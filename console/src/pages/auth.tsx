@@ -6,7 +6,8 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, admin, api } from '../api.ts';
 import { session } from '../session.ts';
-import { Checkbox, Field, Form, FormStatus, Link, navigate, useForm } from '../ui.tsx';
+import { Checkbox, Field, Form, FormStatus, useForm } from '../forms.tsx';
+import { Link, navigate } from '../router.tsx';
 
 function AuthFrame(props: { title: string; children: ComponentChildren }) {
   useEffect(() => {

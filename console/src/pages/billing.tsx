@@ -4,7 +4,11 @@
 
 import { api, type InvoiceItem, type InvoiceSum } from '../api.ts';
 import { useAccount } from '../account-context.ts';
-import { duration, ErrorLine, ListTable, money, Page, useLoad, when } from '../ui.tsx';
+import { duration, money, when } from '../format.tsx';
+import { ErrorLine } from '../forms.tsx';
+import { ListTable } from '../list-table.tsx';
+import { Page } from '../page.tsx';
+import { useLoad } from '../use-load.ts';
 
 const MONTHS = 6;
 const SERIES: [keyof InvoiceSum, string][] = [

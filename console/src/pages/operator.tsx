@@ -5,24 +5,13 @@
 import { useState } from 'preact/hooks';
 import { type AdminAccount, admin } from '../api.ts';
 import { session } from '../session.ts';
-import {
-  Checkbox,
-  ConfirmButton,
-  ErrorLine,
-  Field,
-  Form,
-  FormStatus,
-  Link,
-  ListTable,
-  money,
-  navigate,
-  Page,
-  PowerBadge,
-  RemoveButton,
-  useForm,
-  useLoad,
-  when,
-} from '../ui.tsx';
+import { ConfirmButton, RemoveButton } from '../buttons.tsx';
+import { money, PowerBadge, when } from '../format.tsx';
+import { Checkbox, ErrorLine, Field, Form, FormStatus, useForm } from '../forms.tsx';
+import { ListTable } from '../list-table.tsx';
+import { Page } from '../page.tsx';
+import { Link, navigate } from '../router.tsx';
+import { useLoad } from '../use-load.ts';
 
 const nav: [string, string][] = [
   ['/admin/accounts', 'Accounts'],

@@ -14,25 +14,13 @@ import {
   type Snapshot,
   type Vpc,
 } from '../api.ts';
-import {
-  Checkbox,
-  ConfirmButton,
-  CopyButton,
-  ErrorLine,
-  Field,
-  Form,
-  FormStatus,
-  Link,
-  ListTable,
-  money,
-  navigate,
-  Page,
-  PowerBadge,
-  Select,
-  useForm,
-  useLoad,
-  when,
-} from '../ui.tsx';
+import { ConfirmButton, CopyButton } from '../buttons.tsx';
+import { money, PowerBadge, when } from '../format.tsx';
+import { Checkbox, ErrorLine, Field, Form, FormStatus, Select, useForm } from '../forms.tsx';
+import { ListTable } from '../list-table.tsx';
+import { Page } from '../page.tsx';
+import { Link, navigate } from '../router.tsx';
+import { useLoad } from '../use-load.ts';
 
 const POLL_MS = 2000;
 const ROW_HEIGHT = 44;

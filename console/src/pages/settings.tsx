@@ -5,7 +5,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { useAccount } from '../account-context.ts';
 import { applyTheme } from '../theme.ts';
-import { Checkbox, Field, Form, FormStatus, ListTable, Page, useForm, when } from '../ui.tsx';
+import { when } from '../format.tsx';
+import { Checkbox, Field, Form, FormStatus, useForm } from '../forms.tsx';
+import { ListTable } from '../list-table.tsx';
+import { Page } from '../page.tsx';
 
 export function SettingsPage() {
   const { account, refresh } = useAccount();
