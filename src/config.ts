@@ -98,7 +98,7 @@ export const variables = {
     'NUBIS_MODE',
     'server' as 'server' | 'emulator',
     oneOf('server', 'emulator'),
-    '`server`, or `emulator` (what `nubis dev` sets): virtual clock, accounts activated at registration, relaxed rate limits, ADMIN_TOKEN `nubis-emulator-admin-token` and a seeded account whose token is printed at start; a variable set explicitly still wins',
+    '`server`, or `emulator` (what `nubis dev` sets): virtual clock, accounts activated at registration, relaxed rate limits, simulated transitions of seconds (provisioning 3 s, boot 2 s, stop 1 s, reboot 2 s, rebuild 3 s, resize 2 s, snapshots 1 s per GB), ADMIN_TOKEN `nubis-emulator-admin-token` and a seeded account whose token is printed at start; a variable set explicitly still wins',
   ),
   port: v('PORT', 8080, integer(0, 65535), 'TCP port the HTTP server listens on'),
   host: v('HOST', '127.0.0.1', text, 'address the HTTP server binds to'),
@@ -449,6 +449,15 @@ export const emulatorPreset: Partial<Config> = {
   rateAccountUpdatePerMinute: 1_000_000,
   ratePerTokenPerSecond: 1_000_000,
   journalSize: 1000,
+  // Simulated transitions in seconds, so `--wait` in a dev session answers while one watches
+  // (a test that needs the real timings sets SIM_* itself).
+  simProvisionSeconds: 3,
+  simBootSeconds: 2,
+  simStopSeconds: 1,
+  simRebootSeconds: 2,
+  simRebuildSeconds: 3,
+  simResizeSeconds: 2,
+  simSnapshotSecondsPerGb: 1,
 };
 
 type Variables = typeof variables;

@@ -6,7 +6,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { testStorageEnv } from './support/server.ts';
 
@@ -173,6 +175,39 @@ describe('emulator preset', () => {
       assert.equal(second.token, token);
     } finally {
       await second.stop();
+    }
+  });
+
+  test("a server created with --wait is running within the CLI's 10 s timeout", async () => {
+    const port = await freePort();
+    const dev = await startDev(port);
+    const home = mkdtempSync(join(tmpdir(), 'nubis-dev-wait-'));
+    try {
+      const cli = spawn(
+        process.execPath,
+        'bin/nubis.ts -o json server create --hostname web-1 --region 101 --image 1001 --plan 1 --wait --timeout 10'.split(
+          ' ',
+        ),
+        {
+          cwd: root,
+          env: cleanEnv({ XDG_CONFIG_HOME: home, NUBIS_URL: `http://127.0.0.1:${port}`, NUBIS_TOKEN: dev.token }),
+        },
+      );
+      let stdout = '';
+      let stderr = '';
+      cli.stdout.on('data', (chunk) => {
+        stdout += chunk;
+      });
+      cli.stderr.on('data', (chunk) => {
+        stderr += chunk;
+      });
+      const [code] = await once(cli, 'exit');
+      // Exit 8 would say the wait gave up: provisioning took longer than the timeout.
+      assert.equal(code, 0, stderr);
+      assert.equal(JSON.parse(stdout).power, 'running');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+      await dev.stop();
     }
   });
 

@@ -1,0 +1,79 @@
+// `npm test` on a machine without PostgreSQL and Redis: the SQLite stage runs, the run names the
+// stages it did not run and why and passes; under CI=true the same run fails. The runner is
+// pointed at closed ports and given one tiny test file, so the test takes a second or two.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+
+/** A port nothing listens on: one the system just handed out and was closed again. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+let folder: string;
+let file: string;
+before(() => {
+  folder = mkdtempSync(join(tmpdir(), 'nubis-runner-'));
+  file = join(folder, 'tiny.test.ts');
+  writeFileSync(file, "import { test } from 'node:test';\ntest('runs', () => {});\n");
+});
+after(() => rmSync(folder, { recursive: true, force: true }));
+
+async function runTests(env: Record<string, string>) {
+  const [pgPort, redisPort] = await Promise.all([closedPort(), closedPort()]);
+  const inherited = { ...process.env };
+  // The runner inside a test must report as a top-level run, not to this one.
+  delete inherited.NODE_TEST_CONTEXT;
+  delete inherited.CI;
+  delete inherited.TEST_DATABASES;
+  const run = spawnSync(process.execPath, ['scripts/test.ts', file], {
+    cwd: root,
+    encoding: 'utf8',
+    env: {
+      ...inherited,
+      TEST_DATABASE_URL: `postgres://postgres@127.0.0.1:${pgPort}/test`,
+      TEST_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      ...env,
+    },
+  });
+  return { code: run.status, output: `${run.stdout}${run.stderr}`, pgPort, redisPort };
+}
+
+describe('npm test without PostgreSQL and Redis', () => {
+  test('runs the SQLite stage, names the stage it did not run and why, and passes', async () => {
+    const run = await runTests({});
+    assert.equal(run.code, 0, run.output);
+    assert.match(run.output, /=== test suite on sqlite ===/);
+    assert.match(run.output, /\bpass 1\b/);
+    assert.doesNotMatch(run.output, /=== test suite on postgres/);
+    const summary = run.output.slice(run.output.lastIndexOf('not run:'));
+    assert.match(
+      run.output,
+      new RegExp(
+        `not run:\\n {2}- the suite on PostgreSQL \\+ Redis: PostgreSQL at 127\\.0\\.0\\.1:${run.pgPort} and Redis at 127\\.0\\.0\\.1:${run.redisPort} not reachable`,
+      ),
+      summary,
+    );
+  });
+
+  test('fails under CI=true, where every stage is required', async () => {
+    const run = await runTests({ CI: 'true' });
+    assert.equal(run.code, 1, run.output);
+    assert.match(run.output, /\bpass 1\b/, 'the SQLite stage still ran');
+    assert.match(run.output, /not reachable \(CI=true: every stage is required\)/);
+  });
+});
