@@ -4,7 +4,7 @@
 
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Config } from '../src/config.ts';
-import { prepareStorage } from '../src/server.ts';
+import { prepareStorage } from '../src/instance.ts';
 import { createSecrets, loadServerKey } from '../src/platform/secrets.ts';
 
 export async function seed(config: Config, servers: number): Promise<void> {

@@ -45,7 +45,7 @@ const serverCommands: Record<string, ServerCommand> = {
     summary: 'apply database migrations and exit',
     run: async () => {
       const config = loadConfig();
-      const { prepareStorage, createLogger } = await import('../src/server.ts');
+      const { prepareStorage, createLogger } = await import('../src/instance.ts');
       const storage = await prepareStorage(config, createLogger(config.logLevel));
       process.stdout.write('migrations are up to date\n');
       await storage.close();
@@ -99,41 +99,41 @@ ${configTable()}
 }
 
 async function serve(config: Config, options: { sweeps?: boolean }): Promise<void> {
-  const { startServer } = await import('../src/server.ts');
-  const server = await startServer(config, options);
+  const { startInstance } = await import('../src/instance.ts');
+  const instance = await startInstance(config, options);
   process.stderr.write(
     `${JSON.stringify({
       level: 'info',
       time: Date.now(),
-      msg: `listening at ${server.url}`,
-      storage: server.ctx.dialect,
-      clock: server.ctx.clock.mode,
-      ...(server.metricsUrl ? { metrics: `${server.metricsUrl}/metrics` } : {}),
+      msg: `listening at ${instance.url}`,
+      storage: instance.ctx.dialect,
+      clock: instance.ctx.clock.mode,
+      ...(instance.metricsUrl ? { metrics: `${instance.metricsUrl}/metrics` } : {}),
     })}\n`,
   );
-  if (server.seeded) {
+  if (instance.seeded) {
     // The emulator's greeting, for a person at a terminal: what to paste next.
-    const base = server.url.replace('://127.0.0.1:', '://localhost:');
+    const base = instance.url.replace('://127.0.0.1:', '://localhost:');
     process.stderr.write(
       [
         '',
         `Nubis emulator at ${base} (virtual clock, accounts active at registration, relaxed rate limits)`,
-        `  account   ${server.seeded.email} / ${server.seeded.password}${server.seeded.created ? ' (new, $100 credit)' : ''}`,
-        `  token     ${server.seeded.token}`,
+        `  account   ${instance.seeded.email} / ${instance.seeded.password}${instance.seeded.created ? ' (new, $100 credit)' : ''}`,
+        `  token     ${instance.seeded.token}`,
         `  operator  ADMIN_TOKEN=${config.adminToken}`,
         '',
-        `  export NUBIS_URL=${base} NUBIS_TOKEN=${server.seeded.token} ADMIN_TOKEN=${config.adminToken}`,
+        `  export NUBIS_URL=${base} NUBIS_TOKEN=${instance.seeded.token} ADMIN_TOKEN=${config.adminToken}`,
         '',
         '',
       ].join('\n'),
     );
   }
   const stop = (signal: string) => {
-    server.ctx.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    server.close().then(
+    instance.ctx.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    instance.close().then(
       () => process.exit(0),
       (error: unknown) => {
-        server.ctx.log.error({ err: (error as Error).message }, 'shutdown failed');
+        instance.ctx.log.error({ err: (error as Error).message }, 'shutdown failed');
         process.exit(1);
       },
     );
@@ -143,7 +143,7 @@ async function serve(config: Config, options: { sweeps?: boolean }): Promise<voi
 }
 
 async function sweep(config: Config, once: boolean): Promise<void> {
-  const { prepareStorage, createPlatform, createLogger } = await import('../src/server.ts');
+  const { prepareStorage, createPlatform, createLogger } = await import('../src/instance.ts');
   const { loadCatalog } = await import('../src/catalog/catalog.ts');
   const { runSweepRound, startSweeper } = await import('../src/sweeps/sweeps.ts');
   const log = createLogger(config.logLevel);

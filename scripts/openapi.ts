@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
-import { createPlatform, createLogger, prepareStorage } from '../src/server.ts';
+import { createPlatform, createLogger, prepareStorage } from '../src/instance.ts';
 import { createRateLimiters } from '../src/http/rate-limit.ts';
 import { buildApp } from '../src/http/app.ts';
 

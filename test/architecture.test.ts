@@ -47,7 +47,7 @@ const isHttpLayer = (path: string) => /^src\/(http|api)\//.test(path);
 const rules: Rule[] = [
   {
     files: (path) =>
-      path.startsWith('src/') && !isHttpLayer(path) && path !== 'src/server.ts' && !path.endsWith('.test.ts'),
+      path.startsWith('src/') && !isHttpLayer(path) && path !== 'src/instance.ts' && !path.endsWith('.test.ts'),
     forbids: (target) => /^(fastify|@fastify\/)/.test(target) || isHttpLayer(target),
     why: 'services and the domain never see HTTP (src/http, src/api, Fastify)',
   },

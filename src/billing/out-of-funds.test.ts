@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, testDb, type TestServer } from '../../test/support/server.ts';
 import { createAccount, mailsTo, type TestAccount } from '../../test/support/accounts.ts';
 import { deployServer, serverInfo } from '../../test/support/servers.ts';
-import { createPlatform, prepareStorage } from '../server.ts';
+import { createPlatform, prepareStorage } from '../instance.ts';
 import type { Platform } from '../platform/context.ts';
 import { sweepOutOfFunds } from './out-of-funds.ts';
 

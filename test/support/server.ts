@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { startServer, type RunningServer } from '../../src/server.ts';
+import { startInstance, type RunningInstance } from '../../src/instance.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -44,7 +44,7 @@ export interface TestServer {
   /** Moves the virtual clock forward. */
   advance(seconds: number): Promise<void>;
   close(): Promise<void>;
-  running: RunningServer;
+  running: RunningInstance;
   /** With `captureLog`: the server's log lines at error level or above (pino level ≥ 50), parsed. */
   errorLog(): Record<string, unknown>[];
 }
@@ -136,9 +136,9 @@ export async function startTestServer(
         },
       }
     : undefined;
-  let running: RunningServer;
+  let running: RunningInstance;
   try {
-    running = await startServer(config, { logDestination });
+    running = await startInstance(config, { logDestination });
   } catch (error) {
     // A server that refuses to start (a test of bad configuration) leaves nothing behind.
     await pgSchema?.drop();

@@ -1,5 +1,6 @@
-// Assembles a running Nubis: storage and migrations, clock, secrets, catalog, mail, rate
-// limits, the HTTP app and the sweeper; and takes it all down again in order.
+// Assembles a running Nubis instance (the process; "server" names a customer's machine, src/servers/):
+// storage and migrations, clock, secrets, catalog, mail, rate limits, the HTTP app and the sweeper;
+// and takes it all down again in order.
 
 import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -32,7 +33,7 @@ const packageVersion = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
-export interface RunningServer {
+export interface RunningInstance {
   app: FastifyInstance;
   ctx: Platform;
   url: string;
@@ -157,17 +158,17 @@ export async function createPlatform(
     mailTransport: config.smtpUrl ? await smtpTransport(config.smtpUrl) : null,
     compute: await createComputeDriver(config),
     // SQLite: this process owns the database, so it may cache actors on its own; PostgreSQL only
-    // once Redis shares the generations between instances (startServer).
+    // once Redis shares the generations between instances (startInstance).
     actors: new ActorCache(storage.dialect === 'sqlite'),
     log,
     metrics: createMetrics(),
   };
 }
 
-export async function startServer(
+export async function startInstance(
   config: Config,
   options: { sweeps?: boolean; logDestination?: LogDestination } = {},
-): Promise<RunningServer> {
+): Promise<RunningInstance> {
   const log = createLogger(config.logLevel, options.logDestination);
   // A bad catalog stops start-up before storage is touched.
   const catalog = loadCatalog(config.catalogFile, 0);
