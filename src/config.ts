@@ -314,6 +314,12 @@ export const variables = {
     integer(100, 600_000),
     'ms an idle keep-alive connection is kept open between requests',
   ),
+  maxJsonDepth: v(
+    'MAX_JSON_DEPTH',
+    32,
+    integer(2, 1_000),
+    'objects and arrays a JSON body may nest inside each other; a deeper body is refused (400 naming `body`) before it is parsed',
+  ),
   maxConnections: v(
     'MAX_CONNECTIONS',
     1_000,

@@ -34,6 +34,7 @@ import { adminRoutes } from '../api/admin/index.ts';
 import { v1Format, v1Setup } from '../api/v1/format.ts';
 import { v1Routes } from '../api/v1/index.ts';
 import { registerJournal } from './journal-hook.ts';
+import { nestedDeeperThan, tooDeep } from './json-depth.ts';
 import { metricsRoute, observeRequests } from './metrics.ts';
 import { consoleStatic } from './console-static.ts';
 import { docsPages } from './docs-pages.ts';
@@ -193,6 +194,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const defaultJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
+    if (nestedDeeperThan(body as string, ctx.config.maxJsonDepth)) return done(tooDeep(ctx.config.maxJsonDepth));
     return defaultJson(request, body as string, done);
   });
 
