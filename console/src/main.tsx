@@ -9,7 +9,7 @@ import { type Account, ApiError, api } from './api.ts';
 import { AccountContext } from './account-context.ts';
 import { session } from './session.ts';
 import { applyTheme, systemPrefersDark } from './theme.ts';
-import { currentPath, Link, navigate, useRoute } from './router.tsx';
+import { currentPath, isAuthPath, Link, navigate, redirect, useRoute } from './router.tsx';
 import { ActivatePage, CheckMailPage, LoginPage, OperatorLoginPage, ResetPage, SignUpPage } from './pages/auth.tsx';
 import { CreateServerPage, ServerListPage, ServerPage } from './pages/servers.tsx';
 import { FloatingIpsPage } from './pages/floating-ips.tsx';
@@ -121,8 +121,12 @@ function App() {
   useRoute();
   // The hash as it is now, not as of the last hashchange event: a sign-in that navigates and
   // stores its token in one go must not be redirected by a render that sees only the token.
-  const path = currentPath();
   const { token, operator } = useSession();
+  // Signed in at the bare address (a bookmark, a typed address, a mail's link) or on a
+  // signed-out page: the servers, shown in this render. Setting location.hash here instead left
+  // #app empty whenever its hashchange came before useRoute listened for it.
+  if (token && isAuthPath(currentPath())) redirect('/servers');
+  const path = currentPath();
   const parts = path.split('/').filter(Boolean);
 
   if (parts[0] === 'admin') {
@@ -135,10 +139,6 @@ function App() {
     if (parts[0] === 'signup') return <SignUpPage />;
     if (parts[0] === 'reset') return <ResetPage />;
     return <LoginPage />;
-  }
-  if (parts[0] === 'login' || parts[0] === 'signup' || parts[0] === 'reset' || parts.length === 0) {
-    navigate('/servers');
-    return null;
   }
   return <CustomerApp key={token} path={path} />;
 }

@@ -11,14 +11,28 @@ export function navigate(path: string): void {
   if (currentPath() !== path) location.hash = path;
 }
 
+/** The address becomes `path` in place: no history entry, no hashchange, the caller renders it now. */
+export function redirect(path: string): void {
+  if (currentPath() !== path) history.replaceState(history.state, '', `#${path}`);
+}
+
+/** Paths of the signed-out pages: a signed-in tab on one of them is sent to the servers. */
+export function isAuthPath(path: string): boolean {
+  const first = path.split('/').filter(Boolean)[0];
+  return first === undefined || first === 'login' || first === 'signup' || first === 'reset';
+}
+
+/** The path now; every hashchange renders again (even to a path a redirect had already left). */
 export function useRoute(): string {
-  const [path, setPath] = useState(currentPath());
+  const [, setChanges] = useState(0);
   useEffect(() => {
-    const onChange = () => setPath(currentPath());
+    const onChange = () => setChanges((n) => n + 1);
     addEventListener('hashchange', onChange);
+    // A hashchange between the first render and this subscription would otherwise be lost.
+    onChange();
     return () => removeEventListener('hashchange', onChange);
   }, []);
-  return path;
+  return currentPath();
 }
 
 export function Link(props: { to: string; children: ComponentChildren; class?: string; current?: boolean }) {

@@ -40,3 +40,14 @@ export async function withScreenshots(name: string, pages: () => Page[], body: (
     throw error;
   }
 }
+
+/** A fresh context (its own sessionStorage) with the console's usual viewport. */
+export async function newPage(browser: Browser, viewport = { width: 1280, height: 900 }): Promise<Page> {
+  const context = await browser.newContext({ viewport });
+  context.setDefaultTimeout(20_000);
+  return context.newPage();
+}
+
+export const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+export const field = (page: Page, label: string) => page.getByLabel(label, { exact: true });
+export const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true });

@@ -11,7 +11,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server.ts';
 import { createAccount, uniqueEmail } from '../support/accounts.ts';
 import { ecdsaPublicKey, SETTLE_SECONDS, standardServer } from '../support/servers.ts';
-import { launch, withScreenshots } from './browser.ts';
+import { button, field, heading, launch, withScreenshots } from './browser.ts';
 
 const WAIT = 20_000;
 
@@ -36,10 +36,6 @@ async function newPage(): Promise<Page> {
   contexts.push(context);
   return context.newPage();
 }
-
-const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
-const field = (page: Page, label: string) => page.getByLabel(label, { exact: true });
-const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
 
 async function theme(page: Page): Promise<string | undefined> {
   return page.evaluate(() => document.documentElement.dataset.theme);

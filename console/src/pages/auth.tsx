@@ -41,8 +41,8 @@ export function LoginPage() {
           throw new ApiError(401, 'The e-mail or password is wrong, or the account is blocked.');
         throw e;
       }
+      // A deep link asked for while signed out is shown once signed in; App redirects the rest.
       session.signIn(token);
-      navigate('/servers');
     });
   return (
     <AuthFrame title="Log in">
