@@ -4,26 +4,21 @@
 import type { Actor, Platform } from '../platform/context.ts';
 import { Conflict, Invalid, NotFound } from '../platform/errors.ts';
 import { newUuid, parseRef } from '../platform/ids.ts';
-import { isoSeconds } from '../platform/clock.ts';
 import { requirePermission } from '../accounts/permissions.ts';
 import { parsePublicKey } from './public-key.ts';
 import { sshKeyRepository } from './ssh-key.repository.ts';
 import type { SshKeyRow } from './ssh-key.table.ts';
 
+/** A stored public key, as the domain sees it (the API layer shapes it for the wire). */
 export interface SshKey {
   id: number;
   uuid: string;
   name: string;
-  data: string;
+  /** The OpenSSH public key line. */
+  publicKey: string;
   fingerprint: string;
-  created: string;
-}
-
-export interface CreatedSshKey {
-  uuid: string;
-  name: string;
-  fingerprint: string;
-  created: string;
+  /** Clock ms. */
+  createdAt: number;
 }
 
 export function rowToSshKey(row: SshKeyRow): SshKey {
@@ -31,9 +26,9 @@ export function rowToSshKey(row: SshKeyRow): SshKey {
     id: row.id,
     uuid: row.uuid,
     name: row.name,
-    data: row.public_key,
+    publicKey: row.public_key,
     fingerprint: row.fingerprint,
-    created: isoSeconds(row.created_at),
+    createdAt: row.created_at,
   };
 }
 
@@ -45,7 +40,7 @@ export async function createSshKey(
   ctx: Platform,
   actor: Actor,
   input: { name: string; publicKey: string },
-): Promise<CreatedSshKey> {
+): Promise<SshKey> {
   requirePermission(actor, 'ssh_keys');
   const key = await parsePublicKey(input.publicKey);
   const row = await sshKeyRepository.insertUnlessDuplicate(ctx.db, {
@@ -63,7 +58,7 @@ export async function createSshKey(
       `this key (${key.fingerprint}) is already stored in the account${existing ? ` as "${existing.name}" (${existing.uuid})` : ''}`,
     );
   }
-  return { uuid: row.uuid, name: row.name, fingerprint: row.fingerprint, created: isoSeconds(row.created_at) };
+  return rowToSshKey(row);
 }
 
 async function findOwnedKey(ctx: Platform, actor: Actor, ref: string | number): Promise<SshKeyRow> {

@@ -1,10 +1,17 @@
 // v1.3 SSH keys: list, create, rename, remove.
 
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
-import { createSshKey, listSshKeys, removeSshKey, renameSshKey } from '../../ssh-keys/ssh-key.service.ts';
+import { isoSeconds } from '../../platform/clock.ts';
+import {
+  createSshKey,
+  listSshKeys,
+  removeSshKey,
+  renameSshKey,
+  type SshKey as DomainSshKey,
+} from '../../ssh-keys/ssh-key.service.ts';
 import { acceptedKeyTypes } from '../../ssh-keys/public-key.ts';
 import { success } from './format.ts';
 import { authErrors, IdOrUuid, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
@@ -27,6 +34,17 @@ const SshKey = Type.Object(
   { $id: 'SshKey', description: 'a stored public key (spec: SSH key object)' },
 );
 
+function sshKeyObject(key: DomainSshKey): Static<typeof SshKey> {
+  return {
+    id: key.id,
+    uuid: key.uuid,
+    name: key.name,
+    data: key.publicKey,
+    fingerprint: key.fingerprint,
+    created: isoSeconds(key.createdAt),
+  };
+}
+
 export function sshKeyRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'GET',
@@ -39,7 +57,7 @@ export function sshKeyRoutes(app: ApiApp, ctx: Platform): void {
       tags,
       response: responses({ 200: Type.Object({ ssh_keys: Type.Array(SshKey) }) }, [401, 429]),
     },
-    handler: async (request) => ({ ssh_keys: await listSshKeys(ctx, actorOf(request)) }),
+    handler: async (request) => ({ ssh_keys: (await listSshKeys(ctx, actorOf(request))).map(sshKeyObject) }),
   });
 
   app.route({
@@ -77,7 +95,8 @@ export function sshKeyRoutes(app: ApiApp, ctx: Platform): void {
         publicKey: request.body.public_key,
       });
       reply.code(201);
-      return created;
+      const { uuid, name, fingerprint, created: at } = sshKeyObject(created);
+      return { uuid, name, fingerprint, created: at };
     },
   });
 
