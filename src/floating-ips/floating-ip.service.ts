@@ -5,7 +5,6 @@ import { isIP } from 'node:net';
 import type { Actor, Platform } from '../platform/context.ts';
 import { Conflict, Invalid, LimitReached, NotFound } from '../platform/errors.ts';
 import { newUuid, parseRef } from '../platform/ids.ts';
-import { isoSeconds } from '../platform/clock.ts';
 import type { Queryable } from '../db/database.ts';
 import { requirePermission } from '../accounts/permissions.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
@@ -19,40 +18,36 @@ import { floatingIpRepository } from './floating-ip.repository.ts';
 import type { FloatingIpRow } from './floating-ip.table.ts';
 import { enqueueComputeJob } from '../compute/job-queue.ts';
 
+/** A floating IP, as the domain sees it (the API layers shape it for the wire). */
 export interface FloatingIp {
   id: number;
   uuid: string;
-  region_id: number;
+  regionId: number;
   /** Integer id of the attached server, null when unattached. */
-  server_id: number | null;
+  serverId: number | null;
   address: string;
   netmask: string;
   gateway: string;
+  /** Reverse DNS name, null when unset. */
   reverse: string | null;
+  /** 32: one IPv4 address; 64: a whole IPv6 block. */
   prefix: number;
-  created: string;
-  type: 'floating';
-}
-
-export interface CreatedFloatingIp {
-  uuid: string;
-  ip_address: string;
-  created: string;
+  /** Clock ms. */
+  createdAt: number;
 }
 
 export function rowToFloatingIp(row: FloatingIpRow): FloatingIp {
   return {
     id: row.id,
     uuid: row.uuid,
-    region_id: row.region_id,
-    server_id: row.server_id,
+    regionId: row.region_id,
+    serverId: row.server_id,
     address: row.address,
     netmask: row.netmask,
     gateway: row.gateway,
     reverse: row.reverse,
     prefix: row.prefix,
-    created: isoSeconds(row.created_at),
-    type: 'floating',
+    createdAt: row.created_at,
   };
 }
 
@@ -64,7 +59,7 @@ export async function createFloatingIp(
   ctx: Platform,
   actor: Actor,
   input: { regionId: string | number; ipVersion: 4 | 6 },
-): Promise<CreatedFloatingIp> {
+): Promise<FloatingIp> {
   requirePermission(actor, 'floating_ips');
   const region = regionOffering(ctx, input.regionId, 'floating_ip', 'region_id');
   if (input.ipVersion === 6 && !region.features.ipv6)
@@ -105,7 +100,7 @@ export async function createFloatingIp(
       created_at: ctx.clock.now(),
     });
     await openInvoiceItems(ctx, trx, actor.accountId, uuid, [floatingIpItem(allocated.address)]);
-    return { uuid: row.uuid, ip_address: row.address, created: isoSeconds(row.created_at) };
+    return rowToFloatingIp(row);
   });
 }
 

@@ -8,7 +8,7 @@ import { createAccount, type TestAccount } from '../../test/support/accounts.ts'
 import { smallCatalogFile } from '../../test/support/network.ts';
 import { deployServer, serverInfo } from '../../test/support/servers.ts';
 import { assertFieldErrors } from '../../test/support/assertions.ts';
-import type { FloatingIp } from './floating-ip.service.ts';
+import type { FloatingIpObject as FloatingIp } from '../api/v1_3/floating-ip.routes.ts';
 
 let server: TestServer;
 let alice: TestAccount;

@@ -6,7 +6,6 @@ import type { Actor, Platform } from '../platform/context.ts';
 import { NotFound } from '../platform/errors.ts';
 import { newToken } from '../platform/secrets.ts';
 import { newUuid, parseRef } from '../platform/ids.ts';
-import { isoOrNull, isoSeconds } from '../platform/clock.ts';
 import { tokenRepository } from './token.repository.ts';
 import { effectivePermissions, requirePermission } from '../accounts/permissions.ts';
 import type { TokenRow } from './token.table.ts';
@@ -14,20 +13,17 @@ import type { TokenRow } from './token.table.ts';
 /** last_used is written at most this often per token: a write per request would halve read throughput. */
 const lastUsedResolutionMs = 60_000;
 
+/** A token of an account, shown in clear to its owner (the API layer shapes it for the wire). */
 export interface Token {
   id: number;
   uuid: string;
   name: string;
-  auth_token: string;
-  created: string;
-  last_used: string | null;
-}
-
-export interface CreatedToken {
-  uuid: string;
-  name: string;
+  /** The bearer token itself, unsealed with the server key. */
   token: string;
-  created: string;
+  /** Clock ms. */
+  createdAt: number;
+  /** Clock ms of the last use, to `lastUsedResolutionMs`; null if never used. */
+  lastUsedAt: number | null;
 }
 
 function rowToToken(ctx: Platform, row: TokenRow): Token {
@@ -35,14 +31,14 @@ function rowToToken(ctx: Platform, row: TokenRow): Token {
     id: row.id,
     uuid: row.uuid,
     name: row.name,
-    auth_token: ctx.secrets.decrypt(row.sealed),
-    created: isoSeconds(row.created_at),
-    last_used: isoOrNull(row.last_used_at),
+    token: ctx.secrets.decrypt(row.sealed),
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
   };
 }
 
 /** Issues a new token for the account, inside the caller's transaction when given one. */
-export async function issueToken(ctx: Platform, db: Queryable, accountId: number, name: string): Promise<CreatedToken> {
+export async function issueToken(ctx: Platform, db: Queryable, accountId: number, name: string): Promise<Token> {
   const token = newToken();
   const row = await tokenRepository.insert(db, {
     uuid: newUuid(),
@@ -52,7 +48,7 @@ export async function issueToken(ctx: Platform, db: Queryable, accountId: number
     sealed: ctx.secrets.encrypt(token),
     created_at: ctx.clock.now(),
   });
-  return { uuid: row.uuid, name: row.name, token, created: isoSeconds(row.created_at) };
+  return { id: row.id, uuid: row.uuid, name: row.name, token, createdAt: row.created_at, lastUsedAt: null };
 }
 
 /** The account's newest token in clear, or a new one when it has none (what login answers). */
@@ -68,7 +64,7 @@ export async function listTokens(ctx: Platform, actor: Actor): Promise<Token[]> 
 }
 
 /** Token changes need the `tokens` permission and an account that is not blocked; not activation. */
-export async function createToken(ctx: Platform, actor: Actor, name: string): Promise<CreatedToken> {
+export async function createToken(ctx: Platform, actor: Actor, name: string): Promise<Token> {
   requirePermission(actor, 'tokens');
   return issueToken(ctx, ctx.db, actor.accountId, name);
 }

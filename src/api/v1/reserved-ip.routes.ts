@@ -76,7 +76,7 @@ export function reservedIpRoutes(app: ApiApp, ctx: Platform): void {
         const created = await withLegacyFields({ region_id: 'DCID', ip_version: 'ip_type' }, () =>
           createFloatingIp(ctx, actorOf(request), input),
         );
-        return envelope(created.ip_address, 202);
+        return envelope(created.address, 202);
       } catch (error) {
         // The spec's own words for this refusal: more addresses come from support.
         if (error instanceof LimitReached && error.limit === 'floating_ips')

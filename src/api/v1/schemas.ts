@@ -2,6 +2,7 @@
 // response map with the error envelope for each failure a route can answer.
 
 import { Type, type TSchema } from 'typebox';
+import { isoSeconds } from '../../platform/clock.ts';
 
 export const tags = ['v1 legacy'];
 
@@ -62,7 +63,7 @@ export const Timestamp = Type.String({
   examples: ['2026-11-22T12:00:00z'],
 });
 
-/** A v1.3 timestamp (…Z) in the legacy shape (…z). */
-export function legacyTimestamp(iso: string): string {
-  return iso.endsWith('Z') ? [iso.slice(0, -1), 'z'].join('') : iso;
+/** Clock ms in the legacy shape (…z). */
+export function legacyTimestamp(ms: number): string {
+  return `${isoSeconds(ms).slice(0, -1)}z`;
 }

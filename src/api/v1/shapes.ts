@@ -10,7 +10,6 @@ import { planHourlyMicros } from '../../catalog/listing.service.ts';
 import type { FloatingIp } from '../../floating-ips/floating-ip.service.ts';
 import type { NetworkInterface, ServerDetails } from '../../servers/server-details.ts';
 import type { SnapshotObject } from '../../snapshots/snapshot.service.ts';
-import { isoSeconds } from '../../platform/clock.ts';
 import { toCents, toDollars } from '../../platform/money.ts';
 import { legacyTimestamp, Timestamp } from './schemas.ts';
 
@@ -48,9 +47,9 @@ export function toLegacyAccount(info: AccountInfo): Static<typeof LegacyAccount>
     smtp_allowed: info.smtp,
     blocked_ports: info.blocked_ports,
     servers: info.servers,
-    registerdate: legacyTimestamp(info.registerdate),
+    registerdate: legacyTimestamp(Date.parse(info.registerdate)),
     // Login and register both set it, so it is never empty in practice; the spec shows a string.
-    lastlogin: legacyTimestamp(info.lastlogin ?? info.registerdate),
+    lastlogin: legacyTimestamp(Date.parse(info.lastlogin ?? info.registerdate)),
   };
 }
 
@@ -172,9 +171,9 @@ export function toLegacyReservedIp(ip: FloatingIp): Static<typeof LegacyReserved
     ID: ip.id,
     IP: ip.address,
     type: isIPv6(ip.address) ? 'v6' : 'v4',
-    created_at: legacyTimestamp(ip.created),
-    attached_to: ip.server_id,
-    location_id: ip.region_id,
+    created_at: legacyTimestamp(ip.createdAt),
+    attached_to: ip.serverId,
+    location_id: ip.regionId,
   };
 }
 
@@ -236,7 +235,7 @@ export function toLegacyServer(details: ServerDetails): LegacyServerObject {
     price: toCents(details.monthlyPriceMicros),
     name: row.name,
     power: legacyPower[details.power] ?? details.power,
-    created: legacyTimestamp(isoSeconds(row.created_at)),
+    created: legacyTimestamp(row.created_at),
     iface: {
       v4: (iface?.v4 ?? []).map((entry) => ({
         ip_address: entry.address,
@@ -267,5 +266,5 @@ export const LegacySnapshot = Type.Object(
 );
 
 export function toLegacySnapshot(snapshot: SnapshotObject): Static<typeof LegacySnapshot> {
-  return { ID: snapshot.id, label: snapshot.name, created: legacyTimestamp(snapshot.created) };
+  return { ID: snapshot.id, label: snapshot.name, created: legacyTimestamp(Date.parse(snapshot.created)) };
 }

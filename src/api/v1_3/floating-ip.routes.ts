@@ -1,6 +1,7 @@
 // v1.3 floating IPs: list, create, attach, detach, remove.
 
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
+import { isoSeconds } from '../../platform/clock.ts';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
@@ -9,6 +10,7 @@ import {
   createFloatingIp,
   detachFloatingIp,
   listFloatingIps,
+  type FloatingIp as DomainFloatingIp,
   removeFloatingIp,
 } from '../../floating-ips/floating-ip.service.ts';
 import { success } from './format.ts';
@@ -35,6 +37,27 @@ const FloatingIp = Type.Object(
   { $id: 'FloatingIp', description: 'a floating IP (spec: Floating IP object)' },
 );
 
+/** A floating IP as /v1.3 shows it. */
+export type FloatingIpObject = Static<typeof FloatingIp>;
+
+const CreatedFloatingIp = Type.Object({ uuid: Type.String(), ip_address: Type.String(), created: Timestamp });
+
+function floatingIpObject(ip: DomainFloatingIp): FloatingIpObject {
+  return {
+    id: ip.id,
+    uuid: ip.uuid,
+    region_id: ip.regionId,
+    server_id: ip.serverId,
+    address: ip.address,
+    netmask: ip.netmask,
+    gateway: ip.gateway,
+    reverse: ip.reverse,
+    prefix: ip.prefix,
+    created: isoSeconds(ip.createdAt),
+    type: 'floating',
+  };
+}
+
 const Attachment = Type.Object({ server_id: IdOrUuid, ip_id: IdOrUuid });
 
 export function floatingIpRoutes(app: ApiApp, ctx: Platform): void {
@@ -49,7 +72,9 @@ export function floatingIpRoutes(app: ApiApp, ctx: Platform): void {
       tags,
       response: responses({ 200: Type.Object({ floating_ips: Type.Array(FloatingIp) }) }, [401, 429]),
     },
-    handler: async (request) => ({ floating_ips: await listFloatingIps(ctx, actorOf(request)) }),
+    handler: async (request) => ({
+      floating_ips: (await listFloatingIps(ctx, actorOf(request))).map(floatingIpObject),
+    }),
   });
 
   app.route({
@@ -66,10 +91,7 @@ export function floatingIpRoutes(app: ApiApp, ctx: Platform): void {
         region_id: IdOrUuid,
         ip_version: Type.Union([Type.Literal(4), Type.Literal(6)], { description: '4 or 6' }),
       }),
-      response: responses(
-        { 201: Type.Object({ uuid: Type.String(), ip_address: Type.String(), created: Timestamp }) },
-        [...authErrors, 402, 404, 409],
-      ),
+      response: responses({ 201: CreatedFloatingIp }, [...authErrors, 402, 404, 409]),
     },
     handler: async (request, reply) => {
       const created = await createFloatingIp(ctx, actorOf(request), {
@@ -77,7 +99,7 @@ export function floatingIpRoutes(app: ApiApp, ctx: Platform): void {
         ipVersion: request.body.ip_version,
       });
       reply.code(201);
-      return created;
+      return { uuid: created.uuid, ip_address: created.address, created: isoSeconds(created.createdAt) };
     },
   });
 

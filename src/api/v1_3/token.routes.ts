@@ -1,15 +1,46 @@
 // v1.3 tokens: list, create, rename, remove.
 
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
-import { createToken, listTokens, removeToken, renameToken } from '../../tokens/token.service.ts';
+import { isoOrNull, isoSeconds } from '../../platform/clock.ts';
+import { createToken, listTokens, removeToken, renameToken, type Token } from '../../tokens/token.service.ts';
 import { success } from './format.ts';
 import { authErrors, IdOrUuid, NullableTimestamp, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
 
 const tags = ['v1.3 tokens'];
 const Name = Type.String({ minLength: 1, maxLength: 100 });
+
+const ListedToken = Type.Object({
+  id: Type.Integer(),
+  uuid: Type.String(),
+  name: Type.String(),
+  auth_token: Type.String(),
+  created: Timestamp,
+  last_used: NullableTimestamp,
+});
+const CreatedToken = Type.Object({
+  uuid: Type.String(),
+  name: Type.String(),
+  token: Type.String(),
+  created: Timestamp,
+});
+
+function listedToken(token: Token): Static<typeof ListedToken> {
+  return {
+    id: token.id,
+    uuid: token.uuid,
+    name: token.name,
+    auth_token: token.token,
+    created: isoSeconds(token.createdAt),
+    last_used: isoOrNull(token.lastUsedAt),
+  };
+}
+
+function createdToken(token: Token): Static<typeof CreatedToken> {
+  return { uuid: token.uuid, name: token.name, token: token.token, created: isoSeconds(token.createdAt) };
+}
 
 export function tokenRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
@@ -24,23 +55,12 @@ export function tokenRoutes(app: ApiApp, ctx: Platform): void {
       tags,
       response: responses(
         {
-          200: Type.Object({
-            tokens: Type.Array(
-              Type.Object({
-                id: Type.Integer(),
-                uuid: Type.String(),
-                name: Type.String(),
-                auth_token: Type.String(),
-                created: Timestamp,
-                last_used: NullableTimestamp,
-              }),
-            ),
-          }),
+          200: Type.Object({ tokens: Type.Array(ListedToken) }),
         },
         [401, 429],
       ),
     },
-    handler: async (request) => ({ tokens: await listTokens(ctx, actorOf(request)) }),
+    handler: async (request) => ({ tokens: (await listTokens(ctx, actorOf(request))).map(listedToken) }),
   });
 
   app.route({
@@ -54,14 +74,11 @@ export function tokenRoutes(app: ApiApp, ctx: Platform): void {
         'Creates another token of the account. Allowed before activation; 403 for a blocked account or without the tokens permission.',
       tags,
       body: Type.Object({ name: Name }),
-      response: responses(
-        { 201: Type.Object({ uuid: Type.String(), name: Type.String(), token: Type.String(), created: Timestamp }) },
-        authErrors,
-      ),
+      response: responses({ 201: CreatedToken }, authErrors),
     },
     handler: async (request, reply) => {
       reply.code(201);
-      return createToken(ctx, actorOf(request), request.body.name);
+      return createdToken(await createToken(ctx, actorOf(request), request.body.name));
     },
   });
 
