@@ -4,7 +4,6 @@
 import type { Actor, Platform } from '../platform/context.ts';
 import { Conflict, Invalid, NotFound } from '../platform/errors.ts';
 import { newUuid, parseRef } from '../platform/ids.ts';
-import { isoSeconds } from '../platform/clock.ts';
 import type { Tx } from '../db/database.ts';
 import { requirePermission } from '../accounts/permissions.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
@@ -20,24 +19,26 @@ import { nextPrivateRange } from './private-range.ts';
 import type { VpcRow } from './vpc.table.ts';
 import { enqueueComputeJob } from '../compute/job-queue.ts';
 
+/** A private network, as the domain sees it (the API layer shapes it for the wire). */
 export interface Vpc {
   id: number;
   uuid: string;
   /** uuids of the member servers, in joining order. */
-  servers: string[];
+  serverUuids: string[];
   name: string;
-  region: number;
-  created: string;
+  regionId: number;
+  /** Clock ms. */
+  createdAt: number;
 }
 
-export function rowToVpc(row: VpcRow, servers: string[]): Vpc {
+function rowToVpc(row: VpcRow, serverUuids: string[]): Vpc {
   return {
     id: row.id,
     uuid: row.uuid,
-    servers,
+    serverUuids,
     name: row.name,
-    region: row.region_id,
-    created: isoSeconds(row.created_at),
+    regionId: row.region_id,
+    createdAt: row.created_at,
   };
 }
 

@@ -1,10 +1,11 @@
 // v1.3 VPCs: list, create, attach, detach, remove.
 
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
+import { isoSeconds } from '../../platform/clock.ts';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
-import { attachVpc, createVpc, detachVpc, listVpcs, removeVpc } from '../../vpcs/vpc.service.ts';
+import { attachVpc, createVpc, detachVpc, listVpcs, removeVpc, type Vpc as DomainVpc } from '../../vpcs/vpc.service.ts';
 import { success } from './format.ts';
 import { authErrors, IdOrUuid, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
 
@@ -22,6 +23,17 @@ const Vpc = Type.Object(
   { $id: 'Vpc', description: 'a private network (spec: VPC object)' },
 );
 
+function vpcObject(vpc: DomainVpc): Static<typeof Vpc> {
+  return {
+    id: vpc.id,
+    uuid: vpc.uuid,
+    servers: vpc.serverUuids,
+    name: vpc.name,
+    region: vpc.regionId,
+    created: isoSeconds(vpc.createdAt),
+  };
+}
+
 const Membership = Type.Object({ server_id: IdOrUuid, vpc_id: IdOrUuid });
 
 export function vpcRoutes(app: ApiApp, ctx: Platform): void {
@@ -36,7 +48,7 @@ export function vpcRoutes(app: ApiApp, ctx: Platform): void {
       tags,
       response: responses({ 200: Type.Object({ vpcs: Type.Array(Vpc) }) }, [401, 429]),
     },
-    handler: async (request) => ({ vpcs: await listVpcs(ctx, actorOf(request)) }),
+    handler: async (request) => ({ vpcs: (await listVpcs(ctx, actorOf(request))).map(vpcObject) }),
   });
 
   app.route({
