@@ -4,9 +4,8 @@
 // of the token tells two tokens apart without revealing either.
 
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
 import type { Platform } from '../platform/context.ts';
-import { isoSeconds } from '../platform/clock.ts';
+import { auditRepository } from './audit.repository.ts';
 import type { OperatorAuditRow } from './audit.table.ts';
 
 export interface AuditEntryInput {
@@ -18,17 +17,8 @@ export interface AuditEntryInput {
   detail: unknown;
 }
 
-export interface AuditEntry {
-  id: number;
-  time: string;
-  operator: string;
-  client: string;
-  method: string;
-  call: string;
-  target: string | null;
-  status: number;
-  detail: string | null;
-}
+/** One operator action as recorded (the operator API shapes it for the wire). */
+export type AuditEntry = OperatorAuditRow;
 
 const detailLimit = 2000;
 const operatorNames = new WeakMap<Platform, string>();
@@ -67,19 +57,16 @@ export async function recordOperatorAction(ctx: Platform, input: AuditEntryInput
     const text = JSON.stringify(input.detail);
     if (text !== '{}') detail = text.length > detailLimit ? `${text.slice(0, detailLimit - 1)}…` : text;
   }
-  await ctx.db
-    .insertInto('operator_audit')
-    .values({
-      created_at: ctx.clock.now(),
-      operator: operatorName(ctx),
-      client: input.client,
-      method: input.method,
-      call: storable(input.call),
-      target: storable(input.target),
-      status: input.status,
-      detail,
-    })
-    .execute();
+  await auditRepository.insert(ctx.db, {
+    created_at: ctx.clock.now(),
+    operator: operatorName(ctx),
+    client: input.client,
+    method: input.method,
+    call: storable(input.call),
+    target: storable(input.target),
+    status: input.status,
+    detail,
+  });
 }
 
 export interface AuditQuery {
@@ -90,31 +77,7 @@ export interface AuditQuery {
   limit?: number;
 }
 
-function toEntry(row: OperatorAuditRow): AuditEntry {
-  return {
-    id: row.id,
-    time: isoSeconds(row.created_at),
-    operator: row.operator,
-    client: row.client,
-    method: row.method,
-    call: row.call,
-    target: row.target,
-    status: row.status,
-    detail: row.detail,
-  };
-}
-
 /** The newest entries first, `limit` (default 100, at most 1000) at a time. */
-export async function listAudit(ctx: Platform, query: AuditQuery = {}): Promise<AuditEntry[]> {
-  let select = ctx.db
-    .selectFrom('operator_audit')
-    .selectAll()
-    .orderBy('id', 'desc')
-    .limit(Math.min(query.limit ?? 100, 1000));
-  if (query.before !== undefined) select = select.where('id', '<', query.before);
-  if (query.call) {
-    const pattern = `%${query.call.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    select = select.where(sql<boolean>`call like ${pattern} escape '\\'`);
-  }
-  return (await select.execute()).map(toEntry);
+export function listAudit(ctx: Platform, query: AuditQuery = {}): Promise<AuditEntry[]> {
+  return auditRepository.newestFirst(ctx.db, { ...query, limit: Math.min(query.limit ?? 100, 1000) });
 }

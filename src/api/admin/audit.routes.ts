@@ -1,13 +1,14 @@
 // The operator audit log: every operator call that changes something (any method but GET and
 // HEAD, refused ones included) is recorded before its answer is sent, and read at GET /admin/audit.
 
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import { secretEquals } from '../../platform/secrets.ts';
 import { presentedToken } from '../../http/api-scope.ts';
-import { listAudit, recordOperatorAction } from '../../audit/audit.service.ts';
+import { type AuditEntry as DomainAuditEntry, listAudit, recordOperatorAction } from '../../audit/audit.service.ts';
+import { isoSeconds } from '../../platform/clock.ts';
 import { responses, Timestamp } from '../v1_3/schemas.ts';
 
 const AuditEntry = Type.Object(
@@ -26,6 +27,20 @@ const AuditEntry = Type.Object(
   },
   { $id: 'AuditEntry', description: 'one operator action' },
 );
+
+function auditEntryObject(entry: DomainAuditEntry): Static<typeof AuditEntry> {
+  return {
+    id: entry.id,
+    time: isoSeconds(entry.created_at),
+    operator: entry.operator,
+    client: entry.client,
+    method: entry.method,
+    call: entry.call,
+    target: entry.target,
+    status: entry.status,
+    detail: entry.detail,
+  };
+}
 
 /** Only calls made with the operator token count as operator actions (a wrong token is no one). */
 function byOperator(ctx: Platform, request: FastifyRequest): boolean {
@@ -79,6 +94,6 @@ export function operatorAuditRoutes(app: ApiApp, ctx: Platform): void {
         [400, 401, 403],
       ),
     },
-    handler: async (request) => ({ entries: await listAudit(ctx, request.query) }),
+    handler: async (request) => ({ entries: (await listAudit(ctx, request.query)).map(auditEntryObject) }),
   });
 }

@@ -1,0 +1,30 @@
+// Queries on the operator_audit table: one insert per operator action, and the newest-first
+// listing with its filters.
+
+import { type Insertable, sql } from 'kysely';
+import type { Queryable } from '../db/database.ts';
+import type { OperatorAuditTable } from './audit.table.ts';
+
+export interface AuditFilter {
+  /** Only entries older than this id (paging backwards). */
+  before?: number;
+  /** Only calls whose route contains this text. */
+  call?: string;
+  limit: number;
+}
+
+export const auditRepository = {
+  insert(db: Queryable, row: Insertable<OperatorAuditTable>) {
+    return db.insertInto('operator_audit').values(row).execute();
+  },
+
+  newestFirst(db: Queryable, filter: AuditFilter) {
+    let select = db.selectFrom('operator_audit').selectAll().orderBy('id', 'desc').limit(filter.limit);
+    if (filter.before !== undefined) select = select.where('id', '<', filter.before);
+    if (filter.call) {
+      const pattern = `%${filter.call.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      select = select.where(sql<boolean>`call like ${pattern} escape '\\'`);
+    }
+    return select.execute();
+  },
+};
