@@ -73,6 +73,8 @@ export type Plan = components['schemas']['Plan'];
 
 export type Snapshot = components['schemas']['Snapshot'];
 
+export type ActivityEntry = components['schemas']['ServerActivityEntry'];
+
 export type FloatingIp = components['schemas']['FloatingIp'];
 
 export type Vpc = components['schemas']['Vpc'];
@@ -142,6 +144,10 @@ export const api = {
   servers: () => call(client.GET('/v1.3/server/list')) as Promise<{ servers: Server[] }>,
   server: (uuid: string) =>
     call(client.GET('/v1.3/server/info/{server_id}', path('server_id', uuid))) as Promise<Server>,
+  serverActivity: (uuid: string) =>
+    call(client.GET('/v1.3/server/activity/{server_id}', path('server_id', uuid))) as Promise<{
+      activity: ActivityEntry[];
+    }>,
   createServer: (input: CreateServerInput) =>
     call(client.POST('/v1.3/server/create', { body: input })) as Promise<Server>,
   removeServer: (uuid: string) => call(client.DELETE('/v1.3/server/remove/{server_id}', path('server_id', uuid))),

@@ -11,6 +11,8 @@ export interface NubisEvent {
   account: number | null;
   resource: { type: string; uuid: string };
   data: Record<string, unknown>;
+  /** customer, operator, sweep or engine; null when recorded before causes were kept. */
+  cause: string | null;
 }
 
 export function describeEvent(row: EventRow): NubisEvent {
@@ -21,5 +23,6 @@ export function describeEvent(row: EventRow): NubisEvent {
     account: row.account_id,
     resource: { type: row.resource_type, uuid: row.resource_uuid },
     data: JSON.parse(row.data) as Record<string, unknown>,
+    cause: row.cause,
   };
 }

@@ -20,13 +20,18 @@ export interface EventInput {
   type: string;
   resource: { type: string; uuid: string };
   data?: Record<string, unknown>;
+  /** Who or what brought it about; a scheduled event is always the engine's (the clock's, simulated). */
+  cause?: EventCause;
 }
+
+/** Who or what brought an event about: a customer's request, the operator, a sweep, or the compute engine. */
+export type EventCause = 'customer' | 'operator' | 'sweep' | 'engine';
 
 type NewEvent = Omit<EventRow, 'id'>;
 type NewScheduled = Omit<EventScheduleRow, 'id'>;
 
 /** The columns of an event row, in the order an insert binds them. */
-const eventColumns = ['account_id', 'type', 'resource_type', 'resource_uuid', 'data', 'occurred_at'] as const;
+const eventColumns = ['account_id', 'type', 'resource_type', 'resource_uuid', 'data', 'occurred_at', 'cause'] as const;
 /** The columns of a scheduled event, in the order an insert binds them. */
 const scheduledColumns = ['account_id', 'type', 'resource_type', 'resource_uuid', 'data', 'due_at'] as const;
 
@@ -165,6 +170,7 @@ function fromSchedule(row: EventScheduleRow): NewEvent {
     resource_uuid: row.resource_uuid,
     data: row.data,
     occurred_at: row.due_at,
+    cause: 'engine',
   };
 }
 
@@ -271,7 +277,7 @@ function scheduledRowOf(event: EventInput, dueAt: number): NewScheduled {
 
 function rowOf(event: EventInput, at: number): NewEvent {
   const { due_at, ...row } = scheduledRowOf(event, at);
-  return { ...row, occurred_at: due_at };
+  return { ...row, occurred_at: due_at, cause: event.cause ?? null };
 }
 
 /** Schedules a change the clock brings about at `dueAt` (recorded now if already due). */

@@ -12,6 +12,8 @@ export interface EventTable {
   /** JSON object. */
   data: string;
   occurred_at: number;
+  /** Who or what brought it about (EventCause); null on events recorded before causes were kept. */
+  cause: string | null;
 }
 
 /** An event the clock brings about later (a transition that ends at `due_at`). */

@@ -6,7 +6,14 @@
 import type { Queryable, Tx } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import type { ServerRow } from '../servers/server.table.ts';
-import { recordCreation, recordEvent, recordEvents, scheduleEvent, type EventInput } from './event.service.ts';
+import {
+  recordCreation,
+  recordEvent,
+  recordEvents,
+  scheduleEvent,
+  type EventCause,
+  type EventInput,
+} from './event.service.ts';
 
 const serverResource = (server: ServerRow) => ({ type: 'server', uuid: server.uuid });
 
@@ -28,6 +35,7 @@ export async function serverCreated(ctx: Platform, trx: Tx, server: ServerRow, b
         resource: serverResource(server),
         type: 'server.created',
         data: { name: server.name, hostname: server.hostname, region: server.region_id, plan: server.plan_id },
+        cause: 'customer',
       },
       ...(endedAlready ? [settles.event] : []),
       ...openedEvents(server.account_id, server.uuid, billed),
@@ -37,7 +45,12 @@ export async function serverCreated(ctx: Platform, trx: Tx, server: ServerRow, b
 }
 
 /** A server starts a transition (replacing the one under way), and settles when it ends. */
-export async function serverTransition(ctx: Platform, trx: Tx, server: ServerRow): Promise<void> {
+export async function serverTransition(
+  ctx: Platform,
+  trx: Tx,
+  server: ServerRow,
+  cause: EventCause = 'customer',
+): Promise<void> {
   await recordEvent(
     ctx,
     trx,
@@ -46,6 +59,7 @@ export async function serverTransition(ctx: Platform, trx: Tx, server: ServerRow
       resource: serverResource(server),
       type: 'server.transition',
       data: { transition: server.action, settles: server.power },
+      cause,
     },
     { supersede: true },
   );
@@ -66,6 +80,7 @@ function serverSettlement(server: ServerRow): { event: EventInput; dueAt: number
         after: server.action,
         ...(server.engine_error ? { error: server.engine_error } : {}),
       },
+      cause: 'engine',
     },
     dueAt: server.action_until,
   };
@@ -85,23 +100,28 @@ export async function serverSettledByEngine(ctx: Platform, trx: Tx, server: Serv
       resource: serverResource(server),
       type: 'server.power',
       data: { power: server.power, after, ...(server.engine_error ? { error: server.engine_error } : {}) },
+      cause: 'engine',
     },
     { replaces: 'server.power' },
   );
 }
 
-/** A server powered off at once, outside any transition (out of funds). */
+/** A server powered off at once by a sweep, outside any transition (out of funds). */
 export function serverPoweredOff(ctx: Platform, trx: Tx, server: ServerRow, reason: string): Promise<void> {
-  return serverPowerChanged(ctx, trx, server, 'stopped', reason);
+  return serverPowerChanged(ctx, trx, server, 'stopped', reason, 'sweep');
 }
 
-/** A server's power changed at once, outside any transition (out of funds, or as a real engine reported). */
+/**
+ * A server's power changed at once, outside any transition: out of funds, as a real engine
+ * reported, or the operator pulled the plug.
+ */
 export async function serverPowerChanged(
   ctx: Platform,
   trx: Tx,
   server: ServerRow,
   power: 'running' | 'stopped',
   reason: string,
+  cause: EventCause = 'engine',
 ): Promise<void> {
   await recordEvent(
     ctx,
@@ -111,16 +131,22 @@ export async function serverPowerChanged(
       resource: serverResource(server),
       type: 'server.power',
       data: { power, reason },
+      cause,
     },
     { supersede: true },
   );
 }
 
-export async function serverRemoved(ctx: Platform, trx: Tx, server: ServerRow): Promise<void> {
+export async function serverRemoved(
+  ctx: Platform,
+  trx: Tx,
+  server: ServerRow,
+  cause: EventCause = 'customer',
+): Promise<void> {
   await recordEvent(
     ctx,
     trx,
-    { accountId: server.account_id, resource: serverResource(server), type: 'server.removed' },
+    { accountId: server.account_id, resource: serverResource(server), type: 'server.removed', cause },
     { supersede: true },
   );
 }
@@ -130,15 +156,16 @@ export async function imageTaken(
   ctx: Platform,
   trx: Tx,
   image: { uuid: string; account_id: number; type: string; name: string; server_uuid: string | null; ready_at: number },
+  cause: EventCause = 'customer',
 ): Promise<void> {
   const base = { accountId: image.account_id, resource: { type: image.type, uuid: image.uuid } };
-  const completed = { ...base, type: `${image.type}.completed` };
+  const completed = { ...base, type: `${image.type}.completed`, cause: 'engine' as const };
   const completedAlready = image.ready_at <= ctx.clock.now();
   await recordCreation(
     ctx,
     trx,
     [
-      { ...base, type: `${image.type}.created`, data: { name: image.name, server: image.server_uuid } },
+      { ...base, type: `${image.type}.created`, data: { name: image.name, server: image.server_uuid }, cause },
       ...(completedAlready ? [completed] : []),
     ],
     completedAlready ? [] : [{ event: completed, dueAt: image.ready_at }],
@@ -155,7 +182,7 @@ export async function imageCompletedByEngine(
   await recordEvent(
     ctx,
     trx,
-    { accountId: image.account_id, resource: { type: image.type, uuid: image.uuid }, type },
+    { accountId: image.account_id, resource: { type: image.type, uuid: image.uuid }, type, cause: 'engine' },
     { replaces: type },
   );
 }
@@ -164,11 +191,17 @@ export async function imageRemoved(
   ctx: Platform,
   trx: Tx,
   image: { uuid: string; account_id: number; type: string },
+  cause: EventCause = 'customer',
 ): Promise<void> {
   await recordEvent(
     ctx,
     trx,
-    { accountId: image.account_id, resource: { type: image.type, uuid: image.uuid }, type: `${image.type}.removed` },
+    {
+      accountId: image.account_id,
+      resource: { type: image.type, uuid: image.uuid },
+      type: `${image.type}.removed`,
+      cause,
+    },
     { supersede: true },
   );
 }

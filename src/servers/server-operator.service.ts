@@ -15,6 +15,7 @@ import { machineOf } from './server-details.ts';
 import { removeServerRow } from './server.service.ts';
 import type { ServerRow } from './server.table.ts';
 import { enqueueComputeJob } from '../compute/job-queue.ts';
+import { serverPowerChanged } from '../events/resource-events.ts';
 
 /** A server as the operator's list shows it: who owns it, where it runs, what it is doing. */
 export interface OperatorServer {
@@ -129,6 +130,7 @@ export async function forceStopServer(ctx: Platform, ref: string): Promise<Opera
       .where('id', '=', server.id)
       .execute();
     await enqueueComputeJob(ctx, trx, server.uuid, 'stopping');
+    await serverPowerChanged(ctx, trx, server, 'stopped', 'the operator stopped it', 'operator');
     return toOperatorServer(ctx, { ...server, power: 'stopped', action: null, action_until: null }, now);
   });
 }
@@ -141,6 +143,6 @@ export async function operatorRemoveServer(ctx: Platform, ref: string): Promise<
     await lockAccount(ctx, trx, owner.account_id);
     const server = await findAnyServer(ctx, trx, ref);
     if (server.account_id !== owner.account_id) throw new NotFound('server');
-    await removeServerRow(ctx, trx, server);
+    await removeServerRow(ctx, trx, server, 'operator');
   });
 }

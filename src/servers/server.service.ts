@@ -33,6 +33,7 @@ import {
 } from './server-details.ts';
 import { serverRepository } from './server.repository.ts';
 import { serverCreated, serverRemoved } from '../events/resource-events.ts';
+import type { EventCause } from '../events/event.service.ts';
 import { injectedComputeFailure, markComputeFault } from '../faults/compute-fault.ts';
 import type { ServerRow } from './server.table.ts';
 
@@ -371,13 +372,18 @@ export async function removeServer(ctx: Platform, actor: Actor, ref: string | nu
 }
 
 /** What removing a server does, on a row the caller found and locked after locking its account (the owner's or the operator's remove). */
-export async function removeServerRow(ctx: Platform, trx: Tx, server: ServerRow): Promise<void> {
+export async function removeServerRow(
+  ctx: Platform,
+  trx: Tx,
+  server: ServerRow,
+  cause: EventCause = 'customer',
+): Promise<void> {
   await closeInvoiceItems(ctx, trx, server.uuid);
   await releaseAddresses(trx, server.uuid);
   await serverRepository.detachFromNetworks(trx, server.id);
   await snapshotRepository.deleteBackupsOf(trx, server.uuid);
   await serverRepository.delete(trx, server.id);
-  await serverRemoved(ctx, trx, server);
+  await serverRemoved(ctx, trx, server, cause);
   await ctx.compute.remove(machineOf(ctx, server));
   await dropComputeJobs(ctx, trx, server.uuid);
   await enqueueComputeJob(ctx, trx, server.uuid, 'remove');

@@ -27,7 +27,7 @@ export async function runBackupSweep(ctx: Platform, pageSize = 200): Promise<{ t
     const gone = await snapshotRepository.deleteExpiredBackups(trx, now);
     for (const backup of gone) {
       await enqueueForgetImage(ctx, trx, backup);
-      await imageRemoved(ctx, trx, backup);
+      await imageRemoved(ctx, trx, backup, 'sweep');
     }
     return gone.length;
   });
@@ -65,7 +65,7 @@ export async function runBackupSweep(ctx: Platform, pageSize = 200): Promise<{ t
           created_at: now,
         });
         if (!backup) return false;
-        await imageTaken(ctx, trx, backup);
+        await imageTaken(ctx, trx, backup, 'sweep');
         await enqueueComputeJob(ctx, trx, server.uuid, 'backup', { snapshot: backup.uuid });
         return true;
       });

@@ -2,7 +2,6 @@
 // the create form (region → image → plan → options, prices from the API), and a server's page
 // with every action the API offers on it.
 
-import type { ComponentChildren } from 'preact';
 import { useMemo, useRef, useState } from 'preact/hooks';
 import {
   api,
@@ -19,6 +18,8 @@ import { money, PowerBadge, when } from '../format.tsx';
 import { Checkbox, ErrorLine, Field, Form, FormStatus, Select, useForm } from '../forms.tsx';
 import { ListTable } from '../list-table.tsx';
 import { Page } from '../page.tsx';
+import { Section } from '../section.tsx';
+import { ActivitySection } from './server-activity.tsx';
 import { Link, navigate } from '../router.tsx';
 import { useLoad } from '../use-load.ts';
 
@@ -318,16 +319,6 @@ export function CreateServerPage() {
 
 // ---------- one server ----------
 
-function Section(props: { title: string; children: ComponentChildren }) {
-  const id = `s-${props.title.toLowerCase().replace(/[^a-z]+/g, '-')}`;
-  return (
-    <section class="card" aria-labelledby={id}>
-      <h2 id={id}>{props.title}</h2>
-      {props.children}
-    </section>
-  );
-}
-
 export function ServerPage(props: { uuid: string }) {
   const server = useLoad(() => api.server(props.uuid), [props.uuid], POLL_MS);
   const action = useForm();
@@ -435,6 +426,7 @@ export function ServerPage(props: { uuid: string }) {
         <SnapshotsSection server={s} onChange={server.reload} />
         <NetworkSection server={s} />
       </div>
+      <ActivitySection server={s} />
     </Page>
   );
 }

@@ -644,6 +644,26 @@ export interface paths {
         patch: operations["rebootServer"];
         trace?: never;
     };
+    "/v1.3/server/activity/{server_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A server's activity
+         * @description Extension (not in the spec): the server's history — created, power changes, rebuilds, resizes, rescue, snapshots and backups of it, out-of-funds stops — newest first, at most 100, each with its cause.
+         */
+        get: operations["getServerActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1.3/rdns/get/{server_id}": {
         parameters: {
             query?: never;
@@ -2649,6 +2669,34 @@ export interface components {
                 ssh_key_id: number | null;
             };
         };
+        ServerActivityEntry: {
+            /** @description the event sequence number: a larger one happened later */
+            id: number;
+            /**
+             * @example server.created
+             * @example server.transition
+             * @example server.power
+             * @example snapshot.created
+             * @example backup.removed
+             */
+            type: string;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            occurred: string;
+            /** @description who or what brought it about: the customer (a request), the operator, a sweep (out of funds, backups) or the compute engine (a transition ending); null before Nubis kept causes */
+            cause: ("customer" | "operator" | "sweep" | "engine") | null;
+            resource: {
+                /** @enum {string} */
+                type: "server" | "snapshot" | "backup";
+                uuid: string;
+            };
+            /** @description by type: server.transition {transition, settles}; server.power {power, after?, reason?, error?}; snapshot/backup.created {name, server} */
+            data: {
+                [key: string]: unknown;
+            };
+        };
         /** @description one address of a server */
         ServerInterface: {
             address: string;
@@ -2779,6 +2827,7 @@ export type Plan = components['schemas']['Plan'];
 export type PowerState = components['schemas']['PowerState'];
 export type Region = components['schemas']['Region'];
 export type Server = components['schemas']['Server'];
+export type ServerActivityEntry = components['schemas']['ServerActivityEntry'];
 export type ServerInterface = components['schemas']['ServerInterface'];
 export type Snapshot = components['schemas']['Snapshot'];
 export type SshKey = components['schemas']['SshKey'];
@@ -7175,6 +7224,141 @@ export interface operations {
                      *       "errors": {
                      *         "response": "409 Conflict",
                      *         "reason": "the server's image is no longer offered; rebuild it with another image"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "rate limit exceeded, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getServerActivity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description integer id or 36-character uuid */
+                server_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        activity: components["schemas"]["ServerActivityEntry"][];
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found, check the id or uuid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */
@@ -17260,6 +17444,8 @@ export interface operations {
                             data: {
                                 [key: string]: unknown;
                             };
+                            /** @description who or what brought it about; null on events recorded before Nubis kept causes */
+                            cause: ("customer" | "operator" | "sweep" | "engine") | null;
                         }[];
                     };
                 };

@@ -23,6 +23,9 @@ const NubisEvent = Type.Object({
   account: Type.Union([Type.Integer(), Type.Null()]),
   resource: Type.Object({ type: Type.String(), uuid: Type.String() }),
   data: Type.Record(Type.String(), Type.Unknown()),
+  cause: Type.Union([Type.String({ enum: ['customer', 'operator', 'sweep', 'engine'] }), Type.Null()], {
+    description: 'who or what brought it about; null on events recorded before Nubis kept causes',
+  }),
 });
 const Webhook = Type.Object({
   id: Type.Integer(),

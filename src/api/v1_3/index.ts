@@ -7,6 +7,7 @@ import { listingRoutes } from './listing.routes.ts';
 import { billingRoutes } from './billing.routes.ts';
 import { snapshotRoutes } from './snapshot.routes.ts';
 import { serverRoutes } from './server.routes.ts';
+import { serverActivityRoutes } from './server-activity.routes.ts';
 import { rdnsOptionRoutes } from './rdns-option.routes.ts';
 import { backupRoutes } from './backup.routes.ts';
 import { floatingIpRoutes } from './floating-ip.routes.ts';
@@ -19,6 +20,7 @@ export const v13Routes: RouteModule[] = [
   billingRoutes,
   snapshotRoutes,
   serverRoutes,
+  serverActivityRoutes,
   rdnsOptionRoutes,
   floatingIpRoutes,
   vpcRoutes,

@@ -13,6 +13,7 @@ import { faultRulesAndSavedStates } from './0010a_fault_rules_and_saved_states.t
 import { computeJobs } from './0008_compute_jobs.ts';
 import { eventsAndWebhooks } from './0010b_events_and_webhooks.ts';
 import { computeFaultRules } from './0010c_compute_fault_rules.ts';
+import { eventCause } from './0014_event_cause.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
   const all: Record<string, Migration> = {
@@ -27,6 +28,7 @@ export function migrations(dialect: DialectName): MigrationProvider {
     '0008_compute_jobs': computeJobs(dialect),
     '0010b_events_and_webhooks': eventsAndWebhooks(dialect),
     '0010c_compute_fault_rules': computeFaultRules(),
+    '0014_event_cause': eventCause(),
   };
   return { getMigrations: async () => all };
 }

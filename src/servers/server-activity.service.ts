@@ -1,0 +1,41 @@
+// A server's history for its page: the events Nubis recorded of the server and of the
+// snapshots and backups taken of it, newest first, each with its cause (customer, operator,
+// sweep, engine). Billing's own events (invoice items) are the billing page's, not told here.
+
+import type { Actor, Platform } from '../platform/context.ts';
+import { recordDueEvents } from '../events/event.service.ts';
+import { describeEvent, type NubisEvent } from '../events/event-shape.ts';
+import { findServer } from './server.service.ts';
+
+/** The most a server's activity answers. */
+export const ACTIVITY_LIMIT = 100;
+
+export async function serverActivity(
+  ctx: Platform,
+  actor: Actor,
+  ref: string | number,
+  limit = ACTIVITY_LIMIT,
+): Promise<NubisEvent[]> {
+  const server = await findServer(ctx, ctx.db, actor.accountId, ref);
+  // Transitions that ended by now are told, stamped with the time they ended.
+  await recordDueEvents(ctx);
+  // The server's images are known by the events of their taking: a removed one is still told.
+  const taken = await ctx.db
+    .selectFrom('events')
+    .select(['resource_uuid', 'data'])
+    .where('account_id', '=', server.account_id)
+    .where('type', 'in', ['snapshot.created', 'backup.created'])
+    .execute();
+  const images = taken
+    .filter((row) => (JSON.parse(row.data) as { server?: unknown }).server === server.uuid)
+    .map((row) => row.resource_uuid);
+  const rows = await ctx.db
+    .selectFrom('events')
+    .selectAll()
+    .where('resource_uuid', 'in', [server.uuid, ...images])
+    .where('type', 'not like', 'invoice_item.%')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map(describeEvent);
+}

@@ -1,0 +1,100 @@
+// A server's activity (GET /v1.3/server/activity/{id}, issue 25): its history from the events
+// Nubis recorded, newest first, with who or what caused each; only the owner sees it.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { createAccount } from '../../test/support/accounts.ts';
+import { deployServer, SETTLE_SECONDS } from '../../test/support/servers.ts';
+
+let server: TestServer;
+
+before(async () => {
+  server = await startTestServer();
+});
+after(() => server.close());
+
+interface Entry {
+  id: number;
+  type: string;
+  cause: string | null;
+  resource: { type: string; uuid: string };
+  data: Record<string, unknown>;
+}
+
+async function activity(token: string, ref: string | number): Promise<Entry[]> {
+  const answer = await server.request('GET', `/v1.3/server/activity/${ref}`, { token });
+  assert.equal(answer.status, 200, JSON.stringify(answer.body));
+  return answer.body.activity;
+}
+
+/** An entry as one line: type, the state it names, and its cause. */
+const line = (entry: Entry) =>
+  [entry.type, entry.data.transition ?? entry.data.power ?? entry.data.name ?? '', `by ${entry.cause}`]
+    .filter(Boolean)
+    .join(' ');
+
+describe("a server's activity", () => {
+  test('tells the life newest first, each with its cause', async () => {
+    const alice = await createAccount(server);
+    const created = await deployServer(server, alice.token);
+    const act = async (path: string) => {
+      const answer = await server.request('PATCH', `/v1.3/server/${path}`, {
+        token: alice.token,
+        body: { server_id: created.id },
+      });
+      assert.equal(answer.status, 202, JSON.stringify(answer.body));
+      await server.advance(SETTLE_SECONDS);
+    };
+    await act('stop');
+    await act('start');
+    const snapshot = await server.request('POST', '/v1.3/snapshot/create', {
+      token: alice.token,
+      body: { name: 'before-upgrade', server_id: created.id },
+    });
+    assert.equal(snapshot.status, 201, JSON.stringify(snapshot.body));
+    await server.advance(SETTLE_SECONDS);
+    const forced = await server.admin('POST', `/admin/servers/${created.uuid}/stop`);
+    assert.equal(forced.status, 200, JSON.stringify(forced.body));
+
+    const entries = await activity(alice.token, created.uuid);
+    assert.deepEqual(
+      entries.map((entry) => entry.id),
+      entries.map((entry) => entry.id).sort((a, b) => b - a),
+      'newest first',
+    );
+    assert.deepEqual(entries.map(line).reverse(), [
+      'server.created web 1 by customer',
+      'server.power running by engine',
+      'server.transition stopping by customer',
+      'server.power stopped by engine',
+      'server.transition booting by customer',
+      'server.power running by engine',
+      'snapshot.created before-upgrade by customer',
+      'server.transition snapshotting by customer',
+      'snapshot.completed by engine',
+      'server.power running by engine',
+      'server.power stopped by operator',
+    ]);
+    // The same by integer id; no billing lines.
+    assert.deepEqual(await activity(alice.token, created.id), entries);
+    assert.ok(entries.every((entry) => !entry.type.startsWith('invoice_item.')));
+  });
+
+  test("another account's server is not found, nor is a reference to none; a token is needed", async () => {
+    const alice = await createAccount(server);
+    const bob = await createAccount(server);
+    const created = await deployServer(server, alice.token, {}, { settle: false });
+    const answer = await server.request('GET', `/v1.3/server/activity/${created.uuid}`, { token: bob.token });
+    assert.equal(answer.status, 404);
+    // As server/info answers the same reference.
+    for (const ref of ['not-a-server', '0', '99999999']) {
+      const bad = await server.request('GET', `/v1.3/server/activity/${ref}`, { token: alice.token });
+      const info = await server.request('GET', `/v1.3/server/info/${ref}`, { token: alice.token });
+      assert.equal(bad.status, info.status, ref);
+      assert.ok(bad.status === 400 || bad.status === 404, `${ref}: ${bad.status}`);
+    }
+    const anonymous = await server.request('GET', `/v1.3/server/activity/${created.uuid}`);
+    assert.equal(anonymous.status, 401);
+  });
+});

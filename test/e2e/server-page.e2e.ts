@@ -1,0 +1,73 @@
+// The server's page in Chromium with the simulated driver (issue 25): the activity tells a
+// stop and a start in order, with who caused each.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { createAccount, type TestAccount } from '../support/accounts.ts';
+import { deployServer, SETTLE_SECONDS } from '../support/servers.ts';
+import { button, field, heading, launch, newPage, withScreenshots } from './browser.ts';
+
+let server: TestServer;
+let browser: Browser;
+let account: TestAccount;
+
+before(async () => {
+  server = await startTestServer();
+  browser = await launch();
+  account = await createAccount(server);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function openServer(page: Page, uuid: string, name: string): Promise<void> {
+  await page.goto(`${server.url}/#/login`);
+  await field(page, 'Email').fill(account.email);
+  await field(page, 'Password').fill(account.password);
+  await button(page, 'Log in').click();
+  await heading(page, 'Servers').waitFor();
+  await page.goto(`${server.url}/#/servers/${uuid}`);
+  await heading(page, name).waitFor();
+}
+
+describe("the server's page", () => {
+  test('the activity tells a stop and a start, newest first, with their causes', async () => {
+    const page = await newPage(browser);
+    await withScreenshots(
+      'server activity',
+      () => [page],
+      async () => {
+        const created = await deployServer(server, account.token, { label: 'activity-1' });
+        await openServer(page, created.uuid, 'activity-1');
+        await button(page, 'Stop').click();
+        await server.advance(SETTLE_SECONDS);
+        await page.locator('.page-header .badge', { hasText: /^stopped$/ }).waitFor();
+        await button(page, 'Start').click();
+        await server.advance(SETTLE_SECONDS);
+        await page.locator('.page-header .badge', { hasText: /^running$/ }).waitFor();
+        const activity = page.getByRole('region', { name: 'Activity', exact: true });
+        await activity.getByRole('cell', { name: 'Booting ended: running' }).waitFor();
+        const rows = await activity.locator('tbody tr').evaluateAll((trs) =>
+          trs.map((tr) =>
+            [...tr.querySelectorAll('td')]
+              .slice(1)
+              .map((td) => td.textContent)
+              .join(' · '),
+          ),
+        );
+        assert.deepEqual(rows, [
+          'Booting ended: running · The compute engine',
+          'Booting began · You',
+          'Stopping ended: stopped · The compute engine',
+          'Stopping began · You',
+          'Provisioning ended: running · The compute engine',
+          'Server created · You',
+        ]);
+      },
+    );
+  });
+});
