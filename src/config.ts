@@ -100,13 +100,19 @@ export const variables = {
     oneOf('server', 'emulator'),
     '`server`, or `emulator` (what `nubis dev` sets): virtual clock, accounts activated at registration, relaxed rate limits, simulated transitions of seconds (provisioning 3 s, boot 2 s, stop 1 s, reboot 2 s, rebuild 3 s, resize 2 s, snapshots 1 s per GB), ADMIN_TOKEN `nubis-emulator-admin-token` and a seeded account whose token is printed at start; a variable set explicitly still wins',
   ),
+  seed: v<string | null>(
+    'NUBIS_SEED',
+    null,
+    text,
+    'emulator only (refused otherwise): every made-up value (uuids, tokens, passwords, addresses, the server key, request ids) follows from this seed and the order of requests, and the virtual clock starts at midnight of a day of 2030 the seed picks and stands still until advanced; the instance starts empty (and a reset starts it over); nothing it makes is secret',
+  ),
   port: v('PORT', 8080, integer(0, 65535), 'TCP port the HTTP server listens on'),
   host: v('HOST', '127.0.0.1', text, 'address the HTTP server binds to'),
   dataDir: v(
     'DATA_DIR',
     './data',
     text,
-    'holds the SQLite file (`nubis.db`) and the generated server key (`secret.key`)',
+    'holds the SQLite file (`nubis.db`) and the generated server key (`secret.key`); `:memory:` keeps the database (and a generated key) in memory, writing nothing (the default with NUBIS_SEED)',
   ),
   databaseUrl: v<string | null>(
     'DATABASE_URL',
@@ -479,11 +485,26 @@ export function loadConfig(
     const raw = env[variable.env];
     config[key] = raw === undefined || raw === '' ? variable.default : variable.parse(raw, variable.env);
   }
+  const unset = (key: keyof Config) => {
+    const raw = env[(variables[key] as Variable<unknown>).env];
+    return raw === undefined || raw === '';
+  };
   if (config.mode === 'emulator')
-    for (const [key, value] of Object.entries(emulatorPreset) as [keyof Config, unknown][]) {
-      const raw = env[(variables[key] as Variable<unknown>).env];
-      if (raw === undefined || raw === '') config[key] = value;
-    }
+    for (const [key, value] of Object.entries(emulatorPreset) as [keyof Config, unknown][])
+      if (unset(key)) config[key] = value;
+  if (config.seed !== null) {
+    // A seed makes every secret predictable: never on a server people rely on.
+    if (config.mode !== 'emulator')
+      throw new ConfigError(
+        'NUBIS_SEED makes every token, password and key predictable: it is for emulators only (NUBIS_MODE=emulator, nubis dev)',
+      );
+    if (config.clock !== 'virtual')
+      throw new ConfigError('NUBIS_SEED needs CLOCK=virtual (the clock is part of what it fixes)');
+    // A seeded instance starts from nothing, so by default it keeps nothing; and nothing happens
+    // between requests (periodic work runs when the clock is advanced).
+    if (unset('dataDir')) config.dataDir = ':memory:';
+    if (unset('sweeps')) config.sweeps = false;
+  }
   return { ...(config as Config), ...overrides };
 }
 

@@ -2,6 +2,7 @@
 // storage and migrations, clock, secrets, catalog, mail, rate limits, the HTTP app and the sweeper;
 // and takes it all down again in order.
 
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import type { FastifyInstance } from 'fastify';
@@ -11,6 +12,8 @@ import { ConfigError, type Config } from './config.ts';
 import { migrate, openStorage, type Storage } from './db/connect.ts';
 import { SystemClock, VirtualClock, type Clock } from './platform/clock.ts';
 import { createSecrets, loadServerKey, serverKeyFile } from './platform/secrets.ts';
+import { cryptoRandom, seededClockStart, seededRandom, seedKey } from './platform/random.ts';
+import { inMemory } from './db/connect.ts';
 import type { Logger, Platform } from './platform/context.ts';
 import { loadCatalog } from './catalog/catalog.ts';
 import type { Catalog } from './catalog/catalog.types.ts';
@@ -27,6 +30,7 @@ import { registerStateMetrics } from './metrics/state-metrics.ts';
 import { startMetricsListener } from './http/metrics.ts';
 import { startJobRunner } from './compute/job-runner.ts';
 import { seedEmulatorAccount, type SeededAccount } from './accounts/emulator-seed.service.ts';
+import { resetState } from './state/reset.service.ts';
 import { ActorCache, redisGenerations } from './tokens/actor-cache.ts';
 
 const packageVersion = (
@@ -98,6 +102,11 @@ function redactUrl(raw: string): string {
 }
 
 function serverKey(config: Config): Buffer {
+  if (!config.secretKey && !config.secretKeyFile) {
+    if (config.seed !== null) return seedKey(config.seed, 'server key');
+    // Nothing is written with DATA_DIR=:memory:, the key included: it lives as long as the process.
+    if (config.dataDir === inMemory) return randomBytes(32);
+  }
   const file = serverKeyFile(config.secretKeyFile, config.dataDir);
   const where = config.secretKeyFile ? `SECRET_KEY_FILE ${file}` : `DATA_DIR ${config.dataDir}`;
   let key: Buffer;
@@ -143,17 +152,23 @@ export async function createPlatform(
   let clock: Clock = new SystemClock();
   if (config.clock === 'virtual') {
     const saved = await settingsRepository.get(storage.db, 'clock_offset_ms');
-    clock = new VirtualClock(saved ? Number(saved) : 0, async () => {
-      const value = await settingsRepository.get(storage.db, 'clock_offset_ms');
-      return value === undefined ? undefined : Number(value);
-    });
+    clock = new VirtualClock(
+      saved ? Number(saved) : 0,
+      async () => {
+        const value = await settingsRepository.get(storage.db, 'clock_offset_ms');
+        return value === undefined ? undefined : Number(value);
+      },
+      config.seed === null ? undefined : seededClockStart(config.seed),
+    );
   }
+  const random = config.seed === null ? cryptoRandom : seededRandom(config.seed);
   return {
     config,
     db: storage.db,
     dialect: storage.dialect,
     clock,
-    secrets: createSecrets(serverKey(config), config.passwordHashCost, config.passwordHashConcurrency),
+    secrets: createSecrets(serverKey(config), config.passwordHashCost, config.passwordHashConcurrency, random),
+    random,
     catalog: catalog ? { ...catalog, loadedAt: clock.now() } : loadCatalog(config.catalogFile, clock.now()),
     mailTransport: config.smtpUrl ? await smtpTransport(config.smtpUrl) : null,
     compute: await createComputeDriver(config),
@@ -175,7 +190,12 @@ export async function startInstance(
   const storage = await prepareStorage(config, log);
   const ctx = await createPlatform(config, storage, log, catalog);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
-  const seeded = config.mode === 'emulator' ? await seedEmulatorAccount(ctx) : null;
+  // A seeded instance starts from the seed's beginning, whatever the storage held.
+  const seeded = ctx.random.seeded
+    ? await resetState(ctx)
+    : config.mode === 'emulator'
+      ? await seedEmulatorAccount(ctx)
+      : null;
   registerStateMetrics(ctx, storage.poolStats);
   if (redis && ctx.actors instanceof ActorCache) {
     ctx.actors.share(redisGenerations(redis, config.redisPrefix));

@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import type { Actor, Platform } from '../platform/context.ts';
 import { Invalid, NotFound } from '../platform/errors.ts';
 import { isoOrNull, isoSeconds } from '../platform/clock.ts';
-import { newUuid } from '../platform/ids.ts';
 import { newToken } from '../platform/secrets.ts';
 import { toCents, toDollars } from '../platform/money.ts';
 import { kickMailDelivery, queueMail } from '../mail/mail.service.ts';
@@ -73,7 +72,9 @@ const decoys = new WeakMap<Platform['secrets'], Promise<string>>();
 function decoyHash(ctx: Platform): Promise<string> {
   let decoy = decoys.get(ctx.secrets);
   if (!decoy) {
-    decoy = ctx.secrets.hashPassword(randomBytes(16).toString('hex'));
+    // Never shown and made once per process: drawn outside ctx.random, so a seeded instance that
+    // starts over (a reset) meets the same stream as at start.
+    decoy = ctx.secrets.hashPassword(randomBytes(16).toString('hex'), randomBytes(16));
     decoys.set(ctx.secrets, decoy);
     // Refused (hashing at its cap): the next login makes it again.
     decoy.catch(() => decoys.delete(ctx.secrets));
@@ -89,9 +90,9 @@ export async function register(ctx: Platform, input: RegisterInput, ip: string):
   const timestamp = isoSeconds(now);
   try {
     const token = await ctx.db.transaction().execute(async (trx) => {
-      const activationUuid = newUuid();
+      const activationUuid = ctx.random.uuid();
       const account = await accountRepository.insert(trx, {
-        uuid: newUuid(),
+        uuid: ctx.random.uuid(),
         email,
         password_hash: passwordHash,
         firstname: input.firstname,
@@ -145,7 +146,7 @@ export async function register(ctx: Platform, input: RegisterInput, ip: string):
       ip_address: ip,
       created_at: now,
     });
-    return { token: newToken(), timestamp };
+    return { token: newToken(ctx.random), timestamp };
   }
 }
 
@@ -185,7 +186,7 @@ export async function login(ctx: Platform, email: string, password: string, ip: 
       ip_address: ip,
       created_at: now,
     });
-    return { token: newToken(), timestamp };
+    return { token: newToken(ctx.random), timestamp };
   }
   const token = await ctx.db.transaction().execute(async (trx) => {
     await accountRepository.update(trx, account.id, { last_login_at: now });
@@ -222,7 +223,7 @@ export async function activate(ctx: Platform, activationUuid: string): Promise<v
 
 export async function resetPassword(ctx: Platform, email: string): Promise<void> {
   // The temporary password is made and hashed before the look-up, so an unknown e-mail takes as long.
-  const temporary = randomBytes(12).toString('base64url');
+  const temporary = ctx.random.bytes(12).toString('base64url');
   const hash = await ctx.secrets.hashPassword(temporary);
   const account = await accountRepository.findByEmail(ctx.db, email.trim());
   if (!account || account.blocked) return;

@@ -41,12 +41,19 @@ export async function openStorage(config: StorageConfig, log: (message: string) 
   return storage;
 }
 
+/** DATA_DIR's value that keeps the SQLite database in memory: nothing is written. */
+export const inMemory = ':memory:';
+
 function openSqlite(dataDir: string): Storage {
-  // The file is made 0600 before SQLite opens it: its journal files take the same mode.
-  privateDirectory(dataDir);
-  privateFile(join(dataDir, 'nubis.db'));
-  const database = new NodeSqliteDatabase(join(dataDir, 'nubis.db'));
-  privateDirectory(dataDir);
+  let database: NodeSqliteDatabase;
+  if (dataDir === inMemory) database = new NodeSqliteDatabase(inMemory);
+  else {
+    // The file is made 0600 before SQLite opens it: its journal files take the same mode.
+    privateDirectory(dataDir);
+    privateFile(join(dataDir, 'nubis.db'));
+    database = new NodeSqliteDatabase(join(dataDir, 'nubis.db'));
+    privateDirectory(dataDir);
+  }
   const db = new Kysely<Database>({ dialect: nodeSqliteDialect(database) });
   return {
     db,

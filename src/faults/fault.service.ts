@@ -155,7 +155,7 @@ export async function firedFault(ctx: Platform, request: FaultRequest): Promise<
   if (rules.length === 0) return null;
   for (const rule of rules) {
     if (!matches(rule, request)) continue;
-    if (rule.probability_ppm < 1_000_000 && Math.random() * 1_000_000 >= rule.probability_ppm) continue;
+    if (rule.probability_ppm < 1_000_000 && ctx.random.fraction() * 1_000_000 >= rule.probability_ppm) continue;
     if (!(await claim(ctx, rule))) continue;
     return {
       ruleId: rule.id,

@@ -4,7 +4,7 @@
 import { isIP } from 'node:net';
 import type { Actor, Platform } from '../platform/context.ts';
 import { Conflict, Invalid, LimitReached, NotFound } from '../platform/errors.ts';
-import { newUuid, parseRef } from '../platform/ids.ts';
+import { parseRef } from '../platform/ids.ts';
 import type { Queryable } from '../db/database.ts';
 import { requirePermission } from '../accounts/permissions.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
@@ -64,7 +64,7 @@ export async function createFloatingIp(
   const region = regionOffering(ctx, input.regionId, 'floating_ip', 'region_id');
   if (input.ipVersion === 6 && !region.features.ipv6)
     throw new Invalid('ip_version', `region ${region.id} does not offer ipv6`);
-  const uuid = newUuid();
+  const uuid = ctx.random.uuid();
   return ctx.db.transaction().execute(async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const limit = ctx.config.floatingIpsLimit;

@@ -1,7 +1,6 @@
 // Builds the HTTP application: logging with request ids, body parsing, validation, the
 // OpenAPI document, health endpoints, and one scope per API (v1.3, legacy v1, operator).
 
-import { randomUUID } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import type { TrustProxy } from '../config.ts';
 import { lazySerializerFactory, lazyValidatorFactory } from './lazy-compilers.ts';
@@ -113,7 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       : { logger: ctx.config.logLevel === 'silent' ? false : { level: ctx.config.logLevel } }),
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
-      return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+      return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : ctx.random.uuid();
     },
     bodyLimit: 256 * 1024,
     // One log line per request, not Fastify's two.

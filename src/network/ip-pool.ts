@@ -180,7 +180,7 @@ async function allocateIndex(
   if (count <= 0) return null;
   for (let attempt = 0; attempt < 4; attempt++) {
     const offered = Array.from({ length: Math.min(offeredPerInsert, count) }, () =>
-      addressAt(Math.floor(Math.random() * count)),
+      addressAt(Math.floor(ctx.random.fraction() * count)),
     );
     const address = await takeFirstFree(db, ctx, request, pool, offered);
     if (address) return address;

@@ -45,14 +45,18 @@ export function representable(ms: number): boolean {
  * Real time plus an offset: time keeps flowing (so a server still finishes provisioning
  * while a test waits), and `advance` jumps ahead by any amount. With `load`, the offset lives in
  * storage, shared by every instance: `refresh` (before each request and sweep round) reads it.
+ * With an `origin` (a seeded emulator) it is that instant plus the offset instead: time stands
+ * still until advanced, so no answer depends on how fast the requests came.
  */
 export class VirtualClock implements Clock {
   readonly mode = 'virtual';
   #offsetMs: number;
   readonly #load: (() => Promise<number | undefined>) | undefined;
-  constructor(offsetMs = 0, load?: () => Promise<number | undefined>) {
+  readonly #origin: number | undefined;
+  constructor(offsetMs = 0, load?: () => Promise<number | undefined>, origin?: number) {
     this.#offsetMs = offsetMs;
     this.#load = load;
+    this.#origin = origin;
   }
   async refresh(): Promise<void> {
     const stored = await this.#load?.();
@@ -60,7 +64,7 @@ export class VirtualClock implements Clock {
   }
   now(): number {
     // Real time keeps flowing after an advance to the very end: the clock stops there instead.
-    return Math.min(Date.now() + this.#offsetMs, lastInstantMs);
+    return Math.min((this.#origin ?? Date.now()) + this.#offsetMs, lastInstantMs);
   }
   advance(seconds: number): number {
     this.#offsetMs += Math.round(seconds * 1000);

@@ -6,6 +6,7 @@ import type { Db, DialectName } from '../db/database.ts';
 import type { Catalog } from '../catalog/catalog.types.ts';
 import type { Clock } from './clock.ts';
 import type { Secrets } from './secrets.ts';
+import type { RandomSource } from './random.ts';
 import type { MailTransport } from '../mail/mail.transport.ts';
 import type { Permissions } from '../accounts/permission-names.ts';
 import type { ComputeDriver } from '../compute/compute-driver.ts';
@@ -23,6 +24,8 @@ export interface Platform {
   dialect: DialectName;
   clock: Clock;
   secrets: Secrets;
+  /** Every made-up value (uuids, tokens, passwords, addresses…): cryptographic, or seeded (NUBIS_SEED). */
+  random: RandomSource;
   catalog: Catalog;
   mailTransport: MailTransport | null;
   /** Runs the machines behind servers (COMPUTE_DRIVER). */

@@ -1,7 +1,5 @@
 // Resource references: every id field and path parameter accepts the integer id or the uuid.
 
-import { randomUUID } from 'node:crypto';
-
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type Ref = { id: number } | { uuid: string };
@@ -25,8 +23,4 @@ export function parseRef(value: string | number | null | undefined): Ref | null 
   if (/^\d{1,15}$/.test(trimmed)) return rowId(Number(trimmed));
   if (uuidPattern.test(trimmed)) return { uuid: trimmed.toLowerCase() };
   return null;
-}
-
-export function newUuid(): string {
-  return randomUUID();
 }

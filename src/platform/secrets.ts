@@ -15,6 +15,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync, existsSync } from 'n
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Unavailable } from './errors.ts';
+import { cryptoRandom, type RandomSource } from './random.ts';
 
 const scryptAsync = promisify(scrypt) as (
   password: string,
@@ -28,7 +29,8 @@ export interface Secrets {
   tokenDigest(token: string): string;
   encrypt(plain: string): string;
   decrypt(sealed: string): string;
-  hashPassword(password: string): Promise<string>;
+  /** `salt` is for a hash no one sees (the login decoy): by default one comes from the instance's random source. */
+  hashPassword(password: string, salt?: Buffer): Promise<string>;
   verifyPassword(password: string, stored: string): Promise<boolean>;
   /** Several checks of one password, admitted under the hashing cap all together or not at all. */
   verifyPasswords(password: string, stored: string[]): Promise<boolean[]>;
@@ -71,7 +73,12 @@ function hashingCap(limit: number): <T>(work: () => Promise<T>, slots?: number) 
   };
 }
 
-export function createSecrets(serverKey: Buffer, passwordHashCost: number, passwordHashConcurrency = 16): Secrets {
+export function createSecrets(
+  serverKey: Buffer,
+  passwordHashCost: number,
+  passwordHashConcurrency = 16,
+  random: RandomSource = cryptoRandom,
+): Secrets {
   const capped = hashingCap(passwordHashConcurrency);
   const verify = async (password: string, stored: string): Promise<boolean> => {
     const [scheme, cost, r, p, salt, hash] = stored.split('$');
@@ -96,7 +103,7 @@ export function createSecrets(serverKey: Buffer, passwordHashCost: number, passw
       return createHmac('sha256', lookupKey).update(token).digest('hex');
     },
     encrypt(plain) {
-      const iv = randomBytes(12);
+      const iv = random.bytes(12);
       const cipher = createCipheriv('aes-256-gcm', sealKey, iv);
       const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
       return [
@@ -113,8 +120,7 @@ export function createSecrets(serverKey: Buffer, passwordHashCost: number, passw
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
     },
-    async hashPassword(password) {
-      const salt = randomBytes(16);
+    async hashPassword(password, salt = random.bytes(16)) {
       const params = { N: 2 ** passwordHashCost, r: 8, p: 1 };
       const hash = await capped(() =>
         scryptAsync(password, salt, 32, { ...params, maxmem: 256 * params.N * params.r }),
@@ -138,8 +144,8 @@ export function createSecrets(serverKey: Buffer, passwordHashCost: number, passw
 }
 
 /** A 256-bit random token, hex (64 characters). */
-export function newToken(): string {
-  return randomBytes(32).toString('hex');
+export function newToken(random: RandomSource): string {
+  return random.bytes(32).toString('hex');
 }
 
 /** Constant-time comparison of two secrets of any length. */

@@ -131,7 +131,7 @@ async function writeImage(
   image: Image,
   transition: 'rebuilding' | 'reinstalling',
 ): Promise<void> {
-  const password = newRootPassword();
+  const password = newRootPassword(ctx.random);
   const sealed = ctx.secrets.encrypt(password);
   const ticket = await ctx.compute.rebuild(machineOf(ctx, server), image, password);
   await repriceLicence(ctx, trx, server, image);

@@ -1,11 +1,11 @@
 // Servers: create (validation, limit, funds, addresses, billing, first boot), list, info,
 // remove, and the images and plans a server can be rebuilt or resized to.
 
-import { randomBytes } from 'node:crypto';
 import type { Queryable, Tx } from '../db/database.ts';
 import type { Actor, Platform } from '../platform/context.ts';
 import { Forbidden, Invalid, NotFound, type FieldProblem } from '../platform/errors.ts';
-import { newUuid, parseRef } from '../platform/ids.ts';
+import { parseRef } from '../platform/ids.ts';
+import type { RandomSource } from '../platform/random.ts';
 import { formatMoney } from '../platform/money.ts';
 import { requirePermission } from '../accounts/permissions.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
@@ -77,10 +77,10 @@ export async function findServer(
 const passwordAlphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
 
 /** A 20-character root password (about 116 bits) without look-alike characters. */
-export function newRootPassword(): string {
+export function newRootPassword(random: RandomSource): string {
   const characters: string[] = [];
   while (characters.length < 20) {
-    for (const byte of randomBytes(32)) {
+    for (const byte of random.bytes(32)) {
       // Reject the top of the byte range so every character is equally likely.
       if (byte < passwordAlphabet.length * Math.floor(256 / passwordAlphabet.length) && characters.length < 20)
         characters.push(passwordAlphabet[byte % passwordAlphabet.length]!);
@@ -240,7 +240,7 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
   const { region, plan } = checked;
   const commit = input.commit ?? 0;
   const label = input.label.trim();
-  const password = newRootPassword();
+  const password = newRootPassword(ctx.random);
   const sealedPassword = ctx.secrets.encrypt(password);
 
   return ctx.db.transaction().execute(async (trx) => {
@@ -266,7 +266,7 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
     const upfront = commit * firstHourMicros(items);
     await requireFunds(ctx, trx, actor.accountId, firstHourMicros(items) + upfront, { balanceFloorMicros });
 
-    const uuid = newUuid();
+    const uuid = ctx.random.uuid();
     const v4 = await allocateAddress(ctx, trx, {
       region,
       version: 4,

@@ -4,7 +4,6 @@
 
 import { sql } from 'kysely';
 import type { Platform } from '../platform/context.ts';
-import { newUuid } from '../platform/ids.ts';
 import { machineOf } from '../servers/server-details.ts';
 import { isProvisioning } from '../servers/power-state.ts';
 import { snapshotRepository } from './snapshot.repository.ts';
@@ -51,7 +50,7 @@ export async function runBackupSweep(ctx: Platform, pageSize = 200): Promise<{ t
         if (!server) return false;
         const ticket = await ctx.compute.snapshot(machineOf(ctx, server), now);
         const backup = await snapshotRepository.insertBackup(trx, {
-          uuid: newUuid(),
+          uuid: ctx.random.uuid(),
           account_id: server.account_id,
           server_uuid: server.uuid,
           region_id: server.region_id,

@@ -6,7 +6,7 @@ import { imageRemoved, imageTaken } from '../events/resource-events.ts';
 import type { Actor, Platform } from '../platform/context.ts';
 import { Invalid, NotFound } from '../platform/errors.ts';
 import { isoOrNull, isoSeconds } from '../platform/clock.ts';
-import { newUuid, parseRef } from '../platform/ids.ts';
+import { parseRef } from '../platform/ids.ts';
 import { requirePermission } from '../accounts/permissions.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import { firstHourMicros, snapshotItem } from '../billing/pricing.ts';
@@ -73,7 +73,7 @@ export async function createSnapshot(
     const server = await findServer(ctx, trx, actor.accountId, input.server_id, true);
     const now = ctx.clock.now();
     const ticket = await ctx.compute.snapshot(machineOf(ctx, server), now);
-    const uuid = newUuid();
+    const uuid = ctx.random.uuid();
     const item = snapshotItem(ticket.sizeGb, name);
     await requireFunds(ctx, trx, actor.accountId, firstHourMicros([item]));
     const row = await snapshotRepository.insert(trx, {

@@ -3,7 +3,7 @@
 
 import type { Actor, Platform } from '../platform/context.ts';
 import { Conflict, Invalid, NotFound } from '../platform/errors.ts';
-import { newUuid, parseRef } from '../platform/ids.ts';
+import { parseRef } from '../platform/ids.ts';
 import { requirePermission } from '../accounts/permissions.ts';
 import { parsePublicKey } from './public-key.ts';
 import { sshKeyRepository } from './ssh-key.repository.ts';
@@ -44,7 +44,7 @@ export async function createSshKey(
   requirePermission(actor, 'ssh_keys');
   const key = await parsePublicKey(input.publicKey);
   const row = await sshKeyRepository.insertUnlessDuplicate(ctx.db, {
-    uuid: newUuid(),
+    uuid: ctx.random.uuid(),
     account_id: actor.accountId,
     name: input.name,
     public_key: key.text,

@@ -5,7 +5,7 @@ import type { Queryable } from '../db/database.ts';
 import type { Actor, Platform } from '../platform/context.ts';
 import { NotFound } from '../platform/errors.ts';
 import { newToken } from '../platform/secrets.ts';
-import { newUuid, parseRef } from '../platform/ids.ts';
+import { parseRef } from '../platform/ids.ts';
 import { tokenRepository } from './token.repository.ts';
 import { effectivePermissions, requirePermission } from '../accounts/permissions.ts';
 import type { TokenRow } from './token.table.ts';
@@ -39,9 +39,9 @@ function rowToToken(ctx: Platform, row: TokenRow): Token {
 
 /** Issues a new token for the account, inside the caller's transaction when given one. */
 export async function issueToken(ctx: Platform, db: Queryable, accountId: number, name: string): Promise<Token> {
-  const token = newToken();
+  const token = newToken(ctx.random);
   const row = await tokenRepository.insert(db, {
-    uuid: newUuid(),
+    uuid: ctx.random.uuid(),
     account_id: accountId,
     name,
     digest: ctx.secrets.tokenDigest(token),

@@ -3,7 +3,7 @@
 
 import type { Actor, Platform } from '../platform/context.ts';
 import { Conflict, Invalid, NotFound } from '../platform/errors.ts';
-import { newUuid, parseRef } from '../platform/ids.ts';
+import { parseRef } from '../platform/ids.ts';
 import type { Tx } from '../db/database.ts';
 import { requirePermission } from '../accounts/permissions.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
@@ -79,7 +79,7 @@ async function insertVpc(
   const items = vpcItems(name);
   await requireFunds(ctx, trx, accountId, firstHourMicros(items));
   const row = await vpcRepository.insert(trx, {
-    uuid: newUuid(),
+    uuid: ctx.random.uuid(),
     account_id: accountId,
     region_id: regionId,
     name,

@@ -1719,7 +1719,7 @@ export interface paths {
         put?: never;
         /**
          * Delete every account
-         * @description Deletes every account and resource; the catalog and the clock stay.
+         * @description Deletes every account and resource; the catalog and the clock stay. With NUBIS_SEED the instance starts over as at start: ids from 1, the clock and every generated value from the seed again, the emulator account made again.
          */
         post: operations["adminReset"];
         delete?: never;

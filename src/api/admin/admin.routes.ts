@@ -11,10 +11,10 @@ import {
   creditAccount,
   findAccounts,
   patchAccount,
-  resetAll,
   showAccount,
 } from '../../accounts/operator.service.ts';
 import { listOutbox } from '../../mail/mail.service.ts';
+import { resetState } from '../../state/reset.service.ts';
 import { Account, responses, Timestamp } from '../v1_3/schemas.ts';
 
 const tags = ['operator'];
@@ -231,13 +231,14 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
     schema: {
       operationId: 'adminReset',
       summary: 'Delete every account',
-      description: 'Deletes every account and resource; the catalog and the clock stay.',
+      description:
+        'Deletes every account and resource; the catalog and the clock stay. With NUBIS_SEED the instance starts over as at start: ids from 1, the clock and every generated value from the seed again, the emulator account made again.',
       tags,
       security,
       response: responses({ 200: Type.Object({ reset: Type.Boolean() }) }, adminErrors),
     },
     handler: async () => {
-      await resetAll(ctx);
+      await resetState(ctx);
       return { reset: true };
     },
   });
