@@ -48,6 +48,14 @@ const boolean: Parser<boolean> = (raw, name) => {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 };
 
+/** A rate as the engine writes NIC limits: a number and a bit unit (`10Mbit`, `500kbit`, `1Gbit`). */
+const bitRate: Parser<string> = (raw, name) => {
+  const value = raw.trim();
+  if (!/^[1-9]\d{0,6}(bit|kbit|Mbit|Gbit)$/.test(value))
+    throw new ConfigError(`${name} must be a rate such as 10Mbit (bit, kbit, Mbit or Gbit), got "${raw}"`);
+  return value;
+};
+
 const portList: Parser<number[]> = (raw, name) => {
   if (raw.trim() === '') return [];
   return raw.split(',').map((part) => integer(1, 65535)(part.trim(), name));
@@ -211,13 +219,19 @@ export const variables = {
     'BLOCKED_PORTS_TCP',
     [25, 465, 587],
     portList,
-    'blocked_ports.TCP shown in account info (comma-separated)',
+    "the deployment's default blocked TCP ports (comma-separated): shown in account info and dropped at the engine for every account without its own list",
   ),
   blockedPortsUdp: v(
     'BLOCKED_PORTS_UDP',
     [] as number[],
     portList,
-    'blocked_ports.UDP shown in account info (comma-separated)',
+    "the deployment's default blocked UDP ports (comma-separated), as BLOCKED_PORTS_TCP",
+  ),
+  throttleRate: v(
+    'BANDWIDTH_THROTTLE_RATE',
+    '10Mbit',
+    bitRate,
+    "rate each way of a server's public NIC once its bandwidth policy `throttle` applies (LXD `limits.egress`/`limits.ingress`)",
   ),
   autoActivate: v('AUTO_ACTIVATE', false, boolean, 'activate new accounts at registration (emulator convenience)'),
   passwordHashCost: v('PASSWORD_HASH_COST', 15, integer(10, 20), 'scrypt cost as log2(N); 15 = 32 MiB per hash'),

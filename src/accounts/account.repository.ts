@@ -26,6 +26,7 @@ const shownColumns = [
   'account_type',
   'activated',
   'smtp',
+  'blocked_ports',
   'servers_limit',
   'permissions',
   'referrals_count',

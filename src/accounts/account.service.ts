@@ -12,6 +12,7 @@ import { kickMailDelivery, queueMail } from '../mail/mail.service.ts';
 import { invalidateActors, issueToken, tokenForLogin } from '../tokens/token.service.ts';
 import { accountFinance, financeOfItems, type AccountFinance } from '../billing/ledger.ts';
 import { accountRepository, type ShownAccountRow } from './account.repository.ts';
+import { blockedPortsOf } from './port-policy.ts';
 import { serverRepository } from '../servers/server.repository.ts';
 import type { AccountRow, AccountUpdate } from './account.table.ts';
 import { effectivePermissions, requireNotBlocked } from './permissions.ts';
@@ -381,7 +382,7 @@ function accountObject(
       usage: toDollars(burn),
     },
     permissions: effectivePermissions(account.permissions),
-    blocked_ports: { TCP: ctx.config.blockedPortsTcp, UDP: ctx.config.blockedPortsUdp },
+    blocked_ports: blockedPortsOf({ TCP: ctx.config.blockedPortsTcp, UDP: ctx.config.blockedPortsUdp }, account),
     activity: activity.map((entry) => ({
       ip_address: entry.ip_address,
       timestamp: isoSeconds(entry.created_at),

@@ -20,6 +20,8 @@ export interface AccountTable {
   /** Random uuid mailed for activation; distinct from the public account uuid. */
   activation_uuid: string;
   smtp: Generated<number>;
+  /** JSON {TCP: number[], UDP: number[]}: the account's own blocked ports; null: the deployment's default. */
+  blocked_ports: string | null;
   blocked: Generated<number>;
   servers_limit: number;
   /** JSON object of permission flags. */

@@ -11,12 +11,15 @@ import { accountRepository } from './account.repository.ts';
 import type { AccountRow, AccountUpdate } from './account.table.ts';
 import { describeAccount, type AccountInfo } from './account.service.ts';
 import { permissionNames } from './permissions.ts';
+import { storedPorts, type BlockedPorts } from './port-policy.ts';
 import { invalidateActors } from '../tokens/token.service.ts';
 
 export interface AccountPatch {
   activated?: boolean;
   servers_limit?: number;
   smtp?: boolean;
+  /** The account's own blocked ports; null goes back to the deployment's default. */
+  blocked_ports?: BlockedPorts | null;
   blocked?: boolean;
   permissions?: Record<string, boolean>;
 }
@@ -59,6 +62,7 @@ export async function patchAccount(ctx: Platform, ref: string, patch: AccountPat
   const changes: AccountUpdate = { updated_at: ctx.clock.now() };
   if (patch.activated !== undefined) changes.activated = patch.activated ? 1 : 0;
   if (patch.smtp !== undefined) changes.smtp = patch.smtp ? 1 : 0;
+  if (patch.blocked_ports !== undefined) changes.blocked_ports = storedPorts(patch.blocked_ports);
   if (patch.blocked !== undefined) changes.blocked = patch.blocked ? 1 : 0;
   if (patch.servers_limit !== undefined) changes.servers_limit = patch.servers_limit;
   if (patch.permissions !== undefined) {

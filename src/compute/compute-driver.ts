@@ -2,6 +2,7 @@
 // state and timestamps; a driver carries out an action and says how long it takes.
 
 import type { Image, Plan, Region } from '../catalog/catalog.types.ts';
+import type { ServerEgress } from './server-egress.ts';
 
 /** A server as a driver sees it. */
 export interface Machine {
@@ -85,6 +86,8 @@ export interface MachineSpec {
   vpcs: { uuid: string; cidr: string; address: string }[];
   /** Snapshot (or backup) uuid the disk comes from, for create from snapshot and restore. */
   sourceSnapshot: string | null;
+  /** The public NIC's rate each way while bandwidth policy `throttle` applies (`10Mbit`), else null. */
+  throttle: string | null;
 }
 
 /** What the engine reports once it carried an action out. */
@@ -113,5 +116,11 @@ export interface Engine {
   ): Promise<EngineOutcome>;
   /** The engine's view of every machine it runs for Nubis, by server uuid (reconciliation). */
   observe(): Promise<Map<string, EngineObservation>>;
+  /**
+   * Drops each server's egress to its account's blocked ports (every server of every region at
+   * once: the rules of servers gone are dropped too). Idempotent; called before a machine is
+   * made and at every reconciliation (src/compute/egress-policy.ts).
+   */
+  enforceBlockedPorts?(regions: Region[], servers: ServerEgress[]): Promise<void>;
   close(): void;
 }

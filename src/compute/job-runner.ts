@@ -8,6 +8,7 @@ import type { Tx } from '../db/database.ts';
 import { imageCompletedByEngine, serverPowerChanged, serverSettledByEngine } from '../events/resource-events.ts';
 import type { Platform } from '../platform/context.ts';
 import type { ComputeJobRow } from './compute-job.table.ts';
+import { enforceEgress } from './egress-policy.ts';
 import type { Engine, EngineOutcome, MachineSpec } from './compute-driver.ts';
 
 const leaseMs = 10 * 60_000;
@@ -60,6 +61,7 @@ export async function machineSpec(ctx: Platform, serverUuid: string): Promise<Ma
     floating: floating.map((f) => f.address),
     vpcs,
     sourceSnapshot: server.source_snapshot_uuid,
+    throttle: server.throttled === 1 ? ctx.config.throttleRate : null,
   };
 }
 
@@ -250,9 +252,14 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
   });
 }
 
+/** Actions after which a machine may send from addresses the blocked-port rules do not name yet. */
+const egressActions = new Set(['provisioning', 'rebuilding', 'reinstalling', 'restoring', 'network']);
+
 async function perform(ctx: Platform, engine: Engine, job: ComputeJobRow): Promise<void> {
   try {
     const spec = await machineSpec(ctx, job.server_uuid);
+    // A machine made or re-addressed is filtered before it runs, not from the next reconciliation on.
+    if (spec && egressActions.has(job.action)) await enforceEgress(ctx);
     // Work on snapshots needs no server row: a copy is taken (and forgotten) after its server went.
     const outcome =
       spec || ['remove', 'forget-snapshot', 'snapshotting'].includes(job.action)
@@ -275,6 +282,10 @@ export async function reconcile(ctx: Platform): Promise<number> {
   const engine = ctx.compute.engine;
   if (!engine) return 0;
   const seen = await engine.observe();
+  // An operator's change of an account's smtp or blocked ports reaches its running servers here.
+  await enforceEgress(ctx).catch((error: unknown) =>
+    ctx.log.warn({ err: (error as Error).message }, 'blocked ports: the engine refused the rules; next round retries'),
+  );
   const now = ctx.clock.now();
   const rows = await ctx.db
     .selectFrom('servers')

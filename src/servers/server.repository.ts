@@ -223,6 +223,10 @@ const insertedColumns = [
   'options',
   'rdns',
   'engine_error',
+  'script_outcome',
+  'throttled',
+  'overage_billed_month',
+  'overage_billed_gb',
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof NewServerRow)[];

@@ -33,6 +33,14 @@ export interface ServerTable {
   rdns: string | null;
   /** Why the compute engine last failed this server (real driver), or null. */
   engine_error: string | null;
+  /** JSON ScriptOutcome: what the first-boot script did, as the guest reported it; null until it reports. */
+  script_outcome: string | null;
+  /** 1 while the NIC is rate-limited for bandwidth overage (policy throttle). */
+  throttled: Generated<number>;
+  /** Calendar month (UTC, YYYY-MM) that overage_billed_gb counts in; null before any charge. */
+  overage_billed_month: string | null;
+  /** Whole GB over the allowance already billed in overage_billed_month (policy charge). */
+  overage_billed_gb: Generated<number>;
   created_at: number;
   updated_at: number;
 }

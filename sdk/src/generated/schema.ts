@@ -1603,7 +1603,7 @@ export interface paths {
         head?: never;
         /**
          * Update an account
-         * @description Changes an account's flags, server limit or permissions; answers the account.
+         * @description Changes an account's flags, server limit, blocked ports or permissions; answers the account. Its running servers follow a change of `smtp` or `blocked_ports` within one reconciliation (real driver).
          */
         patch: operations["adminUpdateAccount"];
         trace?: never;
@@ -14266,7 +14266,13 @@ export interface operations {
                 "application/json": {
                     activated?: boolean;
                     servers_limit?: number;
+                    /** @description true lifts TCP 25, 465 and 587 from blocked_ports */
                     smtp?: boolean;
+                    /** @description the account's own blocked ports (its servers' egress to them is dropped); null: the deployment's default (BLOCKED_PORTS_TCP, BLOCKED_PORTS_UDP) */
+                    blocked_ports?: {
+                        TCP: number[];
+                        UDP: number[];
+                    } | null;
                     blocked?: boolean;
                     permissions?: {
                         [key: string]: boolean;

@@ -84,14 +84,30 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
     schema: {
       operationId: 'adminUpdateAccount',
       summary: 'Update an account',
-      description: "Changes an account's flags, server limit or permissions; answers the account.",
+      description:
+        "Changes an account's flags, server limit, blocked ports or permissions; answers the account. Its running servers follow a change of `smtp` or `blocked_ports` within one reconciliation (real driver).",
       tags,
       security,
       params: AccountRef,
       body: Type.Object({
         activated: Type.Optional(Type.Boolean()),
         servers_limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
-        smtp: Type.Optional(Type.Boolean()),
+        smtp: Type.Optional(Type.Boolean({ description: 'true lifts TCP 25, 465 and 587 from blocked_ports' })),
+        blocked_ports: Type.Optional(
+          Type.Union(
+            [
+              Type.Object({
+                TCP: Type.Array(Type.Integer({ minimum: 1, maximum: 65535 }), { maxItems: 100 }),
+                UDP: Type.Array(Type.Integer({ minimum: 1, maximum: 65535 }), { maxItems: 100 }),
+              }),
+              Type.Null(),
+            ],
+            {
+              description:
+                "the account's own blocked ports (its servers' egress to them is dropped); null: the deployment's default (BLOCKED_PORTS_TCP, BLOCKED_PORTS_UDP)",
+            },
+          ),
+        ),
         blocked: Type.Optional(Type.Boolean()),
         permissions: Type.Optional(Type.Record(Type.String(), Type.Boolean())),
       }),

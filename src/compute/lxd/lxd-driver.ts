@@ -3,6 +3,9 @@
 // engine's instance match the server (idempotently: a retried job finds half its work done).
 
 import type { Config } from '../../config.ts';
+import type { Region } from '../../catalog/catalog.types.ts';
+import type { ServerEgress } from '../server-egress.ts';
+import { applyBridgeAcls, bridgeAcls } from './lxd-acls.ts';
 import type {
   ActionTicket,
   ComputeDriver,
@@ -229,6 +232,10 @@ export class LxdDriver implements ComputeDriver, Engine {
     return seen;
   }
 
+  async enforceBlockedPorts(regions: Region[], servers: ServerEgress[]): Promise<void> {
+    await applyBridgeAcls(this.#client, bridgeAcls(regions, servers));
+  }
+
   async perform(
     action: string,
     serverUuid: string,
@@ -331,6 +338,7 @@ export class LxdDriver implements ComputeDriver, Engine {
       name: 'eth0',
       ...(spec.ipv4 ? { 'ipv4.address': spec.ipv4 } : {}),
       ...nicRoutes(bridge, spec),
+      ...nicLimits(spec),
     };
   }
 
@@ -541,7 +549,10 @@ export class LxdDriver implements ComputeDriver, Engine {
         await this.#client.run('DELETE', `/1.0/images/${image.fingerprint}`).catch(ignoreMissing);
   }
 
-  /** NICs for the server's VPCs (hot-plugged), routes to eth0, and the addresses written and applied in the guest. */
+  /**
+   * NICs for the server's VPCs (hot-plugged), routes and rate limits of eth0, and the addresses
+   * written and applied in the guest.
+   */
   async #applyNetwork(name: string, spec: MachineSpec): Promise<void> {
     await this.#ensureVpcNetworks(spec);
     const instance = await this.#client.get<InstanceBody>(`/1.0/instances/${name}`);
@@ -551,9 +562,15 @@ export class LxdDriver implements ComputeDriver, Engine {
       if (key === 'root' || key === 'eth0') devices[key] = device;
     // The public NIC stays where it is (its address is pinned there); only what is routed to it changes.
     if (instance.devices.eth0) {
-      const { 'ipv4.routes': _v4, 'ipv6.routes': _v6, ...eth0 } = instance.devices.eth0;
+      const {
+        'ipv4.routes': _v4,
+        'ipv6.routes': _v6,
+        'limits.egress': _egress,
+        'limits.ingress': _ingress,
+        ...eth0
+      } = instance.devices.eth0;
       const routes = nicRoutes(bridgeOf(spec.region, spec.ipv4), spec);
-      devices.eth0 = { ...eth0, ...routes };
+      devices.eth0 = { ...eth0, ...routes, ...nicLimits(spec) };
     }
     for (const [key, device] of Object.entries(wanted)) if (key !== 'root' && key !== 'eth0') devices[key] = device;
     if (canonicalDevices(devices) !== canonicalDevices(instance.devices))
@@ -576,6 +593,14 @@ export class LxdDriver implements ComputeDriver, Engine {
         throw new Error(`applying the addresses in the guest failed: ${result.stderr.slice(0, 300)}`);
     }
   }
+}
+
+/** The public NIC's rate limits while the server is throttled for bandwidth overage. */
+export function nicLimits(spec: Pick<MachineSpec, 'throttle'>): {
+  'limits.egress'?: string;
+  'limits.ingress'?: string;
+} {
+  return spec.throttle ? { 'limits.egress': spec.throttle, 'limits.ingress': spec.throttle } : {};
 }
 
 /** Devices as text independent of key order (the engine answers with its keys sorted). */

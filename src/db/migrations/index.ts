@@ -14,6 +14,7 @@ import { computeJobs } from './0008_compute_jobs.ts';
 import { eventsAndWebhooks } from './0010b_events_and_webhooks.ts';
 import { computeFaultRules } from './0010c_compute_fault_rules.ts';
 import { eventCause } from './0014_event_cause.ts';
+import { networkPolicy } from './0012_network_policy.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
   const all: Record<string, Migration> = {
@@ -29,6 +30,7 @@ export function migrations(dialect: DialectName): MigrationProvider {
     '0010b_events_and_webhooks': eventsAndWebhooks(dialect),
     '0010c_compute_fault_rules': computeFaultRules(),
     '0014_event_cause': eventCause(),
+    '0012_network_policy': networkPolicy(),
   };
   return { getMigrations: async () => all };
 }

@@ -1,0 +1,61 @@
+// What each server may send, as the engine enforces it: the TCP and UDP ports its account may
+// not reach (src/accounts/port-policy.ts), with the addresses the engine knows its traffic by.
+// Derived from the rows every time, so a first run, a retry and reconciliation all write the
+// same rules, and an operator's change reaches running servers at the next reconciliation.
+
+import type { Platform } from '../platform/context.ts';
+import { blockedPortsOf } from '../accounts/port-policy.ts';
+import type { ServerEgress } from './server-egress.ts';
+
+/** Every server's egress policy, read now (servers whose region left the catalog are left out). */
+export async function serversEgress(ctx: Platform): Promise<ServerEgress[]> {
+  const [servers, addresses, floating] = await Promise.all([
+    ctx.db
+      .selectFrom('servers')
+      .innerJoin('accounts', 'accounts.id', 'servers.account_id')
+      .select(['servers.id', 'servers.uuid', 'servers.region_id', 'accounts.smtp', 'accounts.blocked_ports'])
+      .orderBy('servers.id')
+      .execute(),
+    ctx.db
+      .selectFrom('ip_addresses')
+      .select(['holder_uuid', 'address', 'version'])
+      .where('holder_type', '=', 'server')
+      .execute(),
+    ctx.db.selectFrom('floating_ips').select(['server_id', 'address']).where('server_id', 'is not', null).execute(),
+  ]);
+  const defaults = { TCP: ctx.config.blockedPortsTcp, UDP: ctx.config.blockedPortsUdp };
+  const ownBy = groupBy(addresses, (a) => a.holder_uuid);
+  const floatingBy = groupBy(floating, (f) => f.server_id);
+  const egress: ServerEgress[] = [];
+  for (const server of servers) {
+    const region = ctx.catalog.regions.get(server.region_id);
+    if (!region) continue;
+    const own = ownBy.get(server.uuid) ?? [];
+    egress.push({
+      uuid: server.uuid,
+      region,
+      ipv4: own.find((a) => a.version === 4)?.address ?? null,
+      ipv6: own.find((a) => a.version === 6)?.address ?? null,
+      floating: (floatingBy.get(server.id) ?? []).map((f) => f.address),
+      blocked: blockedPortsOf(defaults, server),
+    });
+  }
+  return egress;
+}
+
+function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const row of rows) {
+    const group = groups.get(key(row));
+    if (group) group.push(row);
+    else groups.set(key(row), [row]);
+  }
+  return groups;
+}
+
+/** Has the engine (if it enforces blocked ports) hold every server's current policy. */
+export async function enforceEgress(ctx: Platform): Promise<void> {
+  const engine = ctx.compute.engine;
+  if (!engine?.enforceBlockedPorts) return;
+  await engine.enforceBlockedPorts([...ctx.catalog.regions.values()], await serversEgress(ctx));
+}
