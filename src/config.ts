@@ -453,6 +453,54 @@ export const variables = {
     integer(1, 365),
     'days an automatic backup is kept before the backup sweep deletes it',
   ),
+  paymentProcessor: v<'stripe' | 'simulated' | 'off' | null>(
+    'PAYMENT_PROCESSOR',
+    null,
+    oneOf('stripe', 'simulated', 'off'),
+    'card top-ups: `stripe` (needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET), `simulated` (a checkout page that pays, fails or cancels on demand; the emulator preset) or `off`; default: `stripe` when STRIPE_SECRET_KEY is set, else off',
+  ),
+  stripeSecretKey: v<string | null>(
+    'STRIPE_SECRET_KEY',
+    null,
+    secret(8),
+    "Stripe's secret API key (`sk_live_…`, `sk_test_…`); without it and STRIPE_WEBHOOK_SECRET card top-ups are off and say so",
+  ),
+  stripeWebhookSecret: v<string | null>(
+    'STRIPE_WEBHOOK_SECRET',
+    null,
+    secret(8),
+    'signing secret (`whsec_…`) of the Stripe webhook endpoint that posts to PUBLIC_URL/webhooks/stripe',
+  ),
+  stripeWebhookToleranceSeconds: v(
+    'STRIPE_WEBHOOK_TOLERANCE_SECONDS',
+    300,
+    integer(1, 86400),
+    "seconds a Stripe webhook's signed timestamp may lie from the system clock (older deliveries are refused as replays)",
+  ),
+  stripeApiUrl: v<string | null>(
+    'STRIPE_API_URL',
+    null,
+    url('http:', 'https:'),
+    "where the stripe package sends its API calls (its host, port and protocol), for a proxy or a local stand-in; default Stripe's own",
+  ),
+  paymentMinimum: v(
+    'PAYMENT_MINIMUM',
+    5,
+    integer(1, 1_000_000),
+    'smallest top-up a customer may ask for, in whole USD',
+  ),
+  paymentMaximum: v(
+    'PAYMENT_MAXIMUM',
+    10_000,
+    integer(1, 100_000_000),
+    'largest top-up a customer may ask for, in whole USD',
+  ),
+  billingFile: v<string | null>(
+    'BILLING_FILE',
+    null,
+    text,
+    "JSON file of the seller's details (on every invoice document, and the bank account for transfers) and VAT rates per country, replacing the shipped `src/billing/billing.json` (its rates are examples, not tax advice)",
+  ),
   journalSize: v(
     'JOURNAL_SIZE',
     0,
@@ -484,6 +532,7 @@ export const emulatorPreset: Partial<Config> = {
   simRebuildSeconds: 3,
   simResizeSeconds: 2,
   simSnapshotSecondsPerGb: 1,
+  paymentProcessor: 'simulated',
 };
 
 type Variables = typeof variables;

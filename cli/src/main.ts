@@ -15,6 +15,7 @@ import { addContextCommands } from './commands/context.ts';
 import { addFloatingIpCommands } from './commands/floating-ip.ts';
 import { addInvoiceCommands } from './commands/invoice.ts';
 import { addLoginCommands } from './commands/login.ts';
+import { addPaymentCommands } from './commands/payment.ts';
 import { addServerCommands } from './commands/server.ts';
 import { addSnapshotCommands } from './commands/snapshot.ts';
 import { addSshKeyCommands } from './commands/ssh-key.ts';
@@ -105,6 +106,7 @@ const commandModules: ((program: Command, kit: CommandKit) => void)[] = [
   addSshKeyCommands,
   addTokenCommands,
   addInvoiceCommands,
+  addPaymentCommands,
   addCatalogCommands,
   addAdminCommands,
 ];

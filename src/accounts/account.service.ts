@@ -157,7 +157,7 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 /** The web console's address for links in mail: PUBLIC_URL, or this machine at PORT. */
-function consoleUrl(ctx: Platform): string {
+export function consoleUrl(ctx: Pick<Platform, 'config'>): string {
   return (ctx.config.publicUrl ?? `http://localhost:${ctx.config.port}`).replace(/\/+$/, '');
 }
 

@@ -116,6 +116,7 @@ describe('credit', () => {
       'note',
       'pstatus',
       'ptype',
+      'reference',
       'taxrate',
       'ts_created',
       'ts_last_changed',

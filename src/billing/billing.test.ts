@@ -96,10 +96,13 @@ describe('transaction list', () => {
       'id',
       'pstatus',
       'ptype',
+      // An extension: a bank transfer's reference (null here).
+      'reference',
       'taxrate',
       'ts_created',
       'ts_last_changed',
     ]);
+    assert.equal(newest.reference, null);
     assert.deepEqual([newest.amount, middle.amount, oldest.amount], [-5, 12.35, 100]);
     for (const entry of list.body.transactions) {
       assert.equal(typeof entry.id, 'string');

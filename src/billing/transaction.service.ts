@@ -19,6 +19,8 @@ export interface Transaction {
   fee: number;
   taxrate: number;
   note: string | null;
+  /** A bank transfer's reference (put it on the transfer); null for other payments. */
+  reference: string | null;
   ts_created: string;
   ts_last_changed: string;
 }
@@ -33,6 +35,7 @@ export function rowToTransaction(row: TransactionRow): Transaction {
     fee: toCents(row.fee_micros),
     taxrate: row.taxrate_bp / 100,
     note: row.note,
+    reference: row.reference,
     ts_created: isoSeconds(row.created_at),
     ts_last_changed: isoSeconds(row.updated_at),
   };
@@ -63,6 +66,7 @@ export async function recordTransaction(
         fee_micros: 0,
         taxrate_bp: 0,
         note: entry.note ?? null,
+        settled_at: now,
         created_at: now,
         updated_at: now,
       })

@@ -5,7 +5,13 @@ import type { AccountActivityTable, AccountTable } from '../accounts/account.tab
 import type { TokenTable } from '../tokens/token.table.ts';
 import type { MailTable } from '../mail/mail.table.ts';
 import type { SettingTable } from '../settings/setting.table.ts';
-import type { AccountFundsTable, InvoiceItemTable, TransactionTable } from '../billing/billing.table.ts';
+import type {
+  AccountFundsTable,
+  InvoiceDocumentTable,
+  InvoiceItemTable,
+  PaymentEventTable,
+  TransactionTable,
+} from '../billing/billing.table.ts';
 import type { ServerTable } from '../servers/server.table.ts';
 import type { IpAddressTable } from '../network/ip-address.table.ts';
 import type { SnapshotTable } from '../snapshots/snapshot.table.ts';
@@ -27,6 +33,8 @@ export interface Database {
   transactions: TransactionTable;
   invoice_items: InvoiceItemTable;
   account_funds: AccountFundsTable;
+  payment_events: PaymentEventTable;
+  invoice_documents: InvoiceDocumentTable;
   servers: ServerTable;
   ip_addresses: IpAddressTable;
   snapshots: SnapshotTable;

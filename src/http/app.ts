@@ -36,6 +36,7 @@ import { registerJournal } from './journal-hook.ts';
 import { nestedDeeperThan, tooDeep } from './json-depth.ts';
 import { metricsRoute, observeRequests } from './metrics.ts';
 import { consoleStatic } from './console-static.ts';
+import { processorRoutes } from '../api/processors/processor.routes.ts';
 import { docsPages } from './docs-pages.ts';
 import { openapiDocument } from './openapi-document.ts';
 
@@ -315,6 +316,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(apiScope({ ctx, limiters, format: adminFormat, routes: adminRoutes(), unknownPath: 404 }), {
     prefix: '/admin',
   });
+
+  // Payment processors: Stripe's webhook and the simulated processor's checkout page.
+  await app.register(processorRoutes(ctx));
 
   // The web console at / (index.html and /assets/* only; every other path stays the APIs').
   await app.register(consoleStatic());

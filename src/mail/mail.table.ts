@@ -14,6 +14,8 @@ export interface MailTable {
   attempts: number;
   next_attempt_at: number | null;
   last_error: string | null;
+  /** An invoice document sent as the mail's attachment. */
+  document_id: Generated<number | null>;
 }
 
 export type MailRow = Selectable<MailTable>;

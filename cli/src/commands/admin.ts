@@ -73,6 +73,30 @@ export function addAdminCommands(program: Command, kit: CommandKit): void {
       );
       done(command, data, `credited ${amount} USD to ${id} (transaction ${data.id})`);
     });
+  const transfers = group(admin, 'transfers', 'bank transfers customers announced');
+  leaf(transfers, 'list', 'bank transfers waiting for money, oldest first').action(
+    async (_options, command: Command) => {
+      const data = await unwrap(adminClient(command).GET('/admin/transfers'));
+      printRows(command, data, data.transfers as Row[], [
+        { header: 'ID', value: 'id' },
+        { header: 'ACCOUNT', value: 'account_id' },
+        { header: 'REFERENCE', value: 'reference' },
+        { header: 'AMOUNT', value: 'amount' },
+        { header: 'VAT%', value: 'taxrate' },
+        { header: 'CREATED', value: 'ts_created' },
+      ]);
+    },
+  );
+  leaf(transfers, 'received <transaction>', 'mark a bank transfer received: credits the balance once').action(
+    async (id: string, _options, command: Command) => {
+      const data = await unwrap(
+        adminClient(command).POST('/admin/transactions/{transaction}/received', {
+          params: { path: { transaction: id } },
+        }),
+      );
+      done(command, data, `transfer ${data.id} (${data.reference}) received: ${data.amount} USD credited`);
+    },
+  );
   leaf(admin, 'outbox', 'every mail the server sent, newest first')
     .option('--to <email>', 'only mail to this address')
     .action(async (options, command: Command) => {

@@ -304,6 +304,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1.3/payment/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show how the account can pay
+         * @description Extension. Whether card payments are on (and why not), the bank account for transfers, the bounds of a top-up and the VAT rate a payment carries.
+         */
+        get: operations["getPaymentOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.3/payment/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a card top-up
+         * @description Extension. Records a pending transaction and answers the processor's checkout page (`checkout_url`) to send the customer to; the processor's confirmation completes it and credits the balance once. The customer comes back to `return_url` with `payment=<id>&outcome=paid|cancelled` added. 409 when card payments are off (the reason says so); 503 when the processor does not answer (nothing is charged).
+         */
+        post: operations["createCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1.3/payment/bank_transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask to pay by bank transfer
+         * @description Extension. Records a pending transaction with a reference and answers what to transfer where; the operator marks it received, which credits the balance.
+         */
+        post: operations["createBankTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1.3/snapshot/list": {
         parameters: {
             query?: never;
@@ -2064,6 +2124,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List bank transfers awaited
+         * @description Every pending bank transfer (oldest first, at most 1000), with its reference and account.
+         */
+        get: operations["adminListPendingTransfers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/transactions/{transaction}/received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a bank transfer received
+         * @description Completes a pending bank transfer and credits its amount to the balance. 409 when the transaction is not a bank transfer or not pending (a second call credits nothing).
+         */
+        post: operations["adminReceiveTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2233,6 +2333,7 @@ export interface components {
             fee: number;
             taxrate: number;
             note: string | null;
+            reference: string | null;
             /**
              * @description UTC, YYYY-MM-DDTHH:MM:SSZ
              * @example 2026-11-22T12:00:00Z
@@ -2563,6 +2664,31 @@ export interface components {
             /** @description licence fee per hour in USD; 0 for free software */
             hourly_cost: number;
         };
+        /** @description how the account can pay (extension) */
+        PaymentOptions: {
+            card: {
+                available: boolean;
+                /**
+                 * @example stripe
+                 * @example simulated
+                 */
+                processor: string | null;
+                /** @description why card payments are off */
+                reason: string | null;
+            };
+            bank_transfer: {
+                available: boolean;
+                holder: string;
+                iban: string;
+                bic: string | null;
+            };
+            /** @description smallest top-up, USD */
+            minimum: number;
+            /** @description largest top-up, USD */
+            maximum: number;
+            /** @description VAT in percent added to a payment from this account's country */
+            taxrate: number;
+        };
         /** @description a plan of the catalog */
         Plan: {
             uuid: string;
@@ -2761,13 +2887,29 @@ export interface components {
         Transaction: {
             /** @description declared integer; sent string-shaped as the examples show */
             id: string;
+            /**
+             * @description where the money came from: stripe, simulated (the emulator), bank, operator; commit for a charge paid up front
+             * @example stripe
+             * @example bank
+             * @example operator
+             */
             ptype: string;
+            /**
+             * @description pending (awaiting the payment), completed, failed (nothing credited), refunded (a refunded payment, and the refund itself)
+             * @example pending
+             * @example completed
+             * @example failed
+             * @example refunded
+             */
             pstatus: string;
-            /** @description USD, rounded to the cent; negative for a charge paid up front (commit) */
+            /** @description USD, rounded to the cent, what the balance gains (VAT excluded); negative for a refund, a dispute or a charge paid up front (commit) */
             amount: number;
+            /** @description the processor's fee, USD, when it reports one */
             fee: number;
-            /** @description percent */
+            /** @description VAT in percent, charged on top of the amount (extension: the rate of the account country) */
             taxrate: number;
+            /** @description extension: a bank transfer's reference, to put on the transfer; null for other transactions */
+            reference: string | null;
             /**
              * @description UTC, YYYY-MM-DDTHH:MM:SSZ
              * @example 2026-11-22T12:00:00Z
@@ -2823,6 +2965,7 @@ export type LegacyServer = components['schemas']['LegacyServer'];
 export type LegacySnapshot = components['schemas']['LegacySnapshot'];
 export type LegacyStatus = components['schemas']['LegacyStatus'];
 export type LegacyTemplate = components['schemas']['LegacyTemplate'];
+export type PaymentOptions = components['schemas']['PaymentOptions'];
 export type Plan = components['schemas']['Plan'];
 export type PowerState = components['schemas']['PowerState'];
 export type Region = components['schemas']['Region'];
@@ -4450,6 +4593,414 @@ export interface operations {
                      *       "errors": {
                      *         "response": "401 Unauthorized",
                      *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "rate limit exceeded, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getPaymentOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the PaymentOptions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentOptions"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "rate limit exceeded, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    createCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description USD the balance gains, whole cents, within the server's bounds (payment/options); VAT is added on top
+                     * @example 25
+                     */
+                    amount: number | string;
+                    /** @description absolute http(s) URL; default the console's Billing page */
+                    return_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transaction: components["schemas"]["Transaction"];
+                        checkout_url: string;
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account lacks permission for this operation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the server's image is no longer offered; rebuild it with another image"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "rate limit exceeded, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    createBankTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description USD the balance gains, whole cents, within the server's bounds (payment/options); VAT is added on top
+                     * @example 25
+                     */
+                    amount: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transaction: components["schemas"]["Transaction"];
+                        instructions: {
+                            holder: string;
+                            iban: string;
+                            bic: string | null;
+                            /** @description put it on the transfer */
+                            reference: string;
+                            /** @description USD to transfer, VAT included */
+                            amount: number;
+                            currency: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account lacks permission for this operation"
                      *       }
                      *     }
                      */
@@ -18096,6 +18647,304 @@ export interface operations {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
                      *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    adminListPendingTransfers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transfers: {
+                            id: string;
+                            ptype: string;
+                            pstatus: string;
+                            amount: number;
+                            fee: number;
+                            taxrate: number;
+                            note: string | null;
+                            reference: string | null;
+                            /**
+                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                             * @example 2026-11-22T12:00:00Z
+                             */
+                            ts_created: string;
+                            /**
+                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                             * @example 2026-11-22T12:00:00Z
+                             */
+                            ts_last_changed: string;
+                            account_id: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account lacks permission for this operation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "account not found, check the id or uuid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    adminReceiveTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the transaction id */
+                transaction: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the AdminTransaction */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminTransaction"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account lacks permission for this operation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "account not found, check the id or uuid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the clock is the system clock: start with CLOCK=virtual to move it"
                      *       }
                      *     }
                      */

@@ -29,7 +29,7 @@ const AdminAccount = Type.Object(
 const AccountRef = Type.Object({
   account: Type.String({ minLength: 1, maxLength: 254, description: 'id, uuid or e-mail' }),
 });
-const Transaction = Type.Object(
+export const AdminTransaction = Type.Object(
   {
     id: Type.String(),
     ptype: Type.String(),
@@ -38,6 +38,7 @@ const Transaction = Type.Object(
     fee: Type.Number(),
     taxrate: Type.Number(),
     note: Type.Union([Type.String(), Type.Null()]),
+    reference: Type.Union([Type.String(), Type.Null()]),
     ts_created: Timestamp,
     ts_last_changed: Timestamp,
   },
@@ -131,7 +132,7 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
         amount: Type.Union([Type.Number(), Type.String({ maxLength: 32 })], { description: 'USD, up to 6 decimals' }),
         note: Type.Optional(Type.String({ maxLength: 500 })),
       }),
-      response: responses({ 201: Transaction }, adminErrors),
+      response: responses({ 201: AdminTransaction }, adminErrors),
     },
     handler: async (request, reply) => {
       reply.code(201);
@@ -152,7 +153,12 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
       security,
       params: AccountRef,
       response: responses(
-        { 200: Type.Object({ transactions: Type.Array(Transaction), meta: Type.Object({ total: Type.Integer() }) }) },
+        {
+          200: Type.Object({
+            transactions: Type.Array(AdminTransaction),
+            meta: Type.Object({ total: Type.Integer() }),
+          }),
+        },
         adminErrors,
       ),
     },

@@ -8,6 +8,7 @@ import { journalRoutes } from './journal.routes.ts';
 import { operatorServerRoutes } from './servers.routes.ts';
 import { stateRoutes } from './state.routes.ts';
 import { eventRoutes } from './events.routes.ts';
+import { operatorPaymentRoutes } from './payments.routes.ts';
 
 export function adminRoutes(): RouteModule[] {
   return [
@@ -18,5 +19,6 @@ export function adminRoutes(): RouteModule[] {
     stateRoutes,
     journalRoutes,
     eventRoutes,
+    operatorPaymentRoutes,
   ];
 }

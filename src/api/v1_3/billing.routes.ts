@@ -10,14 +10,30 @@ import { INVOICE_SUM_FIELDS, invoiceSum } from '../../billing/invoice-sum.ts';
 import { NullableTimestamp, responses, Timestamp } from './schemas.ts';
 
 const tags = ['v1.3 billing'];
-const Transaction = Type.Object(
+export const Transaction = Type.Object(
   {
     id: Type.String({ description: 'declared integer; sent string-shaped as the examples show' }),
-    ptype: Type.String(),
-    pstatus: Type.String(),
-    amount: Type.Number({ description: 'USD, rounded to the cent; negative for a charge paid up front (commit)' }),
-    fee: Type.Number(),
-    taxrate: Type.Number({ description: 'percent' }),
+    ptype: Type.String({
+      description:
+        'where the money came from: stripe, simulated (the emulator), bank, operator; commit for a charge paid up front',
+      examples: ['stripe', 'bank', 'operator'],
+    }),
+    pstatus: Type.String({
+      description:
+        'pending (awaiting the payment), completed, failed (nothing credited), refunded (a refunded payment, and the refund itself)',
+      examples: ['pending', 'completed', 'failed', 'refunded'],
+    }),
+    amount: Type.Number({
+      description:
+        'USD, rounded to the cent, what the balance gains (VAT excluded); negative for a refund, a dispute or a charge paid up front (commit)',
+    }),
+    fee: Type.Number({ description: "the processor's fee, USD, when it reports one" }),
+    taxrate: Type.Number({
+      description: 'VAT in percent, charged on top of the amount (extension: the rate of the account country)',
+    }),
+    reference: Type.Union([Type.String(), Type.Null()], {
+      description: "extension: a bank transfer's reference, to put on the transfer; null for other transactions",
+    }),
     ts_created: Timestamp,
     ts_last_changed: Timestamp,
   },

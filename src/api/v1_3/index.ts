@@ -5,6 +5,7 @@ import { tokenRoutes } from './token.routes.ts';
 import { accountRoutes } from './account.routes.ts';
 import { listingRoutes } from './listing.routes.ts';
 import { billingRoutes } from './billing.routes.ts';
+import { paymentRoutes } from './payment.routes.ts';
 import { snapshotRoutes } from './snapshot.routes.ts';
 import { serverRoutes } from './server.routes.ts';
 import { serverActivityRoutes } from './server-activity.routes.ts';
@@ -18,6 +19,7 @@ export const v13Routes: RouteModule[] = [
   tokenRoutes,
   accountRoutes,
   billingRoutes,
+  paymentRoutes,
   snapshotRoutes,
   serverRoutes,
   serverActivityRoutes,

@@ -15,6 +15,7 @@ import { eventsAndWebhooks } from './0010b_events_and_webhooks.ts';
 import { computeFaultRules } from './0010c_compute_fault_rules.ts';
 import { eventCause } from './0014_event_cause.ts';
 import { networkPolicy } from './0012_network_policy.ts';
+import { payments } from './0013_payments.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
   const all: Record<string, Migration> = {
@@ -31,6 +32,7 @@ export function migrations(dialect: DialectName): MigrationProvider {
     '0010c_compute_fault_rules': computeFaultRules(),
     '0014_event_cause': eventCause(),
     '0012_network_policy': networkPolicy(),
+    '0013_payments': payments(dialect),
   };
   return { getMigrations: async () => all };
 }

@@ -1,0 +1,65 @@
+// The operator's side of payments: the bank transfers waiting for money, and marking one
+// received (which credits the balance once).
+
+import { Type } from 'typebox';
+import type { Platform } from '../../platform/context.ts';
+import type { ApiApp } from '../../http/api-app.ts';
+import { markTransferReceived, pendingTransfers } from '../../payments/payment.service.ts';
+import { parseRef } from '../../platform/ids.ts';
+import { NotFound } from '../../platform/errors.ts';
+import { responses } from '../v1_3/schemas.ts';
+import { AdminTransaction } from './admin.routes.ts';
+
+const tags = ['operator'];
+const security = [{ operator: [] }];
+const adminErrors = [400, 401, 403, 404];
+
+export function operatorPaymentRoutes(app: ApiApp, ctx: Platform): void {
+  app.route({
+    method: 'GET',
+    url: '/transfers',
+    config: { access: 'operator' },
+    schema: {
+      operationId: 'adminListPendingTransfers',
+      summary: 'List bank transfers awaited',
+      description: 'Every pending bank transfer (oldest first, at most 1000), with its reference and account.',
+      tags,
+      security,
+      response: responses(
+        {
+          200: Type.Object({
+            transfers: Type.Array(
+              Type.Object(
+                { ...AdminTransaction.properties, account_id: Type.Integer() },
+                { description: 'a pending bank transfer' },
+              ),
+            ),
+          }),
+        },
+        adminErrors,
+      ),
+    },
+    handler: async () => ({ transfers: await pendingTransfers(ctx) }),
+  });
+
+  app.route({
+    method: 'POST',
+    url: '/transactions/:transaction/received',
+    config: { access: 'operator' },
+    schema: {
+      operationId: 'adminReceiveTransfer',
+      summary: 'Mark a bank transfer received',
+      description:
+        'Completes a pending bank transfer and credits its amount to the balance. 409 when the transaction is not a bank transfer or not pending (a second call credits nothing).',
+      tags,
+      security,
+      params: Type.Object({ transaction: Type.String({ maxLength: 20, description: 'the transaction id' }) }),
+      response: responses({ 200: AdminTransaction }, [...adminErrors, 409]),
+    },
+    handler: async (request) => {
+      const ref = parseRef(request.params.transaction);
+      if (!ref || !('id' in ref)) throw new NotFound('transaction');
+      return markTransferReceived(ctx, ref.id);
+    },
+  });
+}

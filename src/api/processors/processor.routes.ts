@@ -1,0 +1,114 @@
+// What payment processors reach outside the APIs: Stripe's webhook (/webhooks/stripe, the raw
+// body kept for its signature), and the simulated processor's checkout page
+// (/simulated-processor/checkout/:ref), whose buttons pay, fail or cancel on demand.
+
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Platform } from '../../platform/context.ts';
+import { NotFound } from '../../platform/errors.ts';
+import { toProblem } from '../../http/error-mapping.ts';
+import { handleStripeWebhook } from '../../payments/stripe.processor.ts';
+import { cardProcessorOf } from '../../payments/processors.ts';
+import {
+  decideSimulatedCheckout,
+  type SimulatedOutcome,
+  simulatedCheckout,
+} from '../../payments/simulated.processor.ts';
+
+const outcomes: SimulatedOutcome[] = ['pay', 'fail', 'cancel'];
+
+function problem(reply: FastifyReply, error: unknown): FastifyReply {
+  const { status, reason } = toProblem(error);
+  return reply.code(status).send({ error: status >= 500 ? 'internal error' : reason });
+}
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+function page(body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Simulated payment</title><style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}
+form{display:inline}button{font:inherit;padding:.5rem 1rem;margin:.25rem}</style></head><body>${body}</body></html>`;
+}
+
+export function processorRoutes(ctx: Platform) {
+  return async function routes(app: FastifyInstance): Promise<void> {
+    // Stripe signs the exact bytes it sent: keep the body as text for the package to verify.
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    await app.register(formbody);
+
+    app.post('/webhooks/stripe', { schema: { hide: true } }, async (request, reply) => {
+      try {
+        const header = request.headers['stripe-signature'];
+        return await handleStripeWebhook(
+          ctx,
+          typeof request.body === 'string' ? request.body : '',
+          Array.isArray(header) ? header[0] : header,
+        );
+      } catch (error) {
+        return problem(reply, error);
+      }
+    });
+
+    const simulated = () => {
+      const processor = cardProcessorOf(ctx);
+      if ('off' in processor || processor.name !== 'simulated') throw new NotFound('simulated processor');
+    };
+
+    app.get<{ Params: { ref: string }; Querystring: { success_url?: string; cancel_url?: string } }>(
+      '/simulated-processor/checkout/:ref',
+      { schema: { hide: true } },
+      async (request, reply) => {
+        try {
+          simulated();
+          const checkout = await simulatedCheckout(ctx, request.params.ref);
+          const hidden = ['success_url', 'cancel_url']
+            .map(
+              (name) =>
+                `<input type="hidden" name="${name}" value="${escapeHtml(request.query[name as 'success_url'] ?? '')}">`,
+            )
+            .join('');
+          const buttons =
+            checkout.pstatus === 'pending'
+              ? outcomes
+                  .map(
+                    (outcome) =>
+                      `<form method="post" action="/simulated-processor/checkout/${escapeHtml(checkout.ref)}/${outcome}">${hidden}<button type="submit">${
+                        { pay: 'Pay', fail: 'Fail the payment', cancel: 'Cancel' }[outcome]
+                      }</button></form>`,
+                  )
+                  .join('')
+              : `<p>This payment is ${escapeHtml(checkout.pstatus)}.</p>`;
+          reply.type('text/html; charset=utf-8');
+          return page(
+            `<h1>Simulated payment</h1><p>Nubis's emulator stands in for a card processor: no card is asked for and no money moves.</p>
+<p>Amount due: <strong>${checkout.amount.toFixed(2)} USD</strong> (payment ${checkout.transactionId})</p>${buttons}`,
+          );
+        } catch (error) {
+          return problem(reply, error);
+        }
+      },
+    );
+
+    app.post<{ Params: { ref: string; outcome: string }; Body: { success_url?: string; cancel_url?: string } }>(
+      '/simulated-processor/checkout/:ref/:outcome',
+      { schema: { hide: true } },
+      async (request, reply) => {
+        try {
+          simulated();
+          const outcome = request.params.outcome as SimulatedOutcome;
+          if (!outcomes.includes(outcome)) throw new NotFound('outcome');
+          await decideSimulatedCheckout(ctx, request.params.ref, outcome);
+          const back = outcome === 'pay' ? request.body?.success_url : request.body?.cancel_url;
+          if (back && /^https?:\/\//.test(back))
+            return reply.redirect(outcome === 'fail' ? back.replace('outcome=cancelled', 'outcome=failed') : back, 303);
+          reply.type('text/html; charset=utf-8');
+          return page(`<h1>Simulated payment</h1><p>Done: ${escapeHtml(outcome)}.</p>`);
+        } catch (error) {
+          return problem(reply, error);
+        }
+      },
+    );
+  };
+}

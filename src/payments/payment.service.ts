@@ -1,0 +1,254 @@
+// Payments: money a customer sends in, by card through a processor (Stripe, or the emulator's
+// simulated one) or by bank transfer. A payment is a transaction that starts pending and is
+// completed exactly once — by the processor's event or the operator's word — which credits the
+// balance; refunds and disputes are transactions of their own that adjust it. Nubis never sees
+// card data: the processor's own page takes it.
+
+import { randomBytes } from 'node:crypto';
+import type { Actor, Platform } from '../platform/context.ts';
+import { Conflict, Invalid, NotFound, Unavailable } from '../platform/errors.ts';
+import { parseMoney, toCents } from '../platform/money.ts';
+import { lockAccount } from '../accounts/account-lock.ts';
+import { requireNotBlocked } from '../accounts/permissions.ts';
+import { accountRepository } from '../accounts/account.repository.ts';
+import { consoleUrl } from '../accounts/account.service.ts';
+import { billingSettings, taxOf, vatRateBp } from '../billing/billing-settings.ts';
+import { rowToTransaction, type Transaction } from '../billing/transaction.service.ts';
+import { cardProcessorOf } from './processors.ts';
+import { settle } from './payment-events.ts';
+
+export interface PaymentOptions {
+  card: { available: boolean; processor: string | null; reason: string | null };
+  bank_transfer: { available: boolean; holder: string; iban: string; bic: string | null };
+  /** Bounds of a top-up, USD. */
+  minimum: number;
+  maximum: number;
+  /** VAT in percent that a payment from this account carries on top of the amount. */
+  taxrate: number;
+}
+
+export async function paymentOptions(ctx: Platform, actor: Actor): Promise<PaymentOptions> {
+  const account = await accountRepository.findById(ctx.db, actor.accountId);
+  const card = cardProcessorOf(ctx);
+  const bank = billingSettings(ctx).seller.bank;
+  return {
+    card:
+      'off' in card
+        ? { available: false, processor: null, reason: card.off }
+        : { available: true, processor: card.name, reason: null },
+    bank_transfer: { available: true, holder: bank.holder, iban: bank.iban, bic: bank.bic ?? null },
+    minimum: ctx.config.paymentMinimum,
+    maximum: ctx.config.paymentMaximum,
+    taxrate: vatRateBp(ctx, account?.country ?? '') / 100,
+  };
+}
+
+/** The net amount of a top-up (what the balance gains), in micro-dollars; 400 naming `amount` when out of bounds. */
+function topUpAmount(ctx: Platform, amount: string | number): number {
+  let micros: number;
+  try {
+    micros = parseMoney(amount);
+  } catch {
+    throw new Invalid('amount', 'bad value: an amount in USD with at most 2 decimals');
+  }
+  if (micros % 10_000 !== 0) throw new Invalid('amount', 'bad value: at most 2 decimals (whole cents)');
+  const { paymentMinimum: min, paymentMaximum: max } = ctx.config;
+  if (micros < min * 1_000_000 || micros > max * 1_000_000)
+    throw new Invalid('amount', `out of range: a top-up is from ${min} to ${max} USD`);
+  return micros;
+}
+
+/** The return address with the payment's id and outcome added (in the hash part when it has one: the console's routes). */
+function withOutcome(returnUrl: string, transactionId: number, outcome: 'paid' | 'cancelled'): string {
+  const hash = returnUrl.indexOf('#');
+  const params = `payment=${transactionId}&outcome=${outcome}`;
+  if (hash >= 0) {
+    const fragment = returnUrl.slice(hash);
+    return `${returnUrl.slice(0, hash)}${fragment}${fragment.includes('?') ? '&' : '?'}${params}`;
+  }
+  const url = new URL(returnUrl);
+  url.searchParams.set('payment', String(transactionId));
+  url.searchParams.set('outcome', outcome);
+  return url.toString();
+}
+
+function returnUrlOf(ctx: Platform, given: string | undefined): string {
+  const base = consoleUrl(ctx);
+  if (given === undefined || given.trim() === '') return `${base}/#/billing`;
+  let url: URL;
+  try {
+    url = new URL(given);
+  } catch {
+    throw new Invalid('return_url', 'bad value: an absolute http(s) URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Invalid('return_url', 'bad value: an absolute http(s) URL');
+  return given;
+}
+
+async function payer(ctx: Platform, actor: Actor) {
+  const account = await accountRepository.findById(ctx.db, actor.accountId);
+  if (!account) throw new NotFound('account');
+  return account;
+}
+
+/** Starts a card top-up: a pending transaction and the processor's checkout page to send the customer to. */
+export async function startCheckout(
+  ctx: Platform,
+  actor: Actor,
+  input: { amount: string | number; return_url?: string },
+): Promise<{ transaction: Transaction; checkout_url: string }> {
+  requireNotBlocked(actor);
+  const processor = cardProcessorOf(ctx);
+  if ('off' in processor) throw new Conflict(processor.off);
+  const net = topUpAmount(ctx, input.amount);
+  const returnUrl = returnUrlOf(ctx, input.return_url);
+  const account = await payer(ctx, actor);
+  const rate = vatRateBp(ctx, account.country);
+  const now = ctx.clock.now();
+  const row = await ctx.db
+    .insertInto('transactions')
+    .values({
+      account_id: account.id,
+      ptype: processor.name,
+      pstatus: 'pending',
+      amount_micros: net,
+      fee_micros: 0,
+      taxrate_bp: rate,
+      note: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  let session: { ref: string; url: string };
+  try {
+    // The processor call is made once the pending payment is recorded, with the payment's id as
+    // its idempotency key; a failure leaves the payment failed and nothing charged.
+    session = await processor.startCheckout(ctx, {
+      transactionId: row.id,
+      grossMicros: net + taxOf(net, rate),
+      email: account.email,
+      successUrl: withOutcome(returnUrl, row.id, 'paid'),
+      cancelUrl: withOutcome(returnUrl, row.id, 'cancelled'),
+    });
+  } catch (error) {
+    await ctx.db
+      .updateTable('transactions')
+      .set({ pstatus: 'failed', updated_at: ctx.clock.now() })
+      .where('id', '=', row.id)
+      .where('pstatus', '=', 'pending')
+      .execute();
+    ctx.log.warn({ transactionId: row.id, err: (error as Error).message }, 'payment processor refused a checkout');
+    throw new Unavailable('the payment processor did not start the payment; nothing was charged: retry');
+  }
+  const updated = await ctx.db
+    .updateTable('transactions')
+    .set({ processor_ref: session.ref })
+    .where('id', '=', row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { transaction: rowToTransaction(updated), checkout_url: session.url };
+}
+
+export interface BankTransfer {
+  transaction: Transaction;
+  /** What to put on the transfer. */
+  instructions: {
+    holder: string;
+    iban: string;
+    bic: string | null;
+    reference: string;
+    amount: number;
+    currency: string;
+  };
+}
+
+/** A pending bank transfer: a reference to put on the transfer; the operator marks it received. */
+export async function requestBankTransfer(
+  ctx: Platform,
+  actor: Actor,
+  input: { amount: string | number },
+): Promise<BankTransfer> {
+  requireNotBlocked(actor);
+  const net = topUpAmount(ctx, input.amount);
+  const account = await payer(ctx, actor);
+  const rate = vatRateBp(ctx, account.country);
+  const now = ctx.clock.now();
+  // 40 random bits in Crockford-like base32: short enough to type on a transfer, unique by index.
+  const reference = `NUBIS-${randomBytes(5).readUIntBE(0, 5).toString(32).toUpperCase().padStart(8, '0')}`;
+  const row = await ctx.db
+    .insertInto('transactions')
+    .values({
+      account_id: account.id,
+      ptype: 'bank',
+      pstatus: 'pending',
+      amount_micros: net,
+      fee_micros: 0,
+      taxrate_bp: rate,
+      note: null,
+      reference,
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const bank = billingSettings(ctx).seller.bank;
+  return {
+    transaction: rowToTransaction(row),
+    instructions: {
+      holder: bank.holder,
+      iban: bank.iban,
+      bic: bank.bic ?? null,
+      reference,
+      amount: toCents(net + taxOf(net, rate)),
+      currency: 'USD',
+    },
+  };
+}
+
+/** The operator's word that a bank transfer arrived: completes it and credits the balance, once. */
+export async function markTransferReceived(ctx: Platform, transactionId: number): Promise<Transaction> {
+  const found = await ctx.db.selectFrom('transactions').selectAll().where('id', '=', transactionId).executeTakeFirst();
+  if (!found) throw new NotFound('transaction');
+  if (found.ptype !== 'bank')
+    throw new Conflict(`transaction ${transactionId} is not a bank transfer (ptype ${found.ptype})`);
+  return ctx.db.transaction().execute(async (trx) => {
+    await lockAccount(ctx, trx, found.account_id);
+    const row = await trx
+      .selectFrom('transactions')
+      .selectAll()
+      .where('id', '=', transactionId)
+      .executeTakeFirstOrThrow();
+    if (!(await settle(ctx, trx, row, {})))
+      throw new Conflict(`bank transfer ${transactionId} is ${row.pstatus}, not pending`);
+    return rowToTransaction(
+      await trx.selectFrom('transactions').selectAll().where('id', '=', transactionId).executeTakeFirstOrThrow(),
+    );
+  });
+}
+
+/** Pending bank transfers of every account, oldest first (the operator's list of money to look for). */
+export async function pendingTransfers(ctx: Platform): Promise<(Transaction & { account_id: number })[]> {
+  const rows = await ctx.db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('pstatus', '=', 'pending')
+    .where('ptype', '=', 'bank')
+    .orderBy('id')
+    .limit(1000)
+    .execute();
+  return rows.map((row) => ({ ...rowToTransaction(row), account_id: row.account_id }));
+}
+
+/** A transaction of the account, by id (404 for another account's). */
+export async function accountTransaction(ctx: Platform, actor: Actor, id: number): Promise<Transaction> {
+  const row = await ctx.db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', actor.accountId)
+    .executeTakeFirst();
+  if (!row) throw new NotFound('transaction');
+  return rowToTransaction(row);
+}
