@@ -17,6 +17,7 @@ import { serverRepository } from '../servers/server.repository.ts';
 import type { AccountRow, AccountUpdate } from './account.table.ts';
 import { effectivePermissions, requireNotBlocked } from './permissions.ts';
 import { isCountryCode } from './countries.ts';
+import { transaction } from '../db/transaction.ts';
 
 export interface RegisterInput {
   email: string;
@@ -90,7 +91,7 @@ export async function register(ctx: Platform, input: RegisterInput, ip: string):
   const now = ctx.clock.now();
   const timestamp = isoSeconds(now);
   try {
-    const token = await ctx.db.transaction().execute(async (trx) => {
+    const token = await transaction(ctx, async (trx) => {
       const activationUuid = ctx.random.uuid();
       const account = await accountRepository.insert(trx, {
         uuid: ctx.random.uuid(),
@@ -189,7 +190,7 @@ export async function login(ctx: Platform, email: string, password: string, ip: 
     });
     return { token: newToken(ctx.random), timestamp };
   }
-  const token = await ctx.db.transaction().execute(async (trx) => {
+  const token = await transaction(ctx, async (trx) => {
     await accountRepository.update(trx, account.id, { last_login_at: now });
     await accountRepository.logActivity(trx, {
       account_id: account.id,
@@ -230,7 +231,7 @@ export async function resetPassword(ctx: Platform, email: string): Promise<void>
   if (!account || account.blocked) return;
   const now = ctx.clock.now();
   const expires = now + ctx.config.tempPasswordTtlSeconds * 1000;
-  await ctx.db.transaction().execute(async (trx) => {
+  await transaction(ctx, async (trx) => {
     await accountRepository.update(trx, account.id, {
       temp_password_hash: hash,
       temp_password_expires_at: expires,
@@ -273,7 +274,7 @@ export async function updateAccount(ctx: Platform, actor: Actor, input: UpdateIn
   }
   let mailed = false;
   try {
-    await ctx.db.transaction().execute(async (trx) => {
+    await transaction(ctx, async (trx) => {
       const before = await accountRepository.findById(trx, actor.accountId);
       if (!before) throw new NotFound('account');
       await accountRepository.update(trx, actor.accountId, changes);

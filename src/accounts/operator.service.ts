@@ -13,6 +13,7 @@ import { describeAccount, type AccountInfo } from './account.service.ts';
 import { permissionNames } from './permissions.ts';
 import { storedPorts, type BlockedPorts } from './port-policy.ts';
 import { invalidateActors } from '../tokens/token.service.ts';
+import { transaction } from '../db/transaction.ts';
 
 export interface AccountPatch {
   activated?: boolean;
@@ -113,7 +114,7 @@ const keptTables = new Set(['kysely_migration', 'kysely_migration_lock', 'settin
  * Ids keep counting up, so an id from before the reset never names something new.
  */
 export async function resetAll(ctx: Platform): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
+  await transaction(ctx, async (trx) => {
     if (ctx.dialect === 'postgres') {
       const { rows } = await sql<{
         name: string;

@@ -15,6 +15,7 @@ import { chargeOfItem, startedHours } from './metering.ts';
 import { readSnapshot } from './read-snapshot.ts';
 import { invoiceItemClosed, invoiceItemsOpened } from '../events/resource-events.ts';
 import type { PricedItem } from './pricing.ts';
+import { transaction } from '../db/transaction.ts';
 
 /** The columns an opened item sets, in the order its insert binds them. */
 const openedColumns = [
@@ -118,7 +119,7 @@ export async function closeInvoiceItems(
   types?: PricedItem['resourceType'][],
 ): Promise<void> {
   if (!db.isTransaction) {
-    await ctx.db.transaction().execute((trx) => closeInvoiceItems(ctx, trx, resourceUuid, types));
+    await transaction(ctx, (trx) => closeInvoiceItems(ctx, trx, resourceUuid, types));
     return;
   }
   const trx = db as Tx;
@@ -131,7 +132,9 @@ export async function closeInvoiceItems(
   if (types?.length) query = query.where('resource_type', 'in', types);
   const items = await query.execute();
   const settledByAccount = new Map<number, number>();
-  for (const accountId of new Set(items.map((item) => item.account_id))) await lockAccount(ctx, trx, accountId);
+  // The lock order: the accounts first (one in practice), in id order.
+  for (const accountId of [...new Set(items.map((item) => item.account_id))].sort((a, b) => a - b))
+    await lockAccount(ctx, trx, accountId);
   for (const item of items) {
     const finalCharge = chargeOfItem({ ...item, removed_at: now }, now);
     const closed = await trx

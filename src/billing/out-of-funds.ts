@@ -18,6 +18,7 @@ import { queueMail } from '../mail/mail.service.ts';
 import { machineOf } from '../servers/server-details.ts';
 import { accountFinance } from './ledger.ts';
 import { enqueueComputeJob } from '../compute/job-queue.ts';
+import { transaction } from '../db/transaction.ts';
 
 export interface FundsSweepReport {
   /** Accounts this sweep marked out of funds (and mailed). */
@@ -36,7 +37,7 @@ export async function sweepOutOfFunds(ctx: Platform): Promise<FundsSweepReport> 
   const marked = await ctx.db.selectFrom('account_funds').select('account_id').execute();
   for (const { account_id: accountId } of marked) {
     const { balanceMicros } = await accountFinance(ctx, ctx.db, accountId);
-    if (balanceMicros > 0 && (await ctx.db.transaction().execute((trx) => liftIfFunded(ctx, trx, accountId))))
+    if (balanceMicros > 0 && (await transaction(ctx, (trx) => liftIfFunded(ctx, trx, accountId))))
       report.lifted.push(accountId);
   }
 
@@ -60,14 +61,14 @@ export async function sweepOutOfFunds(ctx: Platform): Promise<FundsSweepReport> 
   for (const { account_id: accountId } of billed) {
     const { balanceMicros } = await accountFinance(ctx, ctx.db, accountId);
     if (balanceMicros > 0) continue;
-    const stopped = await ctx.db.transaction().execute((trx) => suspend(ctx, trx, accountId));
+    const stopped = await transaction(ctx, (trx) => suspend(ctx, trx, accountId));
     if (stopped === null) continue;
     report.suspended.push(accountId);
     report.serversStopped += stopped;
   }
 
   // Every round, not only at the transition: a server started while out of funds goes off again.
-  report.serversStopped += await ctx.db.transaction().execute((trx) => stopRunningServers(ctx, trx, null));
+  report.serversStopped += await transaction(ctx, (trx) => stopRunningServers(ctx, trx, null));
   return report;
 }
 
@@ -145,7 +146,7 @@ async function stopRunningServers(ctx: Platform, trx: Tx, accountId: number | nu
     accountId === null
       ? query.where('account_id', 'in', (eb) => eb.selectFrom('account_funds').select('account_funds.account_id'))
       : query.where('account_id', '=', accountId);
-  if (ctx.dialect === 'postgres') query = query.forUpdate().skipLocked();
+  if (ctx.dialect === 'postgres') query = query.forNoKeyUpdate().skipLocked();
   let stopped = 0;
   for (const server of await query.execute()) {
     try {

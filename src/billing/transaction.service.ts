@@ -10,6 +10,7 @@ import { liftIfFunded } from './out-of-funds.ts';
 import { readSnapshot } from './read-snapshot.ts';
 import { addSettled } from './settled.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
+import { transaction } from '../db/transaction.ts';
 
 export interface Transaction {
   id: string;
@@ -76,7 +77,7 @@ export async function recordTransaction(
     return rowToTransaction(row);
   };
   // isTransaction tells a Transaction from the Kysely instance that Queryable also admits.
-  return db.isTransaction ? write(db as Tx) : ctx.db.transaction().execute(write);
+  return db.isTransaction ? write(db as Tx) : transaction(ctx, write);
 }
 
 export async function listTransactions(

@@ -10,6 +10,7 @@ import type { Platform } from '../platform/context.ts';
 import type { ComputeJobRow } from './compute-job.table.ts';
 import { enforceEgress } from './egress-policy.ts';
 import type { Engine, EngineOutcome, MachineSpec } from './compute-driver.ts';
+import { transaction } from '../db/transaction.ts';
 
 const leaseMs = 10 * 60_000;
 
@@ -81,7 +82,7 @@ const namesSnapshotOf = (column: string) => sql<string>`'%:' || ${sql.ref(column
  * (or removed meanwhile) gets it. Neither wait outlasts COMPUTE_ACTION_TIMEOUT_SECONDS.
  */
 async function claim(ctx: Platform): Promise<ComputeJobRow | null> {
-  return ctx.db.transaction().execute(async (trx) => {
+  return transaction(ctx, async (trx) => {
     const now = ctx.clock.now();
     // A lease is real time: a jump of the virtual clock must not hand a job being performed to another.
     const wall = Date.now();
@@ -165,7 +166,7 @@ async function transitionEnded(ctx: Platform, trx: Tx, job: ComputeJobRow): Prom
 /** The job done: the server settles as the engine reports, and the job goes (unless asked again meanwhile). */
 async function settle(ctx: Platform, job: ComputeJobRow, outcome: EngineOutcome): Promise<void> {
   const payload = JSON.parse(job.payload) as { snapshot?: string };
-  await ctx.db.transaction().execute(async (trx) => {
+  await transaction(ctx, async (trx) => {
     const now = ctx.clock.now();
     const ended = await trx
       .updateTable('servers')
@@ -232,7 +233,7 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
     { server: job.server_uuid, action: job.action, attempts: job.attempts, err: message },
     'compute job gave up',
   );
-  await ctx.db.transaction().execute(async (trx) => {
+  await transaction(ctx, async (trx) => {
     const reason = `${job.action} failed after ${job.attempts} attempts: ${message}`.slice(0, 2000);
     await trx.updateTable('servers').set({ engine_error: reason }).where('uuid', '=', job.server_uuid).execute();
     const ended = await trx
@@ -304,7 +305,7 @@ export async function reconcile(ctx: Platform): Promise<number> {
         ? { engine_error: 'the engine has no machine for this server' }
         : null;
     if (!update) continue;
-    corrected += await ctx.db.transaction().execute(async (trx) => {
+    corrected += await transaction(ctx, async (trx) => {
       const result = await trx
         .updateTable('servers')
         .set({ ...update, updated_at: now })

@@ -13,6 +13,7 @@ import type { Platform } from '../platform/context.ts';
 import type { EventRow, EventScheduleRow, EventTable } from './event.table.ts';
 import { describeEvent, type NubisEvent } from './event-shape.ts';
 import { kickWebhookDelivery } from './webhook.service.ts';
+import { transaction } from '../db/transaction.ts';
 
 export interface EventInput {
   accountId: number | null;
@@ -295,7 +296,7 @@ export async function recordDueEvents(ctx: Platform, batch = 500): Promise<numbe
   let enqueued = false;
   for (;;) {
     const now = ctx.clock.now();
-    const moved = await ctx.db.transaction().execute(async (trx) => {
+    const moved = await transaction(ctx, async (trx) => {
       let query = trx
         .selectFrom('event_schedule')
         .selectAll()

@@ -14,6 +14,7 @@ import {
   type EventCause,
   type EventInput,
 } from './event.service.ts';
+import { transaction } from '../db/transaction.ts';
 
 const serverResource = (server: ServerRow) => ({ type: 'server', uuid: server.uuid });
 
@@ -262,5 +263,5 @@ export async function accountFunds(ctx: Platform, trx: Tx, accountId: number, ou
 }
 
 function inTransaction(ctx: Platform, db: Queryable, work: (trx: Tx) => Promise<void>): Promise<void> {
-  return db.isTransaction ? work(db as Tx) : ctx.db.transaction().execute(work);
+  return db.isTransaction ? work(db as Tx) : transaction(ctx, work);
 }

@@ -20,7 +20,7 @@ export const floatingIpRepository = {
       .selectAll()
       .where('account_id', '=', accountId)
       .$call((q) => ('id' in ref ? q.where('id', '=', ref.id) : q.where('uuid', '=', ref.uuid)))
-      .$if(lockOn === 'postgres', (q) => q.forUpdate())
+      .$if(lockOn === 'postgres', (q) => q.forNoKeyUpdate())
       .executeTakeFirst();
   },
 

@@ -17,6 +17,7 @@ import { findAttachableServer } from '../network/attachable-server.ts';
 import { floatingIpRepository } from './floating-ip.repository.ts';
 import type { FloatingIpRow } from './floating-ip.table.ts';
 import { enqueueComputeJob } from '../compute/job-queue.ts';
+import { transaction } from '../db/transaction.ts';
 
 /** A floating IP, as the domain sees it (the API layers shape it for the wire). */
 export interface FloatingIp {
@@ -65,7 +66,7 @@ export async function createFloatingIp(
   if (input.ipVersion === 6 && !region.features.ipv6)
     throw new Invalid('ip_version', `region ${region.id} does not offer ipv6`);
   const uuid = ctx.random.uuid();
-  return ctx.db.transaction().execute(async (trx) => {
+  return transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const limit = ctx.config.floatingIpsLimit;
     if ((await floatingIpRepository.countForAccount(trx, actor.accountId)) >= limit) {
@@ -146,7 +147,7 @@ export interface AttachmentInput {
 /** Attaches the IP to one of the caller's servers in its region; attaching it where it already is changes nothing. */
 export async function attachFloatingIp(ctx: Platform, actor: Actor, input: AttachmentInput): Promise<void> {
   requirePermission(actor, 'floating_ips');
-  await ctx.db.transaction().execute(async (trx) => {
+  await transaction(ctx, async (trx) => {
     // The lock order (docs/architecture.md): the account, then the server, then its addresses.
     await lockAccount(ctx, trx, actor.accountId);
     const ip = await findOwnedIp(ctx, trx, actor, input.ipId);
@@ -174,7 +175,7 @@ export async function attachFloatingIp(ctx: Platform, actor: Actor, input: Attac
 
 export async function detachFloatingIp(ctx: Platform, actor: Actor, input: AttachmentInput): Promise<void> {
   requirePermission(actor, 'floating_ips');
-  await ctx.db.transaction().execute(async (trx) => {
+  await transaction(ctx, async (trx) => {
     // The lock order (docs/architecture.md): the account, then the server, then its addresses.
     await lockAccount(ctx, trx, actor.accountId);
     const ip = await findOwnedIp(ctx, trx, actor, input.ipId);
@@ -190,7 +191,7 @@ export async function detachFloatingIp(ctx: Platform, actor: Actor, input: Attac
 /** Removes an unattached IP once the region's hold is over: billing stops, the address returns to the pool. */
 export async function removeFloatingIp(ctx: Platform, actor: Actor, ref: string | number): Promise<void> {
   requirePermission(actor, 'floating_ips');
-  await ctx.db.transaction().execute(async (trx) => {
+  await transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const ip = await findOwnedIp(ctx, trx, actor, ref);
     if (ip.server_id !== null)

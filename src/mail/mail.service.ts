@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import { isoSeconds } from '../platform/clock.ts';
+import { transaction } from '../db/transaction.ts';
 
 export interface Mail {
   to: string;
@@ -119,7 +120,7 @@ export async function deliverPendingMail(ctx: Platform, batch = 20): Promise<num
   const transport = ctx.mailTransport;
   if (!transport) return 0;
   const now = ctx.clock.now();
-  const claimed = await ctx.db.transaction().execute(async (trx) => {
+  const claimed = await transaction(ctx, async (trx) => {
     let query = trx
       .selectFrom('mail_outbox')
       .selectAll()

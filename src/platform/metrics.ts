@@ -13,6 +13,8 @@ export interface Metrics {
   sweepWork: Counter<'sweep'>;
   sweepDuration: Histogram<'sweep'>;
   rateLimitRefusals: Counter<'limit'>;
+  /** Transactions PostgreSQL rolled back as a serialization failure or deadlock (src/db/transaction.ts). */
+  transactionConflicts: Counter<'code' | 'outcome'>;
   /** Adds a gauge whose values are read at scrape time (stored state, pool counters). */
   addCollected(name: string, help: string, labelNames: string[], read: () => Promise<CollectedValue[]>): void;
 }
@@ -56,6 +58,12 @@ export function createMetrics(): Metrics {
       name: 'nubis_rate_limit_refusals_total',
       help: 'Requests refused with 429 by a rate limit, by budget',
       labelNames: ['limit'],
+      registers: [registry],
+    }),
+    transactionConflicts: new Counter({
+      name: 'nubis_transaction_conflicts_total',
+      help: 'Transactions rolled back by a serialization failure (40001) or deadlock (40P01), by code and outcome (retried, or gave_up after the last attempt)',
+      labelNames: ['code', 'outcome'],
       registers: [registry],
     }),
     addCollected(name, help, labelNames, read) {

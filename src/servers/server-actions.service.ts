@@ -24,6 +24,7 @@ import { serverRepository } from './server.repository.ts';
 import { serverTransition } from '../events/resource-events.ts';
 import { injectedComputeFailure, markComputeFault } from '../faults/compute-fault.ts';
 import type { ServerRow, ServerUpdate } from './server.table.ts';
+import { transaction } from '../db/transaction.ts';
 
 /**
  * Records a transition the driver accepted: shown as `transition` until it ends, then `settlesTo`.
@@ -65,7 +66,7 @@ function onServer<T>(
   change: (trx: Tx, server: ServerRow) => Promise<T>,
 ): Promise<T> {
   requirePermission(actor, 'servers');
-  return ctx.db.transaction().execute(async (trx) => {
+  return transaction(ctx, async (trx) => {
     // The lock order: the account first (a change may bill or settle), then the server.
     await lockAccount(ctx, trx, actor.accountId);
     markComputeFault(trx, actor.computeFault);
@@ -186,7 +187,7 @@ export async function resizeServer(
   planRef: string | number,
 ): Promise<void> {
   requirePermission(actor, 'servers');
-  await ctx.db.transaction().execute(async (trx) => {
+  await transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, ref, true);
     const plan = findIn(ctx.catalog.plans, planRef);

@@ -16,6 +16,7 @@ import { removeServerRow } from './server.service.ts';
 import type { ServerRow } from './server.table.ts';
 import { enqueueComputeJob } from '../compute/job-queue.ts';
 import { serverPowerChanged } from '../events/resource-events.ts';
+import { transaction } from '../db/transaction.ts';
 
 /** A server as the operator's list shows it: who owns it, where it runs, what it is doing. */
 export interface OperatorServer {
@@ -102,16 +103,14 @@ async function findAnyServer(ctx: Platform, trx: Tx, ref: string, lock = true): 
   if (!parsed) throw new NotFound('server');
   let select = withOwner(trx);
   select = 'id' in parsed ? select.where('servers.id', '=', parsed.id) : select.where('servers.uuid', '=', parsed.uuid);
-  if (lock && ctx.dialect === 'postgres') select = select.forUpdate('servers');
+  if (lock && ctx.dialect === 'postgres') select = select.forNoKeyUpdate('servers');
   const row = await select.executeTakeFirst();
   if (!row) throw new NotFound('server');
   return row;
 }
 
 export async function operatorServerInfo(ctx: Platform, ref: string): Promise<OperatorServer> {
-  return ctx.db
-    .transaction()
-    .execute(async (trx) => toOperatorServer(ctx, await findAnyServer(ctx, trx, ref), ctx.clock.now()));
+  return transaction(ctx, async (trx) => toOperatorServer(ctx, await findAnyServer(ctx, trx, ref), ctx.clock.now()));
 }
 
 /**
@@ -119,8 +118,12 @@ export async function operatorServerInfo(ctx: Platform, ref: string): Promise<Op
  * doing (provisioning, booting, a rebuild…). A server already stopped and idle stays as it is.
  */
 export async function forceStopServer(ctx: Platform, ref: string): Promise<OperatorServer> {
-  return ctx.db.transaction().execute(async (trx) => {
+  return transaction(ctx, async (trx) => {
+    // The account first, then the server, in the order every owner's change takes them.
+    const owner = await findAnyServer(ctx, trx, ref, false);
+    await lockAccount(ctx, trx, owner.account_id);
     const server = await findAnyServer(ctx, trx, ref);
+    if (server.account_id !== owner.account_id) throw new NotFound('server');
     const now = ctx.clock.now();
     if (shownPower(server, now) === 'stopped') return toOperatorServer(ctx, server, now);
     await ctx.compute.stop(machineOf(ctx, server));
@@ -137,7 +140,7 @@ export async function forceStopServer(ctx: Platform, ref: string): Promise<Opera
 
 /** Removes any account's server as its owner's remove would: billing stops, addresses go back. */
 export async function operatorRemoveServer(ctx: Platform, ref: string): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
+  await transaction(ctx, async (trx) => {
     // The account first, then the server, in the order every owner's change takes them.
     const owner = await findAnyServer(ctx, trx, ref, false);
     await lockAccount(ctx, trx, owner.account_id);

@@ -12,6 +12,7 @@ import { effectiveOptions, optionName, withOption } from './server-options.ts';
 import { findServer } from './server.service.ts';
 import { serverRepository } from './server.repository.ts';
 import type { ServerRow } from './server.table.ts';
+import { transaction } from '../db/transaction.ts';
 
 export interface ReverseRecord {
   ip: string;
@@ -85,7 +86,7 @@ export async function setReverse(
   const name = rdns.trim();
   const problem = hostnameProblem(name);
   if (problem) throw new Invalid('rdns', problem);
-  return ctx.db.transaction().execute(async (trx) => {
+  return transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, ref, true);
     const slot = await reverseSlot(trx, server, ip);
@@ -117,7 +118,7 @@ export async function setOption(
 ): Promise<OptionValue> {
   requirePermission(actor, 'servers');
   const canonicalName = optionName(name);
-  return ctx.db.transaction().execute(async (trx) => {
+  return transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, ref, true);
     const options = withOption(server.options, canonicalName, value);

@@ -289,7 +289,7 @@ export const serverRepository = {
   findOwned(db: Queryable, accountId: number, ref: Ref, lock = false): Promise<ServerRow | undefined> {
     let query = db.selectFrom('servers').selectAll().where('account_id', '=', accountId);
     query = 'id' in ref ? query.where('id', '=', ref.id) : query.where('uuid', '=', ref.uuid);
-    if (lock) query = query.forUpdate();
+    if (lock) query = query.forNoKeyUpdate();
     return query.executeTakeFirst();
   },
 

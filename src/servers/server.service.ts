@@ -36,6 +36,7 @@ import { serverCreated, serverRemoved } from '../events/resource-events.ts';
 import type { EventCause } from '../events/event.service.ts';
 import { injectedComputeFailure, markComputeFault } from '../faults/compute-fault.ts';
 import type { ServerRow } from './server.table.ts';
+import { transaction } from '../db/transaction.ts';
 
 export interface CreateServerInput {
   hostname: string;
@@ -243,7 +244,7 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
   const password = newRootPassword(ctx.random);
   const sealedPassword = ctx.secrets.encrypt(password);
 
-  return ctx.db.transaction().execute(async (trx) => {
+  return transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     markComputeFault(trx, actor.computeFault);
     const failure = injectedComputeFailure(trx, 'provisioning');
@@ -369,7 +370,7 @@ export async function serverInfo(ctx: Platform, actor: Actor, ref: string | numb
  */
 export async function removeServer(ctx: Platform, actor: Actor, ref: string | number): Promise<void> {
   requirePermission(actor, 'servers');
-  await ctx.db.transaction().execute(async (trx) => {
+  await transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     await removeServerRow(ctx, trx, await findServer(ctx, trx, actor.accountId, ref, true));
   });

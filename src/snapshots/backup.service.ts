@@ -10,6 +10,7 @@ import { lockAccount } from '../accounts/account-lock.ts';
 import { findServer } from '../servers/server.service.ts';
 import { catalogOf } from '../servers/server-details.ts';
 import { serverRepository } from '../servers/server.repository.ts';
+import { transaction } from '../db/transaction.ts';
 
 export async function setBackups(
   ctx: Platform,
@@ -18,7 +19,7 @@ export async function setBackups(
   enable: boolean,
 ): Promise<void> {
   requirePermission(actor, 'backups');
-  await ctx.db.transaction().execute(async (trx) => {
+  await transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, serverRef, true);
     // The same state again changes nothing (202): the server is already where the caller wants it.

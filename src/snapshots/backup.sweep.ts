@@ -2,13 +2,13 @@
 // deletion of backups past their retention. Idempotent, and safe on several instances at once:
 // the unique (server, slot) index admits one backup per slot whoever inserts it.
 
-import { sql } from 'kysely';
 import type { Platform } from '../platform/context.ts';
 import { machineOf } from '../servers/server-details.ts';
 import { isProvisioning } from '../servers/power-state.ts';
 import { snapshotRepository } from './snapshot.repository.ts';
 import { enqueueComputeJob, enqueueForgetImage } from '../compute/job-queue.ts';
 import { imageRemoved, imageTaken } from '../events/resource-events.ts';
+import { transaction } from '../db/transaction.ts';
 
 const dayMs = 86_400_000;
 
@@ -22,8 +22,8 @@ export async function runBackupSweep(ctx: Platform, pageSize = 200): Promise<{ t
   const slot = backupSlot(now);
   // Each expired backup is removed once (whichever instance deletes it tells it), and its engine
   // image goes with it.
-  const expired = await ctx.db.transaction().execute(async (trx) => {
-    const gone = await snapshotRepository.deleteExpiredBackups(trx, now);
+  const expired = await transaction(ctx, async (trx) => {
+    const gone = await snapshotRepository.deleteExpiredBackups(trx, ctx.dialect, now);
     for (const backup of gone) {
       await enqueueForgetImage(ctx, trx, backup);
       await imageRemoved(ctx, trx, backup, 'sweep');
@@ -37,7 +37,7 @@ export async function runBackupSweep(ctx: Platform, pageSize = 200): Promise<{ t
     for (const candidate of due) {
       afterId = candidate.id;
       if (isProvisioning(candidate, now)) continue;
-      const made = await ctx.db.transaction().execute(async (trx) => {
+      const made = await transaction(ctx, async (trx) => {
         // Re-read under a lock: the server may have gone or turned backups off meanwhile; one
         // another instance holds is skipped and picked up by a later round.
         let query = trx
@@ -45,7 +45,7 @@ export async function runBackupSweep(ctx: Platform, pageSize = 200): Promise<{ t
           .selectAll()
           .where('id', '=', candidate.id)
           .where('backup_enabled', '=', 1);
-        if (ctx.dialect === 'postgres') query = query.modifyEnd(sql`for update skip locked`);
+        if (ctx.dialect === 'postgres') query = query.forNoKeyUpdate().skipLocked();
         const server = await query.executeTakeFirst();
         if (!server) return false;
         const ticket = await ctx.compute.snapshot(machineOf(ctx, server), now);

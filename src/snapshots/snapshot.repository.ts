@@ -1,6 +1,6 @@
 // Queries on snapshots and backups (one table; a backup is a snapshot of type `backup`).
 
-import type { Queryable } from '../db/database.ts';
+import type { DialectName, Queryable } from '../db/database.ts';
 import type { Ref } from '../platform/ids.ts';
 import type { NewSnapshotRow, SnapshotRow } from './snapshot.table.ts';
 
@@ -44,12 +44,22 @@ export const snapshotRepository = {
     await db.deleteFrom('snapshots').where('server_uuid', '=', serverUuid).where('type', '=', 'backup').execute();
   },
 
-  /** Deletes backups past their expiry; returns the ones this call deleted. */
-  deleteExpiredBackups(db: Queryable, now: number): Promise<SnapshotRow[]> {
+  /**
+   * Deletes backups past their expiry; returns the ones this call deleted. On PostgreSQL a backup
+   * another transaction holds (its server being removed) is skipped, never waited for: a sweep
+   * that waited here, holding the expired rows it already took, could close a circle.
+   */
+  deleteExpiredBackups(db: Queryable, dialect: DialectName, now: number): Promise<SnapshotRow[]> {
     return db
       .deleteFrom('snapshots')
-      .where('expires_at', '<=', now)
-      .where('type', '=', 'backup')
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('snapshots')
+          .select('id')
+          .where('expires_at', '<=', now)
+          .where('type', '=', 'backup')
+          .$if(dialect === 'postgres', (q) => q.forUpdate().skipLocked()),
+      )
       .returningAll()
       .execute();
   },

@@ -20,6 +20,7 @@ import type { ServerRow } from '../servers/server.table.ts';
 import { snapshotRepository } from './snapshot.repository.ts';
 import type { SnapshotRow } from './snapshot.table.ts';
 import { enqueueForgetImage } from '../compute/job-queue.ts';
+import { transaction } from '../db/transaction.ts';
 
 /** The spec's Snapshot object (id is our addition, so remove can be called with it). */
 export interface SnapshotObject {
@@ -68,7 +69,7 @@ export async function createSnapshot(
   requirePermission(actor, 'snapshots');
   const name = input.name.trim();
   if (name.length === 0 || name.length > 100) throw new Invalid('name', 'bad value: must be 1 to 100 characters');
-  return ctx.db.transaction().execute(async (trx) => {
+  return transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, input.server_id, true);
     const now = ctx.clock.now();
@@ -154,7 +155,7 @@ export async function restoreImage(
 ): Promise<void> {
   requirePermission(actor, input.kind === 'backup' ? 'backups' : 'snapshots');
   const field = input.kind === 'backup' ? 'backup_id' : 'snapshot_id';
-  await ctx.db.transaction().execute(async (trx) => {
+  await transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, input.serverRef, true);
     const image = await findImage(trx, actor.accountId, input.imageRef, input.kind === 'backup' ? 'backup' : undefined);
@@ -171,7 +172,7 @@ export async function restoreImage(
  */
 export async function removeSnapshot(ctx: Platform, actor: Actor, ref: string | number): Promise<void> {
   requirePermission(actor, 'snapshots');
-  await ctx.db.transaction().execute(async (trx) => {
+  await transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const image = await findImage(trx, actor.accountId, ref, undefined);
     await closeInvoiceItems(ctx, trx, image.uuid);

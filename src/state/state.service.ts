@@ -14,6 +14,7 @@ import { readSnapshot } from '../billing/read-snapshot.ts';
 import { settingsRepository } from '../settings/settings.repository.ts';
 import { stateTables, type StateTable } from './schema-tables.ts';
 import { invalidateActors } from '../tokens/token.service.ts';
+import { transaction } from '../db/transaction.ts';
 
 export const stateFormat = 'nubis-state';
 export const stateVersion = 1;
@@ -164,7 +165,7 @@ export async function importState(ctx: Platform, input: unknown): Promise<StateS
 
   let total = 0;
   let tableCount = 0;
-  await ctx.db.transaction().execute(async (trx) => {
+  await transaction(ctx, async (trx) => {
     const live = await stateTables(trx, ctx.dialect);
     if (!missing.length) checkCells(document, live);
     if (ctx.dialect === 'sqlite') await sql`pragma defer_foreign_keys = on`.execute(trx);

@@ -14,13 +14,14 @@ export const vpcRepository = {
       .selectAll()
       .where('account_id', '=', accountId)
       .$call((q) => ('id' in ref ? q.where('id', '=', ref.id) : q.where('uuid', '=', ref.uuid)))
-      .$if(lockOn === 'postgres', (q) => q.forUpdate())
+      .$if(lockOn === 'postgres', (q) => q.forNoKeyUpdate())
       .executeTakeFirst();
   },
 
   /** Row lock on a VPC already found (PostgreSQL; SQLite serialises transactions). */
   async lock(db: Queryable, dialect: DialectName, vpcId: number): Promise<void> {
-    if (dialect === 'postgres') await db.selectFrom('vpcs').select('id').where('id', '=', vpcId).forUpdate().execute();
+    if (dialect === 'postgres')
+      await db.selectFrom('vpcs').select('id').where('id', '=', vpcId).forNoKeyUpdate().execute();
   },
 
   listByAccount(db: Queryable, accountId: number): Promise<VpcRow[]> {

@@ -18,6 +18,7 @@ import { joinVpc, leaveVpc } from './vpc-membership.ts';
 import { nextPrivateRange } from './private-range.ts';
 import type { VpcRow } from './vpc.table.ts';
 import { enqueueComputeJob } from '../compute/job-queue.ts';
+import { transaction } from '../db/transaction.ts';
 
 /** A private network, as the domain sees it (the API layer shapes it for the wire). */
 export interface Vpc {
@@ -97,7 +98,7 @@ export async function createVpc(
 ): Promise<{ uuid: string }> {
   requirePermission(actor, 'vpcs');
   const region = regionOffering(ctx, input.regionId, 'virtual_private_cloud', 'region_id');
-  return ctx.db.transaction().execute(async (trx) => {
+  return transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     return insertVpc(ctx, trx, actor.accountId, region.id, input.name);
   });
@@ -113,7 +114,7 @@ export async function defaultVpc(ctx: Platform, actor: Actor, regionRef: string 
   const region = findIn(ctx.catalog.regions, regionRef);
   if (!region) throw new Invalid('region', 'bad value: no region with this id or uuid');
   if (!region.features.virtual_private_cloud) throw new Invalid('vpc', `bad value: region ${region.id} offers no VPCs`);
-  return ctx.db.transaction().execute(async (trx) => {
+  return transaction(ctx, async (trx) => {
     // Under the lock, two concurrent calls find or make the same one.
     await lockAccount(ctx, trx, actor.accountId);
     const existing = (await vpcRepository.listByAccount(trx, actor.accountId)).find(
@@ -138,7 +139,7 @@ export interface MembershipInput {
 /** Joins one of the caller's servers in the VPC's region; a server already in it stays as it is. */
 export async function attachVpc(ctx: Platform, actor: Actor, input: MembershipInput): Promise<void> {
   requirePermission(actor, 'vpcs');
-  await ctx.db.transaction().execute(async (trx) => {
+  await transaction(ctx, async (trx) => {
     // The lock order (docs/architecture.md): the account, then the server, then its networks.
     await lockAccount(ctx, trx, actor.accountId);
     const vpc = await findOwnedVpc(ctx, trx, actor, input.vpcId);
@@ -156,7 +157,7 @@ export async function attachVpc(ctx: Platform, actor: Actor, input: MembershipIn
 
 export async function detachVpc(ctx: Platform, actor: Actor, input: MembershipInput): Promise<void> {
   requirePermission(actor, 'vpcs');
-  await ctx.db.transaction().execute(async (trx) => {
+  await transaction(ctx, async (trx) => {
     // The lock order (docs/architecture.md): the account, then the server, then its networks.
     await lockAccount(ctx, trx, actor.accountId);
     const vpc = await findOwnedVpc(ctx, trx, actor, input.vpcId);
@@ -169,7 +170,7 @@ export async function detachVpc(ctx: Platform, actor: Actor, input: MembershipIn
 
 export async function removeVpc(ctx: Platform, actor: Actor, ref: string | number): Promise<void> {
   requirePermission(actor, 'vpcs');
-  await ctx.db.transaction().execute(async (trx) => {
+  await transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const vpc = await findOwnedVpc(ctx, trx, actor, ref);
     const members = await vpcRepository.memberCount(trx, vpc.id);
