@@ -1,5 +1,7 @@
-// `npm run bench`: starts Nubis and a bare Fastify baseline as separate processes and loads
-// them side by side with autocannon, reporting requests/s, p99 and the ratio to the baseline.
+// `npm run bench`: starts Nubis, a bare Fastify baseline and the floor (bench/floor-server.ts: the
+// least work a correct authenticated read does on the same stack and database) as separate
+// processes and loads them with autocannon, each read in rounds alternating with the floor:
+// requests/s, p99 and server CPU per request, each beside the floor's.
 // Without --only it runs every case in one go and writes them all to .bench/results.json:
 //   sqlite     the authenticated reads (account/info, server/info, server/list of a handful,
 //              floating_ip/list, ssh_key/list), cold start on an existing database, server/create,
@@ -8,20 +10,20 @@
 //   large      SQLite with 1,000,000 servers stored in other accounts and a reader whose history
 //              holds 100,000 invoice items: account/info and server/info beside a fresh account's
 // Options: --only sqlite|postgres|large (one case), --duration S (per scenario, default 5),
-//          --connections N (default 50), --servers N (list size, default 1000),
+//          --connections N (default 50), --rounds N (of each read beside the floor, default 3), --servers N (list size, default 1000),
 //          --stored N (servers seeded for `large`, default 1000000), --history N (default 100000),
 //          --lxd (the real driver's scenario alone: bench/lxd.ts)
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
-import { seed, seedHistory } from './seed.ts';
+import { seed, seedFloor, seedHistory } from './seed.ts';
 
 // --lxd: the real compute driver's scenario instead (bench/lxd.ts: create → SSH, creates a minute).
 if (process.argv.includes('--lxd')) {
@@ -37,11 +39,13 @@ const { values: args } = parseArgs({
     servers: { type: 'string', default: '1000' },
     stored: { type: 'string', default: '1000000' },
     history: { type: 'string', default: '100000' },
+    rounds: { type: 'string', default: '3' },
   },
 });
 const duration = Number(args.duration);
 const connections = Number(args.connections);
 const listSize = Number(args.servers);
+const rounds = Math.max(1, Number(args.rounds));
 const adminToken = 'bench-admin-token-0123456789';
 const root = new URL('..', import.meta.url).pathname;
 
@@ -76,10 +80,10 @@ function startProcess(script: string[], env: Record<string, string>): Promise<St
   });
 }
 
-async function firstAnswer(url: string, t0: number): Promise<number> {
+async function firstAnswer(url: string, t0: number, path = '/healthz'): Promise<number> {
   for (;;) {
     try {
-      const response = await fetch(`${url}/healthz`);
+      const response = await fetch(url + path);
       if (response.ok) return performance.now() - t0;
     } catch {
       /* not up yet */
@@ -112,7 +116,60 @@ interface Row {
    * hardly moves with what else runs on the machine, so it compares runs on a busy one.
    */
   cpuUsPerRequest: number;
-  note?: string;
+  /** The floor's figures, measured in rounds alternating with this scenario's (medians). */
+  floor?: { rps: number; p99: number; cpuUsPerRequest: number };
+  /** This scenario's figure divided by the floor's, the median over the rounds. */
+  toFloor?: { cpu: number; rps: number; p99: number };
+  rounds?: number;
+}
+
+interface Floor {
+  url: string;
+  token: string;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/**
+ * A read measured beside the floor: `rounds` times the floor and then the read, one after the
+ * other, so both see the same machine. Each figure is the median of its rounds; each ratio the
+ * median of the rounds' ratios.
+ */
+async function besideFloor(
+  name: string,
+  urls: string[],
+  opts: { path: string; token: string },
+  floor: Floor,
+): Promise<Row> {
+  const measured: { row: Row; floor: Row }[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const floorRow = await load('floor', [floor.url], { path: '/floor', token: floor.token });
+    measured.push({ floor: floorRow, row: await load(name, urls, opts) });
+  }
+  const of = (pick: (m: { row: Row; floor: Row }) => number) => median(measured.map(pick));
+  return {
+    scenario: name,
+    rps: Math.round(of((m) => m.row.rps)),
+    p99: of((m) => m.row.p99),
+    p50: of((m) => m.row.p50),
+    errors: measured.reduce((sum, m) => sum + m.row.errors + m.floor.errors, 0),
+    cpuUsPerRequest: Math.round(of((m) => m.row.cpuUsPerRequest)),
+    floor: {
+      rps: Math.round(of((m) => m.floor.rps)),
+      p99: of((m) => m.floor.p99),
+      cpuUsPerRequest: Math.round(of((m) => m.floor.cpuUsPerRequest)),
+    },
+    toFloor: {
+      cpu: of((m) => m.row.cpuUsPerRequest / m.floor.cpuUsPerRequest),
+      rps: of((m) => m.row.rps / m.floor.rps),
+      p99: of((m) => m.row.p99 / m.floor.p99),
+    },
+    rounds,
+  };
 }
 
 /** The process behind each started URL, for its CPU time. */
@@ -210,6 +267,10 @@ interface CaseResult {
   instances: number;
   rows: Row[];
   coldStartMs?: number;
+  /** A bare Fastify process's start to its first answer, measured in alternation with Nubis's. */
+  bareStartMs?: number;
+  /** The load average (1, 5, 15 minutes) when the case began and when it ended. */
+  load?: { before: number[]; after: number[] };
   createPerSecond?: number;
   listTiming?: { p50: number; p99: number; count: number };
   memoryMb?: number;
@@ -339,15 +400,32 @@ async function runCase(which: Case): Promise<CaseResult> {
   if (stored > 0) await seed(config, stored);
   else await runToExit(['bin/nubis.ts', 'migrate'], env);
 
+  result.load = { before: loadavg(), after: [] };
+  // Cold start beside a bare Fastify process's (same Node, same compile cache), in alternation;
+  // the medians of three each (the first start of each may fill the compile cache).
+  const starts = { bare: [] as number[], nubis: [] as number[] };
+  const serve = ['--max-semi-space-size=4', 'bin/nubis.ts', 'serve'];
+  const cache = { NODE_COMPILE_CACHE: env.NODE_COMPILE_CACHE! };
+  for (let i = 0; i < 3; i++) {
+    for (const [kind, script, processEnv, path] of [
+      ['bare', ['bench/bare-server.ts'], cache, '/bare'],
+      ['nubis', serve, env, '/healthz'],
+    ] as const) {
+      const t0 = performance.now();
+      const started = await startProcess([...script], processEnv);
+      starts[kind].push(await firstAnswer(started.url, t0, path));
+      await stop(started);
+    }
+  }
+  result.bareStartMs = median(starts.bare);
+  result.coldStartMs = median(starts.nubis);
   const bare = await startProcess(['bench/bare-server.ts'], {});
-  const t0 = performance.now();
-  const first = await startProcess(['--max-semi-space-size=4', 'bin/nubis.ts', 'serve'], env);
-  result.coldStartMs = await firstAnswer(first.url, t0);
+  const first = await startProcess(serve, env);
   const nubis = [first];
-  for (let i = 1; i < instances; i++)
-    nubis.push(await startProcess(['--max-semi-space-size=4', 'bin/nubis.ts', 'serve'], env));
+  for (let i = 1; i < instances; i++) nubis.push(await startProcess(serve, env));
   const urls = nubis.map((n) => n.url);
   const url = urls[0]!;
+  let floorServer: Started | undefined;
   try {
     const reader = await benchAccount(url, 'reader', 5, true);
     const add = (row: Row) => {
@@ -380,11 +458,22 @@ async function runCase(which: Case): Promise<CaseResult> {
       return result;
     }
 
+    // The floor, on the same database as this case's Nubis, with account/info's body of this run.
+    const floorKey = randomBytes(32);
+    const floorDb = database?.url ?? join(dataDir, 'floor.db');
+    const body = (await call(url, 'GET', '/v1.3/account/info', reader.token)).body;
+    const floorToken = await seedFloor(database ? { postgresUrl: floorDb } : { sqliteFile: floorDb }, floorKey, body);
+    floorServer = await startProcess(['bench/floor-server.ts'], {
+      FLOOR_DB: floorDb,
+      FLOOR_KEY: floorKey.toString('hex'),
+    });
+    const floor = { url: floorServer.url, token: floorToken };
+
     const readSets = instances > 1 ? [[url], urls] : [urls];
     for (const set of readSets) {
       const suffix = instances > 1 ? ` [${set.length} instance${set.length > 1 ? 's' : ''}]` : '';
       for (const read of reads(reader))
-        add(await load(`${read.name}${suffix}`, set, { path: read.path, token: reader.token }));
+        add(await besideFloor(`${read.name}${suffix}`, set, { path: read.path, token: reader.token }, floor));
     }
 
     const lister = await benchAccount(url, 'list', listSize);
@@ -419,11 +508,19 @@ async function runCase(which: Case): Promise<CaseResult> {
     result.memoryParts = residentParts(first.child.pid);
     return result;
   } finally {
-    bare.child.kill('SIGTERM');
-    for (const n of nubis) n.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
+    result.load.after = loadavg();
+    await Promise.all([bare, ...nubis, ...(floorServer ? [floorServer] : [])].map(stop));
     await database?.drop();
   }
+}
+
+/** Ends a started process and waits for it to exit. */
+function stop(started: Started): Promise<void> {
+  if (started.child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    started.child.once('exit', () => resolve());
+    started.child.kill('SIGTERM');
+  });
 }
 
 function runToExit(script: string[], env: Record<string, string>): Promise<void> {
@@ -433,22 +530,27 @@ function runToExit(script: string[], env: Record<string, string>): Promise<void>
   );
 }
 
+const fixed = (value: number, digits = 2) => value.toFixed(digits);
+const loadText = (load: number[]) => load.map((value) => fixed(value)).join(' ');
+
 function report(results: CaseResult[]): void {
   for (const r of results) {
     const bare = r.rows[0]!;
     console.log(
-      `\n${r.case}: db=${r.db}, instances=${r.instances}, ${connections} connections, ${duration}s per scenario, node ${process.version}${r.seeded ? `, ${r.seeded.servers} servers stored, ${r.seeded.historyItems} invoice items in one history (seeded in ${r.seeded.seconds.toFixed(0)} s)` : ''}\n`,
+      `\n${r.case}: db=${r.db}, instances=${r.instances}, ${connections} connections, ${duration}s per scenario, reads in ${rounds} rounds beside the floor (medians), node ${process.version}${r.load ? `, load average ${loadText(r.load.before)} before, ${loadText(r.load.after)} after` : ''}${r.seeded ? `, ${r.seeded.servers} servers stored, ${r.seeded.historyItems} invoice items in one history (seeded in ${r.seeded.seconds.toFixed(0)} s)` : ''}\n`,
     );
     console.log(
-      '| scenario | requests/s | ratio to bare | p50 ms | p99 ms | errors/non-2xx | server CPU µs/request | bare/this CPU |',
+      '| scenario | requests/s | p50 ms | p99 ms | errors/non-2xx | server CPU µs/request | floor: req/s; p99 ms; CPU µs | CPU ÷ floor | req/s ÷ floor | p99 ÷ floor | req/s ÷ bare |',
     );
-    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const row of r.rows)
       console.log(
-        `| ${row.scenario} | ${row.rps} | ${(row.rps / bare.rps).toFixed(2)} | ${row.p50} | ${row.p99} | ${row.errors} | ${row.cpuUsPerRequest} | ${(bare.cpuUsPerRequest / row.cpuUsPerRequest).toFixed(2)} |`,
+        `| ${row.scenario} | ${row.rps} | ${row.p50} | ${row.p99} | ${row.errors} | ${row.cpuUsPerRequest} | ${row.floor ? `${row.floor.rps}; ${row.floor.p99}; ${row.floor.cpuUsPerRequest}` : ''} | ${row.toFloor ? fixed(row.toFloor.cpu) : ''} | ${row.toFloor ? fixed(row.toFloor.rps) : ''} | ${row.toFloor ? fixed(row.toFloor.p99) : ''} | ${fixed(row.rps / bare.rps)} |`,
       );
     if (r.coldStartMs !== undefined)
-      console.log(`\ncold start to first answer (existing database): ${r.coldStartMs.toFixed(0)} ms`);
+      console.log(
+        `\ncold start to first answer (existing database): ${r.coldStartMs.toFixed(0)} ms${r.bareStartMs ? `; a bare Fastify process's, side by side: ${r.bareStartMs.toFixed(0)} ms (${fixed(r.coldStartMs / r.bareStartMs)}×)` : ''}`,
+      );
     if (r.listTiming)
       console.log(
         `server/list of ${listSize} servers, server time (Server-Timing) over ${r.listTiming.count} sequential calls: p50 ${r.listTiming.p50.toFixed(2)} ms, p99 ${r.listTiming.p99.toFixed(2)} ms`,
@@ -473,7 +575,11 @@ async function main(): Promise<void> {
   report(results);
   writeFileSync(
     join(root, '.bench/results.json'),
-    JSON.stringify({ at: new Date().toISOString(), node: process.version, connections, duration, results }, null, 2),
+    JSON.stringify(
+      { at: new Date().toISOString(), node: process.version, connections, duration, rounds, results },
+      null,
+      2,
+    ),
   );
 }
 

@@ -2,7 +2,7 @@
 // through SQL, so the benchmark can show that reads stay flat as storage grows. Volume only: the
 // rows are well-formed but made without the services (going through the API would take minutes).
 
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Config } from '../src/config.ts';
 import { prepareStorage } from '../src/instance.ts';
 import { createSecrets, loadServerKey } from '../src/platform/secrets.ts';
@@ -130,4 +130,61 @@ export async function seedHistory(config: Config, accountId: number, items: numb
     // The credit and the final charges cancel out: the settled total is unchanged.
   });
   await storage.close();
+}
+
+/** Where the floor's accounts live: a SQLite file or a PostgreSQL URL (bench/floor-server.ts). */
+export type FloorTarget = { sqliteFile: string } | { postgresUrl: string };
+
+/**
+ * Seeds the floor's database: `accounts` accounts, each with one token (its HMAC-SHA256 digest
+ * under `key`) and `body` (with its own id) stored as JSON text. Answers one account's token.
+ */
+export async function seedFloor(target: FloorTarget, key: Buffer, body: object, accounts = 10_000): Promise<string> {
+  const rows = Array.from({ length: accounts }, (_, i) => {
+    const token = randomBytes(32).toString('hex');
+    return {
+      id: i + 1,
+      token,
+      digest: createHmac('sha256', key).update(token).digest('hex'),
+      body: JSON.stringify({ ...body, id: i + 1, uuid: randomUUID() }),
+    };
+  });
+  const schema = [
+    'create table floor_accounts (id integer primary key, body text not null)',
+    'create table floor_tokens (digest text primary key, account_id integer not null references floor_accounts (id))',
+  ];
+  if ('sqliteFile' in target) {
+    const { DatabaseSync } = await import('node:sqlite');
+    const db = new DatabaseSync(target.sqliteFile);
+    db.exec('pragma journal_mode = wal');
+    for (const statement of schema) db.exec(statement);
+    const account = db.prepare('insert into floor_accounts (id, body) values (?, ?)');
+    const token = db.prepare('insert into floor_tokens (digest, account_id) values (?, ?)');
+    db.exec('begin');
+    for (const row of rows) {
+      account.run(row.id, row.body);
+      token.run(row.digest, row.id);
+    }
+    db.exec('commit');
+    db.close();
+  } else {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: target.postgresUrl });
+    await client.connect();
+    for (const statement of schema) await client.query(statement);
+    for (let first = 0; first < rows.length; first += 1000) {
+      const slice = rows.slice(first, first + 1000);
+      await client.query('insert into floor_accounts (id, body) select * from unnest($1::int[], $2::text[])', [
+        slice.map((row) => row.id),
+        slice.map((row) => row.body),
+      ]);
+      await client.query('insert into floor_tokens (digest, account_id) select * from unnest($1::text[], $2::int[])', [
+        slice.map((row) => row.digest),
+        slice.map((row) => row.id),
+      ]);
+    }
+    await client.query('analyze floor_accounts; analyze floor_tokens');
+    await client.end();
+  }
+  return rows[Math.floor(accounts / 2)]!.token;
 }
