@@ -4,6 +4,8 @@
 // it, the loser runs again, and both commit.
 
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { sql } from 'kysely';
 import { testDb, testStorageEnv } from '../../test/support/server.ts';
@@ -116,4 +118,14 @@ test(`two transactions locking two rows in opposite orders both commit on ${test
     await opened.close();
     await storage.cleanup();
   }
+});
+
+test('every read-write transaction of the server goes through transaction()', () => {
+  const root = new URL('../', import.meta.url).pathname;
+  // readSnapshot's read-only REPEATABLE READ transaction writes nothing, so it has nothing to retry.
+  const allowed = new Set(['db/transaction.ts', 'billing/read-snapshot.ts']);
+  const direct = readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith('.ts') && !path.endsWith('.test.ts') && !allowed.has(path))
+    .filter((path) => /\.transaction\(\)/.test(readFileSync(join(root, path), 'utf8')));
+  assert.deepEqual(direct, [], 'use transaction(ctx, fn) from src/db/transaction.ts');
 });

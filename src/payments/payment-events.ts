@@ -12,6 +12,7 @@ import type { TransactionRow } from '../billing/billing.table.ts';
 import { taxOf } from '../billing/billing-settings.ts';
 import { liftIfFunded } from '../billing/out-of-funds.ts';
 import { addSettled } from '../billing/settled.ts';
+import { transaction } from '../db/transaction.ts';
 
 /** A processor's event, remembered by id so that a second delivery changes nothing. */
 export interface ProcessorEvent {
@@ -59,7 +60,7 @@ async function onPayment(
       ? query.where('processor_ref', '=', where.processorRef)
       : query.where('payment_ref', '=', where.paymentRef).where('parent_id', 'is', null);
   const found = await query.orderBy('id').executeTakeFirst();
-  return ctx.db.transaction().execute(async (trx) => {
+  return transaction(ctx, async (trx) => {
     if (found) await lockAccount(ctx, trx, found.account_id);
     const claimed = await trx
       .insertInto('payment_events')

@@ -16,6 +16,7 @@ import { billingSettings, taxOf, vatRateBp } from '../billing/billing-settings.t
 import { rowToTransaction, type Transaction } from '../billing/transaction.service.ts';
 import { cardProcessorOf } from './processors.ts';
 import { settle } from './payment-events.ts';
+import { transaction } from '../db/transaction.ts';
 
 export interface PaymentOptions {
   card: { available: boolean; processor: string | null; reason: string | null };
@@ -213,7 +214,7 @@ export async function markTransferReceived(ctx: Platform, transactionId: number)
   if (!found) throw new NotFound('transaction');
   if (found.ptype !== 'bank')
     throw new Conflict(`transaction ${transactionId} is not a bank transfer (ptype ${found.ptype})`);
-  return ctx.db.transaction().execute(async (trx) => {
+  return transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, found.account_id);
     const row = await trx
       .selectFrom('transactions')
