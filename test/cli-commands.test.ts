@@ -201,6 +201,15 @@ describe('customer commands', () => {
     const api = await server.request('GET', '/v1.3/server/list', { token: account.token });
     assert.deepEqual(listed, api.body);
     assert.match(await ok(['server', 'info', created.uuid]), /^power\s+running$/m);
+    // The usage graphs as a table, and as the API answers them.
+    const usage = await ok(['server', 'metrics', id]);
+    assert.deepEqual(tableHeader(usage), ['TIME', 'CPU %', 'MEMORY MB', 'DISK MB', 'IN B/S', 'OUT B/S']);
+    assert.match(usage, /^\d{4}-\d\d-\d\dT\d\d:\d\d:00Z\s+\d+\.\d\s+\d+/m);
+    const month = await json(['server', 'metrics', id, '--period', 'month']);
+    assert.equal(month.period, 'month');
+    assert.equal(month.step, 3600);
+    assert.deepEqual(tableHeader(await ok(['server', 'activity', id])), ['TIME', 'EVENT', 'WHAT', 'BY']);
+    assert.match(await ok(['server', 'activity', id]), /server\.created\s+\S+\s+customer$/m);
 
     const stopped = await whileClockMoves(json(['server', 'stop', id, '--wait']));
     assert.equal(stopped.power, 'stopped');

@@ -75,6 +75,10 @@ export type Snapshot = components['schemas']['Snapshot'];
 
 export type ActivityEntry = components['schemas']['ServerActivityEntry'];
 
+export type ServerMetrics = components['schemas']['ServerMetrics'];
+
+export type MetricPeriod = 'hour' | 'day' | 'month';
+
 export type FloatingIp = components['schemas']['FloatingIp'];
 
 export type Vpc = components['schemas']['Vpc'];
@@ -148,6 +152,10 @@ export const api = {
     call(client.GET('/v1.3/server/activity/{server_id}', path('server_id', uuid))) as Promise<{
       activity: ActivityEntry[];
     }>,
+  serverMetrics: (uuid: string, period: MetricPeriod) =>
+    call(
+      client.GET('/v1.3/server/metrics/{server_id}', { params: { path: { server_id: uuid }, query: { period } } }),
+    ) as Promise<ServerMetrics>,
   createServer: (input: CreateServerInput) =>
     call(client.POST('/v1.3/server/create', { body: input })) as Promise<Server>,
   removeServer: (uuid: string) => call(client.DELETE('/v1.3/server/remove/{server_id}', path('server_id', uuid))),

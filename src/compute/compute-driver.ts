@@ -97,8 +97,20 @@ export interface EngineOutcome {
   sizeGb?: number;
 }
 
+/** What the engine reports of one instance's use (the server's usage graphs). */
+export interface InstanceUsage {
+  /** CPU time used since the instance started, in ns. */
+  cpuNs: number | null;
+  memoryBytes: number | null;
+  diskBytes: number | null;
+  rxBytes: number;
+  txBytes: number;
+}
+
 export interface EngineObservation {
   power: 'running' | 'stopped';
+  /** Null when the machine is not running. */
+  usage?: InstanceUsage | null;
 }
 
 /** The real machines behind servers, driven by the job runner (src/compute/job-runner.ts). */

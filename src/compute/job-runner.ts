@@ -3,6 +3,7 @@
 // after the intent has committed, settles the server from the engine's report, and retries a
 // failure with back-off. Beside it, reconciliation: the engine's view of each idle machine wins.
 
+import { recordUsage } from '../server-metrics/server-metric.service.ts';
 import { sql } from 'kysely';
 import type { Tx } from '../db/database.ts';
 import { imageCompletedByEngine, serverPowerChanged, serverSettledByEngine } from '../events/resource-events.ts';
@@ -288,6 +289,10 @@ export async function reconcile(ctx: Platform): Promise<number> {
     ctx.log.warn({ err: (error as Error).message }, 'blocked ports: the engine refused the rules; next round retries'),
   );
   const now = ctx.clock.now();
+  // The usage graphs' samples: what the engine read of each instance this round.
+  await recordUsage(ctx, seen, now).catch((error: unknown) =>
+    ctx.log.warn({ err: (error as Error).message }, 'recording usage samples failed; the next round reads again'),
+  );
   const rows = await ctx.db
     .selectFrom('servers')
     .select(['id', 'uuid', 'power', 'engine_error'])

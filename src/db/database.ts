@@ -22,6 +22,7 @@ import type { FaultRuleTable } from '../faults/fault.table.ts';
 import type { SavedStateTable } from '../state/saved-state.table.ts';
 import type { OperatorAuditTable } from '../audit/audit.table.ts';
 import type { ComputeJobTable } from '../compute/compute-job.table.ts';
+import type { ServerMetricSampleTable } from '../server-metrics/server-metric.table.ts';
 import type { EventScheduleTable, EventTable, WebhookDeliveryTable, WebhookTable } from '../events/event.table.ts';
 
 export interface Database {
@@ -50,6 +51,7 @@ export interface Database {
   event_schedule: EventScheduleTable;
   webhooks: WebhookTable;
   webhook_deliveries: WebhookDeliveryTable;
+  server_metric_samples: ServerMetricSampleTable;
 }
 
 export type Db = Kysely<Database>;

@@ -1,5 +1,5 @@
 // The server's page in Chromium with the simulated driver (issue 25): the activity tells a
-// stop and a start in order, with who caused each.
+// stop and a start in order, with who caused each; the graphs draw the derived series.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -67,6 +67,33 @@ describe("the server's page", () => {
           'Provisioning ended: running · The compute engine',
           'Server created · You',
         ]);
+      },
+    );
+  });
+
+  test('the graphs draw CPU, memory, network and disk for each period', async () => {
+    const page = await newPage(browser);
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    await withScreenshots(
+      'server graphs',
+      () => [page],
+      async () => {
+        const created = await deployServer(server, account.token, { label: 'graphs-1' });
+        await server.advance(2 * 86_400);
+        await openServer(page, created.uuid, 'graphs-1');
+        const graphs = page.getByRole('region', { name: 'Graphs', exact: true });
+        for (const period of ['Last hour', 'Last day', 'Last month']) {
+          await graphs.getByRole('button', { name: period }).click();
+          assert.equal(await graphs.getByRole('button', { name: period }).getAttribute('aria-pressed'), 'true');
+          for (const title of ['CPU', 'Memory', 'Network', 'Disk'])
+            await graphs.getByRole('img', { name: new RegExp(`^${title}: .*latest`) }).waitFor();
+          assert.equal(await graphs.locator('canvas').count(), 4);
+        }
+        await graphs.getByText(/Simulated/).waitFor();
+        assert.deepEqual(problems, []);
       },
     );
   });

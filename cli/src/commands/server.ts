@@ -131,6 +131,43 @@ export function addServerCommands(program: Command, kit: CommandKit): void {
     );
     await actionDone(command, api, id, answer, `server ${id}: rescue ${options.disable ? 'off' : 'on'}`, options);
   });
+  leaf(server, 'activity <server>', "a server's history, newest first, with who or what caused each").action(
+    async (id: string, _options, command: Command) => {
+      const data = await unwrap(
+        client(command).GET('/v1.3/server/activity/{server_id}', { params: { path: { server_id: id } } }),
+      );
+      printRows(command, data, data.activity as Row[], [
+        { header: 'TIME', value: 'occurred' },
+        { header: 'EVENT', value: 'type' },
+        {
+          header: 'WHAT',
+          value: (row) => {
+            const data = row.data as Record<string, unknown>;
+            return data.transition ?? data.power ?? data.name ?? '';
+          },
+        },
+        { header: 'BY', value: 'cause' },
+      ]);
+    },
+  );
+  leaf(server, 'metrics <server>', "a server's CPU, memory, disk and network over the last hour, day or month")
+    .option('--period <period>', 'hour, day or month', 'hour')
+    .action(async (id: string, options, command: Command) => {
+      const data = await unwrap(
+        client(command).GET('/v1.3/server/metrics/{server_id}', {
+          params: { path: { server_id: id }, query: { period: options.period } },
+        }),
+      );
+      const fixed = (digits: number) => (value: unknown) => (typeof value === 'number' ? value.toFixed(digits) : '–');
+      printRows(command, data, data.points as Row[], [
+        { header: 'TIME', value: 'time' },
+        { header: 'CPU %', value: (row) => fixed(1)(row.cpu) },
+        { header: 'MEMORY MB', value: (row) => fixed(0)(row.memory_mb) },
+        { header: 'DISK MB', value: (row) => fixed(0)(row.disk_mb) },
+        { header: 'IN B/S', value: (row) => fixed(0)(row.rx_bps) },
+        { header: 'OUT B/S', value: (row) => fixed(0)(row.tx_bps) },
+      ]);
+    });
   waitOption(leaf(server, 'remove <server>', 'remove a server at once (billing stops)')).action(
     async (id: string, options, command: Command) => {
       const api = client(command);

@@ -20,6 +20,7 @@ import { ListTable } from '../list-table.tsx';
 import { Page } from '../page.tsx';
 import { Section } from '../section.tsx';
 import { ActivitySection } from './server-activity.tsx';
+import { MetricsSection } from './server-metrics.tsx';
 import { Link, navigate } from '../router.tsx';
 import { useLoad } from '../use-load.ts';
 
@@ -426,6 +427,7 @@ export function ServerPage(props: { uuid: string }) {
         <SnapshotsSection server={s} onChange={server.reload} />
         <NetworkSection server={s} />
       </div>
+      <MetricsSection server={s} />
       <ActivitySection server={s} />
     </Page>
   );

@@ -724,6 +724,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1.3/server/metrics/{server_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A server's usage graphs
+         * @description Extension (not in the spec): CPU, memory, disk and network in/out of the server over the last hour, day or month. With a real engine the numbers are what it read of the machine at each reconciliation (samples kept a day, hourly averages a month); the simulated driver answers a plausible series derived from the server's uuid and plan, the same every time.
+         */
+        get: operations["getServerMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1.3/rdns/get/{server_id}": {
         parameters: {
             query?: never;
@@ -2834,6 +2854,47 @@ export interface components {
             /** @description reverse DNS name; a server's own addresses default to its hostname */
             reverse: string | null;
         };
+        /** @description the average over one step, starting at `time`; null: nothing read */
+        ServerMetricPoint: {
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            time: string;
+            /** @description percent of the plan's vCPUs */
+            cpu: number | null;
+            /** @description memory in use, MB */
+            memory_mb: number | null;
+            /** @description disk in use, MB */
+            disk_mb: number | null;
+            /** @description network in, bytes per second */
+            rx_bps: number | null;
+            /** @description network out, bytes per second */
+            tx_bps: number | null;
+        };
+        ServerMetrics: {
+            /** @enum {string} */
+            period: "hour" | "day" | "month";
+            /** @description seconds each point averages: 60 (hour), 600 (day), 3600 (month) */
+            step: number;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            from: string;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            to: string;
+            /**
+             * @description engine: read from the machine at each reconciliation; simulated: the simulated driver's derived series
+             * @enum {string}
+             */
+            source: "engine" | "simulated";
+            /** @description oldest first; a step with no reading is left out */
+            points: components["schemas"]["ServerMetricPoint"][];
+        };
         /** @description a snapshot or automatic backup (spec: Snapshot object) */
         Snapshot: {
             /** @description integer id (our addition: remove and restore accept it) */
@@ -2972,6 +3033,8 @@ export type Region = components['schemas']['Region'];
 export type Server = components['schemas']['Server'];
 export type ServerActivityEntry = components['schemas']['ServerActivityEntry'];
 export type ServerInterface = components['schemas']['ServerInterface'];
+export type ServerMetricPoint = components['schemas']['ServerMetricPoint'];
+export type ServerMetrics = components['schemas']['ServerMetrics'];
 export type Snapshot = components['schemas']['Snapshot'];
 export type SshKey = components['schemas']['SshKey'];
 export type SuccessObject = components['schemas']['SuccessObject'];
@@ -7842,6 +7905,141 @@ export interface operations {
                     "application/json": {
                         activity: components["schemas"]["ServerActivityEntry"][];
                     };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "server not found, check the id or uuid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Too Many Requests: a rate limit ran out (`Retry-After` says when to try again) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "429 Too Many Requests",
+                     *         "reason": "rate limit exceeded, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getServerMetrics: {
+        parameters: {
+            query?: {
+                period?: "hour" | "day" | "month";
+            };
+            header?: never;
+            path: {
+                /** @description integer id or 36-character uuid */
+                server_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the ServerMetrics */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerMetrics"];
                 };
             };
             /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */

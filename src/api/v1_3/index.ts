@@ -9,6 +9,7 @@ import { paymentRoutes } from './payment.routes.ts';
 import { snapshotRoutes } from './snapshot.routes.ts';
 import { serverRoutes } from './server.routes.ts';
 import { serverActivityRoutes } from './server-activity.routes.ts';
+import { serverMetricsRoutes } from './server-metrics.routes.ts';
 import { rdnsOptionRoutes } from './rdns-option.routes.ts';
 import { backupRoutes } from './backup.routes.ts';
 import { floatingIpRoutes } from './floating-ip.routes.ts';
@@ -23,6 +24,7 @@ export const v13Routes: RouteModule[] = [
   snapshotRoutes,
   serverRoutes,
   serverActivityRoutes,
+  serverMetricsRoutes,
   rdnsOptionRoutes,
   floatingIpRoutes,
   vpcRoutes,

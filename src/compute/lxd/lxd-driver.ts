@@ -2,6 +2,7 @@
 // answers that an action is under way; the job runner then calls `perform`, which makes the
 // engine's instance match the server (idempotently: a retried job finds half its work done).
 
+import { type LxdUsageState, usageOf } from './instance-usage.ts';
 import type { Config } from '../../config.ts';
 import type { Region } from '../../catalog/catalog.types.ts';
 import type { ServerEgress } from '../server-egress.ts';
@@ -45,7 +46,7 @@ interface InstanceBody {
   stateful?: boolean;
 }
 
-interface InstanceState {
+interface InstanceState extends LxdUsageState {
   status: string;
   network: Record<
     string,
@@ -225,7 +226,7 @@ export class LxdDriver implements ComputeDriver, Engine {
       if (!uuid) continue;
       // In rescue mode the rescue system is what runs (and moves traffic) for the server.
       const instance = rescues.get(uuid) ?? server;
-      seen.set(uuid, { power: instance.status === 'Running' ? 'running' : 'stopped' });
+      seen.set(uuid, { power: instance.status === 'Running' ? 'running' : 'stopped', usage: usageOf(instance.state) });
       const eth0 = instance.state?.network?.eth0;
       if (eth0) this.#traffic.set(uuid, eth0.counters.bytes_received + eth0.counters.bytes_sent);
     }

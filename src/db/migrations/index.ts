@@ -16,6 +16,7 @@ import { computeFaultRules } from './0010c_compute_fault_rules.ts';
 import { eventCause } from './0014_event_cause.ts';
 import { networkPolicy } from './0012_network_policy.ts';
 import { payments } from './0013_payments.ts';
+import { serverMetrics } from './0014_server_metrics.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
   const all: Record<string, Migration> = {
@@ -33,6 +34,7 @@ export function migrations(dialect: DialectName): MigrationProvider {
     '0014_event_cause': eventCause(),
     '0012_network_policy': networkPolicy(),
     '0013_payments': payments(dialect),
+    '0014_server_metrics': serverMetrics(dialect),
   };
   return { getMigrations: async () => all };
 }
