@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import type { Platform } from '../platform/context.ts';
 import { Invalid, NotFound } from '../platform/errors.ts';
-import { parseMoney } from '../platform/money.ts';
+import { MAX_BALANCE_MICROS, parseMoney } from '../platform/money.ts';
 import { parseRef } from '../platform/ids.ts';
 import { listTransactions, recordTransaction, type Transaction } from '../billing/transaction.service.ts';
 import { accountRepository } from './account.repository.ts';
@@ -97,6 +97,8 @@ export async function creditAccount(
   }
   if (micros === 0) throw new Invalid('amount', 'bad value: must not be zero');
   const account = await findAccount(ctx, ref);
+  if (Math.abs(Number(account.settled_micros) + micros) > MAX_BALANCE_MICROS)
+    throw new Invalid('amount', 'bad value: the balance must stay within a billion USD either way');
   return recordTransaction(ctx, ctx.db, {
     accountId: account.id,
     amountMicros: micros,

@@ -2,8 +2,10 @@
 // compiler (see lazy-compilers.ts). Ajv's own coercion is off; this file does the liberal part
 // on purpose, driven by the route's schema, before Ajv validates strictly:
 //
-// - a number or boolean written as a string is accepted (`"12"`, `"true"`), and a finite number
-//   where text is expected is taken as its decimal text;
+// - a number or boolean written as a string is accepted (`"12"`, `"true"`); a finite number where
+//   text is expected is taken as its decimal text only where the caller asks for it (the legacy
+//   API's liberal reading): the JSON bodies of /v1.3 and /admin take strings as strings, and a
+//   field that takes an id or a uuid, or a number or a numeric string, is a union that takes both;
 // - a boolean is never a number, an id, a string or an amount; null is never 0, "" or false;
 // - JSON null in an optional field means the field is absent, unless the field's schema itself
 //   allows null (those fields document null as "unset");
@@ -87,8 +89,14 @@ function hasType(schema: Schema, value: unknown, resolve: ResolveRef): boolean {
 
 const unchanged = Symbol('unchanged');
 
+/** How liberal a scope's reading is. */
+export interface InputOptions {
+  /** A finite number where text is expected is taken as its decimal text (the legacy API). */
+  numbersAsText: boolean;
+}
+
 /** The liberal conversions of a scalar to a single-typed schema, or `unchanged`. */
-function convertScalar(schema: Schema, value: unknown): unknown {
+function convertScalar(schema: Schema, value: unknown, options: InputOptions): unknown {
   const types = typesOf(schema);
   if (types?.length !== 1) return unchanged;
   const type = types[0];
@@ -101,7 +109,8 @@ function convertScalar(schema: Schema, value: unknown): unknown {
     if (text === 'true') return true;
     if (text === 'false') return false;
   }
-  if (type === 'string' && typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (options.numbersAsText && type === 'string' && typeof value === 'number' && Number.isFinite(value))
+    return String(value);
   return unchanged;
 }
 
@@ -150,22 +159,22 @@ function allowsNull(schema: Schema, resolve: ResolveRef): boolean {
 }
 
 /** Applies the liberal conversions the schema allows; answers the (possibly new) value. */
-export function normalize(schemaIn: Schema, value: unknown, resolve: ResolveRef): unknown {
+export function normalize(schemaIn: Schema, value: unknown, resolve: ResolveRef, options: InputOptions): unknown {
   const schema = deref(schemaIn, resolve);
   const branches = branchesOf(schema);
   if (branches) {
     // In the schema's order, as Ajv's coercion did: the first branch the value fits, as it is or converted.
     for (const branch of branches) {
-      if (fitsFully(branch, value, resolve)) return normalize(branch, value, resolve);
-      const converted = convertScalar(deref(branch, resolve), value);
+      if (fitsFully(branch, value, resolve)) return normalize(branch, value, resolve, options);
+      const converted = convertScalar(deref(branch, resolve), value, options);
       if (converted !== unchanged && fitsFully(branch, converted, resolve)) return converted;
     }
     const typed = branches.find((branch) => hasType(branch, value, resolve));
-    return typed ? normalize(typed, value, resolve) : value;
+    return typed ? normalize(typed, value, resolve, options) : value;
   }
   if (Array.isArray(schema.allOf)) {
     let current = value;
-    for (const part of schema.allOf as Schema[]) current = normalize(part, current, resolve);
+    for (const part of schema.allOf as Schema[]) current = normalize(part, current, resolve, options);
     return current;
   }
   if (isObject(value)) {
@@ -185,16 +194,16 @@ export function normalize(schemaIn: Schema, value: unknown, resolve: ResolveRef)
         delete value[key];
         continue;
       }
-      value[key] = normalize(sub, value[key], resolve);
+      value[key] = normalize(sub, value[key], resolve, options);
     }
     return value;
   }
   if (Array.isArray(value)) {
     const items = isObject(schema.items) ? (schema.items as Schema) : undefined;
-    if (items) for (let i = 0; i < value.length; i++) value[i] = normalize(items, value[i], resolve);
+    if (items) for (let i = 0; i < value.length; i++) value[i] = normalize(items, value[i], resolve, options);
     return value;
   }
-  const converted = convertScalar(schema, value);
+  const converted = convertScalar(schema, value, options);
   return converted === unchanged ? value : converted;
 }
 

@@ -45,11 +45,14 @@ export function lazyValidatorFactory(): NonNullable<CompilersFactory['buildValid
       let validate: Validate | undefined;
       const schema = route.schema as Record<string, unknown>;
       const resolve = refResolver(schema, shared);
+      // The legacy API reads liberally (its form bodies are text anyway); the others take a
+      // string field's value as a string only.
+      const options = { numbersAsText: (route as { url?: string }).url?.startsWith('/v1/') === true };
       // Fastify reads a failed validation's details from the function's own `errors`. The input
       // domain (input-domain.ts) runs first: its conversions, then its text check beside Ajv's.
       const lazy: Validate = (data) => {
         validate ??= compile(compiledWithoutIds(route)) as Validate;
-        const input = normalize(schema, data, resolve);
+        const input = normalize(schema, data, resolve, options);
         const result = validate(input);
         const refused = textErrors(input);
         if (refused.length === 0) {

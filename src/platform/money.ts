@@ -2,6 +2,13 @@
 
 export const MICROS_PER_DOLLAR = 1_000_000;
 
+/**
+ * The most an account's settled balance may hold either way: a billion dollars. Totals are read
+ * back as JavaScript numbers (SQLite's driver refuses an integer past 2^53), so an operator's
+ * credit that would take the balance past it is refused, with room to spare for sums.
+ */
+export const MAX_BALANCE_MICROS = 1_000_000_000 * MICROS_PER_DOLLAR;
+
 /** Parses a decimal amount ("12.5", "-3", "0.000001") into micro-dollars, exactly. */
 export function parseMoney(text: string | number): number {
   const raw = typeof text === 'number' ? numberToDecimal(text) : text.trim();

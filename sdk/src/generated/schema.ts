@@ -4609,10 +4609,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description any text a timestamp can be parsed from: ISO 8601, RFC 2822, Unix seconds; UTC unless it names a zone */
-                    from?: string | null;
-                    /** @description any text a timestamp can be parsed from: ISO 8601, RFC 2822, Unix seconds; UTC unless it names a zone */
-                    to?: string | null;
+                    /** @description any text a timestamp can be parsed from: ISO 8601, RFC 2822, Unix seconds; UTC unless it names a zone; or Unix seconds (or milliseconds) as a number */
+                    from?: string | number | null;
+                    /** @description any text a timestamp can be parsed from: ISO 8601, RFC 2822, Unix seconds; UTC unless it names a zone; or Unix seconds (or milliseconds) as a number */
+                    to?: string | number | null;
                 };
             };
         };

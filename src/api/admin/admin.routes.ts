@@ -129,7 +129,10 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
       security,
       params: AccountRef,
       body: Type.Object({
-        amount: Type.Union([Type.Number(), Type.String({ maxLength: 32 })], { description: 'USD, up to 6 decimals' }),
+        // A balance stays within a billion dollars either way (platform/money.ts).
+        amount: Type.Union([Type.Number({ minimum: -2e9, maximum: 2e9 }), Type.String({ maxLength: 32 })], {
+          description: 'USD, up to 6 decimals',
+        }),
         note: Type.Optional(Type.String({ maxLength: 500 })),
       }),
       response: responses({ 201: AdminTransaction }, adminErrors),

@@ -10,6 +10,7 @@ import { presentedToken } from '../../http/api-scope.ts';
 import { type AuditEntry as DomainAuditEntry, listAudit, recordOperatorAction } from '../../audit/audit.service.ts';
 import { isoSeconds } from '../../platform/clock.ts';
 import { responses, Timestamp } from '../v1_3/schemas.ts';
+import { MAX_ROW_ID } from '../../platform/ids.ts';
 
 const AuditEntry = Type.Object(
   {
@@ -86,7 +87,8 @@ export function operatorAuditRoutes(app: ApiApp, ctx: Platform): void {
         'Every operator call that changes something (any method but GET), refused ones included, with who, from where, what and when. `call` keeps entries whose route contains the text; page back with `before` (the oldest id seen). A reset keeps the log.',
       querystring: Type.Object({
         call: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-        before: Type.Optional(Type.Integer({ minimum: 1 })),
+        // An id as its column holds it (32-bit on PostgreSQL).
+        before: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ROW_ID })),
         limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
       }),
       response: responses(

@@ -11,6 +11,7 @@ import {
   operatorServerInfo,
 } from '../../servers/server-operator.service.ts';
 import { POWER_STATES } from '../../servers/power-state.ts';
+import { MAX_ROW_ID } from '../../platform/ids.ts';
 import { PathRef, responses, Timestamp } from '../v1_3/schemas.ts';
 
 const tags = ['operator'];
@@ -57,8 +58,9 @@ export function operatorServerRoutes(app: ApiApp, ctx: Platform): void {
       querystring: Type.Object({
         account: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })),
         power: Type.Optional(Type.String({ enum: [...POWER_STATES], description: 'the shown power' })),
-        region: Type.Optional(Type.Integer({ minimum: 1 })),
-        after: Type.Optional(Type.Integer({ minimum: 0 })),
+        // Ids as their columns hold them (32-bit on PostgreSQL).
+        region: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ROW_ID })),
+        after: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_ROW_ID })),
         limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
       }),
       response: responses(

@@ -53,9 +53,16 @@ const InvoiceItem = Type.Object(
   },
   { $id: 'InvoiceItem', description: 'an invoice item (spec: Invoice item object)' },
 );
-const TimestampText = Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
-  description: 'any text a timestamp can be parsed from: ISO 8601, RFC 2822, Unix seconds; UTC unless it names a zone',
-});
+// Be liberal: Unix seconds (or milliseconds) may come as a number as well as a numeric string.
+const TimestampText = Type.Union(
+  [Type.String({ maxLength: 100 }), Type.Number({ minimum: 0, maximum: 9_999_999_999_999 }), Type.Null()],
+  {
+    description:
+      'any text a timestamp can be parsed from: ISO 8601, RFC 2822, Unix seconds; UTC unless it names a zone; or Unix seconds (or milliseconds) as a number',
+  },
+);
+/** A number is read as the text it stands for. */
+const asText = (value: string | number | null | undefined) => (typeof value === 'number' ? String(value) : value);
 const InvoiceSum = Type.Object(
   {
     ...Object.fromEntries(
@@ -127,6 +134,10 @@ export function billingRoutes(app: ApiApp, ctx: Platform): void {
       body: Type.Optional(Type.Object({ from: Type.Optional(TimestampText), to: Type.Optional(TimestampText) })),
       response: responses({ 200: InvoiceSum }, [400, 401, 429]),
     },
-    handler: (request) => invoiceSum(ctx, actorOf(request).accountId, request.body ?? {}),
+    handler: (request) =>
+      invoiceSum(ctx, actorOf(request).accountId, {
+        from: asText(request.body?.from),
+        to: asText(request.body?.to),
+      }),
   });
 }

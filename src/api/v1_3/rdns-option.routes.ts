@@ -105,7 +105,12 @@ export function rdnsOptionRoutes(app: ApiApp, ctx: Platform): void {
       params: ServerPath,
       body: Type.Object({
         name: Type.String({ maxLength: 64 }),
-        value: Type.Union([Type.Null(), Type.String({ maxLength: 64 }), Type.Number()]),
+        // A number is stored as its text: only one written exactly (a safe integer's range).
+        value: Type.Union([
+          Type.Null(),
+          Type.String({ maxLength: 64 }),
+          Type.Number({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }),
+        ]),
       }),
       response: responses({ 202: SuccessObject }, errors),
     },
