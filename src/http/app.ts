@@ -34,6 +34,7 @@ import { v1Format, v1Setup } from '../api/v1/format.ts';
 import { v1Routes } from '../api/v1/index.ts';
 import { registerJournal } from './journal-hook.ts';
 import { nestedDeeperThan, tooDeep } from './json-depth.ts';
+import { lingerBeforeClosing } from './lingering-close.ts';
 import { metricsRoute, observeRequests } from './metrics.ts';
 import { consoleStatic } from './console-static.ts';
 import { processorRoutes } from '../api/processors/processor.routes.ts';
@@ -162,6 +163,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   observeRequests(app, ctx);
   applyConnectionLimits(app.server, ctx.config);
   lifecycle.connections = trackConnections(app.server);
+  lingerBeforeClosing(app.server);
 
   // Shutting down: whatever still arrives is told to retry elsewhere, and its connection closes.
   // Callback hooks here and below: every request runs them, and an async hook costs a promise and
