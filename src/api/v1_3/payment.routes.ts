@@ -8,12 +8,18 @@ import { actorOf } from '../../http/api-app.ts';
 import { paymentOptions, requestBankTransfer, startCheckout } from '../../payments/payment.service.ts';
 import { authErrors, responses } from './schemas.ts';
 import { Transaction } from './billing.routes.ts';
+import { MAX_BALANCE_MICROS, MICROS_PER_DOLLAR } from '../../platform/money.ts';
 
 const tags = ['v1.3 billing'];
-const Amount = Type.Union([Type.Number(), Type.String({ maxLength: 32 })], {
-  description: "USD the balance gains, whole cents, within the server's bounds (payment/options); VAT is added on top",
-  examples: [25],
-});
+// Bounded like every number the API takes: no balance holds more than a billion USD (platform/money.ts).
+const Amount = Type.Union(
+  [Type.Number({ minimum: 0, maximum: MAX_BALANCE_MICROS / MICROS_PER_DOLLAR }), Type.String({ maxLength: 32 })],
+  {
+    description:
+      "USD the balance gains, whole cents, within the server's bounds (payment/options); VAT is added on top",
+    examples: [25],
+  },
+);
 
 const PaymentOptions = Type.Object(
   {
