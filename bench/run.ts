@@ -13,6 +13,7 @@
 //          --connections N (default 50), --rounds N (of each read beside the floor, default 3), --servers N (list size, default 1000),
 //          --stored N (servers seeded for `large`, default 1000000), --history N (default 100000),
 //          --lxd (the real driver's scenario alone: bench/lxd.ts)
+//   testing    @nubis/testing's startNubis() and reset() (bench/testing.ts; --only testing alone)
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
@@ -24,6 +25,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { seed, seedFloor, seedHistory } from './seed.ts';
+import { benchTesting, reportTesting } from './testing.ts';
 
 // --lxd: the real compute driver's scenario instead (bench/lxd.ts: create → SSH, creates a minute).
 if (process.argv.includes('--lxd')) {
@@ -563,7 +565,8 @@ function report(results: CaseResult[]): void {
 }
 
 async function main(): Promise<void> {
-  const cases: Case[] = args.only ? [args.only as Case] : ['sqlite', 'postgres', 'large'];
+  const testingOnly = args.only === 'testing';
+  const cases: Case[] = testingOnly ? [] : args.only ? [args.only as Case] : ['sqlite', 'postgres', 'large'];
   for (const which of cases)
     if (!['sqlite', 'postgres', 'large'].includes(which)) throw new Error(`--only: unknown case ${which}`);
   mkdirSync(join(root, '.bench'), { recursive: true });
@@ -572,11 +575,13 @@ async function main(): Promise<void> {
     console.log(`${which}…`);
     results.push(await runCase(which));
   }
+  const testing = !args.only || testingOnly ? await benchTesting() : undefined;
   report(results);
+  if (testing) reportTesting(testing);
   writeFileSync(
     join(root, '.bench/results.json'),
     JSON.stringify(
-      { at: new Date().toISOString(), node: process.version, connections, duration, rounds, results },
+      { at: new Date().toISOString(), node: process.version, connections, duration, rounds, results, testing },
       null,
       2,
     ),

@@ -36,9 +36,19 @@ const serverCommands: Record<string, ServerCommand> = {
     run: (values) => serve(loadConfig(), { sweeps: values['no-sweeps'] ? false : undefined }),
   },
   dev: {
-    usage: 'dev',
-    summary: 'serve as an emulator (NUBIS_MODE=emulator): virtual clock, seeded account, its token printed',
-    run: () => serve(loadConfig({ ...process.env, NUBIS_MODE: 'emulator' }), {}),
+    usage: 'dev [--port N] [--ready-json]',
+    summary:
+      'serve as an emulator (NUBIS_MODE=emulator): virtual clock, seeded account, its token printed; --port 0 takes a free port; --ready-json prints one JSON line (url, tokens) on stdout once ready, the log going to stderr',
+    options: { port: { type: 'string' }, 'ready-json': { type: 'boolean' } },
+    run: (values) =>
+      serve(
+        loadConfig({
+          ...process.env,
+          NUBIS_MODE: 'emulator',
+          ...(typeof values.port === 'string' ? { PORT: values.port } : {}),
+        }),
+        { readyJson: values['ready-json'] === true },
+      ),
   },
   migrate: {
     usage: 'migrate',
@@ -98,9 +108,24 @@ ${configTable()}
 `;
 }
 
-async function serve(config: Config, options: { sweeps?: boolean }): Promise<void> {
+async function serve(config: Config, options: { sweeps?: boolean; readyJson?: boolean }): Promise<void> {
   const { startInstance } = await import('../src/instance.ts');
-  const instance = await startInstance(config, options);
+  // --ready-json: stdout carries the one ready line for a program to read, so the log goes to stderr.
+  const instance = await startInstance(config, {
+    sweeps: options.sweeps,
+    ...(options.readyJson ? { logDestination: process.stderr } : {}),
+  });
+  if (options.readyJson)
+    process.stdout.write(
+      `${JSON.stringify({
+        url: instance.url,
+        admin_token: config.adminToken,
+        account: instance.seeded
+          ? { email: instance.seeded.email, password: instance.seeded.password, token: instance.seeded.token }
+          : null,
+        seed: config.seed,
+      })}\n`,
+    );
   process.stderr.write(
     `${JSON.stringify({
       level: 'info',

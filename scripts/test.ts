@@ -20,7 +20,7 @@ const ci = /^(1|true|yes)$/i.test(process.env.CI ?? '');
 /** Stages that did not run, with why: said again at the end of the run. */
 const notRun: string[] = [];
 const unitFiles = explicitFiles.filter((file) => !file.endsWith('.e2e.ts'));
-const files = explicitFiles.length ? unitFiles : ['src/**/*.test.ts', 'test/**/*.test.ts'];
+const files = explicitFiles.length ? unitFiles : ['src/**/*.test.ts', 'test/**/*.test.ts', 'testing/**/*.test.ts'];
 
 function reachable(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {

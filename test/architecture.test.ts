@@ -62,6 +62,14 @@ const rules: Rule[] = [
     why: 'the CLI only talks to the API, through the SDK package',
   },
   {
+    files: (path) => path.startsWith('testing/'),
+    forbids: (target) =>
+      (/^src\//.test(target) && !/^src\/(config|instance)\.ts$/.test(target)) ||
+      /^(bin|console|test|cli)\//.test(target) ||
+      /^sdk\/src\//.test(target),
+    why: '@nubis/testing starts Nubis from its configuration and assembly only, and talks to it through the SDK',
+  },
+  {
     files: (path) => path.startsWith('console/'),
     forbids: (target) => /^(src|bin|test)\//.test(target) || /^sdk\/src\//.test(target),
     why: 'the console only talks to the API, through the SDK package',
@@ -70,7 +78,7 @@ const rules: Rule[] = [
 
 function violations(): string[] {
   const found: string[] = [];
-  for (const top of ['src', 'bin', 'sdk', 'cli', 'console', 'test', 'scripts', 'bench']) {
+  for (const top of ['src', 'bin', 'sdk', 'cli', 'console', 'testing', 'test', 'scripts', 'bench']) {
     for (const file of sourceFiles(join(root, top))) {
       const path = relative(root, file);
       const applicable = rules.filter((rule) => rule.files(path));

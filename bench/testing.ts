@@ -1,0 +1,136 @@
+// @nubis/testing's figures for `npm run bench`: how long `startNubis()` takes — the first call in
+// a fresh process (the server's modules load then, from Node's code cache once warm) and each
+// further call in the same process — and how long `reset()` takes after a test left an account
+// with servers, a floating IP and a fault rule behind, unseeded and seeded. Measured in a child
+// process of its own, so nothing the rest of the bench loaded counts.
+// Targets (issue 26): start ≤ 200 ms, reset ≤ 20 ms.
+
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import type { Nubis } from '@nubis/testing';
+
+/** Wall-clock ms (median, 95th percentile) and the process's CPU ms (median) of each run. */
+interface Spread {
+  p50: number;
+  p95: number;
+  cpuP50: number;
+  runs: number;
+}
+
+export interface TestingFigures {
+  /** The first startNubis() of a process, modules loading included. */
+  firstStartMs: number;
+  firstStartCpuMs: number;
+  /** Further starts in the same process. */
+  startMs: Spread;
+  /** reset() after each round of work. */
+  resetMs: Spread;
+  seededResetMs: Spread;
+}
+
+const starts = 10;
+const resets = 40;
+
+const quantile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+};
+
+/** Times `work` by the wall clock and by the process's CPU (a busy machine stretches the first, not the second). */
+async function timed(work: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await work();
+  const wall = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  return { wall, cpu: (cpu.user + cpu.system) / 1000 };
+}
+
+function spread(runs: { wall: number; cpu: number }[]): Spread {
+  const walls = runs.map((run) => run.wall);
+  return {
+    p50: quantile(walls, 0.5),
+    p95: quantile(walls, 0.95),
+    cpuP50: quantile(
+      runs.map((run) => run.cpu),
+      0.5,
+    ),
+    runs: runs.length,
+  };
+}
+
+/** Runs the measurement in a fresh process and answers its figures. */
+export async function benchTesting(): Promise<TestingFigures> {
+  const child = spawn(process.execPath, [new URL(import.meta.url).pathname, '--child'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk) => {
+    out += chunk;
+  });
+  const [code] = await once(child, 'exit');
+  if (code !== 0) throw new Error(`bench/testing.ts exited ${code}`);
+  return JSON.parse(out) as TestingFigures;
+}
+
+export function reportTesting(figures: TestingFigures): void {
+  const row = (name: string, q: Spread, target: string) =>
+    console.log(
+      `| ${name} | ${q.p50.toFixed(1)} | ${q.p95.toFixed(1)} | ${q.cpuP50.toFixed(1)} | ${q.runs} | ${target} |`,
+    );
+  console.log('\n@nubis/testing (in-process Nubis, SQLite in memory)\n');
+  console.log('| figure | p50 ms | p95 ms | CPU p50 ms | runs | target |');
+  console.log('|---|---:|---:|---:|---:|---|');
+  console.log(
+    `| startNubis(), first in a fresh process (modules load) | ${figures.firstStartMs.toFixed(0)} | | ${figures.firstStartCpuMs.toFixed(0)} | 1 | |`,
+  );
+  row('startNubis(), further starts in the process', figures.startMs, '≤ 200 ms');
+  row('reset(), unseeded', figures.resetMs, '≤ 20 ms');
+  row('reset(), seeded (starts over: ids, clock, stream)', figures.seededResetMs, '≤ 20 ms');
+}
+
+async function measure(): Promise<TestingFigures> {
+  const { startNubis } = await import('@nubis/testing');
+  let first: Nubis | undefined;
+  const firstStart = await timed(async () => {
+    first = await startNubis();
+  });
+  await first?.close();
+  const startTimes: { wall: number; cpu: number }[] = [];
+  for (let i = 0; i < starts; i++) {
+    let nubis: Nubis | undefined;
+    startTimes.push(
+      await timed(async () => {
+        nubis = await startNubis();
+      }),
+    );
+    await nubis?.close();
+  }
+  const resetTimes = async (seed: string | undefined) => {
+    const nubis = await startNubis({ seed });
+    const times: { wall: number; cpu: number }[] = [];
+    for (let i = 0; i < resets; i++) {
+      // What a test leaves behind: an account with servers, a floating IP, a fault rule.
+      const account = await nubis.account();
+      for (const hostname of ['web-1', 'web-2'])
+        await account.client.POST('/v1.3/server/create', {
+          body: { hostname, label: hostname, region: 101, image: 1001, plan: 1 },
+        });
+      await account.client.POST('/v1.3/floating_ip/create', { body: { region_id: 101, ip_version: 4 } });
+      await nubis.fault({ match: { path: '/v1.3/region/list' }, action: { status: 503 } });
+      times.push(await timed(() => nubis.reset()));
+    }
+    await nubis.close();
+    return spread(times);
+  };
+  return {
+    firstStartMs: firstStart.wall,
+    firstStartCpuMs: firstStart.cpu,
+    startMs: spread(startTimes),
+    resetMs: await resetTimes(undefined),
+    seededResetMs: await resetTimes('bench'),
+  };
+}
+
+if (process.argv.includes('--child')) process.stdout.write(JSON.stringify(await measure()));
+else if (import.meta.main) reportTesting(await benchTesting());
