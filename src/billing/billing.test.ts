@@ -277,6 +277,7 @@ describe('invoice sum', () => {
     ddos_protection: 0,
     floating_ip: 0,
     vpc: 0,
+    bandwidth: 0,
   };
 
   test('defaults to the current month of the clock, with or without a body', async () => {

@@ -15,7 +15,7 @@ import { readSnapshot } from './read-snapshot.ts';
 import type { PricedItem } from './pricing.ts';
 
 /**
- * The spec's fields, then one per billable type the spec's list lacks (floating_ip, vpc), so the
+ * The spec's fields, then one per billable type the spec's list lacks (floating_ip, vpc, bandwidth), so the
  * figures always add up to every metered charge. The backup total is `backup`, as declared
  * (an example spells it auto_backups).
  */
@@ -29,6 +29,7 @@ export const INVOICE_SUM_FIELDS = [
   'ddos_protection',
   'floating_ip',
   'vpc',
+  'bandwidth',
 ] as const;
 export type InvoiceSumField = (typeof INVOICE_SUM_FIELDS)[number];
 

@@ -294,6 +294,7 @@ describe('a month of billing', () => {
       'ddos_protection',
       'floating_ip',
       'vpc',
+      'bandwidth',
     ] as const;
     type Sum = Record<(typeof fields)[number], number> & { ts_start: string; ts_end: string };
     const expectedSum = (from: number, to: number): Sum => {

@@ -1,11 +1,12 @@
 // What things cost: the invoice items a billable resource opens, priced from the catalog.
 // Hourly prices are the monthly price over 730 hours; rules are in the decisions table (docs/decisions.md).
 
-import type { Image, Plan } from '../catalog/catalog.types.ts';
+import type { Image, Plan, Region } from '../catalog/catalog.types.ts';
+import { parseMoney } from '../platform/money.ts';
 import { planHourlyMicros } from '../catalog/listing.service.ts';
 
 export interface PricedItem {
-  resourceType: 'server' | 'license' | 'backup' | 'snapshot' | 'ddos_protection' | 'floating_ip' | 'vpc';
+  resourceType: 'server' | 'license' | 'backup' | 'snapshot' | 'ddos_protection' | 'floating_ip' | 'vpc' | 'bandwidth';
   description: string;
   amountHrMicros: number;
   amountMoMicros: number;
@@ -90,4 +91,20 @@ export function floatingIpItem(address: string): PricedItem {
 /** Cost of the first hour of a set of items: what the balance must cover to create them. */
 export function firstHourMicros(items: PricedItem[]): number {
   return items.reduce((sum, item) => sum + item.amountHrMicros, 0);
+}
+
+/** A region's price of a GB over a server's allowance (bandwidth policy `charge`), in micro-dollars. */
+export function overagePerGbMicros(region: Region): number {
+  return parseMoney(region.bandwidth_overage_per_gb ?? '0.01');
+}
+
+/** `gb` whole GB over the allowance, billed once (overage.sweep.ts): GB × the region's rate, exactly. */
+export function bandwidthOverageItem(region: Region, gb: number, fromGb: number, name: string): PricedItem {
+  const amount = gb * overagePerGbMicros(region);
+  return {
+    resourceType: 'bandwidth',
+    description: `${name} bandwidth over the allowance: GB ${fromGb + 1} to ${fromGb + gb} (${gb} GB)`,
+    amountHrMicros: amount,
+    amountMoMicros: amount,
+  };
 }

@@ -69,6 +69,11 @@ export const RegionSchema = Type.Object(
     longitude: Type.Number({ minimum: -180, maximum: 180 }),
     is_public: Type.Boolean(),
     operator_id: Type.Union([Type.String({ maxLength: 100 }), Type.Null()]),
+    /**
+     * What each GB a server moves past its allowance costs here under the bandwidth policy
+     * `charge` (default 0.01 when absent).
+     */
+    bandwidth_overage_per_gb: Type.Optional(Price),
     /** Hours after creation before a floating IP or VPC here may be removed (0 = no hold). */
     removal_hold_hours: Type.Integer({ minimum: 0, maximum: 8760 }),
     /**

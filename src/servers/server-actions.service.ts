@@ -21,6 +21,7 @@ import { catalogOf, machineOf, rootPassword } from './server-details.ts';
 import { findServer, newRootPassword } from './server.service.ts';
 import { powerOutcome, settlesStopped, type PowerCommand, type SettledPower, type Transition } from './power-state.ts';
 import { serverRepository } from './server.repository.ts';
+import { overageHold, requireUnderAllowance } from './overage-gate.ts';
 import { serverTransition } from '../events/resource-events.ts';
 import { injectedComputeFailure, markComputeFault } from '../faults/compute-fault.ts';
 import type { ServerRow, ServerUpdate } from './server.table.ts';
@@ -79,8 +80,10 @@ export function powerServer(ctx: Platform, actor: Actor, ref: string | number, c
     const outcome = powerOutcome(command, server);
     if (outcome === null) return; // already where the caller wants it
     // Powering on is what an out-of-funds account may not do (a running server is billed).
-    if (outcome.transition === 'booting')
+    if (outcome.transition === 'booting') {
       await requireFunds(ctx, trx, server.account_id, 0, { action: 'start the server' });
+      await requireUnderAllowance(ctx, server, 'start the server');
+    }
     const machine = machineOf(ctx, server);
     const ticket =
       outcome.transition === 'booting'
@@ -99,7 +102,10 @@ export function powerServer(ctx: Platform, actor: Actor, ref: string | number, c
 export function setRescue(ctx: Platform, actor: Actor, ref: string | number, enable: boolean): Promise<void> {
   return onServer(ctx, actor, ref, async (trx, server) => {
     const stopped = settlesStopped(server);
-    if (stopped) await requireFunds(ctx, trx, server.account_id, 0, { action: 'boot the server into rescue mode' });
+    if (stopped) {
+      await requireFunds(ctx, trx, server.account_id, 0, { action: 'boot the server into rescue mode' });
+      await requireUnderAllowance(ctx, server, 'boot the server into rescue mode');
+    }
     const ticket = await ctx.compute.rescue(machineOf(ctx, server), enable);
     await beginTransition(ctx, trx, server, stopped ? 'booting' : 'rebooting', 'running', ticket, {
       rescue: enable ? 1 : 0,
@@ -107,9 +113,13 @@ export function setRescue(ctx: Platform, actor: Actor, ref: string | number, ena
   });
 }
 
-/** Where a disk-writing action (rebuild, reinstall, restore) leaves the server: running, unless that needs funds it lacks. */
+/**
+ * Where a disk-writing action (rebuild, reinstall, restore) leaves the server: running, unless that
+ * needs funds it lacks or it is held off for bandwidth overage.
+ */
 async function settlesAfterWrite(ctx: Platform, trx: Tx, server: ServerRow): Promise<SettledPower> {
   if (!settlesStopped(server)) return 'running';
+  if ((await overageHold(ctx, server)) !== null) return 'stopped';
   return (await mayPowerOn(ctx, trx, server.account_id)) ? 'running' : 'stopped';
 }
 
@@ -141,6 +151,8 @@ async function writeImage(
     source_snapshot_uuid: null,
     password_sealed: sealed,
     rescue: 0,
+    // The new disk runs script_url again at its first boot: its outcome is read anew.
+    script_outcome: null,
   });
   rootPassword(ctx, server.id, sealed, password);
 }
@@ -248,7 +260,8 @@ export async function restoreOnto(
     'restoring',
     settlesTo,
     ticket,
-    { image_id: target.id, source_snapshot_uuid: image.uuid, rescue: 0 },
+    // The restored disk holds its own record of the script (or runs it): read anew.
+    { image_id: target.id, source_snapshot_uuid: image.uuid, rescue: 0, script_outcome: null },
     image.ready_at,
   );
 }

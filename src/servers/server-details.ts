@@ -10,6 +10,8 @@ import { describeAllocated } from '../network/ip-pool.ts';
 import { serverItems } from '../billing/pricing.ts';
 import { isProvisioning, shownPower } from './power-state.ts';
 import { effectiveOptions, type ServerOptions } from './server-options.ts';
+import { overageOf, type Overage } from './overage.ts';
+import { scriptView, type ScriptView } from './script-outcome.ts';
 import {
   serverRepository,
   type HeldAddress,
@@ -47,6 +49,10 @@ export interface ServerDetails {
   monthlyPriceMicros: number;
   privateNetwork: boolean;
   options: ServerOptions;
+  /** Where its bandwidth policy applies, and whether usage has reached it. */
+  overage: Overage;
+  /** The first-boot script's outcome; null without a script_url. */
+  script: ScriptView | null;
 }
 
 /** A public address the server holds, with its reverse name as stored (null: the default). */
@@ -261,6 +267,7 @@ export async function detailsWith(
   return rows.map((row, index) => {
     const machine = machines[index]!;
     const network = networks[index]!;
+    const options = effectiveOptions(row.options);
     return {
       row,
       region: machine.region,
@@ -272,7 +279,9 @@ export async function detailsWith(
       bandwidthUsageGb: usage.get(row.uuid) ?? 0,
       monthlyPriceMicros: monthlyPriceMicros(ctx, row),
       privateNetwork: network.vpcs.length > 0,
-      options: effectiveOptions(row.options),
+      options,
+      overage: overageOf(options, machine.plan.bandwidth_gb, usage.get(row.uuid) ?? 0),
+      script: scriptView(row.script_url, row.script_outcome, ctx.compute.engine !== undefined),
     };
   });
 }

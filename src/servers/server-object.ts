@@ -4,6 +4,8 @@
 import { isoSeconds } from '../platform/clock.ts';
 import { toCents } from '../platform/money.ts';
 import type { NetworkInterface, ServerDetails } from './server-details.ts';
+import type { ScriptView } from './script-outcome.ts';
+import type { OveragePolicy } from './overage.ts';
 
 export interface ServerObject {
   id: number;
@@ -13,7 +15,7 @@ export interface ServerObject {
   created: string;
   price: number;
   iface: { v4: NetworkInterface[]; v6: NetworkInterface[] | null } | null;
-  bandwidth: { usage: number; limit: number };
+  bandwidth: { usage: number; limit: number; point: number; applied: OveragePolicy | null };
   info: {
     features: string[];
     options: { bw_overage_policy: string; bw_overage_tresgold: number; bw_overage_threshold: number };
@@ -34,6 +36,7 @@ export interface ServerObject {
     private_network: boolean;
     hostname: string;
     ssh_key_id: number | null;
+    script: ScriptView | null;
   };
 }
 
@@ -68,7 +71,12 @@ export function toServerObject(details: ServerDetails): ServerObject {
     created: createdText(row.created_at),
     price,
     iface: details.interfaces,
-    bandwidth: { usage: details.bandwidthUsageGb, limit: plan.bandwidth_gb },
+    bandwidth: {
+      usage: details.bandwidthUsageGb,
+      limit: plan.bandwidth_gb,
+      point: details.overage.pointGb,
+      applied: details.overage.over ? details.overage.policy : null,
+    },
     info: {
       features: featuresOf(details),
       options: {
@@ -93,6 +101,7 @@ export function toServerObject(details: ServerDetails): ServerObject {
       private_network: details.privateNetwork,
       hostname: row.hostname,
       ssh_key_id: row.ssh_key_id,
+      script: details.script,
     },
   };
 }

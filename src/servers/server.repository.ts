@@ -37,6 +37,7 @@ export type ShownRow = Pick<
   | 'action_until'
   | 'rescue'
   | 'options'
+  | 'script_outcome'
   | 'created_at'
 >;
 
@@ -74,6 +75,7 @@ const shownColumns = [
   'action_until',
   'rescue',
   'options',
+  'script_outcome',
   'created_at',
 ] as const satisfies readonly (keyof ShownRow)[];
 const heldColumns = ['holder_uuid', 'pool', 'address', 'version', 'reverse'] as const;

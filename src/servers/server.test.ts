@@ -59,7 +59,7 @@ describe('server/create', () => {
     assert.match(s.created, iso);
     assert.equal(s.price, 5);
     assert.equal(s.iface, null);
-    assert.deepEqual(s.bandwidth, { usage: 0, limit: 1000 });
+    assert.deepEqual(s.bandwidth, { usage: 0, limit: 1000, point: 1000, applied: null });
     const info = s.info;
     assert.deepEqual(info.features, []);
     assert.deepEqual(info.options, { bw_overage_policy: 'power_off', bw_overage_tresgold: 1, bw_overage_threshold: 1 });
@@ -71,6 +71,8 @@ describe('server/create', () => {
     assert.match(info.password, /^[A-Za-z0-9]{20}$/);
     assert.equal(info.ipv6_enabled, false);
     assert.equal(info.script_url, 'https://example.com/boot.sh');
+    // The simulated driver runs no script; a real engine reports pending, then the outcome.
+    assert.deepEqual(info.script, { state: 'not_run', stage: null, exit_status: null, output: null, reported: null });
     assert.equal(info.region, 'New York');
     assert.equal(info.image, 'Ubuntu 24.04 LTS');
     assert.equal(info.plan, 's-1vcpu-1gb');

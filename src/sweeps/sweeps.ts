@@ -5,6 +5,7 @@ import type { Platform } from '../platform/context.ts';
 import { workOf } from '../platform/metrics.ts';
 import { deliverPendingMail } from '../mail/mail.service.ts';
 import { sweepOutOfFunds } from '../billing/out-of-funds.ts';
+import { sweepOverage } from '../servers/overage.sweep.ts';
 import { runBackupSweep } from '../snapshots/backup.sweep.ts';
 import { recordDueEvents } from '../events/event.service.ts';
 import { deliverWebhooks } from '../events/webhook.service.ts';
@@ -17,6 +18,7 @@ export interface Sweep {
 /** Every sweep, in the order a round runs them. Later issues add theirs here. */
 export const sweeps: Sweep[] = [
   { name: 'out of funds', run: sweepOutOfFunds },
+  { name: 'bandwidth overage', run: sweepOverage },
   { name: 'mail delivery', run: deliverPendingMail },
   { name: 'daily backups', run: runBackupSweep },
   { name: 'due events', run: recordDueEvents },

@@ -2493,6 +2493,8 @@ export interface components {
             floating_ip: number;
             /** @description USD charged for vpc in [ts_start, ts_end) */
             vpc: number;
+            /** @description USD charged for bandwidth in [ts_start, ts_end) */
+            bandwidth: number;
             /**
              * @description UTC, YYYY-MM-DDTHH:MM:SSZ
              * @example 2026-11-22T12:00:00Z
@@ -2754,6 +2756,18 @@ export interface components {
             generation: number;
             operator_id: string | null;
         };
+        /** @description our addition: the first-boot script's outcome, as the guest reported it (run once at first boot and after a reinstall or rebuild) */
+        ScriptOutcome: {
+            /** @description pending: the guest has not reported yet; succeeded: it ran and exited 0; failed: it could not be fetched or exited non-zero; not_run: this compute driver (simulated) runs no script */
+            state: "pending" | "succeeded" | "failed" | "not_run";
+            /** @description fetch: downloading script_url failed; run: the script ran; null until reported */
+            stage: "fetch" | "run" | null;
+            /** @description the script's exit status (of the download at stage fetch) */
+            exit_status: number | null;
+            /** @description the last 20 lines of its output (stdout and stderr), at most 4,000 characters */
+            output: string | null;
+            reported: string | null;
+        };
         /** @description a server (spec: Server object) */
         Server: {
             /** @description integer id (our addition: every server_id accepts it) */
@@ -2779,6 +2793,10 @@ export interface components {
                 usage: number;
                 /** @description GB a month in the plan */
                 limit: number;
+                /** @description our addition: GB at which the bandwidth policy applies (bw_overage_threshold × limit); 0 with a limit of 0 (not metered) */
+                point: number;
+                /** @description our addition: the bandwidth policy acting now (usage has reached point): power_off (the server is held off until the month ends or the threshold or policy changes), throttle (its NIC is rate-limited), charge (each GB past point is billed); null below point */
+                applied: "power_off" | "throttle" | "charge" | null;
             };
             info: {
                 /** @description features on: ipv6, auto_backups, ddos_protection, private_network, rescue_mode */
@@ -2813,6 +2831,8 @@ export interface components {
                 hostname: string;
                 /** @description our addition: id of the SSH key given at create (see /ssh_key/list); null when none was given or it has been removed */
                 ssh_key_id: number | null;
+                /** @description our addition: what the first-boot script (script_url) did; null without a script_url */
+                script: components["schemas"]["ScriptOutcome"] | null;
             };
         };
         ServerActivityEntry: {
@@ -3030,6 +3050,7 @@ export type PaymentOptions = components['schemas']['PaymentOptions'];
 export type Plan = components['schemas']['Plan'];
 export type PowerState = components['schemas']['PowerState'];
 export type Region = components['schemas']['Region'];
+export type ScriptOutcome = components['schemas']['ScriptOutcome'];
 export type Server = components['schemas']['Server'];
 export type ServerActivityEntry = components['schemas']['ServerActivityEntry'];
 export type ServerInterface = components['schemas']['ServerInterface'];

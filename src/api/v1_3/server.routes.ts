@@ -23,7 +23,7 @@ import {
 } from '../../servers/server-actions.service.ts';
 import { toServerObject } from '../../servers/server-object.ts';
 import { success } from './format.ts';
-import { authErrors, IdOrUuid, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
+import { authErrors, IdOrUuid, NullableTimestamp, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
 import { POWER_STATES } from '../../servers/power-state.ts';
 
 const tags = ['v1.3 servers'];
@@ -39,6 +39,33 @@ const Interface = Type.Object(
     }),
   },
   { $id: 'ServerInterface', description: 'one address of a server' },
+);
+
+export const ScriptOutcome = Type.Object(
+  {
+    state: Type.Union(
+      [Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('not_run')],
+      {
+        description:
+          'pending: the guest has not reported yet; succeeded: it ran and exited 0; failed: it could not be fetched or exited non-zero; not_run: this compute driver (simulated) runs no script',
+      },
+    ),
+    stage: Type.Union([Type.Literal('fetch'), Type.Literal('run'), Type.Null()], {
+      description: 'fetch: downloading script_url failed; run: the script ran; null until reported',
+    }),
+    exit_status: Type.Union([Type.Integer(), Type.Null()], {
+      description: "the script's exit status (of the download at stage fetch)",
+    }),
+    output: Type.Union([Type.String(), Type.Null()], {
+      description: 'the last 20 lines of its output (stdout and stderr), at most 4,000 characters',
+    }),
+    reported: NullableTimestamp,
+  },
+  {
+    $id: 'ScriptOutcome',
+    description:
+      "our addition: the first-boot script's outcome, as the guest reported it (run once at first boot and after a reinstall or rebuild)",
+  },
 );
 
 export const ServerSchema = Type.Object(
@@ -60,6 +87,14 @@ export const ServerSchema = Type.Object(
     bandwidth: Type.Object({
       usage: Type.Number({ description: 'GB this calendar month' }),
       limit: Type.Number({ description: 'GB a month in the plan' }),
+      point: Type.Number({
+        description:
+          'our addition: GB at which the bandwidth policy applies (bw_overage_threshold × limit); 0 with a limit of 0 (not metered)',
+      }),
+      applied: Type.Union([Type.Literal('power_off'), Type.Literal('throttle'), Type.Literal('charge'), Type.Null()], {
+        description:
+          'our addition: the bandwidth policy acting now (usage has reached point): power_off (the server is held off until the month ends or the threshold or policy changes), throttle (its NIC is rate-limited), charge (each GB past point is billed); null below point',
+      }),
     }),
     info: Type.Object({
       features: Type.Array(Type.String(), {
@@ -89,6 +124,9 @@ export const ServerSchema = Type.Object(
       ssh_key_id: Type.Union([Type.Integer(), Type.Null()], {
         description:
           'our addition: id of the SSH key given at create (see /ssh_key/list); null when none was given or it has been removed',
+      }),
+      script: Type.Union([ScriptOutcome, Type.Null()], {
+        description: 'our addition: what the first-boot script (script_url) did; null without a script_url',
       }),
     }),
   },

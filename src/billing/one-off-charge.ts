@@ -1,0 +1,54 @@
+// A charge billed once (a GB over a server's bandwidth allowance): an invoice item that is opened
+// and closed at the same instant, so it costs its price exactly once, shows in the invoice list
+// and sums like every other item, and settles into the account's balance at once.
+
+import type { Tx } from '../db/database.ts';
+import type { Platform } from '../platform/context.ts';
+import { lockAccount } from '../accounts/account-lock.ts';
+import { invoiceItemClosed } from '../events/resource-events.ts';
+import type { PricedItem } from './pricing.ts';
+import { addSettled } from './settled.ts';
+
+/**
+ * Bills `item.amountMoMicros` once. The item begins a millisecond before now and ends now: one
+ * started hour (metering.ts) at the item's price, its monthly cap the same price, so the charge is
+ * that price whatever the hourly rules. Takes the account lock first (the lock order).
+ */
+export async function chargeOnce(
+  ctx: Platform,
+  trx: Tx,
+  accountId: number,
+  resourceUuid: string,
+  item: PricedItem,
+): Promise<void> {
+  const now = ctx.clock.now();
+  const charge = item.amountMoMicros;
+  await lockAccount(ctx, trx, accountId);
+  await trx
+    .insertInto('invoice_items')
+    .values({
+      account_id: accountId,
+      resource_type: item.resourceType,
+      resource_uuid: resourceUuid,
+      description: item.description,
+      amount_hr_micros: charge,
+      amount_mo_micros: charge,
+      created_at: now - 1,
+      removed_at: now,
+      prepaid_until: null,
+      final_charge_micros: charge,
+    })
+    .execute();
+  await addSettled(trx, accountId, -charge);
+  await invoiceItemClosed(
+    ctx,
+    trx,
+    {
+      account_id: accountId,
+      resource_type: item.resourceType,
+      resource_uuid: resourceUuid,
+      description: item.description,
+    },
+    charge,
+  );
+}

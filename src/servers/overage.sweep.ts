@@ -1,0 +1,177 @@
+// Bandwidth overage, carried out (rules in overage.ts, the decisions table in docs/decisions.md):
+// each round reads every server's month usage from the compute driver (the simulated driver's
+// deterministic traffic, or the real engine's), and where it has reached the server's point:
+// - power_off: the server is powered off (event, and a mail saying why); a start is refused while
+//   the point is still reached (server-actions.service.ts);
+// - throttle: the server's NIC is rate-limited (BANDWIDTH_THROTTLE_RATE) by a network job, and
+//   the limit is lifted when usage falls below the point again (a new month, a raised threshold);
+// - charge: each whole GB past the point is billed once, at the region's rate.
+// Idempotent and safe on several instances: every write is conditional on what the round read.
+
+import type { Tx } from '../db/database.ts';
+import type { Platform } from '../platform/context.ts';
+import { lockAccount } from '../accounts/account-lock.ts';
+import { enqueueComputeJob } from '../compute/job-queue.ts';
+import { recordEvent } from '../events/event.service.ts';
+import { serverPoweredOff } from '../events/resource-events.ts';
+import { queueMail } from '../mail/mail.service.ts';
+import { bandwidthOverageItem } from '../billing/pricing.ts';
+import { chargeOnce } from '../billing/one-off-charge.ts';
+import { catalogOf, machineOf } from './server-details.ts';
+import { effectiveOptions } from './server-options.ts';
+import { monthOf, overageOf, type Overage } from './overage.ts';
+import type { ServerRow } from './server.table.ts';
+
+export interface OverageReport {
+  poweredOff: number;
+  throttled: number;
+  unthrottled: number;
+  billedGb: number;
+}
+
+export async function sweepOverage(ctx: Platform): Promise<OverageReport> {
+  const report: OverageReport = { poweredOff: 0, throttled: 0, unthrottled: 0, billedGb: 0 };
+  const rows = await ctx.db.selectFrom('servers').selectAll().orderBy('id').execute();
+  if (!rows.length) return report;
+  const now = ctx.clock.now();
+  const usage = await ctx.compute.bandwidthUsageGb(
+    rows.map((row) => machineOf(ctx, row)),
+    now,
+  );
+  for (const row of rows) {
+    const usageGb = usage.get(row.uuid) ?? 0;
+    const overage = overageOf(effectiveOptions(row.options), catalogOf(ctx, row).plan.bandwidth_gb, usageGb);
+    const throttle = overage.policy === 'throttle' && overage.over;
+    if (throttle !== (row.throttled === 1)) {
+      if (await ctx.db.transaction().execute((trx) => setThrottle(ctx, trx, row, throttle, overage, usageGb)))
+        report[throttle ? 'throttled' : 'unthrottled']++;
+    }
+    if (overage.policy === 'power_off' && overage.over && row.power === 'running') {
+      if (await ctx.db.transaction().execute((trx) => powerOff(ctx, trx, row, overage, usageGb))) report.poweredOff++;
+    }
+    if (overage.policy === 'charge') {
+      const month = monthOf(now);
+      const billed = row.overage_billed_month === month ? row.overage_billed_gb : 0;
+      if (overage.gbOver > billed)
+        report.billedGb += await ctx.db
+          .transaction()
+          .execute((trx) => charge(ctx, trx, row, month, billed, overage, usageGb));
+    }
+  }
+  return report;
+}
+
+function overageEvent(ctx: Platform, trx: Tx, row: ServerRow, overage: Overage, usageGb: number, action: string) {
+  return recordEvent(ctx, trx, {
+    accountId: row.account_id,
+    resource: { type: 'server', uuid: row.uuid },
+    type: 'server.overage',
+    data: {
+      policy: overage.policy,
+      action,
+      usage_gb: usageGb,
+      point_gb: overage.pointGb,
+      limit_gb: catalogOf(ctx, row).plan.bandwidth_gb,
+    },
+  });
+}
+
+/** Throttles (or lifts the limit of) the server's NIC; the engine applies it through a network job. */
+async function setThrottle(
+  ctx: Platform,
+  trx: Tx,
+  row: ServerRow,
+  throttle: boolean,
+  overage: Overage,
+  usageGb: number,
+): Promise<boolean> {
+  const changed = await trx
+    .updateTable('servers')
+    .set({ throttled: throttle ? 1 : 0, updated_at: ctx.clock.now() })
+    .where('id', '=', row.id)
+    .where('throttled', '=', row.throttled)
+    .executeTakeFirst();
+  if (Number(changed.numUpdatedRows) !== 1) return false;
+  await enqueueComputeJob(ctx, trx, row.uuid, 'network');
+  await overageEvent(ctx, trx, row, overage, usageGb, throttle ? 'throttled' : 'unthrottled');
+  return true;
+}
+
+/** Powers the server off at once (like out of funds), tells why in an event and a mail. */
+async function powerOff(ctx: Platform, trx: Tx, row: ServerRow, overage: Overage, usageGb: number): Promise<boolean> {
+  await lockAccount(ctx, trx, row.account_id);
+  try {
+    await ctx.compute.stop(machineOf(ctx, row));
+  } catch (error) {
+    ctx.log.error(
+      { server: row.uuid, err: error },
+      'overage: the compute driver could not stop the server; next round retries',
+    );
+    return false;
+  }
+  const now = ctx.clock.now();
+  const stopped = await trx
+    .updateTable('servers')
+    .set({ power: 'stopped', action: null, action_until: null, updated_at: now })
+    .where('id', '=', row.id)
+    .where('power', '=', 'running')
+    .executeTakeFirst();
+  if (Number(stopped.numUpdatedRows) !== 1) return false;
+  await serverPoweredOff(ctx, trx, row, 'bandwidth overage');
+  await overageEvent(ctx, trx, row, overage, usageGb, 'powered_off');
+  await enqueueComputeJob(ctx, trx, row.uuid, 'stopping');
+  const account = await trx
+    .selectFrom('accounts')
+    .select(['email', 'firstname'])
+    .where('id', '=', row.account_id)
+    .executeTakeFirstOrThrow();
+  const limit = catalogOf(ctx, row).plan.bandwidth_gb;
+  await queueMail(ctx, trx, {
+    to: account.email,
+    subject: `Your server ${row.name} was powered off: bandwidth allowance reached`,
+    text: [
+      `Hello ${account.firstname},`,
+      '',
+      `Your server ${row.name} (${row.hostname}, ${row.uuid}) has moved ${usageGb} GB this month; its plan allows ${limit} GB`,
+      `and its bandwidth policy (bw_overage_policy power_off, bw_overage_threshold ${effectiveOptions(row.options).bw_overage_threshold}) stops it at ${overage.pointGb} GB.`,
+      'We powered it off. It cannot be started again this month unless you raise bw_overage_threshold or',
+      'change bw_overage_policy to throttle or charge (option/set); from the first day of next month it starts as usual.',
+    ].join('\n'),
+  });
+  return true;
+}
+
+/** Bills the whole GB past the point not billed yet this month; answers how many. */
+async function charge(
+  ctx: Platform,
+  trx: Tx,
+  row: ServerRow,
+  month: string,
+  billed: number,
+  overage: Overage,
+  usageGb: number,
+): Promise<number> {
+  await lockAccount(ctx, trx, row.account_id);
+  // Only the round whose update lands bills: the month's count moves from what it read.
+  let claim = trx
+    .updateTable('servers')
+    .set({ overage_billed_month: month, overage_billed_gb: overage.gbOver })
+    .where('id', '=', row.id);
+  claim =
+    row.overage_billed_month === month
+      ? claim.where('overage_billed_month', '=', month).where('overage_billed_gb', '=', billed)
+      : row.overage_billed_month === null
+        ? claim.where('overage_billed_month', 'is', null)
+        : claim.where('overage_billed_month', '=', row.overage_billed_month);
+  if (Number((await claim.executeTakeFirst()).numUpdatedRows) !== 1) return 0;
+  const gb = overage.gbOver - billed;
+  await chargeOnce(
+    ctx,
+    trx,
+    row.account_id,
+    row.uuid,
+    bandwidthOverageItem(catalogOf(ctx, row).region, gb, billed, row.name),
+  );
+  await overageEvent(ctx, trx, row, overage, usageGb, 'charged');
+  return gb;
+}
