@@ -6,11 +6,14 @@ import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import { isoSeconds } from '../platform/clock.ts';
 import { transaction } from '../db/transaction.ts';
+import { documentFilename } from '../documents/document-name.ts';
 
 export interface Mail {
   to: string;
   subject: string;
   text: string;
+  /** An invoice document sent as the attachment (read from its table when the mail is delivered). */
+  documentId?: number;
 }
 
 const maxAttempts = 10;
@@ -44,6 +47,7 @@ export async function queueMail(ctx: Platform, db: Queryable, mail: Mail): Promi
       created_at: now,
       attempts: 0,
       next_attempt_at: ctx.mailTransport ? now : null,
+      document_id: mail.documentId ?? null,
     })
     .execute();
 }
@@ -59,14 +63,28 @@ export interface OutboxMessage {
   /** SMTP delivery attempts so far, and the last failure, for an operator chasing a lost mail. */
   attempts: number;
   last_error: string | null;
+  /** The file name of an attached invoice document, or null. */
+  attachment: string | null;
 }
 
 /** The outbox, newest first (at most 1000), optionally only the mail to one address. */
 export async function listOutbox(ctx: Platform, to: string | undefined): Promise<OutboxMessage[]> {
   let query = ctx.db
     .selectFrom('mail_outbox')
-    .select(['id', 'to_address', 'subject', 'text', 'created_at', 'delivered_at', 'attempts', 'last_error'])
-    .orderBy('id', 'desc')
+    .leftJoin('invoice_documents', 'invoice_documents.id', 'mail_outbox.document_id')
+    .select([
+      'mail_outbox.id',
+      'to_address',
+      'subject',
+      'text',
+      'mail_outbox.created_at',
+      'delivered_at',
+      'attempts',
+      'last_error',
+      'invoice_documents.number',
+      'invoice_documents.period',
+    ])
+    .orderBy('mail_outbox.id', 'desc')
     .limit(1000);
   if (to) query = query.where('to_address', '=', to.trim().toLowerCase());
   const rows = await query.execute();
@@ -79,7 +97,25 @@ export async function listOutbox(ctx: Platform, to: string | undefined): Promise
     delivered: row.delivered_at !== null,
     attempts: row.attempts,
     last_error: row.last_error,
+    attachment: row.number !== null && row.period !== null ? documentFilename(Number(row.number), row.period) : null,
   }));
+}
+
+/** The invoice document a mail carries, as its attachment (none when the document is gone). */
+async function attachedDocument(ctx: Platform, documentId: number) {
+  const document = await ctx.db
+    .selectFrom('invoice_documents')
+    .select(['number', 'period', 'pdf'])
+    .where('id', '=', documentId)
+    .executeTakeFirst();
+  if (!document) return [];
+  return [
+    {
+      filename: documentFilename(Number(document.number), document.period),
+      content: Buffer.from(document.pdf, 'base64'),
+      contentType: 'application/pdf',
+    },
+  ];
 }
 
 /** Deliveries started by kickMailDelivery and not yet finished, per platform, so shutdown can wait for them. */
@@ -149,6 +185,7 @@ export async function deliverPendingMail(ctx: Platform, batch = 20): Promise<num
         to: row.to_address,
         subject: row.subject,
         text: openBody(ctx, row.text),
+        ...(row.document_id !== null ? { attachments: await attachedDocument(ctx, row.document_id) } : {}),
       });
       await ctx.db
         .updateTable('mail_outbox')

@@ -3,7 +3,8 @@
 // it would have run (a frozen clock), so the result is the one real time would have left: a
 // backup for every day passed (named by its day, created at the start of the day or when the
 // server finished provisioning, and deleted when its retention ends), the out-of-funds actions
-// at the instant the balance reached zero, and every mail retry whose back-off came due.
+// at the instant the balance reached zero, every mail retry whose back-off came due, and the
+// monthly invoice documents on the first of each month.
 //
 // The sweeps stay idempotent with unique slots, so another instance's sweeper running meanwhile
 // (at its own, earlier, time) changes nothing; the clock's advance lease keeps two advances apart.
@@ -15,6 +16,7 @@ import type { Platform } from '../platform/context.ts';
 import { Conflict, Invalid } from '../platform/errors.ts';
 import { FrozenClock, isoSeconds, lastInstantMs, VirtualClock } from '../platform/clock.ts';
 import { outOfFundsAt } from '../billing/ledger.ts';
+import { monthBounds } from '../billing/metering.ts';
 import { recordDueEvents } from '../events/event.service.ts';
 import { kickWebhookDelivery } from '../events/webhook.service.ts';
 import { runSweepRound } from './sweeps.ts';
@@ -58,6 +60,8 @@ async function nextDue(ctx: Platform, at: number, to: number, outOfFunds: number
     .where('action_until', '>', at)
     .executeTakeFirst();
   if (provisioned?.at != null) candidates.push(Number(provisioned.at));
+  // The first of each month: the month's invoice documents are issued then.
+  candidates.push(monthBounds(at).end);
   // Mail retries whose back-off comes due.
   if (ctx.mailTransport) {
     const mail = await ctx.db

@@ -9,6 +9,7 @@ import { sweepOverage } from '../servers/overage.sweep.ts';
 import { runBackupSweep } from '../snapshots/backup.sweep.ts';
 import { recordDueEvents } from '../events/event.service.ts';
 import { deliverWebhooks } from '../events/webhook.service.ts';
+import { issueMonthlyDocuments } from '../documents/document.service.ts';
 
 export interface Sweep {
   name: string;
@@ -19,6 +20,8 @@ export interface Sweep {
 export const sweeps: Sweep[] = [
   { name: 'out of funds', run: sweepOutOfFunds },
   { name: 'bandwidth overage', run: sweepOverage },
+  // Before mail delivery, so a document's mail leaves in the round that issued it.
+  { name: 'monthly documents', run: issueMonthlyDocuments },
   { name: 'mail delivery', run: deliverPendingMail },
   { name: 'daily backups', run: runBackupSweep },
   { name: 'due events', run: recordDueEvents },

@@ -194,6 +194,9 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
                 last_error: Type.Union([Type.String(), Type.Null()], {
                   description: 'why the last SMTP attempt failed',
                 }),
+                attachment: Type.Union([Type.String(), Type.Null()], {
+                  description: 'the file name of the invoice document sent with it, or null',
+                }),
               }),
             ),
           }),

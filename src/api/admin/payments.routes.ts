@@ -1,5 +1,5 @@
-// The operator's side of payments: the bank transfers waiting for money, and marking one
-// received (which credits the balance once).
+// The operator's side of payments and documents: any account's invoice documents, the bank
+// transfers waiting for money, and marking one received (which credits the balance once).
 
 import { Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
@@ -9,12 +9,55 @@ import { parseRef } from '../../platform/ids.ts';
 import { NotFound } from '../../platform/errors.ts';
 import { responses } from '../v1_3/schemas.ts';
 import { AdminTransaction } from './admin.routes.ts';
+import { InvoiceDocument, PdfResponse, sendPdf } from '../v1_3/document.routes.ts';
+import { documentPdf, operatorDocuments } from '../../documents/document.service.ts';
 
 const tags = ['operator'];
 const security = [{ operator: [] }];
 const adminErrors = [400, 401, 403, 404];
 
 export function operatorPaymentRoutes(app: ApiApp, ctx: Platform): void {
+  app.route({
+    method: 'GET',
+    url: '/accounts/:account/documents',
+    config: { access: 'operator' },
+    schema: {
+      operationId: 'adminListAccountDocuments',
+      summary: "List an account's invoice documents",
+      description: "The account's monthly invoice documents, newest first.",
+      tags,
+      security,
+      params: Type.Object({
+        account: Type.String({ minLength: 1, maxLength: 254, description: 'id, uuid or e-mail' }),
+      }),
+      response: responses(
+        { 200: Type.Object({ documents: Type.Array(InvoiceDocument), meta: Type.Object({ total: Type.Integer() }) }) },
+        adminErrors,
+      ),
+    },
+    handler: (request) => operatorDocuments(ctx, request.params.account),
+  });
+
+  app.route({
+    method: 'GET',
+    url: '/documents/:document/pdf',
+    config: { access: 'operator' },
+    schema: {
+      operationId: 'adminDownloadDocument',
+      summary: 'Download an invoice document',
+      description: "The PDF of any account's invoice document, as issued.",
+      tags,
+      security,
+      params: Type.Object({ document: Type.String({ maxLength: 20, description: 'the document id' }) }),
+      response: { ...responses({}, adminErrors), 200: PdfResponse },
+    },
+    handler: async (request, reply) => {
+      const ref = parseRef(request.params.document);
+      if (!ref || !('id' in ref)) throw new NotFound('document');
+      return sendPdf(reply, await documentPdf(ctx, ref.id, null));
+    },
+  });
+
   app.route({
     method: 'GET',
     url: '/transfers',

@@ -6,6 +6,7 @@ import { accountRoutes } from './account.routes.ts';
 import { listingRoutes } from './listing.routes.ts';
 import { billingRoutes } from './billing.routes.ts';
 import { paymentRoutes } from './payment.routes.ts';
+import { documentRoutes } from './document.routes.ts';
 import { snapshotRoutes } from './snapshot.routes.ts';
 import { serverRoutes } from './server.routes.ts';
 import { serverActivityRoutes } from './server-activity.routes.ts';
@@ -21,6 +22,7 @@ export const v13Routes: RouteModule[] = [
   accountRoutes,
   billingRoutes,
   paymentRoutes,
+  documentRoutes,
   snapshotRoutes,
   serverRoutes,
   serverActivityRoutes,
