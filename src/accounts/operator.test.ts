@@ -194,6 +194,7 @@ describe('outbox', () => {
     assert.ok(messages[0].id > messages[1].id);
     for (const message of messages) {
       assert.deepEqual(Object.keys(message).sort(), [
+        'attachment',
         'attempts',
         'created',
         'delivered',
@@ -206,6 +207,7 @@ describe('outbox', () => {
       assert.equal(message.to, account.email);
       assert.match(message.created, timestamp);
       assert.equal(message.delivered, false);
+      assert.equal(message.attachment, null);
     }
     const everything = (await server.admin('GET', '/admin/outbox')).body.messages;
     assert.ok(everything.length >= 2);
