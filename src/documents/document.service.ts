@@ -10,6 +10,7 @@
 // row lock makes issuing one document at a time, deployment-wide, which a monthly run can afford.
 
 import { sql } from 'kysely';
+import { transaction } from '../db/transaction.ts';
 import type { Actor, Platform } from '../platform/context.ts';
 import { NotFound } from '../platform/errors.ts';
 import { isoSeconds } from '../platform/clock.ts';
@@ -199,7 +200,7 @@ export async function issueDocument(
   const figures = await monthFigures(ctx, accountId, month);
   const issuedAt = ctx.clock.now();
   try {
-    await ctx.db.transaction().execute(async (trx) => {
+    await transaction(ctx, async (trx) => {
       await trx
         .insertInto('settings')
         .values({ key: counterKey, value: '0' })
