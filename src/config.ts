@@ -346,6 +346,18 @@ export const variables = {
     integer(1, 1_000_000),
     'open connections at most; more are closed at once (keep it under the descriptor limit, `ulimit -n`)',
   ),
+  maxConnectionsPerAddress: v(
+    'MAX_CONNECTIONS_PER_ADDRESS',
+    250,
+    integer(1, 1_000_000),
+    "open connections one client address may hold (its share of MAX_CONNECTIONS); more are closed at once. A trusted proxy's address (TRUST_PROXY) is not capped: it speaks for everyone behind it",
+  ),
+  firstByteTimeoutMs: v(
+    'FIRST_BYTE_TIMEOUT_MS',
+    3_000,
+    integer(100, 600_000),
+    'ms a new connection may stay silent before its first byte; then it is closed (sooner than HEADERS_TIMEOUT_MS, which holds once a request has begun)',
+  ),
   shutdownTimeoutMs: v(
     'SHUTDOWN_TIMEOUT_MS',
     10_000,

@@ -35,6 +35,7 @@ import { v1Routes } from '../api/v1/index.ts';
 import { registerJournal } from './journal-hook.ts';
 import { nestedDeeperThan, tooDeep } from './json-depth.ts';
 import { lingerBeforeClosing } from './lingering-close.ts';
+import { shareConnections } from './connection-share.ts';
 import { metricsRoute, observeRequests } from './metrics.ts';
 import { consoleStatic } from './console-static.ts';
 import { processorRoutes } from '../api/processors/processor.routes.ts';
@@ -164,6 +165,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   applyConnectionLimits(app.server, ctx.config);
   lifecycle.connections = trackConnections(app.server);
   lingerBeforeClosing(app.server);
+  const trusted = trustProxyFunction(ctx.config.trustProxy);
+  shareConnections(app.server, {
+    maxConnectionsPerAddress: ctx.config.maxConnectionsPerAddress,
+    firstByteTimeoutMs: ctx.config.firstByteTimeoutMs,
+    isTrustedProxy: (address) => trusted(address, 0),
+  });
 
   // Shutting down: whatever still arrives is told to retry elsewhere, and its connection closes.
   // Callback hooks here and below: every request runs them, and an async hook costs a promise and

@@ -1,0 +1,66 @@
+// One client address's share of the connections, and a short life for a connection that sends
+// nothing. Within HEADERS_TIMEOUT_MS a client could otherwise open MAX_CONNECTIONS silent
+// connections and keep re-opening them, and every other client would be refused.
+//
+// The address is the connection's peer: X-Forwarded-For arrives only with a request's headers,
+// after the connection is taken. A peer trusted as a proxy (TRUST_PROXY) speaks for everyone
+// behind it, so its connections are not capped per address (MAX_CONNECTIONS still holds; the
+// proxy limits its own clients).
+
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+
+export interface ConnectionShare {
+  maxConnectionsPerAddress: number;
+  firstByteTimeoutMs: number;
+  /** Whether a peer is a trusted proxy (the first hop of TRUST_PROXY). */
+  isTrustedProxy: (address: string) => boolean;
+}
+
+const openedAt = Symbol('opened at');
+interface NewSocket extends Socket {
+  [openedAt]?: number;
+}
+
+export function shareConnections(server: Server, share: ConnectionShare): void {
+  const held = new Map<string, number>();
+  // Connections that have not sent a byte yet, oldest first.
+  const silent = new Set<NewSocket>();
+
+  server.on('connection', (socket: NewSocket) => {
+    const address = socket.remoteAddress ?? '';
+    if (!share.isTrustedProxy(address)) {
+      const count = (held.get(address) ?? 0) + 1;
+      if (count > share.maxConnectionsPerAddress) {
+        socket.destroy();
+        return;
+      }
+      held.set(address, count);
+      socket.once('close', () => {
+        const left = (held.get(address) ?? 1) - 1;
+        if (left > 0) held.set(address, left);
+        else held.delete(address);
+      });
+    }
+    socket[openedAt] = Date.now();
+    silent.add(socket);
+  });
+
+  // The HTTP parser reads from the socket's handle directly (no 'data' events): its byte count
+  // tells whether anything arrived. Checked a few times per timeout, like Node's own timeouts.
+  const check = setInterval(
+    () => {
+      const now = Date.now();
+      for (const socket of silent) {
+        if (socket.destroyed || socket.bytesRead > 0) silent.delete(socket);
+        else if (now - (socket[openedAt] ?? now) >= share.firstByteTimeoutMs) {
+          silent.delete(socket);
+          socket.destroy();
+        }
+      }
+    },
+    Math.max(50, Math.floor(share.firstByteTimeoutMs / 4)),
+  );
+  check.unref();
+  server.once('close', () => clearInterval(check));
+}

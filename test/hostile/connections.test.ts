@@ -1,0 +1,122 @@
+// Class 5 of issue 21: one client address cannot take every connection. An attacker at 127.0.0.1
+// holds 1,000 silent connections and re-opens each one the server closes; another client
+// (127.0.0.2: all of 127.0.0.0/8 is loopback) is served throughout. A connection that has sent
+// nothing is closed sooner than one whose request is under way. Behind a trusted proxy the
+// proxy's address is not capped (everyone behind it shares it).
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+function open(url: URL, localAddress: string): Promise<Socket> {
+  return new Promise((resolve) => {
+    const socket = connect({ port: Number(url.port), host: url.hostname, localAddress });
+    socket.on('error', () => {});
+    socket.once('connect', () => resolve(socket));
+    socket.once('close', () => resolve(socket));
+  });
+}
+
+/** A GET on a new connection from `localAddress`: its status, or how it failed. */
+function get(url: URL, path: string, localAddress: string, headers: Record<string, string> = {}): Promise<string> {
+  return new Promise((resolve) => {
+    const req = httpRequest(new URL(path, url), { agent: false, localAddress, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(String(res.statusCode)));
+    });
+    req.setTimeout(15_000, () => req.destroy(new Error('no answer in 15 s')));
+    req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+    req.end();
+  });
+}
+
+describe('connections from one address', () => {
+  let server: TestServer;
+  let url: URL;
+  before(async () => {
+    server = await startTestServer({ FIRST_BYTE_TIMEOUT_MS: '1000', HEADERS_TIMEOUT_MS: '5000' });
+    url = new URL(server.url);
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  test('1,000 silent connections from one address leave the others served', async () => {
+    const held = new Set<Socket>();
+    let attacking = true;
+    let opened = 0;
+    const hold = async (): Promise<void> => {
+      while (attacking) {
+        const socket = await open(url, '127.0.0.1');
+        opened++;
+        held.add(socket);
+        await new Promise((resolve) => socket.once('close', resolve));
+        held.delete(socket);
+      }
+    };
+    const attackers = Array.from({ length: 1_000 }, hold);
+    // Let the attacker fill what it can (and be cut, and come back) before the others arrive.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const answers: string[] = [];
+    for (let round = 0; round < 50; round++)
+      answers.push(...(await Promise.all(Array.from({ length: 10 }, () => get(url, '/healthz', '127.0.0.2')))));
+    attacking = false;
+    for (const socket of held) socket.destroy();
+    await Promise.all(attackers);
+    const counts: Record<string, number> = {};
+    for (const answer of answers) counts[answer] = (counts[answer] ?? 0) + 1;
+    assert.deepEqual(counts, { 200: 500 });
+    assert.ok(opened > 1_000, `the attacker re-opened what was closed (${opened} opened)`);
+  });
+
+  test('a connection that sent nothing is closed before one whose request is under way', async () => {
+    // The connection mid-request is the older one: by the headers timeout alone it would go first.
+    const started = await open(url, '127.0.0.3');
+    started.write('GET /healthz HTTP/1.1\r\nHost: nubis\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const silent = await open(url, '127.0.0.3');
+    let startedClosed = false;
+    started.once('close', () => {
+      startedClosed = true;
+    });
+    let received = '';
+    started.on('data', (chunk) => {
+      received += chunk;
+    });
+    await new Promise((resolve) => silent.once('close', resolve));
+    assert.equal(startedClosed, false, 'the connection mid-request outlived the silent one');
+    started.write('\r\n');
+    for (let tries = 0; !/"ok"/.test(received) && !startedClosed && tries < 500; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    started.destroy();
+    assert.match(received, /^HTTP\/1\.1 200/);
+  });
+});
+
+test('behind a trusted proxy, its address is not capped; an untrusted one is', async () => {
+  const server = await startTestServer({ TRUST_PROXY: '127.0.0.1', MAX_CONNECTIONS_PER_ADDRESS: '5' });
+  const url = new URL(server.url);
+  try {
+    // Twenty clients at once through the proxy (each named by X-Forwarded-For).
+    const proxied = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        get(url, '/v1.3/region/list', '127.0.0.1', { 'x-forwarded-for': `203.0.113.${i + 1}` }),
+      ),
+    );
+    assert.deepEqual(proxied, Array(20).fill('200'));
+    // An untrusted address holds at most five: a sixth connection is closed at once.
+    const five = await Promise.all(Array.from({ length: 5 }, () => open(url, '127.0.0.2')));
+    const sixth = await open(url, '127.0.0.2');
+    const closed = await new Promise((resolve) => {
+      if (sixth.destroyed) resolve(true);
+      sixth.once('close', () => resolve(true));
+      setTimeout(() => resolve(false), 2_000);
+    });
+    assert.equal(closed, true, 'the sixth connection from one address is closed');
+    for (const socket of five) socket.destroy();
+  } finally {
+    await server.close();
+  }
+});
