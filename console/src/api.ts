@@ -94,6 +94,12 @@ export type InvoiceItem = components['schemas']['InvoiceItem'];
 
 export type InvoiceSum = components['schemas']['InvoiceSum'];
 
+export type PaymentOptions = components['schemas']['PaymentOptions'];
+
+export type InvoiceDocument = components['schemas']['InvoiceDocument'];
+
+export type BankTransfer = Json<paths['/v1.3/payment/bank_transfer']['post']['responses'][201]>;
+
 export type Mail = Json<paths['/admin/outbox']['get']['responses'][200]>['messages'][number];
 
 export type CreateServerInput = NonNullable<
@@ -218,6 +224,21 @@ export const api = {
     call(client.GET('/v1.3/invoice/list')) as Promise<{ invoices: InvoiceItem[]; meta: { total: number } }>,
   invoiceSum: (from: string, to: string) =>
     call(client.POST('/v1.3/invoice/sum', { body: { from, to } })) as Promise<InvoiceSum>,
+  paymentOptions: () => call(client.GET('/v1.3/payment/options')) as Promise<PaymentOptions>,
+  /** A card top-up: the processor's page to send the browser to; it comes back to `returnUrl`. */
+  checkout: (amount: string, returnUrl: string) =>
+    call(client.POST('/v1.3/payment/checkout', { body: { amount, return_url: returnUrl } })) as Promise<{
+      transaction: Transaction;
+      checkout_url: string;
+    }>,
+  bankTransfer: (amount: string) =>
+    call(client.POST('/v1.3/payment/bank_transfer', { body: { amount } })) as Promise<BankTransfer>,
+  documents: () => call(client.GET('/v1.3/document/list')) as Promise<{ documents: InvoiceDocument[] }>,
+  /** A document's PDF, to save or open. */
+  documentPdf: (id: number) =>
+    call(
+      client.GET('/v1.3/document/download/{id}', { params: { path: { id: String(id) } }, parseAs: 'blob' }),
+    ) as Promise<Blob>,
 };
 
 /** The operator API, authenticated with the operator token instead of an account's. */

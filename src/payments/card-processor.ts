@@ -8,6 +8,8 @@ export interface Checkout {
   /** What the customer pays: the amount plus VAT. */
   grossMicros: number;
   email: string;
+  /** Where this Nubis is reached (PUBLIC_URL, or the address the request came to). */
+  siteUrl: string;
   successUrl: string;
   cancelUrl: string;
 }

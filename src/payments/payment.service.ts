@@ -73,8 +73,13 @@ function withOutcome(returnUrl: string, transactionId: number, outcome: 'paid' |
   return url.toString();
 }
 
-function returnUrlOf(ctx: Platform, given: string | undefined): string {
-  const base = consoleUrl(ctx);
+/** Where this server is reached: PUBLIC_URL, else the address the request came to, else localhost. */
+function siteUrl(ctx: Platform, origin: string | undefined): string {
+  return ctx.config.publicUrl || !origin ? consoleUrl(ctx) : origin.replace(/\/+$/, '');
+}
+
+function returnUrlOf(ctx: Platform, given: string | undefined, origin: string | undefined): string {
+  const base = siteUrl(ctx, origin);
   if (given === undefined || given.trim() === '') return `${base}/#/billing`;
   let url: URL;
   try {
@@ -98,12 +103,14 @@ export async function startCheckout(
   ctx: Platform,
   actor: Actor,
   input: { amount: string | number; return_url?: string },
+  /** The address the request reached (scheme, host, port), for a processor page Nubis serves itself. */
+  origin?: string,
 ): Promise<{ transaction: Transaction; checkout_url: string }> {
   requireNotBlocked(actor);
   const processor = cardProcessorOf(ctx);
   if ('off' in processor) throw new Conflict(processor.off);
   const net = topUpAmount(ctx, input.amount);
-  const returnUrl = returnUrlOf(ctx, input.return_url);
+  const returnUrl = returnUrlOf(ctx, input.return_url, origin);
   const account = await payer(ctx, actor);
   const rate = vatRateBp(ctx, account.country);
   const now = ctx.clock.now();
@@ -130,6 +137,7 @@ export async function startCheckout(
       transactionId: row.id,
       grossMicros: net + taxOf(net, rate),
       email: account.email,
+      siteUrl: siteUrl(ctx, origin),
       successUrl: withOutcome(returnUrl, row.id, 'paid'),
       cancelUrl: withOutcome(returnUrl, row.id, 'cancelled'),
     });

@@ -8,16 +8,15 @@ import type { Platform } from '../platform/context.ts';
 import { NotFound } from '../platform/errors.ts';
 import { toCents } from '../platform/money.ts';
 import { taxOf } from '../billing/billing-settings.ts';
-import { consoleUrl } from '../accounts/account.service.ts';
 import type { CardProcessor } from './card-processor.ts';
 import { completePayment, failPayment } from './payment-events.ts';
 
 export const simulatedProcessor: CardProcessor = {
   name: 'simulated',
-  async startCheckout(ctx, checkout) {
+  async startCheckout(_ctx, checkout) {
     const ref = `sim_${randomUUID()}`;
     // The return addresses ride in the page's own URL, so any instance can serve the page.
-    const url = new URL(`${consoleUrl(ctx)}/simulated-processor/checkout/${ref}`);
+    const url = new URL(`${checkout.siteUrl}/simulated-processor/checkout/${ref}`);
     url.searchParams.set('success_url', checkout.successUrl);
     url.searchParams.set('cancel_url', checkout.cancelUrl);
     return { ref, url: url.toString() };

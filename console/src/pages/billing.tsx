@@ -1,6 +1,7 @@
-// Billing: the balance and how long it lasts (both from account info), spending per month as a
-// stacked bar chart (one invoice/sum per month, as the API totals it), invoice items grouped by
-// the month they started in, and transactions.
+// Billing: the balance and how long it lasts (both from account info), adding funds and the
+// payment's confirmation (billing-payments.tsx), spending per month as a stacked bar chart (one
+// invoice/sum per month, as the API totals it), invoice items grouped by the month they started
+// in, bank transfers awaited, transactions and the monthly invoice documents.
 
 import { api, type InvoiceItem, type InvoiceSum } from '../api.ts';
 import { useAccount } from '../account-context.ts';
@@ -9,6 +10,7 @@ import { ErrorLine } from '../forms.tsx';
 import { ListTable } from '../list-table.tsx';
 import { Page } from '../page.tsx';
 import { useLoad } from '../use-load.ts';
+import { AddFunds, Documents, PaymentConfirmation, PendingTransfers } from './billing-payments.tsx';
 
 const MONTHS = 6;
 const SERIES: [keyof InvoiceSum, string][] = [
@@ -119,6 +121,7 @@ export function BillingPage() {
   }
   return (
     <Page title="Billing">
+      <PaymentConfirmation transactions={transactions.data?.transactions} reload={transactions.reload} />
       <div class="grid">
         <section class="card" aria-labelledby="b-balance">
           <h2 id="b-balance">Balance</h2>
@@ -132,6 +135,7 @@ export function BillingPage() {
             <dd>{money(account?.billing.usage, 4)} per hour</dd>
           </dl>
         </section>
+        <AddFunds onTransfer={() => void transactions.reload()} />
         <section class="card wide" aria-labelledby="b-chart">
           <h2 id="b-chart">Spending by month</h2>
           <ErrorLine error={sums.error} />
@@ -180,6 +184,7 @@ export function BillingPage() {
           );
         })}
       </section>
+      <PendingTransfers transactions={transactions.data?.transactions} />
       <section class="card" aria-labelledby="b-transactions">
         <h2 id="b-transactions">Transactions</h2>
         <ErrorLine error={transactions.error} />
@@ -199,6 +204,7 @@ export function BillingPage() {
           )}
         </ListTable>
       </section>
+      <Documents />
     </Page>
   );
 }

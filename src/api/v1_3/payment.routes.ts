@@ -80,7 +80,7 @@ export function paymentRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       reply.code(201);
-      return startCheckout(ctx, actorOf(request), request.body);
+      return startCheckout(ctx, actorOf(request), request.body, `${request.protocol}://${request.host}`);
     },
   });
 

@@ -1,0 +1,84 @@
+// Adding funds through the console, in Chromium: a card top-up on the emulator's simulated
+// processor (the console sends the customer to the processor's page and back to a confirmation,
+// with the new balance and the transaction), a bank transfer with its reference, and an amount out
+// of bounds shown next to its field.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { createAccount } from '../support/accounts.ts';
+import { launch, withScreenshots } from './browser.ts';
+
+const WAIT = 20_000;
+
+let server: TestServer;
+let browser: Browser;
+let context: BrowserContext | undefined;
+
+before(async () => {
+  server = await startTestServer({ PAYMENT_PROCESSOR: 'simulated' });
+  browser = await launch();
+});
+
+after(async () => {
+  await context?.close().catch(() => {});
+  await browser?.close();
+  await server?.close();
+});
+
+const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+
+describe('adding funds in the console', () => {
+  test('a customer pays by card on the simulated processor and sees the new balance and the transaction', async () => {
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(WAIT);
+    const page = await context.newPage();
+    await withScreenshots(
+      'add funds',
+      () => [page],
+      async () => {
+        const account = await createAccount(server, { credit: 0 });
+        await page.goto(`${server.url}/#/login`);
+        await page.getByLabel('Email', { exact: true }).fill(account.email);
+        await page.getByLabel('Password', { exact: true }).fill(account.password);
+        await page.getByRole('button', { name: 'Log in', exact: true }).click();
+        await heading(page, 'Servers').waitFor();
+        await page.getByRole('link', { name: 'Billing' }).click();
+        await heading(page, 'Billing').waitFor();
+
+        // Out of bounds: the API's reason shows under the Amount field.
+        const amount = page.getByLabel('Amount (USD)', { exact: true });
+        await amount.fill('1');
+        await page.getByRole('button', { name: 'Pay by card', exact: true }).click();
+        await page.locator('.field-error').first().waitFor();
+        assert.equal(await amount.getAttribute('aria-invalid'), 'true');
+
+        // By card: to the processor's page, pay, and back to the confirmation.
+        await amount.fill('20');
+        await page.getByRole('button', { name: 'Pay by card', exact: true }).click();
+        await heading(page, 'Simulated payment').waitFor();
+        assert.match((await page.locator('body').textContent()) ?? '', /24\.20 USD/, '20 USD plus 21 % VAT');
+        await page.getByRole('button', { name: 'Pay', exact: true }).click();
+        await heading(page, 'Billing').waitFor();
+        await page.getByText('Payment received: $20.00 added to your balance.').waitFor();
+        await page.locator('.big', { hasText: '$20.00' }).waitFor();
+        const row = page.getByRole('row').filter({ hasText: 'simulated' });
+        await row.filter({ hasText: 'completed' }).waitFor();
+        assert.match((await row.textContent()) ?? '', /\$20\.00/);
+        const info = await server.request('GET', '/v1.3/account/info', { token: account.token });
+        assert.equal(info.body.balance, 20);
+
+        // By bank transfer: the reference to put on it, and the transfer listed as awaited.
+        await amount.fill('30');
+        await page.getByRole('button', { name: 'Pay by bank transfer', exact: true }).click();
+        const transfers = await server.request('GET', '/v1.3/transaction/list', { token: account.token });
+        const pending = transfers.body.transactions.find((t: { ptype: string }) => t.ptype === 'bank');
+        assert.ok(pending?.reference);
+        await page.getByRole('heading', { name: 'Bank transfers awaited' }).waitFor();
+        await page.getByRole('cell', { name: pending.reference, exact: true }).waitFor();
+        await page.getByText(`with the reference ${pending.reference}`).waitFor();
+      },
+    );
+  });
+});
