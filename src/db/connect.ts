@@ -11,7 +11,7 @@ import type { Config } from '../config.ts';
 import type { Database, DialectName } from './database.ts';
 import { migrations } from './migrations/index.ts';
 import { NodeSqliteDatabase, nodeSqliteDialect } from './node-sqlite-dialect.ts';
-import { statementName } from './prepared.ts';
+import { answerReadsDirectly, statementName } from './prepared.ts';
 
 export interface Storage {
   db: Kysely<Database>;
@@ -55,6 +55,7 @@ function openSqlite(dataDir: string): Storage {
     privateDirectory(dataDir);
   }
   const db = new Kysely<Database>({ dialect: nodeSqliteDialect(database) });
+  answerReadsDirectly(db, database);
   return {
     db,
     dialect: 'sqlite',

@@ -80,6 +80,15 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     return statement;
   }
 
+  /**
+   * The rows of a read run at once, or undefined while a transaction is open on the connection
+   * (the read then waits for it through Kysely, as any query does: it must not see uncommitted rows).
+   */
+  readNow(sql: string, parameters: unknown[]): unknown[] | undefined {
+    if (this.#db.isTransaction) return undefined;
+    return this.prepare(sql).all(parameters);
+  }
+
   pragma(name: string): unknown {
     return this.#db.prepare(`PRAGMA ${name}`).get();
   }

@@ -2,12 +2,30 @@
 // then re-run with new parameters. Building and compiling costs ~20 µs a call; running the
 // SQL ~4 µs — on a request that makes several queries, that is most of its time. On
 // PostgreSQL their statements also run as named statements (connect.ts), parsed and planned
-// once per connection rather than on every call.
+// once per connection rather than on every call. On SQLite a prepared read outside a
+// transaction runs on the statement at once (`answerReadsDirectly`), without Kysely's executor.
 
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import type { Database, Queryable } from './database.ts';
 
 const sentinelPrefix = '\u0000nubis-param-';
+
+/** Runs a read at once when it may (node-sqlite-dialect.ts); undefined when it must wait its turn. */
+export interface DirectReader {
+  readNow(sql: string, parameters: unknown[]): unknown[] | undefined;
+}
+
+const directReaders = new WeakMap<object, DirectReader>();
+
+/**
+ * Lets the prepared reads of `db` (the root instance, never a transaction's) skip Kysely's
+ * executor: its connection mutex, plugins and promises cost more than the read itself (an
+ * SQLite statement is synchronous). Only reads outside any open transaction take this path, so
+ * they see what is committed, exactly as a query queued behind the transaction would.
+ */
+export function answerReadsDirectly(db: Kysely<Database>, reader: DirectReader): void {
+  directReaders.set(db, reader);
+}
 
 /** Statement names of the compiled SQL texts: a fixed, small set (one per prepared query and dialect). */
 const statementNames = new Map<string, string>();
@@ -39,7 +57,7 @@ export function prepared<P extends unknown[], R>(
   build: (db: Kysely<Database>, ...params: { [K in keyof P]: Placeholder<P[K]> }) => Compilable<R>,
 ): PreparedQuery<P, R> {
   const placeholders = Array.from({ length: arity }, (_, i) => `${sentinelPrefix}${i}`);
-  const byDialect = new Map<unknown, { sql: string; slots: (number | { value: unknown })[] }>();
+  const byDialect = new Map<unknown, { sql: string; slots: (number | { value: unknown })[]; read: boolean }>();
 
   function compiled(db: Queryable) {
     const adapter = db.getExecutor().adapter.constructor;
@@ -51,7 +69,7 @@ export function prepared<P extends unknown[], R>(
           ? Number(value.slice(sentinelPrefix.length))
           : { value },
       );
-      entry = { sql: query.sql, slots };
+      entry = { sql: query.sql, slots, read: /^select\s/i.test(query.sql) };
       byDialect.set(adapter, entry);
       if (!statementNames.has(query.sql)) statementNames.set(query.sql, `nubis_${statementNames.size + 1}`);
     }
@@ -59,8 +77,10 @@ export function prepared<P extends unknown[], R>(
   }
 
   async function execute(db: Queryable, params: unknown[]) {
-    const { sql, slots } = compiled(db);
+    const { sql, slots, read } = compiled(db);
     const parameters = slots.map((slot) => (typeof slot === 'number' ? params[slot] : slot.value));
+    const rows = read ? directReaders.get(db)?.readNow(sql, parameters) : undefined;
+    if (rows) return { rows: rows as R[] };
     return db.executeQuery<R>(CompiledQuery.raw(sql, parameters));
   }
 

@@ -3,9 +3,9 @@
 // called with the wrong method, and its own answer to an unknown path.
 
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Platform } from '../platform/context.ts';
+import type { Actor, Platform } from '../platform/context.ts';
 import { NotFound, Unauthorized, DomainError, Forbidden } from '../platform/errors.ts';
 import { authenticateDigest, tokenDigestOf } from '../tokens/token.service.ts';
 import { secretEquals } from '../platform/secrets.ts';
@@ -116,21 +116,35 @@ export function apiScope(options: ApiScopeOptions) {
     // route's options at request time costs more than the look-up itself).
     // The actor check and the token's budgets (the per-second one and the route's own) are asked
     // for in one tick, so with Redis they share one round trip (see tokens/actor-cache.ts).
-    // Budgets are counted per token digest, known before the look-up.
-    const authenticateAccount = (budgets: RateLimitName[]) => async (request: FastifyRequest, reply: FastifyReply) => {
-      const token = presentedToken(request.headers.authorization);
-      const digest = token ? tokenDigestOf(ctx, token) : null;
-      if (!digest) throw new Unauthorized();
-      const found = authenticateDigest(ctx, digest);
-      const counted = Promise.all(
-        budgets.map((name) => limiters.consume(name, name === 'token' ? digest : `t${digest}`)),
-      );
-      // An unknown token is a 401 whatever its budgets say.
-      counted.catch(() => {});
-      const actor = await found;
-      if (!actor) throw new Unauthorized();
-      request.actor = actor;
-      for (const outcome of await counted) setRateHeaders(reply, outcome);
+    // Budgets are counted per token digest, known before the look-up. A callback hook that answers
+    // at once when the actor is cached and the budgets are in memory: no promise per request.
+    const authenticateAccount =
+      (budgets: RateLimitName[]) => (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+        const token = presentedToken(request.headers.authorization);
+        const digest = token ? tokenDigestOf(ctx, token) : null;
+        if (!digest) return done(new Unauthorized());
+        const found = authenticateDigest(ctx, digest);
+        const counted = budgets.map((name) => countBudget(name, name === 'token' ? digest : `t${digest}`));
+        const finish = (actor: Actor | null, outcomes: (RateLimitOutcome | Error)[]) => {
+          // An unknown token is a 401 whatever its budgets say.
+          if (!actor) return done(new Unauthorized());
+          for (const outcome of outcomes) if (outcome instanceof Error) return done(outcome);
+          request.actor = actor;
+          for (const outcome of outcomes as RateLimitOutcome[]) setRateHeaders(reply, outcome);
+          done();
+        };
+        if (!(found instanceof Promise) && !counted.some((outcome) => outcome instanceof Promise))
+          return finish(found, counted as (RateLimitOutcome | Error)[]);
+        Promise.all([found, Promise.all(counted)]).then(([actor, outcomes]) => finish(actor, outcomes), done);
+      };
+    /** One budget's count: its outcome, or the error that refused it (also when it arrives later). */
+    const countBudget = (name: RateLimitName, key: string) => {
+      try {
+        const outcome = limiters.consume(name, key);
+        return outcome instanceof Promise ? outcome.catch((error: Error) => error) : outcome;
+      } catch (error) {
+        return error as Error;
+      }
     };
     const authenticateOperator = async (request: FastifyRequest) => {
       const token = presentedToken(request.headers.authorization);

@@ -2,7 +2,7 @@
 // renaming, removal, and authentication of a presented token.
 
 import type { Queryable } from '../db/database.ts';
-import type { Actor, Platform } from '../platform/context.ts';
+import type { Actor, CachedActor, Platform } from '../platform/context.ts';
 import { NotFound } from '../platform/errors.ts';
 import { newToken } from '../platform/secrets.ts';
 import { parseRef } from '../platform/ids.ts';
@@ -97,27 +97,44 @@ export function tokenDigestOf(ctx: Platform, token: string): string | null {
 }
 
 /** The actor a presented token stands for, or null when it is unknown. */
-export function authenticate(ctx: Platform, token: string): Promise<Actor | null> {
+export async function authenticate(ctx: Platform, token: string): Promise<Actor | null> {
   const digest = tokenDigestOf(ctx, token);
-  return digest ? authenticateDigest(ctx, digest) : Promise.resolve(null);
+  return digest ? authenticateDigest(ctx, digest) : null;
 }
 
 /**
  * The actor of a token digest (tokenDigestOf), from the actor cache while the account's
  * generation is unchanged (actor-cache.ts), else from the database. On a cached actor the
  * generation check is asked for before this returns a promise, so the caller's Redis commands
- * of the same tick share its round trip.
+ * of the same tick share its round trip. Answers at once, without a promise, when the cache can
+ * (an in-process generation, nothing to write): authentication runs on every request.
  */
-export async function authenticateDigest(ctx: Platform, digest: string): Promise<Actor | null> {
+export function authenticateDigest(ctx: Platform, digest: string): Actor | null | Promise<Actor | null> {
   const cache = ctx.actors;
   const entry = cache.peek(digest, Date.now());
-  if (entry) {
-    if ((await cache.generation(entry.actor.accountId)) === entry.generation) {
-      await touchIfDue(ctx, entry.actor.tokenId, entry);
-      return entry.actor;
-    }
-    cache.forget(digest);
+  if (!entry) return lookUpActor(ctx, digest);
+  const current = cache.generation(entry.actor.accountId);
+  if (current instanceof Promise) return current.then((generation) => cachedActor(ctx, digest, entry, generation));
+  return cachedActor(ctx, digest, entry, current);
+}
+
+/** The cached entry's actor while its generation is the current one, else a fresh look-up. */
+function cachedActor(
+  ctx: Platform,
+  digest: string,
+  entry: CachedActor,
+  generation: string | null,
+): Actor | null | Promise<Actor | null> {
+  if (generation !== entry.generation) {
+    ctx.actors.forget(digest);
+    return lookUpActor(ctx, digest);
   }
+  const touched = touchIfDue(ctx, entry.actor.tokenId, entry);
+  return touched === undefined ? entry.actor : touched.then(() => entry.actor);
+}
+
+async function lookUpActor(ctx: Platform, digest: string): Promise<Actor | null> {
+  const cache = ctx.actors;
   const found = await tokenRepository.findForAuth(ctx.db, digest);
   if (!found) return null;
   const actor: Actor = {
@@ -153,12 +170,15 @@ export async function authenticateDigest(ctx: Platform, digest: string): Promise
   return actor;
 }
 
-/** Writes the token's last_used_at when the stored one is a minute old or more (a write per request would halve throughput). */
-async function touchIfDue(ctx: Platform, tokenId: number, seen: { lastUsedAt: number | null }): Promise<void> {
+/**
+ * Writes the token's last_used_at when the stored one is a minute old or more (a write per request
+ * would halve throughput); undefined when nothing is due.
+ */
+function touchIfDue(ctx: Platform, tokenId: number, seen: { lastUsedAt: number | null }): Promise<unknown> | undefined {
   const now = ctx.clock.now();
-  if (seen.lastUsedAt !== null && Math.abs(now - seen.lastUsedAt) < lastUsedResolutionMs) return;
+  if (seen.lastUsedAt !== null && Math.abs(now - seen.lastUsedAt) < lastUsedResolutionMs) return undefined;
   seen.lastUsedAt = now;
-  await tokenRepository.touch(ctx.db, tokenId, now);
+  return tokenRepository.touch(ctx.db, tokenId, now);
 }
 
 /**
