@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kysely, type Generated } from 'kysely';
 import { NodeSqliteDatabase, nodeSqliteDialect } from './node-sqlite-dialect.ts';
-import { prepared } from './prepared.ts';
+import { answerReadsDirectly, prepared } from './prepared.ts';
+import type { Database } from './database.ts';
 
 interface Db {
   thing: { id: Generated<number>; owner: number; name: string };
@@ -59,5 +60,41 @@ test('re-runs a compiled query with new parameters, keeping literal ones', async
   );
   assert.equal(await rename.run(asAny, 'z', 1), 1);
   assert.equal(await rename.run(asAny, 'z', 99), 0);
+  await db.destroy();
+});
+
+test('a read answered directly never sees a transaction that has not committed', async () => {
+  const database = new NodeSqliteDatabase(join(mkdtempSync(join(tmpdir(), 'nubis-prep-')), 'p.db'));
+  const db = new Kysely<Db>({ dialect: nodeSqliteDialect(database) });
+  answerReadsDirectly(db as unknown as Kysely<Database>, database);
+  await db.schema
+    .createTable('thing')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('owner', 'integer')
+    .addColumn('name', 'text')
+    .execute();
+  const names = prepared<[number], { name: string }>(1, (k, owner) =>
+    (k as unknown as Kysely<Db>).selectFrom('thing').select('name').where('owner', '=', owner).orderBy('name'),
+  );
+  const root = db as unknown as Parameters<typeof names.all>[0];
+  await db.insertInto('thing').values({ owner: 1, name: 'a' }).execute();
+  // Outside any transaction the read is answered at once, with what is committed.
+  assert.deepEqual(
+    (await names.all(root, 1)).map((r) => r.name),
+    ['a'],
+  );
+  let committed = false;
+  let readWhileOpen: Promise<string[]> | undefined;
+  await db.transaction().execute(async (trx) => {
+    await trx.insertInto('thing').values({ owner: 1, name: 'b' }).execute();
+    // Asked for while the transaction is open: it waits its turn and sees the row only once committed.
+    readWhileOpen = names.all(root, 1).then((rows) => {
+      assert.ok(committed, 'the read was answered before the transaction committed');
+      return rows.map((r) => r.name);
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    committed = true;
+  });
+  assert.deepEqual(await readWhileOpen, ['a', 'b']);
   await db.destroy();
 });
