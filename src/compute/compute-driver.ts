@@ -3,6 +3,7 @@
 
 import type { Image, Plan, Region } from '../catalog/catalog.types.ts';
 import type { ServerEgress } from './server-egress.ts';
+import type { ScriptReport } from '../servers/script-outcome.ts';
 
 /** A server as a driver sees it. */
 export interface Machine {
@@ -134,5 +135,7 @@ export interface Engine {
    * made and at every reconciliation (src/compute/egress-policy.ts).
    */
   enforceBlockedPorts?(regions: Region[], servers: ServerEgress[]): Promise<void>;
+  /** What the guest recorded of its first-boot script (script_url), null until it has (script-reports.ts). */
+  scriptReport?(serverUuid: string): Promise<ScriptReport | null>;
   close(): void;
 }

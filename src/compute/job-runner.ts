@@ -10,6 +10,7 @@ import { imageCompletedByEngine, serverPowerChanged, serverSettledByEngine } fro
 import type { Platform } from '../platform/context.ts';
 import type { ComputeJobRow } from './compute-job.table.ts';
 import { enforceEgress } from './egress-policy.ts';
+import { collectScriptReports } from './script-reports.ts';
 import type { Engine, EngineOutcome, MachineSpec } from './compute-driver.ts';
 import { transaction } from '../db/transaction.ts';
 
@@ -288,6 +289,7 @@ export async function reconcile(ctx: Platform): Promise<number> {
   await enforceEgress(ctx).catch((error: unknown) =>
     ctx.log.warn({ err: (error as Error).message }, 'blocked ports: the engine refused the rules; next round retries'),
   );
+  await collectScriptReports(ctx);
   const now = ctx.clock.now();
   // The usage graphs' samples: what the engine read of each instance this round.
   await recordUsage(ctx, seen, now).catch((error: unknown) =>

@@ -281,7 +281,7 @@ export async function detailsWith(
       privateNetwork: network.vpcs.length > 0,
       options,
       overage: overageOf(options, machine.plan.bandwidth_gb, usage.get(row.uuid) ?? 0),
-      script: scriptView(row.script_url, row.script_outcome, ctx.compute.engine !== undefined),
+      script: scriptView(row.script_url, row.script_outcome, Boolean(ctx.compute.engine)),
     };
   });
 }

@@ -37,6 +37,11 @@ export function activityText(entry: ActivityEntry): string {
     const why = data.error ?? data.reason;
     return why ? `${head} (${why})` : head;
   }
+  if (entry.type === 'server.script') {
+    const status = data.exit_status === undefined ? '' : ` (exit status ${data.exit_status})`;
+    return data.state === 'succeeded' ? `First-boot script ran${status}` : `First-boot script failed${status}`;
+  }
+  if (entry.type === 'server.overage') return `Bandwidth past ${data.point_gb} GB: ${data.action ?? ''}`.trim();
   return entry.type;
 }
 

@@ -402,7 +402,17 @@ export function ServerPage(props: { uuid: string }) {
             <dt>Bandwidth</dt>
             <dd>
               {s.bandwidth.usage} of {s.bandwidth.limit} GB
+              {s.bandwidth.applied ? ` — past ${s.bandwidth.point} GB: ${overageWords[s.bandwidth.applied]}` : ''}
             </dd>
+            {s.info.script ? (
+              <>
+                <dt>First-boot script</dt>
+                <dd>
+                  {scriptWords(s.info.script)}
+                  {s.info.script.output ? <pre class="mono">{s.info.script.output}</pre> : null}
+                </dd>
+              </>
+            ) : null}
             <dt>Created</dt>
             <dd>{when(s.created)}</dd>
             <dt>Root password</dt>
@@ -431,6 +441,21 @@ export function ServerPage(props: { uuid: string }) {
       <ActivitySection server={s} />
     </Page>
   );
+}
+
+/** What a bandwidth policy acting now does, in words. */
+const overageWords: Record<NonNullable<Server['bandwidth']['applied']>, string> = {
+  power_off: 'powered off until the month ends or you raise the threshold or change the policy',
+  throttle: 'its network is slowed',
+  charge: 'each GB over is billed',
+};
+
+/** The first-boot script's outcome as the API reports it, in words. */
+function scriptWords(script: NonNullable<Server['info']['script']>): string {
+  if (script.state === 'pending') return 'Not reported yet';
+  if (script.state === 'not_run') return 'Not run (simulated servers run no script)';
+  if (script.stage === 'fetch') return `Could not be downloaded (exit status ${script.exit_status})`;
+  return `${script.state === 'succeeded' ? 'Ran' : 'Failed'}: exit status ${script.exit_status}`;
 }
 
 function AddressesSection(props: { server: Server; onChange: () => Promise<void> }) {

@@ -7,7 +7,8 @@
 // - nubis-debian: a minimal Debian (debootstrap minbase) with systemd, openssh-server and cloud-init.
 //
 // Both read the first-boot files the driver writes through the API (/etc/hostname,
-// /etc/nubis/root-password, /root/.ssh/authorized_keys, /etc/nubis/script_url, /etc/nubis/network).
+// /etc/nubis/root-password, /root/.ssh/authorized_keys, /etc/nubis/script_url, /etc/nubis/network,
+// /etc/nubis/run-script).
 
 import { execFileSync } from 'node:child_process';
 import {
@@ -68,6 +69,31 @@ fi
 exit 0
 `;
 
+/**
+ * Runs the server's script_url once per disk (first boot; again after a rebuild, reinstall or
+ * restore, which make a new disk; not on a reboot) and leaves its outcome where Nubis reads it
+ * through the engine's file API: /etc/nubis/script-status (`stage=fetch|run`, `exit=N`) and the
+ * output in /var/log/nubis-script.log. The driver pushes it with the other first-boot files, so an
+ * image of any age runs it (busybox sh and dash alike).
+ */
+export const scriptRunner = `#!/bin/sh
+[ -s /etc/nubis/script_url ] || exit 0
+[ -e /etc/nubis/script-done ] && exit 0
+log=/var/log/nubis-script.log
+stage=fetch
+wget -q -O /tmp/nubis-script "$(cat /etc/nubis/script_url)" >"$log" 2>&1
+status=$?
+if [ "$status" -eq 0 ]; then
+  stage=run
+  chmod +x /tmp/nubis-script
+  /tmp/nubis-script >"$log" 2>&1 </dev/null
+  status=$?
+fi
+printf 'stage=%s\nexit=%s\n' "$stage" "$status" >/etc/nubis/script-status.new
+mv /etc/nubis/script-status.new /etc/nubis/script-status
+touch /etc/nubis/script-done
+`;
+
 const tinyInit = `#!/bin/sh
 # /sbin/init of the Nubis test image: first boot, network (DHCP gives the pinned address), sshd.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -79,7 +105,9 @@ ip link set eth0 up
 udhcpc -b -q -t 20 -T 1 -i eth0 -s /etc/nubis/udhcpc >/dev/null 2>&1
 [ -x /etc/nubis/network ] && /etc/nubis/network >/dev/null 2>&1
 dropbear -R -E -p 22 2>/var/log/dropbear.log
-if [ -s /etc/nubis/script_url ] && [ ! -e /etc/nubis/script-done ]; then
+if [ -x /etc/nubis/run-script ]; then
+  /etc/nubis/run-script &
+elif [ -s /etc/nubis/script_url ] && [ ! -e /etc/nubis/script-done ]; then
   ( wget -q -O /tmp/nubis-script "$(cat /etc/nubis/script_url)" && chmod +x /tmp/nubis-script && /tmp/nubis-script >/var/log/nubis-script.log 2>&1; touch /etc/nubis/script-done ) &
 fi
 trap 'kill -TERM -1 2>/dev/null; exit 0' PWR TERM INT

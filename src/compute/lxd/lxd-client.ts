@@ -264,6 +264,15 @@ export class LxdClient {
     });
   }
 
+  /** Reads a file of an instance (it need not be running); null when there is none. */
+  async pullFile(instance: string, path: string): Promise<Buffer | null> {
+    const answer = await this.rawRequest('GET', `/1.0/instances/${instance}/files?path=${encodeURIComponent(path)}`);
+    if (answer.status === 404) return null;
+    if (answer.status >= 400)
+      throw new LxdError(answer.status, `GET ${path} of ${instance}: ${answer.body.toString('utf8').slice(0, 300)}`);
+    return answer.body;
+  }
+
   /**
    * Runs a command in a running instance (the engine's own exec, no shell on the host) and
    * returns its exit code and output.

@@ -6,6 +6,7 @@ import { type LxdUsageState, usageOf } from './instance-usage.ts';
 import type { Config } from '../../config.ts';
 import type { Region } from '../../catalog/catalog.types.ts';
 import type { ServerEgress } from '../server-egress.ts';
+import { parseScriptStatus, type ScriptReport } from '../../servers/script-outcome.ts';
 import { applyBridgeAcls, bridgeAcls } from './lxd-acls.ts';
 import type {
   ActionTicket,
@@ -18,6 +19,7 @@ import type {
   SnapshotTicket,
 } from '../compute-driver.ts';
 import { LxdClient, LxdError } from './lxd-client.ts';
+import { scriptRunner } from './images.ts';
 import { createRescue, lendNic, pushRescueFiles, rescueHostname, shiftOnce, takeNicBack } from './rescue.ts';
 import {
   imageAlias,
@@ -135,11 +137,8 @@ export function userData(spec: MachineSpec): string {
       '    ssh_authorized_keys:',
       `      - ${JSON.stringify(spec.sshPublicKey.trim())}`,
     );
-  if (spec.scriptUrl)
-    lines.push(
-      'runcmd:',
-      `  - [sh, -c, ${JSON.stringify(`[ -e /etc/nubis/script-done ] || { wget -qO /tmp/nubis-script '${spec.scriptUrl.replace(/'/g, '')}' && chmod +x /tmp/nubis-script && /tmp/nubis-script; touch /etc/nubis/script-done; }`)}]`,
-    );
+  // The runner the driver pushed (images.ts) runs it once and records its outcome.
+  if (spec.scriptUrl) lines.push('runcmd:', '  - [sh, /etc/nubis/run-script]');
   return `${lines.join('\n')}\n`;
 }
 
@@ -231,6 +230,16 @@ export class LxdDriver implements ComputeDriver, Engine {
       if (eth0) this.#traffic.set(uuid, eth0.counters.bytes_received + eth0.counters.bytes_sent);
     }
     return seen;
+  }
+
+  /** What the guest recorded of its first-boot script (images.ts, scriptRunner); null until it has. */
+  async scriptReport(serverUuid: string): Promise<ScriptReport | null> {
+    const name = instanceName(serverUuid);
+    const status = await this.#client.pullFile(name, '/etc/nubis/script-status');
+    if (status === null) return null;
+    const output = (await this.#client.pullFile(name, '/var/log/nubis-script.log')) ?? Buffer.alloc(0);
+    // Only the end is shown: a long output is read from its last 64 KiB.
+    return parseScriptStatus(status.toString('utf8'), output.subarray(-65536).toString('utf8'));
   }
 
   async enforceBlockedPorts(regions: Region[], servers: ServerEgress[]): Promise<void> {
@@ -393,7 +402,10 @@ export class LxdDriver implements ComputeDriver, Engine {
     await this.#client.pushFile(name, '/etc/nubis/root-password', spec.rootPassword, '0600');
     if (spec.sshPublicKey)
       await this.#client.pushFile(name, '/root/.ssh/authorized_keys', `${spec.sshPublicKey.trim()}\n`, '0600');
-    if (spec.scriptUrl) await this.#client.pushFile(name, '/etc/nubis/script_url', `${spec.scriptUrl}\n`);
+    if (spec.scriptUrl) {
+      await this.#client.pushFile(name, '/etc/nubis/script_url', `${spec.scriptUrl}\n`);
+      await this.#client.pushFile(name, '/etc/nubis/run-script', scriptRunner, '0755');
+    }
     await this.#client.pushFile(name, '/etc/nubis/network', networkScript(spec), '0755');
   }
 

@@ -1,0 +1,98 @@
+// The first-boot script's outcome on real servers: script_url points at scripts served on the
+// region bridge's host address (the only address besides loopback this suite sends traffic to);
+// the API shows that each ran, its exit status and its output's last lines, or that it could not
+// be fetched, and a `server.script` event tells it. Run by `npm run test:lxd`.
+
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { after, before, test } from 'node:test';
+import type { TestServer } from '../support/server.ts';
+import { createAccount, type TestAccount } from '../support/accounts.ts';
+import { engine, eventually, removeServers, serverInfo, startLxdServer, TEST_IMAGE, testPool } from './support.ts';
+
+let server: TestServer;
+let alice: TestAccount;
+const lxd = engine();
+const created: string[] = [];
+const gateway = testPool.replace(/\.0\/\d+$/, '.1');
+let scripts: Server;
+let base = '';
+/** Lines the succeeding script prints: more than the 20 shown, so the tail is what is kept. */
+const printed = 25;
+
+before(async () => {
+  scripts = createServer((request, response) => {
+    if (request.url === '/ok.sh')
+      response.end(`#!/bin/sh\ni=1\nwhile [ $i -le ${printed} ]; do echo "line $i"; i=$((i+1)); done\nexit 0\n`);
+    else if (request.url === '/fail.sh') response.end('#!/bin/sh\necho "starting"\necho "no database" >&2\nexit 3\n');
+    else {
+      response.statusCode = 404;
+      response.end('not here\n');
+    }
+  });
+  await new Promise<void>((resolve) => scripts.listen(0, gateway, resolve));
+  base = `http://${gateway}:${(scripts.address() as { port: number }).port}`;
+  server = await startLxdServer();
+  alice = await createAccount(server, { credit: 500 });
+});
+
+after(async () => {
+  await removeServers(server, alice.token, created, lxd);
+  await server.close();
+  scripts.close();
+  lxd.close();
+});
+
+async function create(label: string, scriptUrl: string): Promise<string> {
+  const made = await server.request('POST', '/v1.3/server/create', {
+    token: alice.token,
+    body: { region: 101, image: TEST_IMAGE, plan: 1, hostname: `${label}.example.com`, label, script_url: scriptUrl },
+  });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  created.push(made.body.uuid);
+  assert.equal(made.body.info.script.state, 'pending');
+  return made.body.uuid;
+}
+
+function reported(uuid: string) {
+  return eventually(`script outcome of ${uuid}`, 120, async () => {
+    const info = await serverInfo(server, alice.token, uuid);
+    return info.info.script?.state === 'pending' ? undefined : info.info.script;
+  });
+}
+
+test('a script that runs, one that fails and one that cannot be fetched: each outcome through the API', async () => {
+  const ok = await create('script-ok', `${base}/ok.sh`);
+  const failing = await create('script-fails', `${base}/fail.sh`);
+  const missing = await create('script-missing', `${base}/missing.sh`);
+
+  const succeeded = await reported(ok);
+  assert.equal(succeeded.state, 'succeeded');
+  assert.equal(succeeded.stage, 'run');
+  assert.equal(succeeded.exit_status, 0);
+  const lines = Array.from({ length: printed }, (_, i) => `line ${i + 1}`);
+  assert.equal(succeeded.output, lines.slice(-20).join('\n'));
+  assert.match(succeeded.reported, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+
+  const failed = await reported(failing);
+  assert.deepEqual([failed.state, failed.stage, failed.exit_status], ['failed', 'run', 3]);
+  assert.match(failed.output, /starting/);
+  assert.match(failed.output, /no database/);
+
+  const unfetched = await reported(missing);
+  assert.deepEqual([unfetched.state, unfetched.stage], ['failed', 'fetch']);
+  assert.notEqual(unfetched.exit_status, 0);
+
+  const events = await server.admin('GET', `/admin/events?account=${alice.id}&limit=1000`);
+  const told = (events.body.events as { type: string; resource: { uuid: string }; data: { state: string } }[])
+    .filter((event) => event.type === 'server.script')
+    .map((event) => [event.resource.uuid, event.data.state]);
+  assert.deepEqual(
+    told.sort(),
+    [
+      [ok, 'succeeded'],
+      [failing, 'failed'],
+      [missing, 'failed'],
+    ].sort(),
+  );
+});
