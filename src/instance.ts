@@ -22,7 +22,7 @@ import { smtpTransport } from './mail/mail.transport.ts';
 import { settingsRepository } from './settings/settings.repository.ts';
 import { createRateLimiters } from './http/rate-limit.ts';
 import { buildApp } from './http/app.ts';
-import { createLifecycle, drainHttp } from './http/connections.ts';
+import { createLifecycle, drainHttp, settleReceived } from './http/connections.ts';
 import { startSweeper } from './sweeps/sweeps.ts';
 import { createComputeDriver } from './compute/registry.ts';
 import { createMetrics } from './platform/metrics.ts';
@@ -240,6 +240,9 @@ export async function startInstance(
     seeded,
     close() {
       closing ??= (async () => {
+        lifecycle.stopping = true;
+        // Requests already received (some still in the socket buffers) are answered for real.
+        await settleReceived(lifecycle.connections);
         lifecycle.draining = true;
         const [drained] = await Promise.all([
           drainHttp(app, lifecycle.connections, config.shutdownTimeoutMs),

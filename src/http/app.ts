@@ -302,7 +302,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     },
     async (_request, reply) => {
-      if (lifecycle.draining)
+      if (lifecycle.stopping || lifecycle.draining)
         return reply.code(503).header('connection', 'close').header('retry-after', 1).send({ status: 'shutting down' });
       const ready = await Promise.race([
         storage.ping().catch(() => false),

@@ -11,14 +11,21 @@ import { statusLine } from './error-mapping.ts';
 
 /** What the shutdown tells the HTTP layer. */
 export interface Lifecycle {
-  /** True from the first moment of shutdown: /readyz answers 503, new requests 503 + close. */
+  /** True from the first moment of shutdown: /readyz answers 503. */
+  stopping: boolean;
+  /** True once what arrived before the shutdown is taken in (settleReceived): new requests 503 + close. */
   draining: boolean;
-  /** The HTTP server's connections, counted once the app is built. */
-  connections: { accepted: () => number };
+  /** The HTTP server's connections and requests, counted once the app is built. */
+  connections: ConnectionCounts;
+}
+
+export interface ConnectionCounts {
+  accepted: () => number;
+  requests: () => number;
 }
 
 export function createLifecycle(): Lifecycle {
-  return { draining: false, connections: { accepted: () => 0 } };
+  return { stopping: false, draining: false, connections: { accepted: () => 0, requests: () => 0 } };
 }
 
 /** Timeouts and the cap, applied to the Node server under Fastify. */
@@ -84,15 +91,17 @@ interface TrackedSocket extends Socket {
  * connection is left to send its request (answered 503 while draining) or to meet the timeouts.
  * Also counts accepted connections, for the drain.
  */
-export function trackConnections(server: Server): { accepted: () => number } {
+export function trackConnections(server: Server): ConnectionCounts {
   const sockets = new Set<TrackedSocket>();
   let accepted = 0;
+  let requests = 0;
   server.on('connection', (socket: TrackedSocket) => {
     accepted++;
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
   server.on('request', (request, response) => {
+    requests++;
     const socket = request.socket as TrackedSocket;
     socket[active] = (socket[active] ?? 0) + 1;
     response.once('close', () => {
@@ -103,11 +112,31 @@ export function trackConnections(server: Server): { accepted: () => number } {
   server.closeIdleConnections = () => {
     for (const socket of sockets) if (socket[served] && !socket[active]) socket.destroy();
   };
-  return { accepted: () => accepted };
+  return { accepted: () => accepted, requests: () => requests };
 }
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const afterPoll = () => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * A request whose bytes reached the server before the shutdown was received, even if it still
+ * waits in the kernel's buffers (the signal can be handled in the same turn of the event loop as
+ * the reads, before them). So before new requests are refused, the loop turns until a whole turn
+ * takes in no new connection and no new request (at most `maxMs`): connections waiting to be
+ * accepted are accepted, their bytes read and parsed, and their requests started like any other.
+ */
+export async function settleReceived(counts: ConnectionCounts, maxMs = 250): Promise<void> {
+  const began = Date.now();
+  let seen = -1;
+  while (Date.now() - began < maxMs) {
+    const now = counts.accepted() + counts.requests();
+    if (now === seen) return;
+    seen = now;
+    // Two setImmediates: a whole poll phase (accepts and reads) runs in between.
+    await afterPoll();
+    await afterPoll();
+  }
+}
 
 /**
  * Drains and closes the HTTP side: `lifecycle.draining` is already set. The listener stays open
@@ -118,7 +147,7 @@ const afterPoll = () => new Promise((resolve) => setImmediate(resolve));
  */
 export async function drainHttp(
   app: FastifyInstance,
-  tracker: { accepted: () => number },
+  tracker: ConnectionCounts,
   deadlineMs: number,
 ): Promise<boolean> {
   const server = app.server;
