@@ -145,11 +145,7 @@ export async function settleReceived(counts: ConnectionCounts, maxMs = 250): Pro
  * keep-alive connections close at once and every answer from now on carries `Connection: close`;
  * at the deadline the rest are cut. Answers whether everything finished in time.
  */
-export async function drainHttp(
-  app: FastifyInstance,
-  tracker: ConnectionCounts,
-  deadlineMs: number,
-): Promise<boolean> {
+export async function drainHttp(app: FastifyInstance, tracker: ConnectionCounts, deadlineMs: number): Promise<boolean> {
   const server = app.server;
   server.closeIdleConnections();
   const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
