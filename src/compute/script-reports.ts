@@ -6,6 +6,7 @@
 import type { Platform } from '../platform/context.ts';
 import { recordEvent } from '../events/event.service.ts';
 import { scriptView, type StoredScriptOutcome } from '../servers/script-outcome.ts';
+import { transaction } from '../db/transaction.ts';
 
 /** Reads the reports that arrived; answers how many were stored. */
 export async function collectScriptReports(ctx: Platform): Promise<number> {
@@ -28,7 +29,7 @@ export async function collectScriptReports(ctx: Platform): Promise<number> {
     });
     if (!report) continue;
     const outcome: StoredScriptOutcome = { ...report, reportedAt: ctx.clock.now() };
-    stored += await ctx.db.transaction().execute(async (trx) => {
+    stored += await transaction(ctx, async (trx) => {
       const written = await trx
         .updateTable('servers')
         .set({ script_outcome: JSON.stringify(outcome) })

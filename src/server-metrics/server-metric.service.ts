@@ -12,6 +12,7 @@ import { serverMetricRepository } from './server-metric.repository.ts';
 import type { ServerMetricSampleRow } from './server-metric.table.ts';
 import { simulatedPoint } from './simulated-series.ts';
 import type { MetricPoint } from './metric-point.ts';
+import { transaction } from '../db/transaction.ts';
 
 export type { MetricPoint };
 
@@ -81,7 +82,7 @@ export async function recordUsage(
   for (const [uuid, { usage }] of readings) {
     const vcpus = vcpusOf.get(uuid);
     if (vcpus === undefined) continue; // an instance whose server is gone
-    await ctx.db.transaction().execute(async (trx) => {
+    await transaction(ctx, async (trx) => {
       const previous = await serverMetricRepository.latestSample(trx, uuid);
       const rates = ratesSince(previous, usage, wallNow, vcpus);
       await serverMetricRepository.insert(trx, {

@@ -21,6 +21,7 @@ import { catalogOf, machineOf } from './server-details.ts';
 import { effectiveOptions } from './server-options.ts';
 import { monthOf, overageOf, type Overage } from './overage.ts';
 import type { ServerRow } from './server.table.ts';
+import { transaction } from '../db/transaction.ts';
 
 export interface OverageReport {
   poweredOff: number;
@@ -43,19 +44,17 @@ export async function sweepOverage(ctx: Platform): Promise<OverageReport> {
     const overage = overageOf(effectiveOptions(row.options), catalogOf(ctx, row).plan.bandwidth_gb, usageGb);
     const throttle = overage.policy === 'throttle' && overage.over;
     if (throttle !== (row.throttled === 1)) {
-      if (await ctx.db.transaction().execute((trx) => setThrottle(ctx, trx, row, throttle, overage, usageGb)))
+      if (await transaction(ctx, (trx) => setThrottle(ctx, trx, row, throttle, overage, usageGb)))
         report[throttle ? 'throttled' : 'unthrottled']++;
     }
     if (overage.policy === 'power_off' && overage.over && row.power === 'running') {
-      if (await ctx.db.transaction().execute((trx) => powerOff(ctx, trx, row, overage, usageGb))) report.poweredOff++;
+      if (await transaction(ctx, (trx) => powerOff(ctx, trx, row, overage, usageGb))) report.poweredOff++;
     }
     if (overage.policy === 'charge') {
       const month = monthOf(now);
       const billed = row.overage_billed_month === month ? row.overage_billed_gb : 0;
       if (overage.gbOver > billed)
-        report.billedGb += await ctx.db
-          .transaction()
-          .execute((trx) => charge(ctx, trx, row, month, billed, overage, usageGb));
+        report.billedGb += await transaction(ctx, (trx) => charge(ctx, trx, row, month, billed, overage, usageGb));
     }
   }
   return report;
