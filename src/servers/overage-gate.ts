@@ -4,7 +4,8 @@
 
 import type { Platform } from '../platform/context.ts';
 import { Conflict } from '../platform/errors.ts';
-import { catalogOf, machineOf } from './server-details.ts';
+import { catalogOf } from './server-details.ts';
+import { monthUsageGb } from './month-usage.ts';
 import { effectiveOptions } from './server-options.ts';
 import { overageOf } from './overage.ts';
 import type { ServerRow } from './server.table.ts';
@@ -14,7 +15,7 @@ export async function overageHold(ctx: Platform, server: ServerRow): Promise<str
   const options = effectiveOptions(server.options);
   if (options.bw_overage_policy !== 'power_off') return null;
   const limit = catalogOf(ctx, server).plan.bandwidth_gb;
-  const usage = (await ctx.compute.bandwidthUsageGb([machineOf(ctx, server)], ctx.clock.now())).get(server.uuid) ?? 0;
+  const usage = (await monthUsageGb(ctx, [server])).get(server.uuid) ?? 0;
   const overage = overageOf(options, limit, usage);
   if (!overage.over) return null;
   return `the server moved ${usage} GB this month, past its bandwidth point of ${overage.pointGb} GB (bw_overage_threshold ${options.bw_overage_threshold} × ${limit} GB) under bw_overage_policy power_off; raise bw_overage_threshold or change bw_overage_policy (option/set), or wait for the next month`;

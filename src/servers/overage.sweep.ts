@@ -19,6 +19,7 @@ import { bandwidthOverageItem } from '../billing/pricing.ts';
 import { chargeOnce } from '../billing/one-off-charge.ts';
 import { catalogOf, machineOf } from './server-details.ts';
 import { effectiveOptions } from './server-options.ts';
+import { monthUsageGb } from './month-usage.ts';
 import { monthOf, overageOf, type Overage } from './overage.ts';
 import type { ServerRow } from './server.table.ts';
 import { transaction } from '../db/transaction.ts';
@@ -35,10 +36,7 @@ export async function sweepOverage(ctx: Platform): Promise<OverageReport> {
   const rows = await ctx.db.selectFrom('servers').selectAll().orderBy('id').execute();
   if (!rows.length) return report;
   const now = ctx.clock.now();
-  const usage = await ctx.compute.bandwidthUsageGb(
-    rows.map((row) => machineOf(ctx, row)),
-    now,
-  );
+  const usage = await monthUsageGb(ctx, rows);
   for (const row of rows) {
     const usageGb = usage.get(row.uuid) ?? 0;
     const overage = overageOf(effectiveOptions(row.options), catalogOf(ctx, row).plan.bandwidth_gb, usageGb);
