@@ -21,7 +21,7 @@ import { invoiceSum, INVOICE_SUM_FIELDS } from '../billing/invoice-sum.ts';
 import { chargeBetween, monthBounds } from '../billing/metering.ts';
 import { kickMailDelivery, queueMail } from '../mail/mail.service.ts';
 import { findAccount } from '../accounts/operator.service.ts';
-import { type DocumentContent, renderDocumentPdf } from './document-pdf.ts';
+import type { DocumentContent } from './document-pdf.ts';
 import { documentFilename, documentNumberText } from './document-name.ts';
 
 /** Transactions that bring money in (or take it back out: refunds, disputes), as opposed to commit charges. */
@@ -199,6 +199,9 @@ export async function issueDocument(
   if (!account) return false;
   const figures = await monthFigures(ctx, accountId, month);
   const issuedAt = ctx.clock.now();
+  // pdfkit and its fonts load when the first document is issued, not at every start (a
+  // fifth of a cold start), and before the transaction, so no lock waits on the loading.
+  const { renderDocumentPdf } = await import('./document-pdf.ts');
   try {
     await transaction(ctx, async (trx) => {
       await trx
