@@ -184,9 +184,12 @@ function cpuUs(pid: number | undefined): number {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
-/** Warms a path up (JIT, lazily compiled validators and serializers, caches) before it is measured. */
+/**
+ * Warms a path up (JIT, lazily compiled validators and serializers, caches) before it is measured:
+ * a few thousand requests leave a server with more code to optimise still well above its steady cost.
+ */
 async function warm(url: string, path: string, token: string): Promise<void> {
-  await autocannon({ url: url + path, connections: 10, amount: 2000, headers: { authorization: `Bearer ${token}` } });
+  await autocannon({ url: url + path, connections: 10, amount: 10_000, headers: { authorization: `Bearer ${token}` } });
 }
 
 async function load(
