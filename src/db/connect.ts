@@ -91,6 +91,10 @@ async function openPostgres(config: StorageConfig, connectionString: string): Pr
   const db = new Kysely<Database>({
     dialect: new SchemaScopedPostgresDialect({ pool: namingPreparedStatements(pool) }),
   });
+  // The pool is the root instance's: a transaction runs on a connection of its own, never on these.
+  answerReadsDirectly(db, {
+    readNow: (text, values) => pool.query({ name: statementName(text), text, values }).then((result) => result.rows),
+  });
   return {
     db,
     dialect: 'postgres',

@@ -2,26 +2,27 @@
 // then re-run with new parameters. Building and compiling costs ~20 µs a call; running the
 // SQL ~4 µs — on a request that makes several queries, that is most of its time. On
 // PostgreSQL their statements also run as named statements (connect.ts), parsed and planned
-// once per connection rather than on every call. On SQLite a prepared read outside a
-// transaction runs on the statement at once (`answerReadsDirectly`), without Kysely's executor.
+// once per connection rather than on every call. A prepared read outside a transaction skips
+// Kysely's executor (`answerReadsDirectly`): on SQLite it runs on the statement at once, on
+// PostgreSQL through the pool's own query.
 
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import type { Database, Queryable } from './database.ts';
 
 const sentinelPrefix = '\u0000nubis-param-';
 
-/** Runs a read at once when it may (node-sqlite-dialect.ts); undefined when it must wait its turn. */
+/** Runs a read without Kysely when it may (connect.ts); undefined when it must wait its turn. */
 export interface DirectReader {
-  readNow(sql: string, parameters: unknown[]): unknown[] | undefined;
+  readNow(sql: string, parameters: unknown[]): unknown[] | Promise<unknown[]> | undefined;
 }
 
 const directReaders = new WeakMap<object, DirectReader>();
 
 /**
  * Lets the prepared reads of `db` (the root instance, never a transaction's) skip Kysely's
- * executor: its connection mutex, plugins and promises cost more than the read itself (an
- * SQLite statement is synchronous). Only reads outside any open transaction take this path, so
- * they see what is committed, exactly as a query queued behind the transaction would.
+ * executor: its connection handling, plugins and promises cost more than an SQLite statement
+ * itself (synchronous), and a good part of a PostgreSQL one. Only reads outside any transaction
+ * take this path, so they see what is committed, exactly as through Kysely.
  */
 export function answerReadsDirectly(db: Kysely<Database>, reader: DirectReader): void {
   directReaders.set(db, reader);
@@ -80,7 +81,7 @@ export function prepared<P extends unknown[], R>(
     const { sql, slots, read } = compiled(db);
     const parameters = slots.map((slot) => (typeof slot === 'number' ? params[slot] : slot.value));
     const rows = read ? directReaders.get(db)?.readNow(sql, parameters) : undefined;
-    if (rows) return { rows: rows as R[] };
+    if (rows !== undefined) return { rows: (await rows) as R[] };
     return db.executeQuery<R>(CompiledQuery.raw(sql, parameters));
   }
 
