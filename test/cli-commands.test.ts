@@ -350,6 +350,7 @@ describe('usage', () => {
       'ssh-key',
       'token',
       'invoice',
+      'payment',
       'region',
       'image',
       'plan',
@@ -415,6 +416,45 @@ describe('usage', () => {
     const listed = await spawnNubis(['-o', 'json', 'region', 'list']);
     assert.equal(listed.code, 0);
     assert.ok(JSON.parse(listed.stdout).regions);
+  });
+});
+
+describe('payment commands', () => {
+  test('a bank transfer announced by the customer and received by the operator; documents listed and saved', async () => {
+    const options = await json(['payment', 'options']);
+    assert.equal(options.card.available, false, 'no processor configured here');
+    await refused(['payment', 'card', '10'], exitCodes.conflict);
+    await refused(['payment', 'bank-transfer', '1'], exitCodes.usage);
+    const transfer = await json(['payment', 'bank-transfer', '15']);
+    const reference = transfer.instructions.reference;
+    assert.match(reference, /^NUBIS-/);
+    assert.match(await ok(['payment', 'bank-transfer', '16']), /^reference\s+NUBIS-/m);
+    const awaited = await ok(['admin', 'transfers', 'list']);
+    assert.deepEqual(tableHeader(awaited), ['ID', 'ACCOUNT', 'REFERENCE', 'AMOUNT', 'VAT%', 'CREATED']);
+    assert.match(awaited, new RegExp(reference));
+    const received = await json(['admin', 'transfers', 'received', transfer.transaction.id]);
+    assert.deepEqual([received.pstatus, received.amount], ['completed', 15]);
+    await refused(['admin', 'transfers', 'received', transfer.transaction.id], exitCodes.conflict);
+
+    // The month turns: its document is listed and saved as a PDF.
+    const now = Date.parse((await json(['admin', 'clock', 'show'])).now);
+    const date = new Date(now);
+    await server.advance(Math.ceil((Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1, 1) - now) / 1000));
+    const { documents } = await json(['invoice', 'documents']);
+    assert.equal(documents.length, 1);
+    assert.deepEqual(tableHeader(await ok(['invoice', 'documents'])), [
+      'ID',
+      'NUMBER',
+      'MONTH',
+      'USAGE',
+      'PAYMENTS',
+      'VAT',
+      'BALANCE',
+    ]);
+    const file = join(configHome, 'invoice.pdf');
+    assert.match(await ok(['invoice', 'download', String(documents[0].id), '--file', file]), /^saved /);
+    assert.equal(readFileSync(file).subarray(0, 5).toString(), '%PDF-');
+    await refused(['invoice', 'download', '999999'], exitCodes.notFound);
   });
 });
 

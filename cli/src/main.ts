@@ -38,6 +38,7 @@ export const cliCommands = [
   'ssh-key',
   'token',
   'invoice',
+  'payment',
   'region',
   'image',
   'plan',

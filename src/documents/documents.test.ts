@@ -7,6 +7,10 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SMTPServer } from 'smtp-server';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,12 +21,33 @@ import { standardServer } from '../../test/support/servers.ts';
 
 let server: TestServer;
 const scratch = mkdtempSync(join(tmpdir(), 'nubis-documents-'));
+/** Every message the SMTP server received, raw. */
+const delivered: { to: string[]; raw: string }[] = [];
+const smtp = new SMTPServer({
+  disabledCommands: ['STARTTLS', 'AUTH'],
+  logger: false,
+  onData(stream, session, callback) {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('end', () => {
+      delivered.push({
+        to: session.envelope.rcptTo.map((r) => r.address),
+        raw: Buffer.concat(chunks).toString('utf8'),
+      });
+      callback();
+    });
+  },
+});
 
 before(async () => {
-  server = await startTestServer({ PAYMENT_PROCESSOR: 'simulated' });
+  smtp.listen(0, '127.0.0.1');
+  await once(smtp.server, 'listening');
+  const { port } = smtp.server.address() as AddressInfo;
+  server = await startTestServer({ PAYMENT_PROCESSOR: 'simulated', SMTP_URL: `smtp://127.0.0.1:${port}` });
 });
 after(async () => {
   await server?.close();
+  await new Promise<void>((resolve) => smtp.close(() => resolve()));
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -147,6 +172,21 @@ describe('monthly invoice documents', () => {
     const mail = outbox.body.messages.find((m: { subject: string }) => /invoice/i.test(m.subject));
     assert.ok(mail, 'the invoice mail');
     assert.equal(mail.attachment, `invoice-${String(document.number).padStart(6, '0')}-${period}.pdf`);
+    // …and over SMTP, the PDF as an application/pdf attachment under that name, the same bytes.
+    let sent: { raw: string } | undefined;
+    for (let attempt = 0; attempt < 120 && !sent; attempt++) {
+      sent = delivered.find(
+        (m) => m.to.includes(account.email) && /invoice/i.test(m.raw) && /application\/pdf/.test(m.raw),
+      );
+      if (!sent) await sleep(250);
+    }
+    assert.ok(sent, 'the invoice mail over SMTP');
+    assert.match(sent.raw, new RegExp(`filename="?${mail.attachment}`));
+    const base64 = /Content-Transfer-Encoding: base64\r?\n(?:[^\r\n]+\r?\n)*?\r?\n([A-Za-z0-9+/=\r\n]+)/.exec(
+      sent.raw.slice(sent.raw.indexOf('application/pdf')),
+    )?.[1];
+    assert.ok(base64, 'the attachment body');
+    assert.deepEqual(Buffer.from(base64.replace(/\s+/g, ''), 'base64'), Buffer.from(pdf.body));
     const operatorCopy = await download(`/admin/documents/${document.id}/pdf`, ADMIN_TOKEN);
     assert.deepEqual(Buffer.from(operatorCopy.body), Buffer.from(pdf.body));
     const operatorList = await server.admin('GET', `/admin/accounts/${account.id}/documents`);

@@ -1,9 +1,10 @@
 // Adding funds through the console, in Chromium: a card top-up on the emulator's simulated
 // processor (the console sends the customer to the processor's page and back to a confirmation,
 // with the new balance and the transaction), a bank transfer with its reference, and an amount out
-// of bounds shown next to its field.
+// of bounds shown next to its field; the month's invoice document downloaded as a PDF.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -78,6 +79,24 @@ describe('adding funds in the console', () => {
         await page.getByRole('heading', { name: 'Bank transfers awaited' }).waitFor();
         await page.getByRole('cell', { name: pending.reference, exact: true }).waitFor();
         await page.getByText(`with the reference ${pending.reference}`).waitFor();
+
+        // The month turns: its invoice document is listed, and downloads as a PDF.
+        const now = Date.parse((await server.admin('GET', '/admin/clock')).body.now);
+        const date = new Date(now);
+        await server.advance(Math.ceil((Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1, 1) - now) / 1000));
+        const documents = await server.request('GET', '/v1.3/document/list', { token: account.token });
+        const [document] = documents.body.documents;
+        assert.ok(document);
+        await page.reload();
+        await heading(page, 'Billing').waitFor();
+        const save = page.getByRole('button', { name: `Download invoice ${document.number} (${document.period})` });
+        const [download] = await Promise.all([page.waitForEvent('download'), save.click()]);
+        assert.equal(
+          download.suggestedFilename(),
+          `invoice-${String(document.number).padStart(6, '0')}-${document.period}.pdf`,
+        );
+        const saved = await download.path();
+        assert.equal(readFileSync(saved).subarray(0, 5).toString(), '%PDF-');
       },
     );
   });

@@ -1,12 +1,13 @@
-// `nubis invoice`: invoice items and their sums, through the SDK.
+// `nubis invoice`: invoice items, their sums and the monthly invoice documents, through the SDK.
 
+import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { unwrap } from '@nubis/sdk';
 import { type CommandKit, number, type Row } from '../command-kit.ts';
 import { details } from '../output.ts';
 
 export function addInvoiceCommands(program: Command, kit: CommandKit): void {
-  const { group, leaf, client, print, printRows } = kit;
+  const { group, leaf, client, print, printRows, done } = kit;
   const invoice = group(program, 'invoice', 'invoice items');
   leaf(invoice, 'list', 'list invoice items, newest first')
     .option('--start <n>', 'skip this many items', number('--start'), 0)
@@ -33,5 +34,29 @@ export function addInvoiceCommands(program: Command, kit: CommandKit): void {
         }),
       );
       print(command, data, () => details(data as Row));
+    });
+  leaf(invoice, 'documents', 'the monthly invoice documents, newest first').action(
+    async (_options, command: Command) => {
+      const data = await unwrap(client(command).GET('/v1.3/document/list'));
+      printRows(command, data, data.documents as unknown as Row[], [
+        { header: 'ID', value: 'id' },
+        { header: 'NUMBER', value: 'number' },
+        { header: 'MONTH', value: 'period' },
+        { header: 'USAGE', value: 'usage' },
+        { header: 'PAYMENTS', value: 'payments' },
+        { header: 'VAT', value: 'tax' },
+        { header: 'BALANCE', value: 'closing_balance' },
+      ]);
+    },
+  );
+  leaf(invoice, 'download <id>', "save an invoice document's PDF")
+    .option('-f, --file <path>', 'where to save it (default invoice-<id>.pdf)')
+    .action(async (id: string, options, command: Command) => {
+      const pdf = await unwrap(
+        client(command).GET('/v1.3/document/download/{id}', { params: { path: { id } }, parseAs: 'arrayBuffer' }),
+      );
+      const file = options.file ?? `invoice-${id}.pdf`;
+      writeFileSync(file, Buffer.from(pdf as ArrayBuffer));
+      done(command, { file }, `saved ${file}`);
     });
 }
