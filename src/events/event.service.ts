@@ -6,14 +6,15 @@
 // events always come before its next one, and a scheduled change that a newer action
 // superseded is dropped, so a resource's events tell its life in order.
 
-import { sql, type Insertable, type Kysely } from 'kysely';
-import type { Database, Queryable, Tx } from '../db/database.ts';
-import { prepared, type PreparedQuery } from '../db/prepared.ts';
+import type { Tx } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
-import type { EventRow, EventScheduleRow, EventTable } from './event.table.ts';
-import { describeEvent, type NubisEvent } from './event-shape.ts';
+import type { EventScheduleRow } from './event.table.ts';
+import { type EventCause, eventOfRow, type NubisEvent } from './event.ts';
+import { eventRepository, type NewEvent, type NewScheduled } from './event.repository.ts';
 import { kickWebhookDelivery } from './webhook.service.ts';
 import { transaction } from '../db/transaction.ts';
+
+export type { EventCause } from './event.ts';
 
 export interface EventInput {
   accountId: number | null;
@@ -23,144 +24,6 @@ export interface EventInput {
   data?: Record<string, unknown>;
   /** Who or what brought it about; a scheduled event is always the engine's (the clock's, simulated). */
   cause?: EventCause;
-}
-
-/** Who or what brought an event about: a customer's request, the operator, a sweep, or the compute engine. */
-export type EventCause = 'customer' | 'operator' | 'sweep' | 'engine';
-
-type NewEvent = Omit<EventRow, 'id'>;
-type NewScheduled = Omit<EventScheduleRow, 'id'>;
-
-/** The columns of an event row, in the order an insert binds them. */
-const eventColumns = ['account_id', 'type', 'resource_type', 'resource_uuid', 'data', 'occurred_at', 'cause'] as const;
-/** The columns of a scheduled event, in the order an insert binds them. */
-const scheduledColumns = ['account_id', 'type', 'resource_type', 'resource_uuid', 'data', 'due_at'] as const;
-
-/**
- * PostgreSQL: the events, their webhook deliveries (the outbox, webhook.service.ts) and any
- * events scheduled with them in one statement: one delivery for each webhook of each event's
- * account, selected from the inserted events. Its row count is the number of deliveries.
- */
-function insertWithDeliveries(db: Kysely<Database>, rows: Insertable<EventTable>[], scheduled: NewScheduled[]) {
-  const events = db.with('inserted', (qc) => qc.insertInto('events').values(rows).returning(['id', 'account_id']));
-  const all = scheduled.length
-    ? (events.with('scheduled', (qc) =>
-        qc.insertInto('event_schedule').values(scheduled).returning('id'),
-      ) as unknown as typeof events)
-    : events;
-  return all
-    .insertInto('webhook_deliveries')
-    .columns(['webhook_id', 'event_id', 'next_attempt_at'])
-    .expression((eb) =>
-      eb
-        .selectFrom('inserted')
-        .innerJoin('webhooks', 'webhooks.account_id', 'inserted.account_id')
-        .select(['webhooks.id as webhook_id', 'inserted.id as event_id', sql.lit(0).as('next_attempt_at')]),
-    );
-}
-
-/** SQLite (no insert in a WITH): the events first, then their deliveries from the ids it answers. */
-function insertReturningIds(db: Kysely<Database>, rows: Insertable<EventTable>[]) {
-  return db.insertInto('events').values(rows).returning(['id', 'account_id']);
-}
-
-// The ids are passed as one JSON array, so one prepared statement serves any number of events.
-const deliveriesOfEvents = prepared<[string], never>(1, (db, ids) =>
-  db
-    .insertInto('webhook_deliveries')
-    .columns(['webhook_id', 'event_id', 'next_attempt_at'])
-    .expression(
-      db
-        .selectFrom('events')
-        .innerJoin('webhooks', 'webhooks.account_id', 'events.account_id')
-        .select(['webhooks.id as webhook_id', 'events.id as event_id', sql.lit(0).as('next_attempt_at')])
-        .where('events.id', 'in', sql<number>`(select value from json_each(${ids}))`),
-    ),
-);
-
-/** Batches this long or shorter run as prepared statements (one per length); a sweep's longer ones are built each time. */
-const preparedBatch = 8;
-const withDeliveriesByCount = new Map<string, PreparedQuery<unknown[], never>>();
-const returningIdsByCount = new Map<string, PreparedQuery<unknown[], { id: number; account_id: number | null }>>();
-
-/** `count` rows of `columns` from the flat parameters of a prepared insert, from `offset`. */
-function rowsOf<T>(values: unknown[], offset: number, count: number, columns: readonly string[]): T[] {
-  return Array.from(
-    { length: count },
-    (_, row) =>
-      Object.fromEntries(
-        columns.map((column, index) => [column, values[offset + row * columns.length + index]]),
-      ) as unknown as T,
-  );
-}
-
-/** The prepared insert of `events` events and `scheduled` scheduled ones, made once for each pair of counts. */
-function preparedFor<R>(
-  cache: Map<string, PreparedQuery<unknown[], R>>,
-  events: number,
-  scheduled: number,
-  build: (db: Kysely<Database>, rows: Insertable<EventTable>[], scheduled: NewScheduled[]) => { compile(): unknown },
-): PreparedQuery<unknown[], R> {
-  const key = `${events}:${scheduled}`;
-  let query = cache.get(key);
-  if (!query) {
-    const eventValues = events * eventColumns.length;
-    query = prepared<unknown[], R>(
-      eventValues + scheduled * scheduledColumns.length,
-      (db, ...values) =>
-        build(
-          db,
-          rowsOf(values, 0, events, eventColumns),
-          rowsOf(values, eventValues, scheduled, scheduledColumns),
-        ) as never,
-    );
-    cache.set(key, query);
-  }
-  return query;
-}
-
-/**
- * Inserts the events, in order, with a delivery for each webhook of each event's account (in the
- * same transaction: none is lost), and the scheduled events given with them. Answers whether any
- * delivery was enqueued.
- */
-async function insertEvents(
-  ctx: Platform,
-  trx: Queryable,
-  rows: NewEvent[],
-  scheduled: NewScheduled[] = [],
-): Promise<boolean> {
-  if (!rows.length) {
-    for (const row of scheduled) await insertScheduledRow(trx, row);
-    return false;
-  }
-  const values = rows.flatMap((row) => eventColumns.map((column) => row[column]));
-  if (ctx.dialect === 'postgres') {
-    if (rows.length + scheduled.length <= preparedBatch) {
-      const query = preparedFor(withDeliveriesByCount, rows.length, scheduled.length, insertWithDeliveries);
-      const scheduledValues = scheduled.flatMap((row) => scheduledColumns.map((column) => row[column]));
-      return (await query.run(trx, ...values, ...scheduledValues)) > 0;
-    }
-    const result = await insertWithDeliveries(trx as Kysely<Database>, rows, scheduled).executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
-  }
-  const inserted =
-    rows.length <= preparedBatch
-      ? await preparedFor(returningIdsByCount, rows.length, 0, insertReturningIds).all(trx, ...values)
-      : await insertReturningIds(trx as Kysely<Database>, rows).execute();
-  for (const row of scheduled) await insertScheduledRow(trx, row);
-  const ids = inserted.filter((event) => event.account_id !== null).map((event) => event.id);
-  if (!ids.length) return false;
-  return (await deliveriesOfEvents.run(trx, JSON.stringify(ids))) > 0;
-}
-
-// Each server action schedules its end: prepared.
-const insertScheduled = prepared<unknown[], never>(scheduledColumns.length, (db, ...values) =>
-  db.insertInto('event_schedule').values(rowsOf<NewScheduled>(values, 0, 1, scheduledColumns)),
-);
-
-function insertScheduledRow(trx: Queryable, row: NewScheduled): Promise<number> {
-  return insertScheduled.run(trx, ...scheduledColumns.map((column) => row[column]));
 }
 
 function fromSchedule(row: EventScheduleRow): NewEvent {
@@ -175,30 +38,15 @@ function fromSchedule(row: EventScheduleRow): NewEvent {
   };
 }
 
-/** The columns of a scheduled event, named (not `*`: a statement prepared on PostgreSQL keeps its result shape). */
-const scheduleColumns = ['id', 'account_id', 'type', 'resource_type', 'resource_uuid', 'data', 'due_at'] as const;
-
-// Settling takes the scheduled events out in the statement that reads them, so it also claims
-// them: of two settles (or a settle and a sweep) of one resource, one records them, the other
-// waits for it and finds none.
-const takeDue = prepared<[string, number], EventScheduleRow>(2, (db, uuid, now) =>
-  db
-    .deleteFrom('event_schedule')
-    .where('resource_uuid', '=', uuid)
-    .where('due_at', '<=', now)
-    .returning(scheduleColumns),
-);
-const takeAll = prepared<[string], EventScheduleRow>(1, (db, uuid) =>
-  db.deleteFrom('event_schedule').where('resource_uuid', '=', uuid).returning(scheduleColumns),
-);
-
 /**
  * Before a resource changes: its scheduled events that are due become events (they happened
  * first), answered in the order they happened; with `supersede`, the ones not yet due are
  * dropped (the new change replaces them).
  */
 async function settleResource(trx: Tx, uuid: string, now: number, supersede: boolean): Promise<NewEvent[]> {
-  const taken = supersede ? await takeAll.all(trx, uuid) : await takeDue.all(trx, uuid, now);
+  // Taking them out of the schedule claims them: of two settles (or a settle and a sweep) of one
+  // resource, one records them, the other waits for it and finds none.
+  const taken = await eventRepository.takeScheduled(trx, uuid, now, supersede);
   return taken
     .filter((row) => row.due_at <= now)
     .sort((a, b) => a.due_at - b.due_at || a.id - b.id)
@@ -234,18 +82,12 @@ export async function recordEvents(
   const now = ctx.clock.now();
   const rows: NewEvent[] = [];
   for (const uuid of new Set(events.map((event) => event.resource.uuid))) {
-    if (options.replaces)
-      await trx
-        .deleteFrom('event_schedule')
-        .where('resource_uuid', '=', uuid)
-        .where('type', '=', options.replaces)
-        .where('due_at', '>', now)
-        .execute();
+    if (options.replaces) await eventRepository.dropScheduled(trx, uuid, options.replaces, now);
     rows.push(...(await settleResource(trx, uuid, now, options.supersede ?? false)));
   }
   for (const event of events) rows.push(rowOf(event, now));
   // Nothing to deliver, nothing to wake: an account without webhooks costs no delivery run.
-  if (await insertEvents(ctx, trx, rows)) kickWebhookDelivery(ctx);
+  if (await eventRepository.insert(ctx.dialect, trx, rows)) kickWebhookDelivery(ctx);
 }
 
 /**
@@ -262,7 +104,7 @@ export async function recordCreation(
   const now = ctx.clock.now();
   const rows = events.map((event) => rowOf(event, now));
   const scheduled = later.map(({ event, dueAt }) => scheduledRowOf(event, dueAt));
-  if (await insertEvents(ctx, trx, rows, scheduled)) kickWebhookDelivery(ctx);
+  if (await eventRepository.insert(ctx.dialect, trx, rows, scheduled)) kickWebhookDelivery(ctx);
 }
 
 function scheduledRowOf(event: EventInput, dueAt: number): NewScheduled {
@@ -284,7 +126,7 @@ function rowOf(event: EventInput, at: number): NewEvent {
 /** Schedules a change the clock brings about at `dueAt` (recorded now if already due). */
 export async function scheduleEvent(ctx: Platform, trx: Tx, event: EventInput, dueAt: number): Promise<void> {
   if (dueAt <= ctx.clock.now()) return recordEvent(ctx, trx, event);
-  await insertScheduledRow(trx, scheduledRowOf(event, dueAt));
+  await eventRepository.insertScheduled(trx, scheduledRowOf(event, dueAt));
 }
 
 /**
@@ -297,25 +139,13 @@ export async function recordDueEvents(ctx: Platform, batch = 500): Promise<numbe
   for (;;) {
     const now = ctx.clock.now();
     const moved = await transaction(ctx, async (trx) => {
-      let query = trx
-        .selectFrom('event_schedule')
-        .selectAll()
-        .where('due_at', '<=', now)
-        .orderBy('due_at')
-        .orderBy('id')
-        .limit(batch);
-      if (ctx.dialect === 'postgres') query = query.forUpdate().skipLocked();
-      const due = await query.execute();
+      const due = await eventRepository.claimDue(ctx.dialect, trx, now, batch);
       if (!due.length) return 0;
-      await trx
-        .deleteFrom('event_schedule')
-        .where(
-          'id',
-          'in',
-          due.map((row) => row.id),
-        )
-        .execute();
-      if (await insertEvents(ctx, trx, due.map(fromSchedule))) enqueued = true;
+      await eventRepository.deleteScheduled(
+        trx,
+        due.map((row) => row.id),
+      );
+      if (await eventRepository.insert(ctx.dialect, trx, due.map(fromSchedule))) enqueued = true;
       return due.length;
     });
     total += moved;
@@ -333,21 +163,15 @@ export interface EventQuery {
 
 export async function listEvents(ctx: Platform, query: EventQuery): Promise<NubisEvent[]> {
   await recordDueEvents(ctx);
-  let select = ctx.db
-    .selectFrom('events')
-    .selectAll()
-    .where('id', '>', query.after ?? 0)
-    .orderBy('id')
-    .limit(query.limit ?? 100);
-  if (query.account !== undefined) select = select.where('account_id', '=', query.account);
-  return (await select.execute()).map(describeEvent);
+  const rows = await eventRepository.page(ctx.db, {
+    after: query.after ?? 0,
+    account: query.account,
+    limit: query.limit ?? 100,
+  });
+  return rows.map(eventOfRow);
 }
 
 /** The newest sequence number (0 when there is none). */
-export async function lastEventId(ctx: Platform): Promise<number> {
-  const row = await ctx.db
-    .selectFrom('events')
-    .select(sql<number>`coalesce(max(id), 0)`.as('last'))
-    .executeTakeFirstOrThrow();
-  return Number(row.last);
+export function lastEventId(ctx: Platform): Promise<number> {
+  return eventRepository.lastId(ctx.db);
 }

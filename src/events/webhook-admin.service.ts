@@ -3,24 +3,32 @@
 
 import type { Platform } from '../platform/context.ts';
 import { Invalid, NotFound } from '../platform/errors.ts';
-import { isoOrNull, isoSeconds } from '../platform/clock.ts';
 import { findAccount } from '../accounts/operator.service.ts';
+import { webhookRepository } from './webhook.repository.ts';
 
-export interface WebhookView {
+/** A webhook with the state of its deliveries (times in clock ms; the operator API shapes it). */
+export interface Webhook {
   id: number;
   url: string;
-  created: string;
+  createdAt: number;
   delivered: number;
   pending: number;
-  deliveries: {
-    id: number;
-    event: number;
-    delivered: string | null;
-    attempts: number;
-    next_attempt: string | null;
-    last_error: string | null;
-  }[];
+  /** The newest first. */
+  deliveries: WebhookDelivery[];
 }
+
+export interface WebhookDelivery {
+  id: number;
+  eventId: number;
+  deliveredAt: number | null;
+  attempts: number;
+  /** Null once delivered. */
+  nextAttemptAt: number | null;
+  lastError: string | null;
+}
+
+/** How many of a webhook's newest deliveries a listing shows. */
+const shownDeliveries = 50;
 
 function checkUrl(url: string): void {
   let parsed: URL;
@@ -37,69 +45,44 @@ export async function addWebhook(
   ctx: Platform,
   accountRef: string,
   input: { url: string; secret: string },
-): Promise<WebhookView> {
+): Promise<Webhook> {
   checkUrl(input.url);
   const account = await findAccount(ctx, accountRef);
-  const row = await ctx.db
-    .insertInto('webhooks')
-    .values({
-      account_id: account.id,
-      url: input.url,
-      secret_sealed: ctx.secrets.encrypt(input.secret),
-      created_at: ctx.clock.now(),
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return { id: row.id, url: row.url, created: isoSeconds(row.created_at), delivered: 0, pending: 0, deliveries: [] };
+  const row = await webhookRepository.insert(ctx.db, {
+    account_id: account.id,
+    url: input.url,
+    secret_sealed: ctx.secrets.encrypt(input.secret),
+    created_at: ctx.clock.now(),
+  });
+  return { id: row.id, url: row.url, createdAt: row.created_at, delivered: 0, pending: 0, deliveries: [] };
 }
 
-export async function listWebhooks(ctx: Platform, accountRef: string): Promise<WebhookView[]> {
+export async function listWebhooks(ctx: Platform, accountRef: string): Promise<Webhook[]> {
   const account = await findAccount(ctx, accountRef);
-  const hooks = await ctx.db
-    .selectFrom('webhooks')
-    .selectAll()
-    .where('account_id', '=', account.id)
-    .orderBy('id')
-    .execute();
-  const views: WebhookView[] = [];
-  for (const hook of hooks) {
-    const deliveries = await ctx.db
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('webhook_id', '=', hook.id)
-      .orderBy('id', 'desc')
-      .limit(50)
-      .execute();
-    const counts = await ctx.db
-      .selectFrom('webhook_deliveries')
-      .select((eb) => [eb.fn.count<number>('delivered_at').as('delivered'), eb.fn.countAll<number>().as('all')])
-      .where('webhook_id', '=', hook.id)
-      .executeTakeFirstOrThrow();
-    views.push({
+  const webhooks: Webhook[] = [];
+  for (const hook of await webhookRepository.ofAccount(ctx.db, account.id)) {
+    const deliveries = await webhookRepository.newestDeliveries(ctx.db, hook.id, shownDeliveries);
+    const counts = await webhookRepository.deliveryCounts(ctx.db, hook.id);
+    webhooks.push({
       id: hook.id,
       url: hook.url,
-      created: isoSeconds(hook.created_at),
-      delivered: Number(counts.delivered),
-      pending: Number(counts.all) - Number(counts.delivered),
+      createdAt: hook.created_at,
+      delivered: counts.delivered,
+      pending: counts.all - counts.delivered,
       deliveries: deliveries.map((row) => ({
         id: row.id,
-        event: row.event_id,
-        delivered: isoOrNull(row.delivered_at),
+        eventId: row.event_id,
+        deliveredAt: row.delivered_at,
         attempts: row.attempts,
-        next_attempt: row.delivered_at === null ? isoSeconds(row.next_attempt_at) : null,
-        last_error: row.last_error,
+        nextAttemptAt: row.delivered_at === null ? row.next_attempt_at : null,
+        lastError: row.last_error,
       })),
     });
   }
-  return views;
+  return webhooks;
 }
 
 export async function removeWebhook(ctx: Platform, accountRef: string, id: number): Promise<void> {
   const account = await findAccount(ctx, accountRef);
-  const result = await ctx.db
-    .deleteFrom('webhooks')
-    .where('id', '=', id)
-    .where('account_id', '=', account.id)
-    .executeTakeFirst();
-  if (Number(result.numDeletedRows) !== 1) throw new NotFound('webhook');
+  if (!(await webhookRepository.remove(ctx.db, account.id, id))) throw new NotFound('webhook');
 }

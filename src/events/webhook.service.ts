@@ -2,12 +2,15 @@
 // HMAC-SHA256 of the webhook's secret. Deliveries are an outbox written with the event, in its
 // transaction (event.service.ts), so none is lost; each webhook gets its events in order (a
 // failed one holds the ones after it), retried with back-off until the receiver takes it. Any
-// instance may deliver: a short lease keeps two from posting the same delivery at once.
+// instance may deliver: a short lease keeps two from posting the same delivery at once. The body
+// is the event's wire shape (event-payload.ts).
 
 import { createHmac } from 'node:crypto';
-import { sql } from 'kysely';
 import type { Platform } from '../platform/context.ts';
-import { describeEvent } from './event-shape.ts';
+import { eventOfRow } from './event.ts';
+import { eventPayload } from './event-payload.ts';
+import { eventRepository } from './event.repository.ts';
+import { webhookRepository } from './webhook.repository.ts';
 
 const leaseMs = 30_000;
 const timeoutMs = 5_000;
@@ -42,17 +45,9 @@ async function post(ctx: Platform, url: string, secret: string, deliveryId: numb
 /** Delivers what is due, webhook by webhook, each in event order; answers how many were delivered. */
 export async function deliverWebhooks(ctx: Platform, perWebhook = 100): Promise<number> {
   const now = ctx.clock.now();
-  const waiting = await ctx.db
-    .selectFrom('webhook_deliveries')
-    .select('webhook_id')
-    .distinct()
-    .where('delivered_at', 'is', null)
-    .where('next_attempt_at', '<=', now)
-    .limit(200)
-    .execute();
   let delivered = 0;
-  for (const { webhook_id } of waiting) {
-    const hook = await ctx.db.selectFrom('webhooks').selectAll().where('id', '=', webhook_id).executeTakeFirst();
+  for (const webhookId of await webhookRepository.waiting(ctx.db, now, 200)) {
+    const hook = await webhookRepository.find(ctx.db, webhookId);
     if (!hook) continue;
     const secret = ctx.secrets.decrypt(hook.secret_sealed);
     for (let sent = 0; sent < perWebhook; sent++) {
@@ -60,45 +55,21 @@ export async function deliverWebhooks(ctx: Platform, perWebhook = 100): Promise<
       // The lease runs on real time: a jump of the virtual clock must not free a delivery another
       // run is still posting (it would be posted twice, and out of order).
       const wall = Date.now();
-      const head = await ctx.db
-        .selectFrom('webhook_deliveries')
-        .selectAll()
-        .where('webhook_id', '=', hook.id)
-        .where('delivered_at', 'is', null)
-        .orderBy('event_id')
-        .limit(1)
-        .executeTakeFirst();
+      const head = await webhookRepository.head(ctx.db, hook.id);
       if (!head || head.next_attempt_at > at) break;
-      const leased = await ctx.db
-        .updateTable('webhook_deliveries')
-        .set({ leased_until: wall + leaseMs })
-        .where('id', '=', head.id)
-        // Still undelivered: another run may have posted it (and released its lease) since the read above.
-        .where('delivered_at', 'is', null)
-        .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<', wall)]))
-        .executeTakeFirst();
-      if (Number(leased.numUpdatedRows) !== 1) break;
-      const event = await ctx.db.selectFrom('events').selectAll().where('id', '=', head.event_id).executeTakeFirst();
+      if (!(await webhookRepository.lease(ctx.db, head.id, wall, wall + leaseMs))) break;
+      const event = await eventRepository.find(ctx.db, head.event_id);
       try {
-        if (event) await post(ctx, hook.url, secret, head.id, JSON.stringify(describeEvent(event)), event.type);
-        await ctx.db
-          .updateTable('webhook_deliveries')
-          .set({ delivered_at: ctx.clock.now(), attempts: head.attempts + 1, leased_until: null, last_error: null })
-          .where('id', '=', head.id)
-          .execute();
+        if (event) {
+          const body = JSON.stringify(eventPayload(eventOfRow(event)));
+          await post(ctx, hook.url, secret, head.id, body, event.type);
+        }
+        await webhookRepository.delivered(ctx.db, head.id, ctx.clock.now(), head.attempts + 1);
         delivered++;
       } catch (error) {
         const attempts = head.attempts + 1;
-        await ctx.db
-          .updateTable('webhook_deliveries')
-          .set({
-            attempts,
-            next_attempt_at: ctx.clock.now() + backoffMs(attempts),
-            leased_until: null,
-            last_error: (error as Error).message.slice(0, 500),
-          })
-          .where('id', '=', head.id)
-          .execute();
+        const message = (error as Error).message.slice(0, 500);
+        await webhookRepository.failed(ctx.db, head.id, attempts, ctx.clock.now() + backoffMs(attempts), message);
         break;
       }
     }
@@ -107,18 +78,6 @@ export async function deliverWebhooks(ctx: Platform, perWebhook = 100): Promise<
 }
 
 const kicks = new WeakMap<Platform, { running: Promise<unknown> | null; retry: NodeJS.Timeout | null }>();
-
-/** When the first waiting delivery of some webhook may be tried again (clock ms), if any. */
-async function nextAttemptAt(ctx: Platform): Promise<number | null> {
-  const { rows } = await sql<{ next: number | null }>`
-    select min(d.next_attempt_at) as next from webhook_deliveries d
-    where d.delivered_at is null and d.event_id = (
-      select min(e.event_id) from webhook_deliveries e where e.webhook_id = d.webhook_id and e.delivered_at is null)`.execute(
-    ctx.db,
-  );
-  const next = rows[0]?.next;
-  return next === null || next === undefined ? null : Number(next);
-}
 
 /**
  * Delivers soon after an event is written. The writer's transaction may not have committed
@@ -135,7 +94,7 @@ export function kickWebhookDelivery(ctx: Platform, delays: number[] = [20, 250, 
   const run = () => {
     kick.running ??= deliverWebhooks(ctx)
       .then(async () => {
-        const next = await nextAttemptAt(ctx);
+        const next = await webhookRepository.nextAttemptAt(ctx.db);
         if (next === null) return;
         if (kick.retry) clearTimeout(kick.retry);
         kick.retry = setTimeout(run, Math.min(Math.max(next - ctx.clock.now(), 20), 60_000));

@@ -4,7 +4,8 @@
 
 import type { Actor, Platform } from '../platform/context.ts';
 import { recordDueEvents } from '../events/event.service.ts';
-import { describeEvent, type NubisEvent } from '../events/event-shape.ts';
+import { eventOfRow, type NubisEvent } from '../events/event.ts';
+import { eventRepository } from '../events/event.repository.ts';
 import { findServer } from './server.service.ts';
 
 /** The most a server's activity answers. */
@@ -20,22 +21,10 @@ export async function serverActivity(
   // Transitions that ended by now are told, stamped with the time they ended.
   await recordDueEvents(ctx);
   // The server's images are known by the events of their taking: a removed one is still told.
-  const taken = await ctx.db
-    .selectFrom('events')
-    .select(['resource_uuid', 'data'])
-    .where('account_id', '=', server.account_id)
-    .where('type', 'in', ['snapshot.created', 'backup.created'])
-    .execute();
+  const taken = await eventRepository.ofTypes(ctx.db, server.account_id, ['snapshot.created', 'backup.created']);
   const images = taken
     .filter((row) => (JSON.parse(row.data) as { server?: unknown }).server === server.uuid)
     .map((row) => row.resource_uuid);
-  const rows = await ctx.db
-    .selectFrom('events')
-    .selectAll()
-    .where('resource_uuid', 'in', [server.uuid, ...images])
-    .where('type', 'not like', 'invoice_item.%')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
-  return rows.map(describeEvent);
+  const rows = await eventRepository.newestOfResources(ctx.db, [server.uuid, ...images], limit);
+  return rows.map(eventOfRow);
 }

@@ -4,11 +4,19 @@
 
 import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import { listEvents } from '../../events/event.service.ts';
-import { addWebhook, listWebhooks, removeWebhook } from '../../events/webhook-admin.service.ts';
+import {
+  addWebhook,
+  listWebhooks,
+  removeWebhook,
+  type Webhook as DomainWebhook,
+} from '../../events/webhook-admin.service.ts';
+import type { NubisEvent as DomainEvent } from '../../events/event.ts';
+import { eventPayload } from '../../events/event-payload.ts';
+import { isoOrNull, isoSeconds } from '../../platform/clock.ts';
 import { responses, Timestamp } from '../v1_3/schemas.ts';
 
 const tags = ['operator'];
@@ -45,6 +53,27 @@ const Webhook = Type.Object({
     { description: 'the 50 newest' },
   ),
 });
+/** The feed and the stream send the webhooks' body (event-payload.ts); this schema types it. */
+const eventObject: (event: DomainEvent) => Static<typeof NubisEvent> = eventPayload;
+
+function webhookObject(webhook: DomainWebhook): Static<typeof Webhook> {
+  return {
+    id: webhook.id,
+    url: webhook.url,
+    created: isoSeconds(webhook.createdAt),
+    delivered: webhook.delivered,
+    pending: webhook.pending,
+    deliveries: webhook.deliveries.map((delivery) => ({
+      id: delivery.id,
+      event: delivery.eventId,
+      delivered: isoOrNull(delivery.deliveredAt),
+      attempts: delivery.attempts,
+      next_attempt: isoOrNull(delivery.nextAttemptAt),
+      last_error: delivery.lastError,
+    })),
+  };
+}
+
 const AccountRef = Type.Object({
   account: Type.String({ minLength: 1, maxLength: 254, description: 'id, uuid or e-mail' }),
 });
@@ -69,7 +98,7 @@ export function eventRoutes(app: ApiApp, ctx: Platform): void {
       querystring: EventQuery,
       response: responses({ 200: Type.Object({ events: Type.Array(NubisEvent) }) }, adminErrors),
     },
-    handler: async (request) => ({ events: await listEvents(ctx, request.query) }),
+    handler: async (request) => ({ events: (await listEvents(ctx, request.query)).map(eventObject) }),
   });
 
   app.route({
@@ -107,7 +136,7 @@ export function eventRoutes(app: ApiApp, ctx: Platform): void {
         while (open) {
           const events = await listEvents(ctx, { after, account: request.query.account, limit: 500 }).catch(() => []);
           for (const event of events) {
-            out.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+            out.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(eventObject(event))}\n\n`);
             after = event.id;
           }
           if (events.length) quietSince = Date.now();
@@ -143,7 +172,7 @@ export function eventRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       reply.code(201);
-      return addWebhook(ctx, request.params.account, request.body);
+      return webhookObject(await addWebhook(ctx, request.params.account, request.body));
     },
   });
 
@@ -161,7 +190,9 @@ export function eventRoutes(app: ApiApp, ctx: Platform): void {
       params: AccountRef,
       response: responses({ 200: Type.Object({ webhooks: Type.Array(Webhook) }) }, adminErrors),
     },
-    handler: async (request) => ({ webhooks: await listWebhooks(ctx, request.params.account) }),
+    handler: async (request) => ({
+      webhooks: (await listWebhooks(ctx, request.params.account)).map(webhookObject),
+    }),
   });
 
   app.route({

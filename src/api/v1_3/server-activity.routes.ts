@@ -1,11 +1,13 @@
 // v1.3 extension: a server's activity (the events Nubis recorded of it, with their cause), for
 // the console's server page and anyone who wants a server's history without the operator feed.
 
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
 import { ACTIVITY_LIMIT, serverActivity } from '../../servers/server-activity.service.ts';
+import type { NubisEvent } from '../../events/event.ts';
+import { isoSeconds } from '../../platform/clock.ts';
 import { PathRef, responses, Timestamp } from './schemas.ts';
 
 const ActivityEntry = Type.Object(
@@ -28,6 +30,20 @@ const ActivityEntry = Type.Object(
   { $id: 'ServerActivityEntry' },
 );
 
+type ActivityResource = Static<typeof ActivityEntry>['resource'];
+
+function activityEntryObject(event: NubisEvent): Static<typeof ActivityEntry> {
+  return {
+    id: event.id,
+    type: event.type,
+    occurred: isoSeconds(event.occurredAt),
+    cause: event.cause,
+    // A server's activity is told by the events of the server and its images only.
+    resource: event.resource as ActivityResource,
+    data: event.data,
+  };
+}
+
 export function serverActivityRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'GET',
@@ -42,7 +58,7 @@ export function serverActivityRoutes(app: ApiApp, ctx: Platform): void {
       response: responses({ 200: Type.Object({ activity: Type.Array(ActivityEntry) }) }, [401, 404, 429]),
     },
     handler: async (request) => ({
-      activity: await serverActivity(ctx, actorOf(request), request.params.server_id),
+      activity: (await serverActivity(ctx, actorOf(request), request.params.server_id)).map(activityEntryObject),
     }),
   });
 }
