@@ -3,7 +3,7 @@
 // service's calls. The package is pointed at STRIPE_API_URL when set (a proxy, or a test's
 // stand-in) through its own host, port and protocol settings.
 
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { Platform } from '../platform/context.ts';
 import { Invalid } from '../platform/errors.ts';
 import type { CardProcessor } from './card-processor.ts';
@@ -18,9 +18,12 @@ import {
 
 const clients = new WeakMap<Platform['config'], Stripe>();
 
-function stripeOf(ctx: Platform): Stripe {
+async function stripeOf(ctx: Platform): Promise<Stripe> {
   let client = clients.get(ctx.config);
   if (!client) {
+    // The package (some 200 modules) loads with the first call to Stripe, not at every start:
+    // most servers, and every emulator, never make one.
+    const { default: Stripe } = await import('stripe');
     const api = ctx.config.stripeApiUrl ? new URL(ctx.config.stripeApiUrl) : null;
     client = new Stripe(ctx.config.stripeSecretKey ?? '', {
       maxNetworkRetries: 2,
@@ -41,7 +44,8 @@ function stripeOf(ctx: Platform): Stripe {
 export const stripeProcessor: CardProcessor = {
   name: 'stripe',
   async startCheckout(ctx, checkout) {
-    const session = await stripeOf(ctx).checkout.sessions.create(
+    const stripe = await stripeOf(ctx);
+    const session = await stripe.checkout.sessions.create(
       {
         mode: 'payment',
         customer_email: checkout.email,
@@ -76,7 +80,8 @@ const idOf = (value: string | { id: string } | null | undefined) =>
 async function feeOf(ctx: Platform, paymentIntent: string | null): Promise<number> {
   if (!paymentIntent) return 0;
   try {
-    const intent = await stripeOf(ctx).paymentIntents.retrieve(paymentIntent, {
+    const stripe = await stripeOf(ctx);
+    const intent = await stripe.paymentIntents.retrieve(paymentIntent, {
       expand: ['latest_charge.balance_transaction'],
     });
     const charge = intent.latest_charge;
@@ -100,9 +105,10 @@ export async function handleStripeWebhook(
   const secret = ctx.config.stripeWebhookSecret;
   if (!secret)
     throw new Invalid('stripe-signature', 'Stripe webhooks are off on this server (no STRIPE_WEBHOOK_SECRET)');
+  const stripe = await stripeOf(ctx);
   let event: Stripe.Event;
   try {
-    event = await stripeOf(ctx).webhooks.constructEventAsync(
+    event = await stripe.webhooks.constructEventAsync(
       payload,
       signature ?? '',
       secret,
