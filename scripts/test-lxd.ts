@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { LxdClient } from '../src/compute/lxd/lxd-client.ts';
 import { lxdUrl, writeTestCatalog } from '../test/lxd/support.ts';
+import { tinyImageRevision } from '../src/compute/lxd/images.ts';
 
 const ci = /^(1|true|yes)$/i.test(process.env.CI ?? '');
 const client = new LxdClient({ url: lxdUrl, timeoutMs: 5000 });
@@ -28,7 +29,14 @@ const env = {
 };
 const nubis = (...args: string[]) => spawnSync(process.execPath, ['bin/nubis.ts', ...args], { stdio: 'inherit', env });
 
-if (!(await client.exists('/1.0/images/aliases/nubis-tiny'))) {
+/** The revision of the test image the engine holds ('' when it has none, or one from before revisions). */
+async function tinyRevision(): Promise<string | null> {
+  if (!(await client.exists('/1.0/images/aliases/nubis-tiny'))) return null;
+  const alias = await client.get<{ target: string }>('/1.0/images/aliases/nubis-tiny');
+  const image = await client.get<{ properties?: Record<string, string> }>(`/1.0/images/${alias.target}`);
+  return image.properties?.['nubis.revision'] ?? '';
+}
+if ((await tinyRevision()) !== tinyImageRevision) {
   console.log('\n=== building the test image (nubis images build --only tiny) ===');
   if (nubis('images', 'build', '--only', 'tiny').status !== 0) process.exit(1);
 }

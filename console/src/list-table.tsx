@@ -1,6 +1,24 @@
 // A list as a table: headers, one row per item, and what to say when the list is empty.
 
 import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+
+/** True while the element is wider inside than out (it scrolls sideways): then the keyboard must reach it. */
+function useScrollsSideways() {
+  const box = useRef<HTMLDivElement>(null);
+  const [scrolls, setScrolls] = useState(false);
+  useEffect(() => {
+    const element = box.current;
+    if (!element) return;
+    const measure = () => setScrolls(element.scrollWidth > element.clientWidth + 1);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    if (element.firstElementChild) observer.observe(element.firstElementChild);
+    return () => observer.disconnect();
+  }, []);
+  return { box, scrolls };
+}
 
 /**
  * A table with one row per item: the column headers, each item's cells, and what to say once the
@@ -13,24 +31,28 @@ export function ListTable<T>(props: {
   empty?: string;
   children: (row: T, index: number) => ComponentChildren;
 }) {
+  const { box, scrolls } = useScrollsSideways();
   return (
     <>
-      <table>
-        <thead>
-          <tr>
-            {props.headers.map((header) => (
-              <th scope="col" key={header}>
-                {header}
-              </th>
+      {/* Wider than a phone: the table scrolls sideways in its box, never the page. */}
+      <div class="table-wide" ref={box} tabIndex={scrolls ? 0 : undefined}>
+        <table>
+          <thead>
+            <tr>
+              {props.headers.map((header) => (
+                <th scope="col" key={header}>
+                  {header}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {(props.rows ?? []).map((row, index) => (
+              <tr key={props.rowKey(row, index)}>{props.children(row, index)}</tr>
             ))}
-          </tr>
-        </thead>
-        <tbody>
-          {(props.rows ?? []).map((row, index) => (
-            <tr key={props.rowKey(row, index)}>{props.children(row, index)}</tr>
-          ))}
-        </tbody>
-      </table>
+          </tbody>
+        </table>
+      </div>
       {props.empty && props.rows?.length === 0 && <p class="empty">{props.empty}</p>}
     </>
   );

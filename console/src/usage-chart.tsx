@@ -72,8 +72,10 @@ export function UsageChart(props: {
   const summary = series
     .map((entry) => {
       const present = entry.values.filter((value): value is number => value !== null);
-      if (!present.length) return `${entry.label}: no readings`;
-      return `${entry.label}: latest ${format(present.at(-1)!)}, highest ${format(Math.max(...present))}`;
+      // A graph of one series is named by its title alone.
+      const name = series.length > 1 ? `${entry.label}: ` : '';
+      if (!present.length) return `${name}no readings`;
+      return `${name}latest ${format(present.at(-1)!)}, highest ${format(Math.max(...present))}`;
     })
     .join('; ');
   return (

@@ -40,6 +40,7 @@ import { metricsRoute, observeRequests } from './metrics.ts';
 import { consoleStatic } from './console-static.ts';
 import { processorRoutes } from '../api/processors/processor.routes.ts';
 import { docsPages } from './docs-pages.ts';
+import { serverConsoleSockets } from '../api/server-console.socket.ts';
 import { openapiDocument } from './openapi-document.ts';
 
 export interface AppDeps {
@@ -171,6 +172,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     firstByteTimeoutMs: ctx.config.firstByteTimeoutMs,
     isTrustedProxy: (address) => trusted(address, 0),
   });
+  // The machine consoles' WebSockets (upgrades never reach Fastify's routes).
+  serverConsoleSockets(app, ctx);
 
   // Shutting down: whatever still arrives is told to retry elsewhere, and its connection closes.
   // Callback hooks here and below: every request runs them, and an async hook costs a promise and

@@ -25,10 +25,15 @@ const types: Record<string, string> = {
 /** Where the build lands: console/dist beside src/ in the repository. */
 export const defaultConsoleDir = resolve(import.meta.dirname, '../../console/dist');
 
-/** The console's own page rules: scripts and styles from this origin only, no framing. */
+/**
+ * The console's own page rules: scripts and style sheets from this origin only, no framing. The
+ * terminal (xterm.js) sizes its rows with <style> elements it writes, so those are allowed
+ * (style-src-elem); style attributes stay refused. connect-src 'self' covers the console's
+ * WebSocket on the same origin.
+ */
 const consoleSecurityHeaders: Record<string, string> = {
   'content-security-policy':
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+    "default-src 'self'; script-src 'self'; style-src 'self'; style-src-elem 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
     "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',

@@ -51,3 +51,12 @@ export async function newPage(browser: Browser, viewport = { width: 1280, height
 export const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
 export const field = (page: Page, label: string) => page.getByLabel(label, { exact: true });
 export const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
+
+/** Logs `who` in through the console's form at `baseUrl` and waits for the server list. */
+export async function signIn(page: Page, baseUrl: string, who: { email: string; password: string }): Promise<void> {
+  await page.goto(`${baseUrl}/#/login`);
+  await field(page, 'Email').fill(who.email);
+  await field(page, 'Password').fill(who.password);
+  await button(page, 'Log in').click();
+  await heading(page, 'Servers').waitFor();
+}

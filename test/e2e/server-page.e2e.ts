@@ -7,7 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import { deployServer, SETTLE_SECONDS } from '../support/servers.ts';
-import { button, field, heading, launch, newPage, withScreenshots } from './browser.ts';
+import { button, heading, launch, newPage, signIn, withScreenshots } from './browser.ts';
 
 let server: TestServer;
 let browser: Browser;
@@ -25,11 +25,7 @@ after(async () => {
 });
 
 async function openServer(page: Page, uuid: string, name: string): Promise<void> {
-  await page.goto(`${server.url}/#/login`);
-  await field(page, 'Email').fill(account.email);
-  await field(page, 'Password').fill(account.password);
-  await button(page, 'Log in').click();
-  await heading(page, 'Servers').waitFor();
+  await signIn(page, server.url, account);
   await page.goto(`${server.url}/#/servers/${uuid}`);
   await heading(page, name).waitFor();
 }
@@ -89,11 +85,32 @@ describe("the server's page", () => {
           await graphs.getByRole('button', { name: period }).click();
           assert.equal(await graphs.getByRole('button', { name: period }).getAttribute('aria-pressed'), 'true');
           for (const title of ['CPU', 'Memory', 'Network', 'Disk'])
-            await graphs.getByRole('img', { name: new RegExp(`^${title}: .*latest`) }).waitFor();
+            await graphs.getByRole('img', { name: new RegExp(`^${title}: (In: )?latest`) }).waitFor();
           assert.equal(await graphs.locator('canvas').count(), 4);
         }
         await graphs.getByText(/Simulated/).waitFor();
         assert.deepEqual(problems, []);
+      },
+    );
+  });
+
+  test('the Console button says there is no machine behind a simulated server', async () => {
+    const page = await newPage(browser);
+    await withScreenshots(
+      'simulated console',
+      () => [page],
+      async () => {
+        const created = await deployServer(server, account.token, { label: 'console-sim' });
+        await openServer(page, created.uuid, 'console-sim');
+        await button(page, 'Console').click();
+        await page
+          .getByRole('status')
+          .filter({
+            hasText: 'The console closed: there is no machine behind this server: the simulated driver runs none.',
+          })
+          .waitFor();
+        await button(page, 'Close console').click();
+        assert.equal(await page.getByRole('region', { name: /^Console of/ }).count(), 0);
       },
     );
   });

@@ -21,6 +21,8 @@ import { Page } from '../page.tsx';
 import { Section } from '../section.tsx';
 import { ActivitySection } from './server-activity.tsx';
 import { MetricsSection } from './server-metrics.tsx';
+import { TerminalPanel } from '../terminal.tsx';
+import { session } from '../session.ts';
 import { Link, navigate } from '../router.tsx';
 import { useLoad } from '../use-load.ts';
 
@@ -324,6 +326,7 @@ export function ServerPage(props: { uuid: string }) {
   const server = useLoad(() => api.server(props.uuid), [props.uuid], POLL_MS);
   const action = useForm();
   const [showPassword, setShowPassword] = useState(false);
+  const [consoleOpen, setConsoleOpen] = useState(false);
   const s = server.data;
   const settled = s && (s.power === 'running' || s.power === 'stopped');
   const act = (run: () => Promise<unknown>, done: string) =>
@@ -367,6 +370,9 @@ export function ServerPage(props: { uuid: string }) {
           >
             Reboot
           </button>
+          <button type="button" aria-pressed={consoleOpen} onClick={() => setConsoleOpen(!consoleOpen)}>
+            Console
+          </button>
           <ConfirmButton
             label="Remove server"
             question={`Remove ${s.name}? The server and its disk are deleted for good.`}
@@ -384,6 +390,15 @@ export function ServerPage(props: { uuid: string }) {
     >
       <ErrorLine error={server.error} />
       <FormStatus form={action} />
+      {consoleOpen && (
+        <TerminalPanel
+          path={`/v1.3/server/console/${encodeURIComponent(s.uuid)}`}
+          token={session.token() ?? ''}
+          kind="customer"
+          title={`Console of ${s.name}`}
+          onClose={() => setConsoleOpen(false)}
+        />
+      )}
       <div class="grid">
         <Section title="Overview">
           <dl>

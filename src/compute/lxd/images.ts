@@ -110,9 +110,17 @@ if [ -x /etc/nubis/run-script ]; then
 elif [ -s /etc/nubis/script_url ] && [ ! -e /etc/nubis/script-done ]; then
   ( wget -q -O /tmp/nubis-script "$(cat /etc/nubis/script_url)" && chmod +x /tmp/nubis-script && /tmp/nubis-script >/var/log/nubis-script.log 2>&1; touch /etc/nubis/script-done ) &
 fi
+# The machine's own login on its console, which Nubis's console relays (busybox getty and login).
+( while :; do getty -L 38400 console vt102; sleep 1; done ) &
 trap 'kill -TERM -1 2>/dev/null; exit 0' PWR TERM INT
 while :; do sleep 3600 & wait $!; done
 `;
+
+/**
+ * The test image's revision, kept in its properties: `npm run test:lxd` rebuilds an image of an
+ * older one (2: a getty on the console).
+ */
+export const tinyImageRevision = '2';
 
 const udhcpcScript = `#!/bin/sh
 case "$1" in
@@ -145,8 +153,8 @@ function run(command: string, args: string[], cwd?: string): void {
   execFileSync(command, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
 }
 
-function metadata(description: string): string {
-  return `architecture: x86_64\ncreation_date: ${Math.floor(Date.now() / 1000)}\nproperties:\n  os: debian\n  release: bookworm\n  description: ${description}\n`;
+function metadata(description: string, revision = ''): string {
+  return `architecture: x86_64\ncreation_date: ${Math.floor(Date.now() / 1000)}\nproperties:\n  os: debian\n  release: bookworm\n  description: ${description}\n${revision ? `  nubis.revision: "${revision}"\n` : ''}`;
 }
 
 function buildTiny(dir: string): void {
@@ -196,7 +204,10 @@ function buildTiny(dir: string): void {
   writeFileSync(join(rootfs, 'sbin/init'), tinyInit, { mode: 0o755 });
   writeFileSync(join(rootfs, 'etc/nubis/first-boot'), firstBoot, { mode: 0o755 });
   writeFileSync(join(rootfs, 'etc/nubis/udhcpc'), udhcpcScript, { mode: 0o755 });
-  writeFileSync(join(dir, 'metadata.yaml'), metadata('Nubis test image (busybox and dropbear from Debian)'));
+  writeFileSync(
+    join(dir, 'metadata.yaml'),
+    metadata('Nubis test image (busybox and dropbear from Debian)', tinyImageRevision),
+  );
 }
 
 function buildDebian(dir: string, mirror: string): void {

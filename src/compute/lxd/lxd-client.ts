@@ -5,6 +5,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { readFileSync } from 'node:fs';
+import WebSocket from 'ws';
 
 export interface LxdConnection {
   /** A unix socket path, or https://host:8443. */
@@ -47,6 +48,9 @@ function pem(setting: string, path: string | undefined): Buffer | undefined {
   }
 }
 
+/** An engine certificate pinned by `ca` names no host: its identity is not checked again. */
+const acceptPinned = (): undefined => undefined;
+
 /** Node's codes for a server certificate that does not verify (OpenSSL's X509_V_ERR names). */
 const untrustedServerCodes =
   /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_SIGNATURE_FAILURE|CERT_UNTRUSTED|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID)$/;
@@ -82,6 +86,8 @@ export class LxdClient {
   readonly #project: string;
   readonly #timeoutMs: number;
   #https = false;
+  /** What a WebSocket to the engine presents and trusts (https only). */
+  #tls: { cert?: Buffer; key?: Buffer; ca?: Buffer; pinned: boolean } = { pinned: false };
 
   constructor(connection: LxdConnection) {
     this.#project = connection.project ?? '';
@@ -93,11 +99,17 @@ export class LxdClient {
       if (!connection.clientCert || !connection.clientKey)
         throw new Error(`LXD_URL ${connection.url}: an engine over https needs LXD_CLIENT_CERT and LXD_CLIENT_KEY`);
       this.#https = true;
-      this.#agent = new HttpsAgent({
-        keepAlive: true,
+      this.#tls = {
         cert: pem('LXD_CLIENT_CERT', connection.clientCert),
         key: pem('LXD_CLIENT_KEY', connection.clientKey),
         ca: pem('LXD_SERVER_CERT', connection.serverCert),
+        pinned: Boolean(connection.serverCert),
+      };
+      this.#agent = new HttpsAgent({
+        keepAlive: true,
+        cert: this.#tls.cert,
+        key: this.#tls.key,
+        ca: this.#tls.ca,
         // An engine's own certificate names no host: pinned by ca instead.
         checkServerIdentity: connection.serverCert ? () => undefined : undefined,
       });
@@ -115,6 +127,18 @@ export class LxdClient {
 
   close(): void {
     this.#agent.destroy();
+  }
+
+  /** A WebSocket to the engine (an operation's stream), over the same socket or TLS identity as the calls. */
+  webSocket(path: string): WebSocket {
+    if (this.#socketPath) return new WebSocket(`ws+unix://${this.#socketPath}:${path}`);
+    return new WebSocket(`${this.#url.replace(/^https/, 'wss')}${path}`, undefined, {
+      cert: this.#tls.cert,
+      key: this.#tls.key,
+      ca: this.#tls.ca,
+      // Node's TLS takes undefined for "accepted" (the engine's certificate is pinned by ca); ws types it as boolean.
+      checkServerIdentity: this.#tls.pinned ? (acceptPinned as unknown as () => boolean) : undefined,
+    });
   }
 
   #path(path: string): string {
