@@ -5,8 +5,8 @@
 
 import type { Platform } from '../platform/context.ts';
 import { Invalid, NotFound } from '../platform/errors.ts';
-import { isoSeconds } from '../platform/clock.ts';
 import type { FaultRuleRow } from './fault.table.ts';
+import { faultRuleRepository } from './fault.repository.ts';
 import { findAccount } from '../accounts/operator.service.ts';
 
 export interface FaultRuleInput {
@@ -26,23 +26,25 @@ export interface FaultRuleInput {
   note?: string;
 }
 
-/** A rule as the operator API shows it. */
+/** A rule as the domain sees it (the operator API shapes it for the wire). */
 export interface FaultRule {
   id: number;
   match: {
     method: string | null;
     path: string | null;
     operation: string | null;
-    account: number | null;
+    accountId: number | null;
     api: string | null;
   };
-  action: { status: number | null; latency_ms: number; retry_after: number | null; compute_fail: boolean };
+  action: { status: number | null; latencyMs: number; retryAfter: number | null; computeFail: boolean };
+  /** 0 to 1. */
   probability: number;
   /** Firings left; null: until removed. */
   remaining: number | null;
   fired: number;
   note: string | null;
-  created: string;
+  /** Clock ms. */
+  createdAt: number;
 }
 
 /** What the HTTP layer knows of a request when it asks whether a rule fires. */
@@ -94,11 +96,8 @@ function freshRules(ctx: Platform): FaultRuleRow[] | null {
 
 async function reloadRules(ctx: Platform): Promise<FaultRuleRow[]> {
   const cache = cacheOf(ctx);
-  cache.loading ??= ctx.db
-    .selectFrom('fault_rules')
-    .selectAll()
-    .orderBy('id')
-    .execute()
+  cache.loading ??= faultRuleRepository
+    .all(ctx.db)
     .then((rules) => {
       cache.rules = rules.filter((rule) => rule.remaining === null || rule.remaining > 0);
       cache.loadedAt = Date.now();
@@ -130,16 +129,7 @@ function matches(rule: FaultRuleRow, request: FaultRequest): boolean {
 
 /** Counts a firing in the database; false when the rule is gone or used up (another instance may have taken the last one). */
 async function claim(ctx: Platform, rule: FaultRuleRow): Promise<boolean> {
-  const counted = ctx.db
-    .updateTable('fault_rules')
-    .set((eb) => ({ fired: eb('fired', '+', 1) }))
-    .where('id', '=', rule.id);
-  if (rule.remaining === null) return Number((await counted.executeTakeFirst()).numUpdatedRows) === 1;
-  const result = await counted
-    .set((eb) => ({ remaining: eb('remaining', '-', 1) }))
-    .where('remaining', '>', 0)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 1) return true;
+  if (await faultRuleRepository.countFiring(ctx.db, rule)) return true;
   invalidate(ctx);
   return false;
 }
@@ -175,20 +165,20 @@ function describe(row: FaultRuleRow): FaultRule {
       method: row.method,
       path: row.path,
       operation: row.operation_id,
-      account: row.account_id,
+      accountId: row.account_id,
       api: row.api,
     },
     action: {
       status: row.status,
-      latency_ms: row.latency_ms,
-      retry_after: row.retry_after,
-      compute_fail: row.compute_fail === 1,
+      latencyMs: row.latency_ms,
+      retryAfter: row.retry_after,
+      computeFail: row.compute_fail === 1,
     },
     probability: row.probability_ppm / 1_000_000,
     remaining: row.remaining,
     fired: row.fired,
     note: row.note,
-    created: isoSeconds(row.created_at),
+    createdAt: row.created_at,
   };
 }
 
@@ -204,41 +194,36 @@ export async function addFaultRule(ctx: Platform, input: FaultRuleInput): Promis
   if (action.retry_after !== undefined && action.status === undefined)
     throw new Invalid('action.retry_after', 'goes with a status (429 or 503)');
   const accountId = match.account === undefined ? null : (await findAccount(ctx, match.account)).id;
-  const row = await ctx.db
-    .insertInto('fault_rules')
-    .values({
-      method: match.method?.toUpperCase() ?? null,
-      path: match.path ?? null,
-      operation_id: match.operation ?? null,
-      account_id: accountId,
-      api: match.api ?? null,
-      status: action.status ?? null,
-      latency_ms: action.latency_ms ?? 0,
-      compute_fail: action.compute_fail ? 1 : 0,
-      retry_after: action.retry_after ?? (action.status === 429 || action.status === 503 ? 1 : null),
-      probability_ppm: Math.round((input.probability ?? 1) * 1_000_000),
-      remaining: input.times ?? null,
-      note: input.note ?? null,
-      created_at: ctx.clock.now(),
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await faultRuleRepository.insert(ctx.db, {
+    method: match.method?.toUpperCase() ?? null,
+    path: match.path ?? null,
+    operation_id: match.operation ?? null,
+    account_id: accountId,
+    api: match.api ?? null,
+    status: action.status ?? null,
+    latency_ms: action.latency_ms ?? 0,
+    compute_fail: action.compute_fail ? 1 : 0,
+    retry_after: action.retry_after ?? (action.status === 429 || action.status === 503 ? 1 : null),
+    probability_ppm: Math.round((input.probability ?? 1) * 1_000_000),
+    remaining: input.times ?? null,
+    note: input.note ?? null,
+    created_at: ctx.clock.now(),
+  });
   invalidate(ctx);
   return describe(row);
 }
 
 export async function listFaultRules(ctx: Platform): Promise<FaultRule[]> {
-  const rows = await ctx.db.selectFrom('fault_rules').selectAll().orderBy('id').execute();
-  return rows.map(describe);
+  return (await faultRuleRepository.all(ctx.db)).map(describe);
 }
 
 export async function removeFaultRule(ctx: Platform, id: number): Promise<void> {
-  const result = await ctx.db.deleteFrom('fault_rules').where('id', '=', id).executeTakeFirst();
+  const removed = await faultRuleRepository.remove(ctx.db, id);
   invalidate(ctx);
-  if (Number(result.numDeletedRows) !== 1) throw new NotFound('fault rule');
+  if (!removed) throw new NotFound('fault rule');
 }
 
 export async function removeAllFaultRules(ctx: Platform): Promise<void> {
-  await ctx.db.deleteFrom('fault_rules').execute();
+  await faultRuleRepository.removeAll(ctx.db);
   invalidate(ctx);
 }

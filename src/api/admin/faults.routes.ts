@@ -1,16 +1,18 @@
 // The operator API's fault injection: rules that make matching customer requests fail or
 // answer late, shared by every instance. See src/faults/fault.service.ts.
 
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import {
   addFaultRule,
+  type FaultRule as DomainFaultRule,
   injectableStatuses,
   listFaultRules,
   removeAllFaultRules,
   removeFaultRule,
 } from '../../faults/fault.service.ts';
+import { isoSeconds } from '../../platform/clock.ts';
 import { responses, Timestamp } from '../v1_3/schemas.ts';
 
 const tags = ['operator'];
@@ -38,6 +40,31 @@ const FaultRule = Type.Object({
   note: Type.Union([Type.String(), Type.Null()]),
   created: Timestamp,
 });
+
+function faultRuleObject(rule: DomainFaultRule): Static<typeof FaultRule> {
+  const { match, action } = rule;
+  return {
+    id: rule.id,
+    match: {
+      method: match.method,
+      path: match.path,
+      operation: match.operation,
+      account: match.accountId,
+      api: match.api,
+    },
+    action: {
+      status: action.status,
+      latency_ms: action.latencyMs,
+      retry_after: action.retryAfter,
+      compute_fail: action.computeFail,
+    },
+    probability: rule.probability,
+    remaining: rule.remaining,
+    fired: rule.fired,
+    note: rule.note,
+    created: isoSeconds(rule.createdAt),
+  };
+}
 
 const FaultRuleInput = Type.Object({
   match: Type.Object(
@@ -95,7 +122,7 @@ export function faultRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       reply.code(201);
-      return addFaultRule(ctx, request.body);
+      return faultRuleObject(await addFaultRule(ctx, request.body));
     },
   });
 
@@ -111,7 +138,7 @@ export function faultRoutes(app: ApiApp, ctx: Platform): void {
       description: 'Every fault rule in force, with how many times each has fired.',
       response: responses({ 200: Type.Object({ faults: Type.Array(FaultRule) }) }, adminErrors),
     },
-    handler: async () => ({ faults: await listFaultRules(ctx) }),
+    handler: async () => ({ faults: (await listFaultRules(ctx)).map(faultRuleObject) }),
   });
 
   app.route({
