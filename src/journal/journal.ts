@@ -4,18 +4,21 @@
 
 import type { Platform } from '../platform/context.ts';
 import { Conflict } from '../platform/errors.ts';
-import { isoSeconds } from '../platform/clock.ts';
 
+/** One answered request as kept (the operator API shapes it for the wire). */
 export interface JournalEntry {
-  time: string;
+  /** Clock ms. */
+  at: number;
   method: string;
   path: string;
   status: number;
-  duration_ms: number;
-  account: number | null;
-  request_id: string;
-  request_body: unknown;
-  response_body: unknown;
+  durationMs: number;
+  accountId: number | null;
+  requestId: string;
+  /** As parsed, secrets masked. */
+  requestBody: unknown;
+  /** As sent, secrets masked. */
+  responseBody: unknown;
 }
 
 export interface JournalQuery {
@@ -108,15 +111,15 @@ export function recordRequest(ctx: Platform, answered: AnsweredRequest): void {
     }
   }
   ring.add({
-    time: isoSeconds(ctx.clock.now()),
+    at: ctx.clock.now(),
     method: answered.method,
     path: answered.path,
     status: answered.status,
-    duration_ms: Math.round(answered.durationMs * 100) / 100,
-    account: answered.accountId,
-    request_id: answered.requestId,
-    request_body: bounded(masked(answered.requestBody)),
-    response_body: bounded(masked(response ?? null)),
+    durationMs: Math.round(answered.durationMs * 100) / 100,
+    accountId: answered.accountId,
+    requestId: answered.requestId,
+    requestBody: bounded(masked(answered.requestBody)),
+    responseBody: bounded(masked(response ?? null)),
   });
 }
 
@@ -128,7 +131,7 @@ export function journal(ctx: Platform, query: JournalQuery): JournalEntry[] {
   const prefix = query.path?.endsWith('*') ? query.path.slice(0, -1) : null;
   const found: JournalEntry[] = [];
   for (const entry of ring.newest()) {
-    if (query.account !== undefined && entry.account !== query.account) continue;
+    if (query.account !== undefined && entry.accountId !== query.account) continue;
     if (query.status !== undefined && entry.status !== query.status) continue;
     if (query.path !== undefined && (prefix !== null ? !entry.path.startsWith(prefix) : entry.path !== query.path))
       continue;

@@ -1,10 +1,11 @@
 // The operator API's request journal: this instance's most recent customer requests, with
 // bodies (secrets masked). On when JOURNAL_SIZE is set. See src/journal/journal.ts.
 
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
-import { journal } from '../../journal/journal.ts';
+import { journal, type JournalEntry as DomainJournalEntry } from '../../journal/journal.ts';
+import { isoSeconds } from '../../platform/clock.ts';
 import { responses, Timestamp } from '../v1_3/schemas.ts';
 
 const JournalEntry = Type.Object({
@@ -18,6 +19,20 @@ const JournalEntry = Type.Object({
   request_body: Type.Unknown({ description: 'as parsed, secrets masked' }),
   response_body: Type.Unknown({ description: 'as sent, secrets masked' }),
 });
+
+function journalEntryObject(entry: DomainJournalEntry): Static<typeof JournalEntry> {
+  return {
+    time: isoSeconds(entry.at),
+    method: entry.method,
+    path: entry.path,
+    status: entry.status,
+    duration_ms: entry.durationMs,
+    account: entry.accountId,
+    request_id: entry.requestId,
+    request_body: entry.requestBody,
+    response_body: entry.responseBody,
+  };
+}
 
 export function journalRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
@@ -39,6 +54,6 @@ export function journalRoutes(app: ApiApp, ctx: Platform): void {
       }),
       response: responses({ 200: Type.Object({ requests: Type.Array(JournalEntry) }) }, [400, 401, 403, 409]),
     },
-    handler: async (request) => ({ requests: journal(ctx, request.query) }),
+    handler: async (request) => ({ requests: journal(ctx, request.query).map(journalEntryObject) }),
   });
 }
