@@ -1,7 +1,7 @@
 // The operator API's saved states: export and import the whole state as one document, and
 // named saves kept on the server for fast resets to a fixture. See src/state/state.service.ts.
 
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import {
@@ -10,12 +10,13 @@ import {
   listSavedStates,
   loadState,
   removeSavedState,
+  type SavedState as DomainSavedState,
   saveState,
   stateFormat,
   stateVersion,
 } from '../../state/state.service.ts';
 import { responses, Timestamp } from '../v1_3/schemas.ts';
-import { lastInstantMs } from '../../platform/clock.ts';
+import { isoSeconds, lastInstantMs } from '../../platform/clock.ts';
 
 const tags = ['operator'];
 const security = [{ operator: [] }];
@@ -59,6 +60,10 @@ const SavedState = Type.Object({
   created: Timestamp,
   size: Type.Integer({ description: 'characters of the stored document' }),
 });
+function savedStateObject(saved: DomainSavedState): Static<typeof SavedState> {
+  return { name: saved.name, created: isoSeconds(saved.createdAt), size: saved.size };
+}
+
 // Not starting with a dot: `.` and `..` would be dot segments in DELETE /admin/state/{name}, which
 // a URL resolves away (a state so named could be saved but never removed).
 const StateName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[\\w-][\\w.-]*$', examples: ['fixture-1'] });
@@ -113,7 +118,7 @@ export function stateRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       reply.code(201);
-      return saveState(ctx, request.body.name);
+      return savedStateObject(await saveState(ctx, request.body.name));
     },
   });
 
@@ -145,7 +150,7 @@ export function stateRoutes(app: ApiApp, ctx: Platform): void {
       description: 'The names of the saved states, with when each was taken.',
       response: responses({ 200: Type.Object({ states: Type.Array(SavedState) }) }, adminErrors),
     },
-    handler: async () => ({ states: await listSavedStates(ctx) }),
+    handler: async () => ({ states: (await listSavedStates(ctx)).map(savedStateObject) }),
   });
 
   app.route({
