@@ -1,10 +1,9 @@
 // Sending mail: a mail is a row in the outbox (readable through the operator API), written in
 // the caller's transaction; SMTP delivery happens after, with retries, and never fails the caller.
 
-import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
-import { isoSeconds } from '../platform/clock.ts';
+import { mailRepository } from './mail.repository.ts';
 import { transaction } from '../db/transaction.ts';
 import { documentFilename } from '../documents/document-name.ts';
 
@@ -38,76 +37,53 @@ function openBody(ctx: Platform, stored: string): string {
 /** Queues a mail in the outbox. Delivery is attempted by `deliverPendingMail`. */
 export async function queueMail(ctx: Platform, db: Queryable, mail: Mail): Promise<void> {
   const now = ctx.clock.now();
-  await db
-    .insertInto('mail_outbox')
-    .values({
-      to_address: mail.to.toLowerCase(),
-      subject: mail.subject,
-      text: sealBody(ctx, mail.text),
-      created_at: now,
-      attempts: 0,
-      next_attempt_at: ctx.mailTransport ? now : null,
-      document_id: mail.documentId ?? null,
-    })
-    .execute();
+  await mailRepository.insert(db, {
+    to_address: mail.to.toLowerCase(),
+    subject: mail.subject,
+    text: sealBody(ctx, mail.text),
+    created_at: now,
+    attempts: 0,
+    next_attempt_at: ctx.mailTransport ? now : null,
+    document_id: mail.documentId ?? null,
+  });
 }
 
+/** A mail in the outbox (the operator API shapes it for the wire). */
 export interface OutboxMessage {
   id: number;
   to: string;
   subject: string;
   text: string;
-  created: string;
+  /** Clock ms. */
+  createdAt: number;
   /** Delivered over SMTP (always false without SMTP_URL). */
   delivered: boolean;
   /** SMTP delivery attempts so far, and the last failure, for an operator chasing a lost mail. */
   attempts: number;
-  last_error: string | null;
+  lastError: string | null;
   /** The file name of an attached invoice document, or null. */
   attachment: string | null;
 }
 
 /** The outbox, newest first (at most 1000), optionally only the mail to one address. */
 export async function listOutbox(ctx: Platform, to: string | undefined): Promise<OutboxMessage[]> {
-  let query = ctx.db
-    .selectFrom('mail_outbox')
-    .leftJoin('invoice_documents', 'invoice_documents.id', 'mail_outbox.document_id')
-    .select([
-      'mail_outbox.id',
-      'to_address',
-      'subject',
-      'text',
-      'mail_outbox.created_at',
-      'delivered_at',
-      'attempts',
-      'last_error',
-      'invoice_documents.number',
-      'invoice_documents.period',
-    ])
-    .orderBy('mail_outbox.id', 'desc')
-    .limit(1000);
-  if (to) query = query.where('to_address', '=', to.trim().toLowerCase());
-  const rows = await query.execute();
+  const rows = await mailRepository.outbox(ctx.db, { to: to ? to.trim().toLowerCase() : undefined, limit: 1000 });
   return rows.map((row) => ({
     id: row.id,
     to: row.to_address,
     subject: row.subject,
     text: openBody(ctx, row.text),
-    created: isoSeconds(row.created_at),
+    createdAt: row.created_at,
     delivered: row.delivered_at !== null,
     attempts: row.attempts,
-    last_error: row.last_error,
+    lastError: row.last_error,
     attachment: row.number !== null && row.period !== null ? documentFilename(Number(row.number), row.period) : null,
   }));
 }
 
 /** The invoice document a mail carries, as its attachment (none when the document is gone). */
 async function attachedDocument(ctx: Platform, documentId: number) {
-  const document = await ctx.db
-    .selectFrom('invoice_documents')
-    .select(['number', 'period', 'pdf'])
-    .where('id', '=', documentId)
-    .executeTakeFirst();
+  const document = await mailRepository.attachedDocument(ctx.db, documentId);
   if (!document) return [];
   return [
     {
@@ -157,23 +133,12 @@ export async function deliverPendingMail(ctx: Platform, batch = 20): Promise<num
   if (!transport) return 0;
   const now = ctx.clock.now();
   const claimed = await transaction(ctx, async (trx) => {
-    let query = trx
-      .selectFrom('mail_outbox')
-      .selectAll()
-      .where('delivered_at', 'is', null)
-      .where('next_attempt_at', '<=', now)
-      .orderBy('next_attempt_at')
-      .limit(batch);
-    if (ctx.dialect === 'postgres') query = query.modifyEnd(sql`for update skip locked`);
-    const rows = await query.execute();
+    const rows = await mailRepository.due(ctx.dialect, trx, now, batch);
     for (const row of rows) {
       // Claim: push the next attempt out (exponential back-off) so no other sweeper takes it meanwhile.
       const backoff = Math.min(3600_000, 30_000 * 2 ** row.attempts);
-      await trx
-        .updateTable('mail_outbox')
-        .set({ attempts: row.attempts + 1, next_attempt_at: row.attempts + 1 >= maxAttempts ? null : now + backoff })
-        .where('id', '=', row.id)
-        .execute();
+      const attempts = row.attempts + 1;
+      await mailRepository.attempted(trx, row.id, attempts, attempts >= maxAttempts ? null : now + backoff);
     }
     return rows;
   });
@@ -187,11 +152,7 @@ export async function deliverPendingMail(ctx: Platform, batch = 20): Promise<num
         text: openBody(ctx, row.text),
         ...(row.document_id !== null ? { attachments: await attachedDocument(ctx, row.document_id) } : {}),
       });
-      await ctx.db
-        .updateTable('mail_outbox')
-        .set({ delivered_at: ctx.clock.now(), next_attempt_at: null, last_error: null })
-        .where('id', '=', row.id)
-        .execute();
+      await mailRepository.delivered(ctx.db, row.id, ctx.clock.now());
       delivered++;
     } catch (error) {
       const attempt = row.attempts + 1;
@@ -201,11 +162,7 @@ export async function deliverPendingMail(ctx: Platform, batch = 20): Promise<num
           'mail delivery failed for the last time; the mail stays in the outbox',
         );
       else ctx.log.warn({ mailId: row.id, attempt, err: (error as Error).message }, 'mail delivery failed; will retry');
-      await ctx.db
-        .updateTable('mail_outbox')
-        .set({ last_error: (error as Error).message.slice(0, 500) })
-        .where('id', '=', row.id)
-        .execute();
+      await mailRepository.failed(ctx.db, row.id, (error as Error).message.slice(0, 500));
     }
   }
   return delivered;

@@ -1,7 +1,7 @@
 // The operator API (not in the spec): accounts, credits, the mail outbox, the clock and a
 // full reset. Enabled only when ADMIN_TOKEN is set.
 
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import { advanceClock } from '../../sweeps/catch-up.ts';
@@ -13,7 +13,8 @@ import {
   patchAccount,
   showAccount,
 } from '../../accounts/operator.service.ts';
-import { listOutbox } from '../../mail/mail.service.ts';
+import { listOutbox, type OutboxMessage as DomainOutboxMessage } from '../../mail/mail.service.ts';
+import { isoSeconds } from '../../platform/clock.ts';
 import { resetState } from '../../state/reset.service.ts';
 import { Account, responses, Timestamp } from '../v1_3/schemas.ts';
 
@@ -26,6 +27,36 @@ const AdminAccount = Type.Object(
   { ...Account.properties, blocked: Type.Boolean() },
   { $id: 'AdminAccount', description: 'the Account object plus what only the operator sees' },
 );
+const OutboxMessage = Type.Object({
+  id: Type.Integer(),
+  to: Type.String(),
+  subject: Type.String(),
+  text: Type.String(),
+  created: Timestamp,
+  delivered: Type.Boolean({ description: 'delivered over SMTP (always false without SMTP_URL)' }),
+  attempts: Type.Integer({ description: 'SMTP delivery attempts so far' }),
+  last_error: Type.Union([Type.String(), Type.Null()], {
+    description: 'why the last SMTP attempt failed',
+  }),
+  attachment: Type.Union([Type.String(), Type.Null()], {
+    description: 'the file name of the invoice document sent with it, or null',
+  }),
+});
+
+function outboxMessageObject(message: DomainOutboxMessage): Static<typeof OutboxMessage> {
+  return {
+    id: message.id,
+    to: message.to,
+    subject: message.subject,
+    text: message.text,
+    created: isoSeconds(message.createdAt),
+    delivered: message.delivered,
+    attempts: message.attempts,
+    last_error: message.lastError,
+    attachment: message.attachment,
+  };
+}
+
 const AccountRef = Type.Object({
   account: Type.String({ minLength: 1, maxLength: 254, description: 'id, uuid or e-mail' }),
 });
@@ -182,29 +213,13 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
       response: responses(
         {
           200: Type.Object({
-            messages: Type.Array(
-              Type.Object({
-                id: Type.Integer(),
-                to: Type.String(),
-                subject: Type.String(),
-                text: Type.String(),
-                created: Timestamp,
-                delivered: Type.Boolean({ description: 'delivered over SMTP (always false without SMTP_URL)' }),
-                attempts: Type.Integer({ description: 'SMTP delivery attempts so far' }),
-                last_error: Type.Union([Type.String(), Type.Null()], {
-                  description: 'why the last SMTP attempt failed',
-                }),
-                attachment: Type.Union([Type.String(), Type.Null()], {
-                  description: 'the file name of the invoice document sent with it, or null',
-                }),
-              }),
-            ),
+            messages: Type.Array(OutboxMessage),
           }),
         },
         adminErrors,
       ),
     },
-    handler: async (request) => ({ messages: await listOutbox(ctx, request.query.to) }),
+    handler: async (request) => ({ messages: (await listOutbox(ctx, request.query.to)).map(outboxMessageObject) }),
   });
 
   app.route({
