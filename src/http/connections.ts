@@ -3,7 +3,7 @@
 // malformed head), and the drain on shutdown (stop accepting, finish what is in flight within a
 // deadline, close idle keep-alive connections at once, answer late arrivals 503 + Connection: close).
 
-import { STATUS_CODES, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
@@ -70,7 +70,7 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
   const body = JSON.stringify({ errors: { response: statusLine(status), reason } });
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `HTTP/1.1 ${statusLine(status)}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
   }

@@ -2,12 +2,15 @@
 // status, seconds) by one cheap onResponse hook; the text is served on the API port to the
 // holder of METRICS_TOKEN, or on a listener of its own (METRICS_PORT at METRICS_HOST).
 
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { once } from 'node:events';
 import type { FastifyInstance } from 'fastify';
 import type { Platform } from '../platform/context.ts';
 import { secretEquals } from '../platform/secrets.ts';
 import { presentedToken } from './api-scope.ts';
+
+// Not `import { createServer }`: see error-mapping.ts.
+const { createServer } = process.getBuiltinModule('node:http');
 
 type Observer = { observe(value: number): void };
 
