@@ -344,6 +344,28 @@ describe('the simulated processor (the emulator preset)', () => {
         list.body.transactions.map((t: { pstatus: string }) => t.pstatus),
         ['failed', 'failed', 'completed'],
       );
+      // A fault rule on the click on Pay declines the payment (once), as a card declined would.
+      const decline = await emulated.admin('POST', '/admin/faults', {
+        match: { operation: 'payCheckout', account: account.email },
+        action: { status: 402 },
+        times: 1,
+      });
+      assert.equal(decline.status, 201, JSON.stringify(decline.body));
+      const declined = await start();
+      const declinedAnswer = await choose(declined.checkout_url, 'pay');
+      assert.match(
+        declinedAnswer.headers.get('location')!,
+        new RegExp(`payment=${declined.transaction.id}&outcome=failed$`),
+      );
+      const retried = await start();
+      assert.match((await choose(retried.checkout_url, 'pay')).headers.get('location')!, /outcome=paid$/);
+      const after = await emulated.request('GET', '/v1.3/transaction/list', { token: account.token });
+      assert.deepEqual(
+        after.body.transactions.slice(0, 2).map((t: { pstatus: string }) => t.pstatus),
+        ['completed', 'failed'],
+      );
+      assert.equal((await emulated.request('GET', '/v1.3/account/info', { token: account.token })).body.balance, 20);
+
       // A fault rule makes the checkout itself fail, as a processor outage would.
       const rule = await emulated.admin('POST', '/admin/faults', {
         match: { operation: 'createCheckout' },

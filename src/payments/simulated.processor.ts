@@ -10,6 +10,7 @@ import { toCents } from '../platform/money.ts';
 import { taxOf } from '../billing/billing-settings.ts';
 import type { CardProcessor } from './card-processor.ts';
 import { completePayment, failPayment } from './payment-events.ts';
+import { firedFault } from '../faults/fault.service.ts';
 
 export const simulatedProcessor: CardProcessor = {
   name: 'simulated',
@@ -26,6 +27,7 @@ export const simulatedProcessor: CardProcessor = {
 export interface SimulatedCheckout {
   ref: string;
   transactionId: number;
+  accountId: number;
   /** What the customer is asked to pay (VAT included), USD. */
   amount: number;
   pstatus: string;
@@ -42,6 +44,7 @@ export async function simulatedCheckout(ctx: Platform, ref: string): Promise<Sim
   return {
     ref,
     transactionId: row.id,
+    accountId: row.account_id,
     amount: toCents(row.amount_micros + taxOf(row.amount_micros, row.taxrate_bp)),
     pstatus: row.pstatus,
   };
@@ -49,11 +52,35 @@ export async function simulatedCheckout(ctx: Platform, ref: string): Promise<Sim
 
 export type SimulatedOutcome = 'pay' | 'fail' | 'cancel';
 
-/** The customer's choice on the simulated page: pay (completes and credits once), fail or cancel (the payment fails). */
-export async function decideSimulatedCheckout(ctx: Platform, ref: string, outcome: SimulatedOutcome): Promise<void> {
-  await simulatedCheckout(ctx, ref);
-  const event = { processor: 'simulated', id: `${ref}:${outcome}`, type: `checkout.${outcome}` };
+/** The fault rules' name for a click on Pay (a rule with a status matching it declines the payment). */
+export const payOperation = 'payCheckout';
+
+/**
+ * The customer's choice on the simulated page: pay (completes and credits once), fail or cancel
+ * (the payment fails). A fault rule that matches the click on Pay (operation `payCheckout`, or its
+ * path) and answers a status declines the payment instead. Answers what became of it.
+ */
+export async function decideSimulatedCheckout(
+  ctx: Platform,
+  ref: string,
+  outcome: SimulatedOutcome,
+): Promise<SimulatedOutcome> {
+  const checkout = await simulatedCheckout(ctx, ref);
+  let decided = outcome;
+  if (outcome === 'pay') {
+    const fault = await firedFault(ctx, {
+      method: 'POST',
+      path: `/simulated-processor/checkout/${ref}/pay`,
+      route: '/simulated-processor/checkout/:ref/:outcome',
+      operationId: payOperation,
+      accountId: checkout.accountId,
+      api: 'v1.3',
+    });
+    if (fault?.status) decided = 'fail';
+  }
+  const event = { processor: 'simulated', id: `${ref}:${decided}`, type: `checkout.${decided}` };
   const payment = { ptype: 'simulated', processorRef: ref };
-  if (outcome === 'pay') await completePayment(ctx, payment, { paymentRef: ref }, event);
+  if (decided === 'pay') await completePayment(ctx, payment, { paymentRef: ref }, event);
   else await failPayment(ctx, payment, event);
+  return decided;
 }

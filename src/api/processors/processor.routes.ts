@@ -99,12 +99,12 @@ export function processorRoutes(ctx: Platform) {
           simulated();
           const outcome = request.params.outcome as SimulatedOutcome;
           if (!outcomes.includes(outcome)) throw new NotFound('outcome');
-          await decideSimulatedCheckout(ctx, request.params.ref, outcome);
-          const back = outcome === 'pay' ? request.body?.success_url : request.body?.cancel_url;
+          const decided = await decideSimulatedCheckout(ctx, request.params.ref, outcome);
+          const back = decided === 'pay' ? request.body?.success_url : request.body?.cancel_url;
           if (back && /^https?:\/\//.test(back))
-            return reply.redirect(outcome === 'fail' ? back.replace('outcome=cancelled', 'outcome=failed') : back, 303);
+            return reply.redirect(decided === 'fail' ? back.replace('outcome=cancelled', 'outcome=failed') : back, 303);
           reply.type('text/html; charset=utf-8');
-          return page(`<h1>Simulated payment</h1><p>Done: ${escapeHtml(outcome)}.</p>`);
+          return page(`<h1>Simulated payment</h1><p>Done: ${escapeHtml(decided)}.</p>`);
         } catch (error) {
           return problem(reply, error);
         }
