@@ -4,7 +4,6 @@
 // balance; refunds and disputes are transactions of their own that adjust it. Nubis never sees
 // card data: the processor's own page takes it.
 
-import { randomBytes } from 'node:crypto';
 import type { Actor, Platform } from '../platform/context.ts';
 import { Conflict, Invalid, NotFound, Unavailable } from '../platform/errors.ts';
 import { parseMoney, toCents } from '../platform/money.ts';
@@ -184,8 +183,8 @@ export async function requestBankTransfer(
   const account = await payer(ctx, actor);
   const rate = vatRateBp(ctx, account.country);
   const now = ctx.clock.now();
-  // 40 random bits in Crockford-like base32: short enough to type on a transfer, unique by index.
-  const reference = `NUBIS-${randomBytes(5).readUIntBE(0, 5).toString(32).toUpperCase().padStart(8, '0')}`;
+  // 40 random bits in base 32 (0-9, A-V): short enough to type on a transfer; the index keeps it unique.
+  const reference = `NUBIS-${ctx.random.bytes(5).readUIntBE(0, 5).toString(32).toUpperCase().padStart(8, '0')}`;
   const row = await ctx.db
     .insertInto('transactions')
     .values({

@@ -3,7 +3,6 @@
 // pending, completed and failed transactions without a processor account. Paying goes through the
 // same completion as a Stripe webhook, with an event id of its own, so a double click credits once.
 
-import { randomUUID } from 'node:crypto';
 import type { Platform } from '../platform/context.ts';
 import { NotFound } from '../platform/errors.ts';
 import { toCents } from '../platform/money.ts';
@@ -14,8 +13,9 @@ import { firedFault } from '../faults/fault.service.ts';
 
 export const simulatedProcessor: CardProcessor = {
   name: 'simulated',
-  async startCheckout(_ctx, checkout) {
-    const ref = `sim_${randomUUID()}`;
+  async startCheckout(ctx, checkout) {
+    // From the one random source, so a seeded emulator (NUBIS_SEED) hands out the same refs each run.
+    const ref = `sim_${ctx.random.uuid()}`;
     // The return addresses ride in the page's own URL, so any instance can serve the page.
     const url = new URL(`${checkout.siteUrl}/simulated-processor/checkout/${ref}`);
     url.searchParams.set('success_url', checkout.successUrl);
