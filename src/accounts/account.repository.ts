@@ -3,7 +3,7 @@
 import type { Queryable } from '../db/database.ts';
 import { prepared } from '../db/prepared.ts';
 import { sql } from 'kysely';
-import { openItemsJson, openItemsOf } from '../billing/ledger.ts';
+import { openItemsJson, openItemsOf } from '../billing/billing.repository.ts';
 import { jsonTuples, objectsOf } from '../db/json-tuples.ts';
 import type { AccountActivityRow, AccountRow, AccountUpdate, NewAccountRow } from './account.table.ts';
 

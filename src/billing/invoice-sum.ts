@@ -12,6 +12,7 @@ import { isoSeconds } from '../platform/clock.ts';
 import { roundToCent, toCents } from '../platform/money.ts';
 import { chargeBetween, monthBounds } from './metering.ts';
 import { readSnapshot } from './read-snapshot.ts';
+import { billingRepository } from './billing.repository.ts';
 import type { PricedItem } from './pricing.ts';
 
 /**
@@ -66,21 +67,8 @@ export async function invoiceSum(ctx: Platform, accountId: number, input: Invoic
   const [settled, overlapping] = await readSnapshot(ctx, (trx) =>
     Promise.all([
       // Items removed by `from` have a final charge that lies wholly before it: the database sums them.
-      trx
-        .selectFrom('invoice_items')
-        .select((eb) => ['resource_type', eb.fn.sum<number>('final_charge_micros').as('total')])
-        .where('account_id', '=', accountId)
-        .where('final_charge_micros', 'is not', null)
-        .where('removed_at', '<=', from)
-        .groupBy('resource_type')
-        .execute(),
-      trx
-        .selectFrom('invoice_items')
-        .select(['resource_type', 'created_at', 'removed_at', 'amount_hr_micros', 'amount_mo_micros', 'prepaid_until'])
-        .where('account_id', '=', accountId)
-        .where('created_at', '<', to)
-        .where((eb) => eb.or([eb('final_charge_micros', 'is', null), eb('removed_at', '>', from)]))
-        .execute(),
+      billingRepository.settledChargesBefore(trx, accountId, from),
+      billingRepository.itemsOverlapping(trx, accountId, from, to),
     ]),
   );
   for (const row of settled) {

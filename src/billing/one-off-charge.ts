@@ -8,6 +8,7 @@ import { lockAccount } from '../accounts/account-lock.ts';
 import { invoiceItemClosed } from '../events/resource-events.ts';
 import type { PricedItem } from './pricing.ts';
 import { addSettled } from './settled.ts';
+import { billingRepository } from './billing.repository.ts';
 
 /**
  * Bills `item.amountMoMicros` once. The item begins a millisecond before now and ends now: one
@@ -24,21 +25,18 @@ export async function chargeOnce(
   const now = ctx.clock.now();
   const charge = item.amountMoMicros;
   await lockAccount(ctx, trx, accountId);
-  await trx
-    .insertInto('invoice_items')
-    .values({
-      account_id: accountId,
-      resource_type: item.resourceType,
-      resource_uuid: resourceUuid,
-      description: item.description,
-      amount_hr_micros: charge,
-      amount_mo_micros: charge,
-      created_at: now - 1,
-      removed_at: now,
-      prepaid_until: null,
-      final_charge_micros: charge,
-    })
-    .execute();
+  await billingRepository.insertItem(trx, {
+    account_id: accountId,
+    resource_type: item.resourceType,
+    resource_uuid: resourceUuid,
+    description: item.description,
+    amount_hr_micros: charge,
+    amount_mo_micros: charge,
+    created_at: now - 1,
+    removed_at: now,
+    prepaid_until: null,
+    final_charge_micros: charge,
+  });
   await addSettled(trx, accountId, -charge);
   await invoiceItemClosed(
     ctx,

@@ -17,6 +17,7 @@ import { lockAccount } from '../accounts/account-lock.ts';
 import { queueMail } from '../mail/mail.service.ts';
 import { machineOf } from '../servers/server-details.ts';
 import { accountFinance } from './ledger.ts';
+import { billingRepository } from './billing.repository.ts';
 import { enqueueComputeJob } from '../compute/job-queue.ts';
 import { transaction } from '../db/transaction.ts';
 
@@ -34,31 +35,14 @@ export async function sweepOutOfFunds(ctx: Platform): Promise<FundsSweepReport> 
   const report: FundsSweepReport = { suspended: [], lifted: [], serversStopped: 0 };
 
   // A credit lifts the mark at once (recordTransaction); this catches money that arrived otherwise.
-  const marked = await ctx.db.selectFrom('account_funds').select('account_id').execute();
-  for (const { account_id: accountId } of marked) {
+  for (const accountId of await billingRepository.markedOutOfFunds(ctx.db)) {
     const { balanceMicros } = await accountFinance(ctx, ctx.db, accountId);
     if (balanceMicros > 0 && (await transaction(ctx, (trx) => liftIfFunded(ctx, trx, accountId))))
       report.lifted.push(accountId);
   }
 
   // Accounts being billed that are not marked yet: the only ones whose balance can reach zero.
-  const billed = await ctx.db
-    .selectFrom('invoice_items')
-    .select('account_id')
-    .distinct()
-    .where('removed_at', 'is', null)
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('account_funds')
-            .select('account_funds.account_id')
-            .whereRef('account_funds.account_id', '=', 'invoice_items.account_id'),
-        ),
-      ),
-    )
-    .execute();
-  for (const { account_id: accountId } of billed) {
+  for (const accountId of await billingRepository.billedUnmarked(ctx.db)) {
     const { balanceMicros } = await accountFinance(ctx, ctx.db, accountId);
     if (balanceMicros > 0) continue;
     const stopped = await transaction(ctx, (trx) => suspend(ctx, trx, accountId));
@@ -82,20 +66,10 @@ async function suspend(ctx: Platform, trx: Tx, accountId: number): Promise<numbe
   if (balanceMicros > 0) return null;
   const now = ctx.clock.now();
   // Only the sweeper whose insert lands goes on to stop servers and mail.
-  const won = await trx
-    .insertInto('account_funds')
-    .values({ account_id: accountId, out_of_funds_since: now })
-    .onConflict((oc) => oc.column('account_id').doNothing())
-    .returning('account_id')
-    .executeTakeFirst();
-  if (!won) return null;
+  if (!(await billingRepository.markOutOfFunds(trx, accountId, now))) return null;
   await accountFunds(ctx, trx, accountId, true);
   const stopped = await stopRunningServers(ctx, trx, accountId);
-  const account = await trx
-    .selectFrom('accounts')
-    .select(['email', 'firstname'])
-    .where('id', '=', accountId)
-    .executeTakeFirstOrThrow();
+  const account = await billingRepository.addressee(trx, accountId);
   await queueMail(ctx, trx, {
     to: account.email,
     subject: 'Your Nubis balance has run out',
@@ -121,15 +95,10 @@ async function suspend(ctx: Platform, trx: Tx, accountId: number): Promise<numbe
  */
 export async function liftIfFunded(ctx: Platform, trx: Tx, accountId: number): Promise<boolean> {
   await lockAccount(ctx, trx, accountId);
-  const marked = await trx
-    .selectFrom('account_funds')
-    .select('account_id')
-    .where('account_id', '=', accountId)
-    .executeTakeFirst();
-  if (!marked) return false;
+  if (!(await billingRepository.isMarkedOutOfFunds(trx, accountId))) return false;
   const { balanceMicros } = await accountFinance(ctx, trx, accountId);
   if (balanceMicros <= 0) return false;
-  await trx.deleteFrom('account_funds').where('account_id', '=', accountId).execute();
+  await billingRepository.unmarkOutOfFunds(trx, accountId);
   await accountFunds(ctx, trx, accountId, false);
   return true;
 }
@@ -141,14 +110,8 @@ export async function liftIfFunded(ctx: Platform, trx: Tx, accountId: number): P
  * for the next round rather than waited for.
  */
 async function stopRunningServers(ctx: Platform, trx: Tx, accountId: number | null): Promise<number> {
-  let query = trx.selectFrom('servers').selectAll().where('power', '=', 'running');
-  query =
-    accountId === null
-      ? query.where('account_id', 'in', (eb) => eb.selectFrom('account_funds').select('account_funds.account_id'))
-      : query.where('account_id', '=', accountId);
-  if (ctx.dialect === 'postgres') query = query.forNoKeyUpdate().skipLocked();
   let stopped = 0;
-  for (const server of await query.execute()) {
+  for (const server of await billingRepository.runningServers(ctx.dialect, trx, accountId)) {
     try {
       await ctx.compute.stop(machineOf(ctx, server));
     } catch (error) {
@@ -159,14 +122,10 @@ async function stopRunningServers(ctx: Platform, trx: Tx, accountId: number | nu
       continue;
     }
     const now = ctx.clock.now();
-    const result = await trx
-      .updateTable('servers')
-      .set({ power: 'stopped', action: null, action_until: null, updated_at: now })
-      .where('id', '=', server.id)
-      .where('power', '=', 'running')
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 1) await serverPoweredOff(ctx, trx, server, 'out of funds');
-    stopped += Number(result.numUpdatedRows);
+    if (await billingRepository.powerOff(trx, server.id, now)) {
+      await serverPoweredOff(ctx, trx, server, 'out of funds');
+      stopped++;
+    }
     await enqueueComputeJob(ctx, trx, server.uuid, 'stopping');
   }
   return stopped;

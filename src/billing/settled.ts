@@ -7,17 +7,10 @@
 // writes the transaction or closes the item, and this update is then the account row's only write.
 
 import type { Tx } from '../db/database.ts';
-import { prepared } from '../db/prepared.ts';
-
-const addToSettled = prepared<[number, number], never>(2, (db, delta, accountId) =>
-  db
-    .updateTable('accounts')
-    .set((eb) => ({ settled_micros: eb('settled_micros', '+', delta) }))
-    .where('id', '=', accountId),
-);
+import { billingRepository } from './billing.repository.ts';
 
 /** Adds `deltaMicros` (negative for a charge) to the account's settled total. */
 export async function addSettled(trx: Tx, accountId: number, deltaMicros: number): Promise<void> {
   if (deltaMicros === 0) return;
-  await addToSettled.run(trx, deltaMicros, accountId);
+  await billingRepository.addSettled(trx, accountId, deltaMicros);
 }

@@ -9,6 +9,7 @@ import type { TransactionRow } from './billing.table.ts';
 import { liftIfFunded } from './out-of-funds.ts';
 import { readSnapshot } from './read-snapshot.ts';
 import { addSettled } from './settled.ts';
+import { billingRepository } from './billing.repository.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import { transaction } from '../db/transaction.ts';
 
@@ -57,22 +58,18 @@ export async function recordTransaction(
     // Account row first (the lock order), then the transaction it now counts.
     await lockAccount(ctx, trx, entry.accountId);
     await addSettled(trx, entry.accountId, entry.amountMicros);
-    const row = await trx
-      .insertInto('transactions')
-      .values({
-        account_id: entry.accountId,
-        ptype: entry.ptype,
-        pstatus: 'completed',
-        amount_micros: entry.amountMicros,
-        fee_micros: 0,
-        taxrate_bp: 0,
-        note: entry.note ?? null,
-        settled_at: now,
-        created_at: now,
-        updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await billingRepository.insertTransaction(trx, {
+      account_id: entry.accountId,
+      ptype: entry.ptype,
+      pstatus: 'completed',
+      amount_micros: entry.amountMicros,
+      fee_micros: 0,
+      taxrate_bp: 0,
+      note: entry.note ?? null,
+      settled_at: now,
+      created_at: now,
+      updated_at: now,
+    });
     if (entry.amountMicros > 0) await liftIfFunded(ctx, trx, entry.accountId);
     return rowToTransaction(row);
   };
@@ -86,19 +83,9 @@ export async function listTransactions(
 ): Promise<{ transactions: Transaction[]; meta: { total: number } }> {
   const [rows, total] = await readSnapshot(ctx, (trx) =>
     Promise.all([
-      trx
-        .selectFrom('transactions')
-        .selectAll()
-        .where('account_id', '=', accountId)
-        .orderBy('id', 'desc')
-        .limit(100)
-        .execute(),
-      trx
-        .selectFrom('transactions')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where('account_id', '=', accountId)
-        .executeTakeFirstOrThrow(),
+      billingRepository.transactionsPage(trx, accountId, 100),
+      billingRepository.transactionCount(trx, accountId),
     ]),
   );
-  return { transactions: rows.map(rowToTransaction), meta: { total: Number(total.count) } };
+  return { transactions: rows.map(rowToTransaction), meta: { total } };
 }

@@ -5,13 +5,13 @@ import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import type { Database, DialectName, Queryable } from '../db/database.ts';
 import { prepared, type PreparedQuery } from '../db/prepared.ts';
 import {
+  balanceFloor,
   insertOpeningItems,
   openedItemWidth,
   openingItemsInsert,
   type OpeningItems,
-} from '../billing/invoice-items.ts';
+} from '../billing/billing.repository.ts';
 import { jsonTuples, objectsOf } from '../db/json-tuples.ts';
-import { balanceFloor } from '../billing/ledger.ts';
 import type { Ref } from '../platform/ids.ts';
 import type { FloatingIpRow } from '../floating-ips/floating-ip.table.ts';
 import type { NewServerRow, ServerRow, ServerUpdate } from './server.table.ts';

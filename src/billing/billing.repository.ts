@@ -1,0 +1,340 @@
+// Queries on billing's tables: invoice items (opened, closed, listed, summed), transactions, the
+// account's settled total, the out-of-funds marks and the servers they power off. Some are expressions rather than
+// statements (openItemsJson, balanceFloor, openingItemsInsert) so that another repository can
+// read or write them in its own statement: one statement is one snapshot on PostgreSQL.
+//
+// Lock order: every write here that changes what an account has is made by a caller holding
+// the account lock (lockAccount) first; settled_micros is then the account row's only write.
+
+import { type Insertable, type Kysely, type QueryCreator, type RawBuilder, sql } from 'kysely';
+import type { Database, DialectName, Queryable, Tx } from '../db/database.ts';
+import { jsonTuples, objectsOf } from '../db/json-tuples.ts';
+import { prepared, type PreparedQuery } from '../db/prepared.ts';
+import type { InvoiceItemRow, InvoiceItemTable, TransactionRow, TransactionTable } from './billing.table.ts';
+import { HOUR_MS, type MeteredItem } from './metering.ts';
+
+/** The columns an opened item sets, in the order its insert binds them. */
+const openedColumns = [
+  'account_id',
+  'resource_type',
+  'resource_uuid',
+  'description',
+  'amount_hr_micros',
+  'amount_mo_micros',
+  'created_at',
+  'prepaid_until',
+] as const;
+/** Values an opening item binds. */
+export const openedItemWidth = openedColumns.length;
+
+/** Items about to be opened: the values of their insert, in openedColumns order, item after item. */
+export interface OpeningItems {
+  count: number;
+  values: unknown[];
+}
+
+// Every billable create opens its items in one insert, prepared for each number of items (a
+// server opens one to four), so a create does not build and compile it anew.
+const insertsByCount = new Map<number, PreparedQuery<unknown[], never>>();
+
+/**
+ * The insert of `count` opening items from `values` (real values or a prepared query's
+ * placeholders): a statement of its own, or a part of a create's (server.repository.ts).
+ */
+export function openingItemsInsert(db: QueryCreator<Database>, count: number, values: readonly unknown[]) {
+  return db.insertInto('invoice_items').values(
+    Array.from({ length: count }, (_, item) => ({
+      ...(Object.fromEntries(
+        openedColumns.map((column, index) => [column, values[item * openedColumns.length + index]]),
+      ) as Pick<InvoiceItemRow, (typeof openedColumns)[number]>),
+      removed_at: null,
+      final_charge_micros: null,
+    })),
+  );
+}
+
+/** Starts billing the items, leaving their events to the caller (openInvoiceItems records them). */
+export async function insertOpeningItems(db: Queryable, opening: OpeningItems): Promise<void> {
+  if (opening.count === 0) return;
+  let insert = insertsByCount.get(opening.count);
+  if (!insert) {
+    insert = prepared<unknown[], never>(opening.count * openedColumns.length, (db, ...values) =>
+      openingItemsInsert(db, opening.count, values),
+    );
+    insertsByCount.set(opening.count, insert);
+  }
+  await insert.run(db, ...opening.values);
+}
+
+const itemColumns = [
+  'created_at',
+  'removed_at',
+  'amount_hr_micros',
+  'amount_mo_micros',
+  'prepaid_until',
+] as const satisfies readonly (keyof MeteredItem)[];
+
+/**
+ * The account's unfinalised items as one JSON value (read it with openItemsOf): a scalar that can
+ * sit beside the account row in one statement, so the row is not repeated once per item.
+ */
+export function openItemsJson(db: Kysely<Database>, accountId: number): RawBuilder<string | unknown[]> {
+  const open = db
+    .selectFrom('invoice_items')
+    .select(itemColumns)
+    .where('account_id', '=', accountId)
+    .where('final_charge_micros', 'is', null);
+  return jsonTuples(db, open, itemColumns);
+}
+
+/** The items of an openItemsJson value (numbers arrive as JSON numbers from either database). */
+export const openItemsOf = objectsOf<MeteredItem>(itemColumns);
+
+/**
+ * A floor under the account's balance at `now` that needs no metering: the settled total, less
+ * every hour an unfinalised item has begun at its hourly price, without the monthly cap or the
+ * hours paid up front (both only ever lower a charge). The database sums it over the open items,
+ * so the funds check costs the same for an account with one server or a thousand, whatever its history; one expression, so it
+ * can join the other reads of a create in one statement (one snapshot on PostgreSQL).
+ */
+export function balanceFloor(db: Kysely<Database>, accountId: number, now: number): RawBuilder<number> {
+  // Bound numbers are REAL on SQLite: cast, so the hours below are integer divisions there too.
+  const at = sql<number>`cast(${now} as bigint)`;
+  const settled = db.selectFrom('accounts').select('settled_micros').where('id', '=', accountId);
+  // An unfinalised item's every hour begun by now (metering's startedHours without removal):
+  // ⌊(now − created_at) / 1 h⌋ + 1 once created. Closed items are in the settled total.
+  const charged = db
+    .selectFrom('invoice_items')
+    .select(
+      sql<number>`coalesce(sum(case
+      when created_at <= ${at} then ((${at} - created_at) / ${sql.lit(HOUR_MS)} + 1) * amount_hr_micros
+      else 0 end), 0)`.as('charged'),
+    )
+    .where('account_id', '=', accountId)
+    .where('final_charge_micros', 'is', null);
+  return sql<number>`coalesce((${settled}), 0) - ${charged}`;
+}
+
+const balanceFloorRow = prepared<[number, number], { balance_floor: number }>(2, (db, accountId, now) =>
+  db.selectNoFrom(balanceFloor(db, accountId, now).as('balance_floor')),
+);
+
+/**
+ * One statement, so PostgreSQL reads the settled total and the open items from one snapshot: with
+ * two, an item closed in between would be counted in both (or in neither). The unfinalised items
+ * (the open ones, and any removed without closeInvoiceItems) come as one JSON array; no row for
+ * an unknown account.
+ */
+const ledgerRow = prepared<[number, number], { settled: number; items: string | unknown[] }>(
+  2,
+  (db, itemsAccountId, accountId) =>
+    db
+      .selectFrom('accounts')
+      .where('id', '=', accountId)
+      .select(['settled_micros as settled', openItemsJson(db, itemsAccountId).as('items')]),
+);
+
+const addToSettled = prepared<[number, number], never>(2, (db, delta, accountId) =>
+  db
+    .updateTable('accounts')
+    .set((eb) => ({ settled_micros: eb('settled_micros', '+', delta) }))
+    .where('id', '=', accountId),
+);
+
+export const billingRepository = {
+  /** The settled total and unfinalised items of an account (none for an unknown one). */
+  async ledger(db: Queryable, accountId: number): Promise<{ settled: number; items: MeteredItem[] }> {
+    const row = await ledgerRow.first(db, accountId, accountId);
+    return { settled: Number(row?.settled ?? 0), items: row ? openItemsOf(row.items) : [] };
+  },
+
+  /** The account's balance floor (see balanceFloor) at `now`, in micro-dollars. */
+  async balanceFloor(db: Queryable, accountId: number, now: number): Promise<number> {
+    const row = await balanceFloorRow.first(db, accountId, now);
+    return Number(row?.balance_floor ?? 0);
+  },
+
+  /** Adds `deltaMicros` (negative for a charge) to the account's settled total. */
+  async addSettled(trx: Tx, accountId: number, deltaMicros: number): Promise<void> {
+    await addToSettled.run(trx, deltaMicros, accountId);
+  },
+
+  /** The resource's open items (only those of the given types, when given). */
+  openItemsOfResource(trx: Tx, resourceUuid: string, types?: string[]): Promise<InvoiceItemRow[]> {
+    let query = trx
+      .selectFrom('invoice_items')
+      .selectAll()
+      .where('resource_uuid', '=', resourceUuid)
+      .where('removed_at', 'is', null);
+    if (types?.length) query = query.where('resource_type', 'in', types);
+    return query.execute();
+  },
+
+  /** Closes the item with its final charge unless it is closed already; answers whether this closed it. */
+  async closeItem(trx: Tx, id: number, at: number, finalChargeMicros: number): Promise<boolean> {
+    const closed = await trx
+      .updateTable('invoice_items')
+      .set({ removed_at: at, final_charge_micros: finalChargeMicros })
+      .where('id', '=', id)
+      .where('removed_at', 'is', null)
+      .executeTakeFirst();
+    return Number(closed.numUpdatedRows) === 1;
+  },
+
+  async insertItem(trx: Tx, row: Insertable<InvoiceItemTable>): Promise<void> {
+    await trx.insertInto('invoice_items').values(row).execute();
+  },
+
+  /** The account's items newest first, `limit` from `offset`. */
+  itemsPage(db: Queryable, accountId: number, limit: number, offset: number): Promise<InvoiceItemRow[]> {
+    return db
+      .selectFrom('invoice_items')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  },
+
+  async itemCount(db: Queryable, accountId: number): Promise<number> {
+    const row = await db
+      .selectFrom('invoice_items')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  },
+
+  /** Final charges of the items removed by `at`, summed by the database per resource type. */
+  settledChargesBefore(db: Queryable, accountId: number, at: number) {
+    return db
+      .selectFrom('invoice_items')
+      .select((eb) => ['resource_type', eb.fn.sum<number>('final_charge_micros').as('total')])
+      .where('account_id', '=', accountId)
+      .where('final_charge_micros', 'is not', null)
+      .where('removed_at', '<=', at)
+      .groupBy('resource_type')
+      .execute();
+  },
+
+  /** The items billed at some time in [from, to) that settledChargesBefore(from) has not summed. */
+  itemsOverlapping(db: Queryable, accountId: number, from: number, to: number) {
+    return db
+      .selectFrom('invoice_items')
+      .select(['resource_type', 'created_at', 'removed_at', 'amount_hr_micros', 'amount_mo_micros', 'prepaid_until'])
+      .where('account_id', '=', accountId)
+      .where('created_at', '<', to)
+      .where((eb) => eb.or([eb('final_charge_micros', 'is', null), eb('removed_at', '>', from)]))
+      .execute();
+  },
+
+  insertTransaction(trx: Tx, row: Insertable<TransactionTable>): Promise<TransactionRow> {
+    return trx.insertInto('transactions').values(row).returningAll().executeTakeFirstOrThrow();
+  },
+
+  /** The account's transactions newest first, at most `limit`. */
+  transactionsPage(db: Queryable, accountId: number, limit: number): Promise<TransactionRow[]> {
+    return db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  },
+
+  async transactionCount(db: Queryable, accountId: number): Promise<number> {
+    const row = await db
+      .selectFrom('transactions')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  },
+
+  /** Accounts marked out of funds. */
+  async markedOutOfFunds(db: Queryable): Promise<number[]> {
+    const rows = await db.selectFrom('account_funds').select('account_id').execute();
+    return rows.map((row) => row.account_id);
+  },
+
+  async isMarkedOutOfFunds(trx: Tx, accountId: number): Promise<boolean> {
+    const marked = await trx
+      .selectFrom('account_funds')
+      .select('account_id')
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return marked !== undefined;
+  },
+
+  /** Accounts with an open item and no out-of-funds mark: the only ones whose balance can reach zero. */
+  async billedUnmarked(db: Queryable): Promise<number[]> {
+    const rows = await db
+      .selectFrom('invoice_items')
+      .select('account_id')
+      .distinct()
+      .where('removed_at', 'is', null)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('account_funds')
+              .select('account_funds.account_id')
+              .whereRef('account_funds.account_id', '=', 'invoice_items.account_id'),
+          ),
+        ),
+      )
+      .execute();
+    return rows.map((row) => row.account_id);
+  },
+
+  /** Marks the account out of funds unless it is already; answers whether this call marked it. */
+  async markOutOfFunds(trx: Tx, accountId: number, since: number): Promise<boolean> {
+    const won = await trx
+      .insertInto('account_funds')
+      .values({ account_id: accountId, out_of_funds_since: since })
+      .onConflict((oc) => oc.column('account_id').doNothing())
+      .returning('account_id')
+      .executeTakeFirst();
+    return won !== undefined;
+  },
+
+  async unmarkOutOfFunds(trx: Tx, accountId: number): Promise<void> {
+    await trx.deleteFrom('account_funds').where('account_id', '=', accountId).execute();
+  },
+
+  /** Whom the out-of-funds mail goes to. */
+  addressee(trx: Tx, accountId: number) {
+    return trx
+      .selectFrom('accounts')
+      .select(['email', 'firstname'])
+      .where('id', '=', accountId)
+      .executeTakeFirstOrThrow();
+  },
+
+  /**
+   * The running servers of one account, or of every out-of-funds account with null. On
+   * PostgreSQL a server another transaction holds is skipped (left for the next round).
+   */
+  runningServers(dialect: DialectName, trx: Tx, accountId: number | null) {
+    let query = trx.selectFrom('servers').selectAll().where('power', '=', 'running');
+    query =
+      accountId === null
+        ? query.where('account_id', 'in', (eb) => eb.selectFrom('account_funds').select('account_funds.account_id'))
+        : query.where('account_id', '=', accountId);
+    if (dialect === 'postgres') query = query.forNoKeyUpdate().skipLocked();
+    return query.execute();
+  },
+
+  /** Stops the server unless it stopped meanwhile; answers whether this stopped it. */
+  async powerOff(trx: Tx, serverId: number, at: number): Promise<boolean> {
+    const result = await trx
+      .updateTable('servers')
+      .set({ power: 'stopped', action: null, action_until: null, updated_at: at })
+      .where('id', '=', serverId)
+      .where('power', '=', 'running')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  },
+};
