@@ -8,7 +8,8 @@ import { join, resolve } from 'node:path';
 import { startTestServer } from '../test/support/server.ts';
 import { createAccount } from '../test/support/accounts.ts';
 import { ecdsaPublicKey } from '../test/support/servers.ts';
-import { launch } from '../test/e2e/browser.ts';
+import { launch, signIn } from '../test/e2e/browser.ts';
+import { awaitPower, engine, removeServers, startLxdServer, TEST_IMAGE } from '../test/lxd/support.ts';
 
 const out = resolve(import.meta.dirname, '../docs/console');
 mkdirSync(out, { recursive: true });
@@ -80,6 +81,16 @@ try {
     await page.goto(`${server.url}/#/servers/${servers[2].uuid}`);
     await page.getByRole('heading', { name: 'db-1', level: 1 }).waitFor();
     await shoot('server');
+    // The graphs (the simulated driver's series) and the activity, as far down as they go.
+    await page.getByRole('img', { name: /^CPU: latest/ }).waitFor();
+    await page.getByRole('region', { name: 'Graphs', exact: true }).screenshot({
+      path: join(out, `server-graphs-${theme}.png`),
+    });
+    // The same page at a phone's width.
+    await page.setViewportSize({ width: 375, height: 812 });
+    await page.waitForTimeout(300);
+    await shoot('server-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${server.url}/#/billing`);
     await page.getByRole('img', { name: /Spending by month/ }).waitFor();
     await shoot('billing');
@@ -92,8 +103,53 @@ try {
     await shoot('operator-account');
     await context.close();
   }
+  if (process.env.SCREENSHOT_TERMINAL) await terminalShot();
   console.log(`screenshots in ${out}`);
 } finally {
   await browser.close();
   await server.close();
+}
+
+/**
+ * The terminal needs a machine: with SCREENSHOT_TERMINAL=1 (and LXD, `flock /tmp/nubis-lxd.lock`),
+ * a Nubis on the LXD driver deploys a test-image server, and the console is photographed after a
+ * login and `hostname`.
+ */
+async function terminalShot(): Promise<void> {
+  const lxdEngine = engine();
+  const lxd = await startLxdServer();
+  const owner = await createAccount(lxd, { credit: 50, email: 'ada@example.com' });
+  const created = await lxd.request('POST', '/v1.3/server/create', {
+    token: owner.token,
+    body: { hostname: 'web-1.example.com', label: 'web-1', region: 101, image: TEST_IMAGE, plan: 1 },
+  });
+  try {
+    const info = await awaitPower(lxd, owner.token, created.body.uuid, 'running');
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark' });
+    const page = await context.newPage();
+    await signIn(page, lxd.url, owner);
+    await page.goto(`${lxd.url}/#/servers/${created.body.uuid}`);
+    await page.getByRole('button', { name: 'Console', exact: true }).click();
+    const rows = page.locator('.xterm-rows');
+    await rows
+      .getByText(/login:/)
+      .first()
+      .waitFor();
+    await page.getByRole('application', { name: /terminal/ }).click();
+    await page.keyboard.type('root\n');
+    await rows
+      .getByText(/Password:/)
+      .first()
+      .waitFor();
+    await page.keyboard.type(`${info.info.password}\n`);
+    await page.waitForTimeout(1000);
+    await page.keyboard.type('hostname; uptime\n');
+    await rows.getByText('web-1.example.com', { exact: true }).first().waitFor();
+    await page.getByRole('region', { name: /^Console of/ }).screenshot({ path: join(out, 'server-terminal-dark.png') });
+    await context.close();
+  } finally {
+    await removeServers(lxd, owner.token, [created.body.uuid], lxdEngine);
+    lxdEngine.close();
+    await lxd.close();
+  }
 }

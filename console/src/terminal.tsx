@@ -68,14 +68,27 @@ export function TerminalPanel(props: {
       if (socket.readyState === WebSocket.OPEN)
         socket.send(JSON.stringify({ resize: { cols: terminal.cols, rows: terminal.rows } }));
     };
+    // A fresh prompt: the one printed at boot went before anyone was watching. A machine that
+    // only just booted may start its getty after this Enter (and drop it): pressed again every
+    // 2 s, at most 5 times, until the console says anything.
+    let answered = false;
+    let presses = 0;
+    const nudge = setInterval(() => {
+      if (answered || presses >= 5 || socket.readyState !== WebSocket.OPEN) return clearInterval(nudge);
+      presses++;
+      socket.send(encoder.encode('\r'));
+    }, 2000);
     socket.onopen = () => {
       setStatus('Connected. This is the machine’s own console: log in as on a screen attached to it.');
       sendSize();
-      // A fresh prompt: the one printed at boot went before anyone was watching.
+      presses++;
       socket.send(encoder.encode('\r'));
       terminal.focus();
     };
-    socket.onmessage = (event) => terminal.write(new Uint8Array(event.data as ArrayBuffer));
+    socket.onmessage = (event) => {
+      answered = true;
+      terminal.write(new Uint8Array(event.data as ArrayBuffer));
+    };
     socket.onclose = (event) => {
       setEnded(true);
       // Nothing more to type: the terminal keeps its text but no longer takes the keyboard (nor Tab).
@@ -99,6 +112,7 @@ export function TerminalPanel(props: {
     const observer = new ResizeObserver(() => fit.fit());
     observer.observe(element);
     return () => {
+      clearInterval(nudge);
       observer.disconnect();
       typed.dispose();
       resized.dispose();

@@ -17,7 +17,10 @@ const periodNames: [MetricPeriod, string][] = [
 ];
 
 const percent = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} %`;
-const megabytes = (value: number) => (value >= 1024 ? `${(value / 1024).toFixed(1)} GB` : `${value.toFixed(0)} MB`);
+function megabytes(value: number): string {
+  if (value >= 1024) return `${(value / 1024).toFixed(1)} GB`;
+  return `${value.toFixed(value < 10 ? 1 : 0)} MB`;
+}
 function rate(value: number): string {
   if (value >= 1_000_000) return `${(value / 1_000_000).toFixed(1)} MB/s`;
   if (value >= 1_000) return `${(value / 1_000).toFixed(1)} kB/s`;
