@@ -37,6 +37,10 @@ export const floatingIpRepository = {
     return Number(row.count);
   },
 
+  async setReverse(db: Queryable, uuid: string, reverse: string): Promise<void> {
+    await db.updateTable('floating_ips').set({ reverse }).where('uuid', '=', uuid).execute();
+  },
+
   insert(db: Queryable, row: Insertable<FloatingIpTable>): Promise<FloatingIpRow> {
     return db.insertInto('floating_ips').values(row).returningAll().executeTakeFirstOrThrow();
   },

@@ -2,9 +2,8 @@
 // /64 blocks. An address is taken by inserting it under the unique (pool, address) index,
 // so it is never handed out twice, whatever the number of instances.
 
-import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
-import { prepared } from '../db/prepared.ts';
+import { ipAddressRepository, offeredPerInsert } from './ip-address.repository.ts';
 import type { Platform } from '../platform/context.ts';
 import type { Region } from '../catalog/catalog.types.ts';
 import { Conflict } from '../platform/errors.ts';
@@ -75,36 +74,6 @@ function v6Base(region: Region): { pool: string; hextets: string[]; blocks: numb
   return { pool: `${region.id}-v6-${cidr}`, hextets: head.slice(0, 3), blocks: 2 ** Math.min(16, 64 - prefix) };
 }
 
-/** Addresses offered to one insert, which takes the first of them that is free. */
-const offeredPerInsert = 16;
-
-// Every server create takes an address: prepared. One statement tries all the offered addresses
-// (the first free one, read in the statement's snapshot), so a pool that is filling up costs a
-// create one round trip, not one per taken address it happens to pick. An address taken by a
-// transaction not yet committed is caught by the unique (pool, address) index: no row, try again.
-const insertFirstFree = prepared<unknown[], { address: string }>(
-  7 + offeredPerInsert,
-  (db, pool, version, regionId, accountId, holderType, holderUuid, createdAt, ...offered) => {
-    const candidates = sql.join(offered.map((address) => sql`(${address})`));
-    // All taken: the first one, which the index then refuses.
-    const firstFree = sql<string>`coalesce((select c.column1 from (values ${candidates}) as c where not exists (select 1 from ip_addresses as t where t.pool = ${pool} and t.address = c.column1) limit 1), ${offered[0]})`;
-    return db
-      .insertInto('ip_addresses')
-      .values({
-        pool: pool as string,
-        address: firstFree,
-        version: version as number,
-        region_id: regionId as number,
-        account_id: accountId as number,
-        holder_type: holderType as string,
-        holder_uuid: holderUuid as string,
-        created_at: createdAt as number,
-      })
-      .onConflict((oc) => oc.columns(['pool', 'address']).doNothing())
-      .returning('address');
-  },
-);
-
 /** Takes the first free one of `offered` (at most offeredPerInsert); null when none was free. */
 async function takeFirstFree(
   db: Queryable,
@@ -115,7 +84,7 @@ async function takeFirstFree(
 ): Promise<string | null> {
   // Fewer than the statement's slots: the rest repeat the first.
   const padded = Array.from({ length: offeredPerInsert }, (_, i) => offered[i] ?? offered[0]);
-  const row = await insertFirstFree.first(
+  const address = await ipAddressRepository.insertFirstFree(
     db,
     pool,
     request.version,
@@ -124,9 +93,9 @@ async function takeFirstFree(
     request.holderType,
     request.holderUuid,
     ctx.clock.now(),
-    ...padded,
+    padded,
   );
-  return row?.address ?? null;
+  return address;
 }
 
 /**
@@ -185,11 +154,7 @@ async function allocateIndex(
     const address = await takeFirstFree(db, ctx, request, pool, offered);
     if (address) return address;
   }
-  const taken = new Set(
-    (await db.selectFrom('ip_addresses').select('address').where('pool', '=', pool).execute()).map(
-      (row) => row.address,
-    ),
-  );
+  const taken = new Set(await ipAddressRepository.takenAddresses(db, pool));
   let free: string[] = [];
   for (let index = 0; index < count; index++) {
     const address = addressAt(index);
@@ -205,7 +170,7 @@ async function allocateIndex(
 
 /** Returns every address the holder has to its pool. */
 export async function releaseAddresses(db: Queryable, holderUuid: string): Promise<void> {
-  await db.deleteFrom('ip_addresses').where('holder_uuid', '=', holderUuid).execute();
+  await ipAddressRepository.releaseHolder(db, holderUuid);
 }
 
 /**

@@ -2,7 +2,6 @@
 // region), pull the plug (force stop, whatever the server is doing) and remove one. The owner's
 // rules (permissions, busy transitions) do not apply: this is the operator's override.
 
-import { sql } from 'kysely';
 import type { Platform } from '../platform/context.ts';
 import { NotFound } from '../platform/errors.ts';
 import { parseRef } from '../platform/ids.ts';
@@ -17,6 +16,7 @@ import type { ServerRow } from './server.table.ts';
 import { enqueueComputeJob } from '../compute/job-queue.ts';
 import { serverPowerChanged } from '../events/resource-events.ts';
 import { transaction } from '../db/transaction.ts';
+import { serverOperatorRepository } from './server-operator.repository.ts';
 
 /** A server as the operator's list shows it: who owns it, where it runs, what it is doing. */
 export interface OperatorServer {
@@ -69,42 +69,24 @@ function toOperatorServer(ctx: Platform, row: ServerWithOwner, now: number): Ope
   };
 }
 
-function withOwner(db: Tx | Platform['db']) {
-  return db
-    .selectFrom('servers')
-    .innerJoin('accounts', 'accounts.id', 'servers.account_id')
-    .selectAll('servers')
-    .select('accounts.email as account_email');
-}
-
 /** Servers of every account by id, `limit` (default 100, at most 1000) at a time. */
 export async function listAllServers(ctx: Platform, query: OperatorServerQuery = {}): Promise<OperatorServer[]> {
   const now = ctx.clock.now();
-  let select = withOwner(ctx.db)
-    .orderBy('servers.id')
-    .limit(Math.min(query.limit ?? 100, 1000));
-  if (query.account !== undefined)
-    select = select.where('servers.account_id', '=', (await findAccount(ctx, query.account)).id);
-  if (query.region !== undefined) select = select.where('servers.region_id', '=', query.region);
-  if (query.after !== undefined) select = select.where('servers.id', '>', query.after);
-  if (query.power !== undefined) {
-    // The shown power, as power-state.ts derives it: the transition while it lasts, else the settled power.
-    const underWay = sql<boolean>`servers.action is not null and servers.action_until is not null and servers.action_until > ${now}`;
-    select =
-      query.power === 'running' || query.power === 'stopped'
-        ? select.where('servers.power', '=', query.power).where(sql<boolean>`not (${underWay})`)
-        : select.where('servers.action', '=', query.power).where(underWay);
-  }
-  return (await select.execute()).map((row) => toOperatorServer(ctx, row, now));
+  const rows = await serverOperatorRepository.list(ctx.db, {
+    accountId: query.account === undefined ? undefined : (await findAccount(ctx, query.account)).id,
+    region: query.region,
+    after: query.after,
+    power: query.power,
+    now,
+    limit: Math.min(query.limit ?? 100, 1000),
+  });
+  return rows.map((row) => toOperatorServer(ctx, row, now));
 }
 
 async function findAnyServer(ctx: Platform, trx: Tx, ref: string, lock = true): Promise<ServerWithOwner> {
   const parsed = parseRef(ref);
   if (!parsed) throw new NotFound('server');
-  let select = withOwner(trx);
-  select = 'id' in parsed ? select.where('servers.id', '=', parsed.id) : select.where('servers.uuid', '=', parsed.uuid);
-  if (lock && ctx.dialect === 'postgres') select = select.forNoKeyUpdate('servers');
-  const row = await select.executeTakeFirst();
+  const row = await serverOperatorRepository.find(trx, parsed, lock ? ctx.dialect : undefined);
   if (!row) throw new NotFound('server');
   return row;
 }
@@ -127,11 +109,7 @@ export async function forceStopServer(ctx: Platform, ref: string): Promise<Opera
     const now = ctx.clock.now();
     if (shownPower(server, now) === 'stopped') return toOperatorServer(ctx, server, now);
     await ctx.compute.stop(machineOf(ctx, server));
-    await trx
-      .updateTable('servers')
-      .set({ power: 'stopped', action: null, action_until: null, updated_at: now })
-      .where('id', '=', server.id)
-      .execute();
+    await serverOperatorRepository.stop(trx, server.id, now);
     await enqueueComputeJob(ctx, trx, server.uuid, 'stopping');
     await serverPowerChanged(ctx, trx, server, 'stopped', 'the operator stopped it', 'operator');
     return toOperatorServer(ctx, { ...server, power: 'stopped', action: null, action_until: null }, now);

@@ -12,6 +12,7 @@ import { effectiveOptions, optionName, withOption } from './server-options.ts';
 import { findServer } from './server.service.ts';
 import { serverRepository } from './server.repository.ts';
 import type { ServerRow } from './server.table.ts';
+import { floatingIpRepository } from '../floating-ips/floating-ip.repository.ts';
 import { transaction } from '../db/transaction.ts';
 
 export interface ReverseRecord {
@@ -91,7 +92,7 @@ export async function setReverse(
     const server = await findServer(ctx, trx, actor.accountId, ref, true);
     const slot = await reverseSlot(trx, server, ip);
     if (slot.kind === 'own') await serverRepository.setAddressReverse(trx, server.uuid, slot.poolAddress, name);
-    else await trx.updateTable('floating_ips').set({ reverse: name }).where('uuid', '=', slot.floatingUuid).execute();
+    else await floatingIpRepository.setReverse(trx, slot.floatingUuid, name);
     return { ip: slot.address, rdns: name };
   });
 }

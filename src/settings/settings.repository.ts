@@ -14,4 +14,18 @@ export const settingsRepository = {
       .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
       .execute();
   },
+  /** Sets the key unless it is set; answers whether this call set it. */
+  async setIfAbsent(db: Queryable, key: string, value: string): Promise<boolean> {
+    const taken = await db
+      .insertInto('settings')
+      .values({ key, value })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .returning('key')
+      .executeTakeFirst();
+    return taken !== undefined;
+  },
+  /** Removes the key if it still holds `value`. */
+  async removeIfValue(db: Queryable, key: string, value: string): Promise<void> {
+    await db.deleteFrom('settings').where('key', '=', key).where('value', '=', value).execute();
+  },
 };

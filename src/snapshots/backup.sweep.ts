@@ -40,13 +40,7 @@ export async function runBackupSweep(ctx: Platform, pageSize = 200): Promise<{ t
       const made = await transaction(ctx, async (trx) => {
         // Re-read under a lock: the server may have gone or turned backups off meanwhile; one
         // another instance holds is skipped and picked up by a later round.
-        let query = trx
-          .selectFrom('servers')
-          .selectAll()
-          .where('id', '=', candidate.id)
-          .where('backup_enabled', '=', 1);
-        if (ctx.dialect === 'postgres') query = query.forNoKeyUpdate().skipLocked();
-        const server = await query.executeTakeFirst();
+        const server = await snapshotRepository.lockServerForBackup(ctx.dialect, trx, candidate.id);
         if (!server) return false;
         const ticket = await ctx.compute.snapshot(machineOf(ctx, server), now);
         const backup = await snapshotRepository.insertBackup(trx, {

@@ -1,6 +1,6 @@
 // Queries on snapshots and backups (one table; a backup is a snapshot of type `backup`).
 
-import type { DialectName, Queryable } from '../db/database.ts';
+import type { DialectName, Queryable, Tx } from '../db/database.ts';
 import type { Ref } from '../platform/ids.ts';
 import type { NewSnapshotRow, SnapshotRow } from './snapshot.table.ts';
 
@@ -84,5 +84,15 @@ export const snapshotRepository = {
       .orderBy('id')
       .limit(limit)
       .execute();
+  },
+
+  /**
+   * The server, locked, if it still has backups on; on PostgreSQL undefined too when another
+   * transaction holds it (a later round picks it up).
+   */
+  lockServerForBackup(dialect: DialectName, trx: Tx, serverId: number) {
+    let query = trx.selectFrom('servers').selectAll().where('id', '=', serverId).where('backup_enabled', '=', 1);
+    if (dialect === 'postgres') query = query.forNoKeyUpdate().skipLocked();
+    return query.executeTakeFirst();
   },
 };

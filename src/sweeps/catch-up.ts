@@ -16,6 +16,8 @@ import type { Platform } from '../platform/context.ts';
 import { Conflict, Invalid } from '../platform/errors.ts';
 import { FrozenClock, isoSeconds, lastInstantMs, VirtualClock } from '../platform/clock.ts';
 import { outOfFundsAt } from '../billing/ledger.ts';
+import { billingRepository } from '../billing/billing.repository.ts';
+import { catchUpRepository } from './catch-up.repository.ts';
 import { monthBounds } from '../billing/metering.ts';
 import { recordDueEvents } from '../events/event.service.ts';
 import { kickWebhookDelivery } from '../events/webhook.service.ts';
@@ -52,25 +54,14 @@ async function nextDue(ctx: Platform, at: number, to: number, outOfFunds: number
   const nextDay = (Math.floor(at / dayMs) + 1) * dayMs;
   candidates.push(Math.max(nextDay, (Math.floor((to - retentionMs) / dayMs) - 1) * dayMs));
   // …and the moment a server with backups on finishes provisioning (its first backup is due then).
-  const provisioned = await ctx.db
-    .selectFrom('servers')
-    .select((eb) => eb.fn.min<number>('action_until').as('at'))
-    .where('backup_enabled', '=', 1)
-    .where('action', '=', 'provisioning')
-    .where('action_until', '>', at)
-    .executeTakeFirst();
-  if (provisioned?.at != null) candidates.push(Number(provisioned.at));
+  const provisioned = await catchUpRepository.nextProvisioningEnd(ctx.db, at);
+  if (provisioned !== null) candidates.push(provisioned);
   // The first of each month: the month's invoice documents are issued then.
   candidates.push(monthBounds(at).end);
   // Mail retries whose back-off comes due.
   if (ctx.mailTransport) {
-    const mail = await ctx.db
-      .selectFrom('mail_outbox')
-      .select((eb) => eb.fn.min<number>('next_attempt_at').as('at'))
-      .where('delivered_at', 'is', null)
-      .where('next_attempt_at', '>', at)
-      .executeTakeFirst();
-    if (mail?.at != null) candidates.push(Number(mail.at));
+    const mail = await catchUpRepository.nextMailRetry(ctx.db, at);
+    if (mail !== null) candidates.push(mail);
   }
 
   return Math.max(at + 1, Math.min(...candidates.filter((t) => t > at)));
@@ -78,15 +69,8 @@ async function nextDue(ctx: Platform, at: number, to: number, outOfFunds: number
 
 /** The instant each billed account not yet marked out of funds reaches a zero balance in (from, to]. */
 async function outOfFundsInstants(ctx: Platform, from: number, to: number): Promise<number[]> {
-  const billed = await ctx.db
-    .selectFrom('invoice_items')
-    .select('account_id')
-    .distinct()
-    .where('removed_at', 'is', null)
-    .where('account_id', 'not in', (eb) => eb.selectFrom('account_funds').select('account_funds.account_id'))
-    .execute();
   const instants: number[] = [];
-  for (const { account_id: accountId } of billed) {
+  for (const accountId of await billingRepository.billedUnmarked(ctx.db)) {
     const zero = await outOfFundsAt(ctx.db, accountId, from, to);
     if (zero !== null && zero > from) instants.push(zero);
   }
@@ -99,7 +83,8 @@ async function outOfFundsInstants(ctx: Platform, from: number, to: number): Prom
  * offset is stored, so none of them takes a day's backup at the wrong instant; a lease in the
  * settings table keeps two advances (on any instances) one after the other.
  */
-export async function advanceClock(ctx: Platform, seconds: number): Promise<{ now: string }> {
+/** Answers the clock's new time (clock ms). */
+export async function advanceClock(ctx: Platform, seconds: number): Promise<{ now: number }> {
   const clock = ctx.clock;
   if (!(clock instanceof VirtualClock))
     throw new Conflict('the clock is the system clock: start with CLOCK=virtual to move it');
@@ -124,7 +109,7 @@ export async function advanceClock(ctx: Platform, seconds: number): Promise<{ no
   }
   // Webhook retries wait on the clock too.
   kickWebhookDelivery(ctx, [0]);
-  return { now: isoSeconds(clock.now()) };
+  return { now: clock.now() };
 }
 
 const leaseKey = 'clock_advance_lease';
@@ -136,19 +121,11 @@ async function acquireAdvanceLease(ctx: Platform): Promise<() => Promise<void>> 
   const owner = randomUUID();
   for (;;) {
     const value = `${owner} ${Date.now() + leaseMs}`;
-    const taken = await ctx.db
-      .insertInto('settings')
-      .values({ key: leaseKey, value })
-      .onConflict((oc) => oc.column('key').doNothing())
-      .returning('key')
-      .executeTakeFirst();
-    if (taken)
-      return async () => {
-        await ctx.db.deleteFrom('settings').where('key', '=', leaseKey).where('value', '=', value).execute();
-      };
+    if (await settingsRepository.setIfAbsent(ctx.db, leaseKey, value))
+      return () => settingsRepository.removeIfValue(ctx.db, leaseKey, value);
     const held = await settingsRepository.get(ctx.db, leaseKey);
     if (held !== undefined && Number(held.split(' ')[1]) < Date.now())
-      await ctx.db.deleteFrom('settings').where('key', '=', leaseKey).where('value', '=', held).execute();
+      await settingsRepository.removeIfValue(ctx.db, leaseKey, held);
     else await sleep(20);
   }
 }

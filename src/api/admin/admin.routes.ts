@@ -264,7 +264,7 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
       ),
       response: responses({ 200: Type.Object({ now: Timestamp }) }, [...adminErrors, 409]),
     },
-    handler: (request) => advanceClock(ctx, request.body.seconds),
+    handler: async (request) => ({ now: isoSeconds((await advanceClock(ctx, request.body.seconds)).now) }),
   });
 
   app.route({

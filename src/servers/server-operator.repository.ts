@@ -1,0 +1,59 @@
+// The operator's queries on servers across every account: each with its owner's e-mail, listed
+// by owner, region and shown power, or found by id or uuid (locked), and stopped outright.
+
+import { sql } from 'kysely';
+import type { DialectName, Queryable, Tx } from '../db/database.ts';
+import type { Ref } from '../platform/ids.ts';
+
+export interface OperatorServerFilter {
+  accountId?: number;
+  region?: number;
+  after?: number;
+  /** The shown power (power-state.ts) at `now`: running, stopped, or a transition. */
+  power?: string;
+  now: number;
+  limit: number;
+}
+
+function withOwner(db: Queryable) {
+  return db
+    .selectFrom('servers')
+    .innerJoin('accounts', 'accounts.id', 'servers.account_id')
+    .selectAll('servers')
+    .select('accounts.email as account_email');
+}
+
+export const serverOperatorRepository = {
+  /** Servers by id, with their owner's e-mail. */
+  list(db: Queryable, filter: OperatorServerFilter) {
+    let select = withOwner(db).orderBy('servers.id').limit(filter.limit);
+    if (filter.accountId !== undefined) select = select.where('servers.account_id', '=', filter.accountId);
+    if (filter.region !== undefined) select = select.where('servers.region_id', '=', filter.region);
+    if (filter.after !== undefined) select = select.where('servers.id', '>', filter.after);
+    if (filter.power !== undefined) {
+      // The shown power, as power-state.ts derives it: the transition while it lasts, else the settled power.
+      const underWay = sql<boolean>`servers.action is not null and servers.action_until is not null and servers.action_until > ${filter.now}`;
+      select =
+        filter.power === 'running' || filter.power === 'stopped'
+          ? select.where('servers.power', '=', filter.power).where(sql<boolean>`not (${underWay})`)
+          : select.where('servers.action', '=', filter.power).where(underWay);
+    }
+    return select.execute();
+  },
+
+  /** Any account's server with its owner's e-mail; with `lockOn` postgres, its row locked. */
+  find(trx: Tx, ref: Ref, lockOn?: DialectName) {
+    let select = withOwner(trx);
+    select = 'id' in ref ? select.where('servers.id', '=', ref.id) : select.where('servers.uuid', '=', ref.uuid);
+    if (lockOn === 'postgres') select = select.forNoKeyUpdate('servers');
+    return select.executeTakeFirst();
+  },
+
+  async stop(trx: Tx, serverId: number, at: number): Promise<void> {
+    await trx
+      .updateTable('servers')
+      .set({ power: 'stopped', action: null, action_until: null, updated_at: at })
+      .where('id', '=', serverId)
+      .execute();
+  },
+};
