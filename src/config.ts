@@ -344,7 +344,7 @@ export const variables = {
     'MAX_CONNECTIONS',
     1_000,
     integer(1, 1_000_000),
-    'open connections at most; more are closed at once (keep it under the descriptor limit, `ulimit -n`)',
+    'open connections at most; more are closed at once (keep twice it under the descriptor limit, `ulimit -n`: a connection refused for its address is open for an instant)',
   ),
   maxConnectionsPerAddress: v(
     'MAX_CONNECTIONS_PER_ADDRESS',

@@ -168,6 +168,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   lingerBeforeClosing(app.server);
   const trusted = trustProxyFunction(ctx.config.trustProxy);
   shareConnections(app.server, {
+    maxConnections: ctx.config.maxConnections,
     maxConnectionsPerAddress: ctx.config.maxConnectionsPerAddress,
     firstByteTimeoutMs: ctx.config.firstByteTimeoutMs,
     isTrustedProxy: (address) => trusted(address, 0),

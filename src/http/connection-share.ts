@@ -11,6 +11,7 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
 export interface ConnectionShare {
+  maxConnections: number;
   maxConnectionsPerAddress: number;
   firstByteTimeoutMs: number;
   /** Whether a peer is a trusted proxy (the first hop of TRUST_PROXY). */
@@ -24,11 +25,16 @@ interface NewSocket extends Socket {
 
 export function shareConnections(server: Server, share: ConnectionShare): void {
   const held = new Map<string, number>();
+  let open = 0;
   // Connections that have not sent a byte yet, oldest first.
   const silent = new Set<NewSocket>();
 
   server.on('connection', (socket: NewSocket) => {
     const address = socket.remoteAddress ?? '';
+    if (open >= share.maxConnections) {
+      socket.destroy();
+      return;
+    }
     if (!share.isTrustedProxy(address)) {
       const count = (held.get(address) ?? 0) + 1;
       if (count > share.maxConnectionsPerAddress) {
@@ -42,6 +48,8 @@ export function shareConnections(server: Server, share: ConnectionShare): void {
         else held.delete(address);
       });
     }
+    open++;
+    socket.once('close', () => open--);
     socket[openedAt] = Date.now();
     silent.add(socket);
   });

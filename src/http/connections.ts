@@ -34,7 +34,10 @@ export function applyConnectionLimits(server: Server, config: Config): void {
   // Node wants the request timeout at least the headers timeout.
   server.requestTimeout = Math.max(config.requestTimeoutMs, config.headersTimeoutMs);
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
-  server.maxConnections = config.maxConnections;
+  // MAX_CONNECTIONS itself is counted in connection-share.ts over the connections let in: a
+  // connection refused for its address's share is open for an instant, and while an attacker
+  // re-opens them those instants must not take the slots of others. Node refuses past twice it.
+  server.maxConnections = 2 * config.maxConnections;
 }
 
 /**
@@ -121,20 +124,26 @@ const afterPoll = () => new Promise((resolve) => setImmediate(resolve));
 /**
  * A request whose bytes reached the server before the shutdown was received, even if it still
  * waits in the kernel's buffers (the signal can be handled in the same turn of the event loop as
- * the reads, before them). So before new requests are refused, the loop turns until a whole turn
- * takes in no new connection and no new request (at most `maxMs`): connections waiting to be
- * accepted are accepted, their bytes read and parsed, and their requests started like any other.
+ * the reads, before them, or while the loop was busy). So before new requests are refused, the
+ * loop turns until it has run at least `minMs` and three whole turns took in no new connection
+ * and no new request: connections waiting to be accepted are accepted, their bytes read and
+ * parsed, and their requests started like any other. Turns, not time: a loop busy for a while
+ * (a first request compiling its schemas) reads what waited as soon as it turns again. `maxMs`
+ * only bounds a stream of new requests that never pauses.
  */
-export async function settleReceived(counts: ConnectionCounts, maxMs = 250): Promise<void> {
+export async function settleReceived(counts: ConnectionCounts, minMs = 100, maxMs = 5_000): Promise<void> {
   const began = Date.now();
   let seen = -1;
+  let quiet = 0;
   while (Date.now() - began < maxMs) {
     const now = counts.accepted() + counts.requests();
-    if (now === seen) return;
+    quiet = now === seen ? quiet + 1 : 0;
+    if (quiet >= 3 && Date.now() - began >= minMs) return;
     seen = now;
     // Two setImmediates: a whole poll phase (accepts and reads) runs in between.
     await afterPoll();
     await afterPoll();
+    if (quiet >= 3) await tick(10);
   }
 }
 

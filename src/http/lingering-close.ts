@@ -3,7 +3,8 @@
 // once would make the kernel reset the connection while the client is still sending, and a reset
 // discards the answer the client has not read yet. Instead the server half-closes (its answer
 // and a FIN go out) and reads and discards what keeps coming, until the client closes its side
-// or a bound is reached (LINGER_BYTES read, or LINGER_MS), and only then closes.
+// or a bound is reached (LINGER_BYTES read, LINGER_MS in all, or LINGER_IDLE_MS without a byte),
+// and only then closes.
 
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -12,6 +13,8 @@ import type { Socket } from 'node:net';
 export const LINGER_BYTES = 64 * 1024 * 1024;
 /** Milliseconds a refused upload may go on before the connection is closed anyway. */
 export const LINGER_MS = 10_000;
+/** Milliseconds without a byte after which the client is taken to have stopped sending (nginx: lingering_timeout). */
+export const LINGER_IDLE_MS = 2_000;
 const checkEveryMs = 100;
 
 const reading = Symbol('request whose body is still arriving');
@@ -40,8 +43,15 @@ function linger(socket: Socket): void {
   socket.end();
   const start = socket.bytesRead;
   const began = Date.now();
+  let read = start;
+  let lastByteAt = began;
   const check = setInterval(() => {
-    if (socket.bytesRead - start > LINGER_BYTES || Date.now() - began > LINGER_MS) socket.destroy();
+    const now = Date.now();
+    if (socket.bytesRead !== read) {
+      read = socket.bytesRead;
+      lastByteAt = now;
+    }
+    if (read - start > LINGER_BYTES || now - began > LINGER_MS || now - lastByteAt > LINGER_IDLE_MS) socket.destroy();
   }, checkEveryMs);
   check.unref();
   socket.once('close', () => clearInterval(check));

@@ -44,9 +44,14 @@ function upload(chunked: boolean): Promise<string> {
           ? socket.write(Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]))
           : socket.write(piece);
         if (!more)
-          await new Promise((resolve) => {
-            socket.once('drain', resolve);
-            socket.once('close', resolve);
+          await new Promise<void>((resolve) => {
+            const go = () => {
+              socket.off('drain', go);
+              socket.off('close', go);
+              resolve();
+            };
+            socket.once('drain', go);
+            socket.once('close', go);
           });
       }
       if (chunked && !socket.destroyed) socket.write('0\r\n\r\n');
