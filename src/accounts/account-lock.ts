@@ -11,6 +11,8 @@
 // deadlock one another. Work with no request behind it (sweeps, the job runner) never waits for
 // a row lock: it takes its rows with SKIP LOCKED and leaves a row someone holds to a later round.
 //
+// lockAccount's statement stays here rather than in a repository: it is the order this file documents.
+//
 // Every row lock is FOR NO KEY UPDATE, never FOR UPDATE. Inserting a row that references a locked
 // one (a backup of a locked account, a VPC member of a locked server) takes FOR KEY SHARE on it
 // for the foreign key check, which FOR UPDATE blocks and FOR NO KEY UPDATE does not: with FOR
