@@ -12,6 +12,7 @@ import type { Database, DialectName } from './database.ts';
 import { migrations } from './migrations/index.ts';
 import { NodeSqliteDatabase, nodeSqliteDialect } from './node-sqlite-dialect.ts';
 import { answerReadsDirectly, statementName } from './prepared.ts';
+import { schemaScript } from './sqlite-schema.ts';
 
 export interface Storage {
   db: Kysely<Database>;
@@ -46,8 +47,11 @@ export const inMemory = ':memory:';
 
 function openSqlite(dataDir: string): Storage {
   let database: NodeSqliteDatabase;
-  if (dataDir === inMemory) database = new NodeSqliteDatabase(inMemory);
-  else {
+  if (dataDir === inMemory) {
+    database = new NodeSqliteDatabase(inMemory);
+    // Always a new database: it starts from the migrations' result (sqlite-schema.ts).
+    database.exec(schemaScript());
+  } else {
     // The file is made 0600 before SQLite opens it: its journal files take the same mode.
     privateDirectory(dataDir);
     privateFile(join(dataDir, 'nubis.db'));

@@ -89,6 +89,11 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     return this.prepare(sql).all(parameters);
   }
 
+  /** Runs a script of statements (no parameters, no rows back). */
+  exec(script: string): void {
+    this.#db.exec(script);
+  }
+
   pragma(name: string): unknown {
     return this.#db.prepare(`PRAGMA ${name}`).get();
   }
