@@ -326,15 +326,4 @@ export const billingRepository = {
     if (dialect === 'postgres') query = query.forNoKeyUpdate().skipLocked();
     return query.execute();
   },
-
-  /** Stops the server unless it stopped meanwhile; answers whether this stopped it. */
-  async powerOff(trx: Tx, serverId: number, at: number): Promise<boolean> {
-    const result = await trx
-      .updateTable('servers')
-      .set({ power: 'stopped', action: null, action_until: null, updated_at: at })
-      .where('id', '=', serverId)
-      .where('power', '=', 'running')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
-  },
 };

@@ -15,10 +15,9 @@ import { isoSeconds } from '../platform/clock.ts';
 import { formatMoney } from '../platform/money.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import { queueMail } from '../mail/mail.service.ts';
-import { machineOf } from '../servers/server-details.ts';
 import { accountFinance } from './ledger.ts';
 import { billingRepository } from './billing.repository.ts';
-import { enqueueComputeJob } from '../compute/job-queue.ts';
+import { changes, recordIntent } from '../compute/machine-intents.ts';
 import { transaction } from '../db/transaction.ts';
 
 export interface FundsSweepReport {
@@ -104,29 +103,18 @@ export async function liftIfFunded(ctx: Platform, trx: Tx, accountId: number): P
 }
 
 /**
- * Powers off the running servers of one out-of-funds account (or of all of them with null): the
- * compute driver stops each machine and the server is stopped at once, whatever transition it was
- * in, like pulling the plug. Idempotent. On PostgreSQL a server another transaction holds is left
+ * Powers off the running servers of one out-of-funds account (or of all of them with null): each
+ * server is stopped at once, whatever transition it was in, like pulling the plug (the engine
+ * stops its machine after the commit). Idempotent. On PostgreSQL a server another transaction holds is left
  * for the next round rather than waited for.
  */
 async function stopRunningServers(ctx: Platform, trx: Tx, accountId: number | null): Promise<number> {
   let stopped = 0;
   for (const server of await billingRepository.runningServers(ctx.dialect, trx, accountId)) {
-    try {
-      await ctx.compute.stop(machineOf(ctx, server));
-    } catch (error) {
-      ctx.log.error(
-        { server: server.uuid, err: error },
-        'out of funds: the compute driver could not stop the server; next round retries',
-      );
-      continue;
-    }
-    const now = ctx.clock.now();
-    if (await billingRepository.powerOff(trx, server.id, now)) {
-      await serverPoweredOff(ctx, trx, server, 'out of funds');
-      stopped++;
-    }
-    await enqueueComputeJob(ctx, trx, server.uuid, 'stopping');
+    // Read under the lock (or alone, on SQLite) as running: it stops now.
+    await recordIntent(ctx, trx, changes.powerOff(server));
+    await serverPoweredOff(ctx, trx, server, 'out of funds');
+    stopped++;
   }
   return stopped;
 }

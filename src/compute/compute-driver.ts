@@ -1,104 +1,138 @@
-// The compute driver: what runs the machines behind the servers. The server service owns
-// state and timestamps; a driver carries out an action and says how long it takes.
+// The compute seam. What a server's machine should be is data (`MachineSpec`, derived from its
+// rows: desired-machine.ts); what is made or forgotten beside it is an `Artifact`. A service never
+// calls a driver: it records a change or an artifact through `recordIntent` (machine-intents.ts),
+// which shows the transition for as long as the driver says and, with an engine, queues a job; the
+// job runner has the engine converge the instance to the spec (or produce the artifact) after the
+// commit and settles the server from the engine's report; reconciliation compares the engine's
+// view with the specs and puts drift back. docs/architecture.md draws it.
 
 import type { Image, Plan, Region } from '../catalog/catalog.types.ts';
+import type { Transition } from '../servers/power-state.ts';
 import type { ServerEgress } from './server-egress.ts';
 import type { ScriptReport } from '../servers/script-outcome.ts';
 
-/** A server as a driver sees it. */
-export interface Machine {
-  uuid: string;
-  region: Region;
-  plan: Plan;
-  image: Image;
-  /** Clock ms of the server's creation. */
-  createdAt: number;
-  /** True when the machine is (or will settle) powered on. */
-  running: boolean;
+export type Power = 'running' | 'stopped';
+
+/** Where a server's disk comes from: a catalog image, or a snapshot (or backup) the engine keeps. */
+export type DiskSource = { kind: 'image'; image: Image } | { kind: 'snapshot'; snapshot: string; image: Image };
+
+/** The server's disk: rebuild, reinstall and restore bump its generation; an applied generation is never made again. */
+export interface MachineDisk {
+  generation: number;
+  source: DiskSource;
 }
 
-/** What a new machine is set up with at first boot. */
-export interface MachineSetup {
-  rootPassword: string;
-  sshPublicKey: string | null;
-  scriptUrl: string | null;
-  ipv4: string;
-  ipv6: string | null;
+/** What the plan allows the machine. */
+export interface MachineLimits {
+  vcpus: number;
+  memoryMb: number;
+  diskGb: number;
 }
 
-/** An action the driver accepted: the machine is in transition for this long. */
-export interface ActionTicket {
-  durationMs: number;
-}
-
-export interface SnapshotTicket extends ActionTicket {
-  /** Size of the disk image taken, in whole GB. */
-  sizeGb: number;
-}
-
-/**
- * Drivers are called inside the caller's transaction, just before it records the outcome;
- * a driver with real side effects must accept an action idempotently on the machine's uuid,
- * because a later failure in the same transaction rolls the record back.
- */
-export interface ComputeDriver {
-  readonly name: string;
-  /**
-   * Set by a driver that runs real machines: its tickets only hold the server busy (an upper
-   * bound), the intent is queued as a compute job in the caller's transaction, and the job runner
-   * performs it through `engine` after the commit and settles the server from the engine's report.
-   */
-  readonly engine?: Engine;
-  provision(machine: Machine, setup: MachineSetup): Promise<ActionTicket>;
-  start(machine: Machine): Promise<ActionTicket>;
-  stop(machine: Machine): Promise<ActionTicket>;
-  reboot(machine: Machine): Promise<ActionTicket>;
-  /** Reboots into the recovery image (enable) or back onto the disk. */
-  rescue(machine: Machine, enable: boolean): Promise<ActionTicket>;
-  /** Overwrites the disk with the image (a reinstall passes the machine's own image). */
-  rebuild(machine: Machine, image: Image, rootPassword: string): Promise<ActionTicket>;
-  resize(machine: Machine, plan: Plan): Promise<ActionTicket>;
-  snapshot(machine: Machine, now: number): Promise<SnapshotTicket>;
-  /** Writes a snapshot or backup of `sizeGb` back onto the machine's disk. */
-  restore(machine: Machine, sizeGb: number): Promise<ActionTicket>;
-  remove(machine: Machine): Promise<void>;
-  /** Traffic of each machine in the current calendar month (UTC), in GB, by uuid. */
-  bandwidthUsageGb(machines: Machine[], now: number): Promise<Map<string, number>>;
-}
-
-/** Everything an engine needs to make a machine match a server, read when its job runs. */
-export interface MachineSpec {
-  uuid: string;
-  hostname: string;
-  region: Region;
-  plan: Plan;
-  image: Image;
-  /** The power the server should settle in. */
-  power: 'running' | 'stopped';
-  rescue: boolean;
-  rootPassword: string;
-  sshPublicKey: string | null;
-  scriptUrl: string | null;
+/** The machine's network: its own addresses, the floating IPs routed to it, its VPC NICs. */
+export interface MachineNetwork {
   ipv4: string | null;
   ipv6: string | null;
   /** Floating IPs attached (addresses). */
   floating: string[];
-  /** VPCs the server is a member of: the VPC uuid, its range and the member's address. */
+  /** VPCs the server is a member of: the VPC uuid, its range and the member's address, in VPC order. */
   vpcs: { uuid: string; cidr: string; address: string }[];
-  /** Snapshot (or backup) uuid the disk comes from, for create from snapshot and restore. */
-  sourceSnapshot: string | null;
   /** The public NIC's rate each way while bandwidth policy `throttle` applies (`10Mbit`), else null. */
   throttle: string | null;
 }
 
-/** What the engine reports once it carried an action out. */
-export interface EngineOutcome {
-  power?: 'running' | 'stopped';
-  /** For a snapshot or backup: the size of the image kept, in whole GB. */
-  sizeGb?: number;
+/** What the machine is set up with at a disk's first boot. */
+export interface FirstBoot {
+  rootPassword: string;
+  sshPublicKey: string | null;
+  scriptUrl: string | null;
 }
 
-/** What the engine reports of one instance's use (the server's usage graphs). */
+/**
+ * The desired machine of a server, as its rows say it should be now. An engine converges an
+ * instance to it: compare, then make the smallest change; the same call serves a first run, a
+ * retry after a crash and drift found by reconciliation. The network and first-boot fields sit at
+ * the top level (the network script and the rescue system read them so).
+ */
+export interface MachineSpec extends MachineNetwork, FirstBoot {
+  uuid: string;
+  hostname: string;
+  region: Region;
+  plan: Plan;
+  /** The catalog image of the disk (a snapshot's own image for a disk made from one). */
+  image: Image;
+  power: Power;
+  rescue: boolean;
+  /**
+   * Bumped by every power intent (start, stop, reboot, rescue switch, a new disk, a forced stop):
+   * the engine applies `power` (restarting a running machine for a reboot) once per generation, and
+   * otherwise leaves the machine's power as it is (reconciliation reports it).
+   */
+  powerGeneration: number;
+  disk: MachineDisk;
+  limits: MachineLimits;
+}
+
+/** A server reference an artifact carries: the line its job waits in. */
+type OfServer = { snapshot: string; server: string };
+
+/**
+ * What is made or forgotten rather than set: each kind with its own ids. `takeSnapshot` and
+ * `takeBackup` copy the server's disk into an image the engine keeps (it outlives the server);
+ * `forgetImage` deletes one; `forgetVpcNetwork` deletes a removed VPC's engine network.
+ */
+export type Artifact =
+  | ({ kind: 'takeSnapshot' } & OfServer)
+  | ({ kind: 'takeBackup' } & OfServer)
+  | ({ kind: 'forgetImage' } & OfServer)
+  | { kind: 'forgetVpcNetwork'; vpc: string };
+
+export type ArtifactKind = Artifact['kind'];
+
+/** Every artifact kind (the check below fails type-checking when one is missing). */
+export const artifactKinds = ['takeSnapshot', 'takeBackup', 'forgetImage', 'forgetVpcNetwork'] as const;
+const everyArtifactKind: Exclude<ArtifactKind, (typeof artifactKinds)[number]> extends never ? true : never = true;
+void everyArtifactKind;
+
+/** Something to be done for each kind of artifact: TypeScript checks every kind is handled. */
+export type ArtifactHandlers<R> = { [K in ArtifactKind]: (artifact: Extract<Artifact, { kind: K }>) => R };
+
+/** The artifacts' constructors: the one place their kinds are spelled. */
+export const artifacts = {
+  snapshot: (snapshot: string, server: string): Artifact => ({ kind: 'takeSnapshot', snapshot, server }),
+  backup: (snapshot: string, server: string): Artifact => ({ kind: 'takeBackup', snapshot, server }),
+  forgetImage: (image: { uuid: string; server_uuid: string }): Artifact => ({
+    kind: 'forgetImage',
+    snapshot: image.uuid,
+    server: image.server_uuid,
+  }),
+  forgetVpcNetwork: (vpc: string): Artifact => ({ kind: 'forgetVpcNetwork', vpc }),
+};
+
+/** Artifacts that copy a disk into an image (their job waits for nothing; servers made from it wait for them). */
+export const copyingArtifacts: readonly ArtifactKind[] = ['takeSnapshot', 'takeBackup'];
+/** The artifact that deletes an image (it waits for the servers being made from it). */
+export const forgettingImage: ArtifactKind = 'forgetImage';
+/** Work that outlives its server's removal: a snapshot (not a backup) is kept, a forgotten image still goes. */
+export const outlivingServer: readonly ArtifactKind[] = ['takeSnapshot', 'forgetImage'];
+
+/** The job that converges a server's machine to its spec (or removes it once the server is gone). */
+export const convergeJob = 'converge';
+export type JobAction = typeof convergeJob | ArtifactKind;
+
+/**
+ * NIC counters of a machine (bytes received + sent on its public NIC) as read at `at`, counting
+ * from the machine's last boot: `epoch` names that boot, so a reading of a new epoch started at 0.
+ * `since` is when the epoch began, where known.
+ */
+export interface TrafficCounter {
+  epoch: string;
+  bytes: number;
+  at: number;
+  since: number | null;
+}
+
+/** What the engine reports of one instance's use: the one place its counters are read (traffic, graphs). */
 export interface InstanceUsage {
   /** CPU time used since the instance started, in ns. */
   cpuNs: number | null;
@@ -108,34 +142,83 @@ export interface InstanceUsage {
   txBytes: number;
 }
 
+/** The engine's view of a server's machine at a reconciliation. */
 export interface EngineObservation {
-  power: 'running' | 'stopped';
-  /** Null when the machine is not running. */
-  usage?: InstanceUsage | null;
+  power: Power;
+  /** The public NIC's counters, null when the machine is not running. */
+  traffic: TrafficCounter | null;
+  usage: InstanceUsage | null;
+  /** What differs from the spec in what Nubis controls (limits, NICs), in words; empty when nothing. */
+  drift: string[];
+}
+
+/** What the engine reports once it converged a machine. */
+export interface ConvergeReport {
+  power?: Power;
+  /** The counters as found before acting (a stop or restart resets them). */
+  traffic?: TrafficCounter | null;
+}
+
+/** What the engine reports once it produced an artifact. */
+export interface ArtifactReport {
+  /** For a disk copy: the size of the image kept, in whole GB. */
+  sizeGb?: number;
 }
 
 /** The real machines behind servers, driven by the job runner (src/compute/job-runner.ts). */
 export interface Engine {
   /**
-   * Carries out one action idempotently: a transition name (provisioning, booting, stopping,
-   * rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting), or remove, network,
-   * backup, forget-snapshot. `spec` is null once the server is gone (remove).
+   * Makes the server's instance match `spec`, idempotently (a retry finds half its work done and
+   * does the rest); `spec` null: the server is gone, its instances and backups go. `now`: the
+   * clock's time, which the counters it reports carry.
    */
-  perform(
-    action: string,
-    serverUuid: string,
-    spec: MachineSpec | null,
-    payload: Record<string, unknown>,
-  ): Promise<EngineOutcome>;
-  /** The engine's view of every machine it runs for Nubis, by server uuid (reconciliation). */
-  observe(): Promise<Map<string, EngineObservation>>;
+  converge(serverUuid: string, spec: MachineSpec | null, now: number): Promise<ConvergeReport>;
+  /** Makes or forgets one artifact, idempotently. */
+  produce(artifact: Artifact): Promise<ArtifactReport>;
   /**
    * Drops each server's egress to its account's blocked ports (every server of every region at
    * once: the rules of servers gone are dropped too). Idempotent; called before a machine is
-   * made and at every reconciliation (src/compute/egress-policy.ts).
+   * converged and at every reconciliation (src/compute/egress-policy.ts).
    */
   enforceBlockedPorts?(regions: Region[], servers: ServerEgress[]): Promise<void>;
   /** What the guest recorded of its first-boot script (script_url), null until it has (script-reports.ts). */
   scriptReport?(serverUuid: string): Promise<ScriptReport | null>;
+  /**
+   * The engine's view of every machine it runs for Nubis, compared with the specs given, by
+   * server uuid (`now`: the clock's time, which its readings carry).
+   */
+  observe(specs: ReadonlyMap<string, MachineSpec>, now: number): Promise<Map<string, EngineObservation>>;
   close(): void;
+}
+
+/** A server as the clock shows it: what a driver needs to time a change or count its traffic. */
+export interface MachineFacts {
+  uuid: string;
+  plan: Plan;
+  image: Image;
+  /** Clock ms of the server's creation. */
+  createdAt: number;
+  /** The power it is (or will settle) in, and the transition under way until `actionUntil`. */
+  power: string;
+  action: string | null;
+  actionUntil: number | null;
+}
+
+/**
+ * A compute driver: how long each transition is shown, what a disk copy weighs until the engine
+ * says, and a machine's traffic counters; `engine` when it runs real machines (null: the state
+ * shown is derived from the clock alone, nothing is queued).
+ */
+export interface ComputeDriver {
+  readonly name: string;
+  readonly engine: Engine | null;
+  /**
+   * How long `transition` is shown for the machine (`sizeGb`: the image a restore writes). With an
+   * engine this is only an upper bound: the transition ends when the engine reports.
+   */
+  transitionMs(transition: Transition, machine: MachineFacts, sizeGb?: number): number;
+  /** A disk copy's size in whole GB (an estimate until the engine reports) and how long it takes. */
+  imageEstimate(machine: MachineFacts, now: number): { sizeGb: number; durationMs: number };
+  /** The machine's NIC counters at `now` as far as the driver knows (null: not running, or not seen yet). */
+  trafficCounter(machine: MachineFacts, now: number): TrafficCounter | null;
 }

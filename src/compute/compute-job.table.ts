@@ -1,15 +1,17 @@
-// Row type of compute_jobs: engine work a committed intent asks for (real compute driver only).
+// Row type of compute_jobs: engine work a committed intent asks for (drivers with an engine only).
 
 import type { Generated, Selectable } from 'kysely';
+import type { JobAction } from './compute-driver.ts';
 
 export interface ComputeJobTable {
   id: Generated<number>;
-  /** `<server uuid>:<action>[:<snapshot uuid>]`: one open job per server and action (and snapshot). */
+  /** `<line>:<action>[:<snapshot uuid>]`: one waiting job per line and action (and snapshot). */
   key: string;
-  server_uuid: string;
-  /** The transition (provisioning, booting, ...) or remove, network, forget-snapshot. */
-  action: string;
-  /** JSON object of what the action needs beyond the server row (a snapshot uuid, ...). */
+  /** The line the job waits in, one job at a time: a server's uuid (a VPC's for its network). */
+  line: string;
+  /** `converge` (the server's machine to its spec) or an artifact's kind. */
+  action: JobAction;
+  /** JSON of the artifact for an artifact's job; `{}` for converge. */
   payload: string;
   attempts: number;
   /** Clock ms before which the job is not run (back-off). */

@@ -1,34 +1,38 @@
-// Queuing engine work: called inside the API's transaction, so the intent and the job commit (or
-// roll back) together. A no-op with a driver that needs no jobs (the simulated one).
+// Queuing engine work: called by the seam's entry point (machine-intents.ts) inside the caller's
+// transaction, so the intent and its job commit (or roll back) together. Only with an engine.
 
 import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
+import { type Artifact, convergeJob, type JobAction, outlivingServer } from './compute-driver.ts';
+
+/** The line an artifact's job waits in: its server's (a VPC's network: the VPC's own). */
+export function lineOf(artifact: Artifact): string {
+  return 'vpc' in artifact ? artifact.vpc : artifact.server;
+}
 
 /**
- * Records that `action` is wanted on the server's machine. One waiting job per server and action
- * (key `<uuid>:<action>`, and the snapshot for work on one: two snapshots are two copies):
- * asking again replaces it at the back of the server's line, so a retried request never doubles
- * the work and a server's jobs run in the order they were asked for. A job being performed has
- * its key suffixed with its id, so a new one may wait behind it.
+ * One waiting job per line and action (and snapshot: two snapshots are two copies): asking again
+ * replaces it at the back of the line, so a retried request never doubles the work and a line's
+ * jobs run in the order they were asked for. A job being performed has its key suffixed with its
+ * id, so a new one may wait behind it.
  */
-export async function enqueueComputeJob(
+async function enqueue(
   ctx: Platform,
   db: Queryable,
-  serverUuid: string,
-  action: string,
-  payload: Record<string, unknown> = {},
+  line: string,
+  action: JobAction,
+  artifact: Artifact | null,
 ): Promise<void> {
-  if (!ctx.compute.engine) return;
   const now = ctx.clock.now();
-  const key = `${serverUuid}:${action}${typeof payload.snapshot === 'string' ? `:${payload.snapshot}` : ''}`;
+  const key = `${line}:${action}${artifact && 'snapshot' in artifact ? `:${artifact.snapshot}` : ''}`;
   await db.deleteFrom('compute_jobs').where('key', '=', key).execute();
   await db
     .insertInto('compute_jobs')
     .values({
       key,
-      server_uuid: serverUuid,
+      line,
       action,
-      payload: JSON.stringify(payload),
+      payload: JSON.stringify(artifact ?? {}),
       attempts: 0,
       run_at: now,
       locked_until: null,
@@ -38,31 +42,31 @@ export async function enqueueComputeJob(
     .execute();
 }
 
-/**
- * The engine's copy of a snapshot or backup goes (it was removed, or its retention ended). Queued
- * in the line of the server it was taken from, behind the job that makes the copy, so a copy still
- * being taken is made and then deleted rather than left behind.
- */
-export function enqueueForgetImage(
-  ctx: Platform,
-  db: Queryable,
-  image: { uuid: string; server_uuid: string },
-): Promise<void> {
-  return enqueueComputeJob(ctx, db, image.server_uuid, 'forget-snapshot', { snapshot: image.uuid });
+/** The server's machine is to be converged to its spec as it will be read when the job runs. */
+export function queueConverge(ctx: Platform, db: Queryable, serverUuid: string): Promise<void> {
+  return enqueue(ctx, db, serverUuid, convergeJob, null);
 }
 
 /**
- * Drops a server's waiting jobs (it is being removed; only the remove job matters now). One being
- * performed stays, and the remove waits behind it, so nothing is made after it was deleted. Work
- * on snapshots stays too: a snapshot outlives its server (its copy is taken before the remove) and
+ * An artifact is to be made or forgotten. A forgotten image waits in the line of the server it
+ * was taken from, behind the job that makes it, so a copy still being taken is made and then
+ * deleted rather than left behind.
+ */
+export function queueArtifact(ctx: Platform, db: Queryable, artifact: Artifact): Promise<void> {
+  return enqueue(ctx, db, lineOf(artifact), artifact.kind, artifact);
+}
+
+/**
+ * Drops a server's waiting jobs (it is being removed; only its removal matters now). One being
+ * performed stays, and the removal waits behind it, so nothing is made after it was deleted. Work
+ * on images stays too: a snapshot outlives its server (its copy is taken before the removal) and
  * a forgotten copy must still go.
  */
-export async function dropComputeJobs(ctx: Platform, db: Queryable, serverUuid: string): Promise<void> {
-  if (!ctx.compute.engine) return;
+export async function dropWaitingJobs(db: Queryable, serverUuid: string): Promise<void> {
   await db
     .deleteFrom('compute_jobs')
-    .where('server_uuid', '=', serverUuid)
-    .where('action', 'not in', ['snapshotting', 'forget-snapshot'])
+    .where('line', '=', serverUuid)
+    .where('action', 'not in', [...outlivingServer])
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', Date.now())]))
     .execute();
 }

@@ -1,87 +1,64 @@
-// The compute job runner (real driver only): claims due jobs (FOR UPDATE SKIP LOCKED on
-// PostgreSQL, so any number of instances share the queue), performs them through the engine
-// after the intent has committed, settles the server from the engine's report, and retries a
-// failure with back-off. Beside it, reconciliation: the engine's view of each idle machine wins.
+// The compute job runner (drivers with an engine): claims due jobs (FOR UPDATE SKIP LOCKED on
+// PostgreSQL, so any number of instances share the queue), has the engine converge a server's
+// machine to its spec or produce an artifact after the intent has committed, settles the server
+// from the engine's report, and retries a failure with back-off. Beside it, reconciliation: the
+// engine's view of each idle machine is compared with its spec (power: the engine's wins; limits
+// and NICs: the spec's is put back), and its observations feed the traffic meter.
 
-import { recordUsage } from '../server-metrics/server-metric.service.ts';
 import { sql } from 'kysely';
 import type { Tx } from '../db/database.ts';
-import { imageCompletedByEngine, serverPowerChanged, serverSettledByEngine } from '../events/resource-events.ts';
+import {
+  imageCompletedByEngine,
+  serverDriftCorrected,
+  serverPowerChanged,
+  serverSettledByEngine,
+} from '../events/resource-events.ts';
 import type { Platform } from '../platform/context.ts';
+import { provisioningTransition } from '../servers/power-state.ts';
 import type { ComputeJobRow } from './compute-job.table.ts';
+import {
+  type Artifact,
+  type ArtifactReport,
+  type ConvergeReport,
+  convergeJob,
+  copyingArtifacts,
+  type Engine,
+  type EngineObservation,
+  forgettingImage,
+} from './compute-driver.ts';
+import { desiredMachine, desiredMachines } from './desired-machine.ts';
+import { queueConverge } from './job-queue.ts';
 import { enforceEgress } from './egress-policy.ts';
 import { collectScriptReports } from './script-reports.ts';
-import type { Engine, EngineOutcome, MachineSpec } from './compute-driver.ts';
+import { recordUsage } from '../server-metrics/server-metric.service.ts';
 import { transaction } from '../db/transaction.ts';
+import { artifactTransitions } from './machine-intents.ts';
+import { recordTraffic } from './traffic-meter.ts';
 
-const leaseMs = 10 * 60_000;
+/**
+ * How long a claimed job is held without a sign of life: the instance performing it renews the
+ * lease while it works, so a job whose instance died (killed mid-rebuild) is taken up again soon.
+ */
+const leaseMs = 30_000;
+const renewMs = 10_000;
 
 /** Delay before attempt `attempts + 1`: 1 s, 2 s, 4 s, ... at most 30 s. */
 export function backoffMs(attempts: number): number {
   return Math.min(30_000, 1000 * 2 ** Math.max(0, attempts - 1));
 }
 
-/** The server as the engine should make it, read now; null once the server is gone. */
-export async function machineSpec(ctx: Platform, serverUuid: string): Promise<MachineSpec | null> {
-  const server = await ctx.db.selectFrom('servers').selectAll().where('uuid', '=', serverUuid).executeTakeFirst();
-  if (!server) return null;
-  const region = ctx.catalog.regions.get(server.region_id);
-  const plan = ctx.catalog.plans.get(server.plan_id);
-  const image = ctx.catalog.images.get(server.image_id);
-  if (!region || !plan || !image) throw new Error(`server ${serverUuid}: its region, plan or image left the catalog`);
-  const [addresses, floating, vpcs, key] = await Promise.all([
-    ctx.db
-      .selectFrom('ip_addresses')
-      .select(['address', 'version'])
-      .where('holder_uuid', '=', serverUuid)
-      .where('holder_type', '=', 'server')
-      .execute(),
-    ctx.db.selectFrom('floating_ips').select('address').where('server_id', '=', server.id).execute(),
-    ctx.db
-      .selectFrom('vpc_members')
-      .innerJoin('vpcs', 'vpcs.id', 'vpc_members.vpc_id')
-      .select(['vpcs.uuid', 'vpcs.cidr', 'vpc_members.address'])
-      .where('vpc_members.server_id', '=', server.id)
-      .orderBy('vpcs.id')
-      .execute(),
-    server.ssh_key_id === null
-      ? undefined
-      : ctx.db.selectFrom('ssh_keys').select('public_key').where('id', '=', server.ssh_key_id).executeTakeFirst(),
-  ]);
-  return {
-    uuid: server.uuid,
-    hostname: server.hostname,
-    region,
-    plan,
-    image,
-    power: server.power === 'stopped' ? 'stopped' : 'running',
-    rescue: server.rescue === 1,
-    rootPassword: ctx.secrets.decrypt(server.password_sealed),
-    sshPublicKey: key?.public_key ?? null,
-    scriptUrl: server.script_url,
-    ipv4: addresses.find((a) => a.version === 4)?.address ?? null,
-    ipv6: addresses.find((a) => a.version === 6)?.address ?? null,
-    floating: floating.map((f) => f.address),
-    vpcs,
-    sourceSnapshot: server.source_snapshot_uuid,
-    throttle: server.throttled === 1 ? ctx.config.throttleRate : null,
-  };
-}
-
-/** Jobs that make a server's disk from a snapshot (its source_snapshot_uuid). */
-const fromSnapshot = ['provisioning', 'restoring'];
-/** Jobs that make a snapshot's engine copy. */
-const copying = ['snapshotting', 'backup'];
-
-/** A job key that names the snapshot `column` holds (`<server>:<action>:<snapshot>[#id]`). */
+/** A job key that names the snapshot `column` holds (`<line>:<action>:<snapshot>[#id]`). */
 const namesSnapshotOf = (column: string) => sql<string>`'%:' || ${sql.ref(column)} || '%'`;
 
+/** The transitions artifacts show; every other transition ends when its server's machine converged. */
+const shownByArtifacts = Object.values(artifactTransitions);
+
 /**
- * Takes the next due job, if any, for this instance to run: the first of its server's line, with
- * no other job of that server being performed (a machine does one thing at a time, in order).
- * Across lines, a snapshot used by another server is made before that server's disk is made from
- * it, and forgotten only after: a server created or restored from a snapshot still being copied
- * (or removed meanwhile) gets it. Neither wait outlasts COMPUTE_ACTION_TIMEOUT_SECONDS.
+ * Takes the next due job, if any, for this instance to run: the first of its line, with no other
+ * job of that line being performed (a machine does one thing at a time, in order). Across lines,
+ * a snapshot used by another server is made before that server's machine converges, and
+ * forgotten only after: a server created or restored from a snapshot still being copied (or
+ * removed meanwhile) gets it. Neither wait outlasts COMPUTE_ACTION_TIMEOUT_SECONDS.
  */
 async function claim(ctx: Platform): Promise<ComputeJobRow | null> {
   return transaction(ctx, async (trx) => {
@@ -99,7 +76,7 @@ async function claim(ctx: Platform): Promise<ComputeJobRow | null> {
           exists(
             selectFrom('compute_jobs as other')
               .select('other.id')
-              .whereRef('other.server_uuid', '=', 'compute_jobs.server_uuid')
+              .whereRef('other.line', '=', 'compute_jobs.line')
               .where((o) => or([o('other.id', '<', o.ref('compute_jobs.id')), o('other.locked_until', '>', wall)])),
           ),
         ),
@@ -109,10 +86,10 @@ async function claim(ctx: Platform): Promise<ComputeJobRow | null> {
           exists(
             selectFrom(['servers as target', 'compute_jobs as copy'])
               .select('copy.id')
-              .whereRef('target.uuid', '=', 'compute_jobs.server_uuid')
-              .where('compute_jobs.action', 'in', fromSnapshot)
+              .whereRef('target.uuid', '=', 'compute_jobs.line')
+              .where('compute_jobs.action', '=', convergeJob)
               .where('compute_jobs.created_at', '>', now - waitMs)
-              .where('copy.action', 'in', copying)
+              .where('copy.action', 'in', [...copyingArtifacts])
               .where('copy.key', 'like', namesSnapshotOf('target.source_snapshot_uuid')),
           ),
         ),
@@ -122,9 +99,9 @@ async function claim(ctx: Platform): Promise<ComputeJobRow | null> {
           exists(
             selectFrom(['compute_jobs as use', 'servers as target'])
               .select('use.id')
-              .whereRef('target.uuid', '=', 'use.server_uuid')
-              .where('use.action', 'in', fromSnapshot)
-              .where('compute_jobs.action', '=', 'forget-snapshot')
+              .whereRef('target.uuid', '=', 'use.line')
+              .where('use.action', '=', convergeJob)
+              .where('compute_jobs.action', '=', forgettingImage)
               .where('compute_jobs.created_at', '>', now - waitMs)
               .where('compute_jobs.key', 'like', namesSnapshotOf('target.source_snapshot_uuid')),
           ),
@@ -137,76 +114,99 @@ async function claim(ctx: Platform): Promise<ComputeJobRow | null> {
     const job = await query.executeTakeFirst();
     if (!job) return null;
     const attempts = job.attempts + 1;
+    // Suffixed while performed (once, even when a dead instance's job is taken up again).
+    const key = job.key.endsWith(`#${job.id}`) ? job.key : `${job.key}#${job.id}`;
     await trx
       .updateTable('compute_jobs')
-      .set({ locked_until: wall + leaseMs, attempts, key: `${job.key}#${job.id}` })
+      .set({ locked_until: wall + leaseMs, attempts, key })
       .where('id', '=', job.id)
       .execute();
-    return { ...job, attempts, locked_until: wall + leaseMs, key: `${job.key}#${job.id}` };
+    return { ...job, attempts, locked_until: wall + leaseMs, key };
   });
 }
 
 /**
- * The same action asked again for the server after this job (a second snapshot while the first is
- * copied): the transition shown is that one's, and ends when it reports.
+ * The same action asked again in the job's line after it (the spec changed again, a second
+ * snapshot): the transition shown is that one's, and ends when it reports.
  */
 function laterAsked(trx: Tx, job: ComputeJobRow) {
   return trx
     .selectFrom('compute_jobs')
     .select('id')
-    .where('server_uuid', '=', job.server_uuid)
+    .where('line', '=', job.line)
     .where('action', '=', job.action)
     .where('id', '>', job.id);
 }
 
-/** The job ended the server's transition: its end is an event now, as the server was left. */
-async function transitionEnded(ctx: Platform, trx: Tx, job: ComputeJobRow): Promise<void> {
-  const server = await trx.selectFrom('servers').selectAll().where('uuid', '=', job.server_uuid).executeTakeFirst();
-  if (server) await serverSettledByEngine(ctx, trx, server, job.action);
+/**
+ * Ends the transition of the job's server that the job carried out, if it is still under way and
+ * not asked again since: a converge ends any but an artifact's, an artifact its own. With
+ * `failed`, a provisioning that ends so leaves the server stopped. The end is an event.
+ */
+async function endTransition(ctx: Platform, trx: Tx, job: ComputeJobRow, failed: boolean): Promise<void> {
+  const now = ctx.clock.now();
+  const own = job.action === convergeJob ? null : artifactTransitions[job.action];
+  if (job.action !== convergeJob && !own) return;
+  let query = trx
+    .updateTable('servers')
+    .set({ action_until: now, updated_at: now, ...(failed ? {} : { engine_error: null }) })
+    .where('uuid', '=', job.line)
+    .where('action_until', '>', now)
+    .where(({ not, exists }) => not(exists(laterAsked(trx, job))));
+  query = own
+    ? query.where('action', '=', own)
+    : query.where((eb) => eb.or([eb('action', 'is', null), eb('action', 'not in', shownByArtifacts)]));
+  const ended = await query.returningAll().executeTakeFirst();
+  if (!ended) return;
+  const server =
+    failed && ended.action === provisioningTransition
+      ? await trx
+          .updateTable('servers')
+          .set({ power: 'stopped' })
+          .where('id', '=', ended.id)
+          .returningAll()
+          .executeTakeFirstOrThrow()
+      : ended;
+  await serverSettledByEngine(ctx, trx, server, server.action ?? '');
 }
 
-/** The job done: the server settles as the engine reports, and the job goes (unless asked again meanwhile). */
-async function settle(ctx: Platform, job: ComputeJobRow, outcome: EngineOutcome): Promise<void> {
-  const payload = JSON.parse(job.payload) as { snapshot?: string };
+/** The machine converged: the server settles as the engine reports, the counters read go to the meter. */
+async function settleConverge(ctx: Platform, job: ComputeJobRow, report: ConvergeReport): Promise<void> {
   await transaction(ctx, async (trx) => {
-    const now = ctx.clock.now();
-    const ended = await trx
-      .updateTable('servers')
-      .set({
-        action_until: now,
-        engine_error: null,
-        updated_at: now,
-        ...(outcome.power ? { power: outcome.power } : {}),
-      })
-      .where('uuid', '=', job.server_uuid)
-      .where('action', '=', job.action)
-      .where('action_until', '>', now)
-      .where(({ not, exists }) => not(exists(laterAsked(trx, job))))
-      .executeTakeFirst();
-    if (outcome.power)
+    if (report.traffic) await recordTraffic(trx, job.line, report.traffic);
+    // The spec it converged to is the latest unless the server was changed again since.
+    if (report.power)
       await trx
         .updateTable('servers')
-        .set({ power: outcome.power, engine_error: null })
-        .where('uuid', '=', job.server_uuid)
-        .where((eb) => eb.or([eb('action_until', 'is', null), eb('action_until', '<=', now)]))
+        .set({ power: report.power, engine_error: null })
+        .where('uuid', '=', job.line)
+        .where(({ not, exists }) => not(exists(laterAsked(trx, job))))
         .execute();
-    if (Number(ended.numUpdatedRows) > 0) await transitionEnded(ctx, trx, job);
-    if (payload.snapshot && job.action !== 'forget-snapshot') {
+    await endTransition(ctx, trx, job, false);
+    await trx.deleteFrom('compute_jobs').where('id', '=', job.id).where('attempts', '=', job.attempts).execute();
+  });
+}
+
+/** The artifact made (or forgotten): a copy completes now, at the size the engine reports. */
+async function settleArtifact(
+  ctx: Platform,
+  job: ComputeJobRow,
+  artifact: Artifact,
+  report: ArtifactReport,
+): Promise<void> {
+  await transaction(ctx, async (trx) => {
+    const now = ctx.clock.now();
+    if (copyingArtifacts.includes(artifact.kind) && 'snapshot' in artifact) {
       const copied = await trx
         .updateTable('snapshots')
-        .set({ ready_at: now, ...(outcome.sizeGb ? { size_gb: outcome.sizeGb } : {}) })
-        .where('uuid', '=', payload.snapshot)
+        .set({ ready_at: now, ...(report.sizeGb ? { size_gb: report.sizeGb } : {}) })
+        .where('uuid', '=', artifact.snapshot)
         .where('ready_at', '>', now)
+        .returning(['uuid', 'account_id', 'type'])
         .executeTakeFirst();
-      if (Number(copied.numUpdatedRows) > 0) {
-        const image = await trx
-          .selectFrom('snapshots')
-          .select(['uuid', 'account_id', 'type'])
-          .where('uuid', '=', payload.snapshot)
-          .executeTakeFirstOrThrow();
-        await imageCompletedByEngine(ctx, trx, image);
-      }
+      if (copied) await imageCompletedByEngine(ctx, trx, copied);
     }
+    await endTransition(ctx, trx, job, false);
     await trx.deleteFrom('compute_jobs').where('id', '=', job.id).where('attempts', '=', job.attempts).execute();
   });
 }
@@ -220,7 +220,7 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
   const now = ctx.clock.now();
   if (job.attempts < ctx.config.computeJobAttempts) {
     ctx.log.warn(
-      { server: job.server_uuid, action: job.action, attempt: job.attempts, err: message },
+      { line: job.line, action: job.action, attempt: job.attempts, err: message },
       'compute job failed; retrying',
     );
     await ctx.db
@@ -231,75 +231,102 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
       .execute();
     return;
   }
-  ctx.log.error(
-    { server: job.server_uuid, action: job.action, attempts: job.attempts, err: message },
-    'compute job gave up',
-  );
+  ctx.log.error({ line: job.line, action: job.action, attempts: job.attempts, err: message }, 'compute job gave up');
   await transaction(ctx, async (trx) => {
-    const reason = `${job.action} failed after ${job.attempts} attempts: ${message}`.slice(0, 2000);
-    await trx.updateTable('servers').set({ engine_error: reason }).where('uuid', '=', job.server_uuid).execute();
-    const ended = await trx
-      .updateTable('servers')
-      .set({
-        action_until: now,
-        updated_at: now,
-        ...(job.action === 'provisioning' ? { power: 'stopped' } : {}),
-      })
-      .where('uuid', '=', job.server_uuid)
-      .where('action', '=', job.action)
-      .where('action_until', '>', now)
-      .where(({ not, exists }) => not(exists(laterAsked(trx, job))))
+    const server = await trx
+      .selectFrom('servers')
+      .select(['action', 'action_until'])
+      .where('uuid', '=', job.line)
       .executeTakeFirst();
-    if (Number(ended.numUpdatedRows) > 0) await transitionEnded(ctx, trx, job);
+    // Named by the transition under way (a provisioning), else by the work itself.
+    const what = server?.action && (server.action_until ?? 0) > now ? server.action : job.action;
+    const reason = `${what} failed after ${job.attempts} attempts: ${message}`.slice(0, 2000);
+    await trx.updateTable('servers').set({ engine_error: reason }).where('uuid', '=', job.line).execute();
+    await endTransition(ctx, trx, job, true);
     await trx.deleteFrom('compute_jobs').where('id', '=', job.id).where('attempts', '=', job.attempts).execute();
   });
 }
 
-/** Actions after which a machine may send from addresses the blocked-port rules do not name yet. */
-const egressActions = new Set(['provisioning', 'rebuilding', 'reinstalling', 'restoring', 'network']);
-
 async function perform(ctx: Platform, engine: Engine, job: ComputeJobRow): Promise<void> {
+  // Signs of life while the engine works, so the lease outlives no dead instance for long.
+  const renewal = setInterval(() => {
+    void ctx.db
+      .updateTable('compute_jobs')
+      .set({ locked_until: Date.now() + leaseMs })
+      .where('id', '=', job.id)
+      .where('attempts', '=', job.attempts)
+      .execute()
+      .catch((error: unknown) => ctx.log.warn({ err: (error as Error).message }, 'compute job: lease renewal failed'));
+  }, renewMs);
+  renewal.unref();
   try {
-    const spec = await machineSpec(ctx, job.server_uuid);
-    // A machine made or re-addressed is filtered before it runs, not from the next reconciliation on.
-    if (spec && egressActions.has(job.action)) await enforceEgress(ctx);
-    // Work on snapshots needs no server row: a copy is taken (and forgotten) after its server went.
-    const outcome =
-      spec || ['remove', 'forget-snapshot', 'snapshotting'].includes(job.action)
-        ? await engine.perform(job.action, job.server_uuid, spec, JSON.parse(job.payload) as Record<string, unknown>)
-        : {};
-    await settle(ctx, job, outcome);
+    if (job.action === convergeJob) {
+      const spec = await desiredMachine(ctx, job.line);
+      // A machine made or re-addressed is filtered before it runs, not from the next reconciliation on.
+      if (spec) await enforceEgress(ctx);
+      const report = await engine.converge(job.line, spec, ctx.clock.now());
+      await settleConverge(ctx, job, report);
+    } else {
+      const artifact = JSON.parse(job.payload) as Artifact;
+      await settleArtifact(ctx, job, artifact, await engine.produce(artifact));
+    }
   } catch (error) {
     await fail(ctx, job, error).catch((failure: unknown) =>
       ctx.log.error({ err: (failure as Error).message }, 'compute job: recording a failure failed; the lease expires'),
     );
+  } finally {
+    clearInterval(renewal);
   }
 }
 
 /**
+ * What each reconciliation's observations feed besides the servers' power and drift: one consumer
+ * each, run in order after the servers are reconciled (a failure is logged, the others still run).
+ */
+export type ObservationConsumer = (
+  ctx: Platform,
+  seen: ReadonlyMap<string, EngineObservation>,
+  now: number,
+) => Promise<void>;
+
+/** The traffic meter takes each running machine's counters. */
+const meterTraffic: ObservationConsumer = async (ctx, seen) => {
+  for (const [uuid, observation] of seen) {
+    const reading = observation.traffic;
+    if (reading) await transaction(ctx, (trx) => recordTraffic(trx, uuid, reading));
+  }
+};
+
+/** The usage graphs take a sample of each running machine. */
+const sampleUsage: ObservationConsumer = async (ctx, seen, now) => {
+  await recordUsage(ctx, seen, now);
+};
+
+export const observationConsumers: ObservationConsumer[] = [meterTraffic, sampleUsage];
+
+/**
  * Reconciliation: each server with no transition and no job under way takes the power the engine
- * reports (a machine stopped outside Nubis shows stopped, with a server.power event); a machine the
- * engine lost is noted.
+ * reports (a machine stopped outside Nubis shows stopped, with a server.power event); limits or
+ * NICs changed outside Nubis are put back (a converge job, with a server.drift event saying what);
+ * a machine the engine lost is noted. Answers how many servers it corrected.
  */
 export async function reconcile(ctx: Platform): Promise<number> {
   const engine = ctx.compute.engine;
   if (!engine) return 0;
-  const seen = await engine.observe();
+  const uuids = (await ctx.db.selectFrom('servers').select('uuid').execute()).map((s) => s.uuid);
+  const now = ctx.clock.now();
+  const seen = await engine.observe(await desiredMachines(ctx, ctx.db, uuids), now);
   // An operator's change of an account's smtp or blocked ports reaches its running servers here.
   await enforceEgress(ctx).catch((error: unknown) =>
     ctx.log.warn({ err: (error as Error).message }, 'blocked ports: the engine refused the rules; next round retries'),
   );
+  // The first-boot scripts' outcomes the guests recorded since the last round.
   await collectScriptReports(ctx);
-  const now = ctx.clock.now();
-  // The usage graphs' samples: what the engine read of each instance this round.
-  await recordUsage(ctx, seen, now).catch((error: unknown) =>
-    ctx.log.warn({ err: (error as Error).message }, 'recording usage samples failed; the next round reads again'),
-  );
   const rows = await ctx.db
     .selectFrom('servers')
     .select(['id', 'uuid', 'power', 'engine_error'])
     .where((eb) => eb.or([eb('action_until', 'is', null), eb('action_until', '<=', now)]))
-    .where('uuid', 'not in', (eb) => eb.selectFrom('compute_jobs').select('server_uuid'))
+    .where('uuid', 'not in', (eb) => eb.selectFrom('compute_jobs').select('line'))
     .execute();
   let corrected = 0;
   for (const row of rows) {
@@ -311,24 +338,31 @@ export async function reconcile(ctx: Platform): Promise<number> {
       : row.engine_error === null
         ? { engine_error: 'the engine has no machine for this server' }
         : null;
-    if (!update) continue;
+    const drift = machine?.drift ?? [];
+    if (!update && drift.length === 0) continue;
     corrected += await transaction(ctx, async (trx) => {
       const result = await trx
         .updateTable('servers')
         .set({ ...update, updated_at: now })
         .where('id', '=', row.id)
         .where((eb) => eb.or([eb('action_until', 'is', null), eb('action_until', '<=', now)]))
-        .where('uuid', 'not in', (eb) => eb.selectFrom('compute_jobs').select('server_uuid'))
+        .where('uuid', 'not in', (eb) => eb.selectFrom('compute_jobs').select('line'))
+        .returningAll()
         .executeTakeFirst();
-      const changed = Number(result.numUpdatedRows);
+      if (!result) return 0;
       // A machine stopped (or started) outside Nubis: the events tell it too.
-      if (changed && update.power) {
-        const server = await trx.selectFrom('servers').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
-        await serverPowerChanged(ctx, trx, server, update.power, 'the engine reported it');
+      if (update?.power) await serverPowerChanged(ctx, trx, result, update.power, 'the engine reported it');
+      if (drift.length) {
+        await queueConverge(ctx, trx, row.uuid);
+        await serverDriftCorrected(ctx, trx, result, drift);
       }
-      return changed;
+      return 1;
     });
   }
+  for (const consume of observationConsumers)
+    await consume(ctx, seen, now).catch((error: unknown) =>
+      ctx.log.warn({ err: (error as Error).message }, 'reconciliation: an observation consumer failed'),
+    );
   return corrected;
 }
 

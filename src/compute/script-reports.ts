@@ -19,7 +19,7 @@ export async function collectScriptReports(ctx: Platform): Promise<number> {
     .where('script_url', 'is not', null)
     .where('script_outcome', 'is', null)
     .where((eb) => eb.or([eb('action_until', 'is', null), eb('action_until', '<=', now)]))
-    .where('uuid', 'not in', (eb) => eb.selectFrom('compute_jobs').select('server_uuid'))
+    .where('uuid', 'not in', (eb) => eb.selectFrom('compute_jobs').select('line'))
     .execute();
   let stored = 0;
   for (const server of waiting) {

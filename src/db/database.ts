@@ -23,6 +23,7 @@ import type { SavedStateTable } from '../state/saved-state.table.ts';
 import type { OperatorAuditTable } from '../audit/audit.table.ts';
 import type { ComputeJobTable } from '../compute/compute-job.table.ts';
 import type { ServerMetricSampleTable } from '../server-metrics/server-metric.table.ts';
+import type { TrafficMonthTable, TrafficReadingTable } from '../compute/traffic.table.ts';
 import type { EventScheduleTable, EventTable, WebhookDeliveryTable, WebhookTable } from '../events/event.table.ts';
 
 export interface Database {
@@ -47,6 +48,8 @@ export interface Database {
   saved_states: SavedStateTable;
   operator_audit: OperatorAuditTable;
   compute_jobs: ComputeJobTable;
+  traffic_readings: TrafficReadingTable;
+  traffic_months: TrafficMonthTable;
   events: EventTable;
   event_schedule: EventScheduleTable;
   webhooks: WebhookTable;

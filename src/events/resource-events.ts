@@ -138,6 +138,17 @@ export async function serverPowerChanged(
   );
 }
 
+/** Reconciliation found the machine's configuration changed outside Nubis and puts it back as the server says. */
+export async function serverDriftCorrected(ctx: Platform, trx: Tx, server: ServerRow, drift: string[]): Promise<void> {
+  await recordEvent(ctx, trx, {
+    accountId: server.account_id,
+    resource: serverResource(server),
+    type: 'server.drift',
+    data: { corrected: drift, reason: 'changed outside Nubis; put back as the server says' },
+    cause: 'engine',
+  });
+}
+
 export async function serverRemoved(
   ctx: Platform,
   trx: Tx,

@@ -16,7 +16,7 @@ import { assertRemovalHoldOver, regionOffering } from '../network/region-rules.t
 import { findAttachableServer } from '../network/attachable-server.ts';
 import { floatingIpRepository } from './floating-ip.repository.ts';
 import type { FloatingIpRow } from './floating-ip.table.ts';
-import { enqueueComputeJob } from '../compute/job-queue.ts';
+import { changes, recordIntent } from '../compute/machine-intents.ts';
 import { transaction } from '../db/transaction.ts';
 
 /** A floating IP, as the domain sees it (the API layers shape it for the wire). */
@@ -169,7 +169,7 @@ export async function attachFloatingIp(ctx: Platform, actor: Actor, input: Attac
       throw new Conflict(`floating IP ${ip.address} is attached to server ${ip.server_id}: detach it first`);
     if (!(await floatingIpRepository.attach(trx, ip.id, server.id)))
       throw new Conflict(`floating IP ${ip.address} was attached meanwhile: detach it first`);
-    await enqueueComputeJob(ctx, trx, server.uuid, 'network');
+    await recordIntent(ctx, trx, changes.network(server));
   });
 }
 
@@ -184,7 +184,7 @@ export async function detachFloatingIp(ctx: Platform, actor: Actor, input: Attac
     if (ip.server_id !== server.id || !(await floatingIpRepository.detach(trx, ip.id, server.id))) {
       throw new Conflict(`floating IP ${ip.address} is attached to server ${ip.server_id}, not to server ${server.id}`);
     }
-    await enqueueComputeJob(ctx, trx, server.uuid, 'network');
+    await recordIntent(ctx, trx, changes.network(server));
   });
 }
 

@@ -1,6 +1,6 @@
 // Bandwidth overage, carried out (rules in overage.ts, the decisions table in docs/decisions.md):
-// each round reads every server's month usage from the compute driver (the simulated driver's
-// deterministic traffic, or the real engine's), and where it has reached the server's point:
+// each round reads every server's month usage from the traffic meter (src/compute/traffic-meter.ts,
+// on either driver), and where it has reached the server's point:
 // - power_off: the server is powered off (event, and a mail saying why); a start is refused while
 //   the point is still reached (server-actions.service.ts);
 // - throttle: the server's NIC is rate-limited (BANDWIDTH_THROTTLE_RATE) by a network job, and
@@ -11,13 +11,13 @@
 import type { Tx } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
-import { enqueueComputeJob } from '../compute/job-queue.ts';
+import { changes, recordIntent } from '../compute/machine-intents.ts';
 import { recordEvent } from '../events/event.service.ts';
 import { serverPoweredOff } from '../events/resource-events.ts';
 import { queueMail } from '../mail/mail.service.ts';
 import { bandwidthOverageItem } from '../billing/pricing.ts';
 import { chargeOnce } from '../billing/one-off-charge.ts';
-import { catalogOf, machineOf } from './server-details.ts';
+import { catalogOf } from './server-details.ts';
 import { effectiveOptions } from './server-options.ts';
 import { monthUsageGb } from './month-usage.ts';
 import { monthOf, overageOf, type Overage } from './overage.ts';
@@ -36,7 +36,7 @@ export async function sweepOverage(ctx: Platform): Promise<OverageReport> {
   const rows = await ctx.db.selectFrom('servers').selectAll().orderBy('id').execute();
   if (!rows.length) return report;
   const now = ctx.clock.now();
-  const usage = await monthUsageGb(ctx, rows);
+  const usage = await monthUsageGb(ctx, ctx.db, rows);
   for (const row of rows) {
     const usageGb = usage.get(row.uuid) ?? 0;
     const overage = overageOf(effectiveOptions(row.options), catalogOf(ctx, row).plan.bandwidth_gb, usageGb);
@@ -89,7 +89,7 @@ async function setThrottle(
     .where('throttled', '=', row.throttled)
     .executeTakeFirst();
   if (Number(changed.numUpdatedRows) !== 1) return false;
-  await enqueueComputeJob(ctx, trx, row.uuid, 'network');
+  await recordIntent(ctx, trx, changes.network(row));
   await overageEvent(ctx, trx, row, overage, usageGb, throttle ? 'throttled' : 'unthrottled');
   return true;
 }
@@ -97,26 +97,14 @@ async function setThrottle(
 /** Powers the server off at once (like out of funds), tells why in an event and a mail. */
 async function powerOff(ctx: Platform, trx: Tx, row: ServerRow, overage: Overage, usageGb: number): Promise<boolean> {
   await lockAccount(ctx, trx, row.account_id);
-  try {
-    await ctx.compute.stop(machineOf(ctx, row));
-  } catch (error) {
-    ctx.log.error(
-      { server: row.uuid, err: error },
-      'overage: the compute driver could not stop the server; next round retries',
-    );
-    return false;
-  }
-  const now = ctx.clock.now();
-  const stopped = await trx
-    .updateTable('servers')
-    .set({ power: 'stopped', action: null, action_until: null, updated_at: now })
-    .where('id', '=', row.id)
-    .where('power', '=', 'running')
-    .executeTakeFirst();
-  if (Number(stopped.numUpdatedRows) !== 1) return false;
+  // Still running when read again under the lock (another round or a customer may have stopped it).
+  let query = trx.selectFrom('servers').selectAll().where('id', '=', row.id).where('power', '=', 'running');
+  if (ctx.dialect === 'postgres') query = query.forNoKeyUpdate();
+  const running = await query.executeTakeFirst();
+  if (!running) return false;
+  await recordIntent(ctx, trx, changes.powerOff(running));
   await serverPoweredOff(ctx, trx, row, 'bandwidth overage');
   await overageEvent(ctx, trx, row, overage, usageGb, 'powered_off');
-  await enqueueComputeJob(ctx, trx, row.uuid, 'stopping');
   const account = await trx
     .selectFrom('accounts')
     .select(['email', 'firstname'])

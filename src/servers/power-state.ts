@@ -1,5 +1,6 @@
 // Power state, derived rather than pushed: a server shows the transition under way until its
-// `action_until`, then the power it settles in. Also the spec's power transitions, in one table.
+// `action_until`, then the power it settles in. The transition each change shows is declared with
+// the changes (src/compute/machine-intents.ts).
 //
 // The spec's state table makes rebuild, reinstall and restore valid on any server, reboot valid
 // on a running and on a non-running one (so on any), and rescue valid whether rescue is on or
@@ -34,6 +35,9 @@ export type Transition =
   | 'restoring'
   | 'snapshotting';
 
+/** The transition a new server shows (the sweeps look for it). */
+export const provisioningTransition = 'provisioning' satisfies Transition;
+
 export interface PowerFields {
   power: string;
   action: string | null;
@@ -52,7 +56,7 @@ export function shownPower(server: PowerFields, now: number): string {
 }
 
 export function isProvisioning(server: PowerFields, now: number): boolean {
-  return transitionUnderWay(server, now) === 'provisioning';
+  return transitionUnderWay(server, now) === provisioningTransition;
 }
 
 /** True when the server is powered off, or will be once the transition under way ends. */
@@ -61,28 +65,3 @@ export function settlesStopped(server: PowerFields): boolean {
 }
 
 export type PowerCommand = 'start' | 'stop' | 'reboot';
-
-export interface PowerOutcome {
-  transition: Transition;
-  settlesTo: SettledPower;
-}
-
-/**
- * The spec's power rows: start boots a stopped server, stop powers a running one off, reboot
- * restarts a running server and starts one that is not running. Start on a server that is (or
- * is about to be) running and stop on one that is (or is about to be) stopped change nothing
- * (null): the server is already where the caller wants it.
- */
-export function powerOutcome(command: PowerCommand, server: PowerFields): PowerOutcome | null {
-  switch (command) {
-    case 'start':
-      return settlesStopped(server) ? { transition: 'booting', settlesTo: 'running' } : null;
-    case 'stop':
-      return settlesStopped(server) ? null : { transition: 'stopping', settlesTo: 'stopped' };
-    case 'reboot':
-      // A server in a transition that ends running (provisioning, booting…) restarts as one that runs.
-      return settlesStopped(server)
-        ? { transition: 'booting', settlesTo: 'running' }
-        : { transition: 'rebooting', settlesTo: 'running' };
-  }
-}

@@ -12,52 +12,17 @@ import { requirePermission } from '../accounts/permissions.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import { findIn, planAvailableIn } from '../catalog/catalog.ts';
 import type { Image } from '../catalog/catalog.types.ts';
-import type { ActionTicket } from '../compute/compute-driver.ts';
-import { enqueueComputeJob } from '../compute/job-queue.ts';
+import { changes, powerChange, powersOn, recordIntent } from '../compute/machine-intents.ts';
 import { backupItem, firstHourMicros, serverItems, type PricedItem } from '../billing/pricing.ts';
 import { mayPowerOn, requireFunds } from '../billing/funds.ts';
 import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
-import { catalogOf, machineOf, rootPassword } from './server-details.ts';
+import { catalogOf, rootPassword } from './server-details.ts';
 import { findServer, newRootPassword } from './server.service.ts';
-import { powerOutcome, settlesStopped, type PowerCommand, type SettledPower, type Transition } from './power-state.ts';
-import { serverRepository } from './server.repository.ts';
+import { settlesStopped, type PowerCommand, type SettledPower } from './power-state.ts';
 import { overageHold, requireUnderAllowance } from './overage-gate.ts';
-import { serverTransition } from '../events/resource-events.ts';
-import { injectedComputeFailure, markComputeFault } from '../faults/compute-fault.ts';
-import type { ServerRow, ServerUpdate } from './server.table.ts';
+import { markComputeFault } from '../faults/compute-fault.ts';
+import type { ServerRow } from './server.table.ts';
 import { transaction } from '../db/transaction.ts';
-
-/**
- * Records a transition the driver accepted: shown as `transition` until it ends, then `settlesTo`.
- * With a real engine the ticket is only an upper bound: a compute job (queued here, in the same
- * transaction) performs the action after the commit and ends the transition when the engine reports.
- */
-export async function beginTransition(
-  ctx: Platform,
-  trx: Tx,
-  server: ServerRow,
-  transition: Transition,
-  settlesTo: SettledPower,
-  ticket: ActionTicket,
-  changes: ServerUpdate = {},
-  startsAt?: number,
-  jobPayload: Record<string, unknown> = {},
-): Promise<ServerRow> {
-  const now = ctx.clock.now();
-  await enqueueComputeJob(ctx, trx, server.uuid, transition, jobPayload);
-  // An injected compute failure (emulator): the action does not take; the server settles as it was.
-  const failure = injectedComputeFailure(trx, transition);
-  const updated = await serverRepository.update(trx, server.id, {
-    ...changes,
-    ...(failure ? { engine_error: failure } : {}),
-    power: failure ? server.power : settlesTo,
-    action: transition,
-    action_until: Math.max(now, startsAt ?? now) + ticket.durationMs,
-    updated_at: now,
-  });
-  await serverTransition(ctx, trx, updated);
-  return updated;
-}
 
 /** Runs a state change on the caller's server, locked for the length of the transaction. */
 function onServer<T>(
@@ -77,21 +42,14 @@ function onServer<T>(
 
 export function powerServer(ctx: Platform, actor: Actor, ref: string | number, command: PowerCommand): Promise<void> {
   return onServer(ctx, actor, ref, async (trx, server) => {
-    const outcome = powerOutcome(command, server);
-    if (outcome === null) return; // already where the caller wants it
+    const change = powerChange(command, server);
+    if (change === null) return; // already where the caller wants it
     // Powering on is what an out-of-funds account may not do (a running server is billed).
-    if (outcome.transition === 'booting') {
+    if (powersOn(change)) {
       await requireFunds(ctx, trx, server.account_id, 0, { action: 'start the server' });
-      await requireUnderAllowance(ctx, server, 'start the server');
+      await requireUnderAllowance(ctx, trx, server, 'start the server');
     }
-    const machine = machineOf(ctx, server);
-    const ticket =
-      outcome.transition === 'booting'
-        ? await ctx.compute.start(machine)
-        : outcome.transition === 'stopping'
-          ? await ctx.compute.stop(machine)
-          : await ctx.compute.reboot(machine);
-    await beginTransition(ctx, trx, server, outcome.transition, outcome.settlesTo, ticket);
+    await recordIntent(ctx, trx, change);
   });
 }
 
@@ -101,15 +59,12 @@ export function powerServer(ctx: Platform, actor: Actor, ref: string | number, c
  */
 export function setRescue(ctx: Platform, actor: Actor, ref: string | number, enable: boolean): Promise<void> {
   return onServer(ctx, actor, ref, async (trx, server) => {
-    const stopped = settlesStopped(server);
-    if (stopped) {
+    const change = changes.rescue(server, enable);
+    if (powersOn(change)) {
       await requireFunds(ctx, trx, server.account_id, 0, { action: 'boot the server into rescue mode' });
-      await requireUnderAllowance(ctx, server, 'boot the server into rescue mode');
+      await requireUnderAllowance(ctx, trx, server, 'boot the server into rescue mode');
     }
-    const ticket = await ctx.compute.rescue(machineOf(ctx, server), enable);
-    await beginTransition(ctx, trx, server, stopped ? 'booting' : 'rebooting', 'running', ticket, {
-      rescue: enable ? 1 : 0,
-    });
+    await recordIntent(ctx, trx, change);
   });
 }
 
@@ -119,7 +74,7 @@ export function setRescue(ctx: Platform, actor: Actor, ref: string | number, ena
  */
 async function settlesAfterWrite(ctx: Platform, trx: Tx, server: ServerRow): Promise<SettledPower> {
   if (!settlesStopped(server)) return 'running';
-  if ((await overageHold(ctx, server)) !== null) return 'stopped';
+  if ((await overageHold(ctx, trx, server)) !== null) return 'stopped';
   return (await mayPowerOn(ctx, trx, server.account_id)) ? 'running' : 'stopped';
 }
 
@@ -140,20 +95,12 @@ async function writeImage(
   trx: Tx,
   server: ServerRow,
   image: Image,
-  transition: 'rebuilding' | 'reinstalling',
+  change: typeof changes.rebuild | typeof changes.reinstall,
 ): Promise<void> {
   const password = newRootPassword(ctx.random);
   const sealed = ctx.secrets.encrypt(password);
-  const ticket = await ctx.compute.rebuild(machineOf(ctx, server), image, password);
   await repriceLicence(ctx, trx, server, image);
-  await beginTransition(ctx, trx, server, transition, await settlesAfterWrite(ctx, trx, server), ticket, {
-    image_id: image.id,
-    source_snapshot_uuid: null,
-    password_sealed: sealed,
-    rescue: 0,
-    // The new disk runs script_url again at its first boot: its outcome is read anew.
-    script_outcome: null,
-  });
+  await recordIntent(ctx, trx, change(server, image, sealed, await settlesAfterWrite(ctx, trx, server)));
   rootPassword(ctx, server.id, sealed, password);
 }
 
@@ -175,7 +122,7 @@ export function rebuildServer(
         'image_id',
         `bad value: ${image.name} needs a disk of at least ${image.min_disk_gb} GB; the server has ${plan.disk_gb} GB`,
       );
-    await writeImage(ctx, trx, server, image, 'rebuilding');
+    await writeImage(ctx, trx, server, image, changes.rebuild);
   });
 }
 
@@ -184,7 +131,7 @@ export function reinstallServer(ctx: Platform, actor: Actor, ref: string | numbe
   return onServer(ctx, actor, ref, async (trx, server) => {
     const image = ctx.catalog.images.get(server.image_id);
     if (!image) throw new Conflict("the server's image is no longer offered; rebuild it with another image");
-    await writeImage(ctx, trx, server, image, 'reinstalling');
+    await writeImage(ctx, trx, server, image, changes.reinstall);
   });
 }
 
@@ -224,7 +171,6 @@ export async function resizeServer(
     }).filter((item) => item.resourceType === 'server');
     if (server.backup_enabled === 1) changed.push(backupItem(plan, server.name));
     await requireFunds(ctx, trx, actor.accountId, firstHourMicros(changed));
-    const ticket = await ctx.compute.resize(machineOf(ctx, server), plan);
     await closeInvoiceItems(
       ctx,
       trx,
@@ -232,9 +178,7 @@ export async function resizeServer(
       changed.map((item) => item.resourceType),
     );
     await openInvoiceItems(ctx, trx, server.account_id, server.uuid, changed);
-    await beginTransition(ctx, trx, server, 'resizing', settlesStopped(server) ? 'stopped' : 'running', ticket, {
-      plan_id: plan.id,
-    });
+    await recordIntent(ctx, trx, changes.resize(server, plan));
   });
 }
 
@@ -250,18 +194,6 @@ export async function restoreOnto(
 ): Promise<void> {
   const target = ctx.catalog.images.get(image.image_id);
   if (!target) throw new Conflict('the image of this snapshot is no longer offered');
-  const ticket = await ctx.compute.restore(machineOf(ctx, server), image.size_gb);
   await repriceLicence(ctx, trx, server, target);
-  const settlesTo = await settlesAfterWrite(ctx, trx, server);
-  await beginTransition(
-    ctx,
-    trx,
-    server,
-    'restoring',
-    settlesTo,
-    ticket,
-    // The restored disk holds its own record of the script (or runs it): read anew.
-    { image_id: target.id, source_snapshot_uuid: image.uuid, rescue: 0, script_outcome: null },
-    image.ready_at,
-  );
+  await recordIntent(ctx, trx, changes.restore(server, image, await settlesAfterWrite(ctx, trx, server)));
 }

@@ -5,7 +5,9 @@
 import type { Platform } from '../platform/context.ts';
 import type { Ref } from '../platform/ids.ts';
 import type { Image, Plan, Region } from '../catalog/catalog.types.ts';
-import type { Machine } from '../compute/compute-driver.ts';
+import type { Queryable } from '../db/database.ts';
+import type { MachineFacts } from '../compute/compute-driver.ts';
+import { monthTrafficGb } from '../compute/traffic-meter.ts';
 import { describeAllocated } from '../network/ip-pool.ts';
 import { serverItems } from '../billing/pricing.ts';
 import { isProvisioning, shownPower } from './power-state.ts';
@@ -153,12 +155,24 @@ export function catalogOf(
   };
 }
 
-export function machineOf(
+/** The server as a compute driver times it and counts its traffic. */
+export function machineFacts(
   ctx: Platform,
-  row: Pick<ServerRow, 'uuid' | 'region_id' | 'image_id' | 'plan_id' | 'created_at' | 'power'>,
-): Machine {
-  const { region, image, plan } = catalogOf(ctx, row);
-  return { uuid: row.uuid, region, image, plan, createdAt: row.created_at, running: row.power === 'running' };
+  row: Pick<
+    ServerRow,
+    'uuid' | 'region_id' | 'image_id' | 'plan_id' | 'created_at' | 'power' | 'action' | 'action_until'
+  >,
+): MachineFacts {
+  const { image, plan } = catalogOf(ctx, row);
+  return {
+    uuid: row.uuid,
+    image,
+    plan,
+    createdAt: row.created_at,
+    power: row.power,
+    action: row.action,
+    actionUntil: row.action_until,
+  };
 }
 
 function netmaskOf(cidr: string): { netmask: string; gateway: string } {
@@ -255,24 +269,32 @@ export function rootPassword(ctx: Platform, serverId: number, sealed: string, pl
   return password;
 }
 
-/** Details of servers whose networks (one for each row, in order) are already in hand, as for a server being created. */
+/**
+ * Details of servers whose networks (one for each row, in order) are already in hand, as for a
+ * server being created (`db`: the transaction it is created in).
+ */
 export async function detailsWith(
   ctx: Platform,
   rows: ShownRow[],
   networks: readonly ServerNetwork[],
+  db: Queryable = ctx.db,
 ): Promise<ServerDetails[]> {
   const now = ctx.clock.now();
-  const machines = rows.map((row) => machineOf(ctx, row));
-  const usage = await ctx.compute.bandwidthUsageGb(machines, now);
+  const usage = await monthTrafficGb(
+    ctx,
+    db,
+    rows.map((row) => machineFacts(ctx, row)),
+    now,
+  );
   return rows.map((row, index) => {
-    const machine = machines[index]!;
+    const catalog = catalogOf(ctx, row);
     const network = networks[index]!;
     const options = effectiveOptions(row.options);
     return {
       row,
-      region: machine.region,
-      image: machine.image,
-      plan: machine.plan,
+      region: catalog.region,
+      image: catalog.image,
+      plan: catalog.plan,
       power: shownPower(row, now),
       rootPassword: rootPassword(ctx, row.id, row.password_sealed),
       interfaces: isProvisioning(row, now) ? null : interfacesOf(row, network),
@@ -280,7 +302,7 @@ export async function detailsWith(
       monthlyPriceMicros: monthlyPriceMicros(ctx, row),
       privateNetwork: network.vpcs.length > 0,
       options,
-      overage: overageOf(options, machine.plan.bandwidth_gb, usage.get(row.uuid) ?? 0),
+      overage: overageOf(options, catalog.plan.bandwidth_gb, usage.get(row.uuid) ?? 0),
       script: scriptView(row.script_url, row.script_outcome, Boolean(ctx.compute.engine)),
     };
   });

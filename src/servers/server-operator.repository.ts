@@ -48,12 +48,4 @@ export const serverOperatorRepository = {
     if (lockOn === 'postgres') select = select.forNoKeyUpdate('servers');
     return select.executeTakeFirst();
   },
-
-  async stop(trx: Tx, serverId: number, at: number): Promise<void> {
-    await trx
-      .updateTable('servers')
-      .set({ power: 'stopped', action: null, action_until: null, updated_at: at })
-      .where('id', '=', serverId)
-      .execute();
-  },
 };

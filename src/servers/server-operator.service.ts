@@ -10,10 +10,9 @@ import { findAccount } from '../accounts/operator.service.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import type { Tx } from '../db/database.ts';
 import { shownPower } from './power-state.ts';
-import { machineOf } from './server-details.ts';
 import { removeServerRow } from './server.service.ts';
 import type { ServerRow } from './server.table.ts';
-import { enqueueComputeJob } from '../compute/job-queue.ts';
+import { changes, recordIntent } from '../compute/machine-intents.ts';
 import { serverPowerChanged } from '../events/resource-events.ts';
 import { transaction } from '../db/transaction.ts';
 import { serverOperatorRepository } from './server-operator.repository.ts';
@@ -108,11 +107,9 @@ export async function forceStopServer(ctx: Platform, ref: string): Promise<Opera
     if (server.account_id !== owner.account_id) throw new NotFound('server');
     const now = ctx.clock.now();
     if (shownPower(server, now) === 'stopped') return toOperatorServer(ctx, server, now);
-    await ctx.compute.stop(machineOf(ctx, server));
-    await serverOperatorRepository.stop(trx, server.id, now);
-    await enqueueComputeJob(ctx, trx, server.uuid, 'stopping');
-    await serverPowerChanged(ctx, trx, server, 'stopped', 'the operator stopped it', 'operator');
-    return toOperatorServer(ctx, { ...server, power: 'stopped', action: null, action_until: null }, now);
+    const stopped = await recordIntent(ctx, trx, changes.powerOff(server));
+    await serverPowerChanged(ctx, trx, stopped, 'stopped', 'the operator stopped it', 'operator');
+    return toOperatorServer(ctx, { ...stopped, account_email: server.account_email }, now);
   });
 }
 

@@ -222,6 +222,8 @@ const insertedColumns = [
   'action',
   'action_until',
   'rescue',
+  'disk_generation',
+  'power_generation',
   'options',
   'rdns',
   'engine_error',

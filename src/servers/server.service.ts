@@ -21,20 +21,13 @@ import { vpcRepository } from '../vpcs/vpc.repository.ts';
 import { joinVpc } from '../vpcs/vpc-membership.ts';
 import { snapshotRepository } from '../snapshots/snapshot.repository.ts';
 import type { SnapshotRow } from '../snapshots/snapshot.table.ts';
-import { enqueueComputeJob, dropComputeJobs } from '../compute/job-queue.ts';
+import { changes, recordIntent } from '../compute/machine-intents.ts';
 import { hostnameProblem } from './hostname.ts';
-import {
-  detailsWith,
-  loadDetails,
-  machineOf,
-  rootPassword,
-  type ServerDetails,
-  type ServerNetwork,
-} from './server-details.ts';
+import { detailsWith, loadDetails, rootPassword, type ServerDetails, type ServerNetwork } from './server-details.ts';
 import { serverRepository } from './server.repository.ts';
 import { serverCreated, serverRemoved } from '../events/resource-events.ts';
 import type { EventCause } from '../events/event.service.ts';
-import { injectedComputeFailure, markComputeFault } from '../faults/compute-fault.ts';
+import { markComputeFault } from '../faults/compute-fault.ts';
 import type { ServerRow } from './server.table.ts';
 import { transaction } from '../db/transaction.ts';
 
@@ -247,7 +240,6 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
   return transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     markComputeFault(trx, actor.computeFault);
-    const failure = injectedComputeFailure(trx, 'provisioning');
     const now = ctx.clock.now();
     const { limit, count, balanceFloorMicros } = await serverRepository.createChecks(trx, actor.accountId, now);
     if (count >= limit)
@@ -284,14 +276,8 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
           holderUuid: uuid,
         })
       : null;
-    const machine = { uuid, region, plan, image, createdAt: now, running: true };
-    const ticket = await ctx.compute.provision(machine, {
-      rootPassword: password,
-      sshPublicKey: sshKey?.public_key ?? null,
-      scriptUrl: input.script_url ?? null,
-      ipv4: v4.address,
-      ipv6: v6?.address ?? null,
-    });
+    const facts = { uuid, plan, image, createdAt: now, power: 'running', action: null, actionUntil: null };
+    const provisioning = await recordIntent(ctx, trx, changes.create(facts, sourceSnapshot?.ready_at ?? now));
 
     // Billing starts with the server (its items inserted with it); their events are recorded below.
     const billed = openingItems(ctx, actor.accountId, uuid, items, commit > 0 ? now + commit * hourMs : null);
@@ -314,13 +300,12 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
         private_network: vpc ? 1 : 0,
         script_url: input.script_url ?? null,
         ssh_key_id: sshKey?.id ?? null,
-        power: failure ? 'stopped' : 'running',
-        action: 'provisioning',
-        action_until: Math.max(now, sourceSnapshot?.ready_at ?? now) + ticket.durationMs,
+        ...provisioning,
         rescue: 0,
+        disk_generation: 0,
+        power_generation: 0,
         options: '{}',
         rdns: null,
-        engine_error: failure,
         script_outcome: null,
         throttled: 0,
         overage_billed_month: null,
@@ -331,7 +316,6 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
       billed,
     );
     const vpcs = vpc ? [{ address: await joinVpc(ctx, trx, vpc, row.id), cidr: vpc.cidr }] : [];
-    await enqueueComputeJob(ctx, trx, uuid, 'provisioning');
     const network: ServerNetwork = {
       addresses: [v4, ...(v6 ? [v6] : [])].map((a) => ({ ...a, reverse: null })),
       floating: [],
@@ -348,7 +332,7 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
       });
     }
     rootPassword(ctx, row.id, sealedPassword, password);
-    const [details] = await detailsWith(ctx, [row], [network]);
+    const [details] = await detailsWith(ctx, [row], [network], trx);
     return details!;
   });
 }
@@ -389,9 +373,7 @@ export async function removeServerRow(
   await snapshotRepository.deleteBackupsOf(trx, server.uuid);
   await serverRepository.delete(trx, server.id);
   await serverRemoved(ctx, trx, server, cause);
-  await ctx.compute.remove(machineOf(ctx, server));
-  await dropComputeJobs(ctx, trx, server.uuid);
-  await enqueueComputeJob(ctx, trx, server.uuid, 'remove');
+  await recordIntent(ctx, trx, changes.remove(server));
 }
 
 /** Images the server can be rebuilt with: offered in its region and fitting its disk. */

@@ -28,6 +28,13 @@ export interface ServerTable {
   action: string | null;
   action_until: number | null;
   rescue: number;
+  /** The disk's generation: rebuild, reinstall and restore bump it (the engine makes each once). */
+  disk_generation: Generated<number>;
+  /**
+   * Bumped by every power intent (start, stop, reboot, rescue switch, a new disk, a forced stop): the
+   * engine applies each once; between them the engine's power stands (one stopped outside stays so).
+   */
+  power_generation: Generated<number>;
   /** JSON object of server options (bw_overage_policy, bw_overage_threshold). */
   options: string;
   rdns: string | null;

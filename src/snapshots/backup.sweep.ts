@@ -3,10 +3,10 @@
 // the unique (server, slot) index admits one backup per slot whoever inserts it.
 
 import type { Platform } from '../platform/context.ts';
-import { machineOf } from '../servers/server-details.ts';
 import { isProvisioning } from '../servers/power-state.ts';
 import { snapshotRepository } from './snapshot.repository.ts';
-import { enqueueComputeJob, enqueueForgetImage } from '../compute/job-queue.ts';
+import { artifacts } from '../compute/compute-driver.ts';
+import { imageEstimate, recordIntent } from '../compute/machine-intents.ts';
 import { imageRemoved, imageTaken } from '../events/resource-events.ts';
 import { transaction } from '../db/transaction.ts';
 
@@ -25,7 +25,7 @@ export async function runBackupSweep(ctx: Platform, pageSize = 200): Promise<{ t
   const expired = await transaction(ctx, async (trx) => {
     const gone = await snapshotRepository.deleteExpiredBackups(trx, ctx.dialect, now);
     for (const backup of gone) {
-      await enqueueForgetImage(ctx, trx, backup);
+      await recordIntent(ctx, trx, artifacts.forgetImage(backup));
       await imageRemoved(ctx, trx, backup, 'sweep');
     }
     return gone.length;
@@ -42,7 +42,7 @@ export async function runBackupSweep(ctx: Platform, pageSize = 200): Promise<{ t
         // another instance holds is skipped and picked up by a later round.
         const server = await snapshotRepository.lockServerForBackup(ctx.dialect, trx, candidate.id);
         if (!server) return false;
-        const ticket = await ctx.compute.snapshot(machineOf(ctx, server), now);
+        const estimate = imageEstimate(ctx, server, now);
         const backup = await snapshotRepository.insertBackup(trx, {
           uuid: ctx.random.uuid(),
           account_id: server.account_id,
@@ -51,15 +51,15 @@ export async function runBackupSweep(ctx: Platform, pageSize = 200): Promise<{ t
           image_id: server.image_id,
           type: 'backup',
           name: `backup ${new Date(slot * dayMs).toISOString().slice(0, 10)}`,
-          size_gb: ticket.sizeGb,
-          ready_at: now + ticket.durationMs,
+          size_gb: estimate.sizeGb,
+          ready_at: now + estimate.durationMs,
           expires_at: now + ctx.config.backupRetentionDays * dayMs,
           backup_slot: slot,
           created_at: now,
         });
         if (!backup) return false;
         await imageTaken(ctx, trx, backup, 'sweep');
-        await enqueueComputeJob(ctx, trx, server.uuid, 'backup', { snapshot: backup.uuid });
+        await recordIntent(ctx, trx, artifacts.backup(backup.uuid, server.uuid));
         return true;
       });
       if (made) taken++;

@@ -13,13 +13,13 @@ import { firstHourMicros, snapshotItem } from '../billing/pricing.ts';
 import { requireFunds } from '../billing/funds.ts';
 import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
 import { findServer } from '../servers/server.service.ts';
-import { beginTransition, restoreOnto } from '../servers/server-actions.service.ts';
-import { catalogOf, machineOf } from '../servers/server-details.ts';
-import { settlesStopped } from '../servers/power-state.ts';
+import { restoreOnto } from '../servers/server-actions.service.ts';
+import { catalogOf } from '../servers/server-details.ts';
 import type { ServerRow } from '../servers/server.table.ts';
 import { snapshotRepository } from './snapshot.repository.ts';
 import type { SnapshotRow } from './snapshot.table.ts';
-import { enqueueForgetImage } from '../compute/job-queue.ts';
+import { artifacts } from '../compute/compute-driver.ts';
+import { changes, imageEstimate, recordIntent } from '../compute/machine-intents.ts';
 import { transaction } from '../db/transaction.ts';
 
 /** The spec's Snapshot object (id is our addition, so remove can be called with it). */
@@ -73,9 +73,9 @@ export async function createSnapshot(
     await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, input.server_id, true);
     const now = ctx.clock.now();
-    const ticket = await ctx.compute.snapshot(machineOf(ctx, server), now);
+    const estimate = imageEstimate(ctx, server, now);
     const uuid = ctx.random.uuid();
-    const item = snapshotItem(ticket.sizeGb, name);
+    const item = snapshotItem(estimate.sizeGb, name);
     await requireFunds(ctx, trx, actor.accountId, firstHourMicros([item]));
     const row = await snapshotRepository.insert(trx, {
       uuid,
@@ -85,25 +85,15 @@ export async function createSnapshot(
       image_id: server.image_id,
       type: 'snapshot',
       name,
-      size_gb: ticket.sizeGb,
-      ready_at: now + ticket.durationMs,
+      size_gb: estimate.sizeGb,
+      ready_at: now + estimate.durationMs,
       expires_at: null,
       backup_slot: null,
       created_at: now,
     });
     await openInvoiceItems(ctx, trx, actor.accountId, uuid, [item]);
     await imageTaken(ctx, trx, row);
-    await beginTransition(
-      ctx,
-      trx,
-      server,
-      'snapshotting',
-      settlesStopped(server) ? 'stopped' : 'running',
-      ticket,
-      {},
-      undefined,
-      { snapshot: uuid },
-    );
+    await recordIntent(ctx, trx, changes.snapshot(server, uuid, estimate.sizeGb));
     return toSnapshotObject(row, now);
   });
 }
@@ -177,7 +167,7 @@ export async function removeSnapshot(ctx: Platform, actor: Actor, ref: string | 
     const image = await findImage(trx, actor.accountId, ref, undefined);
     await closeInvoiceItems(ctx, trx, image.uuid);
     await snapshotRepository.delete(trx, image.id);
-    await enqueueForgetImage(ctx, trx, image);
+    await recordIntent(ctx, trx, artifacts.forgetImage(image));
     await imageRemoved(ctx, trx, image);
   });
 }

@@ -2,6 +2,7 @@
 // instant (a server with backups finishing provisioning, a mail retry).
 
 import type { Queryable } from '../db/database.ts';
+import { provisioningTransition } from '../servers/power-state.ts';
 
 export const catchUpRepository = {
   /** When the first server with backups on that is provisioning after `at` finishes, if any. */
@@ -10,7 +11,7 @@ export const catchUpRepository = {
       .selectFrom('servers')
       .select((eb) => eb.fn.min<number>('action_until').as('at'))
       .where('backup_enabled', '=', 1)
-      .where('action', '=', 'provisioning')
+      .where('action', '=', provisioningTransition)
       .where('action_until', '>', at)
       .executeTakeFirst();
     return row?.at != null ? Number(row.at) : null;

@@ -17,7 +17,8 @@ import { vpcRepository } from './vpc.repository.ts';
 import { joinVpc, leaveVpc } from './vpc-membership.ts';
 import { nextPrivateRange } from './private-range.ts';
 import type { VpcRow } from './vpc.table.ts';
-import { enqueueComputeJob } from '../compute/job-queue.ts';
+import { artifacts } from '../compute/compute-driver.ts';
+import { changes, recordIntent } from '../compute/machine-intents.ts';
 import { transaction } from '../db/transaction.ts';
 
 /** A private network, as the domain sees it (the API layer shapes it for the wire). */
@@ -151,7 +152,7 @@ export async function attachVpc(ctx: Platform, actor: Actor, input: MembershipIn
       );
     }
     await joinVpc(ctx, trx, vpc, server.id);
-    await enqueueComputeJob(ctx, trx, server.uuid, 'network');
+    await recordIntent(ctx, trx, changes.network(server));
   });
 }
 
@@ -164,7 +165,7 @@ export async function detachVpc(ctx: Platform, actor: Actor, input: MembershipIn
     const server = await findAttachableServer(ctx, trx, actor.accountId, input.serverId);
     if (!(await leaveVpc(trx, vpc, server.id)))
       throw new Conflict(`server ${server.uuid} is not attached to VPC ${vpc.uuid}`);
-    await enqueueComputeJob(ctx, trx, server.uuid, 'network');
+    await recordIntent(ctx, trx, changes.network(server));
   });
 }
 
@@ -181,6 +182,6 @@ export async function removeVpc(ctx: Platform, actor: Actor, ref: string | numbe
     assertRemovalHoldOver(ctx, `VPC ${vpc.name}`, vpc.region_id, vpc.created_at);
     await closeInvoiceItems(ctx, trx, vpc.uuid);
     await vpcRepository.remove(trx, vpc.id);
-    await enqueueComputeJob(ctx, trx, vpc.uuid, 'forget-vpc');
+    await recordIntent(ctx, trx, artifacts.forgetVpcNetwork(vpc.uuid));
   });
 }

@@ -1,26 +1,40 @@
 // The real compute driver on LXD or Incus (COMPUTE_DRIVER=lxd). In the API's transaction it only
-// answers that an action is under way; the job runner then calls `perform`, which makes the
-// engine's instance match the server (idempotently: a retried job finds half its work done).
+// bounds how long a transition is shown; the job runner then calls `converge`, which compares the
+// engine's instance with the server's spec and makes the smallest change (idempotently: a retried
+// job finds half its work done, and a disk generation already made is never made again), or
+// `produce` for an artifact; `observe` reads every instance for reconciliation.
 
-import { type LxdUsageState, usageOf } from './instance-usage.ts';
 import type { Config } from '../../config.ts';
+import { type LxdUsageState, usageOf } from './instance-usage.ts';
+import { parseScriptStatus, type ScriptReport } from '../../servers/script-outcome.ts';
+import { scriptRunner } from './images.ts';
 import type { Region } from '../../catalog/catalog.types.ts';
 import type { ServerEgress } from '../server-egress.ts';
-import { parseScriptStatus, type ScriptReport } from '../../servers/script-outcome.ts';
 import { applyBridgeAcls, bridgeAcls } from './lxd-acls.ts';
+import { createHash } from 'node:crypto';
 import type {
-  ActionTicket,
+  Artifact,
+  ArtifactHandlers,
+  ArtifactReport,
   ComputeDriver,
+  ConvergeReport,
   Engine,
   EngineObservation,
-  EngineOutcome,
-  Machine,
+  MachineFacts,
   MachineSpec,
-  SnapshotTicket,
+  Power,
+  TrafficCounter,
 } from '../compute-driver.ts';
 import { LxdClient, LxdError } from './lxd-client.ts';
-import { scriptRunner } from './images.ts';
-import { createRescue, lendNic, pushRescueFiles, rescueHostname, shiftOnce, takeNicBack } from './rescue.ts';
+import {
+  createRescue,
+  lendNic,
+  lentNicKey,
+  pushRescueFiles,
+  rescueHostname,
+  shiftOnce,
+  takeNicBack,
+} from './rescue.ts';
 import {
   imageAlias,
   instanceName,
@@ -50,6 +64,8 @@ interface InstanceBody {
 
 interface InstanceState extends LxdUsageState {
   status: string;
+  /** The instance's init (container) or hypervisor (VM) process: a new one at every start. */
+  pid?: number;
   network: Record<
     string,
     { addresses: { family: string; address: string }[]; counters: { bytes_received: number; bytes_sent: number } }
@@ -60,6 +76,16 @@ const gb = 1024 ** 3;
 /** Properties of a snapshot's or backup's engine image: the server it was taken from, and which it is. */
 const imageServerProperty = 'nubis.server';
 const imageKindProperty = 'nubis.kind';
+/**
+ * What the server's instance keeps of the spec it was converged to: the disk generation it was
+ * made for (absent on instances made before generations: 0), that disk's first-boot files
+ * (`pending` until pushed), the power generation last applied (absent on a new disk: its power is
+ * still to apply), and the network script applied.
+ */
+const diskKey = 'user.nubis.disk';
+const firstBootKey = 'user.nubis.first-boot';
+const powerKey = 'user.nubis.power';
+const networkKey = 'user.nubis.network';
 
 export function lxdClientFrom(config: Config): LxdClient {
   return new LxdClient({
@@ -77,7 +103,7 @@ export function lxdClientFrom(config: Config): LxdClient {
  * through its bridge, the VPC addresses on eth1... Addresses already in place stay, so a session
  * on one survives a change to another.
  */
-export function networkScript(spec: MachineSpec): string {
+export function networkScript(spec: Pick<MachineSpec, 'region' | 'ipv4' | 'ipv6' | 'floating' | 'vpcs'>): string {
   const v4 = spec.floating.filter((a) => !a.includes(':')).map((a) => `${a}/32`);
   // The server's own /64 comes as its block (2001:db8:1:2a::), shown by the API as its ::1.
   const v6 = [...(spec.ipv6 ? [spec.ipv6] : []), ...spec.floating.filter((a) => a.includes(':'))].map(
@@ -147,8 +173,8 @@ export class LxdDriver implements ComputeDriver, Engine {
   readonly engine: Engine = this;
   readonly #config: Config;
   readonly #client: LxdClient;
-  /** Traffic counters (bytes in + out) from the last observation, by server uuid. */
-  readonly #traffic = new Map<string, number>();
+  /** Each machine's NIC counters as last read (reconciliation, or a converge), by server uuid. */
+  readonly #traffic = new Map<string, TrafficCounter>();
   #poolDriver: string | null = null;
 
   constructor(config: Config, client: LxdClient = lxdClientFrom(config)) {
@@ -160,49 +186,19 @@ export class LxdDriver implements ComputeDriver, Engine {
     return this.#client;
   }
 
-  // --- In the API's transaction: the intent only. ---
+  // --- In the API's transaction: bounds and estimates (the engine's report settles the truth). ---
 
-  #pending(): ActionTicket {
-    return { durationMs: this.#config.computeActionTimeoutSeconds * 1000 };
+  transitionMs(): number {
+    return this.#config.computeActionTimeoutSeconds * 1000;
   }
-  async provision(): Promise<ActionTicket> {
-    return this.#pending();
-  }
-  async start(): Promise<ActionTicket> {
-    return this.#pending();
-  }
-  async stop(): Promise<ActionTicket> {
-    return this.#pending();
-  }
-  async reboot(): Promise<ActionTicket> {
-    return this.#pending();
-  }
-  async rescue(): Promise<ActionTicket> {
-    return this.#pending();
-  }
-  async rebuild(): Promise<ActionTicket> {
-    return this.#pending();
-  }
-  async resize(): Promise<ActionTicket> {
-    return this.#pending();
-  }
+
   /** An estimate until the engine reports the image's real size. */
-  async snapshot(machine: Machine): Promise<SnapshotTicket> {
-    return { ...this.#pending(), sizeGb: Math.max(1, Math.ceil(machine.image.min_disk_gb * 0.4)) };
+  imageEstimate(machine: MachineFacts): { sizeGb: number; durationMs: number } {
+    return { sizeGb: Math.max(1, Math.ceil(machine.image.min_disk_gb * 0.4)), durationMs: this.transitionMs() };
   }
-  async restore(): Promise<ActionTicket> {
-    return this.#pending();
-  }
-  async remove(): Promise<void> {}
 
-  /** From the NIC counters the last reconciliation read (bytes since the instance started). */
-  async bandwidthUsageGb(machines: Machine[]): Promise<Map<string, number>> {
-    const usage = new Map<string, number>();
-    for (const machine of machines) {
-      const bytes = this.#traffic.get(machine.uuid);
-      if (bytes !== undefined) usage.set(machine.uuid, Math.round((bytes / gb) * 100) / 100);
-    }
-    return usage;
+  trafficCounter(machine: MachineFacts): TrafficCounter | null {
+    return this.#traffic.get(machine.uuid) ?? null;
   }
 
   // --- After the commit: the job runner's calls. ---
@@ -211,7 +207,7 @@ export class LxdDriver implements ComputeDriver, Engine {
     this.#client.close();
   }
 
-  async observe(): Promise<Map<string, EngineObservation>> {
+  async observe(specs: ReadonlyMap<string, MachineSpec>, now: number): Promise<Map<string, EngineObservation>> {
     const instances =
       await this.#client.get<(InstanceBody & { state: InstanceState | null })[]>('/1.0/instances?recursion=2');
     const seen = new Map<string, EngineObservation>();
@@ -224,13 +220,66 @@ export class LxdDriver implements ComputeDriver, Engine {
       const uuid = serverOfInstance(server.name);
       if (!uuid) continue;
       // In rescue mode the rescue system is what runs (and moves traffic) for the server.
-      const instance = rescues.get(uuid) ?? server;
-      seen.set(uuid, { power: instance.status === 'Running' ? 'running' : 'stopped', usage: usageOf(instance.state) });
-      const eth0 = instance.state?.network?.eth0;
-      if (eth0) this.#traffic.set(uuid, eth0.counters.bytes_received + eth0.counters.bytes_sent);
+      const carrier = rescues.get(uuid) ?? server;
+      const traffic = trafficOf(carrier.name, carrier.state, now);
+      if (traffic) this.#traffic.set(uuid, traffic);
+      const spec = specs.get(uuid);
+      seen.set(uuid, {
+        power: carrier.status === 'Running' ? 'running' : 'stopped',
+        traffic,
+        usage: usageOf(carrier.state),
+        drift: spec ? this.#driftOf(server, spec) : [],
+      });
     }
     return seen;
   }
+
+  async converge(serverUuid: string, spec: MachineSpec | null, now: number): Promise<ConvergeReport> {
+    const name = instanceName(serverUuid);
+    if (!spec) {
+      await this.#delete(rescueInstanceName(serverUuid));
+      await this.#delete(name);
+      await this.#forgetBackupsOf(serverUuid);
+      return {};
+    }
+    // The counters as they are before a stop, restart or new disk restarts them.
+    const traffic = await this.#readTraffic(serverUuid, now);
+    let instance = await this.#instance(name);
+    if (!instance || generationOf(instance) !== spec.disk.generation) {
+      // A rescue system holds the server's address: it goes before the instance is re-created.
+      await this.#delete(rescueInstanceName(serverUuid));
+      await this.#delete(name);
+      await this.#create(spec);
+      instance = await this.#client.get<InstanceBody>(`/1.0/instances/${name}`);
+    }
+    // A disk made but left before its first-boot files were written (a crash) gets them now, once.
+    const firstBoot = instance.config[firstBootKey];
+    if (firstBoot !== undefined && firstBoot !== String(spec.disk.generation)) {
+      await this.#firstBoot(name, spec);
+      await this.#setConfig(name, { [firstBootKey]: String(spec.disk.generation) });
+    }
+    await this.#applyLimits(name, spec);
+    await this.#applyNetwork(name, spec);
+    return { power: await this.#applyPower(spec), traffic };
+  }
+
+  produce(artifact: Artifact): Promise<ArtifactReport> {
+    const handler = this.#artifactHandlers[artifact.kind] as (artifact: Artifact) => Promise<ArtifactReport>;
+    return handler(artifact);
+  }
+
+  readonly #artifactHandlers: ArtifactHandlers<Promise<ArtifactReport>> = {
+    takeSnapshot: async (a) => ({ sizeGb: await this.#keepAsImage(a.server, a.snapshot, 'snapshot') }),
+    takeBackup: async (a) => ({ sizeGb: await this.#keepAsImage(a.server, a.snapshot, 'backup') }),
+    forgetImage: async (a) => {
+      await this.#deleteImageAlias(snapshotAlias(a.snapshot));
+      return {};
+    },
+    forgetVpcNetwork: async (a) => {
+      await this.#client.call('DELETE', `/1.0/networks/${vpcNetwork(a.vpc)}`).catch(ignoreMissing);
+      return {};
+    },
+  };
 
   /** What the guest recorded of its first-boot script (images.ts, scriptRunner); null until it has. */
   async scriptReport(serverUuid: string): Promise<ScriptReport | null> {
@@ -246,67 +295,52 @@ export class LxdDriver implements ComputeDriver, Engine {
     await applyBridgeAcls(this.#client, bridgeAcls(regions, servers));
   }
 
-  async perform(
-    action: string,
-    serverUuid: string,
-    spec: MachineSpec | null,
-    payload: Record<string, unknown>,
-  ): Promise<EngineOutcome> {
-    const name = instanceName(serverUuid);
-    switch (action) {
-      case 'remove':
-        await this.#delete(rescueInstanceName(serverUuid));
-        await this.#delete(name);
-        await this.#forgetBackupsOf(serverUuid);
-        return {};
-      case 'forget-snapshot':
-        // The snapshot in the payload; a job queued before it named one was keyed by the snapshot.
-        await this.#deleteImageAlias(snapshotAlias(String(payload.snapshot ?? serverUuid)));
-        return {};
-      case 'snapshotting':
-      case 'backup': {
-        const snapshot = String(payload.snapshot ?? '');
-        return { sizeGb: await this.#keepAsImage(name, snapshot, serverUuid, action) };
-      }
-      case 'forget-vpc':
-        await this.#client.call('DELETE', `/1.0/networks/${vpcNetwork(serverUuid)}`).catch(ignoreMissing);
-        return {};
+  async #instance(name: string): Promise<InstanceBody | null> {
+    try {
+      return await this.#client.get<InstanceBody>(`/1.0/instances/${name}`);
+    } catch (error) {
+      if (error instanceof LxdError && error.status === 404) return null;
+      throw error;
     }
-    if (!spec) return {};
-    switch (action) {
-      case 'provisioning':
-        if (!(await this.#client.exists(`/1.0/instances/${name}`))) await this.#create(spec);
-        return { power: await this.#settle(spec, spec.power) };
-      case 'rebuilding':
-      case 'reinstalling':
-      case 'restoring':
-        // A rescue system holds the server's address: it goes before the instance is re-created.
-        await this.#delete(rescueInstanceName(serverUuid));
-        await this.#delete(name);
-        await this.#create(spec);
-        return { power: await this.#settle(spec, 'running') };
-      case 'booting':
-        return { power: await this.#settle(spec, 'running') };
-      case 'stopping':
-        return { power: await this.#settle(spec, 'stopped') };
-      case 'rebooting': {
-        const carrier = await this.#carrier(spec);
-        const state = await this.#client.get<InstanceState>(`/1.0/instances/${carrier}/state`);
-        if (state.status === 'Running')
-          await this.#client.run('PUT', `/1.0/instances/${carrier}/state`, {
-            body: { action: 'restart', force: true, timeout: 30 },
-          });
-        return { power: await this.#power(carrier, 'running') };
-      }
-      case 'resizing':
-        await this.#resize(name, spec);
-        return { power: await this.#settle(spec, spec.power) };
-      case 'network':
-        await this.#applyNetwork(name, spec);
-        return {};
-      default:
-        throw new Error(`the lxd driver has no action ${action}`);
+  }
+
+  async #setConfig(name: string, config: Record<string, string>): Promise<void> {
+    await this.#client.run('PATCH', `/1.0/instances/${name}`, { body: { config } });
+  }
+
+  /** The counters of the instance carrying the server (its rescue system in rescue mode), or null. */
+  async #readTraffic(serverUuid: string, now: number): Promise<TrafficCounter | null> {
+    for (const name of [rescueInstanceName(serverUuid), instanceName(serverUuid)]) {
+      const state = await this.#client.get<InstanceState>(`/1.0/instances/${name}/state`).catch(() => null);
+      if (!state) continue;
+      const traffic = trafficOf(name, state, now);
+      if (traffic) this.#traffic.set(serverUuid, traffic);
+      return traffic;
     }
+    return null;
+  }
+
+  /** What differs from the spec in the limits and NICs Nubis sets on the server's instance, in words. */
+  #driftOf(instance: InstanceBody, spec: MachineSpec): string[] {
+    const drift: string[] = [];
+    const limits = limitsConfig(spec);
+    for (const [key, wanted] of Object.entries(limits))
+      if (instance.config[key] !== wanted) drift.push(`${key} ${instance.config[key] ?? 'unset'} → ${wanted}`);
+    // In rescue mode the public NIC is lent to the rescue system: the server's NICs are not compared then.
+    if (spec.rescue || instance.config[lentNicKey]) return drift;
+    // A NIC's MAC is the engine's to keep.
+    const nics = (devices: Record<string, Record<string, string>>) =>
+      Object.fromEntries(
+        Object.entries(devices)
+          .filter(([, device]) => device.type === 'nic')
+          .map(([key, { hwaddr: _mac, ...device }]) => [key, device]),
+      );
+    const wanted = nics(this.#nicDevices(spec));
+    const found = nics(instance.devices);
+    for (const key of new Set([...Object.keys(wanted), ...Object.keys(found)]))
+      if (canonicalDevices({ [key]: wanted[key] ?? {} }) !== canonicalDevices({ [key]: found[key] ?? {} }))
+        drift.push(`NIC ${key} ${found[key] ? 'changed' : 'missing'}${wanted[key] ? '' : ' (not Nubis’s)'}`);
+    return drift;
   }
 
   async #storageDriver(): Promise<string> {
@@ -316,14 +350,16 @@ export class LxdDriver implements ComputeDriver, Engine {
     return this.#poolDriver;
   }
 
-  async #devices(spec: MachineSpec): Promise<Record<string, Record<string, string>>> {
+  /** The root disk: a directory pool has no quotas; every other driver sizes it to the plan. */
+  async #rootDisk(spec: MachineSpec): Promise<Record<string, string>> {
     const root: Record<string, string> = { type: 'disk', path: '/', pool: this.#config.lxdStoragePool };
-    // A directory pool has no quotas; every other driver sizes the root disk to the plan.
-    if ((await this.#storageDriver()) !== 'dir') root.size = `${spec.plan.disk_gb}GiB`;
-    const devices: Record<string, Record<string, string>> = {
-      root,
-      eth0: this.#publicNic(spec),
-    };
+    if ((await this.#storageDriver()) !== 'dir') root.size = `${spec.limits.diskGb}GiB`;
+    return root;
+  }
+
+  /** The public NIC and one NIC on each of the server's VPC networks. */
+  #nicDevices(spec: MachineSpec): Record<string, Record<string, string>> {
+    const devices: Record<string, Record<string, string>> = { eth0: this.#publicNic(spec) };
     spec.vpcs.forEach((vpc, index) => {
       devices[`eth${index + 1}`] = {
         type: 'nic',
@@ -335,9 +371,14 @@ export class LxdDriver implements ComputeDriver, Engine {
     return devices;
   }
 
+  async #devices(spec: MachineSpec): Promise<Record<string, Record<string, string>>> {
+    return { root: await this.#rootDisk(spec), ...this.#nicDevices(spec) };
+  }
+
   /**
    * The public NIC: on the bridge of the pool its IPv4 comes from, which pins that address (DHCP);
-   * the host routes the server's IPv6 /64 and its floating IPs to it (lxd-networks.ts).
+   * the host routes the server's IPv6 /64 and its floating IPs to it (lxd-networks.ts); its rate is
+   * limited while the server is throttled for bandwidth overage.
    */
   #publicNic(spec: MachineSpec): Record<string, string> {
     const bridge = bridgeOf(spec.region, spec.ipv4);
@@ -372,10 +413,12 @@ export class LxdDriver implements ComputeDriver, Engine {
     }
   }
 
+  /** Makes the server's instance (stopped) for the spec's disk generation; its first-boot files are still to come. */
   async #create(spec: MachineSpec): Promise<void> {
     const name = instanceName(spec.uuid);
     await this.#ensureVpcNetworks(spec);
-    const alias = spec.sourceSnapshot ? snapshotAlias(spec.sourceSnapshot) : imageAlias(spec.image);
+    const source = spec.disk.source;
+    const alias = source.kind === 'snapshot' ? snapshotAlias(source.snapshot) : imageAlias(source.image);
     const group = spec.region.engine?.cluster_group;
     await this.#client.run('POST', `/1.0/instances${group ? `?target=${encodeURIComponent(`@${group}`)}` : ''}`, {
       body: {
@@ -385,15 +428,15 @@ export class LxdDriver implements ComputeDriver, Engine {
         source: { type: 'image', alias },
         profiles: [profileName],
         config: {
-          'limits.cpu': String(spec.plan.vcpus),
-          'limits.memory': `${spec.plan.ram_mb}MiB`,
+          ...limitsConfig(spec),
           'cloud-init.user-data': userData(spec),
           'user.nubis.server': spec.uuid,
+          [diskKey]: String(spec.disk.generation),
+          [firstBootKey]: 'pending',
         },
         devices: await this.#devices(spec),
       },
     });
-    await this.#firstBoot(name, spec);
   }
 
   /** Files the Nubis images read at boot: hostname, root password (consumed), key, script URL, addresses. */
@@ -409,9 +452,33 @@ export class LxdDriver implements ComputeDriver, Engine {
     await this.#client.pushFile(name, '/etc/nubis/network', networkScript(spec), '0755');
   }
 
-  /** Brings the instance that carries the server (its own, or its rescue system) to `want`. */
-  async #settle(spec: MachineSpec, want: 'running' | 'stopped'): Promise<'running' | 'stopped'> {
-    return this.#power(await this.#carrier(spec), want);
+  /**
+   * Power and rescue mode, once per power generation: the instance carrying the server (its own,
+   * or its rescue system) is brought to the spec's power, and one that was running already is
+   * restarted (a reboot). A generation already applied leaves the machine's power as the engine
+   * has it (stopped outside Nubis, it stays so: reconciliation reports it). Reports the power.
+   */
+  async #applyPower(spec: MachineSpec): Promise<Power> {
+    const name = instanceName(spec.uuid);
+    const applied = (await this.#client.get<InstanceBody>(`/1.0/instances/${name}`)).config[powerKey];
+    if (applied === String(spec.powerGeneration)) {
+      const carrier = (await this.#client.exists(`/1.0/instances/${rescueInstanceName(spec.uuid)}`))
+        ? rescueInstanceName(spec.uuid)
+        : name;
+      const state = await this.#client.get<InstanceState>(`/1.0/instances/${carrier}/state`);
+      return state.status === 'Running' ? 'running' : 'stopped';
+    }
+    const carrier = await this.#carrier(spec);
+    if (spec.power === 'running') {
+      const state = await this.#client.get<InstanceState>(`/1.0/instances/${carrier}/state`);
+      if (state.status === 'Running')
+        await this.#client.run('PUT', `/1.0/instances/${carrier}/state`, {
+          body: { action: 'restart', force: true, timeout: 30 },
+        });
+    }
+    const power = await this.#power(carrier, spec.power);
+    await this.#setConfig(name, { [powerKey]: String(spec.powerGeneration) });
+    return power;
   }
 
   /**
@@ -428,7 +495,7 @@ export class LxdDriver implements ComputeDriver, Engine {
     }
     await shiftOnce(this.#client, spec.uuid);
     await this.#power(name, 'stopped');
-    const nic = await lendNic(this.#client, spec.uuid, (await this.#devices(spec)).eth0!);
+    const nic = await lendNic(this.#client, spec.uuid, this.#publicNic(spec));
     if (!(await this.#client.exists(`/1.0/instances/${rescue}`)))
       await createRescue(this.#client, {
         pool: this.#config.lxdStoragePool,
@@ -444,7 +511,7 @@ export class LxdDriver implements ComputeDriver, Engine {
   }
 
   /** Brings the instance to `want` and reports the engine's state; a started one has its address. */
-  async #power(name: string, want: 'running' | 'stopped'): Promise<'running' | 'stopped'> {
+  async #power(name: string, want: Power): Promise<Power> {
     const state = await this.#client.get<InstanceState>(`/1.0/instances/${name}/state`);
     const running = state.status === 'Running';
     if (want === 'running' && !running)
@@ -479,35 +546,28 @@ export class LxdDriver implements ComputeDriver, Engine {
     await this.#client.run('DELETE', `/1.0/instances/${name}`).catch(ignoreMissing);
   }
 
-  async #resize(name: string, spec: MachineSpec): Promise<void> {
+  /** The plan's CPU and memory limits and disk size, put back when they differ (a resize, or drift). */
+  async #applyLimits(name: string, spec: MachineSpec): Promise<void> {
     const instance = await this.#client.get<InstanceBody>(`/1.0/instances/${name}`);
-    const devices = { ...instance.devices };
-    if ((await this.#storageDriver()) !== 'dir') {
-      const root = instance.devices.root ?? { type: 'disk', path: '/', pool: this.#config.lxdStoragePool };
-      devices.root = { ...root, size: `${spec.plan.disk_gb}GiB` };
-    }
-    await this.#client.run('PUT', `/1.0/instances/${name}`, {
+    const config = limitsConfig(spec);
+    const changed = Object.fromEntries(Object.entries(config).filter(([key, value]) => instance.config[key] !== value));
+    const root = await this.#rootDisk(spec);
+    const diskChanged = root.size !== undefined && instance.devices.root?.size !== root.size;
+    if (Object.keys(changed).length === 0 && !diskChanged) return;
+    await this.#client.run('PATCH', `/1.0/instances/${name}`, {
       body: {
-        architecture: instance.architecture,
-        config: {
-          ...instance.config,
-          'limits.cpu': String(spec.plan.vcpus),
-          'limits.memory': `${spec.plan.ram_mb}MiB`,
-        },
-        devices,
-        profiles: instance.profiles,
-        ephemeral: instance.ephemeral ?? false,
-        stateful: instance.stateful ?? false,
-        description: instance.description ?? '',
+        config: changed,
+        ...(diskChanged ? { devices: { root: { ...(instance.devices.root ?? root), size: root.size! } } } : {}),
       },
     });
   }
 
   /**
-   * Copies the disk into an engine image (through a short-lived engine snapshot); its size in GB.
-   * The image names its server and kind, so a server's backups can go with it.
+   * Copies the server's disk into an engine image (through a short-lived engine snapshot); its
+   * size in GB. The image names its server and kind, so a server's backups can go with it.
    */
-  async #keepAsImage(name: string, snapshotUuid: string, serverUuid: string, action: string): Promise<number> {
+  async #keepAsImage(serverUuid: string, snapshotUuid: string, what: 'snapshot' | 'backup'): Promise<number> {
+    const name = instanceName(serverUuid);
     const alias = snapshotAlias(snapshotUuid);
     const existing = await this.#imageByAlias(alias);
     if (existing) return Math.max(1, Math.ceil(existing.size / gb));
@@ -523,9 +583,9 @@ export class LxdDriver implements ComputeDriver, Engine {
             source: { type: 'snapshot', name: `${name}/${engineSnapshot}` },
             aliases: [{ name: alias, description: `Nubis snapshot ${snapshotUuid}` }],
             properties: {
-              description: `Nubis ${action === 'backup' ? 'backup' : 'snapshot'} ${snapshotUuid}`,
+              description: `Nubis ${what} ${snapshotUuid}`,
               [imageServerProperty]: serverUuid,
-              [imageKindProperty]: action === 'backup' ? 'backup' : 'snapshot',
+              [imageKindProperty]: what,
             },
           },
         },
@@ -563,29 +623,21 @@ export class LxdDriver implements ComputeDriver, Engine {
   }
 
   /**
-   * NICs for the server's VPCs (hot-plugged), routes and rate limits of eth0, and the addresses
-   * written and applied in the guest.
+   * NICs for the server's VPCs (hot-plugged), routes to eth0, and the addresses written and
+   * applied in the guest; each only when it differs from the spec (the script: by its digest).
    */
   async #applyNetwork(name: string, spec: MachineSpec): Promise<void> {
     await this.#ensureVpcNetworks(spec);
     const instance = await this.#client.get<InstanceBody>(`/1.0/instances/${name}`);
-    const wanted = await this.#devices(spec);
+    const wanted = this.#nicDevices(spec);
     const devices: Record<string, Record<string, string>> = {};
-    for (const [key, device] of Object.entries(instance.devices))
-      if (key === 'root' || key === 'eth0') devices[key] = device;
-    // The public NIC stays where it is (its address is pinned there); only what is routed to it changes.
-    if (instance.devices.eth0) {
-      const {
-        'ipv4.routes': _v4,
-        'ipv6.routes': _v6,
-        'limits.egress': _egress,
-        'limits.ingress': _ingress,
-        ...eth0
-      } = instance.devices.eth0;
-      const routes = nicRoutes(bridgeOf(spec.region, spec.ipv4), spec);
-      devices.eth0 = { ...eth0, ...routes, ...nicLimits(spec) };
-    }
-    for (const [key, device] of Object.entries(wanted)) if (key !== 'root' && key !== 'eth0') devices[key] = device;
+    // Devices that are not NICs stay; the public NIC keeps its MAC (the bridge's DHCP lease is
+    // per MAC). While lent to a rescue system it is not here at all.
+    for (const [key, device] of Object.entries(instance.devices)) if (device.type !== 'nic') devices[key] = device;
+    const hwaddr = instance.devices.eth0?.hwaddr;
+    if (instance.devices.eth0 || !instance.config[lentNicKey])
+      devices.eth0 = { ...wanted.eth0!, ...(hwaddr ? { hwaddr } : {}) };
+    for (const [key, device] of Object.entries(wanted)) if (key !== 'eth0') devices[key] = device;
     if (canonicalDevices(devices) !== canonicalDevices(instance.devices))
       await this.#client.run('PUT', `/1.0/instances/${name}`, {
         body: {
@@ -598,13 +650,17 @@ export class LxdDriver implements ComputeDriver, Engine {
           description: instance.description ?? '',
         },
       });
-    await this.#client.pushFile(name, '/etc/nubis/network', networkScript(spec), '0755');
+    const script = networkScript(spec);
+    const digest = createHash('sha256').update(script).digest('hex').slice(0, 16);
+    if (instance.config[networkKey] === digest) return;
+    await this.#client.pushFile(name, '/etc/nubis/network', script, '0755');
     const state = await this.#client.get<InstanceState>(`/1.0/instances/${name}/state`);
     if (state.status === 'Running') {
       const result = await this.#client.exec(name, ['/bin/sh', '/etc/nubis/network']);
       if (result.code !== 0)
         throw new Error(`applying the addresses in the guest failed: ${result.stderr.slice(0, 300)}`);
     }
+    await this.#setConfig(name, { [networkKey]: digest });
   }
 }
 
@@ -614,6 +670,28 @@ export function nicLimits(spec: Pick<MachineSpec, 'throttle'>): {
   'limits.ingress'?: string;
 } {
   return spec.throttle ? { 'limits.egress': spec.throttle, 'limits.ingress': spec.throttle } : {};
+}
+
+/** The instance config of the spec's limits (CPU and memory). */
+function limitsConfig(spec: MachineSpec): Record<string, string> {
+  return { 'limits.cpu': String(spec.limits.vcpus), 'limits.memory': `${spec.limits.memoryMb}MiB` };
+}
+
+/** The disk generation the instance was made for (0: made before generations were kept). */
+function generationOf(instance: InstanceBody): number {
+  return Number(instance.config[diskKey] ?? 0);
+}
+
+/** A running instance's public NIC counters, counting from its current start (its process). */
+function trafficOf(name: string, state: InstanceState | null, now: number): TrafficCounter | null {
+  const eth0 = state?.status === 'Running' ? state.network?.eth0 : undefined;
+  if (!state || !eth0) return null;
+  return {
+    epoch: `${name}@${state.pid ?? 0}`,
+    bytes: eth0.counters.bytes_received + eth0.counters.bytes_sent,
+    at: now,
+    since: null,
+  };
 }
 
 /** Devices as text independent of key order (the engine answers with its keys sorted). */

@@ -18,7 +18,7 @@ export const rescueMountPath = '/mnt';
 /** The hostname of every rescue system, so nobody mistakes it for the server. */
 export const rescueHostname = 'rescue';
 /** The server instance's public NIC while it is lent to the rescue system: `{device, hwaddr}` as JSON. */
-const lentNicKey = 'user.nubis.rescue.nic';
+export const lentNicKey = 'user.nubis.rescue.nic';
 
 type Device = Record<string, string>;
 

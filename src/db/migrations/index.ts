@@ -17,6 +17,7 @@ import { eventCause } from './0014_event_cause.ts';
 import { networkPolicy } from './0012_network_policy.ts';
 import { payments } from './0013_payments.ts';
 import { serverMetrics } from './0014_server_metrics.ts';
+import { computeSeam } from './0011_compute_seam.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
   const all: Record<string, Migration> = {
@@ -35,6 +36,7 @@ export function migrations(dialect: DialectName): MigrationProvider {
     '0012_network_policy': networkPolicy(),
     '0013_payments': payments(dialect),
     '0014_server_metrics': serverMetrics(dialect),
+    '0011_compute_seam': computeSeam(dialect),
   };
   return { getMigrations: async () => all };
 }

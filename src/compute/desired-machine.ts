@@ -1,0 +1,124 @@
+// The desired machine of each server, derived from its rows (the server, its addresses, floating
+// IPs, VPC memberships and SSH key), read in one statement per table whatever the number of servers.
+
+import type { Queryable } from '../db/database.ts';
+import type { Platform } from '../platform/context.ts';
+import type { ServerRow } from '../servers/server.table.ts';
+import type { MachineSpec } from './compute-driver.ts';
+
+/** The specs of the servers that exist among `uuids`, by uuid (one whose catalog entries are gone is left out). */
+export async function desiredMachines(
+  ctx: Platform,
+  db: Queryable,
+  uuids: readonly string[],
+): Promise<Map<string, MachineSpec>> {
+  const specs = new Map<string, MachineSpec>();
+  if (uuids.length === 0) return specs;
+  const servers = await db
+    .selectFrom('servers')
+    .selectAll()
+    .where('uuid', 'in', [...uuids])
+    .execute();
+  if (servers.length === 0) return specs;
+  const ids = servers.map((s) => s.id);
+  const keyIds = servers.flatMap((s) => (s.ssh_key_id === null ? [] : [s.ssh_key_id]));
+  const [addresses, floating, vpcs, keys] = await Promise.all([
+    db
+      .selectFrom('ip_addresses')
+      .select(['holder_uuid', 'address', 'version'])
+      .where('holder_type', '=', 'server')
+      .where('holder_uuid', 'in', [...uuids])
+      .execute(),
+    db
+      .selectFrom('floating_ips')
+      .select(['server_id', 'address'])
+      .where('server_id', 'in', ids)
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('vpc_members')
+      .innerJoin('vpcs', 'vpcs.id', 'vpc_members.vpc_id')
+      .select(['vpc_members.server_id', 'vpcs.uuid', 'vpcs.cidr', 'vpc_members.address'])
+      .where('vpc_members.server_id', 'in', ids)
+      .orderBy('vpcs.id')
+      .execute(),
+    keyIds.length
+      ? db.selectFrom('ssh_keys').select(['id', 'public_key']).where('id', 'in', keyIds).execute()
+      : Promise.resolve([]),
+  ]);
+  const addressesOf = groupBy(addresses, (a) => a.holder_uuid);
+  const floatingOf = groupBy(floating, (f) => f.server_id);
+  const vpcsOf = groupBy(vpcs, (v) => v.server_id);
+  for (const server of servers) {
+    const spec = specOf(ctx, server, {
+      addresses: addressesOf.get(server.uuid) ?? [],
+      floating: (floatingOf.get(server.id) ?? []).map((f) => f.address),
+      vpcs: (vpcsOf.get(server.id) ?? []).map(({ uuid, cidr, address }) => ({ uuid, cidr, address })),
+      sshPublicKey: keys.find((k) => k.id === server.ssh_key_id)?.public_key ?? null,
+    });
+    if (spec) specs.set(server.uuid, spec);
+    else ctx.log.warn({ server: server.uuid }, "the server's region, plan or image left the catalog: no spec");
+  }
+  return specs;
+}
+
+/** The server's spec, read now; null once the server is gone. */
+export async function desiredMachine(ctx: Platform, serverUuid: string): Promise<MachineSpec | null> {
+  const spec = (await desiredMachines(ctx, ctx.db, [serverUuid])).get(serverUuid);
+  if (spec) return spec;
+  const exists = await ctx.db.selectFrom('servers').select('id').where('uuid', '=', serverUuid).executeTakeFirst();
+  if (exists) throw new Error(`server ${serverUuid}: its region, plan or image left the catalog`);
+  return null;
+}
+
+function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
+
+function specOf(
+  ctx: Platform,
+  server: ServerRow,
+  held: {
+    addresses: { address: string; version: number }[];
+    floating: string[];
+    vpcs: MachineSpec['vpcs'];
+    sshPublicKey: string | null;
+  },
+): MachineSpec | null {
+  const region = ctx.catalog.regions.get(server.region_id);
+  const plan = ctx.catalog.plans.get(server.plan_id);
+  const image = ctx.catalog.images.get(server.image_id);
+  if (!region || !plan || !image) return null;
+  return {
+    uuid: server.uuid,
+    hostname: server.hostname,
+    region,
+    plan,
+    image,
+    power: server.power === 'stopped' ? 'stopped' : 'running',
+    rescue: server.rescue === 1,
+    powerGeneration: server.power_generation,
+    disk: {
+      generation: server.disk_generation,
+      source: server.source_snapshot_uuid
+        ? { kind: 'snapshot', snapshot: server.source_snapshot_uuid, image }
+        : { kind: 'image', image },
+    },
+    limits: { vcpus: plan.vcpus, memoryMb: plan.ram_mb, diskGb: plan.disk_gb },
+    ipv4: held.addresses.find((a) => a.version === 4)?.address ?? null,
+    ipv6: held.addresses.find((a) => a.version === 6)?.address ?? null,
+    floating: held.floating,
+    vpcs: held.vpcs,
+    rootPassword: ctx.secrets.decrypt(server.password_sealed),
+    sshPublicKey: held.sshPublicKey,
+    scriptUrl: server.script_url,
+    throttle: server.throttled === 1 ? ctx.config.throttleRate : null,
+  };
+}

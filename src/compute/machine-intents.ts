@@ -1,0 +1,315 @@
+// The one entry point services record compute work through, inside their transaction: a change
+// of a server's desired machine, or an artifact. It derives the transition the customer sees (for
+// as long as the driver says: the simulated timings, or the real driver's upper bound), feeds the
+// traffic meter before the machine changes, and, with an engine, queues the job that carries the
+// intent out after the commit. The changes and the transition each shows are declared here, once.
+
+import type { Image, Plan } from '../catalog/catalog.types.ts';
+import type { Tx } from '../db/database.ts';
+import { serverTransition } from '../events/resource-events.ts';
+import { injectedComputeFailure } from '../faults/compute-fault.ts';
+import type { Platform } from '../platform/context.ts';
+import { machineFacts } from '../servers/server-details.ts';
+import type { Transition } from '../servers/power-state.ts';
+import type { ServerRow, ServerUpdate } from '../servers/server.table.ts';
+import {
+  type Artifact,
+  artifactKinds,
+  artifacts,
+  type JobAction,
+  type MachineFacts,
+  type Power,
+} from './compute-driver.ts';
+import { dropWaitingJobs, queueArtifact, queueConverge } from './job-queue.ts';
+import { recordTraffic } from './traffic-meter.ts';
+
+/** A snapshot or backup as a restore writes it. */
+export interface RestoredImage {
+  uuid: string;
+  image_id: number;
+  size_gb: number;
+  /** A copy still being taken is written once it completes. */
+  ready_at: number;
+}
+
+/** A change of a server's desired machine (or a snapshot of its disk), as a service asks for it. */
+export type MachineChange = ServerChange | NetworkChange;
+
+/** Its addresses, floating IPs or VPCs changed: no transition shown. */
+export interface NetworkChange {
+  kind: 'network';
+  server: { uuid: string };
+}
+
+/** A change that reads and writes the server's row (locked by the caller). */
+export type ServerChange =
+  | { kind: 'start'; server: ServerRow }
+  | { kind: 'stop'; server: ServerRow }
+  | { kind: 'reboot'; server: ServerRow }
+  | { kind: 'rescue'; server: ServerRow; enable: boolean }
+  | { kind: 'rebuild'; server: ServerRow; image: Image; passwordSealed: string; settlesTo: Power }
+  | { kind: 'reinstall'; server: ServerRow; image: Image; passwordSealed: string; settlesTo: Power }
+  | { kind: 'resize'; server: ServerRow; plan: Plan }
+  | { kind: 'restore'; server: ServerRow; from: RestoredImage; settlesTo: Power }
+  | { kind: 'snapshot'; server: ServerRow; snapshot: string; sizeGb: number }
+  /** Pulled the plug (out of funds, an operator's force stop): stopped at once, whatever it was doing. */
+  | { kind: 'power-off'; server: ServerRow }
+  /** The server's row is gone: its machine goes. */
+  | { kind: 'remove'; server: ServerRow };
+
+/** A new server, before its row exists: what it is inserted with comes from here. */
+export interface NewMachine {
+  kind: 'create';
+  facts: MachineFacts;
+  /** A server made from a snapshot still being copied is made once the copy completes. */
+  startsAt: number;
+}
+
+/** The power and transition a new server is inserted with. */
+export interface Provisioning {
+  power: Power;
+  action: Transition;
+  action_until: number;
+  engine_error: string | null;
+}
+
+/** The changes' constructors: services name a change by calling one. */
+export const changes = {
+  start: (server: ServerRow): ServerChange => ({ kind: 'start', server }),
+  stop: (server: ServerRow): ServerChange => ({ kind: 'stop', server }),
+  reboot: (server: ServerRow): ServerChange => ({ kind: 'reboot', server }),
+  rescue: (server: ServerRow, enable: boolean): ServerChange => ({ kind: 'rescue', server, enable }),
+  rebuild: (server: ServerRow, image: Image, passwordSealed: string, settlesTo: Power): ServerChange => ({
+    kind: 'rebuild',
+    server,
+    image,
+    passwordSealed,
+    settlesTo,
+  }),
+  reinstall: (server: ServerRow, image: Image, passwordSealed: string, settlesTo: Power): ServerChange => ({
+    kind: 'reinstall',
+    server,
+    image,
+    passwordSealed,
+    settlesTo,
+  }),
+  resize: (server: ServerRow, plan: Plan): ServerChange => ({ kind: 'resize', server, plan }),
+  restore: (server: ServerRow, from: RestoredImage, settlesTo: Power): ServerChange => ({
+    kind: 'restore',
+    server,
+    from,
+    settlesTo,
+  }),
+  snapshot: (server: ServerRow, snapshot: string, sizeGb: number): ServerChange => ({
+    kind: 'snapshot',
+    server,
+    snapshot,
+    sizeGb,
+  }),
+  network: (server: { uuid: string }): NetworkChange => ({ kind: 'network', server }),
+  powerOff: (server: ServerRow): ServerChange => ({ kind: 'power-off', server }),
+  remove: (server: ServerRow): ServerChange => ({ kind: 'remove', server }),
+  create: (facts: MachineFacts, startsAt: number): NewMachine => ({ kind: 'create', facts, startsAt }),
+};
+
+/** A change shown as a transition: which, how the server settles, and what its row takes. */
+interface Shown {
+  transition: Transition;
+  settlesTo: Power;
+  row: ServerUpdate;
+  startsAt?: number;
+  sizeGb?: number;
+}
+
+/** The transition an artifact shows on its server while it is made (the others show none). */
+export const artifactTransitions: Partial<Record<JobAction, Transition>> = { takeSnapshot: 'snapshotting' };
+
+const settled = (server: ServerRow): Power => (server.power === 'running' ? 'running' : 'stopped');
+
+/** The transition each change shows (null: none, it takes effect at once or unseen). */
+function shownBy(change: ServerChange): Shown | null {
+  const { server } = change;
+  // A power intent the engine is to apply once (see MachineSpec.powerGeneration).
+  const powerIntent = { power_generation: server.power_generation + 1 };
+  switch (change.kind) {
+    case 'start':
+      return { transition: 'booting', settlesTo: 'running', row: powerIntent };
+    case 'stop':
+      return { transition: 'stopping', settlesTo: 'stopped', row: powerIntent };
+    case 'reboot':
+      return {
+        transition: settled(server) === 'running' ? 'rebooting' : 'booting',
+        settlesTo: 'running',
+        row: powerIntent,
+      };
+    case 'rescue':
+      return {
+        transition: settled(server) === 'running' ? 'rebooting' : 'booting',
+        settlesTo: 'running',
+        row: { rescue: change.enable ? 1 : 0, ...powerIntent },
+      };
+    case 'rebuild':
+    case 'reinstall':
+      return {
+        transition: change.kind === 'rebuild' ? 'rebuilding' : 'reinstalling',
+        settlesTo: change.settlesTo,
+        row: {
+          image_id: change.image.id,
+          source_snapshot_uuid: null,
+          password_sealed: change.passwordSealed,
+          rescue: 0,
+          disk_generation: server.disk_generation + 1,
+          // The new disk runs script_url again at its first boot: its outcome is read anew.
+          script_outcome: null,
+          ...powerIntent,
+        },
+      };
+    case 'resize':
+      return { transition: 'resizing', settlesTo: settled(server), row: { plan_id: change.plan.id } };
+    case 'restore':
+      return {
+        transition: 'restoring',
+        settlesTo: change.settlesTo,
+        row: {
+          image_id: change.from.image_id,
+          source_snapshot_uuid: change.from.uuid,
+          rescue: 0,
+          disk_generation: server.disk_generation + 1,
+          // The restored disk holds its own record of the script (or runs it): read anew.
+          script_outcome: null,
+          ...powerIntent,
+        },
+        startsAt: change.from.ready_at,
+        sizeGb: change.from.size_gb,
+      };
+    case 'snapshot':
+      return { transition: 'snapshotting', settlesTo: settled(server), row: {}, sizeGb: change.sizeGb };
+    case 'power-off':
+    case 'remove':
+      return null;
+  }
+}
+
+/** The power a change of power asks for from a command ('start', 'stop', 'reboot'); null: already so. */
+export function powerChange(command: 'start' | 'stop' | 'reboot', server: ServerRow): ServerChange | null {
+  const stopped = settled(server) === 'stopped';
+  switch (command) {
+    case 'start':
+      return stopped ? changes.start(server) : null;
+    case 'stop':
+      return stopped ? null : changes.stop(server);
+    case 'reboot':
+      // A server in a transition that ends running (provisioning, booting…) restarts as one that runs.
+      return changes.reboot(server);
+  }
+}
+
+/** True when the change powers a stopped server on (what an account out of funds may not do). */
+export function powersOn(change: ServerChange): boolean {
+  return settled(change.server) === 'stopped' && shownBy(change)?.settlesTo === 'running';
+}
+
+/** A disk copy's size (an estimate until the engine reports) and how long the server shows it. */
+export function imageEstimate(ctx: Platform, server: ServerRow, now: number): { sizeGb: number; durationMs: number } {
+  return ctx.compute.imageEstimate(machineFacts(ctx, server), now);
+}
+
+const isArtifactKind: ReadonlySet<string> = new Set(artifactKinds);
+
+function isArtifact(intent: MachineChange | NewMachine | Artifact): intent is Artifact {
+  return isArtifactKind.has(intent.kind);
+}
+
+/** The machine's counters before it changes go into the meter (a stop or a new disk restarts them). */
+async function meterBefore(ctx: Platform, trx: Tx, server: ServerRow, now: number): Promise<void> {
+  const reading = ctx.compute.trafficCounter(machineFacts(ctx, server), now);
+  if (reading) await recordTraffic(trx, server.uuid, reading);
+}
+
+/**
+ * Records a compute intent in the caller's transaction (which holds the server's lock):
+ * - a change of a server's machine: its row takes the change and the transition shown, and the
+ *   engine's job is queued; answers the row as updated;
+ * - a new server: what it is inserted with (the job is queued under its uuid);
+ * - an artifact: its job is queued.
+ */
+export async function recordIntent(ctx: Platform, trx: Tx, intent: ServerChange): Promise<ServerRow>;
+export async function recordIntent(ctx: Platform, trx: Tx, intent: NetworkChange): Promise<undefined>;
+export async function recordIntent(ctx: Platform, trx: Tx, intent: NewMachine): Promise<Provisioning>;
+export async function recordIntent(ctx: Platform, trx: Tx, intent: Artifact): Promise<undefined>;
+export async function recordIntent(
+  ctx: Platform,
+  trx: Tx,
+  intent: MachineChange | NewMachine | Artifact,
+): Promise<ServerRow | Provisioning | undefined> {
+  const engine = ctx.compute.engine;
+  const now = ctx.clock.now();
+  if (isArtifact(intent)) {
+    if (engine) await queueArtifact(ctx, trx, intent);
+    return undefined;
+  }
+  if (intent.kind === 'create') {
+    if (engine) await queueConverge(ctx, trx, intent.facts.uuid);
+    const transition: Transition = 'provisioning';
+    const failure = injectedComputeFailure(trx, transition);
+    return {
+      power: failure ? 'stopped' : 'running',
+      action: transition,
+      action_until: Math.max(now, intent.startsAt) + ctx.compute.transitionMs(transition, intent.facts),
+      engine_error: failure,
+    };
+  }
+  if (intent.kind === 'network') {
+    if (engine) await queueConverge(ctx, trx, intent.server.uuid);
+    return undefined;
+  }
+  const { server } = intent;
+  await meterBefore(ctx, trx, server, now);
+  switch (intent.kind) {
+    case 'remove':
+      if (engine) {
+        await dropWaitingJobs(trx, server.uuid);
+        await queueConverge(ctx, trx, server.uuid);
+      }
+      return server;
+    case 'power-off': {
+      const updated = await trx
+        .updateTable('servers')
+        .set({
+          power: 'stopped',
+          action: null,
+          action_until: null,
+          power_generation: server.power_generation + 1,
+          updated_at: now,
+        })
+        .where('id', '=', server.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      if (engine) await queueConverge(ctx, trx, server.uuid);
+      return updated;
+    }
+  }
+  const shown = shownBy(intent)!;
+  if (engine) {
+    if (intent.kind === 'snapshot') await queueArtifact(ctx, trx, artifacts.snapshot(intent.snapshot, server.uuid));
+    else await queueConverge(ctx, trx, server.uuid);
+  }
+  // An injected compute failure (emulator): the action does not take; the server settles as it was.
+  const failure = injectedComputeFailure(trx, shown.transition);
+  const durationMs = ctx.compute.transitionMs(shown.transition, machineFacts(ctx, server), shown.sizeGb);
+  const updated = await trx
+    .updateTable('servers')
+    .set({
+      ...shown.row,
+      ...(failure ? { engine_error: failure } : {}),
+      power: failure ? server.power : shown.settlesTo,
+      action: shown.transition,
+      action_until: Math.max(now, shown.startsAt ?? now) + durationMs,
+      updated_at: now,
+    })
+    .where('id', '=', server.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await serverTransition(ctx, trx, updated);
+  return updated;
+}

@@ -1,0 +1,149 @@
+// The traffic meter: each server's bytes per UTC calendar month, accumulated from the deltas of its
+// NIC counters and persisted, so a stop and start (the counters restart at 0), a counter reset and
+// a restart of Nubis lose nothing already read. Fed by reconciliation (the engine's readings), by
+// the engine's report before it stops or restarts a machine, and by every recorded change (the
+// driver's last reading); shown as what is stored plus what the driver has read since.
+
+import type { Queryable } from '../db/database.ts';
+import type { Platform } from '../platform/context.ts';
+import { monthBounds } from '../billing/metering.ts';
+import type { MachineFacts, TrafficCounter } from './compute-driver.ts';
+import type { TrafficReadingRow } from './traffic.table.ts';
+
+const gib = 1024 ** 3;
+
+type LastReading = Pick<TrafficReadingRow, 'epoch' | 'counter' | 'read_at'>;
+
+/** Bytes a reading adds to the last one, and from when they were moved; null when it adds nothing. */
+export function deltaOf(
+  last: LastReading | undefined,
+  reading: TrafficCounter,
+): { bytes: number; from: number } | null {
+  if (last && reading.at < last.read_at) return null; // an older reading than the one kept
+  if (last && last.epoch === reading.epoch) {
+    if (reading.bytes === last.counter) return null;
+    // A counter that went back within one boot was reset by the engine: all it shows now is new.
+    return { bytes: reading.bytes > last.counter ? reading.bytes - last.counter : reading.bytes, from: last.read_at };
+  }
+  // A new boot (or the first reading): its counter counts from its start.
+  const from = Math.max(reading.since ?? last?.read_at ?? reading.at, last?.read_at ?? Number.NEGATIVE_INFINITY);
+  return { bytes: reading.bytes, from: Math.min(from, reading.at) };
+}
+
+/**
+ * Bytes moved over [from, to] by calendar month (UTC), shared in proportion to the time each
+ * month holds of it (the counters do not say when within it); the shares add up to `bytes`.
+ */
+export function byMonth(bytes: number, from: number, to: number): { monthStart: number; bytes: number }[] {
+  if (to <= from) return [{ monthStart: monthBounds(to).start, bytes }];
+  const shares: { monthStart: number; bytes: number }[] = [];
+  let remaining = bytes;
+  for (let at = from; at < to; ) {
+    const { start, end } = monthBounds(at);
+    const sliceEnd = Math.min(end, to);
+    const share = sliceEnd === to ? remaining : Math.floor((bytes * (sliceEnd - at)) / (to - from));
+    shares.push({ monthStart: start, bytes: share });
+    remaining -= share;
+    at = sliceEnd;
+  }
+  return shares;
+}
+
+/**
+ * Adds a reading to the server's meter. A compare-and-set on the kept reading decides races: of
+ * two instances feeding the same reading, one adds it. Run it in a transaction (the reading and
+ * the month it adds to change together).
+ */
+export async function recordTraffic(db: Queryable, serverUuid: string, reading: TrafficCounter): Promise<void> {
+  const last = await db
+    .selectFrom('traffic_readings')
+    .select(['epoch', 'counter', 'read_at'])
+    .where('server_uuid', '=', serverUuid)
+    .executeTakeFirst();
+  const delta = deltaOf(last, reading);
+  if (!delta && last?.epoch === reading.epoch) return;
+  if (last && reading.at < last.read_at) return;
+  const next = { epoch: reading.epoch, counter: reading.bytes, read_at: reading.at };
+  const claimed = last
+    ? await db
+        .updateTable('traffic_readings')
+        .set(next)
+        .where('server_uuid', '=', serverUuid)
+        .where('epoch', '=', last.epoch)
+        .where('counter', '=', last.counter)
+        .where('read_at', '=', last.read_at)
+        .executeTakeFirst()
+    : await db
+        .insertInto('traffic_readings')
+        .values({ server_uuid: serverUuid, ...next })
+        .onConflict((oc) => oc.column('server_uuid').doNothing())
+        .executeTakeFirst();
+  const changed = 'numUpdatedRows' in claimed ? claimed.numUpdatedRows : (claimed.numInsertedOrUpdatedRows ?? 0n);
+  if (Number(changed) === 0 || !delta || delta.bytes === 0) return;
+  for (const share of byMonth(delta.bytes, delta.from, reading.at)) {
+    if (share.bytes === 0) continue;
+    await db
+      .insertInto('traffic_months')
+      .values({ server_uuid: serverUuid, month_start: share.monthStart, bytes: share.bytes })
+      .onConflict((oc) =>
+        oc.columns(['server_uuid', 'month_start']).doUpdateSet((eb) => ({
+          bytes: eb('traffic_months.bytes', '+', eb.ref('excluded.bytes')),
+        })),
+      )
+      .execute();
+  }
+}
+
+/**
+ * Bytes each machine moved in the calendar month of `now`: what the meter holds plus what the
+ * driver has read since (its counters at `now`), by server uuid. The service function other
+ * rules (a bandwidth allowance) read the month's usage with.
+ */
+export async function monthTrafficBytes(
+  ctx: Platform,
+  db: Queryable,
+  machines: readonly MachineFacts[],
+  now: number,
+): Promise<Map<string, number>> {
+  const usage = new Map<string, number>();
+  if (machines.length === 0) return usage;
+  const uuids = machines.map((m) => m.uuid);
+  const { start } = monthBounds(now);
+  const [months, readings] = await Promise.all([
+    db
+      .selectFrom('traffic_months')
+      .select(['server_uuid', 'bytes'])
+      .where('server_uuid', 'in', uuids)
+      .where('month_start', '=', start)
+      .execute(),
+    db
+      .selectFrom('traffic_readings')
+      .select(['server_uuid', 'epoch', 'counter', 'read_at'])
+      .where('server_uuid', 'in', uuids)
+      .execute(),
+  ]);
+  const stored = new Map(months.map((m) => [m.server_uuid, Number(m.bytes)]));
+  const last = new Map(readings.map((r) => [r.server_uuid, r]));
+  for (const machine of machines) {
+    let bytes = stored.get(machine.uuid) ?? 0;
+    const reading = ctx.compute.trafficCounter(machine, now);
+    const delta = reading && deltaOf(last.get(machine.uuid), reading);
+    if (delta)
+      bytes += byMonth(delta.bytes, delta.from, reading.at)
+        .filter((share) => share.monthStart === start)
+        .reduce((sum, share) => sum + share.bytes, 0);
+    usage.set(machine.uuid, bytes);
+  }
+  return usage;
+}
+
+/** The month's traffic in GB (GiB, as the engine counts), to the hundredth, by server uuid. */
+export async function monthTrafficGb(
+  ctx: Platform,
+  db: Queryable,
+  machines: readonly MachineFacts[],
+  now: number,
+): Promise<Map<string, number>> {
+  const bytes = await monthTrafficBytes(ctx, db, machines, now);
+  return new Map([...bytes].map(([uuid, value]) => [uuid, Math.round((value / gib) * 100) / 100]));
+}

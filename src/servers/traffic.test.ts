@@ -1,0 +1,121 @@
+// Traffic as a meter, on the simulated driver: a running server's usage grows with time, a
+// stopped one's does not (its NICs move nothing), what was counted stays counted through a stop
+// and a start, and the month's usage starts again at the UTC month's start. The meter's own
+// arithmetic (deltas across boots and counter resets, shares of months) is checked directly.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
+import { deployServer, serverInfo, SETTLE_SECONDS } from '../../test/support/servers.ts';
+import { byMonth, deltaOf } from '../compute/traffic-meter.ts';
+import { monthBounds } from '../billing/metering.ts';
+
+const day = 86_400;
+
+let server: TestServer;
+let alice: TestAccount;
+
+before(async () => {
+  server = await startTestServer();
+  alice = await createAccount(server, { credit: 1000 });
+});
+
+after(() => server.close());
+
+const usage = async (id: number) => (await serverInfo(server, alice.token, id)).bandwidth.usage as number;
+const clockNow = async () => Date.parse((await server.admin('GET', '/admin/clock')).body.now);
+
+async function power(id: number, command: 'stop' | 'start') {
+  const answer = await server.request('PATCH', `/v1.3/server/${command}`, {
+    token: alice.token,
+    body: { server_id: id },
+  });
+  assert.equal(answer.status, 202, JSON.stringify(answer.body));
+  await server.advance(SETTLE_SECONDS);
+}
+
+describe('the traffic meter (simulated driver)', () => {
+  test('a running server moves traffic, a stopped one none; a stop and start keep what was counted', async () => {
+    // Far from a month's start, so the days below stay in one month.
+    const now = await clockNow();
+    const { end } = monthBounds(now);
+    if (end - now < 5 * day * 1000) await server.advance(Math.ceil((end - now) / 1000) + day);
+    const s = await deployServer(server, alice.token);
+    await server.advance(day);
+    const running = await usage(s.id);
+    assert.ok(running > 0, `a day of running moved ${running} GB`);
+
+    await power(s.id, 'stop');
+    const stopped = await usage(s.id);
+    assert.ok(stopped >= running, `${stopped} GB after the stop, ${running} GB before`);
+    await server.advance(2 * day);
+    assert.equal(await usage(s.id), stopped, 'two days stopped moved nothing');
+
+    await power(s.id, 'start');
+    assert.ok((await usage(s.id)) >= stopped, 'a start lowers nothing');
+    await server.advance(day);
+    const again = await usage(s.id);
+    // One day again (± the rounding to a hundredth): as much as the first day.
+    assert.ok(Math.abs(again - stopped - running) <= 0.05 + running * 0.02, `${again} GB after a day more`);
+  });
+
+  test("the month's usage starts again at the UTC month's start", async () => {
+    const s = await deployServer(server, alice.token);
+    const now = await clockNow();
+    const { end } = monthBounds(now);
+    // To an hour before the month ends (at least a day on), then two hours on: one hour of this month.
+    const toLastHour = Math.max(day, Math.floor((end - now) / 1000) - 3600);
+    await server.advance(toLastHour);
+    const before = await usage(s.id);
+    const beforeEnd = monthBounds(await clockNow()).end;
+    await server.advance(Math.ceil((beforeEnd - (await clockNow())) / 1000) + 3600);
+    const afterStart = await usage(s.id);
+    assert.ok(before > 0 && afterStart > 0, `${before} GB before the month's start, ${afterStart} GB after`);
+    // An hour of a server that ran a day or more before it.
+    assert.ok(afterStart * 20 < before, `${afterStart} GB an hour into the month, ${before} GB before it`);
+  });
+});
+
+describe('the meter arithmetic', () => {
+  const last = { epoch: 'boot 1', counter: 1000, read_at: 10_000 };
+
+  test('a delta of one boot, a counter reset, a new boot, an older reading', () => {
+    assert.deepEqual(deltaOf(last, { epoch: 'boot 1', bytes: 1500, at: 20_000, since: null }), {
+      bytes: 500,
+      from: 10_000,
+    });
+    assert.equal(deltaOf(last, { epoch: 'boot 1', bytes: 1000, at: 20_000, since: null }), null);
+    // The engine reset the counter within the boot: all it shows now is new.
+    assert.deepEqual(deltaOf(last, { epoch: 'boot 1', bytes: 300, at: 20_000, since: null }), {
+      bytes: 300,
+      from: 10_000,
+    });
+    // A new boot counts from its start, or from the last reading when its start is unknown.
+    assert.deepEqual(deltaOf(last, { epoch: 'boot 2', bytes: 700, at: 20_000, since: 15_000 }), {
+      bytes: 700,
+      from: 15_000,
+    });
+    assert.deepEqual(deltaOf(last, { epoch: 'boot 2', bytes: 700, at: 20_000, since: null }), {
+      bytes: 700,
+      from: 10_000,
+    });
+    assert.deepEqual(deltaOf(undefined, { epoch: 'boot 1', bytes: 700, at: 20_000, since: null }), {
+      bytes: 700,
+      from: 20_000,
+    });
+    assert.equal(deltaOf(last, { epoch: 'boot 2', bytes: 700, at: 5_000, since: null }), null);
+  });
+
+  test('bytes over a month boundary are shared by time, and add up', () => {
+    const start = Date.UTC(2026, 10, 1);
+    const shares = byMonth(1001, start - 3_600_000, start + 3 * 3_600_000);
+    assert.deepEqual(
+      shares.map((s) => s.monthStart),
+      [Date.UTC(2026, 9, 1), start],
+    );
+    assert.equal(shares[0]!.bytes, 250);
+    assert.equal(shares[0]!.bytes + shares[1]!.bytes, 1001);
+    assert.deepEqual(byMonth(5, start + 10, start + 10), [{ monthStart: start, bytes: 5 }]);
+  });
+});
