@@ -170,9 +170,15 @@ export interface Engine {
   /**
    * Makes the server's instance match `spec`, idempotently (a retry finds half its work done and
    * does the rest); `spec` null: the server is gone, its instances and backups go. `now`: the
-   * clock's time, which the counters it reports carry.
+   * clock's time, which the counters it reports carry. `beforeNetwork` runs once the engine has
+   * answered and before the machine's network is set or it runs (the blocked-port rules).
    */
-  converge(serverUuid: string, spec: MachineSpec | null, now: number): Promise<ConvergeReport>;
+  converge(
+    serverUuid: string,
+    spec: MachineSpec | null,
+    now: number,
+    beforeNetwork?: () => Promise<void>,
+  ): Promise<ConvergeReport>;
   /** Makes or forgets one artifact, idempotently. */
   produce(artifact: Artifact): Promise<ArtifactReport>;
   /**

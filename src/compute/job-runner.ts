@@ -261,10 +261,10 @@ async function perform(ctx: Platform, engine: Engine, job: ComputeJobRow): Promi
   renewal.unref();
   try {
     if (job.action === convergeJob) {
-      const spec = await desiredMachine(ctx, job.line);
       // A machine made or re-addressed is filtered before it runs, not from the next reconciliation on.
-      if (spec) await enforceEgress(ctx);
-      const report = await engine.converge(job.line, spec, ctx.clock.now());
+      const report = await engine.converge(job.line, await desiredMachine(ctx, job.line), ctx.clock.now(), () =>
+        enforceEgress(ctx),
+      );
       await settleConverge(ctx, job, report);
     } else {
       const artifact = JSON.parse(job.payload) as Artifact;

@@ -109,21 +109,25 @@ export async function monthTrafficBytes(
   if (machines.length === 0) return usage;
   const uuids = machines.map((m) => m.uuid);
   const { start } = monthBounds(now);
-  const [months, readings] = await Promise.all([
-    db
-      .selectFrom('traffic_months')
-      .select(['server_uuid', 'bytes'])
-      .where('server_uuid', 'in', uuids)
-      .where('month_start', '=', start)
-      .execute(),
-    db
-      .selectFrom('traffic_readings')
-      .select(['server_uuid', 'epoch', 'counter', 'read_at'])
-      .where('server_uuid', 'in', uuids)
-      .execute(),
-  ]);
-  const stored = new Map(months.map((m) => [m.server_uuid, Number(m.bytes)]));
-  const last = new Map(readings.map((r) => [r.server_uuid, r]));
+  // One statement: a month's bytes exist only beside the reading that added them.
+  const rows = await db
+    .selectFrom('traffic_readings')
+    .leftJoin('traffic_months', (join) =>
+      join
+        .onRef('traffic_months.server_uuid', '=', 'traffic_readings.server_uuid')
+        .on('traffic_months.month_start', '=', start),
+    )
+    .select([
+      'traffic_readings.server_uuid',
+      'traffic_readings.epoch',
+      'traffic_readings.counter',
+      'traffic_readings.read_at',
+      'traffic_months.bytes',
+    ])
+    .where('traffic_readings.server_uuid', 'in', uuids)
+    .execute();
+  const stored = new Map(rows.map((r) => [r.server_uuid, Number(r.bytes ?? 0)]));
+  const last = new Map(rows.map((r) => [r.server_uuid, r]));
   for (const machine of machines) {
     let bytes = stored.get(machine.uuid) ?? 0;
     const reading = ctx.compute.trafficCounter(machine, now);

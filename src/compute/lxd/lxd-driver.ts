@@ -234,7 +234,12 @@ export class LxdDriver implements ComputeDriver, Engine {
     return seen;
   }
 
-  async converge(serverUuid: string, spec: MachineSpec | null, now: number): Promise<ConvergeReport> {
+  async converge(
+    serverUuid: string,
+    spec: MachineSpec | null,
+    now: number,
+    beforeNetwork?: () => Promise<void>,
+  ): Promise<ConvergeReport> {
     const name = instanceName(serverUuid);
     if (!spec) {
       await this.#delete(rescueInstanceName(serverUuid));
@@ -258,6 +263,7 @@ export class LxdDriver implements ComputeDriver, Engine {
       await this.#firstBoot(name, spec);
       await this.#setConfig(name, { [firstBootKey]: String(spec.disk.generation) });
     }
+    await beforeNetwork?.();
     await this.#applyLimits(name, spec);
     await this.#applyNetwork(name, spec);
     return { power: await this.#applyPower(spec), traffic };
