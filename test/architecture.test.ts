@@ -142,7 +142,6 @@ export const formattingServices: Record<string, string> = {
   'src/snapshots/snapshot.service.ts': 'returns the spec’s Snapshot object (left to the lead)',
   'src/billing/transaction.service.ts': 'rowToTransaction, shared by v1.3, the operator API and payments',
   'src/payments/payment.service.ts': 'returns transactions shaped by rowToTransaction',
-  'src/servers/server-operator.service.ts': 'returns the operator’s server object',
   'src/catalog/listing.service.ts': 'returns the spec’s listing objects (prices in dollars)',
   'src/documents/document.service.ts': 'writes the PDF’s text (to move beside document-pdf.ts)',
 };
@@ -184,7 +183,6 @@ export const queriesNotYetMoved: Record<string, string> = {
   'src/payments/simulated.processor.ts': 'payments (landed late; a payment repository to come)',
   'src/documents/document.service.ts': 'invoice documents (a document repository to come)',
   'src/servers/overage.sweep.ts': 'bandwidth overage sweep (to move with its claim)',
-  'src/server-metrics/server-metric.service.ts': 'one read of servers (to serverRepository)',
   'src/network/attachable-server.ts': 'one locked read of a server (to serverRepository)',
 };
 

@@ -6,6 +6,11 @@ import type { Queryable } from '../db/database.ts';
 import type { MetricResolution, NewServerMetricSample, ServerMetricSampleRow } from './server-metric.table.ts';
 
 export const serverMetricRepository = {
+  /** The plan of each of these servers (those that still exist). */
+  plansOf(db: Queryable, serverUuids: string[]): Promise<{ uuid: string; plan_id: number }[]> {
+    return db.selectFrom('servers').select(['uuid', 'plan_id']).where('uuid', 'in', serverUuids).execute();
+  },
+
   latestSample(db: Queryable, serverUuid: string): Promise<ServerMetricSampleRow | undefined> {
     return db
       .selectFrom('server_metric_samples')

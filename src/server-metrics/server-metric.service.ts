@@ -68,15 +68,10 @@ export async function recordUsage(
     (entry): entry is [string, { usage: UsageReading }] => entry[1].usage != null,
   );
   if (!readings.length) return 0;
-  const servers = await ctx.db
-    .selectFrom('servers')
-    .select(['uuid', 'plan_id'])
-    .where(
-      'uuid',
-      'in',
-      readings.map(([uuid]) => uuid),
-    )
-    .execute();
+  const servers = await serverMetricRepository.plansOf(
+    ctx.db,
+    readings.map(([uuid]) => uuid),
+  );
   const vcpusOf = new Map(servers.map((row) => [row.uuid, ctx.catalog.plans.get(row.plan_id)?.vcpus ?? 1]));
   let recorded = 0;
   for (const [uuid, { usage }] of readings) {

@@ -5,7 +5,6 @@
 import type { Platform } from '../platform/context.ts';
 import { NotFound } from '../platform/errors.ts';
 import { parseRef } from '../platform/ids.ts';
-import { isoSeconds } from '../platform/clock.ts';
 import { findAccount } from '../accounts/operator.service.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import type { Tx } from '../db/database.ts';
@@ -17,23 +16,28 @@ import { serverPowerChanged } from '../events/resource-events.ts';
 import { transaction } from '../db/transaction.ts';
 import { serverOperatorRepository } from './server-operator.repository.ts';
 
-/** A server as the operator's list shows it: who owns it, where it runs, what it is doing. */
+/**
+ * A server as the operator sees it: who owns it, where it runs, what it is doing (times in
+ * clock ms; the operator API shapes it for the wire).
+ */
 export interface OperatorServer {
   id: number;
   uuid: string;
-  account_id: number;
-  account_email: string;
+  accountId: number;
+  accountEmail: string;
   name: string;
   hostname: string;
+  /** The shown power: the settled power, or the transition under way. */
   power: string;
   rescue: boolean;
-  region_id: number;
+  regionId: number;
+  /** The region's city. */
   region: string;
   image: string;
   plan: string;
-  created: string;
+  createdAt: number;
   /** Why the compute engine last failed this server (real driver), or null. */
-  engine_error: string | null;
+  engineError: string | null;
 }
 
 export interface OperatorServerQuery {
@@ -53,18 +57,18 @@ function toOperatorServer(ctx: Platform, row: ServerWithOwner, now: number): Ope
   return {
     id: row.id,
     uuid: row.uuid,
-    account_id: row.account_id,
-    account_email: row.account_email,
+    accountId: row.account_id,
+    accountEmail: row.account_email,
     name: row.name,
     hostname: row.hostname,
     power: shownPower(row, now),
     rescue: row.rescue === 1,
-    region_id: row.region_id,
+    regionId: row.region_id,
     region: ctx.catalog.regions.get(row.region_id)?.city ?? String(row.region_id),
     image: ctx.catalog.images.get(row.image_id)?.name ?? String(row.image_id),
     plan: ctx.catalog.plans.get(row.plan_id)?.name ?? String(row.plan_id),
-    created: isoSeconds(row.created_at),
-    engine_error: row.engine_error,
+    createdAt: row.created_at,
+    engineError: row.engine_error,
   };
 }
 

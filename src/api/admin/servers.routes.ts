@@ -1,15 +1,17 @@
 // The operator API's servers: every account's servers in one list, one server, a forced stop
 // and a removal. The rules live in src/servers/server-operator.service.ts.
 
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import {
   forceStopServer,
   listAllServers,
   operatorRemoveServer,
+  type OperatorServer as DomainOperatorServer,
   operatorServerInfo,
 } from '../../servers/server-operator.service.ts';
+import { isoSeconds } from '../../platform/clock.ts';
 import { POWER_STATES } from '../../servers/power-state.ts';
 import { MAX_ROW_ID } from '../../platform/ids.ts';
 import { PathRef, responses, Timestamp } from '../v1_3/schemas.ts';
@@ -41,6 +43,25 @@ export const OperatorServer = Type.Object(
   { $id: 'AdminServer', description: 'a server as the operator sees it, with its owner' },
 );
 
+function operatorServerObject(server: DomainOperatorServer): Static<typeof OperatorServer> {
+  return {
+    id: server.id,
+    uuid: server.uuid,
+    account_id: server.accountId,
+    account_email: server.accountEmail,
+    name: server.name,
+    hostname: server.hostname,
+    power: server.power,
+    rescue: server.rescue,
+    region_id: server.regionId,
+    region: server.region,
+    image: server.image,
+    plan: server.plan,
+    created: isoSeconds(server.createdAt),
+    engine_error: server.engineError,
+  };
+}
+
 const ServerRef = Type.Object({ server: PathRef });
 
 export function operatorServerRoutes(app: ApiApp, ctx: Platform): void {
@@ -68,7 +89,7 @@ export function operatorServerRoutes(app: ApiApp, ctx: Platform): void {
         adminErrors,
       ),
     },
-    handler: async (request) => ({ servers: await listAllServers(ctx, request.query) }),
+    handler: async (request) => ({ servers: (await listAllServers(ctx, request.query)).map(operatorServerObject) }),
   });
 
   app.route({
@@ -84,7 +105,7 @@ export function operatorServerRoutes(app: ApiApp, ctx: Platform): void {
       params: ServerRef,
       response: responses({ 200: OperatorServer }, adminErrors),
     },
-    handler: (request) => operatorServerInfo(ctx, request.params.server),
+    handler: async (request) => operatorServerObject(await operatorServerInfo(ctx, request.params.server)),
   });
 
   app.route({
@@ -101,7 +122,7 @@ export function operatorServerRoutes(app: ApiApp, ctx: Platform): void {
       params: ServerRef,
       response: responses({ 200: OperatorServer }, adminErrors),
     },
-    handler: (request) => forceStopServer(ctx, request.params.server),
+    handler: async (request) => operatorServerObject(await forceStopServer(ctx, request.params.server)),
   });
 
   app.route({
