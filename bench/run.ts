@@ -436,7 +436,7 @@ async function runCase(which: Case): Promise<CaseResult> {
     const add = (row: Row) => {
       result.rows.push(row);
       console.log(
-        `  ${row.scenario}: ${row.rps}/s, p99 ${row.p99} ms, ${row.cpuUsPerRequest} µs CPU/request${row.errors ? `, ${row.errors} errors` : ''}`,
+        `  ${row.scenario}: ${row.rps}/s, p99 ${row.p99} ms, ${row.cpuUsPerRequest} µs CPU/request${row.errors ? `, ${row.errors} errors` : ''}${row.floor && row.toFloor ? ` (floor ${row.floor.rps}/s, p99 ${row.floor.p99} ms, ${row.floor.cpuUsPerRequest} µs: CPU ${fixed(row.toFloor.cpu)}×, req/s ${fixed(row.toFloor.rps)}×, p99 ${fixed(row.toFloor.p99)}×)` : ''}`,
       );
     };
     add(await load('bare Fastify GET /bare', [bare.url], { path: '/bare' }));
