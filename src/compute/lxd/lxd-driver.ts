@@ -343,6 +343,17 @@ export class LxdDriver implements ComputeDriver, Engine {
       );
     const wanted = nics(this.#nicDevices(spec));
     const found = nics(instance.devices);
+    // Where the host cannot police egress (#applyNetwork), a NIC limited on ingress alone is as wanted.
+    const [want, have] = [wanted.eth0, found.eth0];
+    if (
+      want?.['limits.egress'] &&
+      have &&
+      !have['limits.egress'] &&
+      have['limits.ingress'] === want['limits.ingress']
+    ) {
+      const { 'limits.egress': _egress, ...eth0 } = want;
+      wanted.eth0 = eth0;
+    }
     for (const key of new Set([...Object.keys(wanted), ...Object.keys(found)]))
       if (canonicalDevices({ [key]: wanted[key] ?? {} }) !== canonicalDevices({ [key]: found[key] ?? {} }))
         drift.push(`NIC ${key} ${found[key] ? 'changed' : 'missing'}${wanted[key] ? '' : ' (not Nubis’s)'}`);
@@ -644,17 +655,27 @@ export class LxdDriver implements ComputeDriver, Engine {
     if (instance.devices.eth0 || !instance.config[lentNicKey])
       devices.eth0 = { ...wanted.eth0!, ...(hwaddr ? { hwaddr } : {}) };
     for (const [key, device] of Object.entries(wanted)) if (key !== 'eth0') devices[key] = device;
-    if (canonicalDevices(devices) !== canonicalDevices(instance.devices))
-      await this.#client.run('PUT', `/1.0/instances/${name}`, {
+    const put = (with_: Record<string, Record<string, string>>) =>
+      this.#client.run('PUT', `/1.0/instances/${name}`, {
         body: {
           architecture: instance.architecture,
           config: instance.config,
-          devices,
+          devices: with_,
           profiles: instance.profiles,
           ephemeral: instance.ephemeral ?? false,
           stateful: instance.stateful ?? false,
           description: instance.description ?? '',
         },
+      });
+    if (canonicalDevices(devices) !== canonicalDevices(instance.devices))
+      await put(devices).catch(async (error: unknown) => {
+        // A host kernel without tc policing (act_police) cannot limit what the machine sends
+        // (limits.egress); what it receives (limits.ingress, an htb qdisc) is still limited.
+        if (!devices.eth0?.['limits.egress'] || !/TC action module|tc filter/i.test((error as Error).message))
+          throw error;
+        const { 'limits.egress': _egress, ...eth0 } = devices.eth0;
+        const fallback = { ...devices, eth0 };
+        if (canonicalDevices(fallback) !== canonicalDevices(instance.devices)) await put(fallback);
       });
     const script = networkScript(spec);
     const digest = createHash('sha256').update(script).digest('hex').slice(0, 16);
