@@ -110,7 +110,16 @@ describe('saved states', () => {
     assert.equal(imported.status, 200, JSON.stringify(imported.body));
     assert.ok(imported.body.migrated.includes('0005_server_addresses'));
     const after = await views();
-    assert.deepEqual(after.alice['/v1.3/server/list'], before.alice['/v1.3/server/list']);
+    // A document from before the traffic meter (0011) carries none of its readings: the month's
+    // usage counts again from what the driver reads now, so it may only be lower. Everything
+    // else the older document holds comes back as it was.
+    const servers = (view: Awaited<ReturnType<typeof views>>) =>
+      (view.alice['/v1.3/server/list'] as { servers: { bandwidth: { usage: number } }[] }).servers;
+    const usage = (list: { bandwidth: { usage: number } }[]) => list.map((entry) => entry.bandwidth.usage);
+    const withoutUsage = (list: { bandwidth: { usage: number } }[]) =>
+      list.map((entry) => ({ ...entry, bandwidth: { ...entry.bandwidth, usage: 0 } }));
+    assert.deepEqual(withoutUsage(servers(after)), withoutUsage(servers(before)));
+    usage(servers(after)).forEach((gb, index) => assert.ok(gb <= usage(servers(before))[index], `usage ${gb}`));
     assert.deepEqual(after.bob['/v1.3/floating_ip/list'], before.bob['/v1.3/floating_ip/list']);
   });
 
