@@ -244,6 +244,7 @@ export async function startInstance(
         // Requests already received (some still in the socket buffers) are answered for real.
         await settleReceived(lifecycle.connections);
         lifecycle.draining = true;
+        log.info('draining: what arrived before the signal is taken in, new requests are refused');
         const [drained] = await Promise.all([
           drainHttp(app, lifecycle.connections, config.shutdownTimeoutMs),
           sweeper?.stop(),

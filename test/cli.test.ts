@@ -213,7 +213,8 @@ describe('serve', () => {
         (entry) => entry.msg === 'shutting down: finishing in-flight requests' && entry.signal === 'SIGTERM',
       );
 
-      // New requests are no longer taken.
+      // Once what arrived before the signal is taken in, new requests are no longer taken.
+      await logged((entry) => typeof entry.msg === 'string' && entry.msg.startsWith('draining:'));
       const refused = await fetch(`http://127.0.0.1:${port}/healthz`).then(
         (response) => response.status,
         (error: Error) => (error.cause as { code?: string } | undefined)?.code ?? error.message,
