@@ -5,21 +5,13 @@
 import type { Platform } from '../platform/context.ts';
 import { Conflict } from '../platform/errors.ts';
 
-/** One answered request as kept (the operator API shapes it for the wire). */
-export interface JournalEntry {
+/** One answered request as kept, its bodies masked and bounded (the operator API shapes it for the wire). */
+export type JournalEntry = Omit<AnsweredRequest, 'responsePayload'> & {
   /** Clock ms. */
   at: number;
-  method: string;
-  path: string;
-  status: number;
-  durationMs: number;
-  accountId: number | null;
-  requestId: string;
-  /** As parsed, secrets masked. */
-  requestBody: unknown;
   /** As sent, secrets masked. */
   responseBody: unknown;
-}
+};
 
 export interface JournalQuery {
   account?: number;
