@@ -118,9 +118,10 @@ while :; do sleep 3600 & wait $!; done
 
 /**
  * The test image's revision, kept in its properties: `npm run test:lxd` rebuilds an image of an
- * older one (2: a getty on the console).
+ * older one (2: a getty on the console; 3: init runs /etc/nubis/run-script, which reports the
+ * first-boot script's outcome). Bump it with every change to the image's files.
  */
-export const tinyImageRevision = '2';
+export const tinyImageRevision = '3';
 
 const udhcpcScript = `#!/bin/sh
 case "$1" in
