@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import { deployServer, SETTLE_SECONDS } from '../support/servers.ts';
-import { button, heading, launch, newPage, signIn, withScreenshots } from './browser.ts';
+import { button, field, heading, launch, newPage, signIn, withScreenshots } from './browser.ts';
 
 let server: TestServer;
 let browser: Browser;
@@ -111,6 +111,18 @@ describe("the server's page", () => {
           .waitFor();
         await button(page, 'Close console').click();
         assert.equal(await page.getByRole('region', { name: /^Console of/ }).count(), 0);
+
+        // The operator's console of any server: the same answer.
+        await page.goto(`${server.url}/#/admin`);
+        await field(page, 'Operator token').fill(ADMIN_TOKEN);
+        await button(page, 'Sign in as operator').click();
+        await heading(page, 'Accounts').waitFor();
+        await page.goto(`${server.url}/#/admin/servers`);
+        await button(page, 'Console of console-sim').click();
+        await page
+          .getByRole('status')
+          .filter({ hasText: /there is no machine behind this server/ })
+          .waitFor();
       },
     );
   });

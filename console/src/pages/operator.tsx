@@ -12,6 +12,7 @@ import { ListTable } from '../list-table.tsx';
 import { Page } from '../page.tsx';
 import { Link, navigate } from '../router.tsx';
 import { useLoad } from '../use-load.ts';
+import { TerminalPanel } from '../terminal.tsx';
 
 const nav: [string, string][] = [
   ['/admin/accounts', 'Accounts'],
@@ -283,9 +284,21 @@ function ServerTable(props: {
   onChange: () => Promise<void>;
 }) {
   const form = useForm();
+  // The server whose machine console is open below the list (the operator may open any).
+  const [watched, setWatched] = useState<{ uuid: string; name: string } | null>(null);
   return (
     <>
       <FormStatus form={form} />
+      {watched && (
+        <TerminalPanel
+          key={watched.uuid}
+          path={`/admin/servers/${encodeURIComponent(watched.uuid)}/console`}
+          token={session.operator() ?? ''}
+          kind="operator"
+          title={`Console of ${watched.name}`}
+          onClose={() => setWatched(null)}
+        />
+      )}
       <ListTable
         headers={['Name', 'Account', 'State', 'Region', 'Plan', 'Created', 'Actions']}
         rows={props.servers}
@@ -305,6 +318,9 @@ function ServerTable(props: {
             <td>{s.plan}</td>
             <td>{when(s.created)}</td>
             <td class="row">
+              <button type="button" onClick={() => setWatched({ uuid: s.uuid, name: s.name })}>
+                Console of {s.name}
+              </button>
               <ConfirmButton
                 label={`Force stop ${s.name}`}
                 question={`Pull the plug on ${s.name}?`}
