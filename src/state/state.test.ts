@@ -119,7 +119,8 @@ describe('saved states', () => {
     const withoutUsage = (list: { bandwidth: { usage: number } }[]) =>
       list.map((entry) => ({ ...entry, bandwidth: { ...entry.bandwidth, usage: 0 } }));
     assert.deepEqual(withoutUsage(servers(after)), withoutUsage(servers(before)));
-    usage(servers(after)).forEach((gb, index) => assert.ok(gb <= usage(servers(before))[index], `usage ${gb}`));
+    for (const [index, gb] of usage(servers(after)).entries())
+      assert.ok(gb <= usage(servers(before))[index], `usage ${gb}`);
     assert.deepEqual(after.bob['/v1.3/floating_ip/list'], before.bob['/v1.3/floating_ip/list']);
   });
 
