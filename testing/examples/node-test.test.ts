@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
-import { NubisError, unwrap } from '@nubis/sdk';
+import { type NubisError, unwrap } from '@nubis/sdk';
 import { startNubis, type Nubis } from '@nubis/testing';
 
 let nubis: Nubis;
