@@ -82,7 +82,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
 
   /**
    * The rows of a read run at once, or undefined while a transaction is open on the connection
-   * (the read then waits for it through Kysely, as any query does: it must not see uncommitted rows).
+   * (the read then waits for it through Kysely, like every other query: it must not see uncommitted rows).
    */
   readNow(sql: string, parameters: unknown[]): unknown[] | undefined {
     if (this.#db.isTransaction) return undefined;

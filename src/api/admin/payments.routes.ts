@@ -1,4 +1,4 @@
-// The operator's side of payments and documents: any account's invoice documents, the bank
+// The operator's side of payments and documents: every account's invoice documents, the bank
 // transfers waiting for money, and marking one received (which credits the balance once).
 
 import { Type } from 'typebox';
