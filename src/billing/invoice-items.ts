@@ -7,8 +7,6 @@ import { lockAccount } from '../accounts/account-lock.ts';
 import { addSettled } from './settled.ts';
 import { billingRepository, insertOpeningItems, type OpeningItems } from './billing.repository.ts';
 import type { Platform } from '../platform/context.ts';
-import { isoOrNull, isoSeconds } from '../platform/clock.ts';
-import { toDollars } from '../platform/money.ts';
 import type { InvoiceItemRow } from './billing.table.ts';
 import { chargeOfItem, startedHours } from './metering.ts';
 import { readSnapshot } from './read-snapshot.ts';
@@ -85,27 +83,26 @@ export async function closeInvoiceItems(
   for (const [accountId, delta] of settledByAccount) await addSettled(trx, accountId, delta);
 }
 
-/** Invoice item of the spec (v1.3 Billing). */
+/** An invoice item as the domain holds it (the API shows the spec's Invoice item object). */
 export interface InvoiceItem {
-  active: 0 | 1;
-  amount_hr: number;
-  amount_mo: number;
-  resource_type: string;
-  usage: number;
-  ts_created: string;
-  ts_removed: string | null;
+  resourceType: string;
+  amountHrMicros: number;
+  amountMoMicros: number;
+  /** Hours started by `now`, including hours paid up front. */
+  usageHours: number;
+  createdAt: number;
+  /** Null while the resource is billed. */
+  removedAt: number | null;
 }
 
 export function rowToInvoiceItem(row: InvoiceItemRow, now: number): InvoiceItem {
   return {
-    active: row.removed_at === null ? 1 : 0,
-    // Prices are shown to the micro-dollar: an hourly price is usually a fraction of a cent.
-    amount_hr: toDollars(row.amount_hr_micros),
-    amount_mo: toDollars(row.amount_mo_micros),
-    resource_type: row.resource_type,
-    usage: startedHours(row, now),
-    ts_created: isoSeconds(row.created_at),
-    ts_removed: isoOrNull(row.removed_at),
+    resourceType: row.resource_type,
+    amountHrMicros: row.amount_hr_micros,
+    amountMoMicros: row.amount_mo_micros,
+    usageHours: startedHours(row, now),
+    createdAt: row.created_at,
+    removedAt: row.removed_at,
   };
 }
 

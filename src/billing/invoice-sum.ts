@@ -5,12 +5,11 @@
 // Rounding: a figure is the difference of two running totals (everything the type cost before
 // `to`, and before `from`), each rounded to the cent. So adjacent intervals add up to the cent
 // (sum(a, b) + sum(b, c) = sum(a, c)), and each figure is within a cent of the exact charge.
+// Figures are micro-dollars (whole cents) and the bounds clock ms; the API shows them.
 
 import type { Platform } from '../platform/context.ts';
-import { Invalid } from '../platform/errors.ts';
-import { isoSeconds } from '../platform/clock.ts';
-import { roundToCent, toCents } from '../platform/money.ts';
-import { chargeBetween, monthBounds } from './metering.ts';
+import { roundToCent } from '../platform/money.ts';
+import { chargeBetween } from './metering.ts';
 import { readSnapshot } from './read-snapshot.ts';
 import { billingRepository } from './billing.repository.ts';
 import type { PricedItem } from './pricing.ts';
@@ -38,30 +37,16 @@ export type InvoiceSumField = (typeof INVOICE_SUM_FIELDS)[number];
 const everyTypeHasAField: Exclude<PricedItem['resourceType'], InvoiceSumField> extends never ? true : never = true;
 void everyTypeHasAField;
 
-export type InvoiceSum = Record<InvoiceSumField, number> & { ts_start: string; ts_end: string };
-
-export interface InvoiceSumInput {
-  /** Any text a timestamp can be parsed from; empty or missing: the start of the clock's current month. */
-  from?: string | null;
-  /** Likewise; empty or missing: the start of the next month. */
-  to?: string | null;
+/** What each type cost in [from, to), micro-dollars rounded to the cent. */
+export interface InvoiceSum {
+  charges: Record<InvoiceSumField, number>;
+  from: number;
+  to: number;
 }
 
-export async function invoiceSum(ctx: Platform, accountId: number, input: InvoiceSumInput): Promise<InvoiceSum> {
+/** What the account's metered resources cost in [from, to) (clock ms, from ≤ to), per type. */
+export async function invoiceSum(ctx: Platform, accountId: number, from: number, to: number): Promise<InvoiceSum> {
   const now = ctx.clock.now();
-  const month = monthBounds(now);
-  const fromGiven = isGiven(input.from);
-  const toGiven = isGiven(input.to);
-  const from = fromGiven ? timestampOrThrow('from', input.from!) : month.start;
-  const to = toGiven ? timestampOrThrow('to', input.to!) : month.end;
-  if (from > to) {
-    if (toGiven) throw new Invalid('to', `bad value: ${isoSeconds(to)} is before from (${isoSeconds(from)})`);
-    throw new Invalid(
-      'from',
-      `bad value: ${isoSeconds(from)} is after the end of the current month (${isoSeconds(to)}), the default of to`,
-    );
-  }
-
   const before = { from: zeroes(), to: zeroes() };
   // Both reads see one snapshot, so an item closed meanwhile is counted once.
   const [settled, overlapping] = await readSnapshot(ctx, (trx) =>
@@ -82,10 +67,10 @@ export async function invoiceSum(ctx: Platform, accountId: number, input: Invoic
     before.to[field] += chargeBetween(item, item.created_at, to, now);
   }
 
-  const sum = zeroes();
+  const charges = zeroes();
   for (const field of INVOICE_SUM_FIELDS)
-    sum[field] = toCents(roundToCent(before.to[field]) - roundToCent(before.from[field]));
-  return { ...sum, ts_start: isoSeconds(from), ts_end: isoSeconds(to) };
+    charges[field] = roundToCent(before.to[field]) - roundToCent(before.from[field]);
+  return { charges, from, to };
 }
 
 function zeroes(): Record<InvoiceSumField, number> {
@@ -96,20 +81,6 @@ function fieldOf(resourceType: string): InvoiceSumField {
   if ((INVOICE_SUM_FIELDS as readonly string[]).includes(resourceType)) return resourceType as InvoiceSumField;
   // openInvoiceItems only writes PricedItem types, each of which has a field (checked above).
   throw new Error(`invoice item of unknown resource type "${resourceType}"`);
-}
-
-function isGiven(value: string | null | undefined): value is string {
-  return value !== undefined && value !== null && value.trim() !== '';
-}
-
-function timestampOrThrow(field: string, text: string): number {
-  const ms = parseTimestamp(text);
-  if (ms === null)
-    throw new Invalid(
-      field,
-      'bad value: not a timestamp; send e.g. "2026-03-01T00:00:00Z", "2026-03-01", "Sun, 01 Mar 2026 00:00:00 GMT" or Unix seconds',
-    );
-  return ms;
 }
 
 /** Date.UTC with four-digit years taken as written (Date.UTC reads 0–99 as 1900–1999). */

@@ -1,10 +1,9 @@
 // Transactions: money moving into an account (operator credits, payments) or out of it up
-// front (commit charges). Amounts are integer micro-dollars; the API shows dollars.
+// front (commit charges). Amounts are integer micro-dollars and times clock ms; each API shapes
+// them (v1.3 and the operator API: dollars, ISO seconds).
 
 import type { Queryable, Tx } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
-import { isoSeconds } from '../platform/clock.ts';
-import { toCents } from '../platform/money.ts';
 import type { TransactionRow } from './billing.table.ts';
 import { liftIfFunded } from './out-of-funds.ts';
 import { readSnapshot } from './read-snapshot.ts';
@@ -13,33 +12,38 @@ import { billingRepository } from './billing.repository.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import { transaction } from '../db/transaction.ts';
 
+/** A transaction as the domain holds it; `rowToTransaction` reads it from its row. */
 export interface Transaction {
-  id: string;
+  id: number;
+  accountId: number;
+  /** Where the money came from: stripe, simulated, bank, operator; commit for a charge paid up front. */
   ptype: string;
   pstatus: string;
-  amount: number;
-  fee: number;
-  taxrate: number;
+  /** What the balance gains (negative: a refund, a dispute, a commit charge), VAT excluded. */
+  amountMicros: number;
+  feeMicros: number;
+  /** VAT in basis points, charged on top of the amount. */
+  taxrateBp: number;
   note: string | null;
   /** A bank transfer's reference (put it on the transfer); null for other payments. */
   reference: string | null;
-  ts_created: string;
-  ts_last_changed: string;
+  createdAt: number;
+  updatedAt: number;
 }
 
 export function rowToTransaction(row: TransactionRow): Transaction {
   return {
-    // The spec declares an integer but shows a string-shaped id; we send a string (decisions table).
-    id: String(row.id),
+    id: row.id,
+    accountId: row.account_id,
     ptype: row.ptype,
     pstatus: row.pstatus,
-    amount: toCents(row.amount_micros),
-    fee: toCents(row.fee_micros),
-    taxrate: row.taxrate_bp / 100,
+    amountMicros: row.amount_micros,
+    feeMicros: row.fee_micros,
+    taxrateBp: row.taxrate_bp,
     note: row.note,
     reference: row.reference,
-    ts_created: isoSeconds(row.created_at),
-    ts_last_changed: isoSeconds(row.updated_at),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
   };
 }
 

@@ -292,11 +292,8 @@ async function monthFigures(
 ): Promise<MonthFigures> {
   const now = ctx.clock.now();
   const sumOf = async (from: number, to: number) => {
-    const sum = await invoiceSum(ctx, accountId, { from: isoSeconds(from), to: isoSeconds(to) });
-    return {
-      sum,
-      total: INVOICE_SUM_FIELDS.reduce((total, field) => total + Math.round(sum[field] * 100) * 10_000, 0),
-    };
+    const sum = (await invoiceSum(ctx, accountId, from, to)).charges;
+    return { sum, total: INVOICE_SUM_FIELDS.reduce((total, field) => total + sum[field], 0) };
   };
   const beginning = Date.UTC(1970, 0, 1);
   const [monthSum, before] = await Promise.all([sumOf(month.start, month.end), sumOf(beginning, month.start)]);
@@ -358,7 +355,7 @@ async function monthFigures(
       })),
       usageByType: INVOICE_SUM_FIELDS.filter((field) => monthSum.sum[field] !== 0).map((field) => [
         field,
-        monthSum.sum[field].toFixed(2),
+        money(monthSum.sum[field]),
       ]),
       usageTotal: money(monthSum.total),
       commitTotal: commits.length ? money(commitTotal) : null,

@@ -13,6 +13,7 @@ import { taxOf } from '../billing/billing-settings.ts';
 import { liftIfFunded } from '../billing/out-of-funds.ts';
 import { addSettled } from '../billing/settled.ts';
 import { transaction } from '../db/transaction.ts';
+import { paymentRepository, type PaymentRef } from './payment.repository.ts';
 
 /** A processor's event, remembered by id so that a second delivery changes nothing. */
 export interface ProcessorEvent {
@@ -29,13 +30,13 @@ export async function settle(
   changes: { fee_micros?: number; payment_ref?: string | null },
 ) {
   const now = ctx.clock.now();
-  const result = await trx
-    .updateTable('transactions')
-    .set({ ...changes, pstatus: 'completed', settled_at: now, updated_at: now })
-    .where('id', '=', row.id)
-    .where('pstatus', '=', 'pending')
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return false;
+  const changed = await paymentRepository.changePending(trx, row.id, {
+    ...changes,
+    pstatus: 'completed',
+    settled_at: now,
+    updated_at: now,
+  });
+  if (!changed) return false;
   await addSettled(trx, row.account_id, row.amount_micros);
   await liftIfFunded(ctx, trx, row.account_id);
   return true;
@@ -50,27 +51,17 @@ export type EventOutcome = 'applied' | 'duplicate' | 'unknown payment' | 'no cha
  */
 async function onPayment(
   ctx: Platform,
-  where: { ptype: string; processorRef: string } | { ptype: string; paymentRef: string },
+  where: PaymentRef,
   event: ProcessorEvent,
   change: (trx: Tx, row: TransactionRow) => Promise<boolean>,
 ): Promise<EventOutcome> {
-  let query = ctx.db.selectFrom('transactions').select(['id', 'account_id']).where('ptype', '=', where.ptype);
-  query =
-    'processorRef' in where
-      ? query.where('processor_ref', '=', where.processorRef)
-      : query.where('payment_ref', '=', where.paymentRef).where('parent_id', 'is', null);
-  const found = await query.orderBy('id').executeTakeFirst();
+  const found = await paymentRepository.findPayment(ctx.db, where);
   return transaction(ctx, async (trx) => {
     if (found) await lockAccount(ctx, trx, found.account_id);
-    const claimed = await trx
-      .insertInto('payment_events')
-      .values({ processor: event.processor, event_id: event.id, type: event.type, received_at: ctx.clock.now() })
-      .onConflict((oc) => oc.columns(['processor', 'event_id']).doNothing())
-      .returning('event_id')
-      .executeTakeFirst();
-    if (!claimed) return 'duplicate';
+    if (!(await paymentRepository.claimEvent(trx, event, ctx.clock.now()))) return 'duplicate';
     if (!found) return 'unknown payment';
-    const row = await trx.selectFrom('transactions').selectAll().where('id', '=', found.id).executeTakeFirstOrThrow();
+    const row = await paymentRepository.byId(trx, found.id);
+    if (!row) throw new Error(`payment ${found.id} vanished`);
     return (await change(trx, row)) ? 'applied' : 'no change';
   });
 }
@@ -92,15 +83,9 @@ export function completePayment(
 
 /** The processor says the checkout failed or expired: the pending payment fails; nothing is credited. */
 export function failPayment(ctx: Platform, ref: { ptype: string; processorRef: string }, event: ProcessorEvent) {
-  return onPayment(ctx, ref, event, async (trx, row) => {
-    const result = await trx
-      .updateTable('transactions')
-      .set({ pstatus: 'failed', updated_at: ctx.clock.now() })
-      .where('id', '=', row.id)
-      .where('pstatus', '=', 'pending')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
-  });
+  return onPayment(ctx, ref, event, (trx, row) =>
+    paymentRepository.changePending(trx, row.id, { pstatus: 'failed', updated_at: ctx.clock.now() }),
+  );
 }
 
 /** The net share of a gross amount the processor names (refunded, disputed) of a payment, to the cent. */
@@ -118,35 +103,22 @@ async function adjustment(
   entry: { amountMicros: number; pstatus: string; note: string },
 ): Promise<void> {
   const now = ctx.clock.now();
-  await trx
-    .insertInto('transactions')
-    .values({
-      account_id: row.account_id,
-      ptype: row.ptype,
-      pstatus: entry.pstatus,
-      amount_micros: entry.amountMicros,
-      fee_micros: 0,
-      taxrate_bp: row.taxrate_bp,
-      note: entry.note,
-      payment_ref: row.payment_ref,
-      parent_id: row.id,
-      settled_at: now,
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
+  await paymentRepository.insert(trx, {
+    account_id: row.account_id,
+    ptype: row.ptype,
+    pstatus: entry.pstatus,
+    amount_micros: entry.amountMicros,
+    fee_micros: 0,
+    taxrate_bp: row.taxrate_bp,
+    note: entry.note,
+    payment_ref: row.payment_ref,
+    parent_id: row.id,
+    settled_at: now,
+    created_at: now,
+    updated_at: now,
+  });
   await addSettled(trx, row.account_id, entry.amountMicros);
   if (entry.amountMicros > 0) await liftIfFunded(ctx, trx, row.account_id);
-}
-
-async function childrenTotal(trx: Tx, row: TransactionRow, pstatus: string, sign: 'debits' | 'all'): Promise<number> {
-  let query = trx
-    .selectFrom('transactions')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount_micros'), eb.val(0)).as('total'))
-    .where('parent_id', '=', row.id)
-    .where('pstatus', '=', pstatus);
-  if (sign === 'debits') query = query.where('amount_micros', '<', 0);
-  return Number((await query.executeTakeFirstOrThrow()).total);
 }
 
 /**
@@ -163,16 +135,11 @@ export function recordRefund(
   return onPayment(ctx, ref, event, async (trx, row) => {
     if (row.settled_at === null) return false;
     const refundedNet = netShare(row, refundedGrossMicros);
-    const already = -(await childrenTotal(trx, row, 'refunded', 'all'));
+    const already = -(await paymentRepository.childrenTotal(trx, row.id, 'refunded', 'all'));
     const debit = refundedNet - already;
     if (debit <= 0) return false;
     await adjustment(ctx, trx, row, { amountMicros: -debit, pstatus: 'refunded', note: `refund of payment ${row.id}` });
-    if (refundedNet >= row.amount_micros)
-      await trx
-        .updateTable('transactions')
-        .set({ pstatus: 'refunded', updated_at: ctx.clock.now() })
-        .where('id', '=', row.id)
-        .execute();
+    if (refundedNet >= row.amount_micros) await paymentRepository.setStatus(trx, row.id, 'refunded', ctx.clock.now());
     return true;
   });
 }
@@ -204,15 +171,9 @@ export function recordDisputeWon(
   event: ProcessorEvent,
 ): Promise<EventOutcome> {
   return onPayment(ctx, ref, event, async (trx, row) => {
-    const disputed = -(await childrenTotal(trx, row, 'completed', 'debits'));
-    const reinstated = await trx
-      .selectFrom('transactions')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount_micros'), eb.val(0)).as('total'))
-      .where('parent_id', '=', row.id)
-      .where('pstatus', '=', 'completed')
-      .where('amount_micros', '>', 0)
-      .executeTakeFirstOrThrow();
-    const credit = disputed - Number(reinstated.total);
+    const disputed = -(await paymentRepository.childrenTotal(trx, row.id, 'completed', 'debits'));
+    const reinstated = await paymentRepository.childrenTotal(trx, row.id, 'completed', 'credits');
+    const credit = disputed - reinstated;
     if (credit <= 0) return false;
     await adjustment(ctx, trx, row, {
       amountMicros: credit,

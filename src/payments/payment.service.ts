@@ -6,7 +6,7 @@
 
 import type { Actor, Platform } from '../platform/context.ts';
 import { Conflict, Invalid, NotFound, Unavailable } from '../platform/errors.ts';
-import { parseMoney, toCents } from '../platform/money.ts';
+import { parseMoney } from '../platform/money.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import { requireNotBlocked } from '../accounts/permissions.ts';
 import { accountRepository } from '../accounts/account.repository.ts';
@@ -16,6 +16,7 @@ import { rowToTransaction, type Transaction } from '../billing/transaction.servi
 import { cardProcessorOf } from './processors.ts';
 import { settle } from './payment-events.ts';
 import { transaction } from '../db/transaction.ts';
+import { paymentRepository } from './payment.repository.ts';
 
 export interface PaymentOptions {
   card: { available: boolean; processor: string | null; reason: string | null };
@@ -104,7 +105,7 @@ export async function startCheckout(
   input: { amount: string | number; return_url?: string },
   /** The address the request reached (scheme, host, port), for a processor page Nubis serves itself. */
   origin?: string,
-): Promise<{ transaction: Transaction; checkout_url: string }> {
+): Promise<{ transaction: Transaction; checkoutUrl: string }> {
   requireNotBlocked(actor);
   const processor = cardProcessorOf(ctx);
   if ('off' in processor) throw new Conflict(processor.off);
@@ -113,21 +114,17 @@ export async function startCheckout(
   const account = await payer(ctx, actor);
   const rate = vatRateBp(ctx, account.country);
   const now = ctx.clock.now();
-  const row = await ctx.db
-    .insertInto('transactions')
-    .values({
-      account_id: account.id,
-      ptype: processor.name,
-      pstatus: 'pending',
-      amount_micros: net,
-      fee_micros: 0,
-      taxrate_bp: rate,
-      note: null,
-      created_at: now,
-      updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await paymentRepository.insert(ctx.db, {
+    account_id: account.id,
+    ptype: processor.name,
+    pstatus: 'pending',
+    amount_micros: net,
+    fee_micros: 0,
+    taxrate_bp: rate,
+    note: null,
+    created_at: now,
+    updated_at: now,
+  });
   let session: { ref: string; url: string };
   try {
     // The processor call is made once the pending payment is recorded, with the payment's id as
@@ -141,22 +138,12 @@ export async function startCheckout(
       cancelUrl: withOutcome(returnUrl, row.id, 'cancelled'),
     });
   } catch (error) {
-    await ctx.db
-      .updateTable('transactions')
-      .set({ pstatus: 'failed', updated_at: ctx.clock.now() })
-      .where('id', '=', row.id)
-      .where('pstatus', '=', 'pending')
-      .execute();
+    await paymentRepository.changePending(ctx.db, row.id, { pstatus: 'failed', updated_at: ctx.clock.now() });
     ctx.log.warn({ transactionId: row.id, err: (error as Error).message }, 'payment processor refused a checkout');
     throw new Unavailable('the payment processor did not start the payment; nothing was charged: retry');
   }
-  const updated = await ctx.db
-    .updateTable('transactions')
-    .set({ processor_ref: session.ref })
-    .where('id', '=', row.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return { transaction: rowToTransaction(updated), checkout_url: session.url };
+  const updated = await paymentRepository.setProcessorRef(ctx.db, row.id, session.ref);
+  return { transaction: rowToTransaction(updated), checkoutUrl: session.url };
 }
 
 export interface BankTransfer {
@@ -167,7 +154,8 @@ export interface BankTransfer {
     iban: string;
     bic: string | null;
     reference: string;
-    amount: number;
+    /** What to transfer, VAT included. */
+    amountMicros: number;
     currency: string;
   };
 }
@@ -185,22 +173,18 @@ export async function requestBankTransfer(
   const now = ctx.clock.now();
   // 40 random bits in base 32 (0-9, A-V): short enough to type on a transfer; the index keeps it unique.
   const reference = `NUBIS-${ctx.random.bytes(5).readUIntBE(0, 5).toString(32).toUpperCase().padStart(8, '0')}`;
-  const row = await ctx.db
-    .insertInto('transactions')
-    .values({
-      account_id: account.id,
-      ptype: 'bank',
-      pstatus: 'pending',
-      amount_micros: net,
-      fee_micros: 0,
-      taxrate_bp: rate,
-      note: null,
-      reference,
-      created_at: now,
-      updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await paymentRepository.insert(ctx.db, {
+    account_id: account.id,
+    ptype: 'bank',
+    pstatus: 'pending',
+    amount_micros: net,
+    fee_micros: 0,
+    taxrate_bp: rate,
+    note: null,
+    reference,
+    created_at: now,
+    updated_at: now,
+  });
   const bank = billingSettings(ctx).seller.bank;
   return {
     transaction: rowToTransaction(row),
@@ -209,7 +193,7 @@ export async function requestBankTransfer(
       iban: bank.iban,
       bic: bank.bic ?? null,
       reference,
-      amount: toCents(net + taxOf(net, rate)),
+      amountMicros: net + taxOf(net, rate),
       currency: 'USD',
     },
   };
@@ -217,46 +201,21 @@ export async function requestBankTransfer(
 
 /** The operator's word that a bank transfer arrived: completes it and credits the balance, once. */
 export async function markTransferReceived(ctx: Platform, transactionId: number): Promise<Transaction> {
-  const found = await ctx.db.selectFrom('transactions').selectAll().where('id', '=', transactionId).executeTakeFirst();
+  const found = await paymentRepository.byId(ctx.db, transactionId);
   if (!found) throw new NotFound('transaction');
   if (found.ptype !== 'bank')
     throw new Conflict(`transaction ${transactionId} is not a bank transfer (ptype ${found.ptype})`);
   return transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, found.account_id);
-    const row = await trx
-      .selectFrom('transactions')
-      .selectAll()
-      .where('id', '=', transactionId)
-      .executeTakeFirstOrThrow();
+    const row = await paymentRepository.byId(trx, transactionId);
+    if (!row) throw new NotFound('transaction');
     if (!(await settle(ctx, trx, row, {})))
       throw new Conflict(`bank transfer ${transactionId} is ${row.pstatus}, not pending`);
-    return rowToTransaction(
-      await trx.selectFrom('transactions').selectAll().where('id', '=', transactionId).executeTakeFirstOrThrow(),
-    );
+    return rowToTransaction((await paymentRepository.byId(trx, transactionId))!);
   });
 }
 
 /** Pending bank transfers of every account, oldest first (the operator's list of money to look for). */
-export async function pendingTransfers(ctx: Platform): Promise<(Transaction & { account_id: number })[]> {
-  const rows = await ctx.db
-    .selectFrom('transactions')
-    .selectAll()
-    .where('pstatus', '=', 'pending')
-    .where('ptype', '=', 'bank')
-    .orderBy('id')
-    .limit(1000)
-    .execute();
-  return rows.map((row) => ({ ...rowToTransaction(row), account_id: row.account_id }));
-}
-
-/** A transaction of the account, by id (404 for another account's). */
-export async function accountTransaction(ctx: Platform, actor: Actor, id: number): Promise<Transaction> {
-  const row = await ctx.db
-    .selectFrom('transactions')
-    .selectAll()
-    .where('id', '=', id)
-    .where('account_id', '=', actor.accountId)
-    .executeTakeFirst();
-  if (!row) throw new NotFound('transaction');
-  return rowToTransaction(row);
+export async function pendingTransfers(ctx: Platform): Promise<Transaction[]> {
+  return (await paymentRepository.pendingTransfers(ctx.db)).map(rowToTransaction);
 }

@@ -5,11 +5,11 @@
 
 import type { Platform } from '../platform/context.ts';
 import { NotFound } from '../platform/errors.ts';
-import { toCents } from '../platform/money.ts';
 import { taxOf } from '../billing/billing-settings.ts';
 import type { CardProcessor } from './card-processor.ts';
 import { completePayment, failPayment } from './payment-events.ts';
 import { firedFault } from '../faults/fault.service.ts';
+import { paymentRepository } from './payment.repository.ts';
 
 export const simulatedProcessor: CardProcessor = {
   name: 'simulated',
@@ -28,24 +28,19 @@ export interface SimulatedCheckout {
   ref: string;
   transactionId: number;
   accountId: number;
-  /** What the customer is asked to pay (VAT included), USD. */
-  amount: number;
+  /** What the customer is asked to pay, VAT included. */
+  grossMicros: number;
   pstatus: string;
 }
 
 export async function simulatedCheckout(ctx: Platform, ref: string): Promise<SimulatedCheckout> {
-  const row = await ctx.db
-    .selectFrom('transactions')
-    .selectAll()
-    .where('ptype', '=', 'simulated')
-    .where('processor_ref', '=', ref)
-    .executeTakeFirst();
+  const row = await paymentRepository.simulatedCheckout(ctx.db, ref);
   if (!row) throw new NotFound('checkout');
   return {
     ref,
     transactionId: row.id,
     accountId: row.account_id,
-    amount: toCents(row.amount_micros + taxOf(row.amount_micros, row.taxrate_bp)),
+    grossMicros: row.amount_micros + taxOf(row.amount_micros, row.taxrate_bp),
     pstatus: row.pstatus,
   };
 }

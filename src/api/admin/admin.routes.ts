@@ -17,6 +17,8 @@ import { listOutbox, type OutboxMessage as DomainOutboxMessage } from '../../mai
 import { isoSeconds } from '../../platform/clock.ts';
 import { resetState } from '../../state/reset.service.ts';
 import { Account, responses, Timestamp } from '../v1_3/schemas.ts';
+import { transactionObject } from '../v1_3/billing.routes.ts';
+import type { Transaction } from '../../billing/transaction.service.ts';
 
 const tags = ['operator'];
 const security = [{ operator: [] }];
@@ -75,6 +77,11 @@ export const AdminTransaction = Type.Object(
   },
   { $id: 'AdminTransaction', description: 'a transaction with its operator note' },
 );
+
+/** A transaction as the operator sees it: the v1.3 object and its note. */
+export function adminTransactionObject(transaction: Transaction): Static<typeof AdminTransaction> {
+  return { ...transactionObject(transaction), note: transaction.note };
+}
 
 export function operatorRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
@@ -170,7 +177,9 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       reply.code(201);
-      return creditAccount(ctx, request.params.account, request.body.amount, request.body.note);
+      return adminTransactionObject(
+        await creditAccount(ctx, request.params.account, request.body.amount, request.body.note),
+      );
     },
   });
 
@@ -196,7 +205,10 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
         adminErrors,
       ),
     },
-    handler: (request) => accountTransactions(ctx, request.params.account),
+    handler: async (request) => {
+      const { transactions, meta } = await accountTransactions(ctx, request.params.account);
+      return { transactions: transactions.map(adminTransactionObject), meta };
+    },
   });
 
   app.route({

@@ -8,7 +8,7 @@ import { markTransferReceived, pendingTransfers } from '../../payments/payment.s
 import { parseRef } from '../../platform/ids.ts';
 import { NotFound } from '../../platform/errors.ts';
 import { responses } from '../v1_3/schemas.ts';
-import { AdminTransaction } from './admin.routes.ts';
+import { AdminTransaction, adminTransactionObject } from './admin.routes.ts';
 import { InvoiceDocument, PdfResponse, sendPdf } from '../v1_3/document.routes.ts';
 import { documentPdf, operatorDocuments } from '../../documents/document.service.ts';
 
@@ -82,7 +82,12 @@ export function operatorPaymentRoutes(app: ApiApp, ctx: Platform): void {
         adminErrors,
       ),
     },
-    handler: async () => ({ transfers: await pendingTransfers(ctx) }),
+    handler: async () => ({
+      transfers: (await pendingTransfers(ctx)).map((transfer) => ({
+        ...adminTransactionObject(transfer),
+        account_id: transfer.accountId,
+      })),
+    }),
   });
 
   app.route({
@@ -102,7 +107,7 @@ export function operatorPaymentRoutes(app: ApiApp, ctx: Platform): void {
     handler: async (request) => {
       const ref = parseRef(request.params.transaction);
       if (!ref || !('id' in ref)) throw new NotFound('transaction');
-      return markTransferReceived(ctx, ref.id);
+      return adminTransactionObject(await markTransferReceived(ctx, ref.id));
     },
   });
 }

@@ -6,6 +6,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Platform } from '../../platform/context.ts';
 import { NotFound } from '../../platform/errors.ts';
+import { formatMoney } from '../../platform/money.ts';
 import { toProblem } from '../../http/error-mapping.ts';
 import { handleStripeWebhook } from '../../payments/stripe.processor.ts';
 import { cardProcessorOf } from '../../payments/processors.ts';
@@ -83,7 +84,7 @@ export function processorRoutes(ctx: Platform) {
           reply.type('text/html; charset=utf-8');
           return page(
             `<h1>Simulated payment</h1><p>Nubis's emulator stands in for a card processor: no card is asked for and no money moves.</p>
-<p>Amount due: <strong>${checkout.amount.toFixed(2)} USD</strong> (payment ${checkout.transactionId})</p>${buttons}`,
+<p>Amount due: <strong>${formatMoney(checkout.grossMicros, 2)} USD</strong> (payment ${checkout.transactionId})</p>${buttons}`,
           );
         } catch (error) {
           return problem(reply, error);

@@ -1,12 +1,25 @@
 // v1.3 billing: transactions, invoice items and invoice sums of the token's account.
 
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
-import { listTransactions } from '../../billing/transaction.service.ts';
-import { INVOICE_PAGE_SIZE, listInvoiceItems } from '../../billing/invoice-items.ts';
-import { INVOICE_SUM_FIELDS, invoiceSum } from '../../billing/invoice-sum.ts';
+import { listTransactions, type Transaction as DomainTransaction } from '../../billing/transaction.service.ts';
+import {
+  INVOICE_PAGE_SIZE,
+  listInvoiceItems,
+  type InvoiceItem as DomainInvoiceItem,
+} from '../../billing/invoice-items.ts';
+import {
+  INVOICE_SUM_FIELDS,
+  invoiceSum,
+  parseTimestamp,
+  type InvoiceSum as DomainInvoiceSum,
+} from '../../billing/invoice-sum.ts';
+import { monthBounds } from '../../billing/metering.ts';
+import { isoOrNull, isoSeconds } from '../../platform/clock.ts';
+import { Invalid } from '../../platform/errors.ts';
+import { toCents, toDollars } from '../../platform/money.ts';
 import { NullableTimestamp, responses, Timestamp } from './schemas.ts';
 
 const tags = ['v1.3 billing'];
@@ -39,6 +52,22 @@ export const Transaction = Type.Object(
   },
   { $id: 'Transaction', description: 'a transaction (spec: Transaction object)' },
 );
+
+/** A transaction on the wire (v1.3; the operator API adds its note). */
+export function transactionObject(transaction: DomainTransaction): Static<typeof Transaction> {
+  return {
+    // The spec declares an integer but shows a string-shaped id; we send a string (decisions table).
+    id: String(transaction.id),
+    ptype: transaction.ptype,
+    pstatus: transaction.pstatus,
+    amount: toCents(transaction.amountMicros),
+    fee: toCents(transaction.feeMicros),
+    taxrate: transaction.taxrateBp / 100,
+    reference: transaction.reference,
+    ts_created: isoSeconds(transaction.createdAt),
+    ts_last_changed: isoSeconds(transaction.updatedAt),
+  };
+}
 const InvoiceItem = Type.Object(
   {
     active: Type.Integer({ description: '1 while the resource is billed, 0 once removed' }),
@@ -53,6 +82,19 @@ const InvoiceItem = Type.Object(
   },
   { $id: 'InvoiceItem', description: 'an invoice item (spec: Invoice item object)' },
 );
+
+function invoiceItemObject(item: DomainInvoiceItem): Static<typeof InvoiceItem> {
+  return {
+    active: item.removedAt === null ? 1 : 0,
+    // Prices are shown to the micro-dollar: an hourly price is usually a fraction of a cent.
+    amount_hr: toDollars(item.amountHrMicros),
+    amount_mo: toDollars(item.amountMoMicros),
+    resource_type: item.resourceType,
+    usage: item.usageHours,
+    ts_created: isoSeconds(item.createdAt),
+    ts_removed: isoOrNull(item.removedAt),
+  };
+}
 // Be liberal: Unix seconds (or milliseconds) may come as a number as well as a numeric string.
 const TimestampText = Type.Union(
   [Type.String({ maxLength: 100 }), Type.Number({ minimum: 0, maximum: 9_999_999_999_999 }), Type.Null()],
@@ -77,6 +119,47 @@ const InvoiceSum = Type.Object(
   { $id: 'InvoiceSum', description: 'charges per resource type over a period (spec: Invoice sum object)' },
 );
 
+function invoiceSumObject(sum: DomainInvoiceSum): Static<typeof InvoiceSum> {
+  return {
+    ...Object.fromEntries(INVOICE_SUM_FIELDS.map((field) => [field, toCents(sum.charges[field])])),
+    ts_start: isoSeconds(sum.from),
+    ts_end: isoSeconds(sum.to),
+  };
+}
+
+function isGiven(value: string | null | undefined): value is string {
+  return value !== undefined && value !== null && value.trim() !== '';
+}
+
+function timestampOrThrow(field: string, text: string): number {
+  const ms = parseTimestamp(text);
+  if (ms === null)
+    throw new Invalid(
+      field,
+      'bad value: not a timestamp; send e.g. "2026-03-01T00:00:00Z", "2026-03-01", "Sun, 01 Mar 2026 00:00:00 GMT" or Unix seconds',
+    );
+  return ms;
+}
+
+/**
+ * The interval an invoice/sum body asks for: `from` and `to` as any text a timestamp can be parsed
+ * from; empty or missing, the start of the current month (UTC) and the start of the next.
+ */
+function sumInterval(now: number, input: { from?: string | null; to?: string | null }): { from: number; to: number } {
+  const month = monthBounds(now);
+  const toGiven = isGiven(input.to);
+  const from = isGiven(input.from) ? timestampOrThrow('from', input.from) : month.start;
+  const to = toGiven ? timestampOrThrow('to', input.to!) : month.end;
+  if (from > to) {
+    if (toGiven) throw new Invalid('to', `bad value: ${isoSeconds(to)} is before from (${isoSeconds(from)})`);
+    throw new Invalid(
+      'from',
+      `bad value: ${isoSeconds(from)} is after the end of the current month (${isoSeconds(to)}), the default of to`,
+    );
+  }
+  return { from, to };
+}
+
 export function billingRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'GET',
@@ -92,7 +175,10 @@ export function billingRoutes(app: ApiApp, ctx: Platform): void {
         [401, 429],
       ),
     },
-    handler: (request) => listTransactions(ctx, actorOf(request).accountId),
+    handler: async (request) => {
+      const { transactions, meta } = await listTransactions(ctx, actorOf(request).accountId);
+      return { transactions: transactions.map(transactionObject), meta };
+    },
   });
 
   app.route({
@@ -118,7 +204,10 @@ export function billingRoutes(app: ApiApp, ctx: Platform): void {
         [400, 401, 429],
       ),
     },
-    handler: (request) => listInvoiceItems(ctx, actorOf(request).accountId, request.query.start_id ?? 0),
+    handler: async (request) => {
+      const { invoices, meta } = await listInvoiceItems(ctx, actorOf(request).accountId, request.query.start_id ?? 0);
+      return { invoices: invoices.map(invoiceItemObject), meta };
+    },
   });
 
   app.route({
@@ -134,10 +223,12 @@ export function billingRoutes(app: ApiApp, ctx: Platform): void {
       body: Type.Optional(Type.Object({ from: Type.Optional(TimestampText), to: Type.Optional(TimestampText) })),
       response: responses({ 200: InvoiceSum }, [400, 401, 429]),
     },
-    handler: (request) =>
-      invoiceSum(ctx, actorOf(request).accountId, {
+    handler: async (request) => {
+      const { from, to } = sumInterval(ctx.clock.now(), {
         from: asText(request.body?.from),
         to: asText(request.body?.to),
-      }),
+      });
+      return invoiceSumObject(await invoiceSum(ctx, actorOf(request).accountId, from, to));
+    },
   });
 }

@@ -7,8 +7,8 @@ import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
 import { paymentOptions, requestBankTransfer, startCheckout } from '../../payments/payment.service.ts';
 import { authErrors, responses } from './schemas.ts';
-import { Transaction } from './billing.routes.ts';
-import { MAX_BALANCE_MICROS, MICROS_PER_DOLLAR } from '../../platform/money.ts';
+import { Transaction, transactionObject } from './billing.routes.ts';
+import { MAX_BALANCE_MICROS, MICROS_PER_DOLLAR, toCents } from '../../platform/money.ts';
 
 const tags = ['v1.3 billing'];
 // Bounded like every number the API takes: no balance holds more than a billion USD (platform/money.ts).
@@ -80,7 +80,8 @@ export function paymentRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       reply.code(201);
-      return startCheckout(ctx, actorOf(request), request.body, `${request.protocol}://${request.host}`);
+      const started = await startCheckout(ctx, actorOf(request), request.body, `${request.protocol}://${request.host}`);
+      return { transaction: transactionObject(started.transaction), checkout_url: started.checkoutUrl };
     },
   });
 
@@ -114,7 +115,9 @@ export function paymentRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       reply.code(201);
-      return requestBankTransfer(ctx, actorOf(request), request.body);
+      const { transaction, instructions } = await requestBankTransfer(ctx, actorOf(request), request.body);
+      const { amountMicros, ...rest } = instructions;
+      return { transaction: transactionObject(transaction), instructions: { ...rest, amount: toCents(amountMicros) } };
     },
   });
 }
