@@ -16,6 +16,7 @@ import type { RateLimiters, RateLimitName, RateLimitOutcome } from './rate-limit
 import type { Access } from './fastify-augment.ts';
 import { faultHook } from './fault-hook.ts';
 import { documentRoute } from './openapi.ts';
+import { type WrongMethod, type WrongMethodLookup, type WrongMethods, wrongMethods } from './wrong-method.ts';
 
 export type RouteModule = (app: ApiApp, ctx: Platform) => void;
 
@@ -31,9 +32,6 @@ export interface ApiScopeOptions {
   /** The customer API this scope serves, for the operator's fault rules (none on /admin). */
   faults?: 'v1.3' | 'v1';
 }
-
-/** Methods a known path answers with 405 when it does not serve them (TRACE included: never served). */
-const allMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'] as const;
 
 /** Reads the token from `Authorization: Bearer <token>` (or a bare key, as the legacy API sends). */
 export function presentedToken(header: string | undefined): string | null {
@@ -103,7 +101,11 @@ export function apiScope(options: ApiScopeOptions) {
       return sendProblem(reply, format, problem);
     });
 
+    // Known once every route of the scope is registered (below).
+    let wrongMethod: WrongMethodLookup = () => null;
     app.setNotFoundHandler((request, reply) => {
+      const served = wrongMethod(request.method, request.url);
+      if (served) return sendProblem(reply, format, wrongMethodProblem(request.method, served));
       const problem: Problem =
         options.unknownPath === 501
           ? { status: 501, reason: `function does not exist: ${request.method} ${request.url.split('?')[0]}` }
@@ -175,7 +177,7 @@ export function apiScope(options: ApiScopeOptions) {
       if (fillingIn) return;
       const access: Access | undefined = route.config?.access;
       if (!access) throw new Error(`route ${String(route.method)} ${route.url} declares no access`);
-      const path = route.routePath;
+      const path = route.url;
       const methods = methodsByPath.get(path) ?? new Set<string>();
       for (const method of [route.method].flat()) methods.add(method);
       methodsByPath.set(path, methods);
@@ -198,37 +200,27 @@ export function apiScope(options: ApiScopeOptions) {
     if (options.faults) instance.addHook('preValidation', faultHook(ctx, format, options.faults, sendProblem));
     for (const register of options.routes) register(app, ctx);
 
+    const wrong = wrongMethods(methodsByPath);
+    wrongMethod = wrong.lookup;
     fillingIn = true;
-    answerOtherMethods(app, methodsByPath, format, { access: 'public' });
+    answerShadowed(instance, wrong.shadowed, format);
   };
 }
 
-/**
- * Adds, for each known path, a route answering every method it does not serve with 405 and an
- * `Allow` header listing the ones it does. Called once all of a scope's routes are registered.
- */
-export function answerOtherMethods(
-  app: FastifyInstance | ApiApp,
-  methodsByPath: Map<string, Set<string>>,
-  format: ApiFormat,
-  config: Record<string, unknown> = {},
-): void {
-  for (const [path, methods] of methodsByPath) {
-    const missing = allMethods.filter((method) => !methods.has(method));
-    const allow = allMethods.filter((method) => methods.has(method));
-    const named = allow.filter((method) => method !== 'HEAD');
-    if (missing.length === 0) continue;
-    (app as FastifyInstance).route({
-      method: missing,
-      url: path,
-      config,
+/** A 405 route for each path whose missing methods a parametric route would otherwise take. */
+export function answerShadowed(app: FastifyInstance, shadowed: WrongMethods['shadowed'], format: ApiFormat): void {
+  for (const { path, methods, served } of shadowed)
+    app.route({
+      method: methods,
+      // Relative to the scope's prefix, as the scope's own routes are.
+      url: path.slice(app.prefix.length),
+      config: { access: 'public' },
       schema: { hide: true } as object,
-      handler: (request, reply) =>
-        sendProblem(reply, format, {
-          status: 405,
-          reason: `wrong method ${request.method}: use ${named.join(' or ')}`,
-          allow,
-        }),
+      handler: (request, reply) => sendProblem(reply, format, wrongMethodProblem(request.method, served)),
     });
-  }
+}
+
+/** The 405 answer: the methods the path does serve, in `Allow` and in the reason. */
+export function wrongMethodProblem(method: string, served: WrongMethod): Problem {
+  return { status: 405, reason: `wrong method ${method}: use ${served.named.join(' or ')}`, allow: served.allow };
 }

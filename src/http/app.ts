@@ -13,7 +13,8 @@ import Fastify, {
 } from 'fastify';
 import type { Platform } from '../platform/context.ts';
 import type { Storage } from '../db/connect.ts';
-import { answerOtherMethods, apiScope, sendProblem } from './api-scope.ts';
+import { answerShadowed, apiScope, sendProblem, wrongMethodProblem } from './api-scope.ts';
+import { wrongMethods } from './wrong-method.ts';
 import { ajvFormats } from './formats.ts';
 import { linearPatterns, linearRegExpEngine } from './linear-patterns.ts';
 import { markComponents, polishDocument } from './openapi.ts';
@@ -341,12 +342,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const twin = rootMethods.get(path.endsWith('/') ? path.slice(0, -1) : `${path}/`);
     if (twin) for (const method of twin) methods.add(method);
   }
-  answerOtherMethods(app, new Map(rootMethods), v13Format);
+  const wrong = wrongMethods(rootMethods);
+  answerShadowed(app, wrong.shadowed, v13Format);
+  const wrongMethod = wrong.lookup;
 
-  app.setNotFoundHandler((request, reply) =>
-    reply
+  app.setNotFoundHandler((request, reply) => {
+    const served = wrongMethod(request.method, request.url);
+    if (served) return sendProblem(reply, v13Format, wrongMethodProblem(request.method, served));
+    return reply
       .code(404)
-      .send({ errors: { response: '404 Not Found', reason: `no such path: ${request.url.split('?')[0]}` } }),
-  );
+      .send({ errors: { response: '404 Not Found', reason: `no such path: ${request.url.split('?')[0]}` } });
+  });
   return app;
 }
