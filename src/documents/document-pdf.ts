@@ -2,7 +2,7 @@
 // extractable and the file self-contained). Pure: the same content gives the same bytes (the
 // PDF's dates are the document's own, not the time of rendering).
 
-import PDFDocument from 'pdfkit';
+import type PDFKit from 'pdfkit';
 import type { Seller } from '../billing/billing-settings.ts';
 import { documentNumberText } from './document-name.ts';
 
@@ -38,7 +38,10 @@ export interface DocumentContent {
   closing: string;
 }
 
-export function renderDocumentPdf(content: DocumentContent): Promise<Buffer> {
+export async function renderDocumentPdf(content: DocumentContent): Promise<Buffer> {
+  // pdfkit and its fonts load with the first document, not at every start: this module is itself
+  // loaded on first use, but the prebuilt server (scripts/bundle.ts) inlines it.
+  const { default: PDFDocument } = (await import('pdfkit')) as { default: typeof PDFKit };
   const pdf = new PDFDocument({
     size: 'A4',
     margin: 48,
