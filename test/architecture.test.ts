@@ -64,10 +64,10 @@ const rules: Rule[] = [
   {
     files: (path) => path.startsWith('testing/'),
     forbids: (target) =>
-      (/^src\//.test(target) && !/^src\/(config|instance)\.ts$/.test(target)) ||
+      (/^src\//.test(target) && !/^src\/(config|instance|prebuilt)\.ts$/.test(target)) ||
       /^(bin|console|test|cli)\//.test(target) ||
       /^sdk\/src\//.test(target),
-    why: '@nubis/testing starts Nubis from its configuration and assembly only, and talks to it through the SDK',
+    why: '@nubis/testing starts Nubis from its configuration and assembly only (prebuilt or not), and talks to it through the SDK',
   },
   {
     files: (path) => path.startsWith('console/'),

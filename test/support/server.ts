@@ -54,6 +54,8 @@ export interface TestServerOptions {
   db?: TestDb;
   /** Keep the server's log (at info level) in memory instead of discarding it, for `errorLog()`. */
   captureLog?: boolean;
+  /** The assembly to start (the prebuilt server's, say): the sources' `startInstance` when absent. */
+  startInstance?: typeof startInstance;
 }
 
 async function postgresSchema(): Promise<{ url: string; drop(): Promise<void> }> {
@@ -138,7 +140,7 @@ export async function startTestServer(
     : undefined;
   let running: RunningInstance;
   try {
-    running = await startInstance(config, { logDestination });
+    running = await (options.startInstance ?? startInstance)(config, { logDestination });
   } catch (error) {
     // A server that refuses to start (a test of bad configuration) leaves nothing behind.
     await pgSchema?.drop();

@@ -79,12 +79,14 @@ function environment(options: StartOptions): Record<string, string> {
 /** Starts Nubis in this process; `close()` it when the tests are done. */
 export async function startNubis(options: StartOptions = {}): Promise<Nubis> {
   // The server's modules load with the first start, from Node's on-disk code cache (as
-  // bin/nubis.ts does): most of a first start is compiling them, and a test run starts often.
+  // bin/nubis.ts does), and from the prebuilt bundle while it matches the sources
+  // (src/prebuilt.ts): most of a first start is loading them, and a test run starts often.
   enableCompileCache();
-  const [{ loadConfig }, { startInstance }] = await Promise.all([
+  const [{ loadConfig }, { loadInstance }] = await Promise.all([
     import('../../src/config.ts'),
-    import('../../src/instance.ts'),
+    import('../../src/prebuilt.ts'),
   ]);
+  const { startInstance } = await loadInstance();
   const config = loadConfig(environment(options));
   const running = await startInstance(config);
   const url = running.url;

@@ -1,0 +1,107 @@
+// `npm run bundle` (run by `npm install` through `prepare`): the server as one prebuilt module,
+// dist/server/instance-<hash>.js, with a manifest of the files it was built from. A start then
+// links one file instead of ~1,300 modules (TypeBox, Kysely, Fastify, Ajv and our own ~200):
+// about 280 ms of CPU less at every process start and every first `startNubis()` of a test file.
+// src/prebuilt.ts loads it only while the manifest still matches the sources; after an edit the
+// sources load, as before. Packages that only rare requests or other configurations need (Stripe,
+// pdfkit, the PostgreSQL and Redis clients, …) stay outside: they load from node_modules when
+// first used, as they do from the sources.
+//
+// One file, named by its content, written beside the one it replaces and then named in the
+// manifest (each by a rename): a process starting meanwhile reads either the old pair or the new
+// one, and a running process never reads its bundle again (there are no lazy chunks to go
+// missing). `--out DIR` builds elsewhere under the project (the test comparing it with the
+// sources does), so that external packages still resolve from node_modules.
+
+import { readdirSync, renameSync, rmSync, statSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { rolldown, type Plugin } from 'rolldown';
+import { manifestName, outputDir, type Manifest, type ManifestEntry } from '../src/prebuilt.ts';
+
+const root = resolve(import.meta.dirname, '..');
+const { values } = parseArgs({ options: { out: { type: 'string' } } });
+const out = values.out ? resolve(values.out) : outputDir;
+
+/**
+ * Packages loaded only by some requests or some configurations, imported from node_modules at
+ * run time rather than bundled (some also read files beside their own code, which a bundle moves).
+ */
+const external = new Set([
+  'stripe',
+  'pdfkit',
+  'nodemailer',
+  'pg',
+  'ioredis',
+  'sshpk',
+  'ws',
+  'undici',
+  '@fastify/swagger',
+  '@fastify/swagger-ui',
+  'rate-limiter-flexible',
+]);
+
+const packageOf = (specifier: string) => specifier.split('/', specifier.startsWith('@') ? 2 : 1).join('/');
+
+/**
+ * Our modules find their data files (the catalog, the SQLite schema, the console) beside their
+ * sources through `import.meta`: in the bundle each keeps its own source location.
+ */
+const sourceLocations: Plugin = {
+  name: 'nubis-source-locations',
+  transform(code, id) {
+    if (!id.startsWith(`${root}/src/`) || !code.includes('import.meta')) return null;
+    return code
+      .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(id).href))
+      .replaceAll('import.meta.dirname', JSON.stringify(dirname(id)))
+      .replaceAll('import.meta.filename', JSON.stringify(id));
+  },
+};
+
+const bundle = await rolldown({
+  input: resolve(root, 'src/instance.ts'),
+  platform: 'node',
+  external: (id) => !id.startsWith('.') && !id.startsWith('/') && external.has(packageOf(id)),
+  plugins: [sourceLocations],
+  logLevel: 'silent',
+});
+const { output } = await bundle.generate({
+  format: 'esm',
+  codeSplitting: false,
+  entryFileNames: 'instance-[hash].js',
+  // Licences stay in node_modules; the rest of the comments are the size of the code again.
+  comments: { legal: false, jsdoc: false, annotation: true },
+});
+await bundle.close();
+const [chunk] = output;
+if (output.length !== 1 || chunk.type !== 'chunk') throw new Error(`expected one module, got ${output.length} files`);
+
+/** Writes beside, then renames over: a reader sees the whole old file or the whole new one. */
+function writeWhole(file: string, text: string): void {
+  const partial = `${file}.${process.pid}.partial`;
+  writeFileSync(partial, text);
+  renameSync(partial, file);
+}
+
+mkdirSync(out, { recursive: true });
+const entryFile = resolve(out, chunk.fileName);
+if (!existsSync(entryFile)) writeWhole(entryFile, chunk.code);
+
+// Our own sources, file by file; the packages through npm's record of the installed tree, which
+// every install rewrites.
+const watched = chunk.moduleIds.filter((id) => id.startsWith(`${root}/src/`));
+watched.push(resolve(root, 'node_modules/.package-lock.json'), resolve(root, 'package.json'));
+const files: ManifestEntry[] = watched.sort().map((file) => {
+  const stat = statSync(file);
+  return [relative(root, file), stat.mtimeMs, stat.size];
+});
+const manifest: Manifest = { entry: chunk.fileName, files };
+writeWhole(resolve(out, manifestName), `${JSON.stringify(manifest)}\n`);
+for (const name of readdirSync(out))
+  if (name !== chunk.fileName && name !== manifestName && !name.endsWith('.partial'))
+    rmSync(resolve(out, name), { force: true });
+
+console.log(
+  `${relative(root, entryFile)}: ${chunk.moduleIds.length} modules, ${(chunk.code.length / 1e6).toFixed(1)} MB; ${files.length} sources watched for changes`,
+);
