@@ -91,7 +91,7 @@ if (!existsSync(entryFile)) writeWhole(entryFile, chunk.code);
 // Our own sources, file by file; the packages through npm's record of the installed tree, which
 // every install rewrites.
 const watched = chunk.moduleIds.filter((id) => id.startsWith(`${root}/src/`));
-watched.push(resolve(root, 'node_modules/.package-lock.json'), resolve(root, 'package.json'));
+watched.push(...[resolve(root, 'node_modules/.package-lock.json'), resolve(root, 'package.json')].filter(existsSync));
 const files: ManifestEntry[] = watched.sort().map((file) => {
   const stat = statSync(file);
   return [relative(root, file), stat.mtimeMs, stat.size];
