@@ -233,8 +233,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  // By name: the prebuilt server throws its own copy of the class.
-  if (error instanceof ConfigError || (error instanceof Error && error.name === 'ConfigError')) {
+  if (error instanceof ConfigError) {
     process.stderr.write(`nubis: ${error.message}\n`);
     process.exit(2);
   }

@@ -45,6 +45,20 @@ const external = new Set([
 const packageOf = (specifier: string) => specifier.split('/', specifier.startsWith('@') ? 2 : 1).join('/');
 
 /**
+ * The configuration stays the sources' own module, shared with whoever loaded the bundle
+ * (bin/nubis.ts, @nubis/testing read it first): one ConfigError class, which `nubis` turns into
+ * its one-line refusal whichever side threw it.
+ */
+const configModule = resolve(root, 'src/config.ts');
+const sharedConfig: Plugin = {
+  name: 'nubis-shared-config',
+  resolveId(id, importer) {
+    if (!id.startsWith('.') || !importer || resolve(dirname(importer), id) !== configModule) return null;
+    return { id: `./${relative(out, configModule)}`, external: true };
+  },
+};
+
+/**
  * Our modules find their data files (the catalog, the SQLite schema, the console) beside their
  * sources through `import.meta`: in the bundle each keeps its own source location.
  */
@@ -63,7 +77,7 @@ const bundle = await rolldown({
   input: resolve(root, 'src/instance.ts'),
   platform: 'node',
   external: (id) => !id.startsWith('.') && !id.startsWith('/') && external.has(packageOf(id)),
-  plugins: [sourceLocations],
+  plugins: [sharedConfig, sourceLocations],
   logLevel: 'silent',
 });
 const { output } = await bundle.generate({
