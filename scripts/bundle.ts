@@ -7,13 +7,16 @@
 // pdfkit, the PostgreSQL and Redis clients, …) stay outside: they load from node_modules when
 // first used, as they do from the sources.
 //
-// One file, named by its content, written beside the one it replaces and then named in the
-// manifest (each by a rename): a process starting meanwhile reads either the old pair or the new
-// one, and a running process never reads its bundle again (there are no lazy chunks to go
-// missing). `--out DIR` builds elsewhere under the project (the test comparing it with the
-// sources does), so that external packages still resolve from node_modules.
+// The modules the sources load on first use (the LXD driver, the PDF renderer, …) stay chunks
+// loaded on first use: inlined, their imports (node:http, node:https, …) would load at every
+// start. Every file is named by its content and written beside the others, then the manifest
+// names the new entry (each file by a rename): a process starting meanwhile reads either the old
+// build or the new one. The build before stays too, for processes still running from it that have
+// yet to load one of its chunks; older ones are removed. `--out DIR` builds elsewhere under the
+// project (the test comparing it with the sources does), so that external packages still resolve
+// from node_modules.
 
-import { readdirSync, renameSync, rmSync, statSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -82,14 +85,15 @@ const bundle = await rolldown({
 });
 const { output } = await bundle.generate({
   format: 'esm',
-  codeSplitting: false,
   entryFileNames: 'instance-[hash].js',
+  chunkFileNames: '[name]-[hash].js',
   // Licences stay in node_modules; the rest of the comments are the size of the code again.
   comments: { legal: false, jsdoc: false, annotation: true },
 });
 await bundle.close();
-const [chunk] = output;
-if (output.length !== 1 || chunk.type !== 'chunk') throw new Error(`expected one module, got ${output.length} files`);
+const chunks = output.filter((file) => file.type === 'chunk');
+const entry = chunks.find((chunk) => chunk.isEntry);
+if (!entry || chunks.length !== output.length) throw new Error('expected an entry and its chunks only');
 
 /** Writes beside, then renames over: a reader sees the whole old file or the whole new one. */
 function writeWhole(file: string, text: string): void {
@@ -99,23 +103,33 @@ function writeWhole(file: string, text: string): void {
 }
 
 mkdirSync(out, { recursive: true });
-const entryFile = resolve(out, chunk.fileName);
-if (!existsSync(entryFile)) writeWhole(entryFile, chunk.code);
+const previous = ((): Manifest | null => {
+  try {
+    return JSON.parse(readFileSync(resolve(out, manifestName), 'utf8')) as Manifest;
+  } catch {
+    return null;
+  }
+})();
+for (const chunk of chunks) {
+  const file = resolve(out, chunk.fileName);
+  if (!existsSync(file)) writeWhole(file, chunk.code);
+}
 
 // Our own sources, file by file; the packages through npm's record of the installed tree, which
 // every install rewrites.
-const watched = chunk.moduleIds.filter((id) => id.startsWith(`${root}/src/`));
+const modules = chunks.flatMap((chunk) => chunk.moduleIds);
+const watched = modules.filter((id) => id.startsWith(`${root}/src/`));
 watched.push(...[resolve(root, 'node_modules/.package-lock.json'), resolve(root, 'package.json')].filter(existsSync));
 const files: ManifestEntry[] = watched.sort().map((file) => {
   const stat = statSync(file);
   return [relative(root, file), stat.mtimeMs, stat.size];
 });
-const manifest: Manifest = { entry: chunk.fileName, files };
+const manifest: Manifest = { entry: entry.fileName, build: chunks.map((chunk) => chunk.fileName), files };
 writeWhole(resolve(out, manifestName), `${JSON.stringify(manifest)}\n`);
+const kept = new Set([manifestName, ...manifest.build, ...(previous?.build ?? [])]);
 for (const name of readdirSync(out))
-  if (name !== chunk.fileName && name !== manifestName && !name.endsWith('.partial'))
-    rmSync(resolve(out, name), { force: true });
+  if (!kept.has(name) && !name.endsWith('.partial')) rmSync(resolve(out, name), { force: true });
 
 console.log(
-  `${relative(root, entryFile)}: ${chunk.moduleIds.length} modules, ${(chunk.code.length / 1e6).toFixed(1)} MB; ${files.length} sources watched for changes`,
+  `${relative(root, resolve(out, entry.fileName))}: ${modules.length} modules in ${chunks.length} files, ${(entry.code.length / 1e6).toFixed(1)} MB; ${files.length} sources watched for changes`,
 );

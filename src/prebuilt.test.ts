@@ -19,7 +19,7 @@ function project(): { dir: string; manifest: Manifest } {
     const stat = statSync(join(dir, name));
     return [name, stat.mtimeMs, stat.size];
   });
-  return { dir, manifest: { entry: 'instance-x.js', files } };
+  return { dir, manifest: { entry: 'instance-x.js', build: ['instance-x.js'], files } };
 }
 
 test('a bundle matches while its sources are as they were', () => {
@@ -43,13 +43,16 @@ test('an edited, touched or deleted source makes it stale', () => {
 });
 
 test('a manifest naming no source is never fresh', () => {
-  assert.equal(matchesSources({ entry: 'instance-x.js', files: [] }), false);
+  assert.equal(matchesSources({ entry: 'instance-x.js', build: ['instance-x.js'], files: [] }), false);
 });
 
 test('no manifest, or NUBIS_PREBUILT=off, loads the sources', () => {
   const dir = mkdtempSync(join(tmpdir(), 'nubis-prebuilt-'));
   assert.equal(prebuiltEntry({}, dir), null);
-  writeFileSync(join(dir, manifestName), JSON.stringify({ entry: 'instance-x.js', files: [] }));
+  writeFileSync(
+    join(dir, manifestName),
+    JSON.stringify({ entry: 'instance-x.js', build: ['instance-x.js'], files: [] }),
+  );
   assert.equal(prebuiltEntry({}, dir), null);
   rmSync(dir, { recursive: true });
 });

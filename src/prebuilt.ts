@@ -15,6 +15,8 @@ export type ManifestEntry = [path: string, mtimeMs: number, size: number];
 export interface Manifest {
   /** The bundle's entry module, in `outputDir`. */
   entry: string;
+  /** Every file of the build: the entry and the chunks it loads on first use. */
+  build: string[];
   files: ManifestEntry[];
 }
 
