@@ -328,6 +328,70 @@ describe('the web console in Chromium', () => {
     );
   });
 
+  test('the region forms: a floating IP and a VPC are made in the region chosen; no region, the field says why', async () => {
+    const page = await newPage();
+    await withScreenshots(
+      'floating IP and VPC forms',
+      () => [page],
+      async () => {
+        const account = await createAccount(server);
+        await logIn(page, account.email, account.password);
+        const regions = (await server.request('GET', '/v1.3/region/list')).body.regions;
+        const offering = (feature: string) =>
+          Object.entries(regions as Record<string, { features: Record<string, boolean> }>)
+            .filter(([, r]) => r.features[feature])
+            .map(([id]) => id);
+        const ipRegion = offering('floating_ip').at(-1);
+        const vpcRegion = offering('virtual_private_cloud').at(-1);
+        assert.ok(ipRegion && vpcRegion, 'a region offers floating IPs and VPCs');
+        const regionChoices = async () =>
+          (await field(page, 'Region')
+            .locator('option')
+            .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))) as string[];
+
+        // Floating IPs: the Region select offers the regions that have them, a placeholder first.
+        await page.getByRole('link', { name: 'Floating IPs' }).click();
+        await heading(page, 'Floating IPs').waitFor();
+        const ipForm = page.getByRole('form', { name: 'Create floating IP' });
+        await ipForm.locator('option', { hasText: `(${ipRegion})` }).waitFor({ state: 'attached' });
+        assert.deepEqual(await regionChoices(), ['', ...offering('floating_ip')]);
+        // Without a region the API's reason shows under the Region field.
+        await button(page, 'Create floating IP').click();
+        await ipForm.locator('.field-error').waitFor();
+        assert.equal(await field(page, 'Region').getAttribute('aria-invalid'), 'true');
+        await field(page, 'Region').selectOption(ipRegion);
+        await field(page, 'IP version').selectOption('6');
+        await button(page, 'Create floating IP').click();
+        await page.getByText('Floating IP created.').waitFor();
+        const ips = (await server.request('GET', '/v1.3/floating_ip/list', { token: account.token })).body;
+        assert.equal(ips.floating_ips.length, 1);
+        assert.equal(String(ips.floating_ips[0].region_id), ipRegion);
+        assert.equal(ips.floating_ips[0].prefix, 64, 'IPv6: a /64 block');
+        await page
+          .getByRole('cell', { name: `${ips.floating_ips[0].address}/${ips.floating_ips[0].prefix}` })
+          .waitFor();
+
+        // VPCs: the same region choice, then a name; the name field empties once it is made.
+        await page.getByRole('link', { name: 'VPCs' }).click();
+        await heading(page, 'VPCs').waitFor();
+        const vpcForm = page.getByRole('form', { name: 'Create VPC' });
+        await vpcForm.locator('option', { hasText: `(${vpcRegion})` }).waitFor({ state: 'attached' });
+        assert.deepEqual(await regionChoices(), ['', ...offering('virtual_private_cloud')]);
+        await field(page, 'Region').selectOption(vpcRegion);
+        await field(page, 'Name').fill('backend');
+        await button(page, 'Create VPC').click();
+        await page.getByText('VPC created.').waitFor();
+        await page.getByRole('cell', { name: 'backend', exact: true }).waitFor();
+        assert.equal(await field(page, 'Name').inputValue(), '');
+        const vpcs = (await server.request('GET', '/v1.3/vpc/list', { token: account.token })).body.vpcs;
+        assert.deepEqual(
+          vpcs.map((v: { name: string; region: number }) => [v.name, String(v.region)]),
+          [['backend', vpcRegion]],
+        );
+      },
+    );
+  });
+
   test('a list of 1,000 servers renders only the rows in view and scrolls to the last one', async () => {
     // A catalog whose first region has room for 4,000 addresses (the shipped pools are small).
     const dir = mkdtempSync(join(tmpdir(), 'nubis-e2e-catalog-'));
