@@ -4,10 +4,10 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { RemoveButton } from '../buttons.tsx';
 import { when } from '../format.tsx';
-import { ErrorLine, Form, FormStatus, Select, useForm } from '../forms.tsx';
+import { ErrorLine, FormStatus, Select, useForm } from '../forms.tsx';
 import { ListTable } from '../list-table.tsx';
-import { useRegionOptions } from '../lookups.ts';
 import { Page } from '../page.tsx';
+import { CreateInRegionForm } from '../region-form.tsx';
 import { Link } from '../router.tsx';
 import { useLoad } from '../use-load.ts';
 
@@ -15,30 +15,19 @@ export function FloatingIpsPage() {
   const ips = useLoad(() => api.floatingIps(), [], 5000);
   const servers = useLoad(() => api.servers());
   const form = useForm();
-  const regions = useRegionOptions('floating_ip');
-  const [region, setRegion] = useState('');
   const [version, setVersion] = useState('4');
   return (
     <Page title="Floating IPs">
-      <Form
-        label="Create floating IP"
-        class="form inline"
-        onSubmit={() =>
-          form.run(async () => {
-            await api.createFloatingIp(Number(region), Number(version));
-            await ips.reload();
-          }, 'Floating IP created.')
-        }
+      <CreateInRegionForm
+        noun="floating IP"
+        feature="floating_ip"
+        form={form}
+        create={async (region) => {
+          await api.createFloatingIp(region, Number(version));
+          await ips.reload();
+        }}
+        done="Floating IP created."
       >
-        <Select
-          label="Region"
-          name="region_id"
-          value={region}
-          onValue={setRegion}
-          placeholder="Choose a region"
-          options={regions}
-          errors={form.errors}
-        />
         <Select
           label="IP version"
           name="ip_version"
@@ -50,10 +39,7 @@ export function FloatingIpsPage() {
           ]}
           errors={form.errors}
         />
-        <button type="submit" class="primary" disabled={form.busy}>
-          Create floating IP
-        </button>
-      </Form>
+      </CreateInRegionForm>
       <FormStatus form={form} />
       <ErrorLine error={ips.error} />
       <ListTable

@@ -18,6 +18,7 @@ import { money, PowerBadge, when } from '../format.tsx';
 import { Checkbox, ErrorLine, Field, Form, FormStatus, Select, useForm } from '../forms.tsx';
 import { ListTable } from '../list-table.tsx';
 import { Page } from '../page.tsx';
+import { RegionSelect, regionOption } from '../region-form.tsx';
 import { Section } from '../section.tsx';
 import { ActivitySection } from './server-activity.tsx';
 import { MetricsSection } from './server-metrics.tsx';
@@ -126,10 +127,6 @@ export function ServerListPage() {
   );
 }
 
-function regionName(id: string, region: Region): string {
-  return `${region.city}, ${region.country} (${id})`;
-}
-
 export function CreateServerPage() {
   const form = useForm();
   const regions = useLoad(() => api.regions());
@@ -182,8 +179,7 @@ export function CreateServerPage() {
       <Form onSubmit={submit} label="Create server" class="form wide">
         <fieldset>
           <legend>1. Where</legend>
-          <Select
-            label="Region"
+          <RegionSelect
             name="region"
             value={region}
             onValue={(value) => {
@@ -192,8 +188,7 @@ export function CreateServerPage() {
               setPlan('');
               setVpc('');
             }}
-            placeholder="Choose a region"
-            options={regionEntries.map(([id, r]) => ({ value: id, label: regionName(id, r) }))}
+            options={regionEntries.map(([id, r]) => regionOption(id, r))}
             errors={form.errors}
           />
         </fieldset>

@@ -4,46 +4,33 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { RemoveButton } from '../buttons.tsx';
 import { when } from '../format.tsx';
-import { ErrorLine, Field, Form, FormStatus, Select, useForm } from '../forms.tsx';
+import { ErrorLine, Field, FormStatus, useForm } from '../forms.tsx';
 import { ListTable } from '../list-table.tsx';
-import { serverName, useRegionOptions } from '../lookups.ts';
+import { serverName } from '../lookups.ts';
 import { Page } from '../page.tsx';
+import { CreateInRegionForm } from '../region-form.tsx';
 import { useLoad } from '../use-load.ts';
 
 export function VpcsPage() {
   const vpcs = useLoad(() => api.vpcs(), [], 5000);
   const servers = useLoad(() => api.servers());
   const form = useForm();
-  const regions = useRegionOptions('virtual_private_cloud');
-  const [region, setRegion] = useState('');
   const [name, setName] = useState('');
   return (
     <Page title="VPCs">
-      <Form
-        label="Create VPC"
-        class="form inline"
-        onSubmit={() =>
-          form.run(async () => {
-            await api.createVpc(Number(region), name);
-            setName('');
-            await vpcs.reload();
-          }, 'VPC created.')
-        }
+      <CreateInRegionForm
+        noun="VPC"
+        feature="virtual_private_cloud"
+        form={form}
+        create={async (region) => {
+          await api.createVpc(region, name);
+          setName('');
+          await vpcs.reload();
+        }}
+        done="VPC created."
       >
-        <Select
-          label="Region"
-          name="region_id"
-          value={region}
-          onValue={setRegion}
-          placeholder="Choose a region"
-          options={regions}
-          errors={form.errors}
-        />
         <Field label="Name" name="name" value={name} onValue={setName} errors={form.errors} />
-        <button type="submit" class="primary" disabled={form.busy}>
-          Create VPC
-        </button>
-      </Form>
+      </CreateInRegionForm>
       <FormStatus form={form} />
       <ErrorLine error={vpcs.error} />
       <ListTable
