@@ -140,7 +140,6 @@ const formatters = ['isoSeconds', 'isoOrNull', 'toDollars', 'toCents', 'formatMo
  * formatter, and why: what is left for now, or text for people rather than a wire shape.
  */
 export const formattingServices: Record<string, string> = {
-  'src/accounts/account.service.ts': 'returns the spec’s Account object (left to the lead)',
   'src/servers/server.service.ts': 'server objects (left to the lead with server-object.ts)',
   'src/snapshots/snapshot.service.ts': 'returns the spec’s Snapshot object (left to the lead)',
   'src/catalog/listing.service.ts': 'returns the spec’s listing objects (prices in dollars)',

@@ -103,9 +103,14 @@ export const accountRepository = {
   async findForInfo(db: Queryable, id: number, now: number) {
     const row = await accountInfoRow.first(db, id, id, now, id, id);
     if (!row) return undefined;
-    // Newest first (the aggregate keeps no order).
-    const activity = activityOf(row.activity).sort((x, y) => y.id - x.id);
-    return { ...row, items: openItemsOf(row.items), activity };
+    // The row itself is the account (not copied: its other columns are never shown); activity newest
+    // first (the aggregate keeps no order).
+    return {
+      account: row as ShownAccountRow,
+      items: openItemsOf(row.items),
+      activity: activityOf(row.activity).sort((x, y) => y.id - x.id),
+      running: Number(row.running),
+    };
   },
 
   findByEmail(db: Queryable, email: string) {

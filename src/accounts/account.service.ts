@@ -5,14 +5,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Actor, Platform } from '../platform/context.ts';
 import { Invalid, NotFound } from '../platform/errors.ts';
-import { isoOrNull, isoSeconds } from '../platform/clock.ts';
 import { newToken } from '../platform/secrets.ts';
-import { toCents, toDollars } from '../platform/money.ts';
 import { kickMailDelivery, queueMail } from '../mail/mail.service.ts';
+import { activationMail, emailChangedMail, temporaryPasswordMail } from './account-mail.ts';
 import { invalidateActors, issueToken, tokenForLogin } from '../tokens/token.service.ts';
 import { accountFinance, financeOfItems, type AccountFinance } from '../billing/ledger.ts';
-import { accountRepository, type ShownAccountRow } from './account.repository.ts';
-import { blockedPortsOf } from './port-policy.ts';
+import { accountRepository, type ShownAccountRow, type ShownActivity } from './account.repository.ts';
+import { blockedPortsOf, type BlockedPorts } from './port-policy.ts';
 import { serverRepository } from '../servers/server.repository.ts';
 import type { AccountRow, AccountUpdate } from './account.table.ts';
 import { effectivePermissions, requireNotBlocked } from './permissions.ts';
@@ -28,9 +27,10 @@ export interface RegisterInput {
   country: string;
 }
 
+/** A register or login answer: the token and the instant of the attempt (clock ms). */
 export interface AuthAnswer {
   token: string;
-  timestamp: string;
+  at: number;
 }
 
 export interface UpdateInput {
@@ -89,7 +89,6 @@ export async function register(ctx: Platform, input: RegisterInput, ip: string):
   const email = input.email.trim().toLowerCase();
   const passwordHash = await ctx.secrets.hashPassword(input.password);
   const now = ctx.clock.now();
-  const timestamp = isoSeconds(now);
   try {
     const token = await transaction(ctx, async (trx) => {
       const activationUuid = ctx.random.uuid();
@@ -115,27 +114,11 @@ export async function register(ctx: Platform, input: RegisterInput, ip: string):
         ip_address: ip,
         created_at: now,
       });
-      await queueMail(ctx, trx, {
-        to: email,
-        subject: 'Activate your Nubis account',
-        text: [
-          `Hello ${input.firstname},`,
-          '',
-          'Activate your account by opening this link:',
-          '',
-          `${consoleUrl(ctx)}/#/activate/${activationUuid}`,
-          '',
-          'or with the API (PUT /v1.3/account/activate {"uuid": "..."}) and this activation uuid:',
-          '',
-          `Activation uuid: ${activationUuid}`,
-          '',
-          'If you did not register, ignore this mail.',
-        ].join('\n'),
-      });
+      await queueMail(ctx, trx, activationMail(email, input.firstname, consoleUrl(ctx), activationUuid));
       return (await issueToken(ctx, trx, account.id, 'register')).token;
     });
     kickMailDelivery(ctx);
-    return { token, timestamp };
+    return { token, at: now };
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     // Already registered: same status and shape, a token that opens nothing, and a trace on the real account.
@@ -148,7 +131,7 @@ export async function register(ctx: Platform, input: RegisterInput, ip: string):
       ip_address: ip,
       created_at: now,
     });
-    return { token: newToken(ctx.random), timestamp };
+    return { token: newToken(ctx.random), at: now };
   }
 }
 
@@ -177,7 +160,6 @@ export async function login(ctx: Platform, email: string, password: string, ip: 
     tempHash ?? decoy,
   ]);
   const ok = account !== undefined && (primary || (tempHash !== null && temporary));
-  const timestamp = isoSeconds(now);
   if (!account || !ok || account.blocked) {
     const status = account?.blocked && ok ? 'blocked' : 'failed';
     await accountRepository.logActivity(ctx.db, {
@@ -188,7 +170,7 @@ export async function login(ctx: Platform, email: string, password: string, ip: 
       ip_address: ip,
       created_at: now,
     });
-    return { token: newToken(ctx.random), timestamp };
+    return { token: newToken(ctx.random), at: now };
   }
   const token = await transaction(ctx, async (trx) => {
     await accountRepository.update(trx, account.id, { last_login_at: now });
@@ -202,7 +184,7 @@ export async function login(ctx: Platform, email: string, password: string, ip: 
     });
     return tokenForLogin(ctx, trx, account.id);
   });
-  return { token, timestamp };
+  return { token, at: now };
 }
 
 /**
@@ -237,20 +219,7 @@ export async function resetPassword(ctx: Platform, email: string): Promise<void>
       temp_password_expires_at: expires,
       updated_at: now,
     });
-    await queueMail(ctx, trx, {
-      to: account.email,
-      subject: 'Your temporary Nubis password',
-      text: [
-        `Hello ${account.firstname},`,
-        '',
-        'Someone asked to reset the password of this account. Log in with this temporary password;',
-        'your own password keeps working too.',
-        '',
-        `Temporary password: ${temporary}`,
-        '',
-        `It expires at ${isoSeconds(expires)}. If you did not ask for it, ignore this mail.`,
-      ].join('\n'),
-    });
+    await queueMail(ctx, trx, temporaryPasswordMail(account.email, account.firstname, temporary, expires));
   });
   kickMailDelivery(ctx);
 }
@@ -279,17 +248,7 @@ export async function updateAccount(ctx: Platform, actor: Actor, input: UpdateIn
       if (!before) throw new NotFound('account');
       await accountRepository.update(trx, actor.accountId, changes);
       if (changes.email !== undefined && changes.email !== before.email) {
-        // The old address hears of the change, so a stolen token cannot move the account away unnoticed.
-        await queueMail(ctx, trx, {
-          to: before.email,
-          subject: 'Your Nubis e-mail address was changed',
-          text: [
-            `Hello ${before.firstname},`,
-            '',
-            `The e-mail address of your account is now ${changes.email}.`,
-            'If you did not change it, contact support.',
-          ].join('\n'),
-        });
+        await queueMail(ctx, trx, emailChangedMail(before.email, before.firstname, changes.email));
         mailed = true;
       }
     });
@@ -300,34 +259,41 @@ export async function updateAccount(ctx: Platform, actor: Actor, input: UpdateIn
   if (mailed) kickMailDelivery(ctx);
 }
 
+/**
+ * An account as account/info and the operator see it: its stored values and the figures derived
+ * at `at` (the API layers shape it: api/v1_3 accountObject, api/v1 toLegacyAccount).
+ */
 export interface AccountInfo {
-  id: number;
-  uuid: string;
-  email: string;
-  profile: { firstname: string; lastname: string; country: string; dark_mode: boolean };
-  account_type: string;
-  balance: number;
-  activated: boolean;
-  smtp: boolean;
-  referrals: { count: number; amount: number };
-  servers: { limit: number; running: number };
-  registerdate: string;
-  lastlogin: string | null;
-  billing: { secondsdue: number | null; duedate: string | null; usage: number };
+  account: ShownAccountRow;
+  /** Balance (micro-dollars), hourly burn and when the balance runs out, at `at`. */
+  finance: AccountFinance;
+  /** Its servers running at `at`. */
+  running: number;
+  /** The newest register and login attempts, newest first. */
+  activity: ShownActivity[];
   permissions: Record<string, boolean>;
-  blocked_ports: { TCP: number[]; UDP: number[] };
-  activity: { ip_address: string; timestamp: string; status: string }[];
+  blockedPorts: BlockedPorts;
+  /** When the figures were derived (clock ms). */
+  at: number;
 }
 
 export async function accountInfo(ctx: Platform, actor: Actor): Promise<AccountInfo> {
   const now = ctx.clock.now();
-  const account = await accountRepository.findForInfo(ctx.db, actor.accountId, now);
-  if (!account) throw new NotFound('account');
-  const finance = financeOfItems(Number(account.settled_micros), account.items, now);
-  return accountObject(ctx, account, now, finance, Number(account.running), account.activity);
+  const found = await accountRepository.findForInfo(ctx.db, actor.accountId, now);
+  if (!found) throw new NotFound('account');
+  const { account } = found;
+  return {
+    account,
+    finance: financeOfItems(Number(account.settled_micros), found.items, now),
+    running: found.running,
+    activity: found.activity,
+    permissions: effectivePermissions(account.permissions),
+    blockedPorts: blockedPortsOf({ TCP: ctx.config.blockedPortsTcp, UDP: ctx.config.blockedPortsUdp }, account),
+    at: now,
+  };
 }
 
-/** The Account object of the spec, with every figure derived now. */
+/** The account as account/info shows it, with every figure derived now. */
 export async function describeAccount(ctx: Platform, account: AccountRow): Promise<AccountInfo> {
   const now = ctx.clock.now();
   const [finance, running, activity] = await Promise.all([
@@ -335,59 +301,13 @@ export async function describeAccount(ctx: Platform, account: AccountRow): Promi
     serverRepository.countRunning(ctx.db, account.id, now),
     accountRepository.recentActivity(ctx.db, account.id),
   ]);
-  return accountObject(ctx, account, now, finance, running, activity);
-}
-
-/** The last instant the API's timestamp shape can hold: 9999-12-31T23:59:59Z. */
-const lastWritableMs = 253_402_300_799_000;
-
-function secondsDueWritable(now: number, secondsDue: number | null): boolean {
-  return secondsDue !== null && now + secondsDue * 1000 <= lastWritableMs;
-}
-
-function accountObject(
-  ctx: Platform,
-  account: ShownAccountRow,
-  now: number,
-  finance: AccountFinance,
-  running: number,
-  activity: { ip_address: string; created_at: number; action: string; status: string }[],
-): AccountInfo {
-  const burn = finance.burnMicrosPerHour;
-  // A balance that lasts past the last writable timestamp (a large credit over a tiny burn) never runs
-  // out in any date the API can show: both fields are null then, as when nothing is billed.
-  const writableDue = secondsDueWritable(now, finance.secondsDue);
-  // Seconds until the balance reaches zero at the current hourly burn; null when nothing is billed.
-  const secondsDue = finance.secondsDue;
   return {
-    id: account.id,
-    uuid: account.uuid,
-    email: account.email,
-    profile: {
-      firstname: account.firstname,
-      lastname: account.lastname,
-      country: account.country,
-      dark_mode: account.dark_mode === 1,
-    },
-    account_type: account.account_type,
-    balance: toCents(finance.balanceMicros),
-    activated: account.activated === 1,
-    smtp: account.smtp === 1,
-    referrals: { count: account.referrals_count, amount: toCents(account.referrals_amount_micros) },
-    servers: { limit: account.servers_limit, running },
-    registerdate: isoSeconds(account.created_at),
-    lastlogin: isoOrNull(account.last_login_at),
-    billing: {
-      secondsdue: writableDue ? secondsDue : null,
-      duedate: writableDue ? isoSeconds(now + (secondsDue as number) * 1000) : null,
-      usage: toDollars(burn),
-    },
+    account,
+    finance,
+    running,
+    activity,
     permissions: effectivePermissions(account.permissions),
-    blocked_ports: blockedPortsOf({ TCP: ctx.config.blockedPortsTcp, UDP: ctx.config.blockedPortsUdp }, account),
-    activity: activity.map((entry) => ({
-      ip_address: entry.ip_address,
-      timestamp: isoSeconds(entry.created_at),
-      status: `${entry.action} ${entry.status}`,
-    })),
+    blockedPorts: blockedPortsOf({ TCP: ctx.config.blockedPortsTcp, UDP: ctx.config.blockedPortsUdp }, account),
+    at: now,
   };
 }

@@ -37,7 +37,7 @@ export async function findAccount(ctx: Platform, ref: string) {
   return account;
 }
 
-/** The Account object plus what only the operator sees. */
+/** The account as account/info shows it, plus what only the operator sees. */
 export type OperatorAccount = AccountInfo & { blocked: boolean };
 
 async function operatorView(ctx: Platform, row: AccountRow): Promise<OperatorAccount> {
@@ -136,6 +136,7 @@ export async function resetAll(ctx: Platform): Promise<void> {
   await invalidateActors(ctx, null);
 }
 
-export function clockState(ctx: Platform): { now: string; mode: string } {
-  return { now: `${new Date(ctx.clock.now()).toISOString().slice(0, 19)}Z`, mode: ctx.clock.mode };
+/** The clock's time (ms) and mode. */
+export function clockState(ctx: Platform): { now: number; mode: string } {
+  return { now: ctx.clock.now(), mode: ctx.clock.mode };
 }

@@ -10,6 +10,7 @@ import {
   accountTransactions,
   creditAccount,
   findAccounts,
+  type OperatorAccount,
   patchAccount,
   showAccount,
 } from '../../accounts/operator.service.ts';
@@ -19,6 +20,7 @@ import { resetState } from '../../state/reset.service.ts';
 import { Account, responses, Timestamp } from '../v1_3/schemas.ts';
 import { transactionObject } from '../v1_3/billing.routes.ts';
 import type { Transaction } from '../../billing/transaction.service.ts';
+import { accountObject } from '../v1_3/account.routes.ts';
 
 const tags = ['operator'];
 const security = [{ operator: [] }];
@@ -29,6 +31,10 @@ const AdminAccount = Type.Object(
   { ...Account.properties, blocked: Type.Boolean() },
   { $id: 'AdminAccount', description: 'the Account object plus what only the operator sees' },
 );
+
+function adminAccountObject(account: OperatorAccount): Static<typeof AdminAccount> {
+  return { ...accountObject(account), blocked: account.blocked };
+}
 const OutboxMessage = Type.Object({
   id: Type.Integer(),
   to: Type.String(),
@@ -97,7 +103,7 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
       querystring: Type.Object({ email: Type.Optional(Type.String({ maxLength: 254 })) }),
       response: responses({ 200: Type.Object({ accounts: Type.Array(AdminAccount) }) }, adminErrors),
     },
-    handler: async (request) => ({ accounts: await findAccounts(ctx, request.query.email) }),
+    handler: async (request) => ({ accounts: (await findAccounts(ctx, request.query.email)).map(adminAccountObject) }),
   });
 
   app.route({
@@ -113,7 +119,7 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
       params: AccountRef,
       response: responses({ 200: AdminAccount }, adminErrors),
     },
-    handler: (request) => showAccount(ctx, request.params.account),
+    handler: async (request) => adminAccountObject(await showAccount(ctx, request.params.account)),
   });
 
   app.route({
@@ -152,7 +158,7 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
       }),
       response: responses({ 200: AdminAccount }, adminErrors),
     },
-    handler: (request) => patchAccount(ctx, request.params.account, request.body),
+    handler: async (request) => adminAccountObject(await patchAccount(ctx, request.params.account, request.body)),
   });
 
   app.route({
@@ -249,7 +255,10 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
         adminErrors,
       ),
     },
-    handler: async () => clockState(ctx),
+    handler: async () => {
+      const { now, mode } = clockState(ctx);
+      return { now: isoSeconds(now), mode };
+    },
   });
 
   app.route({

@@ -40,16 +40,17 @@ export const LegacyAccount = Type.Object(
 );
 
 export function toLegacyAccount(info: AccountInfo): Static<typeof LegacyAccount> {
+  const { account } = info;
   return {
-    ID: info.id,
-    balance: info.balance.toFixed(2),
-    activated: info.activated,
-    smtp_allowed: info.smtp,
-    blocked_ports: info.blocked_ports,
-    servers: info.servers,
-    registerdate: legacyTimestamp(Date.parse(info.registerdate)),
+    ID: account.id,
+    balance: toCents(info.finance.balanceMicros).toFixed(2),
+    activated: account.activated === 1,
+    smtp_allowed: account.smtp === 1,
+    blocked_ports: info.blockedPorts,
+    servers: { limit: account.servers_limit, running: info.running },
+    registerdate: legacyTimestamp(account.created_at),
     // Login and register both set it, so it is never empty in practice; the spec shows a string.
-    lastlogin: legacyTimestamp(Date.parse(info.lastlogin ?? info.registerdate)),
+    lastlogin: legacyTimestamp(account.last_login_at ?? account.created_at),
   };
 }
 

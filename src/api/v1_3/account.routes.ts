@@ -1,21 +1,71 @@
 // v1.3 account management: info, register, login, activate, update, reset.
 
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
 import {
   accountInfo,
   activate,
+  type AccountInfo,
+  type AuthAnswer as DomainAuthAnswer,
   login,
   register,
   resetPassword,
   updateAccount,
 } from '../../accounts/account.service.ts';
+import { isoOrNull, isoSeconds, lastInstantMs } from '../../platform/clock.ts';
+import { toCents, toDollars } from '../../platform/money.ts';
 import { success } from './format.ts';
 import { Account, authErrors, responses, SuccessObject, Timestamp } from './schemas.ts';
 
 const AuthAnswer = Type.Object({ token: Type.String(), timestamp: Timestamp });
+
+function authAnswer(answer: DomainAuthAnswer): Static<typeof AuthAnswer> {
+  return { token: answer.token, timestamp: isoSeconds(answer.at) };
+}
+
+/** The spec's Account object (also the operator's, with `blocked`: api/admin). */
+export function accountObject(info: AccountInfo): Static<typeof Account> {
+  const { account, finance, at } = info;
+  // Seconds until the balance reaches zero at the current hourly burn; null when nothing is billed.
+  // A balance that lasts past the last timestamp the API can write (a large credit over a tiny
+  // burn) never runs out in any date it can show: both fields are null then too.
+  const secondsDue = finance.secondsDue;
+  const dueAt = secondsDue === null ? null : at + secondsDue * 1000;
+  const writableDue = dueAt !== null && dueAt <= lastInstantMs;
+  return {
+    id: account.id,
+    uuid: account.uuid,
+    email: account.email,
+    profile: {
+      firstname: account.firstname,
+      lastname: account.lastname,
+      country: account.country,
+      dark_mode: account.dark_mode === 1,
+    },
+    account_type: account.account_type,
+    balance: toCents(finance.balanceMicros),
+    activated: account.activated === 1,
+    smtp: account.smtp === 1,
+    referrals: { count: account.referrals_count, amount: toCents(account.referrals_amount_micros) },
+    servers: { limit: account.servers_limit, running: info.running },
+    registerdate: isoSeconds(account.created_at),
+    lastlogin: isoOrNull(account.last_login_at),
+    billing: {
+      secondsdue: writableDue ? secondsDue : null,
+      duedate: writableDue ? isoSeconds(dueAt) : null,
+      usage: toDollars(finance.burnMicrosPerHour),
+    },
+    permissions: info.permissions,
+    blocked_ports: info.blockedPorts,
+    activity: info.activity.map((entry) => ({
+      ip_address: entry.ip_address,
+      timestamp: isoSeconds(entry.created_at),
+      status: `${entry.action} ${entry.status}`,
+    })),
+  };
+}
 
 const tags = ['v1.3 account'];
 const Email = Type.String({
@@ -45,7 +95,7 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
       tags,
       response: responses({ 200: Account }, [401, 403, 429]),
     },
-    handler: (request) => accountInfo(ctx, actorOf(request)),
+    handler: async (request) => accountObject(await accountInfo(ctx, actorOf(request))),
   });
 
   app.route({
@@ -70,7 +120,7 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       reply.code(201);
-      return register(ctx, request.body, request.ip);
+      return authAnswer(await register(ctx, request.body, request.ip));
     },
   });
 
@@ -87,7 +137,7 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
       body: Type.Object({ email: Type.String({ maxLength: 254 }), password: Type.String({ maxLength: 1024 }) }),
       response: responses({ 200: AuthAnswer }, [400, 429]),
     },
-    handler: (request) => login(ctx, request.body.email, request.body.password, request.ip),
+    handler: async (request) => authAnswer(await login(ctx, request.body.email, request.body.password, request.ip)),
   });
 
   app.route({
