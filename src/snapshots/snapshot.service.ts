@@ -5,7 +5,6 @@ import type { Tx } from '../db/database.ts';
 import { imageRemoved, imageTaken } from '../events/resource-events.ts';
 import type { Actor, Platform } from '../platform/context.ts';
 import { Invalid, NotFound } from '../platform/errors.ts';
-import { isoOrNull, isoSeconds } from '../platform/clock.ts';
 import { parseRef } from '../platform/ids.ts';
 import { requirePermission } from '../accounts/permissions.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
@@ -22,38 +21,42 @@ import { artifacts } from '../compute/compute-driver.ts';
 import { changes, imageEstimate, recordIntent } from '../compute/machine-intents.ts';
 import { transaction } from '../db/transaction.ts';
 
-/** The spec's Snapshot object (id is our addition, so remove can be called with it). */
-export interface SnapshotObject {
+/** A snapshot or automatic backup as its account sees it. */
+export interface Snapshot {
   id: number;
   uuid: string;
-  region_id: number;
+  regionId: number;
   type: 'snapshot' | 'backup';
   name: string;
-  server_id: string;
-  expires: string | null;
-  status: 'processing' | 'completed';
-  size_gb: number;
-  created: string;
+  /** Uuid of the server it was taken from. */
+  serverUuid: string;
+  /** When a backup is deleted (clock ms); null for snapshots. */
+  expiresAt: number | null;
+  /** Still being taken at the time asked. */
+  processing: boolean;
+  sizeGb: number;
+  /** Clock ms. */
+  createdAt: number;
 }
 
-export function toSnapshotObject(row: SnapshotRow, now: number): SnapshotObject {
+export function rowToSnapshot(row: SnapshotRow, now: number): Snapshot {
   return {
     id: row.id,
     uuid: row.uuid,
-    region_id: row.region_id,
+    regionId: row.region_id,
     type: row.type === 'backup' ? 'backup' : 'snapshot',
     name: row.name,
-    server_id: row.server_uuid,
-    expires: isoOrNull(row.expires_at),
-    status: now < row.ready_at ? 'processing' : 'completed',
-    size_gb: row.size_gb,
-    created: isoSeconds(row.created_at),
+    serverUuid: row.server_uuid,
+    expiresAt: row.expires_at,
+    processing: now < row.ready_at,
+    sizeGb: row.size_gb,
+    createdAt: row.created_at,
   };
 }
 
-export async function listSnapshots(ctx: Platform, actor: Actor): Promise<SnapshotObject[]> {
+export async function listSnapshots(ctx: Platform, actor: Actor): Promise<Snapshot[]> {
   const now = ctx.clock.now();
-  return (await snapshotRepository.listForAccount(ctx.db, actor.accountId)).map((row) => toSnapshotObject(row, now));
+  return (await snapshotRepository.listForAccount(ctx.db, actor.accountId)).map((row) => rowToSnapshot(row, now));
 }
 
 /**
@@ -65,7 +68,7 @@ export async function createSnapshot(
   ctx: Platform,
   actor: Actor,
   input: { name: string; server_id: string | number },
-): Promise<SnapshotObject> {
+): Promise<Snapshot> {
   requirePermission(actor, 'snapshots');
   const name = input.name.trim();
   if (name.length === 0 || name.length > 100) throw new Invalid('name', 'bad value: must be 1 to 100 characters');
@@ -94,7 +97,7 @@ export async function createSnapshot(
     await openInvoiceItems(ctx, trx, actor.accountId, uuid, [item]);
     await imageTaken(ctx, trx, row);
     await recordIntent(ctx, trx, changes.snapshot(server, uuid, estimate.sizeGb));
-    return toSnapshotObject(row, now);
+    return rowToSnapshot(row, now);
   });
 }
 

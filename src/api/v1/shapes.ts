@@ -9,7 +9,7 @@ import type { Image, Plan, Region } from '../../catalog/catalog.types.ts';
 import { planHourlyMicros } from '../../catalog/listing.service.ts';
 import type { FloatingIp } from '../../floating-ips/floating-ip.service.ts';
 import type { NetworkInterface, ServerDetails } from '../../servers/server-details.ts';
-import type { SnapshotObject } from '../../snapshots/snapshot.service.ts';
+import type { Snapshot } from '../../snapshots/snapshot.service.ts';
 import { toCents, toDollars } from '../../platform/money.ts';
 import { legacyTimestamp, Timestamp } from './schemas.ts';
 
@@ -266,6 +266,6 @@ export const LegacySnapshot = Type.Object(
   { $id: 'LegacySnapshot', description: 'a snapshot (legacy)' },
 );
 
-export function toLegacySnapshot(snapshot: SnapshotObject): Static<typeof LegacySnapshot> {
-  return { ID: snapshot.id, label: snapshot.name, created: legacyTimestamp(Date.parse(snapshot.created)) };
+export function toLegacySnapshot(snapshot: Snapshot): Static<typeof LegacySnapshot> {
+  return { ID: snapshot.id, label: snapshot.name, created: legacyTimestamp(snapshot.createdAt) };
 }

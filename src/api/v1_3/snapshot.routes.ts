@@ -1,10 +1,17 @@
 // v1.3 snapshots: list (backups included), create, restore, remove.
 
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
-import { createSnapshot, listSnapshots, removeSnapshot, restoreImage } from '../../snapshots/snapshot.service.ts';
+import {
+  createSnapshot,
+  listSnapshots,
+  removeSnapshot,
+  restoreImage,
+  type Snapshot as DomainSnapshot,
+} from '../../snapshots/snapshot.service.ts';
+import { isoOrNull, isoSeconds } from '../../platform/clock.ts';
 import { success } from './format.ts';
 import { authErrors, IdOrUuid, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
 
@@ -26,6 +33,21 @@ const Snapshot = Type.Object(
   { $id: 'Snapshot', description: 'a snapshot or automatic backup (spec: Snapshot object)' },
 );
 
+function snapshotObject(snapshot: DomainSnapshot): Static<typeof Snapshot> {
+  return {
+    id: snapshot.id,
+    uuid: snapshot.uuid,
+    region_id: snapshot.regionId,
+    type: snapshot.type,
+    name: snapshot.name,
+    server_id: snapshot.serverUuid,
+    expires: isoOrNull(snapshot.expiresAt),
+    status: snapshot.processing ? 'processing' : 'completed',
+    size_gb: snapshot.sizeGb,
+    created: isoSeconds(snapshot.createdAt),
+  };
+}
+
 export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'GET',
@@ -38,7 +60,7 @@ export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
       tags,
       response: responses({ 200: Type.Object({ snapshots: Type.Array(Snapshot) }) }, [401, 429]),
     },
-    handler: async (request) => ({ snapshots: await listSnapshots(ctx, actorOf(request)) }),
+    handler: async (request) => ({ snapshots: (await listSnapshots(ctx, actorOf(request))).map(snapshotObject) }),
   });
 
   app.route({
