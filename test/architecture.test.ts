@@ -141,7 +141,6 @@ const formatters = ['isoSeconds', 'isoOrNull', 'toDollars', 'toCents', 'formatMo
  */
 export const formattingServices: Record<string, string> = {
   'src/servers/server.service.ts': 'server objects (left to the lead with server-object.ts)',
-  'src/catalog/listing.service.ts': 'returns the spec’s listing objects (prices in dollars)',
   'src/documents/document.service.ts': 'writes the PDF’s text (to move beside document-pdf.ts)',
   'src/servers/server-object.ts': 'the server object (left to the lead with server.service.ts)',
   'src/events/event-payload.ts': 'a webhook’s body: a shape sent outside the API, in a module of its own',
