@@ -1,7 +1,5 @@
 // The first-boot script's outcome (script_url): what the guest reported (stage, exit status, the
-// last lines of its output), stored on the server as JSON, and how the API shows it.
-
-import { isoSeconds } from '../platform/clock.ts';
+// last lines of its output), stored on the server as JSON, and the state it puts the script in.
 
 /** What the guest wrote when the script ended: it could not be fetched, or it ran and exited. */
 export interface ScriptReport {
@@ -20,15 +18,21 @@ export interface StoredScriptOutcome extends ScriptReport {
 export const SCRIPT_OUTPUT_LINES = 20;
 export const SCRIPT_OUTPUT_LIMIT = 4000;
 
-/** The API's view (Server object `info.script`, an extension). */
-export interface ScriptView {
+/** Where a server's script stands (the Server object's `info.script`, an extension, shows it). */
+export interface ScriptState {
   /** pending: not reported yet; succeeded / failed: as reported; not_run: this driver runs no script. */
   state: 'pending' | 'succeeded' | 'failed' | 'not_run';
+  /** What the guest reported; null until it has (always, when the driver runs no script). */
+  outcome: StoredScriptOutcome | null;
+}
+
+/** The `server.script` event's view of an outcome (compute/script-reports.ts). */
+export interface ScriptView {
+  state: ScriptState['state'];
   /** fetch: the script could not be downloaded; run: it ran. Null until reported. */
   stage: 'fetch' | 'run' | null;
   exit_status: number | null;
   output: string | null;
-  reported: string | null;
 }
 
 /** The last lines of a script's output, bounded. */
@@ -60,21 +64,36 @@ export function parseStoredOutcome(stored: string | null): StoredScriptOutcome |
   }
 }
 
-/** The view of a server's script: null without a script_url. */
+// Shared, so a list of servers with scripts not yet reported allocates nothing for them.
+const notRun: ScriptState = Object.freeze({ state: 'not_run', outcome: null });
+const pending: ScriptState = Object.freeze({ state: 'pending', outcome: null });
+
+/** Where a server's script stands: null without a script_url. */
+export function scriptState(
+  scriptUrl: string | null,
+  stored: string | null,
+  engineRunsScripts: boolean,
+): ScriptState | null {
+  if (!scriptUrl) return null;
+  if (!engineRunsScripts) return notRun;
+  const outcome = parseStoredOutcome(stored);
+  if (!outcome) return pending;
+  return { state: outcome.stage === 'run' && outcome.exitStatus === 0 ? 'succeeded' : 'failed', outcome };
+}
+
+/** The event's view of a server's script: null without a script_url. */
 export function scriptView(
   scriptUrl: string | null,
   stored: string | null,
   engineRunsScripts: boolean,
 ): ScriptView | null {
-  if (!scriptUrl) return null;
-  if (!engineRunsScripts) return { state: 'not_run', stage: null, exit_status: null, output: null, reported: null };
-  const outcome = parseStoredOutcome(stored);
-  if (!outcome) return { state: 'pending', stage: null, exit_status: null, output: null, reported: null };
+  const script = scriptState(scriptUrl, stored, engineRunsScripts);
+  if (!script) return null;
+  const { outcome } = script;
   return {
-    state: outcome.stage === 'run' && outcome.exitStatus === 0 ? 'succeeded' : 'failed',
-    stage: outcome.stage,
-    exit_status: outcome.exitStatus,
-    output: outcome.output,
-    reported: isoSeconds(outcome.reportedAt),
+    state: script.state,
+    stage: outcome?.stage ?? null,
+    exit_status: outcome?.exitStatus ?? null,
+    output: outcome?.output ?? null,
   };
 }

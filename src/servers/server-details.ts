@@ -13,7 +13,7 @@ import { serverItems } from '../billing/pricing.ts';
 import { isProvisioning, shownPower } from './power-state.ts';
 import { effectiveOptions, type ServerOptions } from './server-options.ts';
 import { overageOf, type Overage } from './overage.ts';
-import { scriptView, type ScriptView } from './script-outcome.ts';
+import { scriptState, type ScriptState } from './script-outcome.ts';
 import {
   serverRepository,
   type HeldAddress,
@@ -54,7 +54,7 @@ export interface ServerDetails {
   /** Where its bandwidth policy applies, and whether usage has reached it. */
   overage: Overage;
   /** The first-boot script's outcome; null without a script_url. */
-  script: ScriptView | null;
+  script: ScriptState | null;
 }
 
 /** A public address the server holds, with its reverse name as stored (null: the default). */
@@ -303,7 +303,7 @@ export async function detailsWith(
       privateNetwork: network.vpcs.length > 0,
       options,
       overage: overageOf(options, catalog.plan.bandwidth_gb, usage.get(row.uuid) ?? 0),
-      script: scriptView(row.script_url, row.script_outcome, Boolean(ctx.compute.engine)),
+      script: scriptState(row.script_url, row.script_outcome, Boolean(ctx.compute.engine)),
     };
   });
 }

@@ -1,7 +1,7 @@
 // v1.3 servers: list, info, create, remove, the rebuild and resize choices, and the actions
 // (rebuild, resize, rescue, reinstall, start, stop, reboot).
 
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
@@ -21,7 +21,10 @@ import {
   resizeServer,
   setRescue,
 } from '../../servers/server-actions.service.ts';
-import { toServerObject } from '../../servers/server-object.ts';
+import type { ServerDetails } from '../../servers/server-details.ts';
+import type { ScriptState } from '../../servers/script-outcome.ts';
+import { isoSeconds } from '../../platform/clock.ts';
+import { toCents } from '../../platform/money.ts';
 import { success } from './format.ts';
 import { authErrors, IdOrUuid, NullableTimestamp, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
 import { POWER_STATES } from '../../servers/power-state.ts';
@@ -133,6 +136,95 @@ export const ServerSchema = Type.Object(
   { $id: 'Server', description: 'a server (spec: Server object)' },
 );
 
+type ServerObject = Static<typeof ServerSchema>;
+type ScriptObject = Static<typeof ScriptOutcome>;
+
+// The Server object, shaped from ServerDetails in one place (list, info and create all send it).
+// Fields the spec leaves open are settled in the decisions table (docs/decisions.md).
+
+/** The features a server has on, by name (the spec leaves their shape open). */
+function featuresOf(details: ServerDetails): string[] {
+  const { row } = details;
+  const features: string[] = [];
+  if (row.ipv6_enabled === 1) features.push('ipv6');
+  if (row.backup_enabled === 1) features.push('auto_backups');
+  if (row.ddos_protection === 1) features.push('ddos_protection');
+  if (details.privateNetwork) features.push('private_network');
+  if (row.rescue === 1) features.push('rescue_mode');
+  return features;
+}
+
+// Servers listed in order were mostly created in runs within the same second: reuse its text.
+let lastCreated = { second: -1, text: '' };
+function createdText(ms: number): string {
+  const second = Math.floor(ms / 1000);
+  if (second !== lastCreated.second) lastCreated = { second, text: isoSeconds(ms) };
+  return lastCreated.text;
+}
+
+// Shared: a script not reported yet shows the same object on every server.
+const unreported = { stage: null, exit_status: null, output: null, reported: null };
+const notRunObject: ScriptObject = Object.freeze({ state: 'not_run', ...unreported });
+const pendingObject: ScriptObject = Object.freeze({ state: 'pending', ...unreported });
+
+function scriptObject(script: ScriptState): ScriptObject {
+  const { outcome } = script;
+  if (!outcome) return script.state === 'not_run' ? notRunObject : pendingObject;
+  return {
+    state: script.state,
+    stage: outcome.stage,
+    exit_status: outcome.exitStatus,
+    output: outcome.output,
+    reported: isoSeconds(outcome.reportedAt),
+  };
+}
+
+export function serverObject(details: ServerDetails): ServerObject {
+  const { row, region, image, plan } = details;
+  const price = toCents(details.monthlyPriceMicros);
+  return {
+    id: row.id,
+    uuid: row.uuid,
+    name: row.name,
+    power: details.power,
+    created: createdText(row.created_at),
+    price,
+    iface: details.interfaces,
+    bandwidth: {
+      usage: details.bandwidthUsageGb,
+      limit: plan.bandwidth_gb,
+      point: details.overage.pointGb,
+      applied: details.overage.over ? details.overage.policy : null,
+    },
+    info: {
+      features: featuresOf(details),
+      options: {
+        bw_overage_policy: details.options.bw_overage_policy,
+        bw_overage_tresgold: details.options.bw_overage_threshold,
+        bw_overage_threshold: details.options.bw_overage_threshold,
+      },
+      reg_country: region.country,
+      reg_city: region.city,
+      reg_id: region.id,
+      img_id: image.id,
+      plan_id: plan.id,
+      password: details.rootPassword,
+      ipv6_enabled: row.ipv6_enabled === 1,
+      script_url: row.script_url,
+      region: region.city,
+      image: image.name,
+      plan: plan.name,
+      price,
+      ddos_protection: row.ddos_protection === 1,
+      backup_enabled: row.backup_enabled === 1,
+      private_network: details.privateNetwork,
+      hostname: row.hostname,
+      ssh_key_id: row.ssh_key_id,
+      script: details.script && scriptObject(details.script),
+    },
+  };
+}
+
 const ServerPath = Type.Object({ server_id: PathRef });
 const ServerRef = Type.Object({ server_id: IdOrUuid });
 const Choices = Type.Record(Type.String(), Type.Object({ uuid: Type.String(), name: Type.String() }));
@@ -155,7 +247,7 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
       tags,
       response: responses({ 200: Type.Object({ servers: Type.Array(ServerSchema) }) }, [401, 429]),
     },
-    handler: async (request) => ({ servers: (await listServers(ctx, actorOf(request))).map(toServerObject) }),
+    handler: async (request) => ({ servers: (await listServers(ctx, actorOf(request))).map(serverObject) }),
   });
 
   app.route({
@@ -171,7 +263,7 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
       params: ServerPath,
       response: responses({ 200: ServerSchema }, [401, 404, 429]),
     },
-    handler: async (request) => toServerObject(await serverInfo(ctx, actorOf(request), request.params.server_id)),
+    handler: async (request) => serverObject(await serverInfo(ctx, actorOf(request), request.params.server_id)),
   });
 
   app.route({
@@ -214,7 +306,7 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
     handler: async (request, reply) => {
       const created = await createServer(ctx, actorOf(request), request.body);
       reply.code(201);
-      return toServerObject(created);
+      return serverObject(created);
     },
   });
 
