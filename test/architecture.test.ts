@@ -140,9 +140,9 @@ const formatters = ['isoSeconds', 'isoOrNull', 'toDollars', 'toCents', 'formatMo
  * formatter, and why: what is left for now, or text for people rather than a wire shape.
  */
 export const formattingServices: Record<string, string> = {
-  'src/servers/server.service.ts': 'server objects (left to the lead with server-object.ts)',
+  'src/servers/server.service.ts':
+    'writes the up-front payment’s note into the ledger (stored text, like billing/funds.ts’s message): to move with the ledger’s notes into billing/',
   'src/documents/document.service.ts': 'writes the PDF’s text (to move beside document-pdf.ts)',
-  'src/servers/server-object.ts': 'the server object (left to the lead with server.service.ts)',
   'src/events/event-payload.ts': 'a webhook’s body: a shape sent outside the API, in a module of its own',
   'src/sweeps/catch-up.ts': 'an error message names the last instant the clock may reach (text, not a shape)',
 };
@@ -197,8 +197,6 @@ export const queriesNotYetMoved: Record<string, string> = {
   'src/compute/machine-intents.ts': 'compute seam: the intent written with its row (a compute repository to come)',
   'src/compute/traffic-meter.ts': 'compute seam: the meter’s compare-and-set (a compute repository to come)',
   'src/documents/document.service.ts': 'invoice documents (a document repository to come)',
-  'src/servers/overage.sweep.ts': 'bandwidth overage sweep (to move with its claim)',
-  'src/network/attachable-server.ts': 'one locked read of a server (to serverRepository)',
 };
 
 const queryCall = /\b(?:selectFrom|insertInto|updateTable|deleteFrom)\s*\(/;

@@ -129,6 +129,11 @@ export const accountRepository = {
       .executeTakeFirst();
   },
 
+  /** Whom a mail to the account goes to, and the name it greets. */
+  addressee(db: Queryable, id: number) {
+    return db.selectFrom('accounts').select(['email', 'firstname']).where('id', '=', id).executeTakeFirstOrThrow();
+  },
+
   update(db: Queryable, id: number, changes: AccountUpdate) {
     return db.updateTable('accounts').set(changes).where('id', '=', id).execute();
   },

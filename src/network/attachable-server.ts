@@ -5,6 +5,7 @@ import type { Tx } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import { NotFound } from '../platform/errors.ts';
 import { parseRef } from '../platform/ids.ts';
+import { serverRepository } from '../servers/server.repository.ts';
 
 export interface AttachableServer {
   id: number;
@@ -25,13 +26,7 @@ export async function findAttachableServer(
 ): Promise<AttachableServer> {
   const parsed = parseRef(ref);
   if (!parsed) throw new NotFound('server');
-  const server = await trx
-    .selectFrom('servers')
-    .select(['id', 'uuid', 'region_id', 'ipv6_enabled'])
-    .where('account_id', '=', accountId)
-    .$call((q) => ('id' in parsed ? q.where('id', '=', parsed.id) : q.where('uuid', '=', parsed.uuid)))
-    .$if(ctx.dialect === 'postgres', (q) => q.forKeyShare())
-    .executeTakeFirst();
+  const server = await serverRepository.findAttachable(trx, ctx.dialect, accountId, parsed);
   if (!server) throw new NotFound('server');
   return server;
 }

@@ -11,6 +11,7 @@
 import type { Tx } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
+import { accountRepository } from '../accounts/account.repository.ts';
 import { changes, recordIntent } from '../compute/machine-intents.ts';
 import { recordEvent } from '../events/event.service.ts';
 import { serverPoweredOff } from '../events/resource-events.ts';
@@ -22,6 +23,7 @@ import { effectiveOptions } from './server-options.ts';
 import { monthUsageGb } from './month-usage.ts';
 import { monthOf, overageOf, type Overage } from './overage.ts';
 import type { ServerRow } from './server.table.ts';
+import { serverRepository } from './server.repository.ts';
 import { transaction } from '../db/transaction.ts';
 
 export interface OverageReport {
@@ -33,7 +35,7 @@ export interface OverageReport {
 
 export async function sweepOverage(ctx: Platform): Promise<OverageReport> {
   const report: OverageReport = { poweredOff: 0, throttled: 0, unthrottled: 0, billedGb: 0 };
-  const rows = await ctx.db.selectFrom('servers').selectAll().orderBy('id').execute();
+  const rows = await serverRepository.all(ctx.db);
   if (!rows.length) return report;
   const now = ctx.clock.now();
   const usage = await monthUsageGb(ctx, ctx.db, rows);
@@ -82,13 +84,8 @@ async function setThrottle(
   overage: Overage,
   usageGb: number,
 ): Promise<boolean> {
-  const changed = await trx
-    .updateTable('servers')
-    .set({ throttled: throttle ? 1 : 0, updated_at: ctx.clock.now() })
-    .where('id', '=', row.id)
-    .where('throttled', '=', row.throttled)
-    .executeTakeFirst();
-  if (Number(changed.numUpdatedRows) !== 1) return false;
+  if (!(await serverRepository.setThrottled(trx, row.id, row.throttled, throttle ? 1 : 0, ctx.clock.now())))
+    return false;
   await recordIntent(ctx, trx, changes.network(row));
   await overageEvent(ctx, trx, row, overage, usageGb, throttle ? 'throttled' : 'unthrottled');
   return true;
@@ -98,18 +95,12 @@ async function setThrottle(
 async function powerOff(ctx: Platform, trx: Tx, row: ServerRow, overage: Overage, usageGb: number): Promise<boolean> {
   await lockAccount(ctx, trx, row.account_id);
   // Still running when read again under the lock (another round or a customer may have stopped it).
-  let query = trx.selectFrom('servers').selectAll().where('id', '=', row.id).where('power', '=', 'running');
-  if (ctx.dialect === 'postgres') query = query.forNoKeyUpdate();
-  const running = await query.executeTakeFirst();
+  const running = await serverRepository.findRunningLocked(trx, ctx.dialect, row.id);
   if (!running) return false;
   await recordIntent(ctx, trx, changes.powerOff(running));
   await serverPoweredOff(ctx, trx, row, 'bandwidth overage');
   await overageEvent(ctx, trx, row, overage, usageGb, 'powered_off');
-  const account = await trx
-    .selectFrom('accounts')
-    .select(['email', 'firstname'])
-    .where('id', '=', row.account_id)
-    .executeTakeFirstOrThrow();
+  const account = await accountRepository.addressee(trx, row.account_id);
   const limit = catalogOf(ctx, row).plan.bandwidth_gb;
   await queueMail(ctx, trx, {
     to: account.email,
@@ -138,17 +129,7 @@ async function charge(
 ): Promise<number> {
   await lockAccount(ctx, trx, row.account_id);
   // Only the round whose update lands bills: the month's count moves from what it read.
-  let claim = trx
-    .updateTable('servers')
-    .set({ overage_billed_month: month, overage_billed_gb: overage.gbOver })
-    .where('id', '=', row.id);
-  claim =
-    row.overage_billed_month === month
-      ? claim.where('overage_billed_month', '=', month).where('overage_billed_gb', '=', billed)
-      : row.overage_billed_month === null
-        ? claim.where('overage_billed_month', 'is', null)
-        : claim.where('overage_billed_month', '=', row.overage_billed_month);
-  if (Number((await claim.executeTakeFirst()).numUpdatedRows) !== 1) return 0;
+  if (!(await serverRepository.claimOverageBilling(trx, row.id, row, month, overage.gbOver))) return 0;
   const gb = overage.gbOver - billed;
   await chargeOnce(
     ctx,

@@ -354,6 +354,67 @@ export const serverRepository = {
     await db.deleteFrom('servers').where('id', '=', id).execute();
   },
 
+  /** Every server of every account, by id (the overage sweep's round). */
+  all(db: Queryable): Promise<ServerRow[]> {
+    return db.selectFrom('servers').selectAll().orderBy('id').execute();
+  },
+
+  /**
+   * The account's server a floating IP or VPC attaches to, by id or uuid. On PostgreSQL with a
+   * key-share lock: it cannot be deleted before the attachment that refers to it is written.
+   */
+  findAttachable(db: Queryable, dialect: DialectName, accountId: number, ref: Ref) {
+    return db
+      .selectFrom('servers')
+      .select(['id', 'uuid', 'region_id', 'ipv6_enabled'])
+      .where('account_id', '=', accountId)
+      .$call((q) => ('id' in ref ? q.where('id', '=', ref.id) : q.where('uuid', '=', ref.uuid)))
+      .$if(dialect === 'postgres', (q) => q.forKeyShare())
+      .executeTakeFirst();
+  },
+
+  /** The server, read again and row-locked on PostgreSQL, if it is still settled running. */
+  findRunningLocked(db: Queryable, dialect: DialectName, id: number): Promise<ServerRow | undefined> {
+    let query = db.selectFrom('servers').selectAll().where('id', '=', id).where('power', '=', 'running');
+    if (dialect === 'postgres') query = query.forNoKeyUpdate();
+    return query.executeTakeFirst();
+  },
+
+  /** Sets the throttle flag if it is still `was` (another round may have set it); true when this one did. */
+  async setThrottled(db: Queryable, id: number, was: number, throttled: number, now: number): Promise<boolean> {
+    const changed = await db
+      .updateTable('servers')
+      .set({ throttled, updated_at: now })
+      .where('id', '=', id)
+      .where('throttled', '=', was)
+      .executeTakeFirst();
+    return Number(changed.numUpdatedRows) === 1;
+  },
+
+  /**
+   * Moves the month's billed overage from what the round read (`read`) to `gb` in `month`;
+   * true when this round's update landed (only that round bills).
+   */
+  async claimOverageBilling(
+    db: Queryable,
+    id: number,
+    read: Pick<ServerRow, 'overage_billed_month' | 'overage_billed_gb'>,
+    month: string,
+    gb: number,
+  ): Promise<boolean> {
+    let claim = db
+      .updateTable('servers')
+      .set({ overage_billed_month: month, overage_billed_gb: gb })
+      .where('id', '=', id);
+    claim =
+      read.overage_billed_month === month
+        ? claim.where('overage_billed_month', '=', month).where('overage_billed_gb', '=', read.overage_billed_gb)
+        : read.overage_billed_month === null
+          ? claim.where('overage_billed_month', 'is', null)
+          : claim.where('overage_billed_month', '=', read.overage_billed_month);
+    return Number((await claim.executeTakeFirst()).numUpdatedRows) === 1;
+  },
+
   /** The server's own public addresses (not floating IPs, which hold theirs). */
   publicAddresses(db: Queryable, serverUuid: string) {
     return db
