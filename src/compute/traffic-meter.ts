@@ -7,6 +7,7 @@
 import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import { monthBounds } from '../billing/metering.ts';
+import { prepared, type PreparedQuery } from '../db/prepared.ts';
 import type { MachineFacts, TrafficCounter } from './compute-driver.ts';
 import type { TrafficReadingRow } from './traffic.table.ts';
 
@@ -94,6 +95,50 @@ export async function recordTraffic(db: Queryable, serverUuid: string, reading: 
   }
 }
 
+type MonthReading = LastReading & { server_uuid: string; bytes: number | string | null };
+
+/** The readings of `uuids` with the month's bytes beside each; one statement (a month's bytes exist only beside the reading that added them). */
+function monthReadingsQuery(db: Queryable, start: number, uuids: readonly string[]) {
+  return db
+    .selectFrom('traffic_readings')
+    .leftJoin('traffic_months', (join) =>
+      join
+        .onRef('traffic_months.server_uuid', '=', 'traffic_readings.server_uuid')
+        .on('traffic_months.month_start', '=', start),
+    )
+    .select([
+      'traffic_readings.server_uuid',
+      'traffic_readings.epoch',
+      'traffic_readings.counter',
+      'traffic_readings.read_at',
+      'traffic_months.bytes',
+    ])
+    .where('traffic_readings.server_uuid', 'in', uuids);
+}
+
+/**
+ * Prepared forms for up to 64 machines (server/info, a short list): 1, 2, 4 … 64 uuids, the
+ * last one repeated to fill; building and compiling the query each time cost more than running it.
+ * Longer lists build theirs.
+ */
+const preparedSizes = [1, 2, 4, 8, 16, 32, 64];
+const preparedReadings = new Map<number, PreparedQuery<[number, ...string[]], MonthReading>>(
+  preparedSizes.map((size) => [
+    size,
+    prepared<[number, ...string[]], MonthReading>(size + 1, (db, start, ...uuids) =>
+      monthReadingsQuery(db, start, uuids),
+    ),
+  ]),
+);
+
+function monthReadings(db: Queryable, start: number, uuids: readonly string[]): Promise<MonthReading[]> {
+  const size = preparedSizes.find((candidate) => candidate >= uuids.length);
+  const query = size === undefined ? undefined : preparedReadings.get(size);
+  if (!query || size === undefined) return monthReadingsQuery(db, start, uuids).execute();
+  const filled = Array.from({ length: size }, (_, i) => uuids[Math.min(i, uuids.length - 1)]!);
+  return query.all(db, start, ...filled);
+}
+
 /**
  * Bytes each machine moved in the calendar month of `now`: what the meter holds plus what the
  * driver has read since (its counters at `now`), by server uuid. The service function other
@@ -109,23 +154,7 @@ export async function monthTrafficBytes(
   if (machines.length === 0) return usage;
   const uuids = machines.map((m) => m.uuid);
   const { start } = monthBounds(now);
-  // One statement: a month's bytes exist only beside the reading that added them.
-  const rows = await db
-    .selectFrom('traffic_readings')
-    .leftJoin('traffic_months', (join) =>
-      join
-        .onRef('traffic_months.server_uuid', '=', 'traffic_readings.server_uuid')
-        .on('traffic_months.month_start', '=', start),
-    )
-    .select([
-      'traffic_readings.server_uuid',
-      'traffic_readings.epoch',
-      'traffic_readings.counter',
-      'traffic_readings.read_at',
-      'traffic_months.bytes',
-    ])
-    .where('traffic_readings.server_uuid', 'in', uuids)
-    .execute();
+  const rows = await monthReadings(db, start, uuids);
   const stored = new Map(rows.map((r) => [r.server_uuid, Number(r.bytes ?? 0)]));
   const last = new Map(rows.map((r) => [r.server_uuid, r]));
   for (const machine of machines) {

@@ -60,6 +60,37 @@ describe('the traffic meter (simulated driver)', () => {
     assert.ok(Math.abs(again - stopped - running) <= 0.05 + running * 0.02, `${again} GB after a day more`);
   });
 
+  test("a list shows each server's own stored usage, as its server/info does (one statement for them all)", async () => {
+    // Its own account: three servers of different ages (each moves its own amount), far from a month's start.
+    const bob = await createAccount(server, { credit: 1000 });
+    const now = await clockNow();
+    const { end } = monthBounds(now);
+    if (end - now < 5 * day * 1000) await server.advance(Math.ceil((end - now) / 1000) + day);
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push((await deployServer(server, bob.token)).id);
+      await server.advance(day / 2);
+    }
+    // Stopped: what they moved is what the meter stored (a stopped server's NICs move nothing more).
+    for (const id of ids) {
+      const answer = await server.request('PATCH', '/v1.3/server/stop', { token: bob.token, body: { server_id: id } });
+      assert.equal(answer.status, 202, JSON.stringify(answer.body));
+    }
+    await server.advance(SETTLE_SECONDS);
+    const listed = await server.request('GET', '/v1.3/server/list', { token: bob.token });
+    assert.equal(listed.status, 200);
+    const byId = new Map<number, number>(
+      (listed.body.servers as { id: number; bandwidth: { usage: number } }[]).map((s) => [s.id, s.bandwidth.usage]),
+    );
+    const usages = ids.map((id) => byId.get(id));
+    for (const [index, id] of ids.entries())
+      assert.equal(usages[index], (await serverInfo(server, bob.token, id)).bandwidth.usage, `server ${id}`);
+    assert.ok(
+      usages.every((usage) => usage! > 0),
+      `usages ${usages.join(', ')}`,
+    );
+  });
+
   test("the month's usage starts again at the UTC month's start", async () => {
     const s = await deployServer(server, alice.token);
     const now = await clockNow();
