@@ -65,6 +65,10 @@ export interface Actors {
   peek(digest: string, now: number): CachedActor | undefined;
   generation(accountId: number): Promise<string | null> | string | null;
   store(digest: string, entry: CachedActor): void;
+  /** The database look-up of the digest now under way on this instance (while caching), or undefined. */
+  lookingUp(digest: string): Promise<unknown> | undefined;
+  /** Registers a look-up of the digest, so concurrent requests of the token wait for it (when caching). */
+  lookUp<T>(digest: string, running: Promise<T>): Promise<T>;
   forget(digest: string): void;
   bump(accountId: number): Promise<void>;
   bumpAll(): Promise<void>;

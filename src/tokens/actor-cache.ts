@@ -13,7 +13,8 @@
 // Whatever happens to Redis, an entry lives at most `maxAgeMs` (1 s): the bound on staleness when
 // a bump is lost (an instance that cannot reach Redis while the others can). While Redis is
 // unreachable the cache is not used, and it is emptied when Redis comes back (its counts may
-// have been lost with it).
+// have been lost with it). While an entry is looked up in the database, the token's other
+// requests wait for that look-up and check its entry as they would any (token.service.ts).
 
 import type { Redis } from 'ioredis';
 import type { Actors, CachedActor } from '../platform/context.ts';
@@ -49,6 +50,8 @@ export function redisGenerations(redis: Redis, prefix: string): SharedGeneration
 
 export class ActorCache implements Actors {
   readonly #entries = new Map<string, Entry>();
+  /** Database look-ups under way, by digest: one per token at a time (see authenticateDigest). */
+  readonly #lookUps = new Map<string, Promise<unknown>>();
   readonly #local = new Map<number, number>();
   #localAll = 0;
   readonly #maxEntries: number;
@@ -100,6 +103,20 @@ export class ActorCache implements Actors {
     }
     this.#entries.delete(digest);
     this.#entries.set(digest, entry);
+  }
+
+  lookingUp(digest: string): Promise<unknown> | undefined {
+    return this.#lookUps.get(digest);
+  }
+
+  lookUp<T>(digest: string, running: Promise<T>): Promise<T> {
+    if (!this.#enabled) return running;
+    this.#lookUps.set(digest, running);
+    const done = () => {
+      if (this.#lookUps.get(digest) === running) this.#lookUps.delete(digest);
+    };
+    running.then(done, done);
+    return running;
   }
 
   forget(digest: string): void {

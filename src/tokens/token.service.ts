@@ -112,8 +112,30 @@ export async function authenticate(ctx: Platform, token: string): Promise<Actor 
 export function authenticateDigest(ctx: Platform, digest: string): Actor | null | Promise<Actor | null> {
   const cache = ctx.actors;
   const entry = cache.peek(digest, Date.now());
+  if (!entry) {
+    // One look-up of a token at a time: when its entry ends (each second), every request of the
+    // token in flight would miss and read the database twice (a herd of them on PostgreSQL).
+    // The others wait for it and then take its entry as any cached one: checked against the
+    // account's generation as read after they arrived, so a revocation is seen exactly as on a hit.
+    const running = cache.lookingUp(digest);
+    if (running !== undefined) {
+      const after = () => fromCache(ctx, digest, cache.peek(digest, Date.now()));
+      return running.then(after, after);
+    }
+    return cache.lookUp(digest, lookUpActor(ctx, digest));
+  }
+  return fromCache(ctx, digest, entry);
+}
+
+/** The cached actor of the digest, checked against the current generation; a look-up when there is none. */
+function fromCache(
+  ctx: Platform,
+  digest: string,
+  entry: CachedActor | undefined,
+): Actor | null | Promise<Actor | null> {
+  // None after waiting: nothing could be cached (an unknown token, no cache now): its own look-up.
   if (!entry) return lookUpActor(ctx, digest);
-  const current = cache.generation(entry.actor.accountId);
+  const current = ctx.actors.generation(entry.actor.accountId);
   if (current instanceof Promise) return current.then((generation) => cachedActor(ctx, digest, entry, generation));
   return cachedActor(ctx, digest, entry, current);
 }

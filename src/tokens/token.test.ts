@@ -5,6 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../../test/support/server.ts';
 import { createAccount, login, type TestAccount } from '../../test/support/accounts.ts';
+import { authenticateDigest, tokenDigestOf } from './token.service.ts';
+import type { CachedActor } from '../platform/context.ts';
 
 const timestamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -354,5 +356,41 @@ describe('storage of secrets', () => {
       .where('id', '=', account.id)
       .executeTakeFirstOrThrow();
     assert.match(account_.password_hash, /^scrypt\$/);
+  });
+});
+
+describe('the actor cache', () => {
+  test('concurrent requests of an uncached token share one look-up; each sees its removal after', async () => {
+    const alice = await createAccount(server);
+    const { ctx } = server.running;
+    const digest = tokenDigestOf(ctx, alice.token)!;
+    const actors = ctx.actors as typeof ctx.actors & { store(digest: string, entry: CachedActor): void };
+    const store = actors.store;
+    let stored = 0;
+    actors.store = (key, entry) => {
+      if (key === digest) stored++;
+      store.call(actors, key, entry);
+    };
+    try {
+      ctx.actors.forget(digest);
+      // Ten at once, none cached: one reads the database, the nine others wait for it and check its entry.
+      const found = await Promise.all(Array.from({ length: 10 }, () => authenticateDigest(ctx, digest)));
+      assert.deepEqual(
+        found.map((actor) => actor?.accountId),
+        Array(10).fill(alice.id),
+      );
+      assert.equal(stored, 1, 'one look-up cached the actor');
+
+      const listed = await tokens(alice);
+      const removed = await server.request('DELETE', `/v1.3/account/token_remove/${listed[0]!.uuid}`, {
+        token: alice.token,
+      });
+      assert.equal(removed.status, 204);
+      ctx.actors.forget(digest);
+      const after = await Promise.all(Array.from({ length: 10 }, () => authenticateDigest(ctx, digest)));
+      assert.deepEqual(after, Array(10).fill(null));
+    } finally {
+      actors.store = store;
+    }
   });
 });
