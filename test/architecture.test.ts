@@ -142,7 +142,6 @@ const formatters = ['isoSeconds', 'isoOrNull', 'toDollars', 'toCents', 'formatMo
 export const formattingServices: Record<string, string> = {
   'src/servers/server.service.ts':
     'writes the up-front payment’s note into the ledger (stored text, like billing/funds.ts’s message): to move with the ledger’s notes into billing/',
-  'src/documents/document.service.ts': 'writes the PDF’s text (to move beside document-pdf.ts)',
   'src/events/event-payload.ts': 'a webhook’s body: a shape sent outside the API, in a module of its own',
   'src/sweeps/catch-up.ts': 'an error message names the last instant the clock may reach (text, not a shape)',
 };
@@ -196,7 +195,6 @@ export const queriesNotYetMoved: Record<string, string> = {
   'src/compute/desired-machine.ts': 'compute seam: the spec read in bulk (a compute repository to come)',
   'src/compute/machine-intents.ts': 'compute seam: the intent written with its row (a compute repository to come)',
   'src/compute/traffic-meter.ts': 'compute seam: the meter’s compare-and-set (a compute repository to come)',
-  'src/documents/document.service.ts': 'invoice documents (a document repository to come)',
 };
 
 const queryCall = /\b(?:selectFrom|insertInto|updateTable|deleteFrom)\s*\(/;

@@ -9,7 +9,7 @@ import { parseRef } from '../../platform/ids.ts';
 import { NotFound } from '../../platform/errors.ts';
 import { responses } from '../v1_3/schemas.ts';
 import { AdminTransaction, adminTransactionObject } from './admin.routes.ts';
-import { InvoiceDocument, PdfResponse, sendPdf } from '../v1_3/document.routes.ts';
+import { InvoiceDocument, invoiceDocumentObject, PdfResponse, sendPdf } from '../v1_3/document.routes.ts';
 import { documentPdf, operatorDocuments } from '../../documents/document.service.ts';
 
 const tags = ['operator'];
@@ -35,7 +35,10 @@ export function operatorPaymentRoutes(app: ApiApp, ctx: Platform): void {
         adminErrors,
       ),
     },
-    handler: (request) => operatorDocuments(ctx, request.params.account),
+    handler: async (request) => {
+      const { documents, meta } = await operatorDocuments(ctx, request.params.account);
+      return { documents: documents.map(invoiceDocumentObject), meta };
+    },
   });
 
   app.route({

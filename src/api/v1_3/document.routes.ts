@@ -1,12 +1,18 @@
 // v1.3 invoice documents (extension): the account's monthly invoice documents and their PDFs.
 
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
 import { NotFound } from '../../platform/errors.ts';
 import { parseRef } from '../../platform/ids.ts';
-import { accountDocuments, documentPdf } from '../../documents/document.service.ts';
+import {
+  accountDocuments,
+  documentPdf,
+  type InvoiceDocument as DomainInvoiceDocument,
+} from '../../documents/document.service.ts';
+import { isoSeconds } from '../../platform/clock.ts';
+import { toCents } from '../../platform/money.ts';
 import { PathRef, responses, Timestamp } from './schemas.ts';
 
 const tags = ['v1.3 billing'];
@@ -27,6 +33,23 @@ export const InvoiceDocument = Type.Object(
   },
   { $id: 'InvoiceDocument', description: 'a monthly invoice document (extension)' },
 );
+
+/** An invoice document on the wire (v1.3 and the operator API). */
+export function invoiceDocumentObject(document: DomainInvoiceDocument): Static<typeof InvoiceDocument> {
+  return {
+    id: document.id,
+    number: document.number,
+    period: document.period,
+    ts_start: isoSeconds(document.periodStart),
+    ts_end: isoSeconds(document.periodEnd),
+    usage: toCents(document.usageMicros),
+    payments: toCents(document.paymentsMicros),
+    tax: toCents(document.taxMicros),
+    opening_balance: toCents(document.openingMicros),
+    closing_balance: toCents(document.closingMicros),
+    ts_created: isoSeconds(document.createdAt),
+  };
+}
 
 export const PdfResponse = {
   description: 'the document as a PDF',
@@ -59,7 +82,10 @@ export function documentRoutes(app: ApiApp, ctx: Platform): void {
         [401, 429],
       ),
     },
-    handler: (request) => accountDocuments(ctx, actorOf(request)),
+    handler: async (request) => {
+      const { documents, meta } = await accountDocuments(ctx, actorOf(request));
+      return { documents: documents.map(invoiceDocumentObject), meta };
+    },
   });
 
   app.route({
