@@ -9,7 +9,7 @@
 // one thing they race for: a conditional insert decides which sweeper mails.
 
 import type { Tx } from '../db/database.ts';
-import { accountFunds, serverPoweredOff } from '../events/resource-events.ts';
+import { accountFunds } from '../events/resource-events.ts';
 import type { Platform } from '../platform/context.ts';
 import { isoSeconds } from '../platform/clock.ts';
 import { formatMoney } from '../platform/money.ts';
@@ -17,7 +17,7 @@ import { lockAccount } from '../accounts/account-lock.ts';
 import { queueMail } from '../mail/mail.service.ts';
 import { accountFinance } from './ledger.ts';
 import { billingRepository } from './billing.repository.ts';
-import { changes, recordIntent } from '../compute/machine-intents.ts';
+import { powerOffBySweep } from '../compute/machine-intents.ts';
 import { transaction } from '../db/transaction.ts';
 
 export interface FundsSweepReport {
@@ -112,8 +112,7 @@ async function stopRunningServers(ctx: Platform, trx: Tx, accountId: number | nu
   let stopped = 0;
   for (const server of await billingRepository.runningServers(ctx.dialect, trx, accountId)) {
     // Read under the lock (or alone, on SQLite) as running: it stops now.
-    await recordIntent(ctx, trx, changes.powerOff(server));
-    await serverPoweredOff(ctx, trx, server, 'out of funds');
+    await powerOffBySweep(ctx, trx, server, 'out of funds');
     stopped++;
   }
   return stopped;

@@ -6,7 +6,7 @@
 
 import type { Image, Plan } from '../catalog/catalog.types.ts';
 import type { Tx } from '../db/database.ts';
-import { serverTransition } from '../events/resource-events.ts';
+import { serverPoweredOff, serverTransition } from '../events/resource-events.ts';
 import { injectedComputeFailure } from '../faults/compute-fault.ts';
 import type { Platform } from '../platform/context.ts';
 import { machineFacts } from '../servers/server-details.ts';
@@ -224,6 +224,15 @@ function isArtifact(intent: MachineChange | NewMachine | Artifact): intent is Ar
 async function meterBefore(ctx: Platform, trx: Tx, server: ServerRow, now: number): Promise<void> {
   const reading = ctx.compute.trafficCounter(machineFacts(ctx, server), now);
   if (reading) await recordTraffic(trx, server.uuid, reading);
+}
+
+/**
+ * A sweep pulls the plug: the server, read running under its lock, is powered off at once,
+ * whatever transition it was in, and its event says why (out of funds, bandwidth overage).
+ */
+export async function powerOffBySweep(ctx: Platform, trx: Tx, server: ServerRow, reason: string): Promise<void> {
+  await recordIntent(ctx, trx, changes.powerOff(server));
+  await serverPoweredOff(ctx, trx, server, reason);
 }
 
 /**

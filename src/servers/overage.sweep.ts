@@ -12,9 +12,8 @@ import type { Tx } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import { accountRepository } from '../accounts/account.repository.ts';
-import { changes, recordIntent } from '../compute/machine-intents.ts';
+import { changes, powerOffBySweep, recordIntent } from '../compute/machine-intents.ts';
 import { recordEvent } from '../events/event.service.ts';
-import { serverPoweredOff } from '../events/resource-events.ts';
 import { queueMail } from '../mail/mail.service.ts';
 import { bandwidthOverageItem } from '../billing/pricing.ts';
 import { chargeOnce } from '../billing/one-off-charge.ts';
@@ -97,8 +96,7 @@ async function powerOff(ctx: Platform, trx: Tx, row: ServerRow, overage: Overage
   // Still running when read again under the lock (another round or a customer may have stopped it).
   const running = await serverRepository.findRunningLocked(trx, ctx.dialect, row.id);
   if (!running) return false;
-  await recordIntent(ctx, trx, changes.powerOff(running));
-  await serverPoweredOff(ctx, trx, row, 'bandwidth overage');
+  await powerOffBySweep(ctx, trx, running, 'bandwidth overage');
   await overageEvent(ctx, trx, row, overage, usageGb, 'powered_off');
   const account = await accountRepository.addressee(trx, row.account_id);
   const limit = catalogOf(ctx, row).plan.bandwidth_gb;
