@@ -189,12 +189,8 @@ export const queriesBesideTheirLogic: Record<string, string> = {
 /** Files whose queries have not moved to a repository yet, and why. */
 export const queriesNotYetMoved: Record<string, string> = {
   'src/compute/job-runner.ts': 'compute seam (being reworked: h22-seam)',
-  'src/compute/job-queue.ts': 'compute seam (being reworked: h22-seam)',
-  'src/compute/script-reports.ts': 'compute seam (being reworked: h22-seam)',
-  'src/compute/egress-policy.ts': 'compute seam (being reworked: h22-seam)',
-  'src/compute/desired-machine.ts': 'compute seam: the spec read in bulk (a compute repository to come)',
-  'src/compute/machine-intents.ts': 'compute seam: the intent written with its row (a compute repository to come)',
-  'src/compute/traffic-meter.ts': 'compute seam: the meter’s compare-and-set (a compute repository to come)',
+  'src/compute/traffic-meter.ts':
+    'the meter’s compare-and-set and its prepared month read (landed beside it meanwhile): to a traffic repository',
 };
 
 const queryCall = /\b(?:selectFrom|insertInto|updateTable|deleteFrom)\s*\(/;

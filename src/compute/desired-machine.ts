@@ -5,6 +5,7 @@ import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import type { ServerRow } from '../servers/server.table.ts';
 import type { MachineSpec } from './compute-driver.ts';
+import { computeRepository } from './compute.repository.ts';
 
 /** The specs of the servers that exist among `uuids`, by uuid (one whose catalog entries are gone is left out). */
 export async function desiredMachines(
@@ -14,38 +15,9 @@ export async function desiredMachines(
 ): Promise<Map<string, MachineSpec>> {
   const specs = new Map<string, MachineSpec>();
   if (uuids.length === 0) return specs;
-  const servers = await db
-    .selectFrom('servers')
-    .selectAll()
-    .where('uuid', 'in', [...uuids])
-    .execute();
-  if (servers.length === 0) return specs;
-  const ids = servers.map((s) => s.id);
-  const keyIds = servers.flatMap((s) => (s.ssh_key_id === null ? [] : [s.ssh_key_id]));
-  const [addresses, floating, vpcs, keys] = await Promise.all([
-    db
-      .selectFrom('ip_addresses')
-      .select(['holder_uuid', 'address', 'version'])
-      .where('holder_type', '=', 'server')
-      .where('holder_uuid', 'in', [...uuids])
-      .execute(),
-    db
-      .selectFrom('floating_ips')
-      .select(['server_id', 'address'])
-      .where('server_id', 'in', ids)
-      .orderBy('id')
-      .execute(),
-    db
-      .selectFrom('vpc_members')
-      .innerJoin('vpcs', 'vpcs.id', 'vpc_members.vpc_id')
-      .select(['vpc_members.server_id', 'vpcs.uuid', 'vpcs.cidr', 'vpc_members.address'])
-      .where('vpc_members.server_id', 'in', ids)
-      .orderBy('vpcs.id')
-      .execute(),
-    keyIds.length
-      ? db.selectFrom('ssh_keys').select(['id', 'public_key']).where('id', 'in', keyIds).execute()
-      : Promise.resolve([]),
-  ]);
+  const rows = await computeRepository.specRows(db, uuids);
+  if (!rows) return specs;
+  const { servers, addresses, floating, vpcs, keys } = rows;
   const addressesOf = groupBy(addresses, (a) => a.holder_uuid);
   const floatingOf = groupBy(floating, (f) => f.server_id);
   const vpcsOf = groupBy(vpcs, (v) => v.server_id);
@@ -66,8 +38,8 @@ export async function desiredMachines(
 export async function desiredMachine(ctx: Platform, serverUuid: string): Promise<MachineSpec | null> {
   const spec = (await desiredMachines(ctx, ctx.db, [serverUuid])).get(serverUuid);
   if (spec) return spec;
-  const exists = await ctx.db.selectFrom('servers').select('id').where('uuid', '=', serverUuid).executeTakeFirst();
-  if (exists) throw new Error(`server ${serverUuid}: its region, plan or image left the catalog`);
+  if (await computeRepository.serverExists(ctx.db, serverUuid))
+    throw new Error(`server ${serverUuid}: its region, plan or image left the catalog`);
   return null;
 }
 

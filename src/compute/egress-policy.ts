@@ -6,23 +6,11 @@
 import type { Platform } from '../platform/context.ts';
 import { blockedPortsOf } from '../accounts/port-policy.ts';
 import type { ServerEgress } from './server-egress.ts';
+import { computeRepository } from './compute.repository.ts';
 
 /** Every server's egress policy, read now (servers whose region left the catalog are left out). */
 export async function serversEgress(ctx: Platform): Promise<ServerEgress[]> {
-  const [servers, addresses, floating] = await Promise.all([
-    ctx.db
-      .selectFrom('servers')
-      .innerJoin('accounts', 'accounts.id', 'servers.account_id')
-      .select(['servers.id', 'servers.uuid', 'servers.region_id', 'accounts.smtp', 'accounts.blocked_ports'])
-      .orderBy('servers.id')
-      .execute(),
-    ctx.db
-      .selectFrom('ip_addresses')
-      .select(['holder_uuid', 'address', 'version'])
-      .where('holder_type', '=', 'server')
-      .execute(),
-    ctx.db.selectFrom('floating_ips').select(['server_id', 'address']).where('server_id', 'is not', null).execute(),
-  ]);
+  const [servers, addresses, floating] = await computeRepository.egressRows(ctx.db);
   const defaults = { TCP: ctx.config.blockedPortsTcp, UDP: ctx.config.blockedPortsUdp };
   const ownBy = groupBy(addresses, (a) => a.holder_uuid);
   const floatingBy = groupBy(floating, (f) => f.server_id);

@@ -4,6 +4,7 @@
 import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import { type Artifact, convergeJob, type JobAction, outlivingServer } from './compute-driver.ts';
+import { computeRepository } from './compute.repository.ts';
 
 /** The line an artifact's job waits in: its server's (a VPC's network: the VPC's own). */
 export function lineOf(artifact: Artifact): string {
@@ -25,21 +26,17 @@ async function enqueue(
 ): Promise<void> {
   const now = ctx.clock.now();
   const key = `${line}:${action}${artifact && 'snapshot' in artifact ? `:${artifact.snapshot}` : ''}`;
-  await db.deleteFrom('compute_jobs').where('key', '=', key).execute();
-  await db
-    .insertInto('compute_jobs')
-    .values({
-      key,
-      line,
-      action,
-      payload: JSON.stringify(artifact ?? {}),
-      attempts: 0,
-      run_at: now,
-      locked_until: null,
-      last_error: null,
-      created_at: now,
-    })
-    .execute();
+  await computeRepository.replaceJob(db, {
+    key,
+    line,
+    action,
+    payload: JSON.stringify(artifact ?? {}),
+    attempts: 0,
+    run_at: now,
+    locked_until: null,
+    last_error: null,
+    created_at: now,
+  });
 }
 
 /** The server's machine is to be converged to its spec as it will be read when the job runs. */
@@ -63,10 +60,5 @@ export function queueArtifact(ctx: Platform, db: Queryable, artifact: Artifact):
  * a forgotten copy must still go.
  */
 export async function dropWaitingJobs(db: Queryable, serverUuid: string): Promise<void> {
-  await db
-    .deleteFrom('compute_jobs')
-    .where('line', '=', serverUuid)
-    .where('action', 'not in', [...outlivingServer])
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', Date.now())]))
-    .execute();
+  await computeRepository.dropWaitingJobs(db, serverUuid, [...outlivingServer], Date.now());
 }

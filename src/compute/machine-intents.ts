@@ -22,6 +22,7 @@ import {
 } from './compute-driver.ts';
 import { dropWaitingJobs, queueArtifact, queueConverge } from './job-queue.ts';
 import { recordTraffic } from './traffic-meter.ts';
+import { computeRepository } from './compute.repository.ts';
 
 /** A snapshot or backup as a restore writes it. */
 export interface RestoredImage {
@@ -282,18 +283,13 @@ export async function recordIntent(
       }
       return server;
     case 'power-off': {
-      const updated = await trx
-        .updateTable('servers')
-        .set({
-          power: 'stopped',
-          action: null,
-          action_until: null,
-          power_generation: server.power_generation + 1,
-          updated_at: now,
-        })
-        .where('id', '=', server.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const updated = await computeRepository.changeServer(trx, server.id, {
+        power: 'stopped',
+        action: null,
+        action_until: null,
+        power_generation: server.power_generation + 1,
+        updated_at: now,
+      });
       if (engine) await queueConverge(ctx, trx, server.uuid);
       return updated;
     }
@@ -306,19 +302,14 @@ export async function recordIntent(
   // An injected compute failure (emulator): the action does not take; the server settles as it was.
   const failure = injectedComputeFailure(trx, shown.transition);
   const durationMs = ctx.compute.transitionMs(shown.transition, machineFacts(ctx, server), shown.sizeGb);
-  const updated = await trx
-    .updateTable('servers')
-    .set({
-      ...shown.row,
-      ...(failure ? { engine_error: failure } : {}),
-      power: failure ? server.power : shown.settlesTo,
-      action: shown.transition,
-      action_until: Math.max(now, shown.startsAt ?? now) + durationMs,
-      updated_at: now,
-    })
-    .where('id', '=', server.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const updated = await computeRepository.changeServer(trx, server.id, {
+    ...shown.row,
+    ...(failure ? { engine_error: failure } : {}),
+    power: failure ? server.power : shown.settlesTo,
+    action: shown.transition,
+    action_until: Math.max(now, shown.startsAt ?? now) + durationMs,
+    updated_at: now,
+  });
   await serverTransition(ctx, trx, updated);
   return updated;
 }

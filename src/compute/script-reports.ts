@@ -7,20 +7,14 @@ import type { Platform } from '../platform/context.ts';
 import { recordEvent } from '../events/event.service.ts';
 import { scriptView, type StoredScriptOutcome } from '../servers/script-outcome.ts';
 import { transaction } from '../db/transaction.ts';
+import { computeRepository } from './compute.repository.ts';
 
 /** Reads the reports that arrived; answers how many were stored. */
 export async function collectScriptReports(ctx: Platform): Promise<number> {
   const engine = ctx.compute.engine;
   if (!engine?.scriptReport) return 0;
   const now = ctx.clock.now();
-  const waiting = await ctx.db
-    .selectFrom('servers')
-    .select(['id', 'uuid', 'account_id', 'script_url'])
-    .where('script_url', 'is not', null)
-    .where('script_outcome', 'is', null)
-    .where((eb) => eb.or([eb('action_until', 'is', null), eb('action_until', '<=', now)]))
-    .where('uuid', 'not in', (eb) => eb.selectFrom('compute_jobs').select('line'))
-    .execute();
+  const waiting = await computeRepository.serversAwaitingScript(ctx.db, now);
   let stored = 0;
   for (const server of waiting) {
     const report = await engine.scriptReport(server.uuid).catch((error: unknown) => {
@@ -30,13 +24,7 @@ export async function collectScriptReports(ctx: Platform): Promise<number> {
     if (!report) continue;
     const outcome: StoredScriptOutcome = { ...report, reportedAt: ctx.clock.now() };
     stored += await transaction(ctx, async (trx) => {
-      const written = await trx
-        .updateTable('servers')
-        .set({ script_outcome: JSON.stringify(outcome) })
-        .where('id', '=', server.id)
-        .where('script_outcome', 'is', null)
-        .executeTakeFirst();
-      if (Number(written.numUpdatedRows) !== 1) return 0;
+      if (!(await computeRepository.storeScriptOutcome(trx, server.id, JSON.stringify(outcome)))) return 0;
       const view = scriptView(server.script_url, JSON.stringify(outcome), true)!;
       await recordEvent(ctx, trx, {
         accountId: server.account_id,
