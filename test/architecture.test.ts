@@ -188,7 +188,6 @@ export const queriesBesideTheirLogic: Record<string, string> = {
 
 /** Files whose queries have not moved to a repository yet, and why. */
 export const queriesNotYetMoved: Record<string, string> = {
-  'src/compute/job-runner.ts': 'compute seam (being reworked: h22-seam)',
   'src/compute/traffic-meter.ts':
     'the meter’s compare-and-set and its prepared month read (landed beside it meanwhile): to a traffic repository',
 };

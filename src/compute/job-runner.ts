@@ -1,11 +1,10 @@
 // The compute job runner (drivers with an engine): claims due jobs (FOR UPDATE SKIP LOCKED on
-// PostgreSQL, so any number of instances share the queue), has the engine converge a server's
+// PostgreSQL, so any number of instances share the queue; the queries: job.repository.ts), has the engine converge a server's
 // machine to its spec or produce an artifact after the intent has committed, settles the server
 // from the engine's report, and retries a failure with back-off. Beside it, reconciliation: the
 // engine's view of each idle machine is compared with its spec (power: the engine's wins; limits
 // and NICs: the spec's is put back), and its observations feed the traffic meter.
 
-import { sql } from 'kysely';
 import type { Tx } from '../db/database.ts';
 import {
   imageCompletedByEngine,
@@ -24,7 +23,6 @@ import {
   copyingArtifacts,
   type Engine,
   type EngineObservation,
-  forgettingImage,
 } from './compute-driver.ts';
 import { desiredMachine, desiredMachines } from './desired-machine.ts';
 import { queueConverge } from './job-queue.ts';
@@ -34,6 +32,7 @@ import { recordUsage } from '../server-metrics/server-metric.service.ts';
 import { transaction } from '../db/transaction.ts';
 import { artifactTransitions } from './machine-intents.ts';
 import { recordTraffic } from './traffic-meter.ts';
+import { jobRepository } from './job.repository.ts';
 
 /**
  * How long a claimed job is held without a sign of life: the instance performing it renews the
@@ -46,9 +45,6 @@ const renewMs = 10_000;
 export function backoffMs(attempts: number): number {
   return Math.min(30_000, 1000 * 2 ** Math.max(0, attempts - 1));
 }
-
-/** A job key that names the snapshot `column` holds (`<line>:<action>:<snapshot>[#id]`). */
-const namesSnapshotOf = (column: string) => sql<string>`'%:' || ${sql.ref(column)} || '%'`;
 
 /** The transitions artifacts show; every other transition ends when its server's machine converged. */
 const shownByArtifacts = Object.values(artifactTransitions);
@@ -66,76 +62,14 @@ async function claim(ctx: Platform): Promise<ComputeJobRow | null> {
     // A lease is real time: a jump of the virtual clock must not hand a job being performed to another.
     const wall = Date.now();
     const waitMs = ctx.config.computeActionTimeoutSeconds * 1000;
-    let query = trx
-      .selectFrom('compute_jobs')
-      .selectAll()
-      .where('run_at', '<=', now)
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', wall)]))
-      .where(({ not, exists, selectFrom, or }) =>
-        not(
-          exists(
-            selectFrom('compute_jobs as other')
-              .select('other.id')
-              .whereRef('other.line', '=', 'compute_jobs.line')
-              .where((o) => or([o('other.id', '<', o.ref('compute_jobs.id')), o('other.locked_until', '>', wall)])),
-          ),
-        ),
-      )
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom(['servers as target', 'compute_jobs as copy'])
-              .select('copy.id')
-              .whereRef('target.uuid', '=', 'compute_jobs.line')
-              .where('compute_jobs.action', '=', convergeJob)
-              .where('compute_jobs.created_at', '>', now - waitMs)
-              .where('copy.action', 'in', [...copyingArtifacts])
-              .where('copy.key', 'like', namesSnapshotOf('target.source_snapshot_uuid')),
-          ),
-        ),
-      )
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom(['compute_jobs as use', 'servers as target'])
-              .select('use.id')
-              .whereRef('target.uuid', '=', 'use.line')
-              .where('use.action', '=', convergeJob)
-              .where('compute_jobs.action', '=', forgettingImage)
-              .where('compute_jobs.created_at', '>', now - waitMs)
-              .where('compute_jobs.key', 'like', namesSnapshotOf('target.source_snapshot_uuid')),
-          ),
-        ),
-      )
-      .orderBy('run_at')
-      .orderBy('id')
-      .limit(1);
-    if (ctx.dialect === 'postgres') query = query.forUpdate().skipLocked();
-    const job = await query.executeTakeFirst();
+    const job = await jobRepository.nextDue(ctx.dialect, trx, { now, wall, waitMs });
     if (!job) return null;
     const attempts = job.attempts + 1;
     // Suffixed while performed (once, even when a dead instance's job is taken up again).
     const key = job.key.endsWith(`#${job.id}`) ? job.key : `${job.key}#${job.id}`;
-    await trx
-      .updateTable('compute_jobs')
-      .set({ locked_until: wall + leaseMs, attempts, key })
-      .where('id', '=', job.id)
-      .execute();
+    await jobRepository.lease(trx, job.id, { locked_until: wall + leaseMs, attempts, key });
     return { ...job, attempts, locked_until: wall + leaseMs, key };
   });
-}
-
-/**
- * The same action asked again in the job's line after it (the spec changed again, a second
- * snapshot): the transition shown is that one's, and ends when it reports.
- */
-function laterAsked(trx: Tx, job: ComputeJobRow) {
-  return trx
-    .selectFrom('compute_jobs')
-    .select('id')
-    .where('line', '=', job.line)
-    .where('action', '=', job.action)
-    .where('id', '>', job.id);
 }
 
 /**
@@ -147,26 +81,17 @@ async function endTransition(ctx: Platform, trx: Tx, job: ComputeJobRow, failed:
   const now = ctx.clock.now();
   const own = job.action === convergeJob ? null : artifactTransitions[job.action];
   if (job.action !== convergeJob && !own) return;
-  let query = trx
-    .updateTable('servers')
-    .set({ action_until: now, updated_at: now, ...(failed ? {} : { engine_error: null }) })
-    .where('uuid', '=', job.line)
-    .where('action_until', '>', now)
-    .where(({ not, exists }) => not(exists(laterAsked(trx, job))));
-  query = own
-    ? query.where('action', '=', own)
-    : query.where((eb) => eb.or([eb('action', 'is', null), eb('action', 'not in', shownByArtifacts)]));
-  const ended = await query.returningAll().executeTakeFirst();
+  const ended = await jobRepository.endTransition(
+    trx,
+    job,
+    own ?? null,
+    shownByArtifacts,
+    { action_until: now, updated_at: now, ...(failed ? {} : { engine_error: null }) },
+    now,
+  );
   if (!ended) return;
   const server =
-    failed && ended.action === provisioningTransition
-      ? await trx
-          .updateTable('servers')
-          .set({ power: 'stopped' })
-          .where('id', '=', ended.id)
-          .returningAll()
-          .executeTakeFirstOrThrow()
-      : ended;
+    failed && ended.action === provisioningTransition ? await jobRepository.stopServer(trx, ended.id) : ended;
   await serverSettledByEngine(ctx, trx, server, server.action ?? '');
 }
 
@@ -175,15 +100,9 @@ async function settleConverge(ctx: Platform, job: ComputeJobRow, report: Converg
   await transaction(ctx, async (trx) => {
     if (report.traffic) await recordTraffic(trx, job.line, report.traffic);
     // The spec it converged to is the latest unless the server was changed again since.
-    if (report.power)
-      await trx
-        .updateTable('servers')
-        .set({ power: report.power, engine_error: null })
-        .where('uuid', '=', job.line)
-        .where(({ not, exists }) => not(exists(laterAsked(trx, job))))
-        .execute();
+    if (report.power) await jobRepository.settlePower(trx, job, report.power);
     await endTransition(ctx, trx, job, false);
-    await trx.deleteFrom('compute_jobs').where('id', '=', job.id).where('attempts', '=', job.attempts).execute();
+    await jobRepository.deleteJob(trx, job);
   });
 }
 
@@ -197,17 +116,11 @@ async function settleArtifact(
   await transaction(ctx, async (trx) => {
     const now = ctx.clock.now();
     if (copyingArtifacts.includes(artifact.kind) && 'snapshot' in artifact) {
-      const copied = await trx
-        .updateTable('snapshots')
-        .set({ ready_at: now, ...(report.sizeGb ? { size_gb: report.sizeGb } : {}) })
-        .where('uuid', '=', artifact.snapshot)
-        .where('ready_at', '>', now)
-        .returning(['uuid', 'account_id', 'type'])
-        .executeTakeFirst();
+      const copied = await jobRepository.completeCopy(trx, artifact.snapshot, now, report.sizeGb);
       if (copied) await imageCompletedByEngine(ctx, trx, copied);
     }
     await endTransition(ctx, trx, job, false);
-    await trx.deleteFrom('compute_jobs').where('id', '=', job.id).where('attempts', '=', job.attempts).execute();
+    await jobRepository.deleteJob(trx, job);
   });
 }
 
@@ -223,39 +136,26 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
       { line: job.line, action: job.action, attempt: job.attempts, err: message },
       'compute job failed; retrying',
     );
-    await ctx.db
-      .updateTable('compute_jobs')
-      .set({ run_at: now + backoffMs(job.attempts), locked_until: null, last_error: message })
-      .where('id', '=', job.id)
-      .where('attempts', '=', job.attempts)
-      .execute();
+    await jobRepository.retryLater(ctx.db, job, now + backoffMs(job.attempts), message);
     return;
   }
   ctx.log.error({ line: job.line, action: job.action, attempts: job.attempts, err: message }, 'compute job gave up');
   await transaction(ctx, async (trx) => {
-    const server = await trx
-      .selectFrom('servers')
-      .select(['action', 'action_until'])
-      .where('uuid', '=', job.line)
-      .executeTakeFirst();
+    const server = await jobRepository.serverAction(trx, job.line);
     // Named by the transition under way (a provisioning), else by the work itself.
     const what = server?.action && (server.action_until ?? 0) > now ? server.action : job.action;
     const reason = `${what} failed after ${job.attempts} attempts: ${message}`.slice(0, 2000);
-    await trx.updateTable('servers').set({ engine_error: reason }).where('uuid', '=', job.line).execute();
+    await jobRepository.setEngineError(trx, job.line, reason);
     await endTransition(ctx, trx, job, true);
-    await trx.deleteFrom('compute_jobs').where('id', '=', job.id).where('attempts', '=', job.attempts).execute();
+    await jobRepository.deleteJob(trx, job);
   });
 }
 
 async function perform(ctx: Platform, engine: Engine, job: ComputeJobRow): Promise<void> {
   // Signs of life while the engine works, so the lease outlives no dead instance for long.
   const renewal = setInterval(() => {
-    void ctx.db
-      .updateTable('compute_jobs')
-      .set({ locked_until: Date.now() + leaseMs })
-      .where('id', '=', job.id)
-      .where('attempts', '=', job.attempts)
-      .execute()
+    void jobRepository
+      .renewLease(ctx.db, job, Date.now() + leaseMs)
       .catch((error: unknown) => ctx.log.warn({ err: (error as Error).message }, 'compute job: lease renewal failed'));
   }, renewMs);
   renewal.unref();
@@ -313,7 +213,7 @@ export const observationConsumers: ObservationConsumer[] = [meterTraffic, sample
 export async function reconcile(ctx: Platform): Promise<number> {
   const engine = ctx.compute.engine;
   if (!engine) return 0;
-  const uuids = (await ctx.db.selectFrom('servers').select('uuid').execute()).map((s) => s.uuid);
+  const uuids = await jobRepository.serverUuids(ctx.db);
   const now = ctx.clock.now();
   const seen = await engine.observe(await desiredMachines(ctx, ctx.db, uuids), now);
   // An operator's change of an account's smtp or blocked ports reaches its running servers here.
@@ -322,12 +222,7 @@ export async function reconcile(ctx: Platform): Promise<number> {
   );
   // The first-boot scripts' outcomes the guests recorded since the last round.
   await collectScriptReports(ctx);
-  const rows = await ctx.db
-    .selectFrom('servers')
-    .select(['id', 'uuid', 'power', 'engine_error'])
-    .where((eb) => eb.or([eb('action_until', 'is', null), eb('action_until', '<=', now)]))
-    .where('uuid', 'not in', (eb) => eb.selectFrom('compute_jobs').select('line'))
-    .execute();
+  const rows = await jobRepository.idleServers(ctx.db, now);
   let corrected = 0;
   for (const row of rows) {
     const machine = seen.get(row.uuid);
@@ -341,14 +236,7 @@ export async function reconcile(ctx: Platform): Promise<number> {
     const drift = machine?.drift ?? [];
     if (!update && drift.length === 0) continue;
     corrected += await transaction(ctx, async (trx) => {
-      const result = await trx
-        .updateTable('servers')
-        .set({ ...update, updated_at: now })
-        .where('id', '=', row.id)
-        .where((eb) => eb.or([eb('action_until', 'is', null), eb('action_until', '<=', now)]))
-        .where('uuid', 'not in', (eb) => eb.selectFrom('compute_jobs').select('line'))
-        .returningAll()
-        .executeTakeFirst();
+      const result = await jobRepository.correctIdle(trx, row.id, { ...update, updated_at: now }, now);
       if (!result) return 0;
       // A machine stopped (or started) outside Nubis: the events tell it too.
       if (update?.power) await serverPowerChanged(ctx, trx, result, update.power, 'the engine reported it');
