@@ -19,13 +19,14 @@ import { transaction } from '../db/transaction.ts';
 import { paymentRepository } from './payment.repository.ts';
 
 export interface PaymentOptions {
-  card: { available: boolean; processor: string | null; reason: string | null };
-  bank_transfer: { available: boolean; holder: string; iban: string; bic: string | null };
-  /** Bounds of a top-up, USD. */
-  minimum: number;
-  maximum: number;
-  /** VAT in percent that a payment from this account carries on top of the amount. */
-  taxrate: number;
+  /** The card processor, or why card payments are off. */
+  card: { processor: string } | { off: string };
+  bankTransfer: { holder: string; iban: string; bic: string | null };
+  /** Bounds of a top-up, whole USD (PAYMENT_MINIMUM, PAYMENT_MAXIMUM). */
+  minimumUsd: number;
+  maximumUsd: number;
+  /** VAT in basis points that a payment from this account carries on top of the amount. */
+  taxrateBp: number;
 }
 
 export async function paymentOptions(ctx: Platform, actor: Actor): Promise<PaymentOptions> {
@@ -33,14 +34,11 @@ export async function paymentOptions(ctx: Platform, actor: Actor): Promise<Payme
   const card = cardProcessorOf(ctx);
   const bank = billingSettings(ctx).seller.bank;
   return {
-    card:
-      'off' in card
-        ? { available: false, processor: null, reason: card.off }
-        : { available: true, processor: card.name, reason: null },
-    bank_transfer: { available: true, holder: bank.holder, iban: bank.iban, bic: bank.bic ?? null },
-    minimum: ctx.config.paymentMinimum,
-    maximum: ctx.config.paymentMaximum,
-    taxrate: vatRateBp(ctx, account?.country ?? '') / 100,
+    card: 'off' in card ? { off: card.off } : { processor: card.name },
+    bankTransfer: { holder: bank.holder, iban: bank.iban, bic: bank.bic ?? null },
+    minimumUsd: ctx.config.paymentMinimum,
+    maximumUsd: ctx.config.paymentMaximum,
+    taxrateBp: vatRateBp(ctx, account?.country ?? ''),
   };
 }
 

@@ -1,11 +1,16 @@
 // v1.3 payments (extension): how the account can pay, a card top-up through the processor's
 // checkout page, and a bank transfer with its reference.
 
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
-import { paymentOptions, requestBankTransfer, startCheckout } from '../../payments/payment.service.ts';
+import {
+  type PaymentOptions as DomainPaymentOptions,
+  paymentOptions,
+  requestBankTransfer,
+  startCheckout,
+} from '../../payments/payment.service.ts';
 import { authErrors, responses } from './schemas.ts';
 import { Transaction, transactionObject } from './billing.routes.ts';
 import { MAX_BALANCE_MICROS, MICROS_PER_DOLLAR, toCents } from '../../platform/money.ts';
@@ -41,6 +46,20 @@ const PaymentOptions = Type.Object(
   { $id: 'PaymentOptions', description: 'how the account can pay (extension)' },
 );
 
+function paymentOptionsObject(options: DomainPaymentOptions): Static<typeof PaymentOptions> {
+  const { card, bankTransfer } = options;
+  return {
+    card:
+      'off' in card
+        ? { available: false, processor: null, reason: card.off }
+        : { available: true, processor: card.processor, reason: null },
+    bank_transfer: { available: true, ...bankTransfer },
+    minimum: options.minimumUsd,
+    maximum: options.maximumUsd,
+    taxrate: options.taxrateBp / 100,
+  };
+}
+
 export function paymentRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'GET',
@@ -54,7 +73,7 @@ export function paymentRoutes(app: ApiApp, ctx: Platform): void {
       tags,
       response: responses({ 200: PaymentOptions }, [401, 429]),
     },
-    handler: (request) => paymentOptions(ctx, actorOf(request)),
+    handler: async (request) => paymentOptionsObject(await paymentOptions(ctx, actorOf(request))),
   });
 
   app.route({
