@@ -3,9 +3,10 @@
 // links one file instead of ~1,300 modules (TypeBox, Kysely, Fastify, Ajv and our own ~200):
 // about 280 ms of CPU less at every process start and every first `startNubis()` of a test file.
 // src/prebuilt.ts loads it only while the manifest still matches the sources; after an edit the
-// sources load, as before. Packages that only rare requests or other configurations need (Stripe,
-// pdfkit, the PostgreSQL and Redis clients, …) stay outside: they load from node_modules when
-// first used, as they do from the sources.
+// sources load, as before. Packages that only rare requests need (Stripe, pdfkit, nodemailer, …)
+// stay outside: they load from node_modules when first used, as they do from the sources. The
+// PostgreSQL and Redis clients are inside (a chunk loaded with DATABASE_URL, REDIS_URL): every
+// start on PostgreSQL loads them.
 //
 // The modules the sources load on first use (the LXD driver, the PDF renderer, …) stay chunks
 // loaded on first use: inlined, their imports (node:http, node:https, …) would load at every
@@ -35,8 +36,6 @@ const external = new Set([
   'stripe',
   'pdfkit',
   'nodemailer',
-  'pg',
-  'ioredis',
   'sshpk',
   'ws',
   'undici',
