@@ -7,13 +7,10 @@
 import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import { monthBounds } from '../billing/metering.ts';
-import { prepared, type PreparedQuery } from '../db/prepared.ts';
 import type { MachineFacts, TrafficCounter } from './compute-driver.ts';
-import type { TrafficReadingRow } from './traffic.table.ts';
+import { type LastReading, trafficRepository } from './traffic.repository.ts';
 
 const gib = 1024 ** 3;
-
-type LastReading = Pick<TrafficReadingRow, 'epoch' | 'counter' | 'read_at'>;
 
 /** Bytes a reading adds to the last one, and from when they were moved; null when it adds nothing. */
 export function deltaOf(
@@ -56,87 +53,15 @@ export function byMonth(bytes: number, from: number, to: number): { monthStart: 
  * the month it adds to change together).
  */
 export async function recordTraffic(db: Queryable, serverUuid: string, reading: TrafficCounter): Promise<void> {
-  const last = await db
-    .selectFrom('traffic_readings')
-    .select(['epoch', 'counter', 'read_at'])
-    .where('server_uuid', '=', serverUuid)
-    .executeTakeFirst();
+  const last = await trafficRepository.lastReading(db, serverUuid);
   const delta = deltaOf(last, reading);
   if (!delta && last?.epoch === reading.epoch) return;
   if (last && reading.at < last.read_at) return;
   const next = { epoch: reading.epoch, counter: reading.bytes, read_at: reading.at };
-  const claimed = last
-    ? await db
-        .updateTable('traffic_readings')
-        .set(next)
-        .where('server_uuid', '=', serverUuid)
-        .where('epoch', '=', last.epoch)
-        .where('counter', '=', last.counter)
-        .where('read_at', '=', last.read_at)
-        .executeTakeFirst()
-    : await db
-        .insertInto('traffic_readings')
-        .values({ server_uuid: serverUuid, ...next })
-        .onConflict((oc) => oc.column('server_uuid').doNothing())
-        .executeTakeFirst();
-  const changed = 'numUpdatedRows' in claimed ? claimed.numUpdatedRows : (claimed.numInsertedOrUpdatedRows ?? 0n);
-  if (Number(changed) === 0 || !delta || delta.bytes === 0) return;
-  for (const share of byMonth(delta.bytes, delta.from, reading.at)) {
-    if (share.bytes === 0) continue;
-    await db
-      .insertInto('traffic_months')
-      .values({ server_uuid: serverUuid, month_start: share.monthStart, bytes: share.bytes })
-      .onConflict((oc) =>
-        oc.columns(['server_uuid', 'month_start']).doUpdateSet((eb) => ({
-          bytes: eb('traffic_months.bytes', '+', eb.ref('excluded.bytes')),
-        })),
-      )
-      .execute();
-  }
-}
-
-type MonthReading = LastReading & { server_uuid: string; bytes: number | string | null };
-
-/** The readings of `uuids` with the month's bytes beside each; one statement (a month's bytes exist only beside the reading that added them). */
-function monthReadingsQuery(db: Queryable, start: number, uuids: readonly string[]) {
-  return db
-    .selectFrom('traffic_readings')
-    .leftJoin('traffic_months', (join) =>
-      join
-        .onRef('traffic_months.server_uuid', '=', 'traffic_readings.server_uuid')
-        .on('traffic_months.month_start', '=', start),
-    )
-    .select([
-      'traffic_readings.server_uuid',
-      'traffic_readings.epoch',
-      'traffic_readings.counter',
-      'traffic_readings.read_at',
-      'traffic_months.bytes',
-    ])
-    .where('traffic_readings.server_uuid', 'in', uuids);
-}
-
-/**
- * Prepared forms for up to 64 machines (server/info, a short list): 1, 2, 4 … 64 uuids, the
- * last one repeated to fill; building and compiling the query each time cost more than running it.
- * Longer lists build theirs.
- */
-const preparedSizes = [1, 2, 4, 8, 16, 32, 64];
-const preparedReadings = new Map<number, PreparedQuery<[number, ...string[]], MonthReading>>(
-  preparedSizes.map((size) => [
-    size,
-    prepared<[number, ...string[]], MonthReading>(size + 1, (db, start, ...uuids) =>
-      monthReadingsQuery(db, start, uuids),
-    ),
-  ]),
-);
-
-function monthReadings(db: Queryable, start: number, uuids: readonly string[]): Promise<MonthReading[]> {
-  const size = preparedSizes.find((candidate) => candidate >= uuids.length);
-  const query = size === undefined ? undefined : preparedReadings.get(size);
-  if (!query || size === undefined) return monthReadingsQuery(db, start, uuids).execute();
-  const filled = Array.from({ length: size }, (_, i) => uuids[Math.min(i, uuids.length - 1)]!);
-  return query.all(db, start, ...filled);
+  const claimed = await trafficRepository.replaceReading(db, serverUuid, last, next);
+  if (!claimed || !delta || delta.bytes === 0) return;
+  for (const share of byMonth(delta.bytes, delta.from, reading.at))
+    if (share.bytes !== 0) await trafficRepository.addToMonth(db, serverUuid, share.monthStart, share.bytes);
 }
 
 /**
@@ -154,7 +79,7 @@ export async function monthTrafficBytes(
   if (machines.length === 0) return usage;
   const uuids = machines.map((m) => m.uuid);
   const { start } = monthBounds(now);
-  const rows = await monthReadings(db, start, uuids);
+  const rows = await trafficRepository.monthReadings(db, start, uuids);
   const stored = new Map(rows.map((r) => [r.server_uuid, Number(r.bytes ?? 0)]));
   const last = new Map(rows.map((r) => [r.server_uuid, r]));
   for (const machine of machines) {
