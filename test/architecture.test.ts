@@ -140,8 +140,6 @@ const formatters = ['isoSeconds', 'isoOrNull', 'toDollars', 'toCents', 'formatMo
  * formatter, and why: what is left for now, or text for people rather than a wire shape.
  */
 export const formattingServices: Record<string, string> = {
-  'src/servers/server.service.ts':
-    'writes the up-front payment’s note into the ledger (stored text, like billing/funds.ts’s message): to move with the ledger’s notes into billing/',
   'src/events/event-payload.ts': 'a webhook’s body: a shape sent outside the API, in a module of its own',
   'src/sweeps/catch-up.ts': 'an error message names the last instant the clock may reach (text, not a shape)',
 };

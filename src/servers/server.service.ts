@@ -6,7 +6,7 @@ import type { Actor, Platform } from '../platform/context.ts';
 import { Forbidden, Invalid, NotFound, type FieldProblem } from '../platform/errors.ts';
 import { parseRef } from '../platform/ids.ts';
 import type { RandomSource } from '../platform/random.ts';
-import { formatMoney } from '../platform/money.ts';
+import { upfrontCommitNote } from '../billing/ledger-notes.ts';
 import { requirePermission } from '../accounts/permissions.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import { findIn, planAvailableIn } from '../catalog/catalog.ts';
@@ -328,7 +328,7 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
         accountId: actor.accountId,
         amountMicros: -upfront,
         ptype: 'commit',
-        note: `${commit} hours paid up front for server ${label} (${uuid}), ${formatMoney(upfront, 6)} USD`,
+        note: upfrontCommitNote(commit, { label, uuid }, upfront),
       });
     }
     rootPassword(ctx, row.id, sealedPassword, password);
