@@ -11,7 +11,7 @@ import {
   keyPair,
   publicAddress,
   ssh,
-  startLxdServer,
+  startLxdInstance,
   TEST_IMAGE,
   writeTestCatalog,
 } from '../test/lxd/support.ts';
@@ -36,11 +36,11 @@ if (setup.status !== 0) {
   console.log(`not run: nubis compute setup failed (${(setup.stderr || setup.stdout).trim()})`);
   process.exit(1);
 }
-const server = await startLxdServer({ CATALOG_FILE: catalog, COMPUTE_JOB_CONCURRENCY: String(Math.max(4, burst)) });
-const account = await createAccount(server, { credit: 5000 });
+const nubis = await startLxdInstance({ CATALOG_FILE: catalog, COMPUTE_JOB_CONCURRENCY: String(Math.max(4, burst)) });
+const account = await createAccount(nubis, { credit: 5000 });
 const key = keyPair();
 const keyId = (
-  await server.request('POST', '/v1.3/ssh_key/create', {
+  await nubis.request('POST', '/v1.3/ssh_key/create', {
     token: account.token,
     body: { name: 'bench', public_key: key.publicKey },
   })
@@ -48,7 +48,7 @@ const keyId = (
 const made: string[] = [];
 
 async function create(n: number): Promise<string> {
-  const result = await server.request('POST', '/v1.3/server/create', {
+  const result = await nubis.request('POST', '/v1.3/server/create', {
     token: account.token,
     body: {
       hostname: `bench-${n}.example.com`,
@@ -69,7 +69,7 @@ try {
   for (let n = 0; n < samples; n++) {
     const started = performance.now();
     const uuid = await create(n);
-    const info = await awaitPower(server, account.token, uuid, 'running');
+    const info = await awaitPower(nubis, account.token, uuid, 'running');
     const address = publicAddress(info);
     while (ssh(address, { key: key.path }, 'true').code !== 0) await new Promise((r) => setTimeout(r, 100));
     times.push(performance.now() - started);
@@ -78,7 +78,7 @@ try {
   const median = times[Math.floor(times.length / 2)]!;
   const burstStarted = performance.now();
   const uuids = await Promise.all(Array.from({ length: burst }, (_, i) => create(100 + i)));
-  await Promise.all(uuids.map((uuid) => awaitPower(server, account.token, uuid, 'running', 600)));
+  await Promise.all(uuids.map((uuid) => awaitPower(nubis, account.token, uuid, 'running', 600)));
   const minutes = (performance.now() - burstStarted) / 60_000;
   console.log(`\nreal driver (LXD, nubis-tiny containers)`);
   console.log(
@@ -88,7 +88,7 @@ try {
     `creates a minute: ${(burst / minutes).toFixed(1)} (${burst} created at once, all running in ${(minutes * 60).toFixed(1)} s)`,
   );
 } finally {
-  for (const uuid of made) await server.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: account.token });
+  for (const uuid of made) await nubis.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: account.token });
   await new Promise((r) => setTimeout(r, 5000 + made.length * 500));
-  await server.close();
+  await nubis.close();
 }

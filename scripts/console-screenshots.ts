@@ -5,21 +5,21 @@
 
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { startTestServer } from '../test/support/server.ts';
+import { startTestInstance } from '../test/support/instance.ts';
 import { createAccount } from '../test/support/accounts.ts';
 import { ecdsaPublicKey } from '../test/support/servers.ts';
 import { launch, signIn } from '../test/e2e/browser.ts';
-import { awaitPower, engine, removeServers, startLxdServer, TEST_IMAGE } from '../test/lxd/support.ts';
+import { awaitPower, engine, removeServers, startLxdInstance, TEST_IMAGE } from '../test/lxd/support.ts';
 
 const out = resolve(import.meta.dirname, '../docs/console');
 mkdirSync(out, { recursive: true });
 
-const server = await startTestServer({ LOG_LEVEL: 'silent' });
+const nubis = await startTestInstance({ LOG_LEVEL: 'silent' });
 const browser = await launch();
 try {
-  const account = await createAccount(server, { credit: 250, email: 'ada@example.com' });
+  const account = await createAccount(nubis, { credit: 250, email: 'ada@example.com' });
   const call = async (method: string, path: string, body?: unknown) => {
-    const answer = await server.request(method, path, { token: account.token, body });
+    const answer = await nubis.request(method, path, { token: account.token, body });
     if (answer.status >= 400) throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
     return answer.body;
   };
@@ -40,10 +40,10 @@ try {
         ipv6_networking: index < 2,
       }),
     );
-  await server.advance(600);
+  await nubis.advance(600);
   await call('PATCH', '/v1.3/server/stop', { server_id: servers[3].uuid });
   await call('POST', '/v1.3/snapshot/create', { server_id: servers[2].uuid, name: 'before-upgrade' });
-  await server.advance(20 * 86400);
+  await nubis.advance(20 * 86400);
   await call('POST', '/v1.3/server/create', {
     hostname: 'new-1.example.com',
     label: 'new-1',
@@ -62,7 +62,7 @@ try {
       await page.waitForTimeout(300);
       await page.screenshot({ path: join(out, `${name}-${theme}.png`), fullPage });
     };
-    await page.goto(`${server.url}/#/login`);
+    await page.goto(`${nubis.url}/#/login`);
     await page.getByLabel('Email', { exact: true }).fill(account.email);
     await shoot('login');
     await page.getByLabel('Password', { exact: true }).fill(account.password);
@@ -70,7 +70,7 @@ try {
     await page.getByRole('heading', { name: 'Servers', level: 1 }).waitFor();
     await page.getByRole('cell', { name: 'new-1' }).waitFor();
     await shoot('servers');
-    await page.goto(`${server.url}/#/servers/new`);
+    await page.goto(`${nubis.url}/#/servers/new`);
     await page.getByLabel('Region', { exact: true }).selectOption('101');
     await page.getByLabel('Image', { exact: true }).selectOption('1001');
     await page.getByLabel('Plan', { exact: true }).selectOption('2');
@@ -78,7 +78,7 @@ try {
     await page.getByLabel('Label', { exact: true }).fill('api-1');
     await page.getByRole('region', { name: 'Price' }).getByText('per month').waitFor();
     await shoot('create-server', true);
-    await page.goto(`${server.url}/#/servers/${servers[2].uuid}`);
+    await page.goto(`${nubis.url}/#/servers/${servers[2].uuid}`);
     await page.getByRole('heading', { name: 'db-1', level: 1 }).waitFor();
     await shoot('server');
     // The graphs (the simulated driver's series) and the activity, as far down as they go.
@@ -91,13 +91,13 @@ try {
     await page.waitForTimeout(300);
     await shoot('server-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
-    await page.goto(`${server.url}/#/billing`);
+    await page.goto(`${nubis.url}/#/billing`);
     await page.getByRole('img', { name: /Spending by month/ }).waitFor();
     await shoot('billing');
     await page.evaluate(() => sessionStorage.clear());
-    await page.goto(`${server.url}/#/admin`);
-    await page.evaluate((token) => sessionStorage.setItem('nubis.operator', token), server.config.adminToken ?? '');
-    await page.goto(`${server.url}/#/admin/accounts/${account.id}`);
+    await page.goto(`${nubis.url}/#/admin`);
+    await page.evaluate((token) => sessionStorage.setItem('nubis.operator', token), nubis.config.adminToken ?? '');
+    await page.goto(`${nubis.url}/#/admin/accounts/${account.id}`);
     await page.reload();
     await page.getByRole('heading', { name: account.email, level: 1 }).waitFor();
     await shoot('operator-account');
@@ -107,7 +107,7 @@ try {
   console.log(`screenshots in ${out}`);
 } finally {
   await browser.close();
-  await server.close();
+  await nubis.close();
 }
 
 /**
@@ -117,7 +117,7 @@ try {
  */
 async function terminalShot(): Promise<void> {
   const lxdEngine = engine();
-  const lxd = await startLxdServer();
+  const lxd = await startLxdInstance();
   const owner = await createAccount(lxd, { credit: 50, email: 'ada@example.com' });
   const created = await lxd.request('POST', '/v1.3/server/create', {
     token: owner.token,

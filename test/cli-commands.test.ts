@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { cliCommands, exitCodes, runCli } from '@nubis/cli';
-import { ADMIN_TOKEN, startTestServer, type TestServer } from './support/server.ts';
+import { ADMIN_TOKEN, startTestInstance, type TestInstance } from './support/instance.ts';
 import { createAccount, type TestAccount } from './support/accounts.ts';
 import { ecdsaPublicKey } from './support/servers.ts';
 
@@ -23,7 +23,7 @@ interface Run {
   stderr: string;
 }
 
-let server: TestServer;
+let nubis: TestInstance;
 let account: TestAccount;
 let configHome: string;
 
@@ -39,7 +39,7 @@ function sink(): { stream: Writable & { isTTY?: boolean }; text(): string } {
 }
 
 /** Runs `nubis <args>` in this process against the test server, as the account (and operator). */
-async function nubis(
+async function cli(
   args: string[],
   env: Record<string, string | undefined> = {},
   options: { tty?: boolean } = {},
@@ -52,7 +52,7 @@ async function nubis(
     stderr: stderr.stream,
     env: {
       XDG_CONFIG_HOME: configHome,
-      NUBIS_URL: server.url,
+      NUBIS_URL: nubis.url,
       NUBIS_TOKEN: account.token,
       ADMIN_TOKEN,
       ...env,
@@ -62,7 +62,7 @@ async function nubis(
 }
 
 async function ok(args: string[]): Promise<string> {
-  const run = await nubis(args);
+  const run = await cli(args);
   assert.equal(run.code, 0, `nubis ${args.join(' ')}: ${run.stderr}`);
   assert.equal(run.stderr, '', `nubis ${args.join(' ')} wrote to stderr`);
   return run.stdout;
@@ -75,7 +75,7 @@ async function json(args: string[]): Promise<any> {
 
 /** A refusal: the exit code, and exactly one line on stderr, starting `nubis: `. */
 async function refused(args: string[], code: number, env: Record<string, string | undefined> = {}): Promise<string> {
-  const run = await nubis(args, env);
+  const run = await cli(args, env);
   assert.equal(run.code, code, `nubis ${args.join(' ')}: ${run.stderr}`);
   assert.match(run.stderr, /^nubis: [^\n]+\n$/, `one line for nubis ${args.join(' ')}`);
   return run.stderr;
@@ -88,7 +88,7 @@ async function whileClockMoves<T>(work: Promise<T>): Promise<T> {
     finished = true;
   });
   while (!finished) {
-    await server.advance(30);
+    await nubis.advance(30);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return result;
@@ -102,18 +102,18 @@ function tableHeader(text: string): string[] {
 }
 
 before(async () => {
-  server = await startTestServer();
-  account = await createAccount(server);
+  nubis = await startTestInstance();
+  account = await createAccount(nubis);
   configHome = mkdtempSync(join(tmpdir(), 'nubis-cli-config-'));
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
   rmSync(configHome, { recursive: true, force: true });
 });
 
 describe('login and contexts', () => {
   test('login stores URL and token in $XDG_CONFIG_HOME/nubis, mode 0600; commands then need no environment', async () => {
-    const run = await nubis(['login', '--url', server.url, '--email', account.email, '--password', account.password], {
+    const run = await cli(['login', '--url', nubis.url, '--email', account.email, '--password', account.password], {
       NUBIS_URL: undefined,
       NUBIS_TOKEN: undefined,
       ADMIN_TOKEN: undefined,
@@ -123,33 +123,33 @@ describe('login and contexts', () => {
     assert.equal(statSync(file).mode & 0o777, 0o600);
     const stored = JSON.parse(readFileSync(file, 'utf8'));
     assert.equal(stored.current, 'default');
-    assert.equal(stored.contexts.default.url, server.url);
+    assert.equal(stored.contexts.default.url, nubis.url);
     assert.equal(stored.contexts.default.token, account.token);
     const bare = { NUBIS_URL: undefined, NUBIS_TOKEN: undefined, ADMIN_TOKEN: undefined };
-    const info = await nubis(['-o', 'json', 'account', 'info'], bare);
+    const info = await cli(['-o', 'json', 'account', 'info'], bare);
     assert.equal(info.code, 0, info.stderr);
     assert.equal(JSON.parse(info.stdout).email, account.email);
     // No operator token stored: admin commands say so.
     await refused(['admin', 'clock', 'show'], exitCodes.auth, bare);
     const contexts = await json(['context', 'list']);
-    assert.deepEqual(contexts.contexts, [{ name: 'default', url: server.url, token: 'yes', operator: 'no' }]);
+    assert.deepEqual(contexts.contexts, [{ name: 'default', url: nubis.url, token: 'yes', operator: 'no' }]);
   });
 
   test('a wrong password, no context, an unreachable server and a second operator context', async () => {
     await refused(
-      ['login', '--url', server.url, '--email', account.email, '--password', 'wrong password'],
+      ['login', '--url', nubis.url, '--email', account.email, '--password', 'wrong password'],
       exitCodes.auth,
     );
     const empty = mkdtempSync(join(tmpdir(), 'nubis-cli-empty-'));
     try {
       await refused(['server', 'list'], exitCodes.auth, { XDG_CONFIG_HOME: empty, NUBIS_URL: undefined });
       await refused(['server', 'list'], exitCodes.unreachable, { NUBIS_URL: 'http://127.0.0.1:9' });
-      const run = await nubis(['login', '--url', server.url, '--admin-token', ADMIN_TOKEN, '--name', 'ops'], {
+      const run = await cli(['login', '--url', nubis.url, '--admin-token', ADMIN_TOKEN, '--name', 'ops'], {
         XDG_CONFIG_HOME: empty,
       });
       assert.equal(run.code, 0, run.stderr);
       const stored = JSON.parse(readFileSync(join(empty, 'nubis', 'config.json'), 'utf8'));
-      assert.deepEqual(stored.contexts.ops, { url: server.url, admin_token: ADMIN_TOKEN });
+      assert.deepEqual(stored.contexts.ops, { url: nubis.url, admin_token: ADMIN_TOKEN });
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
@@ -198,7 +198,7 @@ describe('customer commands', () => {
     assert.deepEqual(tableHeader(list), ['ID', 'NAME', 'HOSTNAME', 'POWER', 'REGION', 'PLAN', 'IPV4']);
     assert.match(list, new RegExp(`^${id}\\s+cli-1\\.example\\.com\\s+cli-1\\.example\\.com\\s+running`, 'm'));
     const listed = await json(['server', 'list']);
-    const api = await server.request('GET', '/v1.3/server/list', { token: account.token });
+    const api = await nubis.request('GET', '/v1.3/server/list', { token: account.token });
     assert.deepEqual(listed, api.body);
     assert.match(await ok(['server', 'info', created.uuid]), /^power\s+running$/m);
     // The usage graphs as a table, and as the API answers them.
@@ -225,7 +225,7 @@ describe('customer commands', () => {
 
     // Snapshots and backups.
     const snapshot = await json(['snapshot', 'create', id, '--name', 'before-upgrade']);
-    await server.advance(600);
+    await nubis.advance(600);
     const snapshots = await ok(['snapshot', 'list']);
     assert.deepEqual(tableHeader(snapshots), ['ID', 'NAME', 'TYPE', 'STATUS', 'SERVER', 'SIZE_GB', 'CREATED']);
     assert.match(snapshots, /before-upgrade/);
@@ -287,7 +287,7 @@ describe('customer commands', () => {
 
   test('--wait shows a progress line only when stderr is a terminal, and clears it', async () => {
     const run = await whileClockMoves(
-      nubis(
+      cli(
         [
           'server',
           'create',
@@ -312,7 +312,7 @@ describe('customer commands', () => {
   });
 
   test('exit codes: 402 is 6, 409 is 5, a --wait that runs out is 8', async () => {
-    const poor = await createAccount(server, { credit: 0 });
+    const poor = await createAccount(nubis, { credit: 0 });
     await refused(
       ['server', 'create', '--hostname', 'poor.example.com', '--region', '101', '--image', '1001', '--plan', '1'],
       exitCodes.payment,
@@ -330,11 +330,11 @@ describe('customer commands', () => {
       '--plan',
       '1',
     ]);
-    await server.advance(600);
+    await nubis.advance(600);
     // A floating IP that is attached to nothing cannot be detached: 409.
     const ip = await json(['floating-ip', 'create', '--region', '101']);
     await refused(['floating-ip', 'detach', ip.uuid, String(made.id)], exitCodes.conflict);
-    await server.advance(600);
+    await nubis.advance(600);
     await refused(['server', 'stop', String(made.id), '--wait', '--timeout', '1'], exitCodes.timeout);
   });
 });
@@ -358,7 +358,7 @@ describe('usage', () => {
       'account',
     ];
     for (const group of [...groups, 'login', 'logout', 'admin']) {
-      const run = await nubis([group, '--help']);
+      const run = await cli([group, '--help']);
       assert.equal(run.code, 0, group);
       assert.match(run.stdout, new RegExp(`^Usage: nubis ${group}`, 'm'), group);
     }
@@ -369,7 +369,7 @@ describe('usage', () => {
       ['admin', 'accounts', 'credit'],
       ['admin', 'clock', 'advance'],
     ]) {
-      const run = await nubis([...leaf, '--help']);
+      const run = await cli([...leaf, '--help']);
       assert.equal(run.code, 0);
       assert.match(run.stdout, new RegExp(`^Usage: nubis ${leaf.join(' ')}`, 'm'));
     }
@@ -390,7 +390,7 @@ describe('usage', () => {
   test('the real binary: npx nubis --help lists every command; exit codes and one-line errors reach the shell', async () => {
     const spawnNubis = async (args: string[]): Promise<Run> => {
       const child = spawn(process.execPath, [bin, ...args], {
-        env: { ...process.env, XDG_CONFIG_HOME: configHome, NUBIS_URL: server.url, NUBIS_TOKEN: account.token },
+        env: { ...process.env, XDG_CONFIG_HOME: configHome, NUBIS_URL: nubis.url, NUBIS_TOKEN: account.token },
       });
       let stdout = '';
       let stderr = '';
@@ -439,7 +439,7 @@ describe('payment commands', () => {
     // The month turns: its document is listed and saved as a PDF.
     const now = Date.parse((await json(['admin', 'clock', 'show'])).now);
     const date = new Date(now);
-    await server.advance(Math.ceil((Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1, 1) - now) / 1000));
+    await nubis.advance(Math.ceil((Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1, 1) - now) / 1000));
     const { documents } = await json(['invoice', 'documents']);
     assert.equal(documents.length, 1);
     assert.deepEqual(tableHeader(await ok(['invoice', 'documents'])), [
@@ -460,7 +460,7 @@ describe('payment commands', () => {
 
 describe('operator commands', () => {
   test('accounts, outbox, clock, servers across accounts, audit and reset', async () => {
-    const someone = await createAccount(server);
+    const someone = await createAccount(nubis);
     const accounts = await ok(['admin', 'accounts', 'list']);
     assert.deepEqual(tableHeader(accounts), ['ID', 'EMAIL', 'ACTIVATED', 'BLOCKED', 'BALANCE', 'SERVERS']);
     assert.match(accounts, new RegExp(someone.email.replace(/\./g, '\\.')));
@@ -503,7 +503,7 @@ describe('operator commands', () => {
       '--plan',
       '1',
     ]);
-    await server.advance(600);
+    await nubis.advance(600);
     const listed = await ok(['admin', 'servers', 'list', '--account', account.email]);
     assert.match(
       listed,

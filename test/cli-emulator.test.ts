@@ -8,24 +8,24 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { exitCodes, runCli } from '@nubis/cli';
-import { ADMIN_TOKEN, startTestServer, type TestServer } from './support/server.ts';
+import { ADMIN_TOKEN, startTestInstance, type TestInstance } from './support/instance.ts';
 import { createAccount, type TestAccount } from './support/accounts.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let account: TestAccount;
 let home: string;
 
 before(async () => {
-  server = await startTestServer({ JOURNAL_SIZE: '100' });
-  account = await createAccount(server);
+  nubis = await startTestInstance({ JOURNAL_SIZE: '100' });
+  account = await createAccount(nubis);
   home = mkdtempSync(join(tmpdir(), 'nubis-cli-emulator-'));
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
   rmSync(home, { recursive: true, force: true });
 });
 
-async function nubis(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = { stdout: '', stderr: '' };
   const sink = (key: 'stdout' | 'stderr') =>
     new Writable({
@@ -37,13 +37,13 @@ async function nubis(args: string[]): Promise<{ code: number; stdout: string; st
   const code = await runCli(args, {
     stdout: sink('stdout'),
     stderr: sink('stderr'),
-    env: { XDG_CONFIG_HOME: home, NUBIS_URL: server.url, NUBIS_TOKEN: account.token, ADMIN_TOKEN },
+    env: { XDG_CONFIG_HOME: home, NUBIS_URL: nubis.url, NUBIS_TOKEN: account.token, ADMIN_TOKEN },
   });
   return { code, ...out };
 }
 
 async function json(args: string[]) {
-  const run = await nubis(['-o', 'json', ...args]);
+  const run = await cli(['-o', 'json', ...args]);
   assert.equal(run.code, 0, run.stderr);
   return JSON.parse(run.stdout);
 }
@@ -61,11 +61,11 @@ describe('nubis admin emulator tools', () => {
       '--times',
       '1',
     ]);
-    const failed = await nubis(['ssh-key', 'list']);
+    const failed = await cli(['ssh-key', 'list']);
     assert.notEqual(failed.code, 0, 'the customer command fails as the rule says');
     assert.equal(failed.stderr.trim().split('\n').length, 1, failed.stderr);
-    assert.equal((await nubis(['ssh-key', 'list'])).code, 0, 'the rule is used up');
-    const table = await nubis(['admin', 'faults', 'list']);
+    assert.equal((await cli(['ssh-key', 'list'])).code, 0, 'the rule is used up');
+    const table = await cli(['admin', 'faults', 'list']);
     assert.match(table.stdout, /^ID\s+MATCH\s+ACTION\s+REMAINING\s+FIRED/);
     assert.deepEqual(
       (await json(['admin', 'faults', 'list'])).faults.map((rule: { id: number; fired: number }) => [
@@ -74,9 +74,9 @@ describe('nubis admin emulator tools', () => {
       ]),
       [[added.id, 1]],
     );
-    assert.equal((await nubis(['admin', 'faults', 'clear'])).code, 0);
+    assert.equal((await cli(['admin', 'faults', 'clear'])).code, 0);
     assert.deepEqual((await json(['admin', 'faults', 'list'])).faults, []);
-    const none = await nubis(['admin', 'faults', 'add', '--path', '/v1.3/x']);
+    const none = await cli(['admin', 'faults', 'add', '--path', '/v1.3/x']);
     assert.equal(none.code, exitCodes.usage);
     assert.equal(none.stderr.trim().split('\n').length, 1);
   });
@@ -85,14 +85,14 @@ describe('nubis admin emulator tools', () => {
     await json(['admin', 'state', 'save', 'cli-fixture']);
     assert.ok((await json(['admin', 'state', 'list'])).states.some((s: { name: string }) => s.name === 'cli-fixture'));
     const file = join(home, 'state.json');
-    assert.equal((await nubis(['admin', 'state', 'export', '--file', file])).code, 0);
+    assert.equal((await cli(['admin', 'state', 'export', '--file', file])).code, 0);
     assert.equal(statSync(file).mode & 0o777, 0o600, 'an export holds sealed secrets: private');
     const loaded = await json(['admin', 'state', 'load', 'cli-fixture']);
     assert.ok(loaded.rows > 0);
     assert.equal((await json(['admin', 'state', 'import', file])).migrated.length, 0);
-    assert.equal((await nubis(['admin', 'state', 'load', 'no-such-state'])).code, exitCodes.notFound);
+    assert.equal((await cli(['admin', 'state', 'load', 'no-such-state'])).code, exitCodes.notFound);
 
-    await nubis(['region', 'list']);
+    await cli(['region', 'list']);
     const requests = await json(['admin', 'requests', '--path', '/v1.3/region/list', '--limit', '1']);
     assert.equal(requests.requests[0].path, '/v1.3/region/list');
     const events = await json(['admin', 'events', '--account', String(account.id)]);
@@ -109,10 +109,10 @@ describe('nubis admin emulator tools', () => {
       '--secret',
       'a-webhook-secret-0123456789',
     ]);
-    const listed = await nubis(['admin', 'webhooks', 'list', account.email]);
+    const listed = await cli(['admin', 'webhooks', 'list', account.email]);
     assert.match(listed.stdout, /127\.0\.0\.1:9\/hooks/);
-    assert.equal((await nubis(['admin', 'webhooks', 'remove', account.email, String(hook.id)])).code, 0);
-    const bad = await nubis(['admin', 'webhooks', 'list', account.email, '--bogus']);
+    assert.equal((await cli(['admin', 'webhooks', 'remove', account.email, String(hook.id)])).code, 0);
+    const bad = await cli(['admin', 'webhooks', 'list', account.email, '--bogus']);
     assert.equal(bad.code, exitCodes.usage);
     assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr);
   });

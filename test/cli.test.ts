@@ -11,7 +11,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { testDb, testStorageEnv } from './support/server.ts';
+import { testDb, testStorageEnv } from './support/instance.ts';
 
 const cli = new URL('../bin/nubis.ts', import.meta.url).pathname;
 

@@ -6,44 +6,44 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { startTestInstance, type TestInstance } from './support/instance.ts';
 import { createAccount, type TestAccount } from './support/accounts.ts';
 import { deployServer, ecdsaPublicKey, standardServer } from './support/servers.ts';
 
 describe('concurrent clients', () => {
-  let server: TestServer;
+  let nubis: TestInstance;
   let account: TestAccount;
   let serverId: number;
 
   before(async () => {
-    server = await startTestServer({}, { captureLog: true });
-    account = await createAccount(server, { credit: 100_000 });
-    serverId = (await deployServer(server, account.token)).id;
+    nubis = await startTestInstance({}, { captureLog: true });
+    account = await createAccount(nubis, { credit: 100_000 });
+    serverId = (await deployServer(nubis, account.token)).id;
   });
   after(async () => {
-    await server?.close();
+    await nubis?.close();
   });
 
   const make: Record<string, () => Promise<string>> = {
     'ssh key': async () =>
       (
-        await server.request('POST', '/v1.3/ssh_key/create', {
+        await nubis.request('POST', '/v1.3/ssh_key/create', {
           token: account.token,
           body: { name: 'k', public_key: ecdsaPublicKey() },
         })
       ).body.uuid,
     token: async () =>
-      (await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 't' } })).body
+      (await nubis.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 't' } })).body
         .uuid,
     snapshot: async () =>
       (
-        await server.request('POST', '/v1.3/snapshot/create', {
+        await nubis.request('POST', '/v1.3/snapshot/create', {
           token: account.token,
           body: { server_id: serverId, name: 's' },
         })
       ).body.uuid,
     vpc: async () =>
-      (await server.request('POST', '/v1.3/vpc/create', { token: account.token, body: { name: 'n', region_id: 101 } }))
+      (await nubis.request('POST', '/v1.3/vpc/create', { token: account.token, body: { name: 'n', region_id: 101 } }))
         .body.uuid,
   };
   const removePath: Record<string, string> = {
@@ -58,10 +58,10 @@ describe('concurrent clients', () => {
       fc.asyncProperty(fc.constantFrom(...Object.keys(make)), fc.integer({ min: 2, max: 8 }), async (kind, clients) => {
         const id = await make[kind]!();
         assert.ok(id, `${kind} was not made`);
-        if (kind === 'snapshot') await server.advance(600);
+        if (kind === 'snapshot') await nubis.advance(600);
         const answers = await Promise.all(
           Array.from({ length: clients }, () =>
-            server.request('DELETE', removePath[kind] + id, { token: account.token }),
+            nubis.request('DELETE', removePath[kind] + id, { token: account.token }),
           ),
         );
         const statuses = answers.map((a) => a.status).sort();
@@ -77,11 +77,11 @@ describe('concurrent clients', () => {
         const ref = field === 'ssh_key' ? await make['ssh key']!() : await make.vpc!();
         const removing = (async () => {
           await new Promise((resolve) => setTimeout(resolve, delay));
-          return server.request('DELETE', (field === 'ssh_key' ? removePath['ssh key'] : removePath.vpc) + ref, {
+          return nubis.request('DELETE', (field === 'ssh_key' ? removePath['ssh key'] : removePath.vpc) + ref, {
             token: account.token,
           });
         })();
-        const creating = server.request('POST', '/v1.3/server/create', {
+        const creating = nubis.request('POST', '/v1.3/server/create', {
           token: account.token,
           body: { ...standardServer, hostname: 'race.example.com', [field]: ref },
         });
@@ -91,7 +91,7 @@ describe('concurrent clients', () => {
         assert.ok([204, 409].includes(removed.status), `remove: ${removed.status} ${JSON.stringify(removed.body)}`);
         if (created.status === 201)
           assert.equal(
-            (await server.request('DELETE', `/v1.3/server/remove/${created.body.id}`, { token: account.token })).status,
+            (await nubis.request('DELETE', `/v1.3/server/remove/${created.body.id}`, { token: account.token })).status,
             204,
           );
       }),
@@ -100,16 +100,16 @@ describe('concurrent clients', () => {
   });
 
   it('survives many clients doing mixed actions at once without a 5xx', async () => {
-    const ids = [serverId, (await deployServer(server, account.token)).id];
+    const ids = [serverId, (await deployServer(nubis, account.token)).id];
     const fips: number[] = [];
     for (let i = 0; i < 2; i++) {
-      const fip = await server.request('POST', '/v1.3/floating_ip/create', {
+      const fip = await nubis.request('POST', '/v1.3/floating_ip/create', {
         token: account.token,
         body: { region_id: 101 },
       });
       fips.push(fip.body.id);
     }
-    const vpc = await server.request('POST', '/v1.3/vpc/create', {
+    const vpc = await nubis.request('POST', '/v1.3/vpc/create', {
       token: account.token,
       body: { name: 'mixed', region_id: 101 },
     });
@@ -143,33 +143,33 @@ describe('concurrent clients', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(action, { minLength: 8, maxLength: 24 }), async (actions) => {
         const answers = await Promise.all(
-          actions.map(([method, path, body]) => server.request(method, path, { token: account.token, body })),
+          actions.map(([method, path, body]) => nubis.request(method, path, { token: account.token, body })),
         );
         for (const [i, answer] of answers.entries())
           assert.ok(answer.status < 500, `${actions[i]![1]}: ${answer.status} ${JSON.stringify(answer.body)}`);
         // One server removed while the others act on it; a fresh one takes its place.
         const doomed = ids.shift()!;
         const [removed, ...others] = await Promise.all([
-          server.request('DELETE', `/v1.3/server/remove/${doomed}`, { token: account.token }),
-          server.request('PATCH', '/v1.3/floating_ip/attach', {
+          nubis.request('DELETE', `/v1.3/server/remove/${doomed}`, { token: account.token }),
+          nubis.request('PATCH', '/v1.3/floating_ip/attach', {
             token: account.token,
             body: { server_id: doomed, ip_id: fips[0] },
           }),
-          server.request('PATCH', '/v1.3/vpc/attach', {
+          nubis.request('PATCH', '/v1.3/vpc/attach', {
             token: account.token,
             body: { server_id: doomed, vpc_id: vpc.body.uuid },
           }),
-          server.request('PATCH', '/v1.3/server/reboot', { token: account.token, body: { server_id: doomed } }),
+          nubis.request('PATCH', '/v1.3/server/reboot', { token: account.token, body: { server_id: doomed } }),
         ]);
         assert.equal(removed.status, 204, JSON.stringify(removed.body));
         for (const other of others) assert.ok(other.status < 500, `${other.status} ${JSON.stringify(other.body)}`);
-        ids.push((await deployServer(server, account.token, {}, { settle: false })).id);
+        ids.push((await deployServer(nubis, account.token, {}, { settle: false })).id);
       }),
       { numRuns: 10 },
     );
   });
 
   it('wrote no error-level log line (no deadlock, no foreign-key failure)', () => {
-    assert.deepEqual(server.errorLog(), []);
+    assert.deepEqual(nubis.errorLog(), []);
   });
 });

@@ -3,18 +3,18 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { startTestInstance, type TestInstance } from './support/instance.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 before(async () => {
-  server = await startTestServer();
+  nubis = await startTestInstance();
 });
-after(() => server.close());
+after(() => nubis.close());
 
 describe('the console at /', () => {
   test('/ and /index.html answer the built page with no-cache and the console security headers', async () => {
     for (const path of ['/', '/index.html']) {
-      const page = await fetch(server.url + path);
+      const page = await fetch(nubis.url + path);
       assert.equal(page.status, 200, path);
       assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
       assert.equal(page.headers.get('cache-control'), 'no-cache');
@@ -25,31 +25,31 @@ describe('the console at /', () => {
   });
 
   test('every asset the page names is served with a year of immutable caching; a revalidation answers 304', async () => {
-    const html = await (await fetch(server.url)).text();
+    const html = await (await fetch(nubis.url)).text();
     const assets = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]);
     assert.ok(assets.some((a) => a.endsWith('.js')) && assets.some((a) => a.endsWith('.css')), html);
     for (const asset of assets) {
-      const answer = await fetch(server.url + asset);
+      const answer = await fetch(nubis.url + asset);
       assert.equal(answer.status, 200, asset);
       assert.equal(answer.headers.get('cache-control'), 'public, max-age=31536000, immutable');
       assert.match(answer.headers.get('content-type') ?? '', asset.endsWith('.js') ? /javascript/ : /text\/css/);
-      const again = await fetch(server.url + asset, { headers: { 'if-none-match': answer.headers.get('etag')! } });
+      const again = await fetch(nubis.url + asset, { headers: { 'if-none-match': answer.headers.get('etag')! } });
       assert.equal(again.status, 304);
     }
-    assert.equal((await fetch(`${server.url}/assets/missing-0000.js`)).status, 404);
+    assert.equal((await fetch(`${nubis.url}/assets/missing-0000.js`)).status, 404);
   });
 
   test('the APIs, the docs and the health endpoints keep their own answers', async () => {
-    const regions = await fetch(`${server.url}/v1.3/region/list`);
+    const regions = await fetch(`${nubis.url}/v1.3/region/list`);
     assert.equal(regions.status, 200);
     assert.ok((await regions.json()).regions);
-    assert.equal((await fetch(`${server.url}/v1.3/account/info`)).status, 401);
-    assert.equal((await fetch(`${server.url}/admin/clock`)).status, 401);
-    assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
-    assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
-    assert.ok((await (await fetch(`${server.url}/openapi.json`)).json()).openapi);
-    assert.equal((await fetch(`${server.url}/docs`, { redirect: 'manual' })).status < 400, true);
-    const unknown = await fetch(`${server.url}/no-such-page`);
+    assert.equal((await fetch(`${nubis.url}/v1.3/account/info`)).status, 401);
+    assert.equal((await fetch(`${nubis.url}/admin/clock`)).status, 401);
+    assert.equal((await fetch(`${nubis.url}/healthz`)).status, 200);
+    assert.equal((await fetch(`${nubis.url}/readyz`)).status, 200);
+    assert.ok((await (await fetch(`${nubis.url}/openapi.json`)).json()).openapi);
+    assert.equal((await fetch(`${nubis.url}/docs`, { redirect: 'manual' })).status < 400, true);
+    const unknown = await fetch(`${nubis.url}/no-such-page`);
     assert.equal(unknown.status, 404);
     assert.match(unknown.headers.get('content-type') ?? '', /json/);
   });

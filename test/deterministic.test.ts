@@ -7,46 +7,46 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { startTestInstance, type TestInstance } from './support/instance.ts';
 import { type Answer, assertSameAnswers, scriptedSession } from './support/scripted-session.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const seed = 'the-same-seed';
 
-let servers: TestServer[] = [];
+let instances: TestInstance[] = [];
 after(async () => {
-  await Promise.all(servers.map((server) => server.close()));
+  await Promise.all(instances.map((nubis) => nubis.close()));
 });
 
 describe('NUBIS_SEED', () => {
   let first: Answer[];
   before(async () => {
-    servers = await Promise.all([
-      startTestServer({ NUBIS_MODE: 'emulator', NUBIS_SEED: seed }),
-      startTestServer({ NUBIS_MODE: 'emulator', NUBIS_SEED: seed }),
-      startTestServer({ NUBIS_MODE: 'emulator' }),
+    instances = await Promise.all([
+      startTestInstance({ NUBIS_MODE: 'emulator', NUBIS_SEED: seed }),
+      startTestInstance({ NUBIS_MODE: 'emulator', NUBIS_SEED: seed }),
+      startTestInstance({ NUBIS_MODE: 'emulator' }),
     ]);
-    first = await scriptedSession(servers[0]!);
+    first = await scriptedSession(instances[0]!);
   });
 
   test('two seeded instances answer the same script with identical bodies', async () => {
     assert.ok(first.length >= 50, `${first.length} calls`);
     if (process.env.DEBUG_SCRIPT)
       console.log(first.map((a) => `${a.status} ${a.call} ${a.text.slice(0, 150)}`).join('\n'));
-    assertSameAnswers(first, await scriptedSession(servers[1]!));
+    assertSameAnswers(first, await scriptedSession(instances[1]!));
   });
 
   test('a reset starts a seeded instance over: the script answers as the first time', async () => {
-    const reset = await fetch(`${servers[0]!.url}/admin/reset`, {
+    const reset = await fetch(`${instances[0]!.url}/admin/reset`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${servers[0]!.config.adminToken}` },
+      headers: { authorization: `Bearer ${instances[0]!.config.adminToken}` },
     });
     assert.equal(reset.status, 200);
-    assertSameAnswers(first, await scriptedSession(servers[0]!));
+    assertSameAnswers(first, await scriptedSession(instances[0]!));
   });
 
   test('without a seed the same script answers differently', async () => {
-    const unseeded = await scriptedSession(servers[2]!);
+    const unseeded = await scriptedSession(instances[2]!);
     assert.notDeepEqual(
       unseeded.map((answer) => answer.text),
       first.map((answer) => answer.text),

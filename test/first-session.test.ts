@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
-import { testStorageEnv } from './support/server.ts';
+import { testStorageEnv } from './support/instance.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { startTestInstance, type TestInstance } from './support/instance.ts';
 import { createAccount, type TestAccount } from './support/accounts.ts';
 import { deployServer, ecdsaPublicKey, standardServer } from './support/servers.ts';
 import { textWithForbiddenCharacter } from './support/openapi.ts';
@@ -20,17 +20,17 @@ function namedFields(body: { errors?: unknown; fields?: unknown }): string[] {
 }
 
 describe('the input domain, the same on both databases', () => {
-  let server: TestServer;
+  let nubis: TestInstance;
   let account: TestAccount;
   let serverId: number;
 
   before(async () => {
-    server = await startTestServer({}, { captureLog: true });
-    account = await createAccount(server);
-    serverId = (await deployServer(server, account.token)).id;
+    nubis = await startTestInstance({}, { captureLog: true });
+    account = await createAccount(nubis);
+    serverId = (await deployServer(nubis, account.token)).id;
   });
   after(async () => {
-    await server?.close();
+    await nubis?.close();
   });
 
   it('refuses text with NUL, other control characters or unpaired surrogates: 400 naming the field', async () => {
@@ -69,7 +69,7 @@ describe('the input domain, the same on both databases', () => {
       ];
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...targets), textWithForbiddenCharacter, async (target, text) => {
-        const result = await server.request(target.method, target.path, {
+        const result = await nubis.request(target.method, target.path, {
           token: target.public ? null : account.token,
           body: target.body(text),
         });
@@ -79,17 +79,17 @@ describe('the input domain, the same on both databases', () => {
       { numRuns: 60 },
     );
     // In a path parameter and a legacy form field too.
-    const inPath = await server.request('DELETE', '/v1.3/ssh_key/remove/ab%00cd', { token: account.token });
+    const inPath = await nubis.request('DELETE', '/v1.3/ssh_key/remove/ab%00cd', { token: account.token });
     assert.equal(inPath.status, 400);
     assert.deepEqual(namedFields(inPath.body), ['ssh_key_id']);
-    const inForm = await server.request('POST', '/v1/server/reboot', {
+    const inForm = await nubis.request('POST', '/v1/server/reboot', {
       token: account.token,
       form: { SUBID: `${serverId}\u0000` },
     });
     assert.equal(inForm.status, 400);
     assert.deepEqual(namedFields(inForm.body), ['SUBID']);
     // Tab, line feed and carriage return are ordinary text.
-    const tabbed = await server.request('POST', '/v1.3/account/token_create', {
+    const tabbed = await nubis.request('POST', '/v1.3/account/token_create', {
       token: account.token,
       body: { name: 'a\tb\nc\r' },
     });
@@ -102,24 +102,24 @@ describe('the input domain, the same on both databases', () => {
       fc.asyncProperty(huge, fc.boolean(), async (id, asText) => {
         const ref = asText ? String(id) : id;
         const calls = [
-          server.request('GET', `/v1.3/server/info/${id}`, { token: account.token }),
-          server.request('DELETE', `/v1.3/ssh_key/remove/${id}`, { token: account.token }),
-          server.request('DELETE', `/v1.3/snapshot/remove/${id}`, { token: account.token }),
-          server.request('DELETE', `/v1.3/account/token_remove/${id}`, { token: account.token }),
-          server.request('DELETE', `/v1.3/vpc/remove/${id}`, { token: account.token }),
-          server.request('DELETE', `/v1.3/floating_ip/remove/${id}`, { token: account.token }),
-          server.request('PATCH', '/v1.3/server/reboot', { token: account.token, body: { server_id: ref, name: 'n' } }),
-          server.request('PATCH', '/v1.3/ssh_key/rename', { token: account.token, body: { id: ref, name: 'n' } }),
-          server.request('POST', '/v1.3/snapshot/create', {
+          nubis.request('GET', `/v1.3/server/info/${id}`, { token: account.token }),
+          nubis.request('DELETE', `/v1.3/ssh_key/remove/${id}`, { token: account.token }),
+          nubis.request('DELETE', `/v1.3/snapshot/remove/${id}`, { token: account.token }),
+          nubis.request('DELETE', `/v1.3/account/token_remove/${id}`, { token: account.token }),
+          nubis.request('DELETE', `/v1.3/vpc/remove/${id}`, { token: account.token }),
+          nubis.request('DELETE', `/v1.3/floating_ip/remove/${id}`, { token: account.token }),
+          nubis.request('PATCH', '/v1.3/server/reboot', { token: account.token, body: { server_id: ref, name: 'n' } }),
+          nubis.request('PATCH', '/v1.3/ssh_key/rename', { token: account.token, body: { id: ref, name: 'n' } }),
+          nubis.request('POST', '/v1.3/snapshot/create', {
             token: account.token,
             body: { server_id: ref, name: 'n' },
           }),
-          server.request('POST', '/v1.3/server/create', {
+          nubis.request('POST', '/v1.3/server/create', {
             token: account.token,
             body: { ...standardServer, ssh_key: ref },
           }),
-          server.request('POST', '/v1/server/reboot', { token: account.token, form: { SUBID: id } }),
-          server.admin('POST', `/admin/accounts/${id}/credit`, { amount: 1 }),
+          nubis.request('POST', '/v1/server/reboot', { token: account.token, form: { SUBID: id } }),
+          nubis.admin('POST', `/admin/accounts/${id}/credit`, { amount: 1 }),
         ];
         for (const result of await Promise.all(calls))
           assert.equal(result.status, 404, `${id}: ${JSON.stringify(result.body)}`);
@@ -141,19 +141,19 @@ describe('the input domain, the same on both databases', () => {
       ['POST', '/v1.3/server/create', { ...standardServer, ddos_protection: 0 }, 'ddos_protection'],
     ];
     for (const [method, path, body, field] of cases) {
-      const result = await server.request(method, path, { token: account.token, body });
+      const result = await nubis.request(method, path, { token: account.token, body });
       assert.equal(result.status, 400, `${path} ${JSON.stringify(body)}: ${JSON.stringify(result.body)}`);
       assert.ok(namedFields(result.body).includes(field), `${path}: ${JSON.stringify(result.body)}`);
     }
-    const amount = await server.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: true });
+    const amount = await nubis.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: true });
     assert.equal(amount.status, 400);
     assert.deepEqual(namedFields(amount.body), ['amount']);
-    const balance = await server.request('GET', '/v1.3/account/info', { token: account.token });
+    const balance = await nubis.request('GET', '/v1.3/account/info', { token: account.token });
     assert.equal(balance.body.balance > 0, true);
   });
 
   it('accepts numbers and booleans written as strings, and takes null in an optional field as absent', async () => {
-    const created = await server.request('POST', '/v1.3/server/create', {
+    const created = await nubis.request('POST', '/v1.3/server/create', {
       token: account.token,
       body: {
         ...standardServer,
@@ -171,16 +171,16 @@ describe('the input domain, the same on both databases', () => {
     assert.ok(created.body.info.ipv6_enabled);
     assert.equal(created.body.info.ddos_protection, false);
     assert.equal(created.body.info.ssh_key_id, null);
-    const renamed = await server.request('PATCH', '/v1.3/account/update', {
+    const renamed = await nubis.request('PATCH', '/v1.3/account/update', {
       token: account.token,
       body: { firstname: null, lastname: 'Renamed', dark_mode: 'true' },
     });
     assert.equal(renamed.status, 202, JSON.stringify(renamed.body));
-    const info = await server.request('GET', '/v1.3/account/info', { token: account.token });
+    const info = await nubis.request('GET', '/v1.3/account/info', { token: account.token });
     assert.equal(info.body.profile.firstname, 'Test');
     assert.equal(info.body.profile.dark_mode, true);
     // null in a required field is still missing.
-    const missing = await server.request('POST', '/v1.3/account/token_create', {
+    const missing = await nubis.request('POST', '/v1.3/account/token_create', {
       token: account.token,
       body: { name: null },
     });
@@ -189,6 +189,6 @@ describe('the input domain, the same on both databases', () => {
   });
 
   it('wrote no error-level log line for any of it', () => {
-    assert.deepEqual(server.errorLog(), []);
+    assert.deepEqual(nubis.errorLog(), []);
   });
 });

@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Ajv } from 'ajv';
 import fc from 'fast-check';
-import { ADMIN_TOKEN, startTestServer, type TestServer } from './support/server.ts';
+import { ADMIN_TOKEN, startTestInstance, type TestInstance } from './support/instance.ts';
 import { createAccount, type TestAccount } from './support/accounts.ts';
 import { deployServer } from './support/servers.ts';
 import {
@@ -109,7 +109,7 @@ function isId(doc: Json, field: Field): boolean {
 }
 
 describe('generated from /openapi.json: bounded integers and strict strings', () => {
-  let server: TestServer;
+  let nubis: TestInstance;
   let doc: Json;
   let ops: Operation[];
   let account: TestAccount;
@@ -120,7 +120,7 @@ describe('generated from /openapi.json: bounded integers and strict strings', ()
   before(async () => {
     // Budgets out of the way: the run sends register and login many times from one address.
     const unlimited = String(1_000_000);
-    server = await startTestServer(
+    nubis = await startTestInstance(
       {
         RATE_REGISTER_PER_MINUTE: unlimited,
         RATE_LOGIN_PER_MINUTE: unlimited,
@@ -131,16 +131,16 @@ describe('generated from /openapi.json: bounded integers and strict strings', ()
       },
       { captureLog: true },
     );
-    doc = (await server.request('GET', '/openapi.json')).body;
+    doc = (await nubis.request('GET', '/openapi.json')).body;
     ops = operations(doc);
-    account = await createAccount(server, { credit: 1_000_000 });
-    victim = await createAccount(server);
-    const created = await deployServer(server, account.token, { hostname: 'bounds.example.com', label: 'bounds' });
+    account = await createAccount(nubis, { credit: 1_000_000 });
+    victim = await createAccount(nubis);
+    const created = await deployServer(nubis, account.token, { hostname: 'bounds.example.com', label: 'bounds' });
     held.servers.push(created.id, created.uuid);
   });
 
   after(async () => {
-    await server?.close();
+    await nubis?.close();
   });
 
   function context(): GenContext {
@@ -206,7 +206,7 @@ describe('generated from /openapi.json: bounded integers and strict strings', ()
         payload = form.toString();
       }
     }
-    const url = `${server.url}${path}${query.size ? `?${query}` : ''}`;
+    const url = `${nubis.url}${path}${query.size ? `?${query}` : ''}`;
     const response = await fetch(url, {
       method: op.method,
       headers,
@@ -301,6 +301,6 @@ describe('generated from /openapi.json: bounded integers and strict strings', ()
   });
 
   it('wrote no error-level log line for any of it', () => {
-    assert.deepEqual(server.errorLog(), []);
+    assert.deepEqual(nubis.errorLog(), []);
   });
 });

@@ -5,16 +5,16 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
-import { startTestServer, type JsonBody, type TestServer } from './support/server.ts';
+import { startTestInstance, type JsonBody, type TestInstance } from './support/instance.ts';
 import { createAccount } from './support/accounts.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let document: JsonBody;
 before(async () => {
-  server = await startTestServer();
-  document = (await server.request('GET', '/openapi.json')).body;
+  nubis = await startTestInstance();
+  document = (await nubis.request('GET', '/openapi.json')).body;
 });
-after(() => server.close());
+after(() => nubis.close());
 
 const methods = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
 function* operations(): Generator<{ method: string; path: string; operation: Record<string, unknown> }> {
@@ -27,7 +27,7 @@ test('the served document lints clean with Redocly recommended rules', async () 
   const config = await createConfig({ extends: ['recommended'] });
   const problems = await lintFromString({
     source: JSON.stringify(document),
-    absoluteRef: `${server.url}/openapi.json`,
+    absoluteRef: `${nubis.url}/openapi.json`,
     config,
   });
   const shown = problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? ''}`);
@@ -92,20 +92,20 @@ test('public operations need no token, and say so with security []', async () =>
     if (!Array.isArray(operation.security) || operation.security.length > 0) continue;
     const concrete = path.replace('{DCID}', '101');
     const body = method === 'get' ? undefined : {};
-    const answer = await server.request(method.toUpperCase(), concrete, { body });
+    const answer = await nubis.request(method.toUpperCase(), concrete, { body });
     assert.notEqual(answer.status, 401, `${method} ${path} is marked public but wants a token`);
   }
   assert.equal(byId.get('getAccount')?.operation.security, undefined, 'account operations inherit the bearer token');
 });
 
 test('the examples are real values of the shipped catalog, and harmless', async () => {
-  const account = await createAccount(server);
+  const account = await createAccount(nubis);
   const create = document.paths['/v1.3/server/create'].post.requestBody.content['application/json'].example;
-  const created = await server.request('POST', '/v1.3/server/create', { token: account.token, body: create });
+  const created = await nubis.request('POST', '/v1.3/server/create', { token: account.token, body: create });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   const advance = document.paths['/admin/clock/advance'].post.requestBody.content['application/json'].example;
   assert.ok(advance.seconds > 0 && advance.seconds <= 86_400, `the clock example moves ${advance.seconds} s`);
-  assert.equal((await server.admin('POST', '/admin/clock/advance', advance)).status, 200);
+  assert.equal((await nubis.admin('POST', '/admin/clock/advance', advance)).status, 200);
   const power = document.components.schemas.PowerState;
   assert.ok(power.enum.includes('running') && power.enum.includes('provisioning'), 'power is an enumeration');
   assert.equal(

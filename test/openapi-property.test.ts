@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { ADMIN_TOKEN, startTestServer, type TestServer } from './support/server.ts';
+import { ADMIN_TOKEN, startTestInstance, type TestInstance } from './support/instance.ts';
 import { createAccount, type TestAccount } from './support/accounts.ts';
 import { deployServer, ecdsaPublicKey } from './support/servers.ts';
 import {
@@ -74,7 +74,7 @@ const fieldResource: Record<string, Resource> = {
 };
 
 describe('generated from /openapi.json: every operation', () => {
-  let server: TestServer;
+  let nubis: TestInstance;
   let doc: Json;
   let ops: Operation[];
   let account: TestAccount;
@@ -90,47 +90,47 @@ describe('generated from /openapi.json: every operation', () => {
   const catalog = { regions: [] as number[], images: [] as number[], plans: [] as number[] };
 
   before(async () => {
-    server = await startTestServer({}, { captureLog: true });
-    doc = (await server.request('GET', '/openapi.json')).body;
+    nubis = await startTestInstance({}, { captureLog: true });
+    doc = (await nubis.request('GET', '/openapi.json')).body;
     ops = operations(doc);
-    account = await createAccount(server, { credit: 1_000_000 });
-    victim = await createAccount(server);
-    const regions = await server.request('GET', '/v1.3/region/list');
+    account = await createAccount(nubis, { credit: 1_000_000 });
+    victim = await createAccount(nubis);
+    const regions = await nubis.request('GET', '/v1.3/region/list');
     catalog.regions = Object.values<Json>(regions.body.regions ?? {})
       .map((r) => r.id ?? r.DCID)
       .filter(Boolean);
-    const plans = await server.request('GET', '/v1.3/plan/list');
+    const plans = await nubis.request('GET', '/v1.3/plan/list');
     catalog.plans = Object.keys(plans.body.plans ?? {}).map(Number);
-    const images = await server.request('GET', '/v1.3/image/list');
+    const images = await nubis.request('GET', '/v1.3/image/list');
     catalog.images = Object.keys(images.body.images ?? {}).map(Number);
     for (let i = 0; i < 3; i++) {
-      const created = await deployServer(server, account.token, {
+      const created = await deployServer(nubis, account.token, {
         hostname: `fuzz-${i}.example.com`,
         label: `fuzz ${i}`,
       });
       held.servers.add(created.id);
-      const key = await server.request('POST', '/v1.3/ssh_key/create', {
+      const key = await nubis.request('POST', '/v1.3/ssh_key/create', {
         token: account.token,
         body: { name: `key ${i}`, public_key: ecdsaPublicKey() },
       });
       held.sshKeys.add(key.body.uuid);
-      const token = await server.request('POST', '/v1.3/account/token_create', {
+      const token = await nubis.request('POST', '/v1.3/account/token_create', {
         token: account.token,
         body: { name: `fuzz ${i}` },
       });
       harvest('tokens', token.body);
-      const vpc = await server.request('POST', '/v1.3/vpc/create', {
+      const vpc = await nubis.request('POST', '/v1.3/vpc/create', {
         token: account.token,
         body: { name: `net ${i}`, region_id: 101 },
       });
       harvest('vpcs', vpc.body);
     }
-    const snapshot = await server.request('POST', '/v1.3/snapshot/create', {
+    const snapshot = await nubis.request('POST', '/v1.3/snapshot/create', {
       token: account.token,
       body: { server_id: [...held.servers][0], name: 'fuzz' },
     });
     harvest('snapshots', snapshot.body);
-    const fip = await server.request('POST', '/v1.3/floating_ip/create', {
+    const fip = await nubis.request('POST', '/v1.3/floating_ip/create', {
       token: account.token,
       body: { region_id: 101 },
     });
@@ -138,7 +138,7 @@ describe('generated from /openapi.json: every operation', () => {
   });
 
   after(async () => {
-    await server?.close();
+    await nubis?.close();
   });
 
   function harvest(resource: Resource, body: Json): void {
@@ -184,7 +184,7 @@ describe('generated from /openapi.json: every operation', () => {
       if (notFuzzed.has(`${op.method} ${op.path}`)) continue;
       if (op.access === 'operator' && !operatorStage) {
         operatorStage = true;
-        assert.equal((await server.request('GET', '/v1.3/account/info', { token: account.token })).status, 200);
+        assert.equal((await nubis.request('GET', '/v1.3/account/info', { token: account.token })).status, 200);
       }
       const ctx = context(op);
       // Destructive operations act only on what the run made (never the caller's own token or account).
@@ -194,7 +194,7 @@ describe('generated from /openapi.json: every operation', () => {
       );
       await fc.assert(
         fc.asyncProperty(cases, async (c: RequestCase) => {
-          const answer = await send(server.url, c, tokenFor(op));
+          const answer = await send(nubis.url, c, tokenFor(op));
           const problem = problemWith(op, c, answer, validator);
           assert.equal(problem, null, `${op.method} ${op.path}: ${problem}`);
           if (c.kind === 'valid') seen.valid++;
@@ -204,7 +204,7 @@ describe('generated from /openapi.json: every operation', () => {
           const removal = op.method === 'DELETE' || /\/remove$/.test(op.path);
           if (answer.status < 300 && removal && own) {
             // A removed resource is gone: the same removal again is a 404.
-            const again = await send(server.url, c, tokenFor(op));
+            const again = await send(nubis.url, c, tokenFor(op));
             assert.equal(again.status, 404, `${describeCase(c)} again after ${answer.status}: ${again.text}`);
             seen.removed++;
             for (const value of [...held[own]])
@@ -236,7 +236,7 @@ describe('generated from /openapi.json: every operation', () => {
           requestCases(ctx, op, { poolOnly: new Set(['account', 'token_id']), validOnly: true }),
           badToken,
           async (c, token) => {
-            const answer = await send(server.url, c, token);
+            const answer = await send(nubis.url, c, token);
             assert.equal(answer.status, 401, `${describeCase(c)} with token ${JSON.stringify(token)}: ${answer.text}`);
           },
         ),
@@ -246,6 +246,6 @@ describe('generated from /openapi.json: every operation', () => {
   });
 
   it('wrote no error-level log line for any of it', () => {
-    assert.deepEqual(server.errorLog(), []);
+    assert.deepEqual(nubis.errorLog(), []);
   });
 });

@@ -9,14 +9,14 @@ import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { prebuiltEntry } from '../src/prebuilt.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { startTestInstance, type TestInstance } from './support/instance.ts';
 import { type Answer, assertSameAnswers, scriptedSession } from './support/scripted-session.ts';
 
 const root = resolve(import.meta.dirname, '..');
 // Under the project, so that the packages left outside the bundle resolve from node_modules.
 const out = resolve(root, `dist/test-${process.pid}`);
 const seeded = { NUBIS_MODE: 'emulator', NUBIS_SEED: 'prebuilt-and-sources' };
-let servers: TestServer[] = [];
+let instances: TestInstance[] = [];
 let fromSources: Answer[];
 let fromPrebuilt: Answer[];
 
@@ -26,15 +26,15 @@ before(async () => {
   const entry = prebuiltEntry({}, out);
   assert.ok(entry, 'the bundle just built matches the sources');
   const prebuilt = (await import(entry)) as typeof import('../src/instance.ts');
-  servers = await Promise.all([
-    startTestServer(seeded),
-    startTestServer(seeded, { startInstance: prebuilt.startInstance }),
+  instances = await Promise.all([
+    startTestInstance(seeded),
+    startTestInstance(seeded, { startInstance: prebuilt.startInstance }),
   ]);
-  [fromSources, fromPrebuilt] = (await Promise.all(servers.map(scriptedSession))) as [Answer[], Answer[]];
+  [fromSources, fromPrebuilt] = (await Promise.all(instances.map(scriptedSession))) as [Answer[], Answer[]];
 });
 
 after(async () => {
-  await Promise.all(servers.map((server) => server.close()));
+  await Promise.all(instances.map((nubis) => nubis.close()));
   rmSync(out, { recursive: true, force: true });
 });
 

@@ -3,7 +3,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import {
   activationUuidFromMail,
   createAccount,
@@ -18,16 +18,16 @@ import {
 const timestamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-let server: TestServer;
+let nubis: TestInstance;
 before(async () => {
-  server = await startTestServer({ TEMP_PASSWORD_TTL: '900' });
+  nubis = await startTestInstance({ TEMP_PASSWORD_TTL: '900' });
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 async function info(token: string) {
-  const result = await server.request('GET', '/v1.3/account/info', { token });
+  const result = await nubis.request('GET', '/v1.3/account/info', { token });
   assert.equal(result.status, 200, JSON.stringify(result.body));
   return result.body;
 }
@@ -47,7 +47,7 @@ describe('register', () => {
       accept_tos: true,
       country: 'gb',
     };
-    const first = await server.request('POST', '/v1.3/account/register', { body });
+    const first = await nubis.request('POST', '/v1.3/account/register', { body });
     assert.equal(first.status, 201);
     assert.deepEqual(Object.keys(first.body).sort(), ['timestamp', 'token']);
     assert.match(first.body.token, /^[0-9a-f]{64}$/);
@@ -58,20 +58,20 @@ describe('register', () => {
     assert.equal(account.activated, false);
 
     // Same status and shape for a taken e-mail (in any case), with a token that opens nothing.
-    const again = await server.request('POST', '/v1.3/account/register', {
+    const again = await nubis.request('POST', '/v1.3/account/register', {
       body: { ...body, email: email.toUpperCase(), password: 'another password' },
     });
     assert.equal(again.status, 201);
     assert.deepEqual(Object.keys(again.body).sort(), ['timestamp', 'token']);
     assert.match(again.body.token, /^[0-9a-f]{64}$/);
-    assert.equal(await tokenWorks(server, again.body.token), false);
+    assert.equal(await tokenWorks(nubis, again.body.token), false);
     // The first password still logs in; the second registration changed nothing.
-    assert.equal(await login(server, email, 'correct horse'), first.body.token);
-    assert.equal(await tokenWorks(server, await login(server, email, 'another password')), false);
+    assert.equal(await login(nubis, email, 'correct horse'), first.body.token);
+    assert.equal(await tokenWorks(nubis, await login(nubis, email, 'another password')), false);
   });
 
   test('names every bad field in one 400', async () => {
-    const result = await server.request('POST', '/v1.3/account/register', {
+    const result = await nubis.request('POST', '/v1.3/account/register', {
       body: { email: 'not-an-email', password: 'short', accept_tos: false, country: 'XYZ' },
     });
     assert.equal(result.status, 400);
@@ -84,14 +84,14 @@ describe('register', () => {
   });
 
   test('an empty body lists each missing field', async () => {
-    const result = await server.request('POST', '/v1.3/account/register', {});
+    const result = await nubis.request('POST', '/v1.3/account/register', {});
     assert.equal(result.status, 400);
     assert.deepEqual(fieldsOf(result), ['accept_tos', 'country', 'email', 'firstname', 'lastname', 'password']);
     for (const error of result.body.errors) assert.equal(error.reason, 'missing required field');
   });
 
   test('a wrong data type is named with its field', async () => {
-    const result = await server.request('POST', '/v1.3/account/register', {
+    const result = await nubis.request('POST', '/v1.3/account/register', {
       body: registerBody({ firstname: { a: 1 }, lastname: ['x'], accept_tos: 'maybe' }),
     });
     assert.equal(result.status, 400);
@@ -111,11 +111,11 @@ describe('register', () => {
       [{ country: 'NLD' }, 'country'],
       [{ country: 'N1' }, 'country'],
     ] as const) {
-      const result = await server.request('POST', '/v1.3/account/register', { body: registerBody(overrides) });
+      const result = await nubis.request('POST', '/v1.3/account/register', { body: registerBody(overrides) });
       assert.equal(result.status, 400, JSON.stringify(overrides));
       assert.deepEqual(fieldsOf(result), [field], JSON.stringify(overrides));
     }
-    const lower = await server.request('POST', '/v1.3/account/register', { body: registerBody({ country: 'de' }) });
+    const lower = await nubis.request('POST', '/v1.3/account/register', { body: registerBody({ country: 'de' }) });
     assert.equal(lower.status, 201);
     assert.equal((await info(lower.body.token)).profile.country, 'DE');
   });
@@ -129,7 +129,7 @@ describe('register', () => {
     for (let i = 0; i < names.length; i++) {
       const firstname = names[i]!;
       const lastname = names[(i * 7 + 3) % names.length]!;
-      const result = await server.request('POST', '/v1.3/account/register', {
+      const result = await nubis.request('POST', '/v1.3/account/register', {
         body: registerBody({ firstname, lastname }),
       });
       assert.equal(result.status, 201, `${JSON.stringify(firstname).slice(0, 40)}: ${JSON.stringify(result.body)}`);
@@ -144,7 +144,7 @@ describe('register', () => {
     for (const field of ['firstname', 'lastname']) {
       const body = registerBody();
       delete body[field];
-      const missing = await server.request('POST', '/v1.3/account/register', { body });
+      const missing = await nubis.request('POST', '/v1.3/account/register', { body });
       assert.equal(missing.status, 400);
       assert.deepEqual(fieldsOf(missing), [field]);
     }
@@ -152,9 +152,9 @@ describe('register', () => {
 
   test('the activity log records the registration, and a rejected second one on the real account', async () => {
     const body = registerBody();
-    const first = await server.request('POST', '/v1.3/account/register', { body });
-    await server.advance(5);
-    const second = await server.request('POST', '/v1.3/account/register', { body });
+    const first = await nubis.request('POST', '/v1.3/account/register', { body });
+    await nubis.advance(5);
+    const second = await nubis.request('POST', '/v1.3/account/register', { body });
     assert.equal(second.status, 201);
     const activity = (await info(first.body.token)).activity;
     assert.deepEqual(activity, [
@@ -166,9 +166,9 @@ describe('register', () => {
 
 describe('login', () => {
   test("right password: 200 with the account's token; the timestamp is the logged attempt and the new lastlogin", async () => {
-    const account = await createAccount(server);
-    await server.advance(60);
-    const result = await server.request('POST', '/v1.3/account/login', {
+    const account = await createAccount(nubis);
+    await nubis.advance(60);
+    const result = await nubis.request('POST', '/v1.3/account/login', {
       body: { email: account.email.toUpperCase(), password: account.password },
     });
     assert.equal(result.status, 200);
@@ -184,13 +184,13 @@ describe('login', () => {
   });
 
   test('wrong password and unknown e-mail: the same 200 and shape, a token that opens nothing, a failed entry, lastlogin unchanged', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const before = await info(account.token);
-    await server.advance(60);
-    const wrong = await server.request('POST', '/v1.3/account/login', {
+    await nubis.advance(60);
+    const wrong = await nubis.request('POST', '/v1.3/account/login', {
       body: { email: account.email, password: 'wrong password' },
     });
-    const unknown = await server.request('POST', '/v1.3/account/login', {
+    const unknown = await nubis.request('POST', '/v1.3/account/login', {
       body: { email: uniqueEmail(), password: 'whatever it is' },
     });
     for (const result of [wrong, unknown]) {
@@ -198,7 +198,7 @@ describe('login', () => {
       assert.deepEqual(Object.keys(result.body).sort(), ['timestamp', 'token']);
       assert.match(result.body.token, /^[0-9a-f]{64}$/);
       assert.match(result.body.timestamp, timestamp);
-      assert.equal(await tokenWorks(server, result.body.token), false);
+      assert.equal(await tokenWorks(nubis, result.body.token), false);
     }
     const after = await info(account.token);
     assert.equal(after.lastlogin, before.lastlogin);
@@ -210,13 +210,13 @@ describe('login', () => {
   });
 
   test('account/info shows the 20 newest entries of a longer log, newest first', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     // 24 attempts a second apart, right and wrong passwords in turn, after the registration.
     const attempts: { timestamp: string; status: string }[] = [];
     for (let i = 0; i < 24; i++) {
-      await server.advance(1);
+      await nubis.advance(1);
       const right = i % 3 === 0;
-      const result = await server.request('POST', '/v1.3/account/login', {
+      const result = await nubis.request('POST', '/v1.3/account/login', {
         body: { email: account.email, password: right ? account.password : 'wrong password' },
       });
       assert.equal(result.status, 200);
@@ -233,10 +233,10 @@ describe('login', () => {
   });
 
   test('a request that fails validation gets its 400', async () => {
-    const missing = await server.request('POST', '/v1.3/account/login', { body: {} });
+    const missing = await nubis.request('POST', '/v1.3/account/login', { body: {} });
     assert.equal(missing.status, 400);
     assert.deepEqual(fieldsOf(missing), ['email', 'password']);
-    const wrongType = await server.request('POST', '/v1.3/account/login', {
+    const wrongType = await nubis.request('POST', '/v1.3/account/login', {
       body: { email: 'a@example.com', password: { guess: 1 } },
     });
     assert.equal(wrongType.status, 400);
@@ -244,49 +244,49 @@ describe('login', () => {
   });
 
   test('a blocked account cannot log in', async () => {
-    const account = await createAccount(server);
-    await server.admin('PATCH', `/admin/accounts/${account.id}`, { blocked: true });
-    const result = await server.request('POST', '/v1.3/account/login', {
+    const account = await createAccount(nubis);
+    await nubis.admin('PATCH', `/admin/accounts/${account.id}`, { blocked: true });
+    const result = await nubis.request('POST', '/v1.3/account/login', {
       body: { email: account.email, password: account.password },
     });
     assert.equal(result.status, 200);
     assert.notEqual(result.body.token, account.token);
-    assert.equal(await tokenWorks(server, result.body.token), false);
+    assert.equal(await tokenWorks(nubis, result.body.token), false);
     assert.equal((await info(account.token)).activity[0].status, 'login blocked');
   });
 });
 
 describe('activation', () => {
   test('the mailed activation uuid activates; the public account uuid does not', async () => {
-    const account = await createAccount(server, { activate: false });
-    const byAccountUuid = await server.request('PUT', '/v1.3/account/activate', { body: { uuid: account.uuid } });
+    const account = await createAccount(nubis, { activate: false });
+    const byAccountUuid = await nubis.request('PUT', '/v1.3/account/activate', { body: { uuid: account.uuid } });
     assert.equal(byAccountUuid.status, 202);
     assert.equal((await info(account.token)).activated, false);
-    const activation = await activationUuidFromMail(server, account.email);
+    const activation = await activationUuidFromMail(nubis, account.email);
     assert.notEqual(activation, account.uuid);
-    const result = await server.request('PUT', '/v1.3/account/activate', { body: { uuid: activation } });
+    const result = await nubis.request('PUT', '/v1.3/account/activate', { body: { uuid: activation } });
     assert.equal(result.status, 202);
     assert.deepEqual(result.body, { success: { response: '202 Accepted', reason: '' } });
     assert.equal((await info(account.token)).activated, true);
     // Again: the same answer, nothing changes.
-    assert.equal((await server.request('PUT', '/v1.3/account/activate', { body: { uuid: activation } })).status, 202);
+    assert.equal((await nubis.request('PUT', '/v1.3/account/activate', { body: { uuid: activation } })).status, 202);
     assert.equal((await info(account.token)).activated, true);
   });
 
   test('an unknown or malformed activation uuid answers the same 202; a missing one is a 400', async () => {
     for (const value of ['00000000-0000-4000-8000-000000000000', 'not a uuid at all']) {
-      const result = await server.request('PUT', '/v1.3/account/activate', { body: { uuid: value } });
+      const result = await nubis.request('PUT', '/v1.3/account/activate', { body: { uuid: value } });
       assert.equal(result.status, 202);
       assert.deepEqual(result.body, { success: { response: '202 Accepted', reason: '' } });
     }
-    const missing = await server.request('PUT', '/v1.3/account/activate', { body: {} });
+    const missing = await nubis.request('PUT', '/v1.3/account/activate', { body: {} });
     assert.equal(missing.status, 400);
     assert.deepEqual(missing.body, { errors: [{ reason: 'missing required field', field: 'uuid' }] });
   });
 
   test('the activation mail names the activation uuid and nothing of the account uuid', async () => {
-    const account = await createAccount(server, { activate: false });
-    const [mail] = await mailsTo(server, account.email);
+    const account = await createAccount(nubis, { activate: false });
+    const [mail] = await mailsTo(nubis, account.email);
     assert.match(mail!.subject, /activate/i);
     assert.match(mail!.text, /Activation uuid: [0-9a-f-]{36}/);
     assert.equal(mail!.text.includes(account.uuid), false);
@@ -295,7 +295,7 @@ describe('activation', () => {
 
 describe('account info', () => {
   test('shows every field of the Account object with its type and real values', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const body = await info(account.token);
     assert.deepEqual(Object.keys(body).sort(), [
       'account_type',
@@ -344,7 +344,7 @@ describe('account info', () => {
   });
 
   test('servers.limit, blocked ports and activation at registration follow the configuration', async () => {
-    const custom = await startTestServer({
+    const custom = await startTestInstance({
       SERVERS_LIMIT: '3',
       BLOCKED_PORTS_TCP: '25, 2525',
       BLOCKED_PORTS_UDP: '53',
@@ -362,13 +362,13 @@ describe('account info', () => {
   });
 
   test("the operator's changes show: smtp, servers limit, permissions, credit", async () => {
-    const account = await createAccount(server);
-    await server.admin('PATCH', `/admin/accounts/${account.uuid}`, {
+    const account = await createAccount(nubis);
+    await nubis.admin('PATCH', `/admin/accounts/${account.uuid}`, {
       smtp: true,
       servers_limit: 25,
       permissions: { vpcs: false },
     });
-    await server.admin('POST', `/admin/accounts/${account.email}/credit`, { amount: '12.345' });
+    await nubis.admin('POST', `/admin/accounts/${account.email}/credit`, { amount: '12.345' });
     const body = await info(account.token);
     assert.equal(body.smtp, true);
     assert.equal(body.servers.limit, 25);
@@ -380,8 +380,8 @@ describe('account info', () => {
 
 describe('update', () => {
   test('changes names, country and dark_mode; a field left out keeps its value', async () => {
-    const account = await createAccount(server);
-    const result = await server.request('PATCH', '/v1.3/account/update', {
+    const account = await createAccount(nubis);
+    const result = await nubis.request('PATCH', '/v1.3/account/update', {
       token: account.token,
       body: { firstname: 'Grace', lastname: 'Hopper', country: 'us', dark_mode: false },
     });
@@ -393,7 +393,7 @@ describe('update', () => {
       country: 'US',
       dark_mode: false,
     });
-    await server.request('PATCH', '/v1.3/account/update', {
+    await nubis.request('PATCH', '/v1.3/account/update', {
       token: account.token,
       body: { firstname: 'Amazing Grace' },
     });
@@ -404,28 +404,28 @@ describe('update', () => {
       dark_mode: false,
     });
     assert.equal(
-      (await server.request('PATCH', '/v1.3/account/update', { token: account.token, body: {} })).status,
+      (await nubis.request('PATCH', '/v1.3/account/update', { token: account.token, body: {} })).status,
       202,
     );
     assert.equal((await info(account.token)).profile.dark_mode, false);
   });
 
   test('changes the e-mail: the new one logs in, the old one does not, and the old address is told', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const email = uniqueEmail('moved');
-    const result = await server.request('PATCH', '/v1.3/account/update', { token: account.token, body: { email } });
+    const result = await nubis.request('PATCH', '/v1.3/account/update', { token: account.token, body: { email } });
     assert.equal(result.status, 202);
     assert.equal((await info(account.token)).email, email);
-    assert.equal(await login(server, email, account.password), account.token);
-    assert.equal(await tokenWorks(server, await login(server, account.email, account.password)), false);
-    const notice = (await mailsTo(server, account.email))[0]!;
+    assert.equal(await login(nubis, email, account.password), account.token);
+    assert.equal(await tokenWorks(nubis, await login(nubis, account.email, account.password)), false);
+    const notice = (await mailsTo(nubis, account.email))[0]!;
     assert.match(notice.subject, /e-mail address was changed/);
     assert.ok(notice.text.includes(email));
   });
 
   test('an e-mail in use by another account is a 400 naming email', async () => {
-    const [mine, theirs] = await Promise.all([createAccount(server), createAccount(server)]);
-    const result = await server.request('PATCH', '/v1.3/account/update', {
+    const [mine, theirs] = await Promise.all([createAccount(nubis), createAccount(nubis)]);
+    const result = await nubis.request('PATCH', '/v1.3/account/update', {
       token: mine.token,
       body: { email: theirs.email.toUpperCase() },
     });
@@ -435,23 +435,23 @@ describe('update', () => {
   });
 
   test('changes the password: the old one stops working', async () => {
-    const account = await createAccount(server);
-    const result = await server.request('PATCH', '/v1.3/account/update', {
+    const account = await createAccount(nubis);
+    const result = await nubis.request('PATCH', '/v1.3/account/update', {
       token: account.token,
       body: { password: 'a brand new password' },
     });
     assert.equal(result.status, 202);
-    assert.equal(await login(server, account.email, 'a brand new password'), account.token);
-    assert.equal(await tokenWorks(server, await login(server, account.email, account.password)), false);
+    assert.equal(await login(nubis, account.email, 'a brand new password'), account.token);
+    assert.equal(await tokenWorks(nubis, await login(nubis, account.email, account.password)), false);
   });
 
   // Spec, Account: "lastlogin | string | timestamp of last modification (described as last modified)".
   test('an update is a modification: lastlogin moves to it', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const before = (await info(account.token)).lastlogin;
-    await server.advance(3600);
-    const clock = (await server.admin('GET', '/admin/clock')).body.now;
-    const result = await server.request('PATCH', '/v1.3/account/update', {
+    await nubis.advance(3600);
+    const clock = (await nubis.admin('GET', '/admin/clock')).body.now;
+    const result = await nubis.request('PATCH', '/v1.3/account/update', {
       token: account.token,
       body: { firstname: 'Changed' },
     });
@@ -461,8 +461,8 @@ describe('update', () => {
   });
 
   test('names every bad field in one 400 and changes nothing', async () => {
-    const account = await createAccount(server);
-    const result = await server.request('PATCH', '/v1.3/account/update', {
+    const account = await createAccount(nubis);
+    const result = await nubis.request('PATCH', '/v1.3/account/update', {
       token: account.token,
       body: { firstname: 'x'.repeat(1001), country: 'XX', email: 'nope', password: 'short', dark_mode: 'perhaps' },
     });
@@ -477,10 +477,10 @@ describe('update', () => {
   });
 
   test('needs a token; a blocked account gets 403', async () => {
-    assert.equal((await server.request('PATCH', '/v1.3/account/update', { body: { firstname: 'X' } })).status, 401);
-    const account = await createAccount(server);
-    await server.admin('PATCH', `/admin/accounts/${account.id}`, { blocked: true });
-    const result = await server.request('PATCH', '/v1.3/account/update', {
+    assert.equal((await nubis.request('PATCH', '/v1.3/account/update', { body: { firstname: 'X' } })).status, 401);
+    const account = await createAccount(nubis);
+    await nubis.admin('PATCH', `/admin/accounts/${account.id}`, { blocked: true });
+    const result = await nubis.request('PATCH', '/v1.3/account/update', {
       token: account.token,
       body: { firstname: 'X' },
     });
@@ -493,50 +493,50 @@ describe('update', () => {
 
 describe('reset', () => {
   test('mails a temporary password that works beside the unchanged primary one, until it expires', async () => {
-    const account = await createAccount(server);
-    const result = await server.request('PATCH', '/v1.3/account/reset', { body: { email: account.email } });
+    const account = await createAccount(nubis);
+    const result = await nubis.request('PATCH', '/v1.3/account/reset', { body: { email: account.email } });
     assert.equal(result.status, 202);
     assert.deepEqual(result.body, { success: { response: '202 Accepted', reason: '' } });
-    const temporary = await tempPasswordFromMail(server, account.email);
-    assert.equal(await login(server, account.email, temporary), account.token);
-    assert.equal(await login(server, account.email, account.password), account.token);
+    const temporary = await tempPasswordFromMail(nubis, account.email);
+    assert.equal(await login(nubis, account.email, temporary), account.token);
+    assert.equal(await login(nubis, account.email, account.password), account.token);
 
     // TEMP_PASSWORD_TTL is 900 s on this server: still good just before, gone after.
-    await server.advance(890);
-    assert.equal(await login(server, account.email, temporary), account.token);
-    await server.advance(20);
-    assert.equal(await tokenWorks(server, await login(server, account.email, temporary)), false);
-    assert.equal(await login(server, account.email, account.password), account.token);
+    await nubis.advance(890);
+    assert.equal(await login(nubis, account.email, temporary), account.token);
+    await nubis.advance(20);
+    assert.equal(await tokenWorks(nubis, await login(nubis, account.email, temporary)), false);
+    assert.equal(await login(nubis, account.email, account.password), account.token);
   });
 
   test('an unknown e-mail gets the same 202 and no mail; a missing one is a 400', async () => {
     const email = uniqueEmail('nobody');
-    const result = await server.request('PATCH', '/v1.3/account/reset', { body: { email } });
+    const result = await nubis.request('PATCH', '/v1.3/account/reset', { body: { email } });
     assert.equal(result.status, 202);
     assert.deepEqual(result.body, { success: { response: '202 Accepted', reason: '' } });
-    assert.deepEqual(await mailsTo(server, email), []);
-    const missing = await server.request('PATCH', '/v1.3/account/reset', { body: {} });
+    assert.deepEqual(await mailsTo(nubis, email), []);
+    const missing = await nubis.request('PATCH', '/v1.3/account/reset', { body: {} });
     assert.equal(missing.status, 400);
     assert.deepEqual(missing.body, { errors: [{ reason: 'missing required field', field: 'email' }] });
   });
 
   test('a new password ends the temporary one', async () => {
-    const account = await createAccount(server);
-    await server.request('PATCH', '/v1.3/account/reset', { body: { email: account.email } });
-    const temporary = await tempPasswordFromMail(server, account.email);
-    await server.request('PATCH', '/v1.3/account/update', {
+    const account = await createAccount(nubis);
+    await nubis.request('PATCH', '/v1.3/account/reset', { body: { email: account.email } });
+    const temporary = await tempPasswordFromMail(nubis, account.email);
+    await nubis.request('PATCH', '/v1.3/account/update', {
       token: account.token,
       body: { password: 'chosen after reset' },
     });
-    assert.equal(await tokenWorks(server, await login(server, account.email, temporary)), false);
-    assert.equal(await login(server, account.email, 'chosen after reset'), account.token);
+    assert.equal(await tokenWorks(nubis, await login(nubis, account.email, temporary)), false);
+    assert.equal(await login(nubis, account.email, 'chosen after reset'), account.token);
   });
 
   test('the activity log keeps every attempt, failed ones included, newest first', async () => {
-    const account = await createAccount(server);
-    await server.request('POST', '/v1.3/account/login', { body: { email: account.email, password: 'bad guess 1' } });
-    await server.request('POST', '/v1.3/account/login', { body: { email: account.email, password: account.password } });
-    await server.request('POST', '/v1.3/account/login', { body: { email: account.email, password: 'bad guess 2' } });
+    const account = await createAccount(nubis);
+    await nubis.request('POST', '/v1.3/account/login', { body: { email: account.email, password: 'bad guess 1' } });
+    await nubis.request('POST', '/v1.3/account/login', { body: { email: account.email, password: account.password } });
+    await nubis.request('POST', '/v1.3/account/login', { body: { email: account.email, password: 'bad guess 2' } });
     const statuses = (await info(account.token)).activity.map((entry: { status: string }) => entry.status);
     assert.deepEqual(statuses, ['login failed', 'login success', 'login failed', 'register success']);
   });

@@ -3,29 +3,29 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount } from '../../test/support/accounts.ts';
 import { standardServer } from '../../test/support/servers.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 before(async () => {
-  server = await startTestServer();
+  nubis = await startTestInstance();
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
-const createServer = (token: string) => server.request('POST', '/v1.3/server/create', { token, body: standardServer });
+const createServer = (token: string) => nubis.request('POST', '/v1.3/server/create', { token, body: standardServer });
 
 async function readsStillWork(token: string): Promise<void> {
-  assert.equal((await server.request('GET', '/v1.3/account/info', { token })).status, 200);
-  assert.equal((await server.request('GET', '/v1.3/server/list', { token })).status, 200);
-  assert.equal((await server.request('GET', '/v1.3/account/token_list', { token })).status, 200);
+  assert.equal((await nubis.request('GET', '/v1.3/account/info', { token })).status, 200);
+  assert.equal((await nubis.request('GET', '/v1.3/server/list', { token })).status, 200);
+  assert.equal((await nubis.request('GET', '/v1.3/account/token_list', { token })).status, 200);
 }
 
 describe('403 for an account that lacks permission', () => {
   test("not activated: reads work, a billable create is 403 in the spec's shape until the operator activates it", async () => {
-    const account = await createAccount(server, { activate: false, credit: 100 });
+    const account = await createAccount(nubis, { activate: false, credit: 100 });
     const refused = await createServer(account.token);
     assert.equal(refused.status, 403);
     assert.deepEqual(refused.body, {
@@ -37,32 +37,31 @@ describe('403 for an account that lacks permission', () => {
     });
     await readsStillWork(account.token);
 
-    await server.admin('PATCH', `/admin/accounts/${account.id}`, { activated: true });
+    await nubis.admin('PATCH', `/admin/accounts/${account.id}`, { activated: true });
     assert.equal((await createServer(account.token)).status, 201);
   });
 
   test('blocked: reads work, creates and profile changes are 403, until unblocked', async () => {
-    const account = await createAccount(server);
-    await server.admin('PATCH', `/admin/accounts/${account.id}`, { blocked: true });
+    const account = await createAccount(nubis);
+    await nubis.admin('PATCH', `/admin/accounts/${account.id}`, { blocked: true });
     const refused = await createServer(account.token);
     assert.equal(refused.status, 403);
     assert.deepEqual(refused.body, {
       errors: { response: '403 Forbidden', reason: 'the account is blocked; contact support' },
     });
     assert.equal(
-      (await server.request('PATCH', '/v1.3/account/update', { token: account.token, body: { firstname: 'X' } }))
-        .status,
+      (await nubis.request('PATCH', '/v1.3/account/update', { token: account.token, body: { firstname: 'X' } })).status,
       403,
     );
     await readsStillWork(account.token);
 
-    await server.admin('PATCH', `/admin/accounts/${account.id}`, { blocked: false });
+    await nubis.admin('PATCH', `/admin/accounts/${account.id}`, { blocked: false });
     assert.equal((await createServer(account.token)).status, 201);
   });
 
   test('a permission turned off refuses its resource only', async () => {
-    const account = await createAccount(server);
-    await server.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { servers: false } });
+    const account = await createAccount(nubis);
+    await nubis.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { servers: false } });
     const refused = await createServer(account.token);
     assert.equal(refused.status, 403);
     assert.deepEqual(refused.body, {
@@ -70,7 +69,7 @@ describe('403 for an account that lacks permission', () => {
     });
     assert.equal(
       (
-        await server.request('POST', '/v1.3/account/token_create', {
+        await nubis.request('POST', '/v1.3/account/token_create', {
           token: account.token,
           body: { name: 'still fine' },
         })
@@ -79,7 +78,7 @@ describe('403 for an account that lacks permission', () => {
     );
     await readsStillWork(account.token);
 
-    await server.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { servers: true } });
+    await nubis.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { servers: true } });
     assert.equal((await createServer(account.token)).status, 201);
   });
 });

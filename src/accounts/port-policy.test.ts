@@ -4,52 +4,52 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount } from '../../test/support/accounts.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 before(async () => {
-  server = await startTestServer({ BLOCKED_PORTS_TCP: '25,465,587,2525', BLOCKED_PORTS_UDP: '53' });
+  nubis = await startTestInstance({ BLOCKED_PORTS_TCP: '25,465,587,2525', BLOCKED_PORTS_UDP: '53' });
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 async function shown(token: string) {
-  const info = await server.request('GET', '/v1.3/account/info', { token });
+  const info = await nubis.request('GET', '/v1.3/account/info', { token });
   assert.equal(info.status, 200, JSON.stringify(info.body));
   return { blocked_ports: info.body.blocked_ports, smtp: info.body.smtp };
 }
 
 test("an account's blocked ports: the default, its own list, smtp lifting 25, 465 and 587, and back", async () => {
-  const alice = await createAccount(server);
+  const alice = await createAccount(nubis);
   assert.deepEqual(await shown(alice.token), { blocked_ports: { TCP: [25, 465, 587, 2525], UDP: [53] }, smtp: false });
 
-  const lifted = await server.admin('PATCH', `/admin/accounts/${alice.id}`, { smtp: true });
+  const lifted = await nubis.admin('PATCH', `/admin/accounts/${alice.id}`, { smtp: true });
   assert.equal(lifted.status, 200, JSON.stringify(lifted.body));
   assert.deepEqual(lifted.body.blocked_ports, { TCP: [2525], UDP: [53] });
   assert.deepEqual(await shown(alice.token), { blocked_ports: { TCP: [2525], UDP: [53] }, smtp: true });
 
-  const own = await server.admin('PATCH', `/admin/accounts/${alice.id}`, {
+  const own = await nubis.admin('PATCH', `/admin/accounts/${alice.id}`, {
     blocked_ports: { TCP: [587, 25, 6667, 25], UDP: [5060] },
   });
   assert.equal(own.status, 200, JSON.stringify(own.body));
   // Sorted, without repeats, and still without the SMTP ports while smtp is true.
   assert.deepEqual(own.body.blocked_ports, { TCP: [6667], UDP: [5060] });
-  await server.admin('PATCH', `/admin/accounts/${alice.id}`, { smtp: false });
+  await nubis.admin('PATCH', `/admin/accounts/${alice.id}`, { smtp: false });
   assert.deepEqual((await shown(alice.token)).blocked_ports, { TCP: [25, 587, 6667], UDP: [5060] });
 
-  const back = await server.admin('PATCH', `/admin/accounts/${alice.id}`, { blocked_ports: null });
+  const back = await nubis.admin('PATCH', `/admin/accounts/${alice.id}`, { blocked_ports: null });
   assert.equal(back.status, 200, JSON.stringify(back.body));
   assert.deepEqual(back.body.blocked_ports, { TCP: [25, 465, 587, 2525], UDP: [53] });
 
   // Another account is untouched throughout.
-  const bob = await createAccount(server);
+  const bob = await createAccount(nubis);
   assert.deepEqual((await shown(bob.token)).blocked_ports, { TCP: [25, 465, 587, 2525], UDP: [53] });
 });
 
 test('a bad blocked_ports list answers 400 naming the field and changes nothing', async () => {
-  const alice = await createAccount(server);
+  const alice = await createAccount(nubis);
   for (const bad of [
     { TCP: [0], UDP: [] },
     { TCP: [65536], UDP: [] },
@@ -58,7 +58,7 @@ test('a bad blocked_ports list answers 400 naming the field and changes nothing'
     'all',
     { TCP: Array.from({ length: 101 }, (_, i) => i + 1), UDP: [] },
   ]) {
-    const refused = await server.admin('PATCH', `/admin/accounts/${alice.id}`, { blocked_ports: bad });
+    const refused = await nubis.admin('PATCH', `/admin/accounts/${alice.id}`, { blocked_ports: bad });
     assert.equal(refused.status, 400, `${JSON.stringify(bad)}: ${JSON.stringify(refused.body)}`);
     assert.match(JSON.stringify(refused.body), /blocked_ports/);
   }

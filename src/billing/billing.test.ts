@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { closeInvoiceItems, openInvoiceItems } from './invoice-items.ts';
 import { requireFunds } from './funds.ts';
@@ -19,12 +19,12 @@ import type { PricedItem } from './pricing.ts';
 const HOUR = 3600;
 const DAY = 24 * HOUR;
 
-let server: TestServer;
+let nubis: TestInstance;
 before(async () => {
-  server = await startTestServer();
+  nubis = await startTestInstance();
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 /** A $7.30-a-month item: exactly 10 000 micro-dollars (one cent) an hour, capped at 730 hours. */
@@ -37,18 +37,18 @@ const centAnHour: PricedItem = {
 
 async function open(account: TestAccount, items: PricedItem[], prepaidUntil: number | null = null): Promise<string> {
   const uuid = randomUUID();
-  const ctx = server.running.ctx;
+  const ctx = nubis.running.ctx;
   await openInvoiceItems(ctx, ctx.db, account.id, uuid, items, prepaidUntil);
   return uuid;
 }
 
 async function close(uuid: string): Promise<void> {
-  const ctx = server.running.ctx;
+  const ctx = nubis.running.ctx;
   await closeInvoiceItems(ctx, ctx.db, uuid);
 }
 
 async function clockNow(): Promise<number> {
-  return server.running.ctx.clock.now();
+  return nubis.running.ctx.clock.now();
 }
 
 /**
@@ -65,7 +65,7 @@ async function toNextMonth(seconds: number): Promise<number> {
   const now = await clockNow();
   const date = new Date(now);
   const target = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) + seconds * 1000;
-  await server.advance((target - now) / 1000);
+  await nubis.advance((target - now) / 1000);
   return target;
 }
 
@@ -75,17 +75,17 @@ function iso(ms: number): string {
 
 describe('transaction list', () => {
   test("shows every field of the spec for credits, newest first, and only the account's own", async () => {
-    const account = await createAccount(server, { credit: 100 });
-    const other = await createAccount(server, { credit: 3 });
-    const credited = await server.admin('POST', `/admin/accounts/${account.id}/credit`, {
+    const account = await createAccount(nubis, { credit: 100 });
+    const other = await createAccount(nubis, { credit: 3 });
+    const credited = await nubis.admin('POST', `/admin/accounts/${account.id}/credit`, {
       amount: '12.345678',
       note: 'top-up',
     });
     assert.equal(credited.status, 201);
-    const debited = await server.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: -5 });
+    const debited = await nubis.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: -5 });
     assert.equal(debited.status, 201);
 
-    const list = await server.request('GET', '/v1.3/transaction/list', { token: account.token });
+    const list = await nubis.request('GET', '/v1.3/transaction/list', { token: account.token });
     assert.equal(list.status, 200);
     assert.deepEqual(Object.keys(list.body).sort(), ['meta', 'transactions']);
     assert.deepEqual(list.body.meta, { total: 3 });
@@ -116,23 +116,23 @@ describe('transaction list', () => {
     }
     assert.ok(Number(newest.id) > Number(middle.id) && Number(middle.id) > Number(oldest.id));
 
-    const others = await server.request('GET', '/v1.3/transaction/list', { token: other.token });
+    const others = await nubis.request('GET', '/v1.3/transaction/list', { token: other.token });
     assert.deepEqual(
       others.body.transactions.map((t: { amount: number }) => t.amount),
       [3],
     );
     // The balance is exact inside: 100 + 12.345678 − 5 shows as 107.35.
-    const info = await server.request('GET', '/v1.3/account/info', { token: account.token });
+    const info = await nubis.request('GET', '/v1.3/account/info', { token: account.token });
     assert.equal(info.body.balance, 107.35);
   });
 
   test('lists the 100 latest and counts them all', async () => {
-    const account = await createAccount(server, { credit: 0 });
+    const account = await createAccount(nubis, { credit: 0 });
     for (let i = 1; i <= 105; i++) {
-      const result = await server.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: `${i}.00` });
+      const result = await nubis.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: `${i}.00` });
       assert.equal(result.status, 201);
     }
-    const list = await server.request('GET', '/v1.3/transaction/list', { token: account.token });
+    const list = await nubis.request('GET', '/v1.3/transaction/list', { token: account.token });
     assert.equal(list.body.meta.total, 105);
     assert.equal(list.body.transactions.length, 100);
     assert.equal(list.body.transactions[0].amount, 105);
@@ -140,39 +140,39 @@ describe('transaction list', () => {
   });
 
   test('needs a token', async () => {
-    assert.equal((await server.request('GET', '/v1.3/transaction/list')).status, 401);
+    assert.equal((await nubis.request('GET', '/v1.3/transaction/list')).status, 401);
   });
 });
 
 describe('invoice list', () => {
   test('is empty for an account with nothing billed', async () => {
-    const account = await createAccount(server);
-    const list = await server.request('GET', '/v1.3/invoice/list', { token: account.token });
+    const account = await createAccount(nubis);
+    const list = await nubis.request('GET', '/v1.3/invoice/list', { token: account.token });
     assert.equal(list.status, 200);
     assert.deepEqual(list.body, { invoices: [], meta: { total: 0 } });
   });
 
   test("shows each item with the spec's fields: prices, started hours, active while billed", async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const start = await clockNow();
     const _kept = await open(account, [
       centAnHour,
       { resourceType: 'floating_ip', description: 'ip', amountHrMicros: 4110, amountMoMicros: 3_000_000 },
     ]);
     const opened = await clockNow();
-    await server.advance(2 * HOUR + 30 * 60);
+    await nubis.advance(2 * HOUR + 30 * 60);
     const goneStart = await clockNow();
     const gone = await open(account, [
       { resourceType: 'snapshot', description: 'snap', amountHrMicros: 69, amountMoMicros: 50_000 },
     ]);
     const goneOpened = await clockNow();
-    await server.advance(90 * 60);
+    await nubis.advance(90 * 60);
     const closing = await clockNow();
     await close(gone);
     const closed = await clockNow();
-    await server.advance(HOUR);
+    await nubis.advance(HOUR);
 
-    const list = await server.request('GET', '/v1.3/invoice/list', { token: account.token });
+    const list = await nubis.request('GET', '/v1.3/invoice/list', { token: account.token });
     assert.equal(list.body.meta.total, 3);
     const [snapshot, ip, srv] = list.body.invoices;
     assert.deepEqual(Object.keys(srv).sort(), [
@@ -218,19 +218,19 @@ describe('invoice list', () => {
     assertBetween(snapshot.ts_created, goneStart, goneOpened, 'ts_created');
     assertBetween(snapshot.ts_removed, closing, closed, 'ts_removed');
 
-    const other = await createAccount(server);
-    assert.deepEqual((await server.request('GET', '/v1.3/invoice/list', { token: other.token })).body.meta, {
+    const other = await createAccount(nubis);
+    assert.deepEqual((await nubis.request('GET', '/v1.3/invoice/list', { token: other.token })).body.meta, {
       total: 0,
     });
   });
 
   test('pages older items with start_id in steps of 25', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     for (let i = 1; i <= 60; i++) {
       await open(account, [{ ...centAnHour, amountHrMicros: i * 1000 }]);
     }
     const page = async (query: string) => {
-      const result = await server.request('GET', `/v1.3/invoice/list${query}`, { token: account.token });
+      const result = await nubis.request('GET', `/v1.3/invoice/list${query}`, { token: account.token });
       assert.equal(result.status, 200, JSON.stringify(result.body));
       assert.equal(result.body.meta.total, 60);
       return result.body.invoices.map((item: { amount_hr: number }) => Math.round(item.amount_hr * 1000));
@@ -253,9 +253,9 @@ describe('invoice list', () => {
   });
 
   test('a bad start_id is a 400 naming it', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     for (const bad of ['-1', 'abc', '2.5', '99999999999']) {
-      const result = await server.request('GET', `/v1.3/invoice/list?start_id=${bad}`, { token: account.token });
+      const result = await nubis.request('GET', `/v1.3/invoice/list?start_id=${bad}`, { token: account.token });
       assert.equal(result.status, 400, bad);
       assert.deepEqual(
         result.body.errors.map((e: { field: string }) => e.field),
@@ -281,7 +281,7 @@ describe('invoice sum', () => {
   };
 
   test('defaults to the current month of the clock, with or without a body', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const now = new Date(await clockNow());
     const expected = {
       ...zeroes,
@@ -289,14 +289,14 @@ describe('invoice sum', () => {
       ts_end: iso(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)),
     };
     for (const options of [{ body: {} }, {}, { body: { from: null, to: '' } }]) {
-      const result = await server.request('POST', '/v1.3/invoice/sum', { token: account.token, ...options });
+      const result = await nubis.request('POST', '/v1.3/invoice/sum', { token: account.token, ...options });
       assert.equal(result.status, 200, JSON.stringify(result.body));
       assert.deepEqual(result.body, expected);
     }
   });
 
   test('parses any common timestamp shape, in UTC unless it names a zone', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const cases: [unknown, string][] = [
       ['2026-03-01', '2026-03-01T00:00:00Z'],
       ['2026-03', '2026-03-01T00:00:00Z'],
@@ -309,7 +309,7 @@ describe('invoice sum', () => {
       [1772323200, '2026-03-01T00:00:00Z'],
     ];
     for (const [from, shown] of cases) {
-      const result = await server.request('POST', '/v1.3/invoice/sum', {
+      const result = await nubis.request('POST', '/v1.3/invoice/sum', {
         token: account.token,
         body: { from, to: '2030-01-01' },
       });
@@ -323,7 +323,7 @@ describe('invoice sum', () => {
   // a timestamp". Generated: many instants, each written in many forms of ISO 8601 (extended and basic;
   // calendar, ordinal and week dates; dates alone; offsets) and RFC 2822.
   test('from and to: every ISO 8601 form or RFC 2822 text, generated over many instants', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');
     const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
     const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -518,7 +518,7 @@ describe('invoice sum', () => {
       const offset = ((index * 97) % (28 * 60)) - 14 * 60 + (index % 2 ? 30 : 0);
       for (const [name, write] of forms) {
         const [text, named] = write(ms, offset);
-        const result = await server.request('POST', '/v1.3/invoice/sum', {
+        const result = await nubis.request('POST', '/v1.3/invoice/sum', {
           token: account.token,
           body: { from: text, to: '9999-01-01T00:00:00Z' },
         });
@@ -529,9 +529,9 @@ describe('invoice sum', () => {
   });
 
   test('a bad date is a 400 naming the field; so is an interval that ends before it starts', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const fieldsOf = async (body: unknown) => {
-      const result = await server.request('POST', '/v1.3/invoice/sum', { token: account.token, body });
+      const result = await nubis.request('POST', '/v1.3/invoice/sum', { token: account.token, body });
       assert.equal(result.status, 400, JSON.stringify(body));
       for (const error of result.body.errors) assert.equal(typeof error.reason, 'string');
       return result.body.errors.map((e: { field: string }) => e.field).sort();
@@ -547,7 +547,7 @@ describe('invoice sum', () => {
   });
 
   test('totals each resource type over the interval; sub-intervals add up to the cent', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     // Start 10 minutes into a month so no hour begins near a month boundary.
     const t0 = await toNextMonth(10 * 60);
     await open(account, [centAnHour]);
@@ -560,15 +560,15 @@ describe('invoice sum', () => {
     const ip = await open(account, [
       { resourceType: 'floating_ip', description: 'ip', amountHrMicros: 4110, amountMoMicros: 3_000_000 },
     ]);
-    await server.advance(10 * DAY + 30 * 60);
+    await nubis.advance(10 * DAY + 30 * 60);
     await close(ip);
-    await server.advance(5 * DAY);
+    await nubis.advance(5 * DAY);
     // Now t0 + 15 days + 30 minutes: 361 hours started by each open item; the IP had 241.
     const sum = async (from: number | null, to: number | null) => {
       const body: Record<string, string> = {};
       if (from !== null) body.from = iso(from);
       if (to !== null) body.to = iso(to);
-      const result = await server.request('POST', '/v1.3/invoice/sum', { token: account.token, body });
+      const result = await nubis.request('POST', '/v1.3/invoice/sum', { token: account.token, body });
       assert.equal(result.status, 200, JSON.stringify(result.body));
       return result.body;
     };
@@ -614,7 +614,7 @@ describe('invoice sum', () => {
     assert.equal(future.server, 0);
 
     // The balance is the exact figure, rounded once.
-    const info = await server.request('GET', '/v1.3/account/info', { token: account.token });
+    const info = await nubis.request('GET', '/v1.3/account/info', { token: account.token });
     assert.equal(info.body.balance, 94.05); // 100 − 3.61 − 0.98914 − 0.365332 − 0.99051 = 94.045018
     assert.equal(info.body.billing.usage, 0.013752);
   });
@@ -622,14 +622,14 @@ describe('invoice sum', () => {
 
 describe('account money fields', () => {
   test('balance, usage, secondsdue and duedate follow the open items and the clock', async () => {
-    const account = await createAccount(server, { credit: 10 });
-    const idle = await server.request('GET', '/v1.3/account/info', { token: account.token });
+    const account = await createAccount(nubis, { credit: 10 });
+    const idle = await nubis.request('GET', '/v1.3/account/info', { token: account.token });
     assert.equal(idle.body.balance, 10);
     assert.deepEqual(idle.body.billing, { secondsdue: null, duedate: null, usage: 0 });
 
     await open(account, [centAnHour]);
     const asked = await clockNow();
-    const info = await server.request('GET', '/v1.3/account/info', { token: account.token });
+    const info = await nubis.request('GET', '/v1.3/account/info', { token: account.token });
     const answered = await clockNow();
     // The first hour is charged at once; 9.99 at a cent an hour lasts 999 hours.
     assert.equal(info.body.balance, 9.99);
@@ -639,22 +639,22 @@ describe('account money fields', () => {
   });
 
   test('hours paid up front are not charged and not part of the burn until they run out', async () => {
-    const account = await createAccount(server, { credit: 10 });
+    const account = await createAccount(nubis, { credit: 10 });
     const now = await clockNow();
     await open(account, [centAnHour], now + 3 * HOUR * 1000);
-    let info = await server.request('GET', '/v1.3/account/info', { token: account.token });
+    let info = await nubis.request('GET', '/v1.3/account/info', { token: account.token });
     assert.equal(info.body.balance, 10);
     assert.deepEqual(info.body.billing, { secondsdue: null, duedate: null, usage: 0 });
-    await server.advance(3 * HOUR + 60);
-    info = await server.request('GET', '/v1.3/account/info', { token: account.token });
+    await nubis.advance(3 * HOUR + 60);
+    info = await nubis.request('GET', '/v1.3/account/info', { token: account.token });
     assert.equal(info.body.balance, 9.99);
     assert.equal(info.body.billing.usage, 0.01);
-    const list = await server.request('GET', '/v1.3/invoice/list', { token: account.token });
+    const list = await nubis.request('GET', '/v1.3/invoice/list', { token: account.token });
     assert.equal(list.body.invoices[0].usage, 4);
   });
   test('the balance is the whole history metered anew, to the micro-dollar, after any mix of opens, closes and credits', async () => {
-    const ctx = server.running.ctx;
-    const account = await createAccount(server, { credit: 50 });
+    const ctx = nubis.running.ctx;
+    const account = await createAccount(nubis, { credit: 50 });
     // Generated steps (a fixed seed, so a failure repeats): open items of odd prices, some prepaid;
     // close some (a few twice at once, as racing removals do); credit; let the clock run.
     let seed = 7;
@@ -674,9 +674,9 @@ describe('account money fields', () => {
         if (random(2)) await Promise.all([close(uuid), close(uuid)]);
         else await close(uuid);
       } else if (kind === 3) {
-        await server.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: (1 + random(500)) / 100 });
+        await nubis.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: (1 + random(500)) / 100 });
       } else {
-        await server.advance(random(3) * HOUR + random(3600));
+        await nubis.advance(random(3) * HOUR + random(3600));
       }
     }
     const now = await clockNow();
@@ -698,9 +698,9 @@ describe('account money fields', () => {
 
 describe('funds check', () => {
   test('the balance floor never exceeds the balance, and is the balance while no cap or prepaid hour applies', async () => {
-    const ctx = server.running.ctx;
-    const plain = await createAccount(server, { credit: 10 });
-    const mixed = await createAccount(server, { credit: 10 });
+    const ctx = nubis.running.ctx;
+    const plain = await createAccount(nubis, { credit: 10 });
+    const mixed = await createAccount(nubis, { credit: 10 });
     await open(plain, [centAnHour, centAnHour]);
     // Capped at two and a half hours a month; paid up front for two hours; removed after its first hour.
     await open(mixed, [centAnHour, { ...centAnHour, amountMoMicros: 25_000 }]);
@@ -708,7 +708,7 @@ describe('funds check', () => {
     await close(await open(mixed, [centAnHour]));
     // Half an hour away from every hour boundary of the items, so both reads see the same hours.
     for (const step of [0, HOUR / 2, 2 * HOUR, 3 * HOUR]) {
-      await server.advance(step);
+      await nubis.advance(step);
       assert.equal(
         await accountBalanceFloor(ctx, ctx.db, plain.id),
         (await accountFinance(ctx, ctx.db, plain.id)).balanceMicros,
@@ -720,13 +720,13 @@ describe('funds check', () => {
   });
 
   test('covers the cost to the micro-dollar, whether the floor settles the check or metering does', async () => {
-    const ctx = server.running.ctx;
-    const billed = await createAccount(server, { credit: '0.03' });
+    const ctx = nubis.running.ctx;
+    const billed = await createAccount(nubis, { credit: '0.03' });
     await open(billed, [centAnHour]);
     // The first hour is charged: 20 000 left, which the floor knows exactly.
     await requireFunds(ctx, ctx.db, billed.id, 20_000);
     await assert.rejects(requireFunds(ctx, ctx.db, billed.id, 20_001), PaymentRequired);
-    const prepaid = await createAccount(server, { credit: '0.03' });
+    const prepaid = await createAccount(nubis, { credit: '0.03' });
     await open(prepaid, [centAnHour], (await clockNow()) + 5 * HOUR * 1000);
     // The floor charges the prepaid hour (20 000); metering does not (30 000).
     await requireFunds(ctx, ctx.db, prepaid.id, 30_000);

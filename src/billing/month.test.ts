@@ -7,7 +7,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 
 const MINUTE = 60_000;
@@ -78,7 +78,7 @@ function iso(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19)}Z`;
 }
 
-let server: TestServer;
+let nubis: TestInstance;
 let account: TestAccount;
 /** The clock as this test has moved it (the server's runs a few real seconds ahead at most). */
 let at = 0;
@@ -95,12 +95,12 @@ let snapshotUuid = '';
 
 async function moveTo(target: number): Promise<void> {
   assert.ok(target >= at);
-  await server.advance((target - at) / 1000);
+  await nubis.advance((target - at) / 1000);
   at = target;
 }
 
 async function call(method: string, path: string, body?: unknown, expected = 200) {
-  const result = await server.request(method, path, { token: account.token, body });
+  const result = await nubis.request(method, path, { token: account.token, body });
   assert.equal(result.status, expected, `${method} ${path}: ${JSON.stringify(result.body)}`);
   return result.body;
 }
@@ -130,25 +130,25 @@ async function checkBalance(): Promise<void> {
 }
 
 before(async () => {
-  server = await startTestServer();
+  nubis = await startTestInstance();
   // Ten minutes into the next UTC month. Items are opened at :10, :20, :30 or :40 past an hour and
   // every check happens at :05, :15, :25 or :35, so no check falls near the start of an hour; no
   // item is closed a whole number of hours after it opened. The server's clock runs a few real
   // seconds ahead of `at`, which then changes no count.
-  at = server.running.ctx.clock.now();
+  at = nubis.running.ctx.clock.now();
   const now = new Date(at);
   monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
   nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 2, 1);
   await moveTo(monthStart + 10 * MINUTE);
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 describe('a month of billing', () => {
   test('credit, then two servers (one with backups, one with a licence, DDoS protection and 24 hours paid up front)', async () => {
-    account = await createAccount(server, { credit: 100 });
-    assert.equal((await server.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: '20.00' })).status, 201);
+    account = await createAccount(nubis, { credit: 100 });
+    assert.equal((await nubis.admin('POST', `/admin/accounts/${account.id}/credit`, { amount: '20.00' })).status, 201);
     serverA = await call(
       'POST',
       '/v1.3/server/create',

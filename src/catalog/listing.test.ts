@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type JsonBody, startTestServer, type TestServer } from '../../test/support/server.ts';
+import { type JsonBody, startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 
 const timestamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 const continents = ['africa', 'asia', 'australia', 'europe', 'middle-east', 'north-america', 'south-america'];
@@ -25,17 +25,17 @@ const featureNames = [
   'virtual_private_cloud',
 ];
 
-let server: TestServer;
+let nubis: TestInstance;
 before(async () => {
-  server = await startTestServer();
+  nubis = await startTestInstance();
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 describe('region list', () => {
   test('answers without a token: regions keyed by id, meta with counts per continent, total, cached, timestamp', async () => {
-    const result = await server.request('GET', '/v1.3/region/list');
+    const result = await nubis.request('GET', '/v1.3/region/list');
     assert.equal(result.status, 200);
     const { regions, meta } = result.body;
     assert.deepEqual(Object.keys(result.body).sort(), ['meta', 'regions']);
@@ -96,12 +96,12 @@ describe('region list', () => {
 
 describe('image list', () => {
   test('keys images by id with every field; a Windows image carries an hourly licence cost', async () => {
-    const result = await server.request('GET', '/v1.3/image/list');
+    const result = await nubis.request('GET', '/v1.3/image/list');
     assert.equal(result.status, 200);
     const { images, meta } = result.body;
     assert.deepEqual(Object.keys(meta).sort(), ['cached', 'timestamp', 'total']);
     assert.equal(meta.total, Object.keys(images).length);
-    const regions = Object.keys((await server.request('GET', '/v1.3/region/list')).body.regions).map(Number);
+    const regions = Object.keys((await nubis.request('GET', '/v1.3/region/list')).body.regions).map(Number);
     for (const image of Object.values(images as Record<string, Record<string, JsonBody>>)) {
       assert.deepEqual(Object.keys(image).sort(), [
         'generation',
@@ -128,8 +128,8 @@ describe('image list', () => {
   });
 
   test('region_id keeps only the images offered there', async () => {
-    const all = (await server.request('GET', '/v1.3/image/list')).body.images as Record<string, { regions: number[] }>;
-    const result = await server.request('GET', '/v1.3/image/list?region_id=601');
+    const all = (await nubis.request('GET', '/v1.3/image/list')).body.images as Record<string, { regions: number[] }>;
+    const result = await nubis.request('GET', '/v1.3/image/list?region_id=601');
     assert.equal(result.status, 200);
     const expected = Object.keys(all)
       .filter((id) => all[id]!.regions.includes(601))
@@ -137,7 +137,7 @@ describe('image list', () => {
     assert.ok(expected.length > 0 && expected.length < Object.keys(all).length);
     assert.deepEqual(Object.keys(result.body.images).sort(), expected);
     assert.equal(result.body.meta.total, expected.length);
-    const none = await server.request('GET', '/v1.3/image/list?region_id=9999');
+    const none = await nubis.request('GET', '/v1.3/image/list?region_id=9999');
     assert.deepEqual(none.body.images, {});
     assert.equal(none.body.meta.total, 0);
   });
@@ -145,7 +145,7 @@ describe('image list', () => {
 
 describe('plan list (extension)', () => {
   test('keys plans by id with size and price; region_id keeps the plans sold there', async () => {
-    const result = await server.request('GET', '/v1.3/plan/list');
+    const result = await nubis.request('GET', '/v1.3/plan/list');
     assert.equal(result.status, 200);
     const { plans, meta } = result.body;
     assert.equal(meta.total, Object.keys(plans).length);
@@ -176,7 +176,7 @@ describe('plan list (extension)', () => {
       { name: 's-1vcpu-1gb', vcpus: 1, memory_mb: 1024, price_monthly: 5 },
     );
 
-    const inLondon = await server.request('GET', '/v1.3/plan/list?region_id=301');
+    const inLondon = await nubis.request('GET', '/v1.3/plan/list?region_id=301');
     const expected = Object.keys(plans)
       .filter((id) => plans[id].regions.includes(301))
       .sort();
@@ -195,7 +195,7 @@ describe('CATALOG_FILE', () => {
     };
     const file = join(mkdtempSync(join(tmpdir(), 'nubis-catalog-')), 'catalog.json');
     writeFileSync(file, JSON.stringify(own));
-    const custom = await startTestServer({ CATALOG_FILE: file });
+    const custom = await startTestInstance({ CATALOG_FILE: file });
     try {
       assert.deepEqual(Object.keys((await custom.request('GET', '/v1.3/region/list')).body.regions), ['101']);
       assert.deepEqual(Object.keys((await custom.request('GET', '/v1.3/image/list')).body.images), ['1001']);
@@ -210,7 +210,7 @@ describe('CATALOG_FILE', () => {
     shipped.images[0].regions.push(4242);
     const file = join(mkdtempSync(join(tmpdir(), 'nubis-catalog-')), 'catalog.json');
     writeFileSync(file, JSON.stringify(shipped));
-    await assert.rejects(startTestServer({ CATALOG_FILE: file }), (error: Error) => {
+    await assert.rejects(startTestInstance({ CATALOG_FILE: file }), (error: Error) => {
       assert.equal(error.name, 'CatalogError');
       assert.equal(
         error.message,

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { sql } from 'kysely';
-import { testDb, testStorageEnv } from '../../test/support/server.ts';
+import { testDb, testStorageEnv } from '../../test/support/instance.ts';
 import { createMetrics } from '../platform/metrics.ts';
 import { Unavailable } from '../platform/errors.ts';
 import { openStorage } from './connect.ts';

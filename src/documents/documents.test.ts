@@ -15,11 +15,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ADMIN_TOKEN, startTestServer, type TestServer } from '../../test/support/server.ts';
+import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { standardServer } from '../../test/support/servers.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 const scratch = mkdtempSync(join(tmpdir(), 'nubis-documents-'));
 /** Every message the SMTP server received, raw. */
 const delivered: { to: string[]; raw: string }[] = [];
@@ -43,22 +43,22 @@ before(async () => {
   smtp.listen(0, '127.0.0.1');
   await once(smtp.server, 'listening');
   const { port } = smtp.server.address() as AddressInfo;
-  server = await startTestServer({ PAYMENT_PROCESSOR: 'simulated', SMTP_URL: `smtp://127.0.0.1:${port}` });
+  nubis = await startTestInstance({ PAYMENT_PROCESSOR: 'simulated', SMTP_URL: `smtp://127.0.0.1:${port}` });
 });
 after(async () => {
-  await server?.close();
+  await nubis?.close();
   await new Promise<void>((resolve) => smtp.close(() => resolve()));
   rmSync(scratch, { recursive: true, force: true });
 });
 
 async function now(): Promise<number> {
-  return Date.parse((await server.admin('GET', '/admin/clock')).body.now);
+  return Date.parse((await nubis.admin('GET', '/admin/clock')).body.now);
 }
 
 /** Moves the clock to `instant` (it only moves forward). */
 async function advanceTo(instant: number): Promise<void> {
   const seconds = Math.ceil((instant - (await now())) / 1000);
-  if (seconds > 0) await server.advance(seconds);
+  if (seconds > 0) await nubis.advance(seconds);
 }
 
 function nextMonthStart(instant: number, months = 1): number {
@@ -68,20 +68,20 @@ function nextMonthStart(instant: number, months = 1): number {
 
 /** A card top-up paid on the simulated processor's page. */
 async function payByCard(account: TestAccount, amount: number): Promise<void> {
-  const started = await server.request('POST', '/v1.3/payment/checkout', { token: account.token, body: { amount } });
+  const started = await nubis.request('POST', '/v1.3/payment/checkout', { token: account.token, body: { amount } });
   assert.equal(started.status, 201, JSON.stringify(started.body));
   const url = new URL(started.body.checkout_url);
-  const paid = await fetch(`${server.url}${url.pathname}/pay`, { method: 'POST', redirect: 'manual' });
+  const paid = await fetch(`${nubis.url}${url.pathname}/pay`, { method: 'POST', redirect: 'manual' });
   assert.equal(paid.status, 200);
 }
 
 async function payByTransfer(account: TestAccount, amount: number): Promise<void> {
-  const requested = await server.request('POST', '/v1.3/payment/bank_transfer', {
+  const requested = await nubis.request('POST', '/v1.3/payment/bank_transfer', {
     token: account.token,
     body: { amount },
   });
   assert.equal(requested.status, 201);
-  const received = await server.admin('POST', `/admin/transactions/${requested.body.transaction.id}/received`);
+  const received = await nubis.admin('POST', `/admin/transactions/${requested.body.transaction.id}/received`);
   assert.equal(received.status, 200);
 }
 
@@ -95,7 +95,7 @@ async function download(
   path: string,
   token: string,
 ): Promise<{ status: number; type: string | null; body: ArrayBuffer }> {
-  const response = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  const response = await fetch(`${nubis.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
   return { status: response.status, type: response.headers.get('content-type'), body: await response.arrayBuffer() };
 }
 
@@ -106,30 +106,30 @@ describe('monthly invoice documents', () => {
     // Start the month afresh, a day in, so the month holds whole days of usage.
     const monthStart = nextMonthStart(await now());
     await advanceTo(monthStart + 86_400_000);
-    const account = await createAccount(server, { credit: 0 });
-    const other = await createAccount(server, { credit: 0 });
+    const account = await createAccount(nubis, { credit: 0 });
+    const other = await createAccount(nubis, { credit: 0 });
     await payByCard(account, 25);
     await payByTransfer(account, 40);
-    const created = await server.request('POST', '/v1.3/server/create', { token: account.token, body: standardServer });
+    const created = await nubis.request('POST', '/v1.3/server/create', { token: account.token, body: standardServer });
     assert.equal(created.status, 201, JSON.stringify(created.body));
-    const ip = await server.request('POST', '/v1.3/floating_ip/create', {
+    const ip = await nubis.request('POST', '/v1.3/floating_ip/create', {
       token: account.token,
       body: { region_id: 101, ip_version: 4 },
     });
     assert.equal(ip.status, 201, JSON.stringify(ip.body));
-    await server.advance(10 * 86_400);
+    await nubis.advance(10 * 86_400);
     assert.equal(
-      (await server.request('DELETE', `/v1.3/floating_ip/remove/${ip.body.uuid}`, { token: account.token })).status,
+      (await nubis.request('DELETE', `/v1.3/floating_ip/remove/${ip.body.uuid}`, { token: account.token })).status,
       204,
     );
-    await server.request('GET', '/v1.3/account/info', { token: other.token });
+    await nubis.request('GET', '/v1.3/account/info', { token: other.token });
 
     const monthEnd = nextMonthStart(monthStart);
-    assert.deepEqual((await server.request('GET', '/v1.3/document/list', { token: account.token })).body.documents, []);
+    assert.deepEqual((await nubis.request('GET', '/v1.3/document/list', { token: account.token })).body.documents, []);
     await advanceTo(monthEnd + 3_600_000);
 
     const period = new Date(monthStart).toISOString().slice(0, 7);
-    const sum = await server.request('POST', '/v1.3/invoice/sum', {
+    const sum = await nubis.request('POST', '/v1.3/invoice/sum', {
       token: account.token,
       body: { from: new Date(monthStart).toISOString(), to: new Date(monthEnd).toISOString() },
     });
@@ -137,7 +137,7 @@ describe('monthly invoice documents', () => {
     const usage = fields.reduce((total, [, value]) => total + Math.round(value * 100), 0) / 100;
     assert.ok(usage > 0);
 
-    const listed = await server.request('GET', '/v1.3/document/list', { token: account.token });
+    const listed = await nubis.request('GET', '/v1.3/document/list', { token: account.token });
     assert.equal(listed.status, 200);
     assert.equal(listed.body.documents.length, 1);
     const [document] = listed.body.documents;
@@ -146,7 +146,7 @@ describe('monthly invoice documents', () => {
     assert.deepEqual([document.payments, document.tax, document.opening_balance], [65, 13.65, 0]);
     assert.equal(document.closing_balance, Math.round((65 - usage) * 100) / 100);
     // The account that did nothing billable (no payment, no item) gets no document.
-    assert.deepEqual((await server.request('GET', '/v1.3/document/list', { token: other.token })).body.documents, []);
+    assert.deepEqual((await nubis.request('GET', '/v1.3/document/list', { token: other.token })).body.documents, []);
 
     const pdf = await download(`/v1.3/document/download/${document.id}`, account.token);
     assert.equal(pdf.status, 200);
@@ -168,7 +168,7 @@ describe('monthly invoice documents', () => {
     assert.match(text, new RegExp(`Balance at month end\\s+${usd(65 - usage)}\\b`));
 
     // Mailed with the PDF attached; the operator downloads the same bytes; no other account can.
-    const outbox = await server.admin('GET', `/admin/outbox?to=${encodeURIComponent(account.email)}`);
+    const outbox = await nubis.admin('GET', `/admin/outbox?to=${encodeURIComponent(account.email)}`);
     const mail = outbox.body.messages.find((m: { subject: string }) => /invoice/i.test(m.subject));
     assert.ok(mail, 'the invoice mail');
     assert.equal(mail.attachment, `invoice-${String(document.number).padStart(6, '0')}-${period}.pdf`);
@@ -189,24 +189,24 @@ describe('monthly invoice documents', () => {
     assert.deepEqual(Buffer.from(base64.replace(/\s+/g, ''), 'base64'), Buffer.from(pdf.body));
     const operatorCopy = await download(`/admin/documents/${document.id}/pdf`, ADMIN_TOKEN);
     assert.deepEqual(Buffer.from(operatorCopy.body), Buffer.from(pdf.body));
-    const operatorList = await server.admin('GET', `/admin/accounts/${account.id}/documents`);
+    const operatorList = await nubis.admin('GET', `/admin/accounts/${account.id}/documents`);
     assert.deepEqual(operatorList.body.documents, listed.body.documents);
     assert.equal((await download(`/v1.3/document/download/${document.id}`, other.token)).status, 404);
     assert.equal((await download('/v1.3/document/download/999999', account.token)).status, 404);
 
     // Another sweep round issues nothing twice.
-    await server.advance(3600);
+    await nubis.advance(3600);
     assert.equal(
-      (await server.request('GET', '/v1.3/document/list', { token: account.token })).body.documents.length,
+      (await nubis.request('GET', '/v1.3/document/list', { token: account.token })).body.documents.length,
       1,
     );
   });
 
   test('a clock jump over months issues each month, numbered without gaps across accounts, the balance carried over', async () => {
-    const accounts = await Promise.all([1, 2, 3].map(() => createAccount(server, { credit: 0 })));
+    const accounts = await Promise.all([1, 2, 3].map(() => createAccount(nubis, { credit: 0 })));
     for (const account of accounts) {
       await payByTransfer(account, 30);
-      const created = await server.request('POST', '/v1.3/server/create', {
+      const created = await nubis.request('POST', '/v1.3/server/create', {
         token: account.token,
         body: standardServer,
       });
@@ -216,18 +216,18 @@ describe('monthly invoice documents', () => {
     await advanceTo(nextMonthStart(start, 2) + 3_600_000);
     const all: { number: number; period: string; opening_balance: number; closing_balance: number }[] = [];
     for (const account of accounts) {
-      const { documents } = (await server.request('GET', '/v1.3/document/list', { token: account.token })).body;
+      const { documents } = (await nubis.request('GET', '/v1.3/document/list', { token: account.token })).body;
       assert.equal(documents.length, 2, 'one for each month passed');
       const [later, earlier] = documents;
       assert.equal(later.opening_balance, earlier.closing_balance, 'the balance carried over');
       all.push(...documents);
     }
     // Every document of the deployment (the first test's too): numbers 1 to N, each once.
-    const everyAccount = (await server.admin('GET', '/admin/accounts')).body.accounts as { id: number }[];
+    const everyAccount = (await nubis.admin('GET', '/admin/accounts')).body.accounts as { id: number }[];
     const numbers: number[] = [];
     for (const { id } of everyAccount)
       numbers.push(
-        ...(await server.admin('GET', `/admin/accounts/${id}/documents`)).body.documents.map(
+        ...(await nubis.admin('GET', `/admin/accounts/${id}/documents`)).body.documents.map(
           (d: { number: number }) => d.number,
         ),
       );

@@ -7,16 +7,16 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { deployServer } from '../../test/support/servers.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 
 before(async () => {
-  server = await startTestServer();
+  nubis = await startTestInstance();
 });
-after(() => server.close());
+after(() => nubis.close());
 
 interface Event {
   id: number;
@@ -28,7 +28,7 @@ interface Event {
 }
 
 async function events(query = ''): Promise<Event[]> {
-  const answer = await server.admin('GET', `/admin/events${query}`);
+  const answer = await nubis.admin('GET', `/admin/events${query}`);
   assert.equal(answer.status, 200, JSON.stringify(answer.body));
   return answer.body.events;
 }
@@ -42,18 +42,18 @@ async function lifeOf(uuid: string, account: number): Promise<string[]> {
 
 describe('events', () => {
   test("a server's life is told in order, each transition's end at the time it ended", async () => {
-    const alice = await createAccount(server);
-    const created = await deployServer(server, alice.token, {}, { settle: false });
+    const alice = await createAccount(nubis);
+    const created = await deployServer(nubis, alice.token, {}, { settle: false });
     const createdAt = Date.parse((await events(`?account=${alice.id}`)).at(-1)!.occurred);
-    await server.advance(600);
+    await nubis.advance(600);
     assert.equal(
-      (await server.request('PATCH', '/v1.3/server/stop', { token: alice.token, body: { server_id: created.id } }))
+      (await nubis.request('PATCH', '/v1.3/server/stop', { token: alice.token, body: { server_id: created.id } }))
         .status,
       202,
     );
-    await server.advance(600);
+    await nubis.advance(600);
     assert.equal(
-      (await server.request('DELETE', `/v1.3/server/remove/${created.id}`, { token: alice.token })).status,
+      (await nubis.request('DELETE', `/v1.3/server/remove/${created.id}`, { token: alice.token })).status,
       204,
     );
     assert.deepEqual(await lifeOf(created.uuid, alice.id), [
@@ -74,14 +74,14 @@ describe('events', () => {
   });
 
   test('an action that supersedes a transition drops the end it would have had', async () => {
-    const bob = await createAccount(server);
-    const created = await deployServer(server, bob.token, {}, { settle: false });
-    const rebuilt = await server.request('POST', '/v1.3/server/rebuild', {
+    const bob = await createAccount(nubis);
+    const created = await deployServer(nubis, bob.token, {}, { settle: false });
+    const rebuilt = await nubis.request('POST', '/v1.3/server/rebuild', {
       token: bob.token,
       body: { server_id: created.id, image_id: 1001 },
     });
     assert.ok(rebuilt.status >= 200 && rebuilt.status < 300, JSON.stringify(rebuilt.body));
-    await server.advance(600);
+    await nubis.advance(600);
     assert.deepEqual(await lifeOf(created.uuid, bob.id), [
       'server.created',
       'server.transition rebuilding',
@@ -90,8 +90,8 @@ describe('events', () => {
   });
 
   test('the feed pages after a sequence number and filters by account', async () => {
-    const carol = await createAccount(server);
-    await deployServer(server, carol.token, {}, { settle: false });
+    const carol = await createAccount(nubis);
+    await deployServer(nubis, carol.token, {}, { settle: false });
     const all = await events(`?account=${carol.id}&limit=1000`);
     assert.ok(all.length >= 2);
     assert.ok(all.every((event) => event.account === carol.id));
@@ -102,20 +102,20 @@ describe('events', () => {
   });
 
   test('the stream sends each event with its id and type, and resumes after Last-Event-ID', async () => {
-    const dave = await createAccount(server);
+    const dave = await createAccount(nubis);
     const before = await events(`?account=${dave.id}&limit=1000`);
     const last = before.at(-1)?.id ?? 0;
     const controller = new AbortController();
-    const response = await fetch(`${server.url}/admin/events/stream?account=${dave.id}`, {
+    const response = await fetch(`${nubis.url}/admin/events/stream?account=${dave.id}`, {
       headers: { authorization: `Bearer ${'test-admin-token-0123456789'}`, 'last-event-id': String(last) },
       signal: controller.signal,
     });
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /text\/event-stream/);
     // The document says what is served: the SDK and clients read the media type from it.
-    const documented = (await server.request('GET', '/openapi.json')).body.paths['/admin/events/stream'].get;
+    const documented = (await nubis.request('GET', '/openapi.json')).body.paths['/admin/events/stream'].get;
     assert.deepEqual(Object.keys(documented.responses['200'].content), ['text/event-stream']);
-    const created = await deployServer(server, dave.token, {}, { settle: false });
+    const created = await deployServer(nubis, dave.token, {}, { settle: false });
     const reader = response.body!.getReader();
     let text = '';
     while (!text.includes(created.uuid)) {
@@ -170,23 +170,23 @@ describe('webhooks', () => {
   }
 
   test("each of the account's events arrives in order, signed, also after the receiver was down", async () => {
-    const erin: TestAccount = await createAccount(server);
+    const erin: TestAccount = await createAccount(nubis);
     const secret = 'a-webhook-secret-0123456789';
-    const added = await server.admin('POST', `/admin/accounts/${erin.id}/webhooks`, { url: receiverUrl, secret });
+    const added = await nubis.admin('POST', `/admin/accounts/${erin.id}/webhooks`, { url: receiverUrl, secret });
     assert.equal(added.status, 201, JSON.stringify(added.body));
 
-    const created = await deployServer(server, erin.token, {}, { settle: false });
+    const created = await deployServer(nubis, erin.token, {}, { settle: false });
     await until(() => received.some((r) => r.body.includes('server.created')), 'server.created delivered');
 
     down = true;
-    await server.advance(600);
-    const stopped = await server.request('PATCH', '/v1.3/server/stop', {
+    await nubis.advance(600);
+    const stopped = await nubis.request('PATCH', '/v1.3/server/stop', {
       token: erin.token,
       body: { server_id: created.id },
     });
     assert.equal(stopped.status, 202);
     await until(async () => {
-      const hooks = await server.admin('GET', `/admin/accounts/${erin.id}/webhooks`);
+      const hooks = await nubis.admin('GET', `/admin/accounts/${erin.id}/webhooks`);
       return (
         hooks.body.webhooks[0].pending > 0 &&
         hooks.body.webhooks[0].deliveries.some((d: { last_error: string }) => d.last_error)
@@ -194,7 +194,7 @@ describe('webhooks', () => {
     }, 'a failed delivery is shown with its error');
 
     down = false;
-    await server.advance(600); // retries wait on the clock
+    await nubis.advance(600); // retries wait on the clock
     await until(() => received.some((r) => r.body.includes('"power":"stopped"')), 'deliveries resumed');
 
     const delivered = received.map((r) => JSON.parse(r.body) as Event);
@@ -215,22 +215,22 @@ describe('webhooks', () => {
       assert.equal(v1, `v1=${mac}`, 'signed with the secret');
       assert.equal(headers['nubis-event'], JSON.parse(body).type);
     }
-    const hooks = await server.admin('GET', `/admin/accounts/${erin.id}/webhooks`);
+    const hooks = await nubis.admin('GET', `/admin/accounts/${erin.id}/webhooks`);
     assert.equal(hooks.body.webhooks[0].pending, 0);
     assert.equal(hooks.body.webhooks[0].delivered, delivered.length);
-    assert.equal((await server.admin('DELETE', `/admin/accounts/${erin.id}/webhooks/${added.body.id}`)).status, 204);
-    assert.deepEqual((await server.admin('GET', `/admin/accounts/${erin.id}/webhooks`)).body.webhooks, []);
+    assert.equal((await nubis.admin('DELETE', `/admin/accounts/${erin.id}/webhooks/${added.body.id}`)).status, 204);
+    assert.deepEqual((await nubis.admin('GET', `/admin/accounts/${erin.id}/webhooks`)).body.webhooks, []);
   });
 
   test('a webhook needs an http(s) URL and a secret; an unknown account is 404', async () => {
-    const frank = await createAccount(server);
-    const badUrl = await server.admin('POST', `/admin/accounts/${frank.id}/webhooks`, {
+    const frank = await createAccount(nubis);
+    const badUrl = await nubis.admin('POST', `/admin/accounts/${frank.id}/webhooks`, {
       url: 'ftp://example.com',
       secret: 'a-webhook-secret-0123456789',
     });
     assert.equal(badUrl.status, 400);
     assert.equal(badUrl.body.errors[0].field, 'url');
-    const noAccount = await server.admin('POST', '/admin/accounts/nobody@example.com/webhooks', {
+    const noAccount = await nubis.admin('POST', '/admin/accounts/nobody@example.com/webhooks', {
       url: receiverUrl,
       secret: 'a-webhook-secret-0123456789',
     });

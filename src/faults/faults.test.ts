@@ -3,28 +3,28 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { deployServer, SETTLE_SECONDS, serverInfo, standardServer } from '../../test/support/servers.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 let bob: TestAccount;
 
 before(async () => {
-  server = await startTestServer();
-  [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
+  nubis = await startTestInstance();
+  [alice, bob] = await Promise.all([createAccount(nubis), createAccount(nubis)]);
 });
-after(() => server.close());
+after(() => nubis.close());
 
 async function addRule(body: Record<string, unknown>) {
-  const added = await server.admin('POST', '/admin/faults', body);
+  const added = await nubis.admin('POST', '/admin/faults', body);
   assert.equal(added.status, 201, JSON.stringify(added.body));
   return added.body as { id: number };
 }
 
 async function ruleState(id: number) {
-  const list = await server.admin('GET', '/admin/faults');
+  const list = await nubis.admin('GET', '/admin/faults');
   assert.equal(list.status, 200);
   return (list.body.faults as { id: number; fired: number; remaining: number | null }[]).find((r) => r.id === id);
 }
@@ -38,7 +38,7 @@ describe('fault rules', () => {
     });
     const answers = [];
     for (let i = 0; i < 3; i++)
-      answers.push(await server.request('POST', '/v1.3/server/create', { token: alice.token, body: standardServer }));
+      answers.push(await nubis.request('POST', '/v1.3/server/create', { token: alice.token, body: standardServer }));
     for (const failed of answers.slice(0, 2)) {
       assert.equal(failed.status, 503);
       assert.equal(failed.headers.get('retry-after'), '7');
@@ -56,9 +56,9 @@ describe('fault rules', () => {
 
   test('a rule on the legacy API answers the legacy error envelope and leaves v1.3 alone', async () => {
     const rule = await addRule({ match: { api: 'v1', path: '/v1/server/list' }, action: { status: 500 }, times: 1 });
-    const v13 = await server.request('GET', '/v1.3/server/list', { token: alice.token });
+    const v13 = await nubis.request('GET', '/v1.3/server/list', { token: alice.token });
     assert.equal(v13.status, 200);
-    const legacy = await server.request('GET', '/v1/server/list', { token: alice.token });
+    const legacy = await nubis.request('GET', '/v1/server/list', { token: alice.token });
     assert.equal(legacy.status, 500);
     assert.equal(legacy.body.response_type, 'error');
     assert.equal(legacy.body.response_code, 500);
@@ -67,17 +67,17 @@ describe('fault rules', () => {
 
   test('a rule naming an account fails only that account’s requests', async () => {
     const rule = await addRule({ match: { account: bob.email }, action: { status: 402 }, times: 5 });
-    const aliceInfo = await server.request('GET', '/v1.3/account/info', { token: alice.token });
-    const bobInfo = await server.request('GET', '/v1.3/account/info', { token: bob.token });
+    const aliceInfo = await nubis.request('GET', '/v1.3/account/info', { token: alice.token });
+    const bobInfo = await nubis.request('GET', '/v1.3/account/info', { token: bob.token });
     assert.equal(aliceInfo.status, 200);
     assert.equal(bobInfo.status, 402);
     assert.equal(bobInfo.body.errors.response, '402 Payment Required');
-    await server.admin('DELETE', `/admin/faults/${rule.id}`);
+    await nubis.admin('DELETE', `/admin/faults/${rule.id}`);
   });
 
   test('429 carries Retry-After and the RateLimit headers', async () => {
     await addRule({ match: { path: '/v1.3/ssh_key/list' }, action: { status: 429 }, times: 1 });
-    const limited = await server.request('GET', '/v1.3/ssh_key/list', { token: alice.token });
+    const limited = await nubis.request('GET', '/v1.3/ssh_key/list', { token: alice.token });
     assert.equal(limited.status, 429);
     assert.equal(limited.headers.get('retry-after'), '1');
     assert.equal(limited.headers.get('ratelimit-remaining'), '0');
@@ -86,7 +86,7 @@ describe('fault rules', () => {
 
   test('a latency-only rule lets the request through, marked', async () => {
     const rule = await addRule({ match: { path: '/v1.3/region/list' }, action: { latency_ms: 50 }, times: 1 });
-    const slow = await server.request('GET', '/v1.3/region/list');
+    const slow = await nubis.request('GET', '/v1.3/region/list');
     assert.equal(slow.status, 200);
     assert.ok(slow.body.regions);
     assert.equal(slow.headers.get('nubis-fault'), String(rule.id));
@@ -95,36 +95,36 @@ describe('fault rules', () => {
   test('a rule with probability 0 never fires; a prefix matches every path under it', async () => {
     const never = await addRule({ match: { path: '/v1.3/*' }, action: { status: 500 }, probability: 0 });
     for (let i = 0; i < 5; i++)
-      assert.equal((await server.request('GET', '/v1.3/account/info', { token: alice.token })).status, 200);
+      assert.equal((await nubis.request('GET', '/v1.3/account/info', { token: alice.token })).status, 200);
     assert.equal((await ruleState(never.id))?.fired, 0);
-    await server.admin('DELETE', `/admin/faults/${never.id}`);
+    await nubis.admin('DELETE', `/admin/faults/${never.id}`);
     const prefix = await addRule({ match: { path: '/v1.3/floating_ip/*' }, action: { status: 409 }, times: 1 });
-    const conflict = await server.request('GET', '/v1.3/floating_ip/list', { token: alice.token });
+    const conflict = await nubis.request('GET', '/v1.3/floating_ip/list', { token: alice.token });
     assert.equal(conflict.status, 409);
     assert.equal(conflict.headers.get('nubis-fault'), String(prefix.id));
   });
 
   test('rules are removed one by one or all at once; the operator API is never faulted', async () => {
     const everything = await addRule({ match: {}, action: { status: 500 } });
-    assert.equal((await server.request('GET', '/v1.3/region/list')).status, 500);
-    assert.equal((await server.admin('GET', '/admin/faults')).status, 200, 'the operator can still remove it');
-    assert.equal((await server.admin('DELETE', `/admin/faults/${everything.id}`)).status, 204);
-    assert.equal((await server.admin('DELETE', `/admin/faults/${everything.id}`)).status, 404);
-    assert.equal((await server.request('GET', '/v1.3/region/list')).status, 200);
+    assert.equal((await nubis.request('GET', '/v1.3/region/list')).status, 500);
+    assert.equal((await nubis.admin('GET', '/admin/faults')).status, 200, 'the operator can still remove it');
+    assert.equal((await nubis.admin('DELETE', `/admin/faults/${everything.id}`)).status, 204);
+    assert.equal((await nubis.admin('DELETE', `/admin/faults/${everything.id}`)).status, 404);
+    assert.equal((await nubis.request('GET', '/v1.3/region/list')).status, 200);
     await addRule({ match: {}, action: { status: 500 } });
     await addRule({ match: {}, action: { status: 503 } });
-    assert.equal((await server.admin('DELETE', '/admin/faults')).status, 204);
-    assert.deepEqual((await server.admin('GET', '/admin/faults')).body.faults, []);
-    assert.equal((await server.request('GET', '/v1.3/region/list')).status, 200);
+    assert.equal((await nubis.admin('DELETE', '/admin/faults')).status, 204);
+    assert.deepEqual((await nubis.admin('GET', '/admin/faults')).body.faults, []);
+    assert.equal((await nubis.request('GET', '/v1.3/region/list')).status, 200);
   });
 
   test('a rule that could never fire is refused with the field named', async () => {
-    const empty = await server.admin('POST', '/admin/faults', { match: {}, action: {} });
+    const empty = await nubis.admin('POST', '/admin/faults', { match: {}, action: {} });
     assert.equal(empty.status, 400);
     assert.equal(empty.body.errors[0].field, 'action');
-    const badStatus = await server.admin('POST', '/admin/faults', { match: {}, action: { status: 200 } });
+    const badStatus = await nubis.admin('POST', '/admin/faults', { match: {}, action: { status: 200 } });
     assert.equal(badStatus.status, 400);
-    const unknownAccount = await server.admin('POST', '/admin/faults', {
+    const unknownAccount = await nubis.admin('POST', '/admin/faults', {
       match: { account: 'nobody@example.com' },
       action: { status: 500 },
     });
@@ -137,15 +137,15 @@ describe('fault rules', () => {
       action: { compute_fail: true },
       times: 1,
     });
-    const failed = await deployServer(server, alice.token, { label: 'will not boot' });
-    const ok = await deployServer(server, alice.token, { label: 'boots' });
+    const failed = await deployServer(nubis, alice.token, { label: 'will not boot' });
+    const ok = await deployServer(nubis, alice.token, { label: 'boots' });
     assert.equal(
-      (await serverInfo(server, alice.token, failed.id)).power,
+      (await serverInfo(nubis, alice.token, failed.id)).power,
       'stopped',
       'a failed provisioning settles stopped',
     );
-    assert.equal((await serverInfo(server, alice.token, ok.id)).power, 'running');
-    const settled = (await server.admin('GET', `/admin/events?account=${alice.id}&limit=1000`)).body.events.find(
+    assert.equal((await serverInfo(nubis, alice.token, ok.id)).power, 'running');
+    const settled = (await nubis.admin('GET', `/admin/events?account=${alice.id}&limit=1000`)).body.events.find(
       (event: { resource: { uuid: string }; data: { after?: string } }) =>
         event.resource.uuid === failed.uuid && event.data.after === 'provisioning',
     );
@@ -153,12 +153,12 @@ describe('fault rules', () => {
     assert.match(settled.data.error, new RegExp(`fault rule ${rule.id}`));
 
     await addRule({ match: { path: '/v1.3/server/stop' }, action: { compute_fail: true }, times: 1 });
-    const stop = await server.request('PATCH', '/v1.3/server/stop', { token: alice.token, body: { server_id: ok.id } });
+    const stop = await nubis.request('PATCH', '/v1.3/server/stop', { token: alice.token, body: { server_id: ok.id } });
     assert.equal(stop.status, 202);
     assert.ok(stop.headers.get('nubis-fault'));
-    await server.advance(SETTLE_SECONDS);
-    assert.equal((await serverInfo(server, alice.token, ok.id)).power, 'running', 'the failed stop left it running');
-    const refused = await server.admin('POST', '/admin/faults', {
+    await nubis.advance(SETTLE_SECONDS);
+    assert.equal((await serverInfo(nubis, alice.token, ok.id)).power, 'running', 'the failed stop left it running');
+    const refused = await nubis.admin('POST', '/admin/faults', {
       match: {},
       action: { compute_fail: true, status: 500 },
     });

@@ -3,39 +3,39 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { smallCatalogFile } from '../../test/support/network.ts';
 import { deployServer, serverInfo } from '../../test/support/servers.ts';
 import { assertFieldErrors } from '../../test/support/assertions.ts';
 import type { FloatingIpObject as FloatingIp } from '../api/v1_3/floating-ip.routes.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 let bob: TestAccount;
 
 before(async () => {
-  server = await startTestServer();
-  [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
+  nubis = await startTestInstance();
+  [alice, bob] = await Promise.all([createAccount(nubis), createAccount(nubis)]);
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
-const create = (account: TestAccount, body: unknown, on: TestServer = server) =>
+const create = (account: TestAccount, body: unknown, on: TestInstance = nubis) =>
   on.request('POST', '/v1.3/floating_ip/create', { token: account.token, body });
-const remove = (account: TestAccount, ref: string | number, on: TestServer = server) =>
+const remove = (account: TestAccount, ref: string | number, on: TestInstance = nubis) =>
   on.request('DELETE', `/v1.3/floating_ip/remove/${ref}`, { token: account.token });
 const attach = (account: TestAccount, body: unknown) =>
-  server.request('PATCH', '/v1.3/floating_ip/attach', { token: account.token, body });
+  nubis.request('PATCH', '/v1.3/floating_ip/attach', { token: account.token, body });
 const detach = (account: TestAccount, body: unknown) =>
-  server.request('PATCH', '/v1.3/floating_ip/detach', { token: account.token, body });
-async function list(account: TestAccount, on: TestServer = server): Promise<FloatingIp[]> {
+  nubis.request('PATCH', '/v1.3/floating_ip/detach', { token: account.token, body });
+async function list(account: TestAccount, on: TestInstance = nubis): Promise<FloatingIp[]> {
   const result = await on.request('GET', '/v1.3/floating_ip/list', { token: account.token });
   assert.equal(result.status, 200, JSON.stringify(result.body));
   return result.body.floating_ips;
 }
-async function created(account: TestAccount, body: unknown, on: TestServer = server): Promise<FloatingIp> {
+async function created(account: TestAccount, body: unknown, on: TestInstance = nubis): Promise<FloatingIp> {
   const result = await create(account, body, on);
   assert.equal(result.status, 201, JSON.stringify(result.body));
   const ip = (await list(account, on)).find((entry) => entry.uuid === result.body.uuid);
@@ -85,7 +85,7 @@ describe('create', () => {
   });
 
   test('region by uuid or numeric string and ip_version as a numeric string are accepted', async () => {
-    const regions = await server.request('GET', '/v1.3/region/list');
+    const regions = await nubis.request('GET', '/v1.3/region/list');
     const uuid = regions.body.regions['202'].uuid as string;
     const byUuid = await created(alice, { region_id: uuid, ip_version: 4 });
     assert.equal(byUuid.region_id, 202);
@@ -95,7 +95,7 @@ describe('create', () => {
   });
 
   test('every address is handed out once', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const ips = await Promise.all(Array.from({ length: 8 }, () => create(account, { region_id: 102, ip_version: 4 })));
     for (const ip of ips) assert.equal(ip.status, 201, JSON.stringify(ip.body));
     assert.equal(new Set(ips.map((ip) => ip.body.ip_address)).size, 8);
@@ -117,7 +117,7 @@ describe('create', () => {
   });
 
   test('402 when the balance cannot cover the first hour; nothing is taken', async () => {
-    const broke = await createAccount(server, { credit: 0 });
+    const broke = await createAccount(nubis, { credit: 0 });
     const result = await create(broke, { region_id: 101, ip_version: 4 });
     assert.equal(result.status, 402);
     assert.equal(result.body.errors.response, '402 Payment Required');
@@ -125,29 +125,29 @@ describe('create', () => {
   });
 
   test('403 for an account not activated or without the floating_ips permission; 401 without a token', async () => {
-    const dormant = await createAccount(server, { activate: false, credit: 10 });
+    const dormant = await createAccount(nubis, { activate: false, credit: 10 });
     assert.equal((await create(dormant, { region_id: 101, ip_version: 4 })).status, 403);
-    const limited = await createAccount(server);
+    const limited = await createAccount(nubis);
     assert.equal(
-      (await server.admin('PATCH', `/admin/accounts/${limited.id}`, { permissions: { floating_ips: false } })).status,
+      (await nubis.admin('PATCH', `/admin/accounts/${limited.id}`, { permissions: { floating_ips: false } })).status,
       200,
     );
     const refused = await create(limited, { region_id: 101, ip_version: 4 });
     assert.equal(refused.status, 403);
     assert.match(refused.body.errors.reason, /floating_ips/);
     assert.equal(
-      (await server.request('POST', '/v1.3/floating_ip/create', { body: { region_id: 101, ip_version: 4 } })).status,
+      (await nubis.request('POST', '/v1.3/floating_ip/create', { body: { region_id: 101, ip_version: 4 } })).status,
       401,
     );
-    assert.equal((await server.request('GET', '/v1.3/floating_ip/list')).status, 401);
+    assert.equal((await nubis.request('GET', '/v1.3/floating_ip/list')).status, 401);
   });
 });
 
 describe('billing', () => {
   test('a floating IP is billed from creation until removal ($3.00 a month); a refused create bills nothing', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const invoices = async () => {
-      const result = await server.request('GET', '/v1.3/invoice/list', { token: account.token });
+      const result = await nubis.request('GET', '/v1.3/invoice/list', { token: account.token });
       assert.equal(result.status, 200, JSON.stringify(result.body));
       return (
         result.body.invoices as {
@@ -180,7 +180,7 @@ describe('billing', () => {
 
 describe('list', () => {
   test("shows only the caller's floating IPs, oldest first", async () => {
-    const carol = await createAccount(server);
+    const carol = await createAccount(nubis);
     assert.deepEqual(await list(carol), []);
     const first = await created(carol, { region_id: 101, ip_version: 4 });
     const second = await created(carol, { region_id: 101, ip_version: 6 });
@@ -216,9 +216,9 @@ describe('remove', () => {
   });
 
   test('403 without the floating_ips permission', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const ip = await created(account, { region_id: 101, ip_version: 4 });
-    await server.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { floating_ips: false } });
+    await nubis.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { floating_ips: false } });
     assert.equal((await remove(account, ip.uuid)).status, 403);
     assert.ok((await list(account)).some((entry) => entry.uuid === ip.uuid));
   });
@@ -259,15 +259,15 @@ describe('attach and detach', () => {
     [...info.iface.v4, ...(info.iface.v6 ?? [])].filter((entry) => entry.type === 'floating');
 
   test("attach to the caller's server in the same region: 202, server_id set, the server's iface lists it; again is a no-op", async () => {
-    const account = await createAccount(server);
-    const host = await deployServer(server, account.token, { region: 101 });
+    const account = await createAccount(nubis);
+    const host = await deployServer(nubis, account.token, { region: 101 });
     const ip = await created(account, { region_id: 101, ip_version: 4 });
 
     const attached = await attach(account, { server_id: host.uuid, ip_id: ip.uuid });
     assert.equal(attached.status, 202, JSON.stringify(attached.body));
     assert.deepEqual(attached.body, { success: { response: '202 Accepted', reason: '' } });
     assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.server_id, host.id);
-    const info = await serverInfo(server, account.token, host.id);
+    const info = await serverInfo(nubis, account.token, host.id);
     assert.deepEqual(
       floatingIn(info).map(({ address, netmask, gateway, type }) => ({ address, netmask, gateway, type })),
       [{ address: ip.address, netmask: '255.255.255.255', gateway: ip.gateway, type: 'floating' }],
@@ -275,27 +275,27 @@ describe('attach and detach', () => {
     assert.equal(info.iface.v4[0].type, 'public');
 
     assert.equal((await attach(account, { server_id: host.id, ip_id: ip.id })).status, 202);
-    assert.equal(floatingIn(await serverInfo(server, account.token, host.id)).length, 1);
+    assert.equal(floatingIn(await serverInfo(nubis, account.token, host.id)).length, 1);
   });
 
   test('detach: 202, unattached and gone from iface; detaching again is a 409', async () => {
-    const account = await createAccount(server);
-    const host = await deployServer(server, account.token);
+    const account = await createAccount(nubis);
+    const host = await deployServer(nubis, account.token);
     const ip = await created(account, { region_id: 101, ip_version: 4 });
     assert.equal((await attach(account, { server_id: host.id, ip_id: ip.id })).status, 202);
 
     const detached = await detach(account, { server_id: String(host.id), ip_id: ip.uuid });
     assert.equal(detached.status, 202, JSON.stringify(detached.body));
     assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.server_id, null);
-    assert.deepEqual(floatingIn(await serverInfo(server, account.token, host.id)), []);
+    assert.deepEqual(floatingIn(await serverInfo(nubis, account.token, host.id)), []);
     const again = await detach(account, { server_id: host.id, ip_id: ip.uuid });
     assert.equal(again.status, 409);
     assert.match(again.body.errors.reason, /not attached to any server/);
   });
 
   test('attaching an IP attached elsewhere, or detaching it from the wrong server, is a 409 that changes nothing', async () => {
-    const account = await createAccount(server);
-    const [first, second] = [await deployServer(server, account.token), await deployServer(server, account.token)];
+    const account = await createAccount(nubis);
+    const [first, second] = [await deployServer(nubis, account.token), await deployServer(nubis, account.token)];
     const ip = await created(account, { region_id: 101, ip_version: 4 });
     assert.equal((await attach(account, { server_id: first.id, ip_id: ip.uuid })).status, 202);
 
@@ -308,13 +308,13 @@ describe('attach and detach', () => {
     assert.match(wrong.body.errors.reason, new RegExp(`attached to server ${first.id}, not to server ${second.id}`));
 
     assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.server_id, first.id);
-    assert.equal(floatingIn(await serverInfo(server, account.token, first.id)).length, 1);
-    assert.deepEqual(floatingIn(await serverInfo(server, account.token, second.id)), []);
+    assert.equal(floatingIn(await serverInfo(nubis, account.token, first.id)).length, 1);
+    assert.deepEqual(floatingIn(await serverInfo(nubis, account.token, second.id)), []);
   });
 
   test('two concurrent attaches of one IP to different servers: one wins, the other is a 409', async () => {
-    const account = await createAccount(server);
-    const [first, second] = [await deployServer(server, account.token), await deployServer(server, account.token)];
+    const account = await createAccount(nubis);
+    const [first, second] = [await deployServer(nubis, account.token), await deployServer(nubis, account.token)];
     const ip = await created(account, { region_id: 101, ip_version: 4 });
     const results = await Promise.all(
       [first, second].map((host) => attach(account, { server_id: host.id, ip_id: ip.uuid })),
@@ -325,8 +325,8 @@ describe('attach and detach', () => {
   });
 
   test('a server in another region is a 400 naming server_id', async () => {
-    const account = await createAccount(server);
-    const host = await deployServer(server, account.token, { region: 101 });
+    const account = await createAccount(nubis);
+    const host = await deployServer(nubis, account.token, { region: 101 });
     const ip = await created(account, { region_id: 202, ip_version: 4 });
     const result = await attach(account, { server_id: host.id, ip_id: ip.id });
     assertFieldErrors(result, ['server_id']);
@@ -335,22 +335,22 @@ describe('attach and detach', () => {
   });
 
   test("another account's server answers 404 exactly like a missing one", async () => {
-    const bobsServer = await deployServer(server, bob.token);
+    const bobsServer = await deployServer(nubis, bob.token);
     const ip = await created(alice, { region_id: 101, ip_version: 4 });
     const foreign = await attach(alice, { server_id: bobsServer.uuid, ip_id: ip.uuid });
     const missing = await attach(alice, { server_id: '00000000-0000-4000-8000-000000000000', ip_id: ip.uuid });
     assert.equal(foreign.status, 404);
     assert.deepEqual(foreign.body, missing.body);
     assert.equal((await attach(alice, { server_id: bobsServer.id, ip_id: ip.uuid })).status, 404);
-    assert.deepEqual(floatingIn(await serverInfo(server, bob.token, bobsServer.id)), []);
+    assert.deepEqual(floatingIn(await serverInfo(nubis, bob.token, bobsServer.id)), []);
     // And bob cannot attach alice's IP to his server.
     assert.equal((await attach(bob, { server_id: bobsServer.id, ip_id: ip.uuid })).status, 404);
   });
 
   test('an IPv6 block needs a server with IPv6 networking; attached, it shows in iface.v6', async () => {
-    const account = await createAccount(server);
-    const v4Only = await deployServer(server, account.token);
-    const dual = await deployServer(server, account.token, { ipv6_networking: true });
+    const account = await createAccount(nubis);
+    const v4Only = await deployServer(nubis, account.token);
+    const dual = await deployServer(nubis, account.token, { ipv6_networking: true });
     const block = await created(account, { region_id: 101, ip_version: 6 });
 
     const refused = await attach(account, { server_id: v4Only.id, ip_id: block.uuid });
@@ -358,7 +358,7 @@ describe('attach and detach', () => {
     assert.match(refused.body.errors[0].reason, /no IPv6 networking/);
 
     assert.equal((await attach(account, { server_id: dual.id, ip_id: block.uuid })).status, 202);
-    const info = await serverInfo(server, account.token, dual.id);
+    const info = await serverInfo(nubis, account.token, dual.id);
     const entry = info.iface.v6.find((e: Iface) => e.type === 'floating');
     assert.deepEqual(
       { address: entry.address, netmask: entry.netmask, type: entry.type },
@@ -368,8 +368,8 @@ describe('attach and detach', () => {
   });
 
   test('remove refuses an attached IP with a 409; detached, it goes', async () => {
-    const account = await createAccount(server);
-    const host = await deployServer(server, account.token);
+    const account = await createAccount(nubis);
+    const host = await deployServer(nubis, account.token);
     const ip = await created(account, { region_id: 101, ip_version: 4 });
     assert.equal((await attach(account, { server_id: host.id, ip_id: ip.uuid })).status, 202);
     const refused = await remove(account, ip.uuid);
@@ -381,26 +381,26 @@ describe('attach and detach', () => {
   });
 
   test('reverse is set through rdns/put for the floating address and shown in the list and iface', async () => {
-    const account = await createAccount(server);
-    const host = await deployServer(server, account.token);
+    const account = await createAccount(nubis);
+    const host = await deployServer(nubis, account.token);
     const ip = await created(account, { region_id: 101, ip_version: 4 });
     assert.equal((await attach(account, { server_id: host.id, ip_id: ip.uuid })).status, 202);
-    const put = await server.request('PUT', '/v1.3/rdns/put', {
+    const put = await nubis.request('PUT', '/v1.3/rdns/put', {
       token: account.token,
       body: { server_id: host.id, ip: ip.address, rdns: 'mail.example.com' },
     });
     assert.equal(put.status, 202, JSON.stringify(put.body));
     assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.reverse, 'mail.example.com');
-    assert.equal(floatingIn(await serverInfo(server, account.token, host.id))[0]?.reverse, 'mail.example.com');
+    assert.equal(floatingIn(await serverInfo(nubis, account.token, host.id))[0]?.reverse, 'mail.example.com');
   });
 
   test('removing the server leaves the floating IP unattached and removable', async () => {
-    const account = await createAccount(server);
-    const host = await deployServer(server, account.token);
+    const account = await createAccount(nubis);
+    const host = await deployServer(nubis, account.token);
     const ip = await created(account, { region_id: 101, ip_version: 4 });
     assert.equal((await attach(account, { server_id: host.id, ip_id: ip.uuid })).status, 202);
     assert.equal(
-      (await server.request('DELETE', `/v1.3/server/remove/${host.id}`, { token: account.token })).status,
+      (await nubis.request('DELETE', `/v1.3/server/remove/${host.id}`, { token: account.token })).status,
       204,
     );
     assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.server_id, null);
@@ -408,11 +408,11 @@ describe('attach and detach', () => {
   });
 
   test('403 without the floating_ips permission', async () => {
-    const account = await createAccount(server);
-    const host = await deployServer(server, account.token);
+    const account = await createAccount(nubis);
+    const host = await deployServer(nubis, account.token);
     const ip = await created(account, { region_id: 101, ip_version: 4 });
     assert.equal((await attach(account, { server_id: host.id, ip_id: ip.uuid })).status, 202);
-    await server.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { floating_ips: false } });
+    await nubis.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { floating_ips: false } });
     assert.equal((await detach(account, { server_id: host.id, ip_id: ip.uuid })).status, 403);
     assert.equal((await attach(account, { server_id: host.id, ip_id: ip.uuid })).status, 403);
     assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.server_id, host.id);
@@ -429,18 +429,18 @@ describe('removal hold', () => {
     assert.match(refused.body.errors.reason, /24 hours after creation, until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/);
     assert.equal((await remove(alice, free.uuid)).status, 204);
 
-    await server.advance(23 * 3600);
+    await nubis.advance(23 * 3600);
     assert.equal((await remove(alice, held.uuid)).status, 409);
-    await server.advance(2 * 3600);
+    await nubis.advance(2 * 3600);
     assert.equal((await remove(alice, held.uuid)).status, 204);
   });
 });
 
 describe('with a small pool and a region without IPv6 (CATALOG_FILE)', () => {
-  let small: TestServer;
+  let small: TestInstance;
   let account: TestAccount;
   before(async () => {
-    small = await startTestServer({ CATALOG_FILE: smallCatalogFile() });
+    small = await startTestInstance({ CATALOG_FILE: smallCatalogFile() });
     account = await createAccount(small);
   });
   after(async () => {

@@ -7,19 +7,19 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, request as httpRequest } from 'node:http';
-import { ADMIN_TOKEN, startTestServer, type TestServer } from '../../test/support/server.ts';
+import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, registerBody, type TestAccount } from '../../test/support/accounts.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let account: TestAccount;
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 before(async () => {
-  server = await startTestServer();
-  account = await createAccount(server);
+  nubis = await startTestInstance();
+  account = await createAccount(nubis);
 });
 after(async () => {
   agent.destroy();
-  await server.close();
+  await nubis.close();
 });
 
 interface RawAnswer {
@@ -33,7 +33,7 @@ function raw(method: string, path: string, headers: Record<string, string> = {},
   return new Promise((resolve, reject) => {
     const length: Record<string, string> =
       body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
-    const req = httpRequest(`${server.url}${path}`, { method, headers: { ...headers, ...length }, agent }, (res) => {
+    const req = httpRequest(`${nubis.url}${path}`, { method, headers: { ...headers, ...length }, agent }, (res) => {
       // An event stream never ends: its headers are what is checked.
       if (String(res.headers['content-type']).startsWith('text/event-stream')) {
         res.destroy();
@@ -55,7 +55,7 @@ const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TR
 
 /** Every documented path (and the undocumented /docs pages) with the methods it serves. */
 async function servedPaths(): Promise<Map<string, Set<string>>> {
-  const doc = (await server.request('GET', '/openapi.json')).body;
+  const doc = (await nubis.request('GET', '/openapi.json')).body;
   const served = new Map<string, Set<string>>([
     ['/openapi.json', new Set(['GET', 'HEAD'])],
     ['/docs', new Set(['GET', 'HEAD'])],
@@ -105,7 +105,7 @@ test('every answer has nosniff and no-store, whatever its status, and nothing ca
   const served = await servedPaths();
   // Its own account: the authenticated calls below may remove its token. No operator token on a
   // change (POST /admin/reset would empty the server): those are checked unauthenticated.
-  const scratch = await createAccount(server);
+  const scratch = await createAccount(nubis);
   const answers: [string, RawAnswer][] = [];
   for (const [path, allowed] of served) {
     for (const method of methods) {
@@ -133,10 +133,10 @@ test('every answer has nosniff and no-store, whatever its status, and nothing ca
 
 test('answers carrying a token, a password or a root password are no-store', async () => {
   const secretAnswers = [
-    await server.request('POST', '/v1.3/account/register', { body: registerBody() }),
-    await server.request('POST', '/v1.3/account/login', { body: { email: account.email, password: account.password } }),
-    await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'cache' } }),
-    await server.request('GET', '/v1/account/createkey', { token: account.token }),
+    await nubis.request('POST', '/v1.3/account/register', { body: registerBody() }),
+    await nubis.request('POST', '/v1.3/account/login', { body: { email: account.email, password: account.password } }),
+    await nubis.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'cache' } }),
+    await nubis.request('GET', '/v1/account/createkey', { token: account.token }),
   ];
   for (const answer of secretAnswers) {
     assert.ok(answer.status < 300, JSON.stringify(answer.body));

@@ -4,17 +4,17 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADMIN_TOKEN, startTestServer, type TestServer } from '../../test/support/server.ts';
+import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, registerBody, type TestAccount } from '../../test/support/accounts.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let account: TestAccount;
 before(async () => {
-  server = await startTestServer();
-  account = await createAccount(server);
+  nubis = await startTestInstance();
+  account = await createAccount(nubis);
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 const unauthorized = {
@@ -33,20 +33,20 @@ describe('authentication', () => {
       { authorization: 'Basic dXNlcjpwYXNz dGhpcw==' },
       { authorization: `Bearer ${'a'.repeat(300)}` },
     ]) {
-      const result = await server.request('GET', '/v1.3/account/info', { headers });
+      const result = await nubis.request('GET', '/v1.3/account/info', { headers });
       assert.equal(result.status, 401, JSON.stringify(headers));
       assert.deepEqual(result.body, unauthorized);
     }
   });
 
   test('the listings, register and login need no token', async () => {
-    assert.equal((await server.request('GET', '/v1.3/region/list')).status, 200);
-    assert.equal((await server.request('GET', '/v1.3/image/list')).status, 200);
-    assert.equal((await server.request('GET', '/v1.3/plan/list')).status, 200);
-    assert.equal((await server.request('POST', '/v1.3/account/register', { body: registerBody() })).status, 201);
+    assert.equal((await nubis.request('GET', '/v1.3/region/list')).status, 200);
+    assert.equal((await nubis.request('GET', '/v1.3/image/list')).status, 200);
+    assert.equal((await nubis.request('GET', '/v1.3/plan/list')).status, 200);
+    assert.equal((await nubis.request('POST', '/v1.3/account/register', { body: registerBody() })).status, 201);
     assert.equal(
       (
-        await server.request('POST', '/v1.3/account/login', {
+        await nubis.request('POST', '/v1.3/account/login', {
           body: { email: account.email, password: account.password },
         })
       ).status,
@@ -56,12 +56,12 @@ describe('authentication', () => {
 
   test('the token is accepted with or without the Bearer prefix, in any case', async () => {
     assert.equal(
-      (await server.request('GET', '/v1.3/account/info', { headers: { authorization: `bearer ${account.token}` } }))
+      (await nubis.request('GET', '/v1.3/account/info', { headers: { authorization: `bearer ${account.token}` } }))
         .status,
       200,
     );
     assert.equal(
-      (await server.request('GET', '/v1.3/account/info', { headers: { authorization: account.token } })).status,
+      (await nubis.request('GET', '/v1.3/account/info', { headers: { authorization: account.token } })).status,
       200,
     );
   });
@@ -77,7 +77,7 @@ describe('error shapes', () => {
       ['OPTIONS', '/v1.3/region/list', 'GET', 'GET, HEAD'],
       ['GET', '/admin/reset', 'POST', 'POST'],
     ] as const) {
-      const result = await server.request(method, path, { token: account.token });
+      const result = await nubis.request(method, path, { token: account.token });
       assert.equal(result.status, 405, `${method} ${path}`);
       assert.equal(result.headers.get('allow'), allow);
       assert.deepEqual(result.body, {
@@ -87,12 +87,12 @@ describe('error shapes', () => {
   });
 
   test('501 for a path under /v1.3 that is no function; 404 outside the APIs', async () => {
-    const result = await server.request('GET', '/v1.3/no/such/function', { token: account.token });
+    const result = await nubis.request('GET', '/v1.3/no/such/function', { token: account.token });
     assert.equal(result.status, 501);
     assert.deepEqual(result.body, {
       errors: { response: '501 Not Implemented', reason: 'function does not exist: GET /v1.3/no/such/function' },
     });
-    const outside = await server.request('GET', '/nothing-here');
+    const outside = await nubis.request('GET', '/nothing-here');
     assert.equal(outside.status, 404);
     assert.equal(outside.body.errors.response, '404 Not Found');
   });
@@ -121,14 +121,14 @@ describe('error shapes', () => {
       ],
     ];
     for (const [rawBody, headers, reason, label] of cases) {
-      const result = await server.request('POST', '/v1.3/account/login', { rawBody, headers });
+      const result = await nubis.request('POST', '/v1.3/account/login', { rawBody, headers });
       assert.equal(result.status, 400, label);
       assert.deepEqual(result.body, { errors: [{ reason, field: 'body' }] }, label);
     }
   });
 
   test('a body of the wrong JSON type is a 400 naming the body', async () => {
-    const result = await server.request('POST', '/v1.3/account/login', {
+    const result = await nubis.request('POST', '/v1.3/account/login', {
       rawBody: '[1, 2]',
       headers: { 'content-type': 'application/json' },
     });
@@ -137,14 +137,14 @@ describe('error shapes', () => {
   });
 
   test("a URL that cannot be decoded is a 400 in the spec's shape", async () => {
-    const result = await server.request('DELETE', '/v1.3/account/token_remove/%zz', { token: account.token });
+    const result = await nubis.request('DELETE', '/v1.3/account/token_remove/%zz', { token: account.token });
     assert.equal(result.status, 400);
     assert.equal(result.body.errors[0].field, 'path');
   });
 
   test('a bad query value is a 400 naming the parameter', async () => {
     for (const query of ['region_id=abc', 'region_id=1e400', 'region_id=0', 'region_id=1&region_id=2']) {
-      const result = await server.request('GET', `/v1.3/image/list?${query}`);
+      const result = await nubis.request('GET', `/v1.3/image/list?${query}`);
       assert.equal(result.status, 400, query);
       assert.equal(result.body.errors[0].field, 'region_id', query);
     }
@@ -153,20 +153,20 @@ describe('error shapes', () => {
 
 describe('request ids', () => {
   test('every answer carries x-request-id; a sane incoming one is kept', async () => {
-    const generated = await server.request('GET', '/healthz');
+    const generated = await nubis.request('GET', '/healthz');
     assert.match(generated.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
-    const kept = await server.request('GET', '/v1.3/account/info', { headers: { 'x-request-id': 'trace-42' } });
+    const kept = await nubis.request('GET', '/v1.3/account/info', { headers: { 'x-request-id': 'trace-42' } });
     assert.equal(kept.status, 401);
     assert.equal(kept.headers.get('x-request-id'), 'trace-42');
-    const replaced = await server.request('GET', '/healthz', { headers: { 'x-request-id': 'bad id with spaces' } });
+    const replaced = await nubis.request('GET', '/healthz', { headers: { 'x-request-id': 'bad id with spaces' } });
     assert.match(replaced.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
   });
 });
 
 describe('health', () => {
   test('/healthz says the process is up; /readyz that storage answers', async () => {
-    assert.deepEqual((await server.request('GET', '/healthz')).body, { status: 'ok' });
-    const ready = await server.request('GET', '/readyz');
+    assert.deepEqual((await nubis.request('GET', '/healthz')).body, { status: 'ok' });
+    const ready = await nubis.request('GET', '/readyz');
     assert.equal(ready.status, 200);
     assert.deepEqual(ready.body, { status: 'ready' });
   });
@@ -174,7 +174,7 @@ describe('health', () => {
 
 describe('OpenAPI', () => {
   test('/openapi.json is an OpenAPI 3.1 document of every served path, with complete responses', async () => {
-    const result = await server.request('GET', '/openapi.json');
+    const result = await nubis.request('GET', '/openapi.json');
     assert.equal(result.status, 200);
     const doc = result.body;
     assert.equal(doc.openapi, '3.1.0');
@@ -223,7 +223,7 @@ describe('OpenAPI', () => {
         }
         // Every documented v1.3 operation is served: none of them answers 501.
         if (path.startsWith('/v1.3/')) {
-          const served = await server.request(method.toUpperCase(), path.replace('{token_id}', '1'));
+          const served = await nubis.request(method.toUpperCase(), path.replace('{token_id}', '1'));
           assert.notEqual(served.status, 501, `${method} ${path} is served`);
         }
       }
@@ -236,7 +236,7 @@ describe('OpenAPI', () => {
   });
 
   test('the account schema of the operator API is the real one', async () => {
-    const doc = (await server.request('GET', '/openapi.json')).body;
+    const doc = (await nubis.request('GET', '/openapi.json')).body;
     const schema = doc.paths['/admin/accounts'].get.responses['200'].content['application/json'].schema;
     // Shared shapes are named components: `{ $ref: '#/components/schemas/AdminAccount' }`.
     const ref: string = schema.properties.accounts.items.$ref;
@@ -261,7 +261,7 @@ describe('OpenAPI', () => {
   });
 
   test('/docs serves the browsable reference', async () => {
-    const result = await server.request('GET', '/docs');
+    const result = await nubis.request('GET', '/docs');
     assert.equal(result.status, 200);
     assert.match(String(result.body), /swagger-ui/i);
   });
@@ -270,10 +270,10 @@ describe('OpenAPI', () => {
 describe('operator API authentication', () => {
   test('401 with a wrong admin token or an account token', async () => {
     for (const token of ['wrong-admin-token-000000', account.token]) {
-      const result = await server.request('GET', '/admin/clock', { token });
+      const result = await nubis.request('GET', '/admin/clock', { token });
       assert.equal(result.status, 401);
       assert.equal(result.body.errors.response, '401 Unauthorized');
     }
-    assert.equal((await server.request('GET', '/admin/clock', { token: ADMIN_TOKEN })).status, 200);
+    assert.equal((await nubis.request('GET', '/admin/clock', { token: ADMIN_TOKEN })).status, 200);
   });
 });

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { startTestServer, testDb, type HttpResult, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, testDb, type HttpResult, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, registerBody, uniqueEmail } from '../../test/support/accounts.ts';
 
 const tight = {
@@ -33,34 +33,34 @@ function assertLimited(result: HttpResult, limit: number, label: string): void {
 }
 
 describe('per-operation budgets', () => {
-  let server: TestServer;
+  let nubis: TestInstance;
   before(async () => {
-    server = await startTestServer(tight);
+    nubis = await startTestInstance(tight);
   });
   after(async () => {
-    await server.close();
+    await nubis.close();
   });
 
   test('register: a budget per client address, with RateLimit headers on every answer', async () => {
-    const first = await server.request('POST', '/v1.3/account/register', { body: registerBody() });
+    const first = await nubis.request('POST', '/v1.3/account/register', { body: registerBody() });
     assert.equal(first.status, 201);
     assert.equal(first.headers.get('ratelimit-limit'), '2');
     assert.equal(first.headers.get('ratelimit-remaining'), '1');
     assert.ok(Number(first.headers.get('ratelimit-reset')) > 0);
-    assert.equal((await server.request('POST', '/v1.3/account/register', { body: registerBody() })).status, 201);
+    assert.equal((await nubis.request('POST', '/v1.3/account/register', { body: registerBody() })).status, 201);
     // Invalid requests count too, so a guesser cannot probe for free; the third is refused either way.
     assertLimited(
-      await server.request('POST', '/v1.3/account/register', { body: registerBody() }),
+      await nubis.request('POST', '/v1.3/account/register', { body: registerBody() }),
       2,
       'third registration',
     );
-    assertLimited(await server.request('POST', '/v1.3/account/register', { body: {} }), 2, 'invalid registration');
+    assertLimited(await nubis.request('POST', '/v1.3/account/register', { body: {} }), 2, 'invalid registration');
   });
 
   test('the budgets run on real time: moving the virtual clock does not refill them', async () => {
-    await server.advance(3600);
+    await nubis.advance(3600);
     assertLimited(
-      await server.request('POST', '/v1.3/account/register', { body: registerBody() }),
+      await nubis.request('POST', '/v1.3/account/register', { body: registerBody() }),
       2,
       'after a virtual hour',
     );
@@ -70,12 +70,12 @@ describe('per-operation budgets', () => {
     const email = uniqueEmail('guessed');
     for (let i = 0; i < 2; i++) {
       assert.equal(
-        (await server.request('POST', '/v1.3/account/login', { body: { email, password: `guess ${i}` } })).status,
+        (await nubis.request('POST', '/v1.3/account/login', { body: { email, password: `guess ${i}` } })).status,
         200,
       );
     }
     assertLimited(
-      await server.request('POST', '/v1.3/account/login', {
+      await nubis.request('POST', '/v1.3/account/login', {
         body: { email: email.toUpperCase(), password: 'guess 3' },
       }),
       2,
@@ -84,7 +84,7 @@ describe('per-operation budgets', () => {
     // Another e-mail from the same address has its own budget.
     assert.equal(
       (
-        await server.request('POST', '/v1.3/account/login', {
+        await nubis.request('POST', '/v1.3/account/login', {
           body: { email: uniqueEmail('other'), password: 'guess' },
         })
       ).status,
@@ -97,14 +97,14 @@ describe('per-operation budgets', () => {
       ['PUT', '/v1.3/account/activate', { uuid: '00000000-0000-4000-8000-000000000000' }],
       ['PATCH', '/v1.3/account/reset', { email: uniqueEmail('reset') }],
     ] as const) {
-      for (let i = 0; i < 2; i++) assert.equal((await server.request(method, path, { body })).status, 202, path);
-      assertLimited(await server.request(method, path, { body }), 2, path);
+      for (let i = 0; i < 2; i++) assert.equal((await nubis.request(method, path, { body })).status, 202, path);
+      assertLimited(await nubis.request(method, path, { body }), 2, path);
     }
   });
 
   test('account info and update: a budget per token', async () => {
     // Accounts come from a roomier server: this one's register budget is spent.
-    const other = await startTestServer({ ...tight, RATE_REGISTER_PER_MINUTE: '100' });
+    const other = await startTestInstance({ ...tight, RATE_REGISTER_PER_MINUTE: '100' });
     try {
       const account = await createAccount(other, { activate: false });
       // createAccount read account/info once with this token.
@@ -139,21 +139,21 @@ describe('per-operation budgets', () => {
 
 describe('the general per-token budget', () => {
   test('counts every authenticated request of a token, per second', async () => {
-    const server = await startTestServer({ RATE_TOKEN_PER_SECOND: '3' });
+    const nubis = await startTestInstance({ RATE_TOKEN_PER_SECOND: '3' });
     try {
-      const account = await createAccount(server);
+      const account = await createAccount(nubis);
       // Twenty at once: three fit in each second, so however slow the machine, some are refused.
       const results = await Promise.all(
-        Array.from({ length: 20 }, () => server.request('GET', '/v1.3/account/token_list', { token: account.token })),
+        Array.from({ length: 20 }, () => nubis.request('GET', '/v1.3/account/token_list', { token: account.token })),
       );
       const limited = results.filter((result) => result.status === 429);
       assert.ok(limited.length >= 1, `${limited.length} of 20 refused`);
       for (const result of results) assert.ok(result.status === 200 || result.status === 429);
       assertLimited(limited[0]!, 3, 'token budget');
       // The budget is the token's, not the address's: public operations still answer.
-      assert.equal((await server.request('GET', '/v1.3/region/list')).status, 200);
+      assert.equal((await nubis.request('GET', '/v1.3/region/list')).status, 200);
     } finally {
-      await server.close();
+      await nubis.close();
     }
   });
 });
@@ -169,15 +169,15 @@ describe('instances and the budget store', () => {
         REDIS_PREFIX: `nubis-test:shared-${randomBytes(6).toString('hex')}:`,
       };
       // Both start at once; if one fails, the other is closed too (or the test process would hang).
-      const started = await Promise.allSettled([startTestServer(env), startTestServer(env)]);
+      const started = await Promise.allSettled([startTestInstance(env), startTestInstance(env)]);
       const failed = started.find((result) => result.status === 'rejected');
       if (failed) {
         for (const result of started) if (result.status === 'fulfilled') await result.value.close();
         throw failed.reason;
       }
-      const [a, b] = started.map((result) => (result as PromiseFulfilledResult<TestServer>).value) as [
-        TestServer,
-        TestServer,
+      const [a, b] = started.map((result) => (result as PromiseFulfilledResult<TestInstance>).value) as [
+        TestInstance,
+        TestInstance,
       ];
       try {
         assert.equal((await a.request('POST', '/v1.3/account/register', { body: registerBody() })).status, 201);
@@ -200,17 +200,17 @@ describe('instances and the budget store', () => {
 
 describe('Redis out of reach', () => {
   test('the server still starts and answers, counting budgets in memory', async () => {
-    const server = await startTestServer({ REDIS_URL: 'redis://127.0.0.1:1', RATE_REGISTER_PER_MINUTE: '1' });
+    const nubis = await startTestInstance({ REDIS_URL: 'redis://127.0.0.1:1', RATE_REGISTER_PER_MINUTE: '1' });
     try {
-      assert.equal((await server.request('POST', '/v1.3/account/register', { body: registerBody() })).status, 201);
+      assert.equal((await nubis.request('POST', '/v1.3/account/register', { body: registerBody() })).status, 201);
       assertLimited(
-        await server.request('POST', '/v1.3/account/register', { body: registerBody() }),
+        await nubis.request('POST', '/v1.3/account/register', { body: registerBody() }),
         1,
         'second registration',
       );
-      assert.equal((await server.request('GET', '/readyz')).status, 200);
+      assert.equal((await nubis.request('GET', '/readyz')).status, 200);
     } finally {
-      await server.close();
+      await nubis.close();
     }
   });
 });

@@ -3,13 +3,13 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer } from '../../test/support/server.ts';
+import { startTestInstance } from '../../test/support/instance.ts';
 import { uniqueEmail } from '../../test/support/accounts.ts';
 
 async function registeredFrom(env: Record<string, string>): Promise<string> {
-  const server = await startTestServer(env);
+  const nubis = await startTestInstance(env);
   try {
-    const registered = await server.request('POST', '/v1.3/account/register', {
+    const registered = await nubis.request('POST', '/v1.3/account/register', {
       headers: { 'x-forwarded-for': '203.0.113.77' },
       body: {
         email: uniqueEmail(),
@@ -21,10 +21,10 @@ async function registeredFrom(env: Record<string, string>): Promise<string> {
       },
     });
     assert.equal(registered.status, 201);
-    const info = await server.request('GET', '/v1.3/account/info', { token: registered.body.token });
+    const info = await nubis.request('GET', '/v1.3/account/info', { token: registered.body.token });
     return info.body.activity[0].ip_address;
   } finally {
-    await server.close();
+    await nubis.close();
   }
 }
 

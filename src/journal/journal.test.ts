@@ -3,28 +3,28 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, registerBody, type TestAccount } from '../../test/support/accounts.ts';
 import { standardServer } from '../../test/support/servers.ts';
 import { masked } from './journal.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 
 before(async () => {
-  server = await startTestServer({ JOURNAL_SIZE: '50' });
-  alice = await createAccount(server);
+  nubis = await startTestInstance({ JOURNAL_SIZE: '50' });
+  alice = await createAccount(nubis);
 });
-after(() => server.close());
+after(() => nubis.close());
 
 describe('request journal', () => {
   test('a server create is journaled with its bodies, the passwords masked', async () => {
-    const created = await server.request('POST', '/v1.3/server/create', {
+    const created = await nubis.request('POST', '/v1.3/server/create', {
       token: alice.token,
       body: { ...standardServer, label: 'journaled' },
     });
     assert.equal(created.status, 201);
-    const journal = await server.admin('GET', `/admin/requests?path=/v1.3/server/create&account=${alice.id}`);
+    const journal = await nubis.admin('GET', `/admin/requests?path=/v1.3/server/create&account=${alice.id}`);
     assert.equal(journal.status, 200);
     const [entry] = journal.body.requests;
     assert.equal(entry.method, 'POST');
@@ -40,9 +40,9 @@ describe('request journal', () => {
 
   test('register and login bodies keep no password or token', async () => {
     const body = registerBody();
-    const registered = await server.request('POST', '/v1.3/account/register', { body });
+    const registered = await nubis.request('POST', '/v1.3/account/register', { body });
     assert.equal(registered.status, 201);
-    const journal = await server.admin('GET', '/admin/requests?path=/v1.3/account/register&limit=1');
+    const journal = await nubis.admin('GET', '/admin/requests?path=/v1.3/account/register&limit=1');
     const [entry] = journal.body.requests;
     assert.equal(entry.request_body.password, '***');
     assert.equal(entry.request_body.email, body.email);
@@ -51,14 +51,14 @@ describe('request journal', () => {
   });
 
   test('filters by status and path prefix, newest first, up to the limit', async () => {
-    await server.request('GET', '/v1.3/server/info/999999', { token: alice.token });
-    await server.request('GET', '/v1.3/server/info/999998', { token: alice.token });
-    const notFound = await server.admin('GET', '/admin/requests?status=404&path=/v1.3/server/info/*&limit=2');
+    await nubis.request('GET', '/v1.3/server/info/999999', { token: alice.token });
+    await nubis.request('GET', '/v1.3/server/info/999998', { token: alice.token });
+    const notFound = await nubis.admin('GET', '/admin/requests?status=404&path=/v1.3/server/info/*&limit=2');
     assert.deepEqual(
       notFound.body.requests.map((entry: { path: string }) => entry.path),
       ['/v1.3/server/info/999998', '/v1.3/server/info/999999'],
     );
-    const one = await server.admin('GET', '/admin/requests?limit=1');
+    const one = await nubis.admin('GET', '/admin/requests?limit=1');
     assert.equal(one.body.requests.length, 1);
   });
 
@@ -70,8 +70,8 @@ describe('request journal', () => {
   });
 
   test('the journal is bounded and off by default', async () => {
-    const small = await startTestServer({ JOURNAL_SIZE: '3' });
-    const off = await startTestServer();
+    const small = await startTestInstance({ JOURNAL_SIZE: '3' });
+    const off = await startTestInstance();
     try {
       for (let i = 0; i < 5; i++) await small.request('GET', '/v1.3/region/list');
       assert.equal((await small.admin('GET', '/admin/requests?limit=100')).body.requests.length, 3);

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SMTPServer } from 'smtp-server';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { activationUuidFromMail, createAccount, mailsTo, registerBody } from '../../test/support/accounts.ts';
 import { deliverPendingMail } from './mail.service.ts';
 
@@ -41,15 +41,15 @@ const smtp = new SMTPServer({
   },
 });
 
-let server: TestServer;
+let nubis: TestInstance;
 before(async () => {
   smtp.listen(0, '127.0.0.1');
   await once(smtp.server, 'listening');
   const { port } = smtp.server.address() as AddressInfo;
-  server = await startTestServer({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Nubis Test <robot@nubis.test>' });
+  nubis = await startTestInstance({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Nubis Test <robot@nubis.test>' });
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
   await new Promise<void>((resolve) => smtp.close(() => resolve()));
 });
 
@@ -72,7 +72,7 @@ describe('SMTP delivery', () => {
   test('the activation mail leaves over SMTP right after register, and the outbox says so', async () => {
     const body = registerBody();
     const email = body.email as string;
-    const result = await server.request('POST', '/v1.3/account/register', { body });
+    const result = await nubis.request('POST', '/v1.3/account/register', { body });
     assert.equal(result.status, 201);
     const [mail] = await eventually(
       'activation mail delivered',
@@ -80,12 +80,12 @@ describe('SMTP delivery', () => {
       (mails) => mails.length === 1,
     );
     assert.equal(mail!.from, 'robot@nubis.test');
-    const activation = await activationUuidFromMail(server, email);
+    const activation = await activationUuidFromMail(nubis, email);
     assert.ok(mail!.raw.includes(activation), 'the SMTP copy carries the activation uuid');
     assert.match(mail!.raw, /^Subject: Activate your Nubis account/m);
     const [outbox] = await eventually(
       'outbox marks it delivered',
-      () => mailsTo(server, email),
+      () => mailsTo(nubis, email),
       (mails) => mails[0]?.delivered === true,
     );
     assert.equal(outbox!.attempts, 1);
@@ -93,7 +93,7 @@ describe('SMTP delivery', () => {
   });
 
   test('a refused delivery does not fail the call, stays in the outbox, and is retried when due', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     await eventually(
       'activation mail delivered',
       async () => smtpTo(account.email),
@@ -101,11 +101,11 @@ describe('SMTP delivery', () => {
     );
 
     refuse = true;
-    const result = await server.request('PATCH', '/v1.3/account/reset', { body: { email: account.email } });
+    const result = await nubis.request('PATCH', '/v1.3/account/reset', { body: { email: account.email } });
     assert.equal(result.status, 202);
     const [failed] = await eventually(
       'first attempt failed',
-      () => mailsTo(server, account.email),
+      () => mailsTo(nubis, account.email),
       (mails) => mails[0]?.last_error != null,
     );
     assert.equal(failed!.attempts, 1);
@@ -115,12 +115,12 @@ describe('SMTP delivery', () => {
 
     refuse = false;
     // The retry waits for its back-off on the server's clock: not yet due.
-    assert.equal(await deliverPendingMail(server.running.ctx), 0);
-    assert.equal((await mailsTo(server, account.email))[0]!.delivered, false);
+    assert.equal(await deliverPendingMail(nubis.running.ctx), 0);
+    assert.equal((await mailsTo(nubis, account.email))[0]!.delivered, false);
     // Moving the clock past the back-off runs the retry before the advance answers.
-    await server.advance(31);
-    assert.equal(await deliverPendingMail(server.running.ctx), 0);
-    const [retried] = await mailsTo(server, account.email);
+    await nubis.advance(31);
+    assert.equal(await deliverPendingMail(nubis.running.ctx), 0);
+    const [retried] = await mailsTo(nubis, account.email);
     assert.equal(retried!.delivered, true);
     assert.equal(retried!.attempts, 2);
     assert.equal(retried!.last_error, null);
@@ -128,7 +128,7 @@ describe('SMTP delivery', () => {
     assert.equal(copies.length, 2);
     assert.ok(copies[1]!.raw.includes('Temporary password: '));
     // Delivered mail is not sent again.
-    await server.advance(3600);
-    assert.equal(await deliverPendingMail(server.running.ctx), 0);
+    await nubis.advance(3600);
+    assert.equal(await deliverPendingMail(nubis.running.ctx), 0);
   });
 });

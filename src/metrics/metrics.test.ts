@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount } from '../../test/support/accounts.ts';
 import { deployServer } from '../../test/support/servers.ts';
 
@@ -50,9 +50,9 @@ function value(samples: Sample[], name: string, labels: Record<string, string> =
   return found.length ? found.reduce((sum, sample) => sum + sample.value, 0) : undefined;
 }
 
-let server: TestServer;
+let nubis: TestInstance;
 before(async () => {
-  server = await startTestServer({
+  nubis = await startTestInstance({
     METRICS_TOKEN,
     RATE_LOGIN_PER_MINUTE: '2',
     SWEEPS: 'true',
@@ -63,11 +63,11 @@ before(async () => {
   });
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 async function scrape(): Promise<Sample[]> {
-  const answer = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  const answer = await fetch(`${nubis.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
   assert.equal(answer.status, 200);
   assert.match(answer.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
   return parse(await answer.text()).samples;
@@ -75,21 +75,21 @@ async function scrape(): Promise<Sample[]> {
 
 describe('/metrics', () => {
   test('counts requests by route and status, servers by state, accounts, refusals, sweeps and the pool', async () => {
-    const account = await createAccount(server);
-    const unactivated = await createAccount(server, { activate: false });
-    await deployServer(server, account.token);
-    await deployServer(server, account.token, {}, { settle: false });
-    for (let i = 0; i < 3; i++) await server.request('GET', '/v1.3/server/list', { token: account.token });
-    assert.equal((await server.request('GET', '/v1.3/server/info/999999', { token: account.token })).status, 404);
+    const account = await createAccount(nubis);
+    const unactivated = await createAccount(nubis, { activate: false });
+    await deployServer(nubis, account.token);
+    await deployServer(nubis, account.token, {}, { settle: false });
+    for (let i = 0; i < 3; i++) await nubis.request('GET', '/v1.3/server/list', { token: account.token });
+    assert.equal((await nubis.request('GET', '/v1.3/server/info/999999', { token: account.token })).status, 404);
     // Three logins against a budget of two: one refusal.
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++)
       statuses.push(
-        (await server.request('POST', '/v1.3/account/login', { body: { email: unactivated.email, password: 'x' } }))
+        (await nubis.request('POST', '/v1.3/account/login', { body: { email: unactivated.email, password: 'x' } }))
           .status,
       );
     assert.equal(statuses.filter((status) => status === 429).length, 1, statuses.join());
-    await server.request('GET', '/no/such/path/123');
+    await nubis.request('GET', '/no/such/path/123');
     // Wait (bounded, 60 s: a loaded machine can take that long) for the sweeper to finish a round of each sweep.
     let samples = await scrape();
     for (let i = 0; i < 600 && (value(samples, 'nubis_sweep_runs_total', { sweep: 'daily backups' }) ?? 0) < 1; i++) {
@@ -131,25 +131,25 @@ describe('/metrics', () => {
     // The first sweep round took the daily backup of the running server... or a later one will: work is counted.
     assert.notEqual(value(samples, 'nubis_sweep_work_total', { sweep: 'daily backups' }), undefined);
     const pool = value(samples, 'nubis_db_pool_connections', { state: 'max' });
-    assert.equal(pool, server.config.databaseUrl ? server.config.dbPoolSize : 1);
+    assert.equal(pool, nubis.config.databaseUrl ? nubis.config.dbPoolSize : 1);
   });
 
   test('needs METRICS_TOKEN on the API port', async () => {
-    assert.equal((await fetch(`${server.url}/metrics`)).status, 401);
+    assert.equal((await fetch(`${nubis.url}/metrics`)).status, 401);
     assert.equal(
-      (await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer not-the-metrics-token' } })).status,
+      (await fetch(`${nubis.url}/metrics`, { headers: { authorization: 'Bearer not-the-metrics-token' } })).status,
       401,
     );
   });
 
   test('without METRICS_TOKEN or METRICS_PORT it is off; METRICS_PORT serves it on a listener of its own', async () => {
-    const off = await startTestServer();
+    const off = await startTestInstance();
     try {
       assert.equal((await fetch(`${off.url}/metrics`)).status, 403);
     } finally {
       await off.close();
     }
-    const own = await startTestServer({ METRICS_PORT: '0', METRICS_HOST: '127.0.0.1' });
+    const own = await startTestInstance({ METRICS_PORT: '0', METRICS_HOST: '127.0.0.1' });
     try {
       const metricsUrl = own.running.metricsUrl;
       assert.ok(metricsUrl);

@@ -5,7 +5,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import {
   SECRET_KEY,
@@ -15,12 +15,12 @@ import {
   WEBHOOK_SECRET,
 } from '../../test/support/stripe-stand-in.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let standIn: StandIn;
 
 before(async () => {
   standIn = await startStripeStandIn();
-  server = await startTestServer({
+  nubis = await startTestInstance({
     STRIPE_SECRET_KEY: SECRET_KEY,
     STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
     STRIPE_API_URL: standIn.url,
@@ -29,17 +29,17 @@ before(async () => {
   });
 });
 after(async () => {
-  await server?.close();
+  await nubis?.close();
   await standIn?.close();
 });
 
 async function balance(account: TestAccount): Promise<number> {
-  const info = await server.request('GET', '/v1.3/account/info', { token: account.token });
+  const info = await nubis.request('GET', '/v1.3/account/info', { token: account.token });
   return info.body.balance;
 }
 
 async function transactions(account: TestAccount) {
-  return (await server.request('GET', '/v1.3/transaction/list', { token: account.token })).body.transactions as {
+  return (await nubis.request('GET', '/v1.3/transaction/list', { token: account.token })).body.transactions as {
     id: string;
     ptype: string;
     pstatus: string;
@@ -51,7 +51,7 @@ async function transactions(account: TestAccount) {
 }
 
 function deliver(event: { payload: string; signature: string }) {
-  return server.request('POST', '/webhooks/stripe', {
+  return nubis.request('POST', '/webhooks/stripe', {
     rawBody: event.payload,
     headers: { 'content-type': 'application/json', 'stripe-signature': event.signature },
   });
@@ -59,7 +59,7 @@ function deliver(event: { payload: string; signature: string }) {
 
 /** A checkout of `amount` USD, and the Stripe session the stand-in made for it. */
 async function checkout(account: TestAccount, amount: number | string) {
-  const started = await server.request('POST', '/v1.3/payment/checkout', { token: account.token, body: { amount } });
+  const started = await nubis.request('POST', '/v1.3/payment/checkout', { token: account.token, body: { amount } });
   assert.equal(started.status, 201, JSON.stringify(started.body));
   return { started: started.body, session: standIn.sessions.at(-1)! };
 }
@@ -70,7 +70,7 @@ function paidSession(id: string, paymentIntent: string) {
 
 describe('card top-ups through Stripe', () => {
   test('a checkout records a pending payment and sends the customer to a Checkout Session for amount plus VAT', async () => {
-    const account = await createAccount(server, { credit: 0 });
+    const account = await createAccount(nubis, { credit: 0 });
     const { started, session } = await checkout(account, 25);
     assert.equal(started.checkout_url, `https://checkout.stripe.test/c/pay/${session.id}`);
     assert.equal(started.transaction.ptype, 'stripe');
@@ -86,7 +86,7 @@ describe('card top-ups through Stripe', () => {
   });
 
   test('a completed checkout credits once, though its event arrives three times at once', async () => {
-    const account = await createAccount(server, { credit: 0 });
+    const account = await createAccount(nubis, { credit: 0 });
     const { started, session } = await checkout(account, 40);
     const event = stripeEvent('checkout.session.completed', paidSession(session.id, `pi_${session.id}`));
     const answers = await Promise.all([deliver(event), deliver(event), deliver(event)]);
@@ -106,7 +106,7 @@ describe('card top-ups through Stripe', () => {
   });
 
   test('a bad signature, a stale one or none is refused and credits nothing', async () => {
-    const account = await createAccount(server, { credit: 0 });
+    const account = await createAccount(nubis, { credit: 0 });
     const { session } = await checkout(account, 10);
     const object = paidSession(session.id, `pi_${session.id}`);
     const forged = stripeEvent('checkout.session.completed', object, { secret: 'whsec_someone_else_entirely' });
@@ -129,7 +129,7 @@ describe('card top-ups through Stripe', () => {
   });
 
   test('a refund is a transaction of its own that debits; a dispute debits and a won one gives back', async () => {
-    const account = await createAccount(server, { credit: 0 });
+    const account = await createAccount(nubis, { credit: 0 });
     const { started, session } = await checkout(account, 50);
     const intent = `pi_${session.id}`;
     await deliver(stripeEvent('checkout.session.completed', paidSession(session.id, intent)));
@@ -176,7 +176,7 @@ describe('card top-ups through Stripe', () => {
   });
 
   test('a failed or expired checkout leaves the payment failed and nothing credited; unknown events are acknowledged', async () => {
-    const account = await createAccount(server, { credit: 0 });
+    const account = await createAccount(nubis, { credit: 0 });
     const { session } = await checkout(account, 10);
     const expired = await deliver(
       stripeEvent('checkout.session.expired', { id: session.id, object: 'checkout.session', payment_status: 'unpaid' }),
@@ -197,11 +197,11 @@ describe('card top-ups through Stripe', () => {
   });
 
   test('amounts out of bounds are 400s naming the field', async () => {
-    const account = await createAccount(server, { credit: 0 });
+    const account = await createAccount(nubis, { credit: 0 });
     const before = standIn.sessions.length;
     for (const path of ['/v1.3/payment/checkout', '/v1.3/payment/bank_transfer'])
       for (const amount of [4.99, 0, -10, 1000.01, 1e9, '12.345', 'ten', '']) {
-        const answer = await server.request('POST', path, { token: account.token, body: { amount } });
+        const answer = await nubis.request('POST', path, { token: account.token, body: { amount } });
         assert.equal(answer.status, 400, `${path} ${amount}: ${JSON.stringify(answer.body)}`);
         assert.deepEqual(
           answer.body.errors.map((e: { field: string }) => e.field),
@@ -210,13 +210,13 @@ describe('card top-ups through Stripe', () => {
         );
       }
     for (const path of ['/v1.3/payment/checkout', '/v1.3/payment/bank_transfer']) {
-      const missing = await server.request('POST', path, { token: account.token, body: {} });
+      const missing = await nubis.request('POST', path, { token: account.token, body: {} });
       assert.equal(missing.status, 400);
       assert.equal(missing.body.errors[0].field, 'amount');
     }
     assert.equal(standIn.sessions.length, before, 'no session for a refused amount');
     assert.deepEqual(await transactions(account), []);
-    const options = await server.request('GET', '/v1.3/payment/options', { token: account.token });
+    const options = await nubis.request('GET', '/v1.3/payment/options', { token: account.token });
     assert.equal(options.status, 200);
     assert.deepEqual([options.body.minimum, options.body.maximum, options.body.taxrate], [5, 1000, 21]);
     assert.deepEqual(options.body.card, { available: true, processor: 'stripe', reason: null });
@@ -225,8 +225,8 @@ describe('card top-ups through Stripe', () => {
 
 describe('bank transfers', () => {
   test('a requested transfer waits with a reference; the operator marks it received once, crediting the balance', async () => {
-    const account = await createAccount(server, { credit: 0 });
-    const requested = await server.request('POST', '/v1.3/payment/bank_transfer', {
+    const account = await createAccount(nubis, { credit: 0 });
+    const requested = await nubis.request('POST', '/v1.3/payment/bank_transfer', {
       token: account.token,
       body: { amount: '100' },
     });
@@ -240,7 +240,7 @@ describe('bank transfers', () => {
     assert.ok(instructions.iban);
     assert.equal(await balance(account), 0);
 
-    const awaited = await server.admin('GET', '/admin/transfers');
+    const awaited = await nubis.admin('GET', '/admin/transfers');
     assert.equal(awaited.status, 200);
     assert.ok(
       awaited.body.transfers.some(
@@ -248,17 +248,17 @@ describe('bank transfers', () => {
       ),
     );
 
-    const received = await server.admin('POST', `/admin/transactions/${transaction.id}/received`);
+    const received = await nubis.admin('POST', `/admin/transactions/${transaction.id}/received`);
     assert.equal(received.status, 200, JSON.stringify(received.body));
     assert.equal(received.body.pstatus, 'completed');
     assert.equal(await balance(account), 100);
-    const again = await server.admin('POST', `/admin/transactions/${transaction.id}/received`);
+    const again = await nubis.admin('POST', `/admin/transactions/${transaction.id}/received`);
     assert.equal(again.status, 409);
     assert.equal(await balance(account), 100);
-    assert.equal((await server.admin('POST', '/admin/transactions/999999999/received')).status, 404);
+    assert.equal((await nubis.admin('POST', '/admin/transactions/999999999/received')).status, 404);
     const credit = (await transactions(account)).find((t) => t.id === transaction.id);
     assert.equal(credit?.pstatus, 'completed');
-    const operatorCredit = await server.admin('GET', `/admin/accounts/${account.id}/transactions`);
+    const operatorCredit = await nubis.admin('GET', `/admin/accounts/${account.id}/transactions`);
     const notBank = operatorCredit.body.transactions.find((t: { ptype: string }) => t.ptype !== 'bank');
     assert.equal(notBank, undefined);
   });
@@ -266,7 +266,7 @@ describe('bank transfers', () => {
 
 describe('card payments without keys', () => {
   test('are off and say so; bank transfers still work', async () => {
-    const bare = await startTestServer();
+    const bare = await startTestInstance();
     try {
       const account = await createAccount(bare, { credit: 0 });
       const options = await bare.request('GET', '/v1.3/payment/options', { token: account.token });
@@ -297,7 +297,7 @@ describe('card payments without keys', () => {
 
 describe('the simulated processor (the emulator preset)', () => {
   test('its checkout page pays once, fails or cancels on demand, and sends the customer back', async () => {
-    const emulated = await startTestServer({ PAYMENT_PROCESSOR: 'simulated' });
+    const emulated = await startTestInstance({ PAYMENT_PROCESSOR: 'simulated' });
     try {
       const account = await createAccount(emulated, { credit: 0 });
       const start = async () => {

@@ -4,35 +4,35 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { deployServer } from '../../test/support/servers.ts';
 import type { Actor, Platform } from '../platform/context.ts';
 import { recordUsage, serverMetrics, type UsageReading } from './server-metric.service.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 
 before(async () => {
-  server = await startTestServer();
-  alice = await createAccount(server);
+  nubis = await startTestInstance();
+  alice = await createAccount(nubis);
 });
-after(() => server.close());
+after(() => nubis.close());
 
 async function metrics(token: string, ref: string | number, period?: string) {
-  return server.request('GET', `/v1.3/server/metrics/${ref}${period ? `?period=${period}` : ''}`, { token });
+  return nubis.request('GET', `/v1.3/server/metrics/${ref}${period ? `?period=${period}` : ''}`, { token });
 }
 
 describe('server metrics, simulated driver', () => {
   test('each period answers its steps since the server was made, the same numbers each time, within the plan', async () => {
-    const created = await deployServer(server, alice.token);
-    const plans = await server.request('GET', '/v1.3/plan/list');
+    const created = await deployServer(nubis, alice.token);
+    const plans = await nubis.request('GET', '/v1.3/plan/list');
     const plan = plans.body.plans[String(created.info.plan_id)];
     // Young: the hour's graph starts at the creation, not before.
     const young = await metrics(alice.token, created.uuid);
     assert.equal(young.status, 200, JSON.stringify(young.body));
     assert.ok(young.body.points.length <= 11, `${young.body.points.length} points ten minutes after creation`);
-    await server.advance(31 * 86_400);
+    await nubis.advance(31 * 86_400);
     for (const [period, step, count] of [
       ['hour', 60, 60],
       ['day', 600, 144],
@@ -60,32 +60,32 @@ describe('server metrics, simulated driver', () => {
       assert.deepEqual(again.body.points, first.body.points);
     }
     // Another server has its own series.
-    const other = await deployServer(server, alice.token, { hostname: 'web-2.example.com', label: 'web 2' });
-    await server.advance(3600);
+    const other = await deployServer(nubis, alice.token, { hostname: 'web-2.example.com', label: 'web 2' });
+    await nubis.advance(3600);
     const mine = (await metrics(alice.token, created.uuid)).body.points.map((p: { cpu: number }) => p.cpu);
     const theirs = (await metrics(alice.token, other.uuid)).body.points.map((p: { cpu: number }) => p.cpu);
     assert.notDeepEqual(mine, theirs);
   });
 
   test('a bad period is named, another account sees nothing, a token is needed', async () => {
-    const created = await deployServer(server, alice.token, {}, { settle: false });
+    const created = await deployServer(nubis, alice.token, {}, { settle: false });
     const bad = await metrics(alice.token, created.uuid, 'week');
     assert.equal(bad.status, 400);
     assert.match(JSON.stringify(bad.body), /period/);
-    const bob = await createAccount(server);
+    const bob = await createAccount(nubis);
     assert.equal((await metrics(bob.token, created.uuid)).status, 404);
-    assert.equal((await server.request('GET', `/v1.3/server/metrics/${created.uuid}`)).status, 401);
+    assert.equal((await nubis.request('GET', `/v1.3/server/metrics/${created.uuid}`)).status, 401);
   });
 });
 
 describe('server metrics, recorded from an engine', () => {
   test('readings become rates, restarts start again, hours are averaged, old ones go', async () => {
-    const created = await deployServer(server, alice.token, { hostname: 'db-1.example.com', label: 'db 1' });
-    const ctx = server.running.ctx;
+    const created = await deployServer(nubis, alice.token, { hostname: 'db-1.example.com', label: 'db 1' });
+    const ctx = nubis.running.ctx;
     // The same platform, as a real driver's would be: metrics are then read from the samples.
     const engineCtx = { ...ctx, compute: { ...ctx.compute, engine: {} } } as unknown as Platform;
     const actor = { accountId: alice.id } as Actor;
-    const plans = await server.request('GET', '/v1.3/plan/list');
+    const plans = await nubis.request('GET', '/v1.3/plan/list');
     const vcpus = plans.body.plans[String(created.info.plan_id)].vcpus as number;
 
     const hour = 3_600_000;
@@ -104,7 +104,7 @@ describe('server metrics, recorded from an engine', () => {
       await record(start + minute * 60_000, reading(minute * 30 * vcpus, minute * 60_000));
     // A restart: the counters begin again; no rate is reckoned across it.
     await record(start + 61 * 60_000, reading(1, 10));
-    await server.advance((start + 62 * 60_000 - ctx.clock.now()) / 1000);
+    await nubis.advance((start + 62 * 60_000 - ctx.clock.now()) / 1000);
 
     const hourGraph = await serverMetrics(engineCtx, actor, created.uuid, 'hour');
     assert.equal(hourGraph.source, 'engine');

@@ -8,32 +8,32 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, mailsTo, type TestAccount } from '../../test/support/accounts.ts';
 import { deployServer, serverInfo, standardServer } from '../../test/support/servers.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 const hour = 3600;
 
 before(async () => {
-  server = await startTestServer();
-  alice = await createAccount(server, { credit: 1000 });
+  nubis = await startTestInstance();
+  alice = await createAccount(nubis, { credit: 1000 });
   // Start at the top of a month, so no test here meets a month's end before it means to.
-  await server.advance(await secondsToNextMonth());
+  await nubis.advance(await secondsToNextMonth());
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 async function secondsToNextMonth(): Promise<number> {
-  const now = Date.parse((await server.admin('GET', '/admin/clock')).body.now);
+  const now = Date.parse((await nubis.admin('GET', '/admin/clock')).body.now);
   const date = new Date(now);
   return Math.ceil((Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) - now) / 1000) + 60;
 }
 
 async function setOption(id: number, name: string, value: string) {
-  const set = await server.request('PUT', `/v1.3/option/set/${id}`, { token: alice.token, body: { name, value } });
+  const set = await nubis.request('PUT', `/v1.3/option/set/${id}`, { token: alice.token, body: { name, value } });
   assert.equal(set.status, 202, JSON.stringify(set.body));
 }
 
@@ -43,7 +43,7 @@ function thresholdFor(limitGb: number, gb: number): string {
 }
 
 async function overageEvents(uuid: string) {
-  const answer = await server.admin('GET', `/admin/events?account=${alice.id}&limit=1000`);
+  const answer = await nubis.admin('GET', `/admin/events?account=${alice.id}&limit=1000`);
   assert.equal(answer.status, 200, JSON.stringify(answer.body));
   return (answer.body.events as { type: string; resource: { uuid: string }; data: Record<string, unknown> }[]).filter(
     (event) => event.type === 'server.overage' && event.resource.uuid === uuid,
@@ -51,20 +51,20 @@ async function overageEvents(uuid: string) {
 }
 
 async function start(id: number) {
-  return server.request('PATCH', '/v1.3/server/start', { token: alice.token, body: { server_id: id } });
+  return nubis.request('PATCH', '/v1.3/server/start', { token: alice.token, body: { server_id: id } });
 }
 
 test('power_off: the server runs below its point, is powered off and mailed at it, and held off until a change', async () => {
-  const s = await deployServer(server, alice.token, { label: 'busy', hostname: 'busy.example.com' });
-  const limit = (await serverInfo(server, alice.token, s.id)).bandwidth.limit as number;
+  const s = await deployServer(nubis, alice.token, { label: 'busy', hostname: 'busy.example.com' });
+  const limit = (await serverInfo(nubis, alice.token, s.id)).bandwidth.limit as number;
   await setOption(s.id, 'bw_overage_threshold', thresholdFor(limit, 2));
-  let info = await serverInfo(server, alice.token, s.id);
+  let info = await serverInfo(nubis, alice.token, s.id);
   assert.equal(info.bandwidth.point, 2);
   assert.equal(info.info.options.bw_overage_policy, 'power_off');
   let steps = 0;
   for (; steps < 40; steps++) {
-    await server.advance(4 * hour);
-    info = await serverInfo(server, alice.token, s.id);
+    await nubis.advance(4 * hour);
+    info = await serverInfo(nubis, alice.token, s.id);
     if (info.bandwidth.usage < info.bandwidth.point) {
       assert.equal(info.power, 'running', `not before the point: ${JSON.stringify(info.bandwidth)}`);
       assert.equal(info.bandwidth.applied, null);
@@ -76,7 +76,7 @@ test('power_off: the server runs below its point, is powered off and mailed at i
   const [event] = await overageEvents(s.uuid);
   assert.equal(event?.data.action, 'powered_off');
   assert.ok((event?.data.usage_gb as number) >= 2);
-  const mail = (await mailsTo(server, alice.email)).find((m) => /powered off/.test(m.subject));
+  const mail = (await mailsTo(nubis, alice.email)).find((m) => /powered off/.test(m.subject));
   assert.ok(mail, 'the owner is mailed');
   assert.match(mail.subject, /busy/);
   assert.match(mail.text, /bw_overage_threshold/);
@@ -89,31 +89,31 @@ test('power_off: the server runs below its point, is powered off and mailed at i
   // Raising the threshold lets it start, and it stays up.
   await setOption(s.id, 'bw_overage_threshold', '1');
   assert.equal((await start(s.id)).status, 202);
-  await server.advance(600);
-  info = await serverInfo(server, alice.token, s.id);
+  await nubis.advance(600);
+  info = await serverInfo(nubis, alice.token, s.id);
   assert.deepEqual([info.power, info.bandwidth.applied], ['running', null]);
 
   // Lowered again: off at the next round; the next month starts it afresh.
   await setOption(s.id, 'bw_overage_threshold', thresholdFor(limit, 1));
-  await server.advance(60);
-  assert.equal((await serverInfo(server, alice.token, s.id)).power, 'stopped');
+  await nubis.advance(60);
+  assert.equal((await serverInfo(nubis, alice.token, s.id)).power, 'stopped');
   assert.equal((await start(s.id)).status, 409);
-  await server.advance(await secondsToNextMonth());
-  info = await serverInfo(server, alice.token, s.id);
+  await nubis.advance(await secondsToNextMonth());
+  info = await serverInfo(nubis, alice.token, s.id);
   assert.ok(info.bandwidth.usage < 1, `a new month's usage starts at 0: ${info.bandwidth.usage}`);
   assert.equal((await start(s.id)).status, 202);
 });
 
 test('throttle: applied at the point without stopping the server, lifted when the point moves above usage', async () => {
-  const s = await deployServer(server, alice.token, { label: 'slow', hostname: 'slow.example.com' });
-  const limit = (await serverInfo(server, alice.token, s.id)).bandwidth.limit as number;
+  const s = await deployServer(nubis, alice.token, { label: 'slow', hostname: 'slow.example.com' });
+  const limit = (await serverInfo(nubis, alice.token, s.id)).bandwidth.limit as number;
   await setOption(s.id, 'bw_overage_policy', 'throttle');
   await setOption(s.id, 'bw_overage_threshold', thresholdFor(limit, 2));
-  let info = await serverInfo(server, alice.token, s.id);
+  let info = await serverInfo(nubis, alice.token, s.id);
   for (let steps = 0; steps < 40 && info.bandwidth.usage < info.bandwidth.point; steps++) {
     assert.equal(info.bandwidth.applied, null);
-    await server.advance(4 * hour);
-    info = await serverInfo(server, alice.token, s.id);
+    await nubis.advance(4 * hour);
+    info = await serverInfo(nubis, alice.token, s.id);
   }
   assert.deepEqual([info.power, info.bandwidth.applied], ['running', 'throttle']);
   assert.deepEqual(
@@ -121,8 +121,8 @@ test('throttle: applied at the point without stopping the server, lifted when th
     ['throttled'],
   );
   await setOption(s.id, 'bw_overage_threshold', '1');
-  await server.advance(60);
-  info = await serverInfo(server, alice.token, s.id);
+  await nubis.advance(60);
+  info = await serverInfo(nubis, alice.token, s.id);
   assert.deepEqual([info.power, info.bandwidth.applied], ['running', null]);
   assert.deepEqual(
     (await overageEvents(s.uuid)).map((e) => e.data.action),
@@ -131,13 +131,13 @@ test('throttle: applied at the point without stopping the server, lifted when th
 });
 
 test("charge: each whole GB past the point is billed once at the region's rate, to the micro-dollar", async () => {
-  const s = await deployServer(server, alice.token, { label: 'meter', hostname: 'meter.example.com' });
-  const limit = (await serverInfo(server, alice.token, s.id)).bandwidth.limit as number;
+  const s = await deployServer(nubis, alice.token, { label: 'meter', hostname: 'meter.example.com' });
+  const limit = (await serverInfo(nubis, alice.token, s.id)).bandwidth.limit as number;
   await setOption(s.id, 'bw_overage_policy', 'charge');
   await setOption(s.id, 'bw_overage_threshold', thresholdFor(limit, 1));
   for (let steps = 0; steps < 40; steps++) {
-    await server.advance(4 * hour);
-    const info = await serverInfo(server, alice.token, s.id);
+    await nubis.advance(4 * hour);
+    const info = await serverInfo(nubis, alice.token, s.id);
     assert.equal(info.power, 'running');
     if (info.bandwidth.usage >= info.bandwidth.point + 3.5) break;
   }
@@ -150,7 +150,7 @@ test("charge: each whole GB past the point is billed once at the region's rate, 
   const last = charged.at(-1)!.data as { usage_gb: number; point_gb: number };
   const gbOver = Math.floor(Math.round((last.usage_gb - last.point_gb) * 100) / 100);
   assert.ok(gbOver >= 3, `${gbOver} GB over`);
-  const invoices = await server.request('GET', '/v1.3/invoice/list', { token: alice.token });
+  const invoices = await nubis.request('GET', '/v1.3/invoice/list', { token: alice.token });
   assert.equal(invoices.status, 200);
   const items = (invoices.body.invoices as { resource_type: string; amount_mo: number; active: number }[]).filter(
     (item) => item.resource_type === 'bandwidth',
@@ -158,7 +158,7 @@ test("charge: each whole GB past the point is billed once at the region's rate, 
   assert.ok(items.length > 0 && items.every((item) => item.active === 0));
   const billedMicros = items.reduce((sum, item) => sum + Math.round(item.amount_mo * 1e6), 0);
   assert.equal(billedMicros, gbOver * rateMicros);
-  const sum = await server.request('POST', '/v1.3/invoice/sum', { token: alice.token, body: {} });
+  const sum = await nubis.request('POST', '/v1.3/invoice/sum', { token: alice.token, body: {} });
   assert.equal(sum.status, 200);
   assert.equal(Math.round(sum.body.bandwidth * 100), Math.round((gbOver * rateMicros) / 10_000));
 });

@@ -3,38 +3,38 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { deployServer, serverInfo, SETTLE_SECONDS } from '../../test/support/servers.ts';
 import { runBackupSweep } from '../snapshots/backup.sweep.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 let bob: TestAccount;
 
 before(async () => {
-  server = await startTestServer({ SERVERS_LIMIT: '100' });
-  [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
+  nubis = await startTestInstance({ SERVERS_LIMIT: '100' });
+  [alice, bob] = await Promise.all([createAccount(nubis), createAccount(nubis)]);
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 async function act(method: string, path: string, body: Record<string, unknown>, token = alice.token) {
-  return server.request(method, `/v1.3/server/${path}`, { token, body });
+  return nubis.request(method, `/v1.3/server/${path}`, { token, body });
 }
 
 async function power(id: number | string): Promise<string> {
-  return (await serverInfo(server, alice.token, id)).power;
+  return (await serverInfo(nubis, alice.token, id)).power;
 }
 
 async function running(token: string): Promise<number> {
-  return (await server.request('GET', '/v1.3/account/info', { token })).body.servers.running;
+  return (await nubis.request('GET', '/v1.3/account/info', { token })).body.servers.running;
 }
 
 describe('power transitions', () => {
   test("stop, start and reboot move through their transitional states, and only the spec's transitions are allowed", async () => {
-    const s = await deployServer(server, alice.token);
+    const s = await deployServer(nubis, alice.token);
     assert.equal(await power(s.id), 'running');
     // Start on a running server: the server is already where the caller wants it (202, no change).
     assert.equal((await act('PATCH', 'start', { server_id: s.id })).status, 202);
@@ -44,24 +44,24 @@ describe('power transitions', () => {
     assert.equal(stop.status, 202);
     assert.deepEqual(stop.body, { success: { response: '202 Accepted', reason: '' } });
     assert.equal(await power(s.id), 'stopping');
-    await server.advance(5);
+    await nubis.advance(5);
     assert.equal(await power(s.id), 'stopped');
     assert.equal((await act('PATCH', 'stop', { server_id: s.id })).status, 202);
     assert.equal(await power(s.id), 'stopped');
 
     assert.equal((await act('PATCH', 'start', { server_id: String(s.id) })).status, 202);
     assert.equal(await power(s.id), 'booting');
-    await server.advance(10);
+    await nubis.advance(10);
     assert.equal(await power(s.id), 'running');
 
     assert.equal((await act('PATCH', 'reboot', { server_id: s.id })).status, 202);
     assert.equal(await power(s.id), 'rebooting');
-    await server.advance(15);
+    await nubis.advance(15);
     assert.equal(await power(s.id), 'running');
   });
 
   test('concurrent actions on one server are taken one after the other: each is accepted, the last one wins', async () => {
-    const s = await deployServer(server, alice.token);
+    const s = await deployServer(nubis, alice.token);
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) => act('PATCH', i % 2 ? 'stop' : 'reboot', { server_id: s.id })),
     );
@@ -70,39 +70,39 @@ describe('power transitions', () => {
       Array(10).fill(202),
     );
     assert.ok(['stopping', 'rebooting', 'booting'].includes(await power(s.id)));
-    await server.advance(SETTLE_SECONDS);
+    await nubis.advance(SETTLE_SECONDS);
     assert.ok(['running', 'stopped'].includes(await power(s.id)));
   });
 
   test('reboot starts a server that is not running', async () => {
-    const s = await deployServer(server, alice.token);
+    const s = await deployServer(nubis, alice.token);
     await act('PATCH', 'stop', { server_id: s.id });
-    await server.advance(5);
+    await nubis.advance(5);
     assert.equal((await act('PATCH', 'reboot', { server_id: s.id })).status, 202);
     assert.equal(await power(s.id), 'booting');
-    await server.advance(10);
+    await nubis.advance(10);
     assert.equal(await power(s.id), 'running');
   });
 
   test('servers.running counts the servers that show running', async () => {
-    const carol = await createAccount(server);
+    const carol = await createAccount(nubis);
     const [a, b] = [
-      await deployServer(server, carol.token, {}, { settle: false }),
-      await deployServer(server, carol.token, {}, { settle: false }),
+      await deployServer(nubis, carol.token, {}, { settle: false }),
+      await deployServer(nubis, carol.token, {}, { settle: false }),
     ];
     assert.equal(await running(carol.token), 0);
-    await server.advance(SETTLE_SECONDS);
+    await nubis.advance(SETTLE_SECONDS);
     assert.equal(await running(carol.token), 2);
     await act('PATCH', 'stop', { server_id: a.id }, carol.token);
     assert.equal(await running(carol.token), 1);
-    await server.advance(5);
+    await nubis.advance(5);
     assert.equal(await running(carol.token), 1);
-    await server.request('DELETE', `/v1.3/server/remove/${b.id}`, { token: carol.token });
+    await nubis.request('DELETE', `/v1.3/server/remove/${b.id}`, { token: carol.token });
     assert.equal(await running(carol.token), 0);
   });
 
   test("another account's server answers 404 to every action, as a missing one does", async () => {
-    const s = await deployServer(server, alice.token);
+    const s = await deployServer(nubis, alice.token);
     const attempts: [string, string, Record<string, unknown>][] = [
       ['PATCH', 'start', {}],
       ['PATCH', 'stop', {}],
@@ -119,7 +119,7 @@ describe('power transitions', () => {
       assert.deepEqual(foreign.body, missing.body);
     }
     for (const path of ['rebuild', 'resize', 'info']) {
-      assert.equal((await server.request('GET', `/v1.3/server/${path}/${s.id}`, { token: bob.token })).status, 404);
+      assert.equal((await nubis.request('GET', `/v1.3/server/${path}/${s.id}`, { token: bob.token })).status, 404);
     }
     assert.equal(await power(s.id), 'running');
   });
@@ -135,23 +135,23 @@ describe('rescue', () => {
   // Spec: "rescue disabled/enabled | POST /server/rescue | body enable boolean | rescue mode toggled |
   // when enabled the server reboots into a recovery image, else boots from disk" — valid in either rescue state.
   test('enable reboots into the recovery image, disable back onto the disk; the same state again reboots into it again', async () => {
-    const s = await deployServer(server, alice.token);
+    const s = await deployServer(nubis, alice.token);
     assert.equal((await act('POST', 'rescue', { server_id: s.id, enable: true })).status, 202);
-    const rescuing = await serverInfo(server, alice.token, s.id);
+    const rescuing = await serverInfo(nubis, alice.token, s.id);
     assert.equal(rescuing.power, 'rebooting');
     assert.ok(rescuing.info.features.includes('rescue_mode'));
-    await server.advance(15);
+    await nubis.advance(15);
     assert.equal(await power(s.id), 'running');
     assert.equal((await act('POST', 'rescue', { server_id: s.id, enable: true })).status, 202);
-    const again = await serverInfo(server, alice.token, s.id);
+    const again = await serverInfo(nubis, alice.token, s.id);
     assert.equal(again.power, 'rebooting');
     assert.ok(again.info.features.includes('rescue_mode'));
-    await server.advance(15);
+    await nubis.advance(15);
 
     assert.equal((await act('POST', 'rescue', { server_id: s.uuid, enable: false })).status, 202);
     assert.equal(await power(s.id), 'rebooting');
-    await server.advance(15);
-    const back = await serverInfo(server, alice.token, s.id);
+    await nubis.advance(15);
+    const back = await serverInfo(nubis, alice.token, s.id);
     assert.equal(back.power, 'running');
     assert.ok(!back.info.features.includes('rescue_mode'));
     assert.equal((await act('POST', 'rescue', { server_id: s.id, enable: false })).status, 202);
@@ -159,17 +159,17 @@ describe('rescue', () => {
   });
 
   test('a stopped server boots into rescue', async () => {
-    const s = await deployServer(server, alice.token);
+    const s = await deployServer(nubis, alice.token);
     await act('PATCH', 'stop', { server_id: s.id });
-    await server.advance(5);
+    await nubis.advance(5);
     assert.equal((await act('POST', 'rescue', { server_id: s.id, enable: true })).status, 202);
     assert.equal(await power(s.id), 'booting');
-    await server.advance(10);
+    await nubis.advance(10);
     assert.equal(await power(s.id), 'running');
   });
 
   test('enable is required and boolean', async () => {
-    const s = await deployServer(server, alice.token, {}, { settle: false });
+    const s = await deployServer(nubis, alice.token, {}, { settle: false });
     const result = await act('POST', 'rescue', { server_id: s.id });
     assert.equal(result.status, 400);
     assert.equal(result.body.errors[0].field, 'enable');
@@ -178,8 +178,8 @@ describe('rescue', () => {
 
 describe('rebuild and reinstall', () => {
   test('rebuild lists the images that fit, and writes the new one with a new root password', async () => {
-    const s = await deployServer(server, alice.token, { region: 701 });
-    const choices = await server.request('GET', `/v1.3/server/rebuild/${s.id}`, { token: alice.token });
+    const s = await deployServer(nubis, alice.token, { region: 701 });
+    const choices = await nubis.request('GET', `/v1.3/server/rebuild/${s.id}`, { token: alice.token });
     assert.equal(choices.status, 200);
     const ids = Object.keys(choices.body.images);
     assert.ok(ids.includes('1002'));
@@ -188,21 +188,21 @@ describe('rebuild and reinstall', () => {
     assert.ok(!ids.includes('2003'), 'GitLab needs a 50 GB disk');
     assert.deepEqual(Object.keys(choices.body.images[ids[0]!]).sort(), ['name', 'uuid']);
 
-    const before = await serverInfo(server, alice.token, s.id);
+    const before = await serverInfo(nubis, alice.token, s.id);
     assert.equal(
       (await act('POST', 'rebuild', { server_id: s.uuid, image_id: choices.body.images['1002'].uuid })).status,
       202,
     );
-    const rebuilding = await serverInfo(server, alice.token, s.id);
+    const rebuilding = await serverInfo(nubis, alice.token, s.id);
     assert.equal(rebuilding.power, 'rebuilding');
     assert.equal(rebuilding.info.img_id, 1002);
     assert.notEqual(rebuilding.info.password, before.info.password);
-    await server.advance(90);
+    await nubis.advance(90);
     assert.equal(await power(s.id), 'running');
   });
 
   test('rebuild refuses images that are unknown, elsewhere, or too large for the disk, naming image_id', async () => {
-    const s = await deployServer(server, alice.token, { region: 701 });
+    const s = await deployServer(nubis, alice.token, { region: 701 });
     for (const imageId of [424242, 1041, 2003]) {
       const result = await act('POST', 'rebuild', { server_id: s.id, image_id: imageId });
       assert.equal(result.status, 400, String(imageId));
@@ -212,29 +212,29 @@ describe('rebuild and reinstall', () => {
   });
 
   test('a rebuild to a licensed image bills the licence', async () => {
-    const s = await deployServer(server, alice.token, { plan: 3 });
-    assert.equal((await serverInfo(server, alice.token, s.id)).price, 12);
+    const s = await deployServer(nubis, alice.token, { plan: 3 });
+    assert.equal((await serverInfo(nubis, alice.token, s.id)).price, 12);
     assert.equal((await act('POST', 'rebuild', { server_id: s.id, image_id: 1101 })).status, 202);
-    assert.equal((await serverInfo(server, alice.token, s.id)).price, 28.06);
+    assert.equal((await serverInfo(nubis, alice.token, s.id)).price, 28.06);
   });
 
   test('reinstall writes the same image again with a new root password', async () => {
-    const s = await deployServer(server, alice.token, { image: 1011 });
-    const before = await serverInfo(server, alice.token, s.id);
+    const s = await deployServer(nubis, alice.token, { image: 1011 });
+    const before = await serverInfo(nubis, alice.token, s.id);
     assert.equal((await act('POST', 'reinstall', { server_id: s.id, enable: true })).status, 202);
-    const after = await serverInfo(server, alice.token, s.id);
+    const after = await serverInfo(nubis, alice.token, s.id);
     assert.equal(after.power, 'reinstalling');
     assert.equal(after.info.img_id, 1011);
     assert.notEqual(after.info.password, before.info.password);
-    await server.advance(90);
+    await nubis.advance(90);
     assert.equal(await power(s.id), 'running');
   });
 });
 
 describe('resize', () => {
   test('lists the plans with an equal or larger disk sold in the region', async () => {
-    const s = await deployServer(server, alice.token, { region: 301, plan: 3 });
-    const choices = await server.request('GET', `/v1.3/server/resize/${s.uuid}`, { token: alice.token });
+    const s = await deployServer(nubis, alice.token, { region: 301, plan: 3 });
+    const choices = await nubis.request('GET', `/v1.3/server/resize/${s.uuid}`, { token: alice.token });
     assert.equal(choices.status, 200);
     // Region 301 sells plans 1-6 and 8; plan 3 has a 50 GB disk.
     assert.deepEqual(Object.keys(choices.body.plans).sort(), ['2', '4', '5', '6', '8']);
@@ -242,31 +242,31 @@ describe('resize', () => {
   });
 
   test('a running server is resized and rebooted: new plan, limit and price', async () => {
-    const s = await deployServer(server, alice.token);
+    const s = await deployServer(nubis, alice.token);
     assert.equal((await act('POST', 'resize', { server_id: s.id, plan_id: '3' })).status, 202);
-    const resizing = await serverInfo(server, alice.token, s.id);
+    const resizing = await serverInfo(nubis, alice.token, s.id);
     assert.equal(resizing.power, 'resizing');
     assert.equal(resizing.info.plan_id, 3);
     assert.equal(resizing.bandwidth.limit, 2000);
     assert.equal(resizing.price, 12);
-    await server.advance(30);
+    await nubis.advance(30);
     assert.equal(await power(s.id), 'running');
-    const account = await server.request('GET', '/v1.3/account/info', { token: alice.token });
+    const account = await nubis.request('GET', '/v1.3/account/info', { token: alice.token });
     assert.ok(account.body.billing.usage > 0);
   });
 
   test('a stopped server stays stopped after its resize', async () => {
-    const s = await deployServer(server, alice.token);
+    const s = await deployServer(nubis, alice.token);
     await act('PATCH', 'stop', { server_id: s.id });
-    await server.advance(5);
+    await nubis.advance(5);
     assert.equal((await act('POST', 'resize', { server_id: s.id, plan_id: 2 })).status, 202);
     assert.equal(await power(s.id), 'resizing');
-    await server.advance(30);
+    await nubis.advance(30);
     assert.equal(await power(s.id), 'stopped');
   });
 
   test('refuses a smaller disk, the same plan, a plan not sold in the region and an unknown plan, naming plan_id', async () => {
-    const s = await deployServer(server, alice.token, { region: 301, plan: 2 });
+    const s = await deployServer(nubis, alice.token, { region: 301, plan: 2 });
     const cases: [unknown, RegExp][] = [
       [3, /smaller than the server's 80 GB/],
       [2, /already has plan/],
@@ -279,28 +279,28 @@ describe('resize', () => {
       assert.equal(result.body.errors[0].field, 'plan_id');
       assert.match(result.body.errors[0].reason, reason);
     }
-    assert.equal((await serverInfo(server, alice.token, s.id)).info.plan_id, 2);
+    assert.equal((await serverInfo(nubis, alice.token, s.id)).info.plan_id, 2);
   });
 
   test('402 when the balance cannot cover the first hour at the new price', async () => {
-    const poor = await createAccount(server, { credit: '0.02' });
-    const s = await deployServer(server, poor.token);
+    const poor = await createAccount(nubis, { credit: '0.02' });
+    const s = await deployServer(nubis, poor.token);
     const result = await act('POST', 'resize', { server_id: s.id, plan_id: 9 }, poor.token);
     assert.equal(result.status, 402);
     assert.match(result.body.errors.reason, /not enough funds/);
-    assert.equal((await serverInfo(server, poor.token, s.id)).info.plan_id, 1);
+    assert.equal((await serverInfo(nubis, poor.token, s.id)).info.plan_id, 1);
   });
 });
 
 describe('funds', () => {
   test('a stopped server of an account whose balance reached zero is not started (402) until the account is credited', async () => {
-    const poor = await createAccount(server, { credit: '0.05' });
-    const s = await deployServer(server, poor.token);
+    const poor = await createAccount(nubis, { credit: '0.05' });
+    const s = await deployServer(nubis, poor.token);
     assert.equal((await act('PATCH', 'stop', { server_id: s.id }, poor.token)).status, 202);
-    await server.advance(SETTLE_SECONDS);
+    await nubis.advance(SETTLE_SECONDS);
     // Plan 1 costs about $0.007 an hour: eight hours more than spends $0.05.
-    await server.advance(8 * 3600);
-    assert.ok((await server.request('GET', '/v1.3/account/info', { token: poor.token })).body.balance <= 0);
+    await nubis.advance(8 * 3600);
+    assert.ok((await nubis.request('GET', '/v1.3/account/info', { token: poor.token })).body.balance <= 0);
     // Every path that powers a server on obeys the funds rule: start, reboot and rescue refuse with 402
     // (Errors: "402 | account balance too low")…
     const attempts: [string, string, Record<string, unknown>][] = [
@@ -321,21 +321,21 @@ describe('funds', () => {
       ['POST', 'reinstall', {}],
     ] as const) {
       assert.equal((await act(method, path, { server_id: s.id, ...body }, poor.token)).status, 202, path);
-      await server.advance(SETTLE_SECONDS);
+      await nubis.advance(SETTLE_SECONDS);
       assert.equal(await powerOf(s.id), 'stopped', path);
     }
-    const info = await serverInfo(server, poor.token, s.id);
+    const info = await serverInfo(nubis, poor.token, s.id);
     assert.equal(info.info.img_id, 1002);
     assert.ok(!info.info.features.includes('rescue_mode'));
-    assert.equal((await server.request('GET', '/v1.3/account/info', { token: poor.token })).body.servers.running, 0);
+    assert.equal((await nubis.request('GET', '/v1.3/account/info', { token: poor.token })).body.servers.running, 0);
 
-    assert.equal((await server.admin('POST', `/admin/accounts/${poor.id}/credit`, { amount: 5 })).status, 201);
+    assert.equal((await nubis.admin('POST', `/admin/accounts/${poor.id}/credit`, { amount: 5 })).status, 201);
     assert.equal((await act('PATCH', 'start', { server_id: s.id }, poor.token)).status, 202);
-    await server.advance(SETTLE_SECONDS);
+    await nubis.advance(SETTLE_SECONDS);
     assert.equal(await powerOf(s.id), 'running');
 
     async function powerOf(id: number) {
-      return (await serverInfo(server, poor.token, id)).power;
+      return (await serverInfo(nubis, poor.token, id)).power;
     }
   });
 });
@@ -364,9 +364,9 @@ describe('actions valid on any server', () => {
   // provisioning). Only the test's advances end a transition.
   const transition = 1200;
   const settle = 6 * transition;
-  let slow: TestServer;
+  let slow: TestInstance;
   before(async () => {
-    slow = await startTestServer({
+    slow = await startTestInstance({
       SERVERS_LIMIT: '100',
       SIM_PROVISION_SECONDS: String(transition),
       SIM_BOOT_SECONDS: String(transition),
@@ -467,18 +467,18 @@ describe('actions valid on any server', () => {
   });
 
   test('a restore from a snapshot still processing is accepted and lasts until the snapshot completes', async () => {
-    const s = await deployServer(server, alice.token);
-    const snapshot = await server.request('POST', '/v1.3/snapshot/create', {
+    const s = await deployServer(nubis, alice.token);
+    const snapshot = await nubis.request('POST', '/v1.3/snapshot/create', {
       token: alice.token,
       body: { name: 'fresh', server_id: s.id },
     });
     assert.equal(snapshot.status, 201);
     const listed = async () =>
-      (await server.request('GET', '/v1.3/snapshot/list', { token: alice.token })).body.snapshots.find(
+      (await nubis.request('GET', '/v1.3/snapshot/list', { token: alice.token })).body.snapshots.find(
         (x: { uuid: string }) => x.uuid === snapshot.body.snapshot_id,
       );
     assert.equal((await listed()).status, 'processing');
-    const restore = await server.request('PATCH', '/v1.3/snapshot/restore', {
+    const restore = await nubis.request('PATCH', '/v1.3/snapshot/restore', {
       token: alice.token,
       body: { server_id: s.id, snapshot_id: snapshot.body.snapshot_id },
     });
@@ -486,23 +486,23 @@ describe('actions valid on any server', () => {
     assert.equal(await power(s.id), 'restoring');
     // The snapshot takes 2 s per GB; the restore writes as long again once the copy is there.
     const sizeGb: number = (await listed()).size_gb;
-    await server.advance(sizeGb * 2);
+    await nubis.advance(sizeGb * 2);
     assert.equal((await listed()).status, 'completed');
     assert.equal(await power(s.id), 'restoring');
-    await server.advance(sizeGb * 2);
+    await nubis.advance(sizeGb * 2);
     assert.equal(await power(s.id), 'running');
   });
 
   test('backup enable and disable in the state already set are accepted and change nothing', async () => {
-    const s = await deployServer(server, alice.token);
+    const s = await deployServer(nubis, alice.token);
     for (const command of ['disable', 'enable', 'enable', 'disable', 'disable']) {
-      const result = await server.request('PATCH', `/v1.3/backup/${command}`, {
+      const result = await nubis.request('PATCH', `/v1.3/backup/${command}`, {
         token: alice.token,
         body: { server_id: s.id },
       });
       assert.equal(result.status, 202, command);
       assert.equal(
-        (await serverInfo(server, alice.token, s.id)).info.features.includes('auto_backups'),
+        (await serverInfo(nubis, alice.token, s.id)).info.features.includes('auto_backups'),
         command === 'enable',
       );
     }

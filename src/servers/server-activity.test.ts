@@ -3,16 +3,16 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount } from '../../test/support/accounts.ts';
 import { deployServer, SETTLE_SECONDS } from '../../test/support/servers.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 
 before(async () => {
-  server = await startTestServer();
+  nubis = await startTestInstance();
 });
-after(() => server.close());
+after(() => nubis.close());
 
 interface Entry {
   id: number;
@@ -23,7 +23,7 @@ interface Entry {
 }
 
 async function activity(token: string, ref: string | number): Promise<Entry[]> {
-  const answer = await server.request('GET', `/v1.3/server/activity/${ref}`, { token });
+  const answer = await nubis.request('GET', `/v1.3/server/activity/${ref}`, { token });
   assert.equal(answer.status, 200, JSON.stringify(answer.body));
   return answer.body.activity;
 }
@@ -36,25 +36,25 @@ const line = (entry: Entry) =>
 
 describe("a server's activity", () => {
   test('tells the life newest first, each with its cause', async () => {
-    const alice = await createAccount(server);
-    const created = await deployServer(server, alice.token);
+    const alice = await createAccount(nubis);
+    const created = await deployServer(nubis, alice.token);
     const act = async (path: string) => {
-      const answer = await server.request('PATCH', `/v1.3/server/${path}`, {
+      const answer = await nubis.request('PATCH', `/v1.3/server/${path}`, {
         token: alice.token,
         body: { server_id: created.id },
       });
       assert.equal(answer.status, 202, JSON.stringify(answer.body));
-      await server.advance(SETTLE_SECONDS);
+      await nubis.advance(SETTLE_SECONDS);
     };
     await act('stop');
     await act('start');
-    const snapshot = await server.request('POST', '/v1.3/snapshot/create', {
+    const snapshot = await nubis.request('POST', '/v1.3/snapshot/create', {
       token: alice.token,
       body: { name: 'before-upgrade', server_id: created.id },
     });
     assert.equal(snapshot.status, 201, JSON.stringify(snapshot.body));
-    await server.advance(SETTLE_SECONDS);
-    const forced = await server.admin('POST', `/admin/servers/${created.uuid}/stop`);
+    await nubis.advance(SETTLE_SECONDS);
+    const forced = await nubis.admin('POST', `/admin/servers/${created.uuid}/stop`);
     assert.equal(forced.status, 200, JSON.stringify(forced.body));
 
     const entries = await activity(alice.token, created.uuid);
@@ -82,19 +82,19 @@ describe("a server's activity", () => {
   });
 
   test("another account's server is not found, nor is a reference to none; a token is needed", async () => {
-    const alice = await createAccount(server);
-    const bob = await createAccount(server);
-    const created = await deployServer(server, alice.token, {}, { settle: false });
-    const answer = await server.request('GET', `/v1.3/server/activity/${created.uuid}`, { token: bob.token });
+    const alice = await createAccount(nubis);
+    const bob = await createAccount(nubis);
+    const created = await deployServer(nubis, alice.token, {}, { settle: false });
+    const answer = await nubis.request('GET', `/v1.3/server/activity/${created.uuid}`, { token: bob.token });
     assert.equal(answer.status, 404);
     // As server/info answers the same reference.
     for (const ref of ['not-a-server', '0', '99999999']) {
-      const bad = await server.request('GET', `/v1.3/server/activity/${ref}`, { token: alice.token });
-      const info = await server.request('GET', `/v1.3/server/info/${ref}`, { token: alice.token });
+      const bad = await nubis.request('GET', `/v1.3/server/activity/${ref}`, { token: alice.token });
+      const info = await nubis.request('GET', `/v1.3/server/info/${ref}`, { token: alice.token });
       assert.equal(bad.status, info.status, ref);
       assert.ok(bad.status === 400 || bad.status === 404, `${ref}: ${bad.status}`);
     }
-    const anonymous = await server.request('GET', `/v1.3/server/activity/${created.uuid}`);
+    const anonymous = await nubis.request('GET', `/v1.3/server/activity/${created.uuid}`);
     assert.equal(anonymous.status, 401);
   });
 });

@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount } from '../../test/support/accounts.ts';
 import { deployServer, SETTLE_SECONDS, standardServer } from '../../test/support/servers.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let catalogDir: string;
 
 before(async () => {
@@ -20,20 +20,20 @@ before(async () => {
   for (const region of catalog.regions) if (region.id === 101) region.pools.v4 = ['192.0.2.0/29'];
   const file = join(catalogDir, 'catalog.json');
   writeFileSync(file, JSON.stringify(catalog));
-  server = await startTestServer({ CATALOG_FILE: file });
+  nubis = await startTestInstance({ CATALOG_FILE: file });
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
   rmSync(catalogDir, { recursive: true, force: true });
 });
 
 describe('servers.limit', () => {
   test('50 concurrent creates against a limit of 5 make exactly 5 servers and bill exactly 5', async () => {
-    const account = await createAccount(server);
-    assert.equal((await server.admin('PATCH', `/admin/accounts/${account.id}`, { servers_limit: 5 })).status, 200);
+    const account = await createAccount(nubis);
+    assert.equal((await nubis.admin('PATCH', `/admin/accounts/${account.id}`, { servers_limit: 5 })).status, 200);
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        server.request('POST', '/v1.3/server/create', {
+        nubis.request('POST', '/v1.3/server/create', {
           token: account.token,
           body: { ...standardServer, region: 201, label: `race ${i}` },
         }),
@@ -45,37 +45,37 @@ describe('servers.limit', () => {
     for (const refused of results.filter((r) => r.status === 403))
       assert.match(refused.body.errors.reason, /servers\.limit reached: the account may have at most 5 servers/);
 
-    const list = await server.request('GET', '/v1.3/server/list', { token: account.token });
+    const list = await nubis.request('GET', '/v1.3/server/list', { token: account.token });
     assert.equal(list.body.servers.length, 5);
     assert.deepEqual(
       new Set(list.body.servers.map((s: { uuid: string }) => s.uuid)),
       new Set(results.filter((r) => r.status === 201).map((r) => r.body.uuid)),
     );
-    const info = await server.request('GET', '/v1.3/account/info', { token: account.token });
+    const info = await nubis.request('GET', '/v1.3/account/info', { token: account.token });
     assert.equal(info.body.servers.limit, 5);
     // Five servers of $0.006850 an hour are billed, not fifty; at most their first hours are charged yet.
     assert.equal(info.body.billing.usage, 0.03425);
     assert.ok(info.body.balance <= 100 && info.body.balance >= 99.96, String(info.body.balance));
-    const transactions = await server.request('GET', '/v1.3/transaction/list', { token: account.token });
+    const transactions = await nubis.request('GET', '/v1.3/transaction/list', { token: account.token });
     assert.equal(transactions.body.transactions.length, 1);
   });
 
   test('a removed server frees its place under the limit', async () => {
-    const account = await createAccount(server);
-    await server.admin('PATCH', `/admin/accounts/${account.id}`, { servers_limit: 1 });
-    const first = await deployServer(server, account.token, { region: 201 }, { settle: false });
-    const refused = await server.request('POST', '/v1.3/server/create', {
+    const account = await createAccount(nubis);
+    await nubis.admin('PATCH', `/admin/accounts/${account.id}`, { servers_limit: 1 });
+    const first = await deployServer(nubis, account.token, { region: 201 }, { settle: false });
+    const refused = await nubis.request('POST', '/v1.3/server/create', {
       token: account.token,
       body: { ...standardServer, region: 201 },
     });
     assert.equal(refused.status, 403);
     assert.equal(
-      (await server.request('DELETE', `/v1.3/server/remove/${first.id}`, { token: account.token })).status,
+      (await nubis.request('DELETE', `/v1.3/server/remove/${first.id}`, { token: account.token })).status,
       204,
     );
     assert.equal(
       (
-        await server.request('POST', '/v1.3/server/create', {
+        await nubis.request('POST', '/v1.3/server/create', {
           token: account.token,
           body: { ...standardServer, region: 201 },
         })
@@ -87,16 +87,16 @@ describe('servers.limit', () => {
 
 describe('address pool', () => {
   test("runs out with a clear 409, and a removed server's address is handed out again", async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const servers = [];
-    for (let i = 0; i < 5; i++) servers.push(await deployServer(server, account.token, {}, { settle: false }));
-    const full = await server.request('POST', '/v1.3/server/create', { token: account.token, body: standardServer });
+    for (let i = 0; i < 5; i++) servers.push(await deployServer(nubis, account.token, {}, { settle: false }));
+    const full = await nubis.request('POST', '/v1.3/server/create', { token: account.token, body: standardServer });
     assert.equal(full.status, 409);
     assert.match(full.body.errors.reason, /no free IPv4 address left in region 101/);
-    assert.equal((await server.request('GET', '/v1.3/server/list', { token: account.token })).body.servers.length, 5);
+    assert.equal((await nubis.request('GET', '/v1.3/server/list', { token: account.token })).body.servers.length, 5);
 
-    await server.advance(SETTLE_SECONDS);
-    const list = await server.request('GET', '/v1.3/server/list', { token: account.token });
+    await nubis.advance(SETTLE_SECONDS);
+    const list = await nubis.request('GET', '/v1.3/server/list', { token: account.token });
     const addresses = list.body.servers
       .map((s: { iface: { v4: { address: string }[] } }) => s.iface.v4[0]!.address)
       .sort();
@@ -104,11 +104,11 @@ describe('address pool', () => {
 
     const victim = list.body.servers[2];
     assert.equal(
-      (await server.request('DELETE', `/v1.3/server/remove/${victim.uuid}`, { token: account.token })).status,
+      (await nubis.request('DELETE', `/v1.3/server/remove/${victim.uuid}`, { token: account.token })).status,
       204,
     );
-    const again = await deployServer(server, account.token);
-    const info = await server.request('GET', `/v1.3/server/info/${again.id}`, { token: account.token });
+    const again = await deployServer(nubis, account.token);
+    const info = await nubis.request('GET', `/v1.3/server/info/${again.id}`, { token: account.token });
     assert.equal(info.body.iface.v4[0].address, victim.iface.v4[0].address);
   });
 });

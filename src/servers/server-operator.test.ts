@@ -4,20 +4,20 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { ADMIN_TOKEN, startTestServer, type TestServer } from '../../test/support/server.ts';
+import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { deployServer, serverInfo } from '../../test/support/servers.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 let bob: TestAccount;
 before(async () => {
-  server = await startTestServer();
-  alice = await createAccount(server);
-  bob = await createAccount(server);
+  nubis = await startTestInstance();
+  alice = await createAccount(nubis);
+  bob = await createAccount(nubis);
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 interface Listed {
@@ -30,16 +30,16 @@ interface Listed {
 }
 
 async function listed(query = ''): Promise<Listed[]> {
-  const answer = await server.admin('GET', `/admin/servers${query}`);
+  const answer = await nubis.admin('GET', `/admin/servers${query}`);
   assert.equal(answer.status, 200, JSON.stringify(answer.body));
   return answer.body.servers;
 }
 
 describe('operator servers', () => {
   test('the list spans every account and filters by account, power and region, with paging', async () => {
-    const a1 = await deployServer(server, alice.token);
-    const b1 = await deployServer(server, bob.token);
-    const a2 = await deployServer(server, alice.token, { region: 102 }, { settle: false });
+    const a1 = await deployServer(nubis, alice.token);
+    const b1 = await deployServer(nubis, bob.token);
+    const a2 = await deployServer(nubis, alice.token, { region: 102 }, { settle: false });
     const all = await listed('?limit=1000');
     for (const [made, owner] of [
       [a1, alice],
@@ -85,42 +85,42 @@ describe('operator servers', () => {
       [a2.id],
     );
 
-    assert.equal((await server.admin('GET', '/admin/servers?account=nobody@example.com')).status, 404);
-    assert.equal((await server.admin('GET', '/admin/servers?power=sleeping')).status, 400);
-    const one = await server.admin('GET', `/admin/servers/${b1.uuid}`);
+    assert.equal((await nubis.admin('GET', '/admin/servers?account=nobody@example.com')).status, 404);
+    assert.equal((await nubis.admin('GET', '/admin/servers?power=sleeping')).status, 400);
+    const one = await nubis.admin('GET', `/admin/servers/${b1.uuid}`);
     assert.equal(one.status, 200);
     assert.equal(one.body.account_email, bob.email);
-    assert.equal((await server.admin('GET', '/admin/servers/999999')).status, 404);
+    assert.equal((await nubis.admin('GET', '/admin/servers/999999')).status, 404);
   });
 
   test('force stop turns a running or provisioning server off at once; a stopped one stays', async () => {
-    const running = await deployServer(server, bob.token);
-    const fresh = await deployServer(server, bob.token, {}, { settle: false });
+    const running = await deployServer(nubis, bob.token);
+    const fresh = await deployServer(nubis, bob.token, {}, { settle: false });
     for (const made of [running, fresh]) {
-      const stopped = await server.admin('POST', `/admin/servers/${made.id}/stop`);
+      const stopped = await nubis.admin('POST', `/admin/servers/${made.id}/stop`);
       assert.equal(stopped.status, 200, JSON.stringify(stopped.body));
       assert.equal(stopped.body.power, 'stopped');
-      assert.equal((await serverInfo(server, bob.token, made.id)).power, 'stopped');
+      assert.equal((await serverInfo(nubis, bob.token, made.id)).power, 'stopped');
     }
-    const again = await server.admin('POST', `/admin/servers/${running.uuid}/stop`);
+    const again = await nubis.admin('POST', `/admin/servers/${running.uuid}/stop`);
     assert.equal(again.status, 200);
     assert.equal(again.body.power, 'stopped');
     // The owner can start it again.
-    const start = await server.request('PATCH', '/v1.3/server/start', {
+    const start = await nubis.request('PATCH', '/v1.3/server/start', {
       token: bob.token,
       body: { server_id: running.id },
     });
     assert.equal(start.status, 202, JSON.stringify(start.body));
-    assert.equal((await server.admin('POST', '/admin/servers/999999/stop')).status, 404);
+    assert.equal((await nubis.admin('POST', '/admin/servers/999999/stop')).status, 404);
   });
 
   test("remove takes any account's server away, as its owner's remove would", async () => {
-    const made = await deployServer(server, alice.token);
-    const removed = await server.admin('DELETE', `/admin/servers/${made.uuid}`);
+    const made = await deployServer(nubis, alice.token);
+    const removed = await nubis.admin('DELETE', `/admin/servers/${made.uuid}`);
     assert.equal(removed.status, 200);
     assert.deepEqual(removed.body, { removed: true });
-    assert.equal((await server.request('GET', `/v1.3/server/info/${made.id}`, { token: alice.token })).status, 404);
-    assert.equal((await server.admin('DELETE', `/admin/servers/${made.uuid}`)).status, 404);
+    assert.equal((await nubis.request('GET', `/v1.3/server/info/${made.id}`, { token: alice.token })).status, 404);
+    assert.equal((await nubis.admin('DELETE', `/admin/servers/${made.uuid}`)).status, 404);
     assert.ok(!(await listed('?limit=1000')).some((s) => s.id === made.id));
   });
 
@@ -131,8 +131,8 @@ describe('operator servers', () => {
       ['DELETE', '/admin/servers/1'],
       ['GET', '/admin/audit'],
     ]) {
-      assert.equal((await server.request(method!, path!)).status, 401, `${method} ${path}`);
-      assert.equal((await server.request(method!, path!, { token: alice.token })).status, 401, `${method} ${path}`);
+      assert.equal((await nubis.request(method!, path!)).status, 401, `${method} ${path}`);
+      assert.equal((await nubis.request(method!, path!, { token: alice.token })).status, 401, `${method} ${path}`);
     }
   });
 });
@@ -150,30 +150,30 @@ interface Entry {
 }
 
 async function audit(query = ''): Promise<Entry[]> {
-  const answer = await server.admin('GET', `/admin/audit${query}`);
+  const answer = await nubis.admin('GET', `/admin/audit${query}`);
   assert.equal(answer.status, 200, JSON.stringify(answer.body));
   return answer.body.entries;
 }
 
 describe('operator audit log', () => {
   test('records who, what, on which target, the outcome and when, for each changing call', async () => {
-    const account = await createAccount(server);
-    const clockBefore: string = (await server.admin('GET', '/admin/clock')).body.now;
-    const credit = await server.admin('POST', `/admin/accounts/${account.id}/credit`, {
+    const account = await createAccount(nubis);
+    const clockBefore: string = (await nubis.admin('GET', '/admin/clock')).body.now;
+    const credit = await nubis.admin('POST', `/admin/accounts/${account.id}/credit`, {
       amount: '5',
       note: 'goodwill',
     });
     assert.equal(credit.status, 201);
-    const refused = await server.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { flying: true } });
+    const refused = await nubis.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { flying: true } });
     assert.equal(refused.status, 400);
-    const missing = await server.admin('POST', '/admin/servers/424242/stop');
+    const missing = await nubis.admin('POST', '/admin/servers/424242/stop');
     assert.equal(missing.status, 404);
     // Reads, and calls without the operator token, are not operator actions.
-    await server.admin('GET', '/admin/accounts');
-    await server.request('POST', `/admin/accounts/${account.id}/credit`, { token: 'wrong-token-0123456789', body: {} });
+    await nubis.admin('GET', '/admin/accounts');
+    await nubis.request('POST', `/admin/accounts/${account.id}/credit`, { token: 'wrong-token-0123456789', body: {} });
 
     const [stop, patch, creditEntry] = await audit('?limit=3');
-    const clockAfter: string = (await server.admin('GET', '/admin/clock')).body.now;
+    const clockAfter: string = (await nubis.admin('GET', '/admin/clock')).body.now;
     assert.ok(creditEntry!.time >= clockBefore && creditEntry!.time <= clockAfter, creditEntry!.time);
     const digest = `token:${createHash('sha256').update(ADMIN_TOKEN).digest('hex').slice(0, 12)}`;
     assert.deepEqual(
@@ -207,7 +207,7 @@ describe('operator audit log', () => {
 
   test('survives a reset, which it records', async () => {
     const before = await audit('?limit=1000');
-    assert.equal((await server.admin('POST', '/admin/reset')).status, 200);
+    assert.equal((await nubis.admin('POST', '/admin/reset')).status, 200);
     const after = await audit('?limit=1000');
     assert.equal(after.length, before.length + 1);
     assert.equal(after[0]!.call, 'POST /admin/reset');
@@ -215,7 +215,7 @@ describe('operator audit log', () => {
   });
 
   test('ADMIN_NAME names the operator', async () => {
-    const named = await startTestServer({ ADMIN_NAME: 'ops-alice' });
+    const named = await startTestInstance({ ADMIN_NAME: 'ops-alice' });
     try {
       await named.admin('POST', '/admin/clock/advance', { seconds: 1 });
       const entries = (await named.admin('GET', '/admin/audit')).body.entries as Entry[];

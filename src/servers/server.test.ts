@@ -3,7 +3,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import {
   deployServer,
@@ -13,16 +13,16 @@ import {
   standardServer,
 } from '../../test/support/servers.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 let bob: TestAccount;
 
 before(async () => {
-  server = await startTestServer({ SERVERS_LIMIT: '100' });
-  [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
+  nubis = await startTestInstance({ SERVERS_LIMIT: '100' });
+  [alice, bob] = await Promise.all([createAccount(nubis), createAccount(nubis)]);
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
@@ -30,7 +30,7 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('server/create', () => {
   test('answers 201 with the Server object: provisioning, iface null, every info field', async () => {
-    const created = await server.request('POST', '/v1.3/server/create', {
+    const created = await nubis.request('POST', '/v1.3/server/create', {
       token: alice.token,
       body: {
         ...standardServer,
@@ -83,9 +83,9 @@ describe('server/create', () => {
     assert.equal(info.hostname, 'shape.example.com');
 
     // The password stays the same in info, and is not stored in the clear.
-    const again = await serverInfo(server, alice.token, s.id);
+    const again = await serverInfo(nubis, alice.token, s.id);
     assert.equal(again.info.password, info.password);
-    const stored = await server.running.ctx.db
+    const stored = await nubis.running.ctx.db
       .selectFrom('servers')
       .select('password_sealed')
       .where('id', '=', s.id)
@@ -94,11 +94,11 @@ describe('server/create', () => {
   });
 
   test('provisions for SIM_PROVISION_SECONDS of the clock, then runs with its public address in iface', async () => {
-    const s = await deployServer(server, alice.token, { hostname: 'net.example.com' }, { settle: false });
-    await server.advance(30);
-    assert.equal((await serverInfo(server, alice.token, s.id)).power, 'provisioning');
-    await server.advance(31);
-    const running = await serverInfo(server, alice.token, s.id);
+    const s = await deployServer(nubis, alice.token, { hostname: 'net.example.com' }, { settle: false });
+    await nubis.advance(30);
+    assert.equal((await serverInfo(nubis, alice.token, s.id)).power, 'provisioning');
+    await nubis.advance(31);
+    const running = await serverInfo(nubis, alice.token, s.id);
     assert.equal(running.power, 'running');
     assert.equal(running.iface.v6, null);
     assert.equal(running.iface.v4.length, 1);
@@ -111,13 +111,13 @@ describe('server/create', () => {
   });
 
   test('with ipv6_networking, DDoS protection and backups: IPv6 in iface, features on, price of every item', async () => {
-    const s = await deployServer(server, alice.token, {
+    const s = await deployServer(nubis, alice.token, {
       ipv6_networking: true,
       ddos_protection: true,
       auto_backups: true,
       hostname: 'six.example.com',
     });
-    const info = await serverInfo(server, alice.token, s.uuid);
+    const info = await serverInfo(nubis, alice.token, s.uuid);
     assert.equal(info.info.ipv6_enabled, true);
     assert.deepEqual(info.info.features, ['ipv6', 'auto_backups', 'ddos_protection']);
     assert.equal(info.info.ddos_protection, true);
@@ -134,7 +134,7 @@ describe('server/create', () => {
   });
 
   test('a licensed image adds its licence to the price', async () => {
-    const s = await deployServer(server, alice.token, { image: 1101, plan: 3 }, { settle: false });
+    const s = await deployServer(nubis, alice.token, { image: 1101, plan: 3 }, { settle: false });
     // $12 plan + 730 h × $0.022 licence.
     assert.equal(s.price, 28.06);
     assert.equal(s.info.image, 'Windows Server 2022 Standard');
@@ -142,21 +142,21 @@ describe('server/create', () => {
 
   test('addresses are unique across servers', async () => {
     const servers = await Promise.all(
-      Array.from({ length: 6 }, () => deployServer(server, bob.token, {}, { settle: false })),
+      Array.from({ length: 6 }, () => deployServer(nubis, bob.token, {}, { settle: false })),
     );
-    await server.advance(SETTLE_SECONDS);
-    const list = await server.request('GET', '/v1.3/server/list', { token: bob.token });
+    await nubis.advance(SETTLE_SECONDS);
+    const list = await nubis.request('GET', '/v1.3/server/list', { token: bob.token });
     const addresses = list.body.servers
       .filter((s: { uuid: string }) => servers.some((c) => c.uuid === s.uuid))
       .map((s: { iface: { v4: { address: string }[] } }) => s.iface.v4[0]!.address);
     assert.equal(addresses.length, 6);
     assert.equal(new Set(addresses).size, 6);
     for (const s of servers)
-      assert.equal((await server.request('DELETE', `/v1.3/server/remove/${s.id}`, { token: bob.token })).status, 204);
+      assert.equal((await nubis.request('DELETE', `/v1.3/server/remove/${s.id}`, { token: bob.token })).status, 204);
   });
 
   test('names every bad field of the body in one 400', async () => {
-    const result = await server.request('POST', '/v1.3/server/create', {
+    const result = await nubis.request('POST', '/v1.3/server/create', {
       token: alice.token,
       body: {
         hostname: '-bad-.example',
@@ -175,7 +175,7 @@ describe('server/create', () => {
   });
 
   test('missing and mistyped fields are a 400 naming them', async () => {
-    const missing = await server.request('POST', '/v1.3/server/create', {
+    const missing = await nubis.request('POST', '/v1.3/server/create', {
       token: alice.token,
       body: { hostname: 'a.example.com' },
     });
@@ -187,7 +187,7 @@ describe('server/create', () => {
       'region',
     ]);
     for (const error of missing.body.errors) assert.equal(error.reason, 'missing required field');
-    const mistyped = await server.request('POST', '/v1.3/server/create', {
+    const mistyped = await nubis.request('POST', '/v1.3/server/create', {
       token: alice.token,
       body: { ...standardServer, commit: 'soon', ipv6_networking: 'maybe', image_type: 'floppy' },
     });
@@ -215,7 +215,7 @@ describe('server/create', () => {
   ];
   for (const [what, body, field, reason] of refusals) {
     test(`refuses ${what} with a 400 naming ${field}`, async () => {
-      const result = await server.request('POST', '/v1.3/server/create', {
+      const result = await nubis.request('POST', '/v1.3/server/create', {
         token: alice.token,
         body: { ...standardServer, ...body },
       });
@@ -227,11 +227,11 @@ describe('server/create', () => {
   }
 
   test('an app image with image_type app, and region, image and plan by uuid', async () => {
-    const listing = await server.request('GET', '/v1.3/image/list?region_id=101');
-    const regions = await server.request('GET', '/v1.3/region/list');
-    const plans = await server.request('GET', '/v1.3/plan/list');
+    const listing = await nubis.request('GET', '/v1.3/image/list?region_id=101');
+    const regions = await nubis.request('GET', '/v1.3/region/list');
+    const plans = await nubis.request('GET', '/v1.3/plan/list');
     const s = await deployServer(
-      server,
+      nubis,
       alice.token,
       {
         image_type: 'app',
@@ -247,21 +247,21 @@ describe('server/create', () => {
   });
 
   test("an ssh_key of the caller installs; another account's is a 404 like a missing one", async () => {
-    const key = await server.request('POST', '/v1.3/ssh_key/create', {
+    const key = await nubis.request('POST', '/v1.3/ssh_key/create', {
       token: alice.token,
       body: { name: 'laptop', public_key: ecdsaPublicKey() },
     });
     assert.equal(key.status, 201, JSON.stringify(key.body));
-    const ok = await server.request('POST', '/v1.3/server/create', {
+    const ok = await nubis.request('POST', '/v1.3/server/create', {
       token: alice.token,
       body: { ...standardServer, ssh_key: key.body.uuid },
     });
     assert.equal(ok.status, 201);
-    const foreign = await server.request('POST', '/v1.3/server/create', {
+    const foreign = await nubis.request('POST', '/v1.3/server/create', {
       token: bob.token,
       body: { ...standardServer, ssh_key: key.body.uuid },
     });
-    const missing = await server.request('POST', '/v1.3/server/create', {
+    const missing = await nubis.request('POST', '/v1.3/server/create', {
       token: bob.token,
       body: { ...standardServer, ssh_key: '00000000-0000-4000-8000-000000000000' },
     });
@@ -271,13 +271,13 @@ describe('server/create', () => {
   });
 
   test('a vpc of the caller in the same region joins it: a private address in iface', async () => {
-    const vpc = await server.request('POST', '/v1.3/vpc/create', {
+    const vpc = await nubis.request('POST', '/v1.3/vpc/create', {
       token: alice.token,
       body: { region_id: 101, name: 'backend' },
     });
     assert.equal(vpc.status, 201, JSON.stringify(vpc.body));
-    const s = await deployServer(server, alice.token, { vpc: vpc.body.uuid });
-    const info = await serverInfo(server, alice.token, s.id);
+    const s = await deployServer(nubis, alice.token, { vpc: vpc.body.uuid });
+    const info = await serverInfo(nubis, alice.token, s.id);
     assert.equal(info.info.private_network, true);
     assert.ok(info.info.features.includes('private_network'));
     const privateEntry = info.iface.v4.find((entry: { type: string }) => entry.type === 'private');
@@ -285,13 +285,13 @@ describe('server/create', () => {
     assert.match(privateEntry.address, /^\d+\.\d+\.\d+\.\d+$/);
     assert.equal(privateEntry.reverse, null);
 
-    const elsewhere = await server.request('POST', '/v1.3/server/create', {
+    const elsewhere = await nubis.request('POST', '/v1.3/server/create', {
       token: alice.token,
       body: { ...standardServer, region: 201, vpc: vpc.body.uuid },
     });
     assert.equal(elsewhere.status, 400);
     assert.equal(elsewhere.body.errors[0].field, 'vpc');
-    const foreign = await server.request('POST', '/v1.3/server/create', {
+    const foreign = await nubis.request('POST', '/v1.3/server/create', {
       token: bob.token,
       body: { ...standardServer, vpc: vpc.body.uuid },
     });
@@ -299,36 +299,36 @@ describe('server/create', () => {
   });
 
   test('a not activated account is refused with 403', async () => {
-    const newcomer = await createAccount(server, { activate: false });
-    const result = await server.request('POST', '/v1.3/server/create', { token: newcomer.token, body: standardServer });
+    const newcomer = await createAccount(nubis, { activate: false });
+    const result = await nubis.request('POST', '/v1.3/server/create', { token: newcomer.token, body: standardServer });
     assert.equal(result.status, 403);
     assert.match(result.body.errors.reason, /not activated/);
   });
 
   test("402 in the spec's shape when the balance cannot cover the first hour", async () => {
-    const poor = await createAccount(server, { credit: '0.001' });
-    const result = await server.request('POST', '/v1.3/server/create', { token: poor.token, body: standardServer });
+    const poor = await createAccount(nubis, { credit: '0.001' });
+    const result = await nubis.request('POST', '/v1.3/server/create', { token: poor.token, body: standardServer });
     assert.equal(result.status, 402);
     assert.equal(result.body.errors.response, '402 Payment Required');
     assert.match(result.body.errors.reason, /not enough funds/);
-    const list = await server.request('GET', '/v1.3/server/list', { token: poor.token });
+    const list = await nubis.request('GET', '/v1.3/server/list', { token: poor.token });
     assert.deepEqual(list.body.servers, []);
   });
 
   test('commit hours must be covered too, and are charged up front', async () => {
-    const modest = await createAccount(server, { credit: '1' });
+    const modest = await createAccount(nubis, { credit: '1' });
     // 200 hours of a $5 plan ($0.006850/h) is $1.37: more than the balance.
-    const tooMuch = await server.request('POST', '/v1.3/server/create', {
+    const tooMuch = await nubis.request('POST', '/v1.3/server/create', {
       token: modest.token,
       body: { ...standardServer, commit: 200 },
     });
     assert.equal(tooMuch.status, 402);
-    const ok = await server.request('POST', '/v1.3/server/create', {
+    const ok = await nubis.request('POST', '/v1.3/server/create', {
       token: modest.token,
       body: { ...standardServer, commit: 100 },
     });
     assert.equal(ok.status, 201);
-    const transactions = await server.request('GET', '/v1.3/transaction/list', { token: modest.token });
+    const transactions = await nubis.request('GET', '/v1.3/transaction/list', { token: modest.token });
     const commit = transactions.body.transactions.find((t: { ptype: string }) => t.ptype === 'commit');
     assert.ok(commit, JSON.stringify(transactions.body));
     assert.equal(commit.amount, -0.69);
@@ -337,31 +337,31 @@ describe('server/create', () => {
 
 describe('server/list and server/info', () => {
   test("each account sees only its own servers; another account's id is a 404 like a missing one", async () => {
-    const carol = await createAccount(server);
-    const dave = await createAccount(server);
-    const mine = await deployServer(server, carol.token, {}, { settle: false });
-    const list = await server.request('GET', '/v1.3/server/list', { token: carol.token });
+    const carol = await createAccount(nubis);
+    const dave = await createAccount(nubis);
+    const mine = await deployServer(nubis, carol.token, {}, { settle: false });
+    const list = await nubis.request('GET', '/v1.3/server/list', { token: carol.token });
     assert.equal(list.status, 200);
     assert.deepEqual(
       list.body.servers.map((s: { uuid: string }) => s.uuid),
       [mine.uuid],
     );
-    assert.deepEqual((await server.request('GET', '/v1.3/server/list', { token: dave.token })).body.servers, []);
+    assert.deepEqual((await nubis.request('GET', '/v1.3/server/list', { token: dave.token })).body.servers, []);
 
-    const foreign = await server.request('GET', `/v1.3/server/info/${mine.id}`, { token: dave.token });
-    const missing = await server.request('GET', '/v1.3/server/info/99999999', { token: dave.token });
+    const foreign = await nubis.request('GET', `/v1.3/server/info/${mine.id}`, { token: dave.token });
+    const missing = await nubis.request('GET', '/v1.3/server/info/99999999', { token: dave.token });
     assert.equal(foreign.status, 404);
     assert.deepEqual(foreign.body, missing.body);
-    assert.equal((await server.request('GET', `/v1.3/server/info/${mine.uuid}`, { token: dave.token })).status, 404);
-    assert.equal((await server.request('GET', '/v1.3/server/info/not-an-id', { token: carol.token })).status, 404);
+    assert.equal((await nubis.request('GET', `/v1.3/server/info/${mine.uuid}`, { token: dave.token })).status, 404);
+    assert.equal((await nubis.request('GET', '/v1.3/server/info/not-an-id', { token: carol.token })).status, 404);
   });
 
   test('info answers by integer id and by uuid alike, and the list shows the same object', async () => {
-    const s = await deployServer(server, alice.token);
-    const byId = await serverInfo(server, alice.token, s.id);
-    const byUuid = await serverInfo(server, alice.token, s.uuid);
+    const s = await deployServer(nubis, alice.token);
+    const byId = await serverInfo(nubis, alice.token, s.id);
+    const byUuid = await serverInfo(nubis, alice.token, s.uuid);
     assert.deepEqual(byId, byUuid);
-    const list = await server.request('GET', '/v1.3/server/list', { token: alice.token });
+    const list = await nubis.request('GET', '/v1.3/server/list', { token: alice.token });
     assert.deepEqual(
       list.body.servers.find((x: { id: number }) => x.id === s.id),
       byId,
@@ -369,10 +369,10 @@ describe('server/list and server/info', () => {
   });
 
   test("the list is in creation order, and a server's floating IPs in the order they were reserved", async () => {
-    const erin = await createAccount(server);
+    const erin = await createAccount(nubis);
     const made: Awaited<ReturnType<typeof deployServer>>[] = [];
-    for (let i = 0; i < 3; i++) made.push(await deployServer(server, erin.token));
-    const list = await server.request('GET', '/v1.3/server/list', { token: erin.token });
+    for (let i = 0; i < 3; i++) made.push(await deployServer(nubis, erin.token));
+    const list = await nubis.request('GET', '/v1.3/server/list', { token: erin.token });
     assert.deepEqual(
       list.body.servers.map((s: { uuid: string }) => s.uuid),
       made.map((s) => s.uuid),
@@ -381,7 +381,7 @@ describe('server/list and server/info', () => {
     for (let i = 0; i < 2; i++)
       reserved.push(
         (
-          await server.request('POST', '/v1.3/floating_ip/create', {
+          await nubis.request('POST', '/v1.3/floating_ip/create', {
             token: erin.token,
             body: { region_id: 101, ip_version: 4 },
           })
@@ -390,14 +390,11 @@ describe('server/list and server/info', () => {
     // Attached the other way round: the order shown is the order of reservation.
     for (const ip of [...reserved].reverse()) {
       const body = { server_id: made[1]!.id, ip_id: ip.uuid };
-      assert.equal(
-        (await server.request('PATCH', '/v1.3/floating_ip/attach', { token: erin.token, body })).status,
-        202,
-      );
+      assert.equal((await nubis.request('PATCH', '/v1.3/floating_ip/attach', { token: erin.token, body })).status, 202);
     }
     for (const shown of [
-      await serverInfo(server, erin.token, made[1]!.uuid),
-      (await server.request('GET', '/v1.3/server/list', { token: erin.token })).body.servers[1],
+      await serverInfo(nubis, erin.token, made[1]!.uuid),
+      (await nubis.request('GET', '/v1.3/server/list', { token: erin.token })).body.servers[1],
     ])
       assert.deepEqual(
         shown.iface.v4
@@ -408,53 +405,53 @@ describe('server/list and server/info', () => {
   });
 
   test('needs a token', async () => {
-    assert.equal((await server.request('GET', '/v1.3/server/list')).status, 401);
+    assert.equal((await nubis.request('GET', '/v1.3/server/list')).status, 401);
   });
 });
 
 describe('server/remove', () => {
   test('removes by uuid or id: 204, then 404; another account cannot', async () => {
-    const a = await deployServer(server, alice.token, {}, { settle: false });
-    const b = await deployServer(server, alice.token, {}, { settle: false });
-    assert.equal((await server.request('DELETE', `/v1.3/server/remove/${a.id}`, { token: bob.token })).status, 404);
-    assert.equal((await server.request('DELETE', `/v1.3/server/remove/${a.uuid}`, { token: alice.token })).status, 204);
-    assert.equal((await server.request('DELETE', `/v1.3/server/remove/${b.id}`, { token: alice.token })).status, 204);
-    assert.equal((await server.request('GET', `/v1.3/server/info/${a.id}`, { token: alice.token })).status, 404);
-    assert.equal((await server.request('DELETE', `/v1.3/server/remove/${b.id}`, { token: alice.token })).status, 404);
+    const a = await deployServer(nubis, alice.token, {}, { settle: false });
+    const b = await deployServer(nubis, alice.token, {}, { settle: false });
+    assert.equal((await nubis.request('DELETE', `/v1.3/server/remove/${a.id}`, { token: bob.token })).status, 404);
+    assert.equal((await nubis.request('DELETE', `/v1.3/server/remove/${a.uuid}`, { token: alice.token })).status, 204);
+    assert.equal((await nubis.request('DELETE', `/v1.3/server/remove/${b.id}`, { token: alice.token })).status, 204);
+    assert.equal((await nubis.request('GET', `/v1.3/server/info/${a.id}`, { token: alice.token })).status, 404);
+    assert.equal((await nubis.request('DELETE', `/v1.3/server/remove/${b.id}`, { token: alice.token })).status, 404);
   });
 
   test("detaches its floating IPs, which stay the account's and attach elsewhere", async () => {
-    const frank = await createAccount(server);
+    const frank = await createAccount(nubis);
     const [a, b] = [
-      await deployServer(server, frank.token, {}, { settle: false }),
-      await deployServer(server, frank.token),
+      await deployServer(nubis, frank.token, {}, { settle: false }),
+      await deployServer(nubis, frank.token),
     ];
-    const ip = await server.request('POST', '/v1.3/floating_ip/create', {
+    const ip = await nubis.request('POST', '/v1.3/floating_ip/create', {
       token: frank.token,
       body: { region_id: 101, ip_version: 4 },
     });
     assert.equal(
       (
-        await server.request('PATCH', '/v1.3/floating_ip/attach', {
+        await nubis.request('PATCH', '/v1.3/floating_ip/attach', {
           token: frank.token,
           body: { server_id: a.id, ip_id: ip.body.uuid },
         })
       ).status,
       202,
     );
-    assert.equal((await server.request('DELETE', `/v1.3/server/remove/${a.id}`, { token: frank.token })).status, 204);
-    const list = await server.request('GET', '/v1.3/floating_ip/list', { token: frank.token });
+    assert.equal((await nubis.request('DELETE', `/v1.3/server/remove/${a.id}`, { token: frank.token })).status, 204);
+    const list = await nubis.request('GET', '/v1.3/floating_ip/list', { token: frank.token });
     assert.equal(list.body.floating_ips.find((f: { uuid: string }) => f.uuid === ip.body.uuid).server_id, null);
     assert.equal(
       (
-        await server.request('PATCH', '/v1.3/floating_ip/attach', {
+        await nubis.request('PATCH', '/v1.3/floating_ip/attach', {
           token: frank.token,
           body: { server_id: b.id, ip_id: ip.body.uuid },
         })
       ).status,
       202,
     );
-    const info = await serverInfo(server, frank.token, b.id);
+    const info = await serverInfo(nubis, frank.token, b.id);
     assert.ok(
       info.iface.v4.some(
         (entry: { type: string; address: string }) => entry.type === 'floating' && entry.address === ip.body.ip_address,
@@ -463,16 +460,16 @@ describe('server/remove', () => {
   });
 
   test('stops billing and leaves its VPC', async () => {
-    const erin = await createAccount(server);
-    const vpc = await server.request('POST', '/v1.3/vpc/create', {
+    const erin = await createAccount(nubis);
+    const vpc = await nubis.request('POST', '/v1.3/vpc/create', {
       token: erin.token,
       body: { region_id: 101, name: 'net' },
     });
-    const s = await deployServer(server, erin.token, { vpc: vpc.body.uuid });
-    assert.equal((await server.request('DELETE', `/v1.3/server/remove/${s.id}`, { token: erin.token })).status, 204);
-    const account = await server.request('GET', '/v1.3/account/info', { token: erin.token });
+    const s = await deployServer(nubis, erin.token, { vpc: vpc.body.uuid });
+    assert.equal((await nubis.request('DELETE', `/v1.3/server/remove/${s.id}`, { token: erin.token })).status, 204);
+    const account = await nubis.request('GET', '/v1.3/account/info', { token: erin.token });
     assert.equal(account.body.billing.usage, 0);
-    const vpcs = await server.request('GET', '/v1.3/vpc/list', { token: erin.token });
+    const vpcs = await nubis.request('GET', '/v1.3/vpc/list', { token: erin.token });
     assert.deepEqual(vpcs.body.vpcs[0].servers, []);
   });
 });

@@ -5,7 +5,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { deployServer, serverInfo, SETTLE_SECONDS } from '../../test/support/servers.ts';
 import { byMonth, deltaOf } from '../compute/traffic-meter.ts';
@@ -13,26 +13,26 @@ import { monthBounds } from '../billing/metering.ts';
 
 const day = 86_400;
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 
 before(async () => {
-  server = await startTestServer();
-  alice = await createAccount(server, { credit: 1000 });
+  nubis = await startTestInstance();
+  alice = await createAccount(nubis, { credit: 1000 });
 });
 
-after(() => server.close());
+after(() => nubis.close());
 
-const usage = async (id: number) => (await serverInfo(server, alice.token, id)).bandwidth.usage as number;
-const clockNow = async () => Date.parse((await server.admin('GET', '/admin/clock')).body.now);
+const usage = async (id: number) => (await serverInfo(nubis, alice.token, id)).bandwidth.usage as number;
+const clockNow = async () => Date.parse((await nubis.admin('GET', '/admin/clock')).body.now);
 
 async function power(id: number, command: 'stop' | 'start') {
-  const answer = await server.request('PATCH', `/v1.3/server/${command}`, {
+  const answer = await nubis.request('PATCH', `/v1.3/server/${command}`, {
     token: alice.token,
     body: { server_id: id },
   });
   assert.equal(answer.status, 202, JSON.stringify(answer.body));
-  await server.advance(SETTLE_SECONDS);
+  await nubis.advance(SETTLE_SECONDS);
 }
 
 describe('the traffic meter (simulated driver)', () => {
@@ -40,21 +40,21 @@ describe('the traffic meter (simulated driver)', () => {
     // Far from a month's start, so the days below stay in one month.
     const now = await clockNow();
     const { end } = monthBounds(now);
-    if (end - now < 5 * day * 1000) await server.advance(Math.ceil((end - now) / 1000) + day);
-    const s = await deployServer(server, alice.token);
-    await server.advance(day);
+    if (end - now < 5 * day * 1000) await nubis.advance(Math.ceil((end - now) / 1000) + day);
+    const s = await deployServer(nubis, alice.token);
+    await nubis.advance(day);
     const running = await usage(s.id);
     assert.ok(running > 0, `a day of running moved ${running} GB`);
 
     await power(s.id, 'stop');
     const stopped = await usage(s.id);
     assert.ok(stopped >= running, `${stopped} GB after the stop, ${running} GB before`);
-    await server.advance(2 * day);
+    await nubis.advance(2 * day);
     assert.equal(await usage(s.id), stopped, 'two days stopped moved nothing');
 
     await power(s.id, 'start');
     assert.ok((await usage(s.id)) >= stopped, 'a start lowers nothing');
-    await server.advance(day);
+    await nubis.advance(day);
     const again = await usage(s.id);
     // One day again (± the rounding to a hundredth): as much as the first day.
     assert.ok(Math.abs(again - stopped - running) <= 0.05 + running * 0.02, `${again} GB after a day more`);
@@ -62,29 +62,29 @@ describe('the traffic meter (simulated driver)', () => {
 
   test("a list shows each server's own stored usage, as its server/info does (one statement for them all)", async () => {
     // Its own account: three servers of different ages (each moves its own amount), far from a month's start.
-    const bob = await createAccount(server, { credit: 1000 });
+    const bob = await createAccount(nubis, { credit: 1000 });
     const now = await clockNow();
     const { end } = monthBounds(now);
-    if (end - now < 5 * day * 1000) await server.advance(Math.ceil((end - now) / 1000) + day);
+    if (end - now < 5 * day * 1000) await nubis.advance(Math.ceil((end - now) / 1000) + day);
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) {
-      ids.push((await deployServer(server, bob.token)).id);
-      await server.advance(day / 2);
+      ids.push((await deployServer(nubis, bob.token)).id);
+      await nubis.advance(day / 2);
     }
     // Stopped: what they moved is what the meter stored (a stopped server's NICs move nothing more).
     for (const id of ids) {
-      const answer = await server.request('PATCH', '/v1.3/server/stop', { token: bob.token, body: { server_id: id } });
+      const answer = await nubis.request('PATCH', '/v1.3/server/stop', { token: bob.token, body: { server_id: id } });
       assert.equal(answer.status, 202, JSON.stringify(answer.body));
     }
-    await server.advance(SETTLE_SECONDS);
-    const listed = await server.request('GET', '/v1.3/server/list', { token: bob.token });
+    await nubis.advance(SETTLE_SECONDS);
+    const listed = await nubis.request('GET', '/v1.3/server/list', { token: bob.token });
     assert.equal(listed.status, 200);
     const byId = new Map<number, number>(
       (listed.body.servers as { id: number; bandwidth: { usage: number } }[]).map((s) => [s.id, s.bandwidth.usage]),
     );
     const usages = ids.map((id) => byId.get(id));
     for (const [index, id] of ids.entries())
-      assert.equal(usages[index], (await serverInfo(server, bob.token, id)).bandwidth.usage, `server ${id}`);
+      assert.equal(usages[index], (await serverInfo(nubis, bob.token, id)).bandwidth.usage, `server ${id}`);
     assert.ok(
       usages.every((usage) => usage! > 0),
       `usages ${usages.join(', ')}`,
@@ -92,15 +92,15 @@ describe('the traffic meter (simulated driver)', () => {
   });
 
   test("the month's usage starts again at the UTC month's start", async () => {
-    const s = await deployServer(server, alice.token);
+    const s = await deployServer(nubis, alice.token);
     const now = await clockNow();
     const { end } = monthBounds(now);
     // To an hour before the month ends (at least a day on), then two hours on: one hour of this month.
     const toLastHour = Math.max(day, Math.floor((end - now) / 1000) - 3600);
-    await server.advance(toLastHour);
+    await nubis.advance(toLastHour);
     const before = await usage(s.id);
     const beforeEnd = monthBounds(await clockNow()).end;
-    await server.advance(Math.ceil((beforeEnd - (await clockNow())) / 1000) + 3600);
+    await nubis.advance(Math.ceil((beforeEnd - (await clockNow())) / 1000) + 3600);
     const afterStart = await usage(s.id);
     assert.ok(before > 0 && afterStart > 0, `${before} GB before the month's start, ${afterStart} GB after`);
     // An hour of a server that ran a day or more before it.

@@ -3,28 +3,28 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { deployServer, serverInfo, SETTLE_SECONDS } from '../../test/support/servers.ts';
 import { runBackupSweep } from './backup.sweep.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 let bob: TestAccount;
 const day = 86_400;
 
 before(async () => {
-  server = await startTestServer({ SERVERS_LIMIT: '100' });
-  [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
+  nubis = await startTestInstance({ SERVERS_LIMIT: '100' });
+  [alice, bob] = await Promise.all([createAccount(nubis), createAccount(nubis)]);
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
-const sweep = () => runBackupSweep(server.running.ctx);
+const sweep = () => runBackupSweep(nubis.running.ctx);
 
 async function backups(serverUuid: string, token = alice.token) {
-  const list = await server.request('GET', '/v1.3/snapshot/list', { token });
+  const list = await nubis.request('GET', '/v1.3/snapshot/list', { token });
   return list.body.snapshots.filter(
     (s: { type: string; server_id: string }) => s.type === 'backup' && s.server_id === serverUuid,
   );
@@ -35,54 +35,54 @@ async function backups(serverUuid: string, token = alice.token) {
  * passed brings a backup: a test near midnight would see one more).
  */
 async function toMorning() {
-  const now = Date.parse((await server.admin('GET', '/admin/clock')).body.now);
+  const now = Date.parse((await nubis.admin('GET', '/admin/clock')).body.now);
   const sixAm = Math.floor(now / (day * 1000)) * day * 1000 + 6 * 3600 * 1000;
-  await server.advance(((sixAm > now ? sixAm : sixAm + day * 1000) - now) / 1000);
+  await nubis.advance(((sixAm > now ? sixAm : sixAm + day * 1000) - now) / 1000);
 }
 
 async function setBackups(command: 'enable' | 'disable', serverId: number | string, token = alice.token) {
-  return server.request('PATCH', `/v1.3/backup/${command}`, { token, body: { server_id: serverId } });
+  return nubis.request('PATCH', `/v1.3/backup/${command}`, { token, body: { server_id: serverId } });
 }
 
 describe('backup/enable and backup/disable', () => {
   test("toggle the server's backups and their price; the same state again is a 202 that changes nothing", async () => {
-    const s = await deployServer(server, alice.token);
+    const s = await deployServer(nubis, alice.token);
     const enabled = await setBackups('enable', s.uuid);
     assert.equal(enabled.status, 202);
     assert.deepEqual(enabled.body, { success: { response: '202 Accepted', reason: '' } });
-    const info = await serverInfo(server, alice.token, s.id);
+    const info = await serverInfo(nubis, alice.token, s.id);
     assert.equal(info.info.backup_enabled, true);
     assert.ok(info.info.features.includes('auto_backups'));
     assert.equal(info.price, 6);
     const again = await setBackups('enable', s.id);
     assert.equal(again.status, 202);
-    assert.equal((await serverInfo(server, alice.token, s.id)).price, 6);
+    assert.equal((await serverInfo(nubis, alice.token, s.id)).price, 6);
 
     assert.equal((await setBackups('disable', s.id)).status, 202);
-    const off = await serverInfo(server, alice.token, s.id);
+    const off = await serverInfo(nubis, alice.token, s.id);
     assert.equal(off.info.backup_enabled, false);
     assert.equal(off.price, 5);
     assert.equal((await setBackups('disable', s.id)).status, 202);
-    assert.equal((await serverInfo(server, alice.token, s.id)).price, 5);
+    assert.equal((await serverInfo(nubis, alice.token, s.id)).price, 5);
   });
 
   test("refused in a region without backups, for another account's server, and without the permission", async () => {
-    const gru = await deployServer(server, alice.token, { region: 701 }, { settle: false });
+    const gru = await deployServer(nubis, alice.token, { region: 701 }, { settle: false });
     const noBackups = await setBackups('enable', gru.id);
     assert.equal(noBackups.status, 400);
     assert.equal(noBackups.body.errors[0].field, 'server_id');
 
-    const s = await deployServer(server, alice.token, {}, { settle: false });
+    const s = await deployServer(nubis, alice.token, {}, { settle: false });
     const foreign = await setBackups('enable', s.id, bob.token);
     const missing = await setBackups('enable', 99999999, bob.token);
     assert.equal(foreign.status, 404);
     assert.deepEqual(foreign.body, missing.body);
 
-    const restricted = await createAccount(server);
-    await server.admin('PATCH', `/admin/accounts/${restricted.id}`, { permissions: { backups: false } });
-    const own = await deployServer(server, restricted.token, {}, { settle: false });
+    const restricted = await createAccount(nubis);
+    await nubis.admin('PATCH', `/admin/accounts/${restricted.id}`, { permissions: { backups: false } });
+    const own = await deployServer(nubis, restricted.token, {}, { settle: false });
     assert.equal((await setBackups('enable', own.id, restricted.token)).status, 403);
-    const atCreate = await server.request('POST', '/v1.3/server/create', {
+    const atCreate = await nubis.request('POST', '/v1.3/server/create', {
       token: restricted.token,
       body: { hostname: 'b.example.com', label: 'b', region: 101, image: 1001, plan: 1, auto_backups: true },
     });
@@ -93,9 +93,9 @@ describe('backup/enable and backup/disable', () => {
 describe('the daily backup sweep', () => {
   test('makes one backup per server and day, however often and on however many instances it runs', async () => {
     await toMorning();
-    const s = await deployServer(server, alice.token, { auto_backups: true }, { settle: false });
+    const s = await deployServer(nubis, alice.token, { auto_backups: true }, { settle: false });
     // The clock's advance runs the sweep when the server finishes provisioning (60 s).
-    await server.advance(60);
+    await nubis.advance(60);
     await sweep();
     await Promise.all([sweep(), sweep()]);
     const first = await backups(s.uuid);
@@ -108,11 +108,11 @@ describe('the daily backup sweep', () => {
     assert.equal(Date.parse(backup.expires) - Date.parse(backup.created), 7 * day * 1000);
     assert.equal(backup.status, 'processing');
     // A backup is taken beside the running server: it does not hold the server up.
-    assert.equal((await serverInfo(server, alice.token, s.id)).power, 'running');
-    await server.advance(8);
+    assert.equal((await serverInfo(nubis, alice.token, s.id)).power, 'running');
+    await nubis.advance(8);
     assert.equal((await backups(s.uuid))[0].status, 'completed');
 
-    await server.advance(day);
+    await nubis.advance(day);
     assert.equal((await backups(s.uuid)).length, 2);
     await sweep();
     await sweep();
@@ -121,11 +121,11 @@ describe('the daily backup sweep', () => {
 
   test('waits for a server to finish provisioning, and skips servers with backups off', async () => {
     await toMorning();
-    const provisioning = await deployServer(server, alice.token, { auto_backups: true }, { settle: false });
-    const without = await deployServer(server, alice.token, {}, { settle: false });
+    const provisioning = await deployServer(nubis, alice.token, { auto_backups: true }, { settle: false });
+    const without = await deployServer(nubis, alice.token, {}, { settle: false });
     await sweep();
     assert.equal((await backups(provisioning.uuid)).length, 0);
-    await server.advance(120);
+    await nubis.advance(120);
     await sweep();
     assert.equal((await backups(provisioning.uuid)).length, 1);
     assert.equal((await backups(without.uuid)).length, 0);
@@ -133,26 +133,26 @@ describe('the daily backup sweep', () => {
 
   test('stops after backup/disable; backups taken stay until they expire after seven days', async () => {
     await toMorning();
-    const s = await deployServer(server, alice.token, { auto_backups: true });
+    const s = await deployServer(nubis, alice.token, { auto_backups: true });
     await sweep();
     assert.equal((await setBackups('disable', s.id)).status, 202);
-    await server.advance(day);
+    await nubis.advance(day);
     await sweep();
     assert.equal((await backups(s.uuid)).length, 1);
-    await server.advance(6 * day);
+    await nubis.advance(6 * day);
     await sweep();
     assert.equal((await backups(s.uuid)).length, 0);
   });
 
   test('each backup is an event when taken, when completed and when its retention removes it', async () => {
     await toMorning();
-    const s = await deployServer(server, bob.token, { auto_backups: true });
+    const s = await deployServer(nubis, bob.token, { auto_backups: true });
     await sweep();
     const [backup] = await backups(s.uuid, bob.token);
     assert.ok(backup, 'a backup was taken');
-    await server.advance(8 * day);
+    await nubis.advance(8 * day);
     await sweep();
-    const events = await server.admin('GET', `/admin/events?account=${bob.id}&limit=1000`);
+    const events = await nubis.admin('GET', `/admin/events?account=${bob.id}&limit=1000`);
     assert.equal(events.status, 200);
     const told = events.body.events.filter((e: { resource: { uuid: string } }) => e.resource.uuid === backup.uuid);
     assert.deepEqual(
@@ -165,65 +165,65 @@ describe('the daily backup sweep', () => {
 
 describe('backup/restore', () => {
   test('reverts the server to its backup', async () => {
-    const s = await deployServer(server, alice.token, { auto_backups: true, image: 1011 });
+    const s = await deployServer(nubis, alice.token, { auto_backups: true, image: 1011 });
     await sweep();
-    await server.advance(8);
+    await nubis.advance(8);
     const [backup] = await backups(s.uuid);
-    await server.request('POST', '/v1.3/server/rebuild', {
+    await nubis.request('POST', '/v1.3/server/rebuild', {
       token: alice.token,
       body: { server_id: s.id, image_id: 1002 },
     });
-    await server.advance(90);
-    assert.equal((await serverInfo(server, alice.token, s.id)).info.img_id, 1002);
+    await nubis.advance(90);
+    assert.equal((await serverInfo(nubis, alice.token, s.id)).info.img_id, 1002);
 
-    const restored = await server.request('PATCH', '/v1.3/backup/restore', {
+    const restored = await nubis.request('PATCH', '/v1.3/backup/restore', {
       token: alice.token,
       body: { backup_id: backup.uuid, server_id: s.uuid },
     });
     assert.equal(restored.status, 202);
-    const restoring = await serverInfo(server, alice.token, s.id);
+    const restoring = await serverInfo(nubis, alice.token, s.id);
     assert.equal(restoring.power, 'restoring');
     assert.equal(restoring.info.img_id, 1011);
-    await server.advance(8);
-    assert.equal((await serverInfo(server, alice.token, s.id)).power, 'running');
+    await nubis.advance(8);
+    assert.equal((await serverInfo(nubis, alice.token, s.id)).power, 'running');
   });
 
   test("refuses another server's backup, a snapshot and another account's backup; one still processing is restored once complete", async () => {
-    const s = await deployServer(server, alice.token, { auto_backups: true });
-    const other = await deployServer(server, alice.token);
+    const s = await deployServer(nubis, alice.token, { auto_backups: true });
+    const other = await deployServer(nubis, alice.token);
     await sweep();
     const [backup] = await backups(s.uuid);
-    const processing = await server.request('PATCH', '/v1.3/backup/restore', {
+    const processing = await nubis.request('PATCH', '/v1.3/backup/restore', {
       token: alice.token,
       body: { backup_id: backup.id, server_id: s.id },
     });
     assert.equal(processing.status, 202);
-    assert.equal((await serverInfo(server, alice.token, s.id)).power, 'restoring');
-    await server.advance(SETTLE_SECONDS);
+    assert.equal((await serverInfo(nubis, alice.token, s.id)).power, 'restoring');
+    await nubis.advance(SETTLE_SECONDS);
 
-    const wrongServer = await server.request('PATCH', '/v1.3/backup/restore', {
+    const wrongServer = await nubis.request('PATCH', '/v1.3/backup/restore', {
       token: alice.token,
       body: { backup_id: backup.uuid, server_id: other.id },
     });
     assert.equal(wrongServer.status, 400);
     assert.equal(wrongServer.body.errors[0].field, 'backup_id');
 
-    const snap = await server.request('POST', '/v1.3/snapshot/create', {
+    const snap = await nubis.request('POST', '/v1.3/snapshot/create', {
       token: alice.token,
       body: { name: 'snap', server_id: other.id },
     });
-    await server.advance(8);
-    const notBackup = await server.request('PATCH', '/v1.3/backup/restore', {
+    await nubis.advance(8);
+    const notBackup = await nubis.request('PATCH', '/v1.3/backup/restore', {
       token: alice.token,
       body: { backup_id: snap.body.snapshot_id, server_id: other.id },
     });
     assert.equal(notBackup.status, 404);
     assert.match(notBackup.body.errors.reason, /backup not found/);
 
-    const theirs = await deployServer(server, bob.token);
+    const theirs = await deployServer(nubis, bob.token);
     assert.equal(
       (
-        await server.request('PATCH', '/v1.3/backup/restore', {
+        await nubis.request('PATCH', '/v1.3/backup/restore', {
           token: bob.token,
           body: { backup_id: backup.uuid, server_id: theirs.id },
         })
@@ -236,19 +236,19 @@ describe('backup/restore', () => {
 describe('removing a server', () => {
   test('takes its backups with it and stops them; its snapshots stay', async () => {
     await toMorning();
-    const s = await deployServer(server, alice.token, { auto_backups: true });
+    const s = await deployServer(nubis, alice.token, { auto_backups: true });
     await sweep();
-    const snap = await server.request('POST', '/v1.3/snapshot/create', {
+    const snap = await nubis.request('POST', '/v1.3/snapshot/create', {
       token: alice.token,
       body: { name: 'keep', server_id: s.id },
     });
-    await server.advance(8);
+    await nubis.advance(8);
     assert.equal((await backups(s.uuid)).length, 1);
-    assert.equal((await server.request('DELETE', `/v1.3/server/remove/${s.id}`, { token: alice.token })).status, 204);
-    await server.advance(day);
+    assert.equal((await nubis.request('DELETE', `/v1.3/server/remove/${s.id}`, { token: alice.token })).status, 204);
+    await nubis.advance(day);
     await sweep();
     assert.equal((await backups(s.uuid)).length, 0);
-    const list = await server.request('GET', '/v1.3/snapshot/list', { token: alice.token });
+    const list = await nubis.request('GET', '/v1.3/snapshot/list', { token: alice.token });
     assert.ok(list.body.snapshots.some((x: { uuid: string }) => x.uuid === snap.body.snapshot_id));
   });
 });

@@ -3,38 +3,38 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { deployServer, serverInfo, standardServer } from '../../test/support/servers.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 let bob: TestAccount;
 
 before(async () => {
-  server = await startTestServer({ SERVERS_LIMIT: '100' });
-  [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
+  nubis = await startTestInstance({ SERVERS_LIMIT: '100' });
+  [alice, bob] = await Promise.all([createAccount(nubis), createAccount(nubis)]);
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 async function snapshot(serverId: number | string, name = 'before upgrade', token = alice.token) {
-  return server.request('POST', '/v1.3/snapshot/create', { token, body: { name, server_id: serverId } });
+  return nubis.request('POST', '/v1.3/snapshot/create', { token, body: { name, server_id: serverId } });
 }
 
 async function listed(uuid: string, token = alice.token) {
-  const list = await server.request('GET', '/v1.3/snapshot/list', { token });
+  const list = await nubis.request('GET', '/v1.3/snapshot/list', { token });
   assert.equal(list.status, 200);
   return list.body.snapshots.find((s: { uuid: string }) => s.uuid === uuid);
 }
 
 /** A completed snapshot of a fresh server (Ubuntu: 4 GB, taken in 8 s at the default timings). */
 async function completedSnapshot(overrides: Record<string, unknown> = {}) {
-  const s = await deployServer(server, alice.token, overrides);
+  const s = await deployServer(nubis, alice.token, overrides);
   const created = await snapshot(s.id);
   assert.equal(created.status, 201, JSON.stringify(created.body));
-  await server.advance(120);
+  await nubis.advance(120);
   return { server: s, uuid: created.body.snapshot_id as string };
 }
 
@@ -45,8 +45,8 @@ async function completedSnapshot(overrides: Record<string, unknown> = {}) {
  * advance and its look can run out on a loaded machine. Here only the test's advances end them.
  */
 const slowTimings = { perGb: 600, provision: 1200 };
-async function withSlowServer(run: (slow: TestServer, owner: TestAccount) => Promise<void>): Promise<void> {
-  const slow = await startTestServer({
+async function withSlowInstance(run: (slow: TestInstance, owner: TestAccount) => Promise<void>): Promise<void> {
+  const slow = await startTestInstance({
     SIM_SNAPSHOT_SECONDS_PER_GB: String(slowTimings.perGb),
     SIM_PROVISION_SECONDS: String(slowTimings.provision),
   });
@@ -59,7 +59,7 @@ async function withSlowServer(run: (slow: TestServer, owner: TestAccount) => Pro
 
 describe('snapshot/create and snapshot/list', () => {
   test('201 with the snapshot uuid; processing while the server shows snapshotting, then completed', async () => {
-    const s = await deployServer(server, alice.token);
+    const s = await deployServer(nubis, alice.token);
     const created = await snapshot(s.uuid, 'nightly');
     assert.equal(created.status, 201);
     assert.match(created.body.snapshot_id, /^[0-9a-f-]{36}$/);
@@ -88,19 +88,19 @@ describe('snapshot/create and snapshot/list', () => {
     assert.equal(entry.size_gb, 4);
     assert.match(entry.created, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
 
-    assert.equal((await serverInfo(server, alice.token, s.id)).power, 'snapshotting');
+    assert.equal((await serverInfo(nubis, alice.token, s.id)).power, 'snapshotting');
     // A second snapshot is taken too (every action supersedes the transition under way).
     const second = await snapshot(s.id, 'second');
     assert.equal(second.status, 201);
 
-    await server.advance(8);
+    await nubis.advance(8);
     assert.equal((await listed(created.body.snapshot_id)).status, 'completed');
     assert.equal((await listed(second.body.snapshot_id)).status, 'completed');
-    assert.equal((await serverInfo(server, alice.token, s.id)).power, 'running');
+    assert.equal((await serverInfo(nubis, alice.token, s.id)).power, 'running');
   });
 
   test("a larger disk image takes longer: a Windows server's snapshot", async () => {
-    await withSlowServer(async (slow, owner) => {
+    await withSlowInstance(async (slow, owner) => {
       const s = await deployServer(slow, owner.token, { image: 1101, plan: 3 }, { settle: false });
       await slow.advance(slowTimings.provision);
       const created = await slow.request('POST', '/v1.3/snapshot/create', {
@@ -122,25 +122,25 @@ describe('snapshot/create and snapshot/list', () => {
   });
 
   test('a stopped server can be snapshotted and stays stopped', async () => {
-    const s = await deployServer(server, alice.token);
-    await server.request('PATCH', '/v1.3/server/stop', { token: alice.token, body: { server_id: s.id } });
-    await server.advance(5);
+    const s = await deployServer(nubis, alice.token);
+    await nubis.request('PATCH', '/v1.3/server/stop', { token: alice.token, body: { server_id: s.id } });
+    await nubis.advance(5);
     assert.equal((await snapshot(s.id)).status, 201);
-    await server.advance(8);
-    assert.equal((await serverInfo(server, alice.token, s.id)).power, 'stopped');
+    await nubis.advance(8);
+    assert.equal((await serverInfo(nubis, alice.token, s.id)).power, 'stopped');
   });
 
   test("refusals: bad name 400, another account's server 404, no permission 403 (a provisioning server is snapshotted)", async () => {
-    const provisioning = await deployServer(server, alice.token, {}, { settle: false });
+    const provisioning = await deployServer(nubis, alice.token, {}, { settle: false });
     const early = await snapshot(provisioning.id);
     assert.equal(early.status, 201);
-    assert.equal((await serverInfo(server, alice.token, provisioning.id)).power, 'snapshotting');
+    assert.equal((await serverInfo(nubis, alice.token, provisioning.id)).power, 'snapshotting');
 
-    const s = await deployServer(server, alice.token);
+    const s = await deployServer(nubis, alice.token);
     const unnamed = await snapshot(s.id, '   ');
     assert.equal(unnamed.status, 400);
     assert.equal(unnamed.body.errors[0].field, 'name');
-    const missing = await server.request('POST', '/v1.3/snapshot/create', {
+    const missing = await nubis.request('POST', '/v1.3/snapshot/create', {
       token: alice.token,
       body: { server_id: s.id },
     });
@@ -152,36 +152,36 @@ describe('snapshot/create and snapshot/list', () => {
     assert.equal(foreign.status, 404);
     assert.deepEqual(foreign.body, nothing.body);
 
-    const restricted = await createAccount(server);
-    await server.admin('PATCH', `/admin/accounts/${restricted.id}`, { permissions: { snapshots: false } });
-    const own = await deployServer(server, restricted.token);
+    const restricted = await createAccount(nubis);
+    await nubis.admin('PATCH', `/admin/accounts/${restricted.id}`, { permissions: { snapshots: false } });
+    const own = await deployServer(nubis, restricted.token);
     const denied = await snapshot(own.id, 'no', restricted.token);
     assert.equal(denied.status, 403);
     assert.match(denied.body.errors.reason, /snapshots permission/);
   });
 
   test("402 when the balance cannot cover the snapshot's first hour", async () => {
-    const poor = await createAccount(server, { credit: '0.007' });
-    const s = await deployServer(server, poor.token);
-    await server.admin('POST', `/admin/accounts/${poor.id}/credit`, { amount: '-0.0069', note: 'spent' });
+    const poor = await createAccount(nubis, { credit: '0.007' });
+    const s = await deployServer(nubis, poor.token);
+    await nubis.admin('POST', `/admin/accounts/${poor.id}/credit`, { amount: '-0.0069', note: 'spent' });
     const result = await snapshot(s.id, 'cannot pay', poor.token);
     assert.equal(result.status, 402);
     assert.match(result.body.errors.reason, /not enough funds/);
-    assert.deepEqual((await server.request('GET', '/v1.3/snapshot/list', { token: poor.token })).body.snapshots, []);
+    assert.deepEqual((await nubis.request('GET', '/v1.3/snapshot/list', { token: poor.token })).body.snapshots, []);
   });
 
   test('is billed per GB while it exists', async () => {
-    const carol = await createAccount(server);
-    const s = await deployServer(server, carol.token);
+    const carol = await createAccount(nubis);
+    const s = await deployServer(nubis, carol.token);
     const usage = async () =>
-      (await server.request('GET', '/v1.3/account/info', { token: carol.token })).body.billing.usage as number;
+      (await nubis.request('GET', '/v1.3/account/info', { token: carol.token })).body.billing.usage as number;
     const before = await usage();
     const created = await snapshot(s.id, 'billed', carol.token);
-    await server.advance(10);
+    await nubis.advance(10);
     // 4 GB at $0.05 per GB and month: $0.20 a month, $0.000274 an hour.
     assert.equal(Math.round(((await usage()) - before) * 1e6), 274);
     assert.equal(
-      (await server.request('DELETE', `/v1.3/snapshot/remove/${created.body.snapshot_id}`, { token: carol.token }))
+      (await nubis.request('DELETE', `/v1.3/snapshot/remove/${created.body.snapshot_id}`, { token: carol.token }))
         .status,
       204,
     );
@@ -200,49 +200,49 @@ describe('snapshot/restore', () => {
     const { server: s, uuid } = await completedSnapshot();
     assert.equal(
       (
-        await server.request('POST', '/v1.3/server/rebuild', {
+        await nubis.request('POST', '/v1.3/server/rebuild', {
           token: alice.token,
           body: { server_id: s.id, image_id: 1011 },
         })
       ).status,
       202,
     );
-    await server.advance(90);
-    assert.equal((await serverInfo(server, alice.token, s.id)).info.img_id, 1011);
+    await nubis.advance(90);
+    assert.equal((await serverInfo(nubis, alice.token, s.id)).info.img_id, 1011);
 
-    const restored = await server.request('PATCH', '/v1.3/snapshot/restore', {
+    const restored = await nubis.request('PATCH', '/v1.3/snapshot/restore', {
       token: alice.token,
       body: { snapshot_id: uuid, server_id: s.uuid },
     });
     assert.equal(restored.status, 202);
     assert.deepEqual(restored.body, { success: { response: '202 Accepted', reason: '' } });
-    const restoring = await serverInfo(server, alice.token, s.id);
+    const restoring = await serverInfo(nubis, alice.token, s.id);
     assert.equal(restoring.power, 'restoring');
     assert.equal(restoring.info.img_id, 1001);
-    await server.advance(8);
-    assert.equal((await serverInfo(server, alice.token, s.id)).power, 'running');
+    await nubis.advance(8);
+    assert.equal((await serverInfo(nubis, alice.token, s.id)).power, 'running');
   });
 
   test('restores onto another server of the same region, by integer ids too', async () => {
     const { uuid } = await completedSnapshot();
-    const target = await deployServer(server, alice.token, { image: 1041 });
+    const target = await deployServer(nubis, alice.token, { image: 1041 });
     const entry = await listed(uuid);
     assert.equal(
       (
-        await server.request('PATCH', '/v1.3/snapshot/restore', {
+        await nubis.request('PATCH', '/v1.3/snapshot/restore', {
           token: alice.token,
           body: { snapshot_id: entry.id, server_id: target.id },
         })
       ).status,
       202,
     );
-    assert.equal((await serverInfo(server, alice.token, target.id)).info.img_id, 1001);
+    assert.equal((await serverInfo(nubis, alice.token, target.id)).info.img_id, 1001);
   });
 
   test('refuses another region and a disk too small; a snapshot still processing and a busy server are accepted', async () => {
     const { uuid } = await completedSnapshot();
-    const elsewhere = await deployServer(server, alice.token, { region: 201 });
-    const wrongRegion = await server.request('PATCH', '/v1.3/snapshot/restore', {
+    const elsewhere = await deployServer(nubis, alice.token, { region: 201 });
+    const wrongRegion = await nubis.request('PATCH', '/v1.3/snapshot/restore', {
       token: alice.token,
       body: { snapshot_id: uuid, server_id: elsewhere.id },
     });
@@ -251,37 +251,37 @@ describe('snapshot/restore', () => {
     assert.match(wrongRegion.body.errors[0].reason, /region 101/);
 
     const windows = await completedSnapshot({ image: 1101, plan: 3 });
-    const small = await deployServer(server, alice.token);
-    const tooSmall = await server.request('PATCH', '/v1.3/snapshot/restore', {
+    const small = await deployServer(nubis, alice.token);
+    const tooSmall = await nubis.request('PATCH', '/v1.3/snapshot/restore', {
       token: alice.token,
       body: { snapshot_id: windows.uuid, server_id: small.id },
     });
     assert.equal(tooSmall.status, 400);
     assert.match(tooSmall.body.errors[0].reason, /at least 40 GB/);
 
-    const s = await deployServer(server, alice.token);
+    const s = await deployServer(nubis, alice.token);
     const fresh = await snapshot(s.id);
-    const processing = await server.request('PATCH', '/v1.3/snapshot/restore', {
+    const processing = await nubis.request('PATCH', '/v1.3/snapshot/restore', {
       token: alice.token,
       body: { snapshot_id: fresh.body.snapshot_id, server_id: small.id },
     });
     // Still processing: accepted, restored once the snapshot completes; the server being snapshotted is restored too.
     assert.equal(processing.status, 202);
-    assert.equal((await serverInfo(server, alice.token, small.id)).power, 'restoring');
-    const busy = await server.request('PATCH', '/v1.3/snapshot/restore', {
+    assert.equal((await serverInfo(nubis, alice.token, small.id)).power, 'restoring');
+    const busy = await nubis.request('PATCH', '/v1.3/snapshot/restore', {
       token: alice.token,
       body: { snapshot_id: uuid, server_id: s.id },
     });
     assert.equal(busy.status, 202);
-    assert.equal((await serverInfo(server, alice.token, s.id)).power, 'restoring');
+    assert.equal((await serverInfo(nubis, alice.token, s.id)).power, 'restoring');
   });
 
   test("another account's snapshot or server is a 404", async () => {
     const { server: s, uuid } = await completedSnapshot();
-    const theirs = await deployServer(server, bob.token);
+    const theirs = await deployServer(nubis, bob.token);
     assert.equal(
       (
-        await server.request('PATCH', '/v1.3/snapshot/restore', {
+        await nubis.request('PATCH', '/v1.3/snapshot/restore', {
           token: bob.token,
           body: { snapshot_id: uuid, server_id: theirs.id },
         })
@@ -290,7 +290,7 @@ describe('snapshot/restore', () => {
     );
     assert.equal(
       (
-        await server.request('PATCH', '/v1.3/snapshot/restore', {
+        await nubis.request('PATCH', '/v1.3/snapshot/restore', {
           token: alice.token,
           body: { snapshot_id: uuid, server_id: theirs.id },
         })
@@ -299,7 +299,7 @@ describe('snapshot/restore', () => {
     );
     assert.equal(
       (
-        await server.request('PATCH', '/v1.3/snapshot/restore', {
+        await nubis.request('PATCH', '/v1.3/snapshot/restore', {
           token: bob.token,
           body: { snapshot_id: uuid, server_id: s.id },
         })
@@ -311,29 +311,28 @@ describe('snapshot/restore', () => {
 
 describe('snapshot/remove', () => {
   test('204 by uuid or id (one still processing too), and gone; another account gets 404', async () => {
-    const s = await deployServer(server, alice.token);
+    const s = await deployServer(nubis, alice.token);
     const abandoned = await snapshot(s.id, 'abandoned');
-    const early = await server.request('DELETE', `/v1.3/snapshot/remove/${abandoned.body.snapshot_id}`, {
+    const early = await nubis.request('DELETE', `/v1.3/snapshot/remove/${abandoned.body.snapshot_id}`, {
       token: alice.token,
     });
     assert.equal(early.status, 204);
     assert.equal(await listed(abandoned.body.snapshot_id), undefined);
     const created = await snapshot(s.id);
-    await server.advance(8);
+    await nubis.advance(8);
     assert.equal(
-      (await server.request('DELETE', `/v1.3/snapshot/remove/${created.body.snapshot_id}`, { token: bob.token }))
-        .status,
+      (await nubis.request('DELETE', `/v1.3/snapshot/remove/${created.body.snapshot_id}`, { token: bob.token })).status,
       404,
     );
     const id = (await listed(created.body.snapshot_id)).id;
-    assert.equal((await server.request('DELETE', `/v1.3/snapshot/remove/${id}`, { token: alice.token })).status, 204);
+    assert.equal((await nubis.request('DELETE', `/v1.3/snapshot/remove/${id}`, { token: alice.token })).status, 204);
     assert.equal(await listed(created.body.snapshot_id), undefined);
-    assert.equal((await server.request('DELETE', `/v1.3/snapshot/remove/${id}`, { token: alice.token })).status, 404);
+    assert.equal((await nubis.request('DELETE', `/v1.3/snapshot/remove/${id}`, { token: alice.token })).status, 404);
   });
 
   test('a snapshot outlives its server', async () => {
     const { server: s, uuid } = await completedSnapshot();
-    assert.equal((await server.request('DELETE', `/v1.3/server/remove/${s.id}`, { token: alice.token })).status, 204);
+    assert.equal((await nubis.request('DELETE', `/v1.3/server/remove/${s.id}`, { token: alice.token })).status, 204);
     const entry = await listed(uuid);
     assert.equal(entry.server_id, s.uuid);
     assert.equal(entry.status, 'completed');
@@ -343,7 +342,7 @@ describe('snapshot/remove', () => {
 describe('server/create from a snapshot', () => {
   test("image_type snapshot deploys the snapshot's image in its region", async () => {
     const { uuid } = await completedSnapshot({ image: 1011 });
-    const created = await server.request('POST', '/v1.3/server/create', {
+    const created = await nubis.request('POST', '/v1.3/server/create', {
       token: alice.token,
       body: { ...standardServer, image_type: 'snapshot', image: uuid },
     });
@@ -354,7 +353,7 @@ describe('server/create from a snapshot', () => {
 
   test("refuses another region, a plan too small, and another account's snapshot; one still processing is a valid source", async () => {
     const { uuid } = await completedSnapshot();
-    const wrongRegion = await server.request('POST', '/v1.3/server/create', {
+    const wrongRegion = await nubis.request('POST', '/v1.3/server/create', {
       token: alice.token,
       body: { ...standardServer, region: 201, image_type: 'snapshot', image: uuid },
     });
@@ -362,21 +361,21 @@ describe('server/create from a snapshot', () => {
     assert.equal(wrongRegion.body.errors[0].field, 'region');
 
     const windows = await completedSnapshot({ image: 1101, plan: 3 });
-    const small = await server.request('POST', '/v1.3/server/create', {
+    const small = await nubis.request('POST', '/v1.3/server/create', {
       token: alice.token,
       body: { ...standardServer, image_type: 'snapshot', image: windows.uuid },
     });
     assert.equal(small.status, 400);
     assert.equal(small.body.errors[0].field, 'plan');
 
-    const foreign = await server.request('POST', '/v1.3/server/create', {
+    const foreign = await nubis.request('POST', '/v1.3/server/create', {
       token: bob.token,
       body: { ...standardServer, image_type: 'snapshot', image: uuid },
     });
     assert.equal(foreign.status, 404);
     assert.match(foreign.body.errors.reason, /snapshot not found/);
 
-    await withSlowServer(async (slow, owner) => {
+    await withSlowInstance(async (slow, owner) => {
       const s = await deployServer(slow, owner.token, {}, { settle: false });
       await slow.advance(slowTimings.provision);
       const fresh = await slow.request('POST', '/v1.3/snapshot/create', {

@@ -9,23 +9,23 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sshpk from 'sshpk';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { deployServer, serverInfo } from '../../test/support/servers.ts';
-import type { HttpResult } from '../../test/support/server.ts';
+import type { HttpResult } from '../../test/support/instance.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 let bob: TestAccount;
 let scratch: string;
 
 before(async () => {
-  server = await startTestServer();
-  [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
+  nubis = await startTestInstance();
+  [alice, bob] = await Promise.all([createAccount(nubis), createAccount(nubis)]);
   scratch = mkdtempSync(join(tmpdir(), 'nubis-ssh-'));
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -71,9 +71,9 @@ function sshString(value: Buffer | string): Buffer {
 }
 
 const create = (account: TestAccount, body: unknown) =>
-  server.request('POST', '/v1.3/ssh_key/create', { token: account.token, body });
+  nubis.request('POST', '/v1.3/ssh_key/create', { token: account.token, body });
 const list = async (account: TestAccount) => {
-  const result = await server.request('GET', '/v1.3/ssh_key/list', { token: account.token });
+  const result = await nubis.request('GET', '/v1.3/ssh_key/list', { token: account.token });
   assert.equal(result.status, 200);
   return result.body.ssh_keys as {
     id: number;
@@ -244,7 +244,7 @@ describe('create', () => {
 
 describe('list', () => {
   test("shows only the caller's keys, oldest first", async () => {
-    const carol = await createAccount(server);
+    const carol = await createAccount(nubis);
     assert.deepEqual(await list(carol), []);
     const a = await create(carol, { name: 'a', public_key: publicKeyLine({ kind: 'ed25519' }) });
     const b = await create(carol, { name: 'b', public_key: publicKeyLine({ kind: 'ec', curve: 'P-256' }) });
@@ -258,10 +258,10 @@ describe('list', () => {
   });
 
   test('needs a token', async () => {
-    assert.equal((await server.request('GET', '/v1.3/ssh_key/list')).status, 401);
+    assert.equal((await nubis.request('GET', '/v1.3/ssh_key/list')).status, 401);
     assert.equal(
       (
-        await server.request('POST', '/v1.3/ssh_key/create', {
+        await nubis.request('POST', '/v1.3/ssh_key/create', {
           body: { name: 'x', public_key: publicKeyLine({ kind: 'ed25519' }) },
         })
       ).status,
@@ -272,7 +272,7 @@ describe('list', () => {
 
 describe('rename', () => {
   const rename = (account: TestAccount, body: unknown) =>
-    server.request('PATCH', '/v1.3/ssh_key/rename', { token: account.token, body });
+    nubis.request('PATCH', '/v1.3/ssh_key/rename', { token: account.token, body });
 
   test('by uuid, by integer id and by numeric string id', async () => {
     const created = await create(alice, { name: 'before', public_key: publicKeyLine({ kind: 'ed25519' }) });
@@ -335,7 +335,7 @@ describe('rename', () => {
 
 describe('remove', () => {
   const remove = (account: TestAccount, ref: string | number) =>
-    server.request('DELETE', `/v1.3/ssh_key/remove/${ref}`, { token: account.token });
+    nubis.request('DELETE', `/v1.3/ssh_key/remove/${ref}`, { token: account.token });
 
   test('by uuid and by id: 204, gone from the list, then 404', async () => {
     const a = await create(alice, { name: 'a', public_key: publicKeyLine({ kind: 'ed25519' }) });
@@ -371,30 +371,30 @@ describe('remove', () => {
 
 describe('permissions', () => {
   test('an account not activated may list but not create or remove (403)', async () => {
-    const dormant = await createAccount(server, { activate: false });
-    assert.equal((await server.request('GET', '/v1.3/ssh_key/list', { token: dormant.token })).status, 200);
+    const dormant = await createAccount(nubis, { activate: false });
+    assert.equal((await nubis.request('GET', '/v1.3/ssh_key/list', { token: dormant.token })).status, 200);
     const refused = await create(dormant, { name: 'x', public_key: publicKeyLine({ kind: 'ed25519' }) });
     assert.equal(refused.status, 403);
     assert.equal(refused.body.errors.response, '403 Forbidden');
   });
 
   test('without the ssh_keys permission: create and remove are 403, rename still works', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const created = await create(account, { name: 'kept', public_key: publicKeyLine({ kind: 'ed25519' }) });
     assert.equal(created.status, 201);
-    const patched = await server.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { ssh_keys: false } });
+    const patched = await nubis.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { ssh_keys: false } });
     assert.equal(patched.status, 200);
 
     const refused = await create(account, { name: 'x', public_key: publicKeyLine({ kind: 'ed25519' }) });
     assert.equal(refused.status, 403);
     assert.match(refused.body.errors.reason, /ssh_keys/);
     assert.equal(
-      (await server.request('DELETE', `/v1.3/ssh_key/remove/${created.body.uuid}`, { token: account.token })).status,
+      (await nubis.request('DELETE', `/v1.3/ssh_key/remove/${created.body.uuid}`, { token: account.token })).status,
       403,
     );
     assert.equal(
       (
-        await server.request('PATCH', '/v1.3/ssh_key/rename', {
+        await nubis.request('PATCH', '/v1.3/ssh_key/rename', {
           token: account.token,
           body: { uuid: created.body.uuid, name: 'renamed' },
         })
@@ -407,27 +407,27 @@ describe('permissions', () => {
 
 describe('keys on servers', () => {
   test('a key given at server create is recorded on the server (info.ssh_key_id); removing the key unsets it there', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const key = await create(account, { name: 'deploy', public_key: publicKeyLine({ kind: 'ed25519' }) });
     assert.equal(key.status, 201);
     const keyId = (await list(account)).find((k) => k.uuid === key.body.uuid)!.id;
 
-    const withKey = await deployServer(server, account.token, { ssh_key: key.body.uuid });
+    const withKey = await deployServer(nubis, account.token, { ssh_key: key.body.uuid });
     assert.equal(withKey.info.ssh_key_id, keyId);
-    assert.equal((await serverInfo(server, account.token, withKey.id)).info.ssh_key_id, keyId);
-    const withoutKey = await deployServer(server, account.token);
-    assert.equal((await serverInfo(server, account.token, withoutKey.id)).info.ssh_key_id, null);
+    assert.equal((await serverInfo(nubis, account.token, withKey.id)).info.ssh_key_id, keyId);
+    const withoutKey = await deployServer(nubis, account.token);
+    assert.equal((await serverInfo(nubis, account.token, withoutKey.id)).info.ssh_key_id, null);
 
     assert.equal(
-      (await server.request('DELETE', `/v1.3/ssh_key/remove/${keyId}`, { token: account.token })).status,
+      (await nubis.request('DELETE', `/v1.3/ssh_key/remove/${keyId}`, { token: account.token })).status,
       204,
     );
-    assert.equal((await serverInfo(server, account.token, withKey.id)).info.ssh_key_id, null);
+    assert.equal((await serverInfo(nubis, account.token, withKey.id)).info.ssh_key_id, null);
   });
 
   test("another account's key cannot be given at server create (404)", async () => {
     const bobs = await create(bob, { name: 'bob', public_key: publicKeyLine({ kind: 'ed25519' }) });
-    const result = await server.request('POST', '/v1.3/server/create', {
+    const result = await nubis.request('POST', '/v1.3/server/create', {
       token: alice.token,
       body: { hostname: 'a.example.com', label: 'a', region: 101, image: 1001, plan: 1, ssh_key: bobs.body.uuid },
     });

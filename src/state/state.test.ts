@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, tokenWorks, type TestAccount } from '../../test/support/accounts.ts';
 import { deployServer } from '../../test/support/servers.ts';
 import { accountViews, furnish } from '../../test/support/state-views.ts';
@@ -28,26 +28,26 @@ async function columnsAt(names: string[]): Promise<Map<string, string[]>> {
   }
 }
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 let bob: TestAccount;
 
 before(async () => {
-  server = await startTestServer();
-  [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
-  await furnish(server, alice.token);
-  await furnish(server, bob.token);
+  nubis = await startTestInstance();
+  [alice, bob] = await Promise.all([createAccount(nubis), createAccount(nubis)]);
+  await furnish(nubis, alice.token);
+  await furnish(nubis, bob.token);
 });
-after(() => server.close());
+after(() => nubis.close());
 
 async function exported() {
-  const answer = await server.admin('POST', '/admin/state/export');
+  const answer = await nubis.admin('POST', '/admin/state/export');
   assert.equal(answer.status, 200);
   return answer.body;
 }
 
 async function views() {
-  return { alice: await accountViews(server, alice.token), bob: await accountViews(server, bob.token) };
+  return { alice: await accountViews(nubis, alice.token), bob: await accountViews(nubis, bob.token) };
 }
 
 describe('saved states', () => {
@@ -57,39 +57,39 @@ describe('saved states', () => {
     assert.equal(document.format, 'nubis-state');
     assert.ok(document.tables.servers.length >= 2);
 
-    await deployServer(server, alice.token, { hostname: 'later.example.com' });
-    const carol = await createAccount(server);
-    const bobKey = (await server.request('GET', '/v1.3/ssh_key/list', { token: bob.token })).body.ssh_keys[0];
-    const removed = await server.request('DELETE', `/v1.3/ssh_key/remove/${bobKey.uuid}`, { token: bob.token });
+    await deployServer(nubis, alice.token, { hostname: 'later.example.com' });
+    const carol = await createAccount(nubis);
+    const bobKey = (await nubis.request('GET', '/v1.3/ssh_key/list', { token: bob.token })).body.ssh_keys[0];
+    const removed = await nubis.request('DELETE', `/v1.3/ssh_key/remove/${bobKey.uuid}`, { token: bob.token });
     assert.equal(removed.status, 204);
 
-    const imported = await server.admin('POST', '/admin/state/import', document);
+    const imported = await nubis.admin('POST', '/admin/state/import', document);
     assert.equal(imported.status, 200, JSON.stringify(imported.body));
     assert.deepEqual(imported.body.migrated, []);
     assert.deepEqual(await views(), before);
-    assert.equal(await tokenWorks(server, carol.token), false, 'an account made after the export is gone');
+    assert.equal(await tokenWorks(nubis, carol.token), false, 'an account made after the export is gone');
     // Ids keep counting after an import: a new server does not reuse an imported id.
-    const next = await deployServer(server, alice.token, { hostname: 'after-import.example.com' });
+    const next = await deployServer(nubis, alice.token, { hostname: 'after-import.example.com' });
     assert.ok(document.tables.servers.every((row: { id: number }) => row.id < next.id));
   });
 
   test('a named save resets to a fixture; saves are listed and removed', async () => {
     const fixture = await views();
-    const saved = await server.admin('POST', '/admin/state/save', { name: 'fixture-1' });
+    const saved = await nubis.admin('POST', '/admin/state/save', { name: 'fixture-1' });
     assert.equal(saved.status, 201);
     assert.equal(saved.body.name, 'fixture-1');
-    await deployServer(server, bob.token, { hostname: 'scratch.example.com' }, { settle: false });
+    await deployServer(nubis, bob.token, { hostname: 'scratch.example.com' }, { settle: false });
     assert.notDeepEqual(await views(), fixture);
-    const loaded = await server.admin('POST', '/admin/state/load', { name: 'fixture-1' });
+    const loaded = await nubis.admin('POST', '/admin/state/load', { name: 'fixture-1' });
     assert.equal(loaded.status, 200, JSON.stringify(loaded.body));
     assert.deepEqual(await views(), fixture);
-    const listed = await server.admin('GET', '/admin/state');
+    const listed = await nubis.admin('GET', '/admin/state');
     assert.deepEqual(
       listed.body.states.map((state: { name: string }) => state.name),
       ['fixture-1'],
     );
-    assert.equal((await server.admin('DELETE', '/admin/state/fixture-1')).status, 204);
-    assert.equal((await server.admin('POST', '/admin/state/load', { name: 'fixture-1' })).status, 404);
+    assert.equal((await nubis.admin('DELETE', '/admin/state/fixture-1')).status, 204);
+    assert.equal((await nubis.admin('POST', '/admin/state/load', { name: 'fixture-1' })).status, 404);
   });
 
   test('a document from an older schema is migrated on import', async () => {
@@ -106,7 +106,7 @@ describe('saved states', () => {
       );
     assert.ok(!olderColumns.get('ip_addresses')?.includes('reverse'));
     const older = { ...document, migrations: olderMigrations, tables };
-    const imported = await server.admin('POST', '/admin/state/import', older);
+    const imported = await nubis.admin('POST', '/admin/state/import', older);
     assert.equal(imported.status, 200, JSON.stringify(imported.body));
     assert.ok(imported.body.migrated.includes('0005_server_addresses'));
     const after = await views();
@@ -127,19 +127,19 @@ describe('saved states', () => {
   test('a newer or malformed document is refused with the field named, and nothing changes', async () => {
     const before = await views();
     const document = await exported();
-    const newer = await server.admin('POST', '/admin/state/import', {
+    const newer = await nubis.admin('POST', '/admin/state/import', {
       ...document,
       migrations: [...document.migrations, '9999_from_the_future'],
     });
     assert.equal(newer.status, 400);
     assert.equal(newer.body.errors[0].field, 'migrations');
-    const badColumn = await server.admin('POST', '/admin/state/import', {
+    const badColumn = await nubis.admin('POST', '/admin/state/import', {
       ...document,
       tables: { ...document.tables, accounts: [{ ...document.tables.accounts[0], shoe_size: 44 }] },
     });
     assert.equal(badColumn.status, 400);
     assert.equal(badColumn.body.errors[0].field, 'tables.accounts[0].shoe_size');
-    const wrongFormat = await server.admin('POST', '/admin/state/import', { ...document, format: 'other' });
+    const wrongFormat = await nubis.admin('POST', '/admin/state/import', { ...document, format: 'other' });
     assert.equal(wrongFormat.status, 400);
     assert.deepEqual(await views(), before);
   });

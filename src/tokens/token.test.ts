@@ -3,7 +3,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, login, type TestAccount } from '../../test/support/accounts.ts';
 import { authenticateDigest, tokenDigestOf } from './token.service.ts';
 import type { CachedActor } from '../platform/context.ts';
@@ -11,16 +11,16 @@ import type { CachedActor } from '../platform/context.ts';
 const timestamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-let server: TestServer;
+let nubis: TestInstance;
 before(async () => {
-  server = await startTestServer();
+  nubis = await startTestInstance();
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 async function tokens(account: { token: string }) {
-  const result = await server.request('GET', '/v1.3/account/token_list', { token: account.token });
+  const result = await nubis.request('GET', '/v1.3/account/token_list', { token: account.token });
   assert.equal(result.status, 200);
   return result.body.tokens as {
     id: number;
@@ -34,7 +34,7 @@ async function tokens(account: { token: string }) {
 
 describe('token_list and token_create', () => {
   test('register gives one token, listed in full with every field', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const list = await tokens(account);
     assert.equal(list.length, 1);
     const [token] = list;
@@ -48,8 +48,8 @@ describe('token_list and token_create', () => {
   });
 
   test('create answers 201 {uuid, name, token, created}; the new token works and is listed', async () => {
-    const account = await createAccount(server);
-    const created = await server.request('POST', '/v1.3/account/token_create', {
+    const account = await createAccount(nubis);
+    const created = await nubis.request('POST', '/v1.3/account/token_create', {
       token: account.token,
       body: { name: 'ci' },
     });
@@ -61,7 +61,7 @@ describe('token_list and token_create', () => {
     assert.match(created.body.uuid, uuid);
     assert.match(created.body.created, timestamp);
 
-    const info = await server.request('GET', '/v1.3/account/info', { token: created.body.token });
+    const info = await nubis.request('GET', '/v1.3/account/info', { token: created.body.token });
     assert.equal(info.status, 200);
     assert.equal(info.body.id, account.id);
     const listed = (await tokens(account)).find((t) => t.uuid === created.body.uuid);
@@ -70,18 +70,18 @@ describe('token_list and token_create', () => {
   });
 
   test('create names each bad field in a 400', async () => {
-    const account = await createAccount(server);
-    const missing = await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: {} });
+    const account = await createAccount(nubis);
+    const missing = await nubis.request('POST', '/v1.3/account/token_create', { token: account.token, body: {} });
     assert.equal(missing.status, 400);
     assert.deepEqual(missing.body, { errors: [{ reason: 'missing required field', field: 'name' }] });
-    const wrongType = await server.request('POST', '/v1.3/account/token_create', {
+    const wrongType = await nubis.request('POST', '/v1.3/account/token_create', {
       token: account.token,
       body: { name: { nested: true } },
     });
     assert.equal(wrongType.status, 400);
     assert.equal(wrongType.body.errors[0].field, 'name');
     assert.match(wrongType.body.errors[0].reason, /wrong data type/);
-    const empty = await server.request('POST', '/v1.3/account/token_create', {
+    const empty = await nubis.request('POST', '/v1.3/account/token_create', {
       token: account.token,
       body: { name: '' },
     });
@@ -92,9 +92,9 @@ describe('token_list and token_create', () => {
 
 describe('token_rename', () => {
   test('renames by uuid and by id (202 success object)', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const [token] = await tokens(account);
-    const byUuid = await server.request('PATCH', '/v1.3/account/token_rename', {
+    const byUuid = await nubis.request('PATCH', '/v1.3/account/token_rename', {
       token: account.token,
       body: { uuid: token!.uuid, name: 'by uuid' },
     });
@@ -102,13 +102,13 @@ describe('token_rename', () => {
     assert.deepEqual(byUuid.body, { success: { response: '202 Accepted', reason: '' } });
     assert.equal((await tokens(account))[0]!.name, 'by uuid');
 
-    const byId = await server.request('PATCH', '/v1.3/account/token_rename', {
+    const byId = await nubis.request('PATCH', '/v1.3/account/token_rename', {
       token: account.token,
       body: { uuid: token!.id, name: 'by id' },
     });
     assert.equal(byId.status, 202);
     assert.equal((await tokens(account))[0]!.name, 'by id');
-    const byNumericString = await server.request('PATCH', '/v1.3/account/token_rename', {
+    const byNumericString = await nubis.request('PATCH', '/v1.3/account/token_rename', {
       token: account.token,
       body: { uuid: String(token!.id), name: 'by string id' },
     });
@@ -117,17 +117,17 @@ describe('token_rename', () => {
   });
 
   test("an unknown token and another account's token both answer the same 404", async () => {
-    const [mine, theirs] = await Promise.all([createAccount(server), createAccount(server)]);
+    const [mine, theirs] = await Promise.all([createAccount(nubis), createAccount(nubis)]);
     const [their] = await tokens(theirs);
-    const other = await server.request('PATCH', '/v1.3/account/token_rename', {
+    const other = await nubis.request('PATCH', '/v1.3/account/token_rename', {
       token: mine.token,
       body: { uuid: their!.uuid, name: 'stolen' },
     });
-    const otherById = await server.request('PATCH', '/v1.3/account/token_rename', {
+    const otherById = await nubis.request('PATCH', '/v1.3/account/token_rename', {
       token: mine.token,
       body: { uuid: their!.id, name: 'stolen' },
     });
-    const missing = await server.request('PATCH', '/v1.3/account/token_rename', {
+    const missing = await nubis.request('PATCH', '/v1.3/account/token_rename', {
       token: mine.token,
       body: { uuid: '00000000-0000-4000-8000-000000000000', name: 'x' },
     });
@@ -143,8 +143,8 @@ describe('token_rename', () => {
   });
 
   test('a malformed reference is a 400 naming uuid', async () => {
-    const account = await createAccount(server);
-    const result = await server.request('PATCH', '/v1.3/account/token_rename', {
+    const account = await createAccount(nubis);
+    const result = await nubis.request('PATCH', '/v1.3/account/token_rename', {
       token: account.token,
       body: { uuid: 'not-a-uuid', name: 'x' },
     });
@@ -155,35 +155,35 @@ describe('token_rename', () => {
 
 describe('token_remove', () => {
   test('removes another token of the account by uuid and by id (204, no body)', async () => {
-    const account = await createAccount(server);
-    const a = await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'a' } });
-    const b = await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'b' } });
-    const removedByUuid = await server.request('DELETE', `/v1.3/account/token_remove/${a.body.uuid}`, {
+    const account = await createAccount(nubis);
+    const a = await nubis.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'a' } });
+    const b = await nubis.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'b' } });
+    const removedByUuid = await nubis.request('DELETE', `/v1.3/account/token_remove/${a.body.uuid}`, {
       token: account.token,
     });
     assert.equal(removedByUuid.status, 204);
     assert.equal(removedByUuid.body, null);
-    assert.equal((await server.request('GET', '/v1.3/account/info', { token: a.body.token })).status, 401);
+    assert.equal((await nubis.request('GET', '/v1.3/account/info', { token: a.body.token })).status, 401);
 
     const bId = (await tokens(account)).find((t) => t.uuid === b.body.uuid)!.id;
-    const removedById = await server.request('DELETE', `/v1.3/account/token_remove/${bId}`, { token: account.token });
+    const removedById = await nubis.request('DELETE', `/v1.3/account/token_remove/${bId}`, { token: account.token });
     assert.equal(removedById.status, 204);
-    assert.equal((await server.request('GET', '/v1.3/account/info', { token: b.body.token })).status, 401);
+    assert.equal((await nubis.request('GET', '/v1.3/account/info', { token: b.body.token })).status, 401);
     assert.deepEqual(
       (await tokens(account)).map((t) => t.auth_token),
       [account.token],
     );
 
-    const again = await server.request('DELETE', `/v1.3/account/token_remove/${bId}`, { token: account.token });
+    const again = await nubis.request('DELETE', `/v1.3/account/token_remove/${bId}`, { token: account.token });
     assert.equal(again.status, 404);
   });
 
   test('rule 5: removing the calling token logs the caller out; a new login gives a working token', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const [own] = await tokens(account);
-    const removed = await server.request('DELETE', `/v1.3/account/token_remove/${own!.uuid}`, { token: account.token });
+    const removed = await nubis.request('DELETE', `/v1.3/account/token_remove/${own!.uuid}`, { token: account.token });
     assert.equal(removed.status, 204);
-    const after = await server.request('GET', '/v1.3/account/info', { token: account.token });
+    const after = await nubis.request('GET', '/v1.3/account/info', { token: account.token });
     assert.equal(after.status, 401);
     assert.deepEqual(after.body, {
       errors: {
@@ -193,9 +193,9 @@ describe('token_remove', () => {
     });
 
     // The account has no token left: login creates one.
-    const fresh = await login(server, account.email, account.password);
+    const fresh = await login(nubis, account.email, account.password);
     assert.notEqual(fresh, account.token);
-    const info = await server.request('GET', '/v1.3/account/info', { token: fresh });
+    const info = await nubis.request('GET', '/v1.3/account/info', { token: fresh });
     assert.equal(info.status, 200);
     assert.equal(info.body.id, account.id);
     const list = await tokens({ token: fresh });
@@ -204,28 +204,28 @@ describe('token_remove', () => {
   });
 
   test('login returns the newest existing token rather than making one per login', async () => {
-    const account = await createAccount(server);
-    const created = await server.request('POST', '/v1.3/account/token_create', {
+    const account = await createAccount(nubis);
+    const created = await nubis.request('POST', '/v1.3/account/token_create', {
       token: account.token,
       body: { name: 'newest' },
     });
-    assert.equal(await login(server, account.email, account.password), created.body.token);
-    assert.equal(await login(server, account.email, account.password), created.body.token);
+    assert.equal(await login(nubis, account.email, account.password), created.body.token);
+    assert.equal(await login(nubis, account.email, account.password), created.body.token);
     assert.equal((await tokens(account)).length, 2);
   });
 
   test("another account's token answers 404 exactly like a missing one, and survives", async () => {
-    const [mine, theirs] = await Promise.all([createAccount(server), createAccount(server)]);
+    const [mine, theirs] = await Promise.all([createAccount(nubis), createAccount(nubis)]);
     const [their] = await tokens(theirs);
-    const byUuid = await server.request('DELETE', `/v1.3/account/token_remove/${their!.uuid}`, { token: mine.token });
-    const byId = await server.request('DELETE', `/v1.3/account/token_remove/${their!.id}`, { token: mine.token });
-    const missing = await server.request('DELETE', '/v1.3/account/token_remove/999999999', { token: mine.token });
-    const garbage = await server.request('DELETE', '/v1.3/account/token_remove/not-an-id', { token: mine.token });
+    const byUuid = await nubis.request('DELETE', `/v1.3/account/token_remove/${their!.uuid}`, { token: mine.token });
+    const byId = await nubis.request('DELETE', `/v1.3/account/token_remove/${their!.id}`, { token: mine.token });
+    const missing = await nubis.request('DELETE', '/v1.3/account/token_remove/999999999', { token: mine.token });
+    const garbage = await nubis.request('DELETE', '/v1.3/account/token_remove/not-an-id', { token: mine.token });
     for (const result of [byUuid, byId, missing, garbage]) {
       assert.equal(result.status, 404);
       assert.deepEqual(result.body, missing.body);
     }
-    assert.equal((await server.request('GET', '/v1.3/account/info', { token: theirs.token })).status, 200);
+    assert.equal((await nubis.request('GET', '/v1.3/account/info', { token: theirs.token })).status, 200);
   });
 
   test('token operations need a valid token', async () => {
@@ -235,8 +235,8 @@ describe('token_remove', () => {
       ['PATCH', '/v1.3/account/token_rename', { uuid: 1, name: 'x' }],
       ['DELETE', '/v1.3/account/token_remove/1', undefined],
     ] as const) {
-      const none = await server.request(method, path, { body });
-      const bad = await server.request(method, path, { body, token: 'f'.repeat(64) });
+      const none = await nubis.request(method, path, { body });
+      const bad = await nubis.request(method, path, { body, token: 'f'.repeat(64) });
       assert.equal(none.status, 401, `${method} ${path} without a token`);
       assert.equal(bad.status, 401, `${method} ${path} with an unknown token`);
       assert.equal(bad.body.errors.response, '401 Unauthorized');
@@ -247,57 +247,56 @@ describe('token_remove', () => {
 describe('token permissions', () => {
   let account: TestAccount;
   before(async () => {
-    account = await createAccount(server, { activate: false });
+    account = await createAccount(nubis, { activate: false });
   });
 
   test('an account not yet activated may manage its tokens (they are not billable)', async () => {
-    const created = await server.request('POST', '/v1.3/account/token_create', {
+    const created = await nubis.request('POST', '/v1.3/account/token_create', {
       token: account.token,
       body: { name: 'early' },
     });
     assert.equal(created.status, 201);
-    const removed = await server.request('DELETE', `/v1.3/account/token_remove/${created.body.uuid}`, {
+    const removed = await nubis.request('DELETE', `/v1.3/account/token_remove/${created.body.uuid}`, {
       token: account.token,
     });
     assert.equal(removed.status, 204);
   });
 
   test('without the tokens permission: create, rename and remove are 403, list still works', async () => {
-    const patched = await server.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { tokens: false } });
+    const patched = await nubis.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { tokens: false } });
     assert.equal(patched.status, 200);
     assert.equal(patched.body.permissions.tokens, false);
     const [own] = await tokens(account);
-    const create = await server.request('POST', '/v1.3/account/token_create', {
+    const create = await nubis.request('POST', '/v1.3/account/token_create', {
       token: account.token,
       body: { name: 'x' },
     });
-    const rename = await server.request('PATCH', '/v1.3/account/token_rename', {
+    const rename = await nubis.request('PATCH', '/v1.3/account/token_rename', {
       token: account.token,
       body: { uuid: own!.uuid, name: 'x' },
     });
-    const remove = await server.request('DELETE', `/v1.3/account/token_remove/${own!.uuid}`, { token: account.token });
+    const remove = await nubis.request('DELETE', `/v1.3/account/token_remove/${own!.uuid}`, { token: account.token });
     for (const result of [create, rename, remove]) {
       assert.equal(result.status, 403);
       assert.equal(result.body.errors.response, '403 Forbidden');
       assert.match(result.body.errors.reason, /tokens permission/);
     }
     assert.equal((await tokens(account)).length, 1);
-    await server.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { tokens: true } });
+    await nubis.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { tokens: true } });
   });
 
   test('a blocked account may read but not change its tokens', async () => {
-    await server.admin('PATCH', `/admin/accounts/${account.id}`, { blocked: true });
-    const create = await server.request('POST', '/v1.3/account/token_create', {
+    await nubis.admin('PATCH', `/admin/accounts/${account.id}`, { blocked: true });
+    const create = await nubis.request('POST', '/v1.3/account/token_create', {
       token: account.token,
       body: { name: 'x' },
     });
     assert.equal(create.status, 403);
     assert.match(create.body.errors.reason, /blocked/);
-    assert.equal((await server.request('GET', '/v1.3/account/token_list', { token: account.token })).status, 200);
-    await server.admin('PATCH', `/admin/accounts/${account.id}`, { blocked: false });
+    assert.equal((await nubis.request('GET', '/v1.3/account/token_list', { token: account.token })).status, 200);
+    await nubis.admin('PATCH', `/admin/accounts/${account.id}`, { blocked: false });
     assert.equal(
-      (await server.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'x' } }))
-        .status,
+      (await nubis.request('POST', '/v1.3/account/token_create', { token: account.token, body: { name: 'x' } })).status,
       201,
     );
   });
@@ -305,25 +304,25 @@ describe('token permissions', () => {
 
 describe('last_used', () => {
   test('is written when the token is used, at most once a minute of the clock', async () => {
-    const account = await createAccount(server);
-    const created = await server.request('POST', '/v1.3/account/token_create', {
+    const account = await createAccount(nubis);
+    const created = await nubis.request('POST', '/v1.3/account/token_create', {
       token: account.token,
       body: { name: 'fresh' },
     });
     const unused = (await tokens(account)).find((t) => t.uuid === created.body.uuid)!;
     assert.equal(unused.last_used, null);
 
-    await server.request('GET', '/v1.3/account/info', { token: created.body.token });
+    await nubis.request('GET', '/v1.3/account/info', { token: created.body.token });
     const first = (await tokens(account)).find((t) => t.uuid === created.body.uuid)!.last_used!;
     assert.match(first, timestamp);
 
     // Within the minute a use is not written again.
-    await server.advance(30);
-    await server.request('GET', '/v1.3/account/info', { token: created.body.token });
+    await nubis.advance(30);
+    await nubis.request('GET', '/v1.3/account/info', { token: created.body.token });
     assert.equal((await tokens(account)).find((t) => t.uuid === created.body.uuid)!.last_used, first);
 
-    await server.advance(120);
-    await server.request('GET', '/v1.3/account/info', { token: created.body.token });
+    await nubis.advance(120);
+    await nubis.request('GET', '/v1.3/account/info', { token: created.body.token });
     const second = (await tokens(account)).find((t) => t.uuid === created.body.uuid)!.last_used!;
     assert.ok(Date.parse(second) - Date.parse(first) >= 120_000, `${second} is two minutes after ${first}`);
   });
@@ -331,12 +330,12 @@ describe('last_used', () => {
 
 describe('storage of secrets', () => {
   test('the database holds neither a token nor a password in usable form', async () => {
-    const account = await createAccount(server);
-    const created = await server.request('POST', '/v1.3/account/token_create', {
+    const account = await createAccount(nubis);
+    const created = await nubis.request('POST', '/v1.3/account/token_create', {
       token: account.token,
       body: { name: 'stored' },
     });
-    const db = server.running.ctx.db;
+    const db = nubis.running.ctx.db;
     const rows = JSON.stringify([
       await db.selectFrom('tokens').selectAll().where('account_id', '=', account.id).execute(),
       await db.selectFrom('accounts').selectAll().where('id', '=', account.id).execute(),
@@ -361,8 +360,8 @@ describe('storage of secrets', () => {
 
 describe('the actor cache', () => {
   test('concurrent requests of an uncached token share one look-up; each sees its removal after', async () => {
-    const alice = await createAccount(server);
-    const { ctx } = server.running;
+    const alice = await createAccount(nubis);
+    const { ctx } = nubis.running;
     const digest = tokenDigestOf(ctx, alice.token)!;
     const actors = ctx.actors as typeof ctx.actors & { store(digest: string, entry: CachedActor): void };
     const store = actors.store;
@@ -382,7 +381,7 @@ describe('the actor cache', () => {
       assert.equal(stored, 1, 'one look-up cached the actor');
 
       const listed = await tokens(alice);
-      const removed = await server.request('DELETE', `/v1.3/account/token_remove/${listed[0]!.uuid}`, {
+      const removed = await nubis.request('DELETE', `/v1.3/account/token_remove/${listed[0]!.uuid}`, {
         token: alice.token,
       });
       assert.equal(removed.status, 204);

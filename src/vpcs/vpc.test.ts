@@ -3,21 +3,21 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { deployServer, serverInfo } from '../../test/support/servers.ts';
 import { assertFieldErrors } from '../../test/support/assertions.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 let bob: TestAccount;
 
 before(async () => {
-  server = await startTestServer();
-  [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
+  nubis = await startTestInstance();
+  [alice, bob] = await Promise.all([createAccount(nubis), createAccount(nubis)]);
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 interface Vpc {
@@ -30,15 +30,15 @@ interface Vpc {
 }
 
 const create = (account: TestAccount, body: unknown) =>
-  server.request('POST', '/v1.3/vpc/create', { token: account.token, body });
+  nubis.request('POST', '/v1.3/vpc/create', { token: account.token, body });
 const remove = (account: TestAccount, ref: string | number) =>
-  server.request('DELETE', `/v1.3/vpc/remove/${ref}`, { token: account.token });
+  nubis.request('DELETE', `/v1.3/vpc/remove/${ref}`, { token: account.token });
 const attach = (account: TestAccount, body: unknown) =>
-  server.request('PATCH', '/v1.3/vpc/attach', { token: account.token, body });
+  nubis.request('PATCH', '/v1.3/vpc/attach', { token: account.token, body });
 const detach = (account: TestAccount, body: unknown) =>
-  server.request('PATCH', '/v1.3/vpc/detach', { token: account.token, body });
+  nubis.request('PATCH', '/v1.3/vpc/detach', { token: account.token, body });
 async function list(account: TestAccount): Promise<Vpc[]> {
-  const result = await server.request('GET', '/v1.3/vpc/list', { token: account.token });
+  const result = await nubis.request('GET', '/v1.3/vpc/list', { token: account.token });
   assert.equal(result.status, 200, JSON.stringify(result.body));
   return result.body.vpcs;
 }
@@ -66,7 +66,7 @@ describe('create', () => {
   });
 
   test('region by uuid or numeric string', async () => {
-    const regions = await server.request('GET', '/v1.3/region/list');
+    const regions = await nubis.request('GET', '/v1.3/region/list');
     assert.equal((await created(alice, { region_id: regions.body.regions['202'].uuid, name: 'by uuid' })).region, 202);
     assert.equal((await created(alice, { region_id: '202', name: 'by string' })).region, 202);
   });
@@ -87,7 +87,7 @@ describe('create', () => {
   });
 
   test('402 when the balance cannot cover the first hour', async () => {
-    const indebted = await createAccount(server, { credit: -1 });
+    const indebted = await createAccount(nubis, { credit: -1 });
     const result = await create(indebted, { region_id: 101, name: 'x' });
     assert.equal(result.status, 402);
     assert.equal(result.body.errors.response, '402 Payment Required');
@@ -95,27 +95,27 @@ describe('create', () => {
   });
 
   test('403 for an account not activated or without the vpcs permission; 401 without a token', async () => {
-    const dormant = await createAccount(server, { activate: false });
+    const dormant = await createAccount(nubis, { activate: false });
     assert.equal((await create(dormant, { region_id: 101, name: 'x' })).status, 403);
-    const limited = await createAccount(server);
+    const limited = await createAccount(nubis);
     assert.equal(
-      (await server.admin('PATCH', `/admin/accounts/${limited.id}`, { permissions: { vpcs: false } })).status,
+      (await nubis.admin('PATCH', `/admin/accounts/${limited.id}`, { permissions: { vpcs: false } })).status,
       200,
     );
     const refused = await create(limited, { region_id: 101, name: 'x' });
     assert.equal(refused.status, 403);
     assert.match(refused.body.errors.reason, /vpcs/);
     assert.equal(
-      (await server.request('POST', '/v1.3/vpc/create', { body: { region_id: 101, name: 'x' } })).status,
+      (await nubis.request('POST', '/v1.3/vpc/create', { body: { region_id: 101, name: 'x' } })).status,
       401,
     );
-    assert.equal((await server.request('GET', '/v1.3/vpc/list')).status, 401);
+    assert.equal((await nubis.request('GET', '/v1.3/vpc/list')).status, 401);
   });
 });
 
 describe('list', () => {
   test("shows only the caller's VPCs, oldest first", async () => {
-    const carol = await createAccount(server);
+    const carol = await createAccount(nubis);
     assert.deepEqual(await list(carol), []);
     const first = await created(carol, { region_id: 101, name: 'one' });
     const second = await created(carol, { region_id: 201, name: 'two' });
@@ -151,9 +151,9 @@ describe('remove', () => {
   });
 
   test('403 without the vpcs permission', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const vpc = await created(account, { region_id: 101, name: 'kept' });
-    await server.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { vpcs: false } });
+    await nubis.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { vpcs: false } });
     assert.equal((await remove(account, vpc.uuid)).status, 403);
     assert.ok((await list(account)).some((entry) => entry.uuid === vpc.uuid));
   });
@@ -193,30 +193,30 @@ describe('attach and detach', () => {
   const slash24 = (address: string) => address.split('.').slice(0, 3).join('.');
 
   test("attach: 202, the VPC lists the server, the server gets a private address of the VPC's range; again keeps it", async () => {
-    const account = await createAccount(server);
-    const host = await deployServer(server, account.token);
+    const account = await createAccount(nubis);
+    const host = await deployServer(nubis, account.token);
     const vpc = await created(account, { region_id: 101, name: 'net' });
 
     const attached = await attach(account, { server_id: host.uuid, vpc_id: vpc.uuid });
     assert.equal(attached.status, 202, JSON.stringify(attached.body));
     assert.deepEqual(attached.body, { success: { response: '202 Accepted', reason: '' } });
     assert.deepEqual((await list(account)).find((entry) => entry.uuid === vpc.uuid)?.servers, [host.uuid]);
-    const [address] = privateIn(await serverInfo(server, account.token, host.id));
+    const [address] = privateIn(await serverInfo(nubis, account.token, host.id));
     assert.ok(address);
     assert.match(address.address, /^10\.\d+\.\d+\.\d+$/);
     assert.equal(address.netmask, '255.255.255.0');
 
     assert.equal((await attach(account, { server_id: host.id, vpc_id: vpc.id })).status, 202);
-    assert.deepEqual(privateIn(await serverInfo(server, account.token, host.id)), [address]);
+    assert.deepEqual(privateIn(await serverInfo(nubis, account.token, host.id)), [address]);
     assert.deepEqual((await list(account)).find((entry) => entry.uuid === vpc.uuid)?.servers, [host.uuid]);
   });
 
   test('members of one VPC share its /24 with distinct addresses; each VPC of an account has its own /24', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const [a, b, c] = [
-      await deployServer(server, account.token),
-      await deployServer(server, account.token),
-      await deployServer(server, account.token),
+      await deployServer(nubis, account.token),
+      await deployServer(nubis, account.token),
+      await deployServer(nubis, account.token),
     ];
     const first = await created(account, { region_id: 101, name: 'first' });
     const second = await created(account, { region_id: 101, name: 'second' });
@@ -225,7 +225,7 @@ describe('attach and detach', () => {
     assert.equal((await attach(account, { server_id: c.id, vpc_id: second.uuid })).status, 202);
 
     const [addressA, addressB, addressC] = await Promise.all(
-      [a, b, c].map(async (host) => privateIn(await serverInfo(server, account.token, host.id))[0]!.address),
+      [a, b, c].map(async (host) => privateIn(await serverInfo(nubis, account.token, host.id))[0]!.address),
     );
     assert.notEqual(addressA, addressB);
     assert.equal(slash24(addressA!), slash24(addressB!));
@@ -234,9 +234,9 @@ describe('attach and detach', () => {
   });
 
   test('servers joining at once each get a distinct address', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const hosts = [];
-    for (let i = 0; i < 5; i++) hosts.push(await deployServer(server, account.token));
+    for (let i = 0; i < 5; i++) hosts.push(await deployServer(nubis, account.token));
     const vpc = await created(account, { region_id: 101, name: 'crowd' });
     const results = await Promise.all(hosts.map((host) => attach(account, { server_id: host.id, vpc_id: vpc.uuid })));
     assert.deepEqual(
@@ -244,7 +244,7 @@ describe('attach and detach', () => {
       [202, 202, 202, 202, 202],
     );
     const addresses = await Promise.all(
-      hosts.map(async (host) => privateIn(await serverInfo(server, account.token, host.id))[0]!.address),
+      hosts.map(async (host) => privateIn(await serverInfo(nubis, account.token, host.id))[0]!.address),
     );
     assert.equal(new Set(addresses).size, 5);
     assert.equal(new Set(addresses.map(slash24)).size, 1);
@@ -255,37 +255,37 @@ describe('attach and detach', () => {
   });
 
   test('a server may join several VPCs, with one private address in each', async () => {
-    const account = await createAccount(server);
-    const host = await deployServer(server, account.token);
+    const account = await createAccount(nubis);
+    const host = await deployServer(nubis, account.token);
     const [one, two] = [
       await created(account, { region_id: 101, name: 'one' }),
       await created(account, { region_id: 101, name: 'two' }),
     ];
     assert.equal((await attach(account, { server_id: host.id, vpc_id: one.uuid })).status, 202);
     assert.equal((await attach(account, { server_id: host.id, vpc_id: two.uuid })).status, 202);
-    const addresses = privateIn(await serverInfo(server, account.token, host.id));
+    const addresses = privateIn(await serverInfo(nubis, account.token, host.id));
     assert.equal(addresses.length, 2);
     assert.notEqual(slash24(addresses[0]!.address), slash24(addresses[1]!.address));
   });
 
   test('detach: 202, the VPC no longer lists the server and its private address goes; detaching again is a 409', async () => {
-    const account = await createAccount(server);
-    const host = await deployServer(server, account.token);
+    const account = await createAccount(nubis);
+    const host = await deployServer(nubis, account.token);
     const vpc = await created(account, { region_id: 101, name: 'net' });
     assert.equal((await attach(account, { server_id: host.id, vpc_id: vpc.uuid })).status, 202);
 
     const detached = await detach(account, { server_id: host.uuid, vpc_id: String(vpc.id) });
     assert.equal(detached.status, 202, JSON.stringify(detached.body));
     assert.deepEqual((await list(account)).find((entry) => entry.uuid === vpc.uuid)?.servers, []);
-    assert.deepEqual(privateIn(await serverInfo(server, account.token, host.id)), []);
+    assert.deepEqual(privateIn(await serverInfo(nubis, account.token, host.id)), []);
     const again = await detach(account, { server_id: host.id, vpc_id: vpc.uuid });
     assert.equal(again.status, 409);
     assert.match(again.body.errors.reason, /is not attached to VPC/);
   });
 
   test('a server in another region is a 400 naming server_id', async () => {
-    const account = await createAccount(server);
-    const host = await deployServer(server, account.token, { region: 101 });
+    const account = await createAccount(nubis);
+    const host = await deployServer(nubis, account.token, { region: 101 });
     const vpc = await created(account, { region_id: 202, name: 'far' });
     const result = await attach(account, { server_id: host.id, vpc_id: vpc.uuid });
     assertFieldErrors(result, ['server_id']);
@@ -294,7 +294,7 @@ describe('attach and detach', () => {
   });
 
   test("another account's server answers 404 exactly like a missing one; nobody joins another account's VPC", async () => {
-    const bobsServer = await deployServer(server, bob.token);
+    const bobsServer = await deployServer(nubis, bob.token);
     const vpc = await created(alice, { region_id: 101, name: 'private' });
     const foreign = await attach(alice, { server_id: bobsServer.uuid, vpc_id: vpc.uuid });
     const missing = await attach(alice, { server_id: '00000000-0000-4000-8000-000000000000', vpc_id: vpc.uuid });
@@ -302,12 +302,12 @@ describe('attach and detach', () => {
     assert.deepEqual(foreign.body, missing.body);
     assert.equal((await attach(bob, { server_id: bobsServer.id, vpc_id: vpc.uuid })).status, 404);
     assert.deepEqual((await list(alice)).find((entry) => entry.uuid === vpc.uuid)?.servers, []);
-    assert.deepEqual(privateIn(await serverInfo(server, bob.token, bobsServer.id)), []);
+    assert.deepEqual(privateIn(await serverInfo(nubis, bob.token, bobsServer.id)), []);
   });
 
   test('remove refuses a VPC with servers (409); once they are detached it goes', async () => {
-    const account = await createAccount(server);
-    const [a, b] = [await deployServer(server, account.token), await deployServer(server, account.token)];
+    const account = await createAccount(nubis);
+    const [a, b] = [await deployServer(nubis, account.token), await deployServer(nubis, account.token)];
     const vpc = await created(account, { region_id: 101, name: 'busy' });
     for (const host of [a, b])
       assert.equal((await attach(account, { server_id: host.id, vpc_id: vpc.uuid })).status, 202);
@@ -322,13 +322,13 @@ describe('attach and detach', () => {
   });
 
   test('a server created with vpc is listed by the VPC; removing the server takes it out', async () => {
-    const account = await createAccount(server);
+    const account = await createAccount(nubis);
     const vpc = await created(account, { region_id: 101, name: 'at create' });
-    const host = await deployServer(server, account.token, { vpc: vpc.uuid });
+    const host = await deployServer(nubis, account.token, { vpc: vpc.uuid });
     assert.deepEqual((await list(account)).find((entry) => entry.uuid === vpc.uuid)?.servers, [host.uuid]);
-    assert.equal(privateIn(await serverInfo(server, account.token, host.id)).length, 1);
+    assert.equal(privateIn(await serverInfo(nubis, account.token, host.id)).length, 1);
     assert.equal(
-      (await server.request('DELETE', `/v1.3/server/remove/${host.id}`, { token: account.token })).status,
+      (await nubis.request('DELETE', `/v1.3/server/remove/${host.id}`, { token: account.token })).status,
       204,
     );
     assert.deepEqual((await list(account)).find((entry) => entry.uuid === vpc.uuid)?.servers, []);
@@ -336,11 +336,11 @@ describe('attach and detach', () => {
   });
 
   test('403 without the vpcs permission', async () => {
-    const account = await createAccount(server);
-    const host = await deployServer(server, account.token);
+    const account = await createAccount(nubis);
+    const host = await deployServer(nubis, account.token);
     const vpc = await created(account, { region_id: 101, name: 'net' });
     assert.equal((await attach(account, { server_id: host.id, vpc_id: vpc.uuid })).status, 202);
-    await server.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { vpcs: false } });
+    await nubis.admin('PATCH', `/admin/accounts/${account.id}`, { permissions: { vpcs: false } });
     assert.equal((await detach(account, { server_id: host.id, vpc_id: vpc.uuid })).status, 403);
     assert.equal((await attach(account, { server_id: host.id, vpc_id: vpc.uuid })).status, 403);
     assert.deepEqual((await list(account)).find((entry) => entry.uuid === vpc.uuid)?.servers, [host.uuid]);
@@ -357,9 +357,9 @@ describe('removal hold', () => {
     assert.match(refused.body.errors.reason, /24 hours after creation, until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/);
     assert.equal((await remove(alice, free.uuid)).status, 204);
 
-    await server.advance(23 * 3600);
+    await nubis.advance(23 * 3600);
     assert.equal((await remove(alice, held.uuid)).status, 409);
-    await server.advance(2 * 3600);
+    await nubis.advance(2 * 3600);
     assert.equal((await remove(alice, held.uuid)).status, 204);
   });
 });

@@ -5,26 +5,26 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestInstance, type TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import { deployServer } from '../support/servers.ts';
 import { button, field, heading, launch, newPage, withScreenshots } from './browser.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let browser: Browser;
 let account: TestAccount;
 let serverUuid: string;
 
 before(async () => {
-  server = await startTestServer();
+  nubis = await startTestInstance();
   browser = await launch();
-  account = await createAccount(server);
-  serverUuid = (await deployServer(server, account.token)).uuid;
+  account = await createAccount(nubis);
+  serverUuid = (await deployServer(nubis, account.token)).uuid;
 });
 
 after(async () => {
   await browser?.close();
-  await server?.close();
+  await nubis?.close();
 });
 
 async function logIn(page: Page): Promise<void> {
@@ -35,7 +35,7 @@ async function logIn(page: Page): Promise<void> {
 
 async function signedIn(): Promise<Page> {
   const page = await newPage(browser);
-  await page.goto(`${server.url}/#/login`);
+  await page.goto(`${nubis.url}/#/login`);
   await logIn(page);
   await heading(page, 'Servers').waitFor();
   return page;
@@ -50,14 +50,14 @@ describe('arriving at the console', () => {
       'signed in bare address',
       () => [page],
       async () => {
-        await page.goto(`${server.url}/`);
+        await page.goto(`${nubis.url}/`);
         await heading(page, 'Servers').waitFor();
         assert.equal(hash(page), '#/servers');
         await page.getByRole('link', { name: 'web 1' }).waitFor();
         // A second time, and with an empty hash: the same.
-        await page.goto(`${server.url}/#`);
+        await page.goto(`${nubis.url}/#`);
         await heading(page, 'Servers').waitFor();
-        await page.goto(`${server.url}/#/`);
+        await page.goto(`${nubis.url}/#/`);
         await page.waitForURL(/#\/servers$/);
         await heading(page, 'Servers').waitFor();
       },
@@ -70,16 +70,16 @@ describe('arriving at the console', () => {
       'signed in deep link and reload',
       () => [page],
       async () => {
-        await page.goto(`${server.url}/#/servers/${serverUuid}`);
+        await page.goto(`${nubis.url}/#/servers/${serverUuid}`);
         await heading(page, 'web 1').waitFor();
         await page.reload();
         await heading(page, 'web 1').waitFor();
-        await page.goto(`${server.url}/#/billing`);
+        await page.goto(`${nubis.url}/#/billing`);
         await heading(page, 'Billing').waitFor();
         await page.reload();
         await heading(page, 'Billing').waitFor();
         // The log-in form is no place for a signed-in customer: it leads to the servers.
-        await page.goto(`${server.url}/#/login`);
+        await page.goto(`${nubis.url}/#/login`);
         await heading(page, 'Servers').waitFor();
       },
     );
@@ -102,7 +102,7 @@ describe('arriving at the console', () => {
         await page.goForward();
         await heading(page, 'web 1').waitFor();
         // Back from a bare-address arrival returns to where the tab was, not to an empty page.
-        await page.goto(`${server.url}/`);
+        await page.goto(`${nubis.url}/`);
         await heading(page, 'Servers').waitFor();
         await page.goBack();
         await heading(page, 'web 1').waitFor();
@@ -116,11 +116,11 @@ describe('arriving at the console', () => {
       'signed out arrivals',
       () => [page],
       async () => {
-        await page.goto(`${server.url}/`);
+        await page.goto(`${nubis.url}/`);
         await heading(page, 'Log in').waitFor();
         await page.reload();
         await heading(page, 'Log in').waitFor();
-        await page.goto(`${server.url}/#/servers/${serverUuid}`);
+        await page.goto(`${nubis.url}/#/servers/${serverUuid}`);
         await heading(page, 'Log in').waitFor();
         await logIn(page);
         await heading(page, 'web 1').waitFor();
@@ -142,7 +142,7 @@ describe('arriving at the console', () => {
         await page.goBack();
         await heading(page, 'Log in').waitFor();
         assert.equal(await page.getByRole('heading', { name: 'web 1' }).count(), 0);
-        await page.goto(`${server.url}/`);
+        await page.goto(`${nubis.url}/`);
         await heading(page, 'Log in').waitFor();
       },
     );

@@ -7,25 +7,25 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestInstance, type TestInstance } from '../support/instance.ts';
 import { createAccount } from '../support/accounts.ts';
 import { launch, withScreenshots } from './browser.ts';
 
 const WAIT = 20_000;
 
-let server: TestServer;
+let nubis: TestInstance;
 let browser: Browser;
 let context: BrowserContext | undefined;
 
 before(async () => {
-  server = await startTestServer({ PAYMENT_PROCESSOR: 'simulated' });
+  nubis = await startTestInstance({ PAYMENT_PROCESSOR: 'simulated' });
   browser = await launch();
 });
 
 after(async () => {
   await context?.close().catch(() => {});
   await browser?.close();
-  await server?.close();
+  await nubis?.close();
 });
 
 const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
@@ -39,8 +39,8 @@ describe('adding funds in the console', () => {
       'add funds',
       () => [page],
       async () => {
-        const account = await createAccount(server, { credit: 0 });
-        await page.goto(`${server.url}/#/login`);
+        const account = await createAccount(nubis, { credit: 0 });
+        await page.goto(`${nubis.url}/#/login`);
         await page.getByLabel('Email', { exact: true }).fill(account.email);
         await page.getByLabel('Password', { exact: true }).fill(account.password);
         await page.getByRole('button', { name: 'Log in', exact: true }).click();
@@ -67,13 +67,13 @@ describe('adding funds in the console', () => {
         const row = page.getByRole('row').filter({ hasText: 'simulated' });
         await row.filter({ hasText: 'completed' }).waitFor();
         assert.match((await row.textContent()) ?? '', /\$20\.00/);
-        const info = await server.request('GET', '/v1.3/account/info', { token: account.token });
+        const info = await nubis.request('GET', '/v1.3/account/info', { token: account.token });
         assert.equal(info.body.balance, 20);
 
         // By bank transfer: the reference to put on it, and the transfer listed as awaited.
         await amount.fill('30');
         await page.getByRole('button', { name: 'Pay by bank transfer', exact: true }).click();
-        const transfers = await server.request('GET', '/v1.3/transaction/list', { token: account.token });
+        const transfers = await nubis.request('GET', '/v1.3/transaction/list', { token: account.token });
         const pending = transfers.body.transactions.find((t: { ptype: string }) => t.ptype === 'bank');
         assert.ok(pending?.reference);
         await page.getByRole('heading', { name: 'Bank transfers awaited' }).waitFor();
@@ -81,10 +81,10 @@ describe('adding funds in the console', () => {
         await page.getByText(`with the reference ${pending.reference}`).waitFor();
 
         // The month turns: its invoice document is listed, and downloads as a PDF.
-        const now = Date.parse((await server.admin('GET', '/admin/clock')).body.now);
+        const now = Date.parse((await nubis.admin('GET', '/admin/clock')).body.now);
         const date = new Date(now);
-        await server.advance(Math.ceil((Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1, 1) - now) / 1000));
-        const documents = await server.request('GET', '/v1.3/document/list', { token: account.token });
+        await nubis.advance(Math.ceil((Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1, 1) - now) / 1000));
+        const documents = await nubis.request('GET', '/v1.3/document/list', { token: account.token });
         const [document] = documents.body.documents;
         assert.ok(document);
         await page.reload();

@@ -8,26 +8,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server.ts';
+import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../support/instance.ts';
 import { createAccount, uniqueEmail } from '../support/accounts.ts';
 import { ecdsaPublicKey, SETTLE_SECONDS, standardServer } from '../support/servers.ts';
 import { button, field, heading, launch, withScreenshots } from './browser.ts';
 
 const WAIT = 20_000;
 
-let server: TestServer;
+let nubis: TestInstance;
 let browser: Browser;
 const contexts: BrowserContext[] = [];
 
 before(async () => {
-  server = await startTestServer();
+  nubis = await startTestInstance();
   browser = await launch();
 });
 
 after(async () => {
   for (const context of contexts) await context.close().catch(() => {});
   await browser?.close();
-  await server?.close();
+  await nubis?.close();
 });
 
 async function newPage(): Promise<Page> {
@@ -41,7 +41,7 @@ async function theme(page: Page): Promise<string | undefined> {
   return page.evaluate(() => document.documentElement.dataset.theme);
 }
 
-async function logIn(page: Page, email: string, password: string, url = server.url): Promise<void> {
+async function logIn(page: Page, email: string, password: string, url = nubis.url): Promise<void> {
   await page.goto(`${url}/#/login`);
   await field(page, 'Email').fill(email);
   await field(page, 'Password').fill(password);
@@ -60,7 +60,7 @@ describe('the web console in Chromium', () => {
         const password = 'a-long-password-123';
 
         // The first page is the log-in form, served by Nubis at /.
-        const response = await page.goto(`${server.url}/`);
+        const response = await page.goto(`${nubis.url}/`);
         assert.equal(response?.status(), 200);
         assert.equal(response?.headers()['cache-control'], 'no-cache');
         await heading(page, 'Log in').waitFor();
@@ -78,7 +78,7 @@ describe('the web console in Chromium', () => {
         await page.locator('.field-error').first().waitFor();
         assert.equal(await field(page, 'Email').getAttribute('aria-invalid'), 'true');
         const describedBy = await field(page, 'Email').getAttribute('aria-describedby');
-        const refused = await server.request('POST', '/v1.3/account/register', {
+        const refused = await nubis.request('POST', '/v1.3/account/register', {
           body: {
             email: 'not-an-email',
             password,
@@ -96,13 +96,13 @@ describe('the web console in Chromium', () => {
         assert.match((await page.locator('main').textContent()) ?? '', new RegExp(email.replace(/[.+]/g, '\\$&')));
 
         // The activation mail links to the console's activation page.
-        const outbox = await server.admin('GET', `/admin/outbox?to=${encodeURIComponent(email)}`);
+        const outbox = await nubis.admin('GET', `/admin/outbox?to=${encodeURIComponent(email)}`);
         const mail = outbox.body.messages.find((m: { subject: string }) => /activate/i.test(m.subject));
         const uuid = /Activation uuid: ([0-9a-f-]{36})/.exec(mail.text)?.[1];
         const link = /(https?:\/\/\S+)\/#\/activate\/([0-9a-f-]{36})/.exec(mail.text);
         assert.ok(link, `no console link in the mail: ${mail.text}`);
         assert.equal(link[2], uuid);
-        await page.goto(`${server.url}/#/activate/${link[2]}`);
+        await page.goto(`${nubis.url}/#/activate/${link[2]}`);
         await page.getByText('Your account is activated.').waitFor();
 
         // Log out of the sign-up session and log in with the password.
@@ -110,7 +110,7 @@ describe('the web console in Chromium', () => {
         await heading(page, 'Log in').waitFor();
         // By keyboard alone: type the e-mail, Tab to the password, Enter submits.
         // (The form offers the address just signed up with; it is cleared and typed anew.)
-        await page.goto(`${server.url}/#/login`);
+        await page.goto(`${nubis.url}/#/login`);
         assert.equal(await field(page, 'Email').inputValue(), email);
         await field(page, 'Email').fill('');
         await field(page, 'Email').focus();
@@ -119,11 +119,11 @@ describe('the web console in Chromium', () => {
         await page.keyboard.type(password);
         await page.keyboard.press('Enter');
         await heading(page, 'Servers').waitFor();
-        const info = await server.request('GET', '/v1.3/account/info', {
+        const info = await nubis.request('GET', '/v1.3/account/info', {
           token: await page.evaluate(() => sessionStorage.getItem('nubis.token')),
         });
         assert.equal(info.body.activated, true);
-        await server.admin('POST', `/admin/accounts/${info.body.id}/credit`, { amount: 50, note: 'e2e' });
+        await nubis.admin('POST', `/admin/accounts/${info.body.id}/credit`, { amount: 50, note: 'e2e' });
 
         // An SSH key, pasted; its fingerprint is listed.
         await page.getByRole('link', { name: 'SSH keys' }).click();
@@ -132,7 +132,7 @@ describe('the web console in Chromium', () => {
         await field(page, 'Public key').fill(ecdsaPublicKey('ada@laptop'));
         await button(page, 'Add SSH key').click();
         await page.getByRole('cell', { name: 'laptop', exact: true }).waitFor();
-        const keys = await server.request('GET', '/v1.3/ssh_key/list', { token: await token(page) });
+        const keys = await nubis.request('GET', '/v1.3/ssh_key/list', { token: await token(page) });
         await page.getByRole('cell', { name: keys.body.ssh_keys[0].fingerprint }).waitFor();
 
         // Create a server: region → image → plan, the price from the API, then the name.
@@ -142,7 +142,7 @@ describe('the web console in Chromium', () => {
         await field(page, 'Region').selectOption(String(standardServer.region));
         await field(page, 'Image').selectOption(String(standardServer.image));
         await field(page, 'Plan').selectOption(String(standardServer.plan));
-        const plans = await server.request('GET', `/v1.3/plan/list?region_id=${standardServer.region}`);
+        const plans = await nubis.request('GET', `/v1.3/plan/list?region_id=${standardServer.region}`);
         const plan = plans.body.plans[String(standardServer.plan)];
         const price = page.getByRole('region', { name: 'Price' });
         await price.getByText(`$${plan.price_monthly.toFixed(2)}`).waitFor();
@@ -156,17 +156,17 @@ describe('the web console in Chromium', () => {
         assert.equal(await badge.textContent(), 'provisioning');
 
         // The clock moves; the page sees the server running without a reload.
-        await server.advance(SETTLE_SECONDS);
+        await nubis.advance(SETTLE_SECONDS);
         await page.locator('.page-header .badge', { hasText: /^running$/ }).waitFor();
 
         // Stop it.
         await button(page, 'Stop').click();
-        await server.advance(SETTLE_SECONDS);
+        await nubis.advance(SETTLE_SECONDS);
         await page.locator('.page-header .badge', { hasText: /^stopped$/ }).waitFor();
 
         // The root password, on demand.
         await button(page, 'Show root password').click();
-        const details = await server.request('GET', '/v1.3/server/list', { token: await token(page) });
+        const details = await nubis.request('GET', '/v1.3/server/list', { token: await token(page) });
         await page.getByText(details.body.servers[0].info.password, { exact: true }).waitFor();
 
         // A snapshot of it.
@@ -175,7 +175,7 @@ describe('the web console in Chromium', () => {
         await page.getByRole('cell', { name: 'before-upgrade', exact: true }).waitFor();
 
         // Billing shows the server's invoice item and the chart.
-        await server.advance(3600);
+        await nubis.advance(3600);
         await page.getByRole('link', { name: 'Billing' }).click();
         await heading(page, 'Billing').waitFor();
         await page.getByRole('cell', { name: 'server (active)' }).first().waitFor();
@@ -190,7 +190,7 @@ describe('the web console in Chromium', () => {
         await darkMode.uncheck();
         await page.getByText('Dark mode off.').waitFor();
         assert.equal(await theme(page), 'light');
-        const after = await server.request('GET', '/v1.3/account/info', { token: await token(page) });
+        const after = await nubis.request('GET', '/v1.3/account/info', { token: await token(page) });
         assert.equal(after.body.profile.dark_mode, false);
 
         // Log out: the token is gone from the tab, and there never was a cookie.
@@ -209,13 +209,13 @@ describe('the web console in Chromium', () => {
       'operator credit and block',
       () => [customer, operator],
       async () => {
-        const account = await createAccount(server, { credit: 0 });
+        const account = await createAccount(nubis, { credit: 0 });
         await logIn(customer, account.email, account.password);
         await customer.getByRole('link', { name: 'Billing' }).click();
         await customer.locator('.big', { hasText: '$0.00' }).waitFor();
 
         // The operator signs in with the operator token and finds the account.
-        await operator.goto(`${server.url}/#/admin`);
+        await operator.goto(`${nubis.url}/#/admin`);
         await heading(operator, 'Operator sign-in').waitFor();
         await field(operator, 'Operator token').fill(ADMIN_TOKEN);
         await button(operator, 'Sign in as operator').click();
@@ -230,7 +230,7 @@ describe('the web console in Chromium', () => {
         await field(operator, 'Note').fill('welcome credit');
         await button(operator, 'Add credit').click();
         await operator.getByText('Credited.').waitFor();
-        const transactions = await server.request('GET', '/v1.3/transaction/list', { token: account.token });
+        const transactions = await nubis.request('GET', '/v1.3/transaction/list', { token: account.token });
         assert.equal(transactions.body.transactions[0].amount, 25);
 
         await customer.reload();
@@ -273,8 +273,8 @@ describe('the web console in Chromium', () => {
       'password reset and tokens',
       () => [page],
       async () => {
-        const account = await createAccount(server);
-        await page.goto(`${server.url}/`);
+        const account = await createAccount(nubis);
+        await page.goto(`${nubis.url}/`);
         await page.getByRole('link', { name: 'Forgot your password?' }).click();
         await heading(page, 'Reset password').waitFor();
         await field(page, 'Email').fill(account.email);
@@ -283,7 +283,7 @@ describe('the web console in Chromium', () => {
           .getByRole('status')
           .filter({ hasText: /temporary password/ })
           .waitFor();
-        const outbox = await server.admin('GET', `/admin/outbox?to=${encodeURIComponent(account.email)}`);
+        const outbox = await nubis.admin('GET', `/admin/outbox?to=${encodeURIComponent(account.email)}`);
         const mail = outbox.body.messages.find((m: { subject: string }) => /temporary/i.test(m.subject));
         const temporary = /Temporary password: (\S+)/.exec(mail.text)?.[1];
         assert.ok(temporary);
@@ -314,7 +314,7 @@ describe('the web console in Chromium', () => {
         await page.getByRole('dialog').getByRole('button', { name: 'Yes, remove' }).focus();
         await page.keyboard.press('Enter');
         await page.getByText('Token removed.').waitFor();
-        const tokens = await server.request('GET', '/v1.3/account/token_list', { token: await token(page) });
+        const tokens = await nubis.request('GET', '/v1.3/account/token_list', { token: await token(page) });
         assert.deepEqual(
           tokens.body.tokens
             .map((t: { name: string }) => t.name)
@@ -334,9 +334,9 @@ describe('the web console in Chromium', () => {
       'floating IP and VPC forms',
       () => [page],
       async () => {
-        const account = await createAccount(server);
+        const account = await createAccount(nubis);
         await logIn(page, account.email, account.password);
-        const regions = (await server.request('GET', '/v1.3/region/list')).body.regions;
+        const regions = (await nubis.request('GET', '/v1.3/region/list')).body.regions;
         const offering = (feature: string) =>
           Object.entries(regions as Record<string, { features: Record<string, boolean> }>)
             .filter(([, r]) => r.features[feature])
@@ -363,7 +363,7 @@ describe('the web console in Chromium', () => {
         await field(page, 'IP version').selectOption('6');
         await button(page, 'Create floating IP').click();
         await page.getByText('Floating IP created.').waitFor();
-        const ips = (await server.request('GET', '/v1.3/floating_ip/list', { token: account.token })).body;
+        const ips = (await nubis.request('GET', '/v1.3/floating_ip/list', { token: account.token })).body;
         assert.equal(ips.floating_ips.length, 1);
         assert.equal(String(ips.floating_ips[0].region_id), ipRegion);
         assert.equal(ips.floating_ips[0].prefix, 64, 'IPv6: a /64 block');
@@ -383,7 +383,7 @@ describe('the web console in Chromium', () => {
         await page.getByText('VPC created.').waitFor();
         await page.getByRole('cell', { name: 'backend', exact: true }).waitFor();
         assert.equal(await field(page, 'Name').inputValue(), '');
-        const vpcs = (await server.request('GET', '/v1.3/vpc/list', { token: account.token })).body.vpcs;
+        const vpcs = (await nubis.request('GET', '/v1.3/vpc/list', { token: account.token })).body.vpcs;
         assert.deepEqual(
           vpcs.map((v: { name: string; region: number }) => [v.name, String(v.region)]),
           [['backend', vpcRegion]],
@@ -398,7 +398,7 @@ describe('the web console in Chromium', () => {
     const catalog = JSON.parse(readFileSync(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8'));
     catalog.regions.find((r: { id: number }) => r.id === standardServer.region).pools.v4 = ['10.64.0.0/20'];
     writeFileSync(join(dir, 'catalog.json'), JSON.stringify(catalog));
-    const big = await startTestServer({ CATALOG_FILE: join(dir, 'catalog.json'), SERVERS_LIMIT: '1000' });
+    const big = await startTestInstance({ CATALOG_FILE: join(dir, 'catalog.json'), SERVERS_LIMIT: '1000' });
     const page = await newPage();
     try {
       await withScreenshots(

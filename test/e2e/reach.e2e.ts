@@ -7,38 +7,38 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server.ts';
+import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import { deployServer, ecdsaPublicKey } from '../support/servers.ts';
 import { button, field, heading, launch, signIn, withScreenshots } from './browser.ts';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
-let server: TestServer;
+let nubis: TestInstance;
 let browser: Browser;
 let account: TestAccount;
 let serverUuid: string;
 
 before(async () => {
-  server = await startTestServer();
+  nubis = await startTestInstance();
   browser = await launch();
-  account = await createAccount(server, { credit: 500 });
+  account = await createAccount(nubis, { credit: 500 });
   const call = async (method: string, path: string, body?: unknown) => {
-    const answer = await server.request(method, path, { token: account.token, body });
+    const answer = await nubis.request(method, path, { token: account.token, body });
     assert.ok(answer.status < 400, `${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
     return answer.body;
   };
   // Something on every page: a server (and its snapshot and backups), a key, an IP, a VPC, a token.
-  serverUuid = (await deployServer(server, account.token, { auto_backups: true })).uuid;
+  serverUuid = (await deployServer(nubis, account.token, { auto_backups: true })).uuid;
   await call('POST', '/v1.3/ssh_key/create', { name: 'laptop', public_key: ecdsaPublicKey('reach@laptop') });
   await call('POST', '/v1.3/snapshot/create', { server_id: serverUuid, name: 'before-upgrade' });
   await call('POST', '/v1.3/account/token_create', { name: 'ci' });
-  await server.advance(2 * 86_400);
+  await nubis.advance(2 * 86_400);
 });
 
 after(async () => {
   await browser?.close();
-  await server?.close();
+  await nubis?.close();
 });
 
 const widths = [1280, 375];
@@ -78,7 +78,7 @@ async function check(page: Page, name: string): Promise<Finding[]> {
 }
 
 async function setTheme(theme: 'light' | 'dark'): Promise<void> {
-  const answer = await server.request('PATCH', '/v1.3/account/update', {
+  const answer = await nubis.request('PATCH', '/v1.3/account/update', {
     token: account.token,
     body: { dark_mode: theme === 'dark' },
   });
@@ -123,20 +123,20 @@ describe('every page, both themes, 1280 and 375 px', () => {
           () => [page],
           async () => {
             for (const [path, title] of signedOutPages) {
-              await page.goto(`${server.url}/#${path}`);
+              await page.goto(`${nubis.url}/#${path}`);
               await heading(page, title).waitFor();
               findings.push(...(await check(page, `${path} (signed out)`)));
             }
 
             await setTheme(theme);
-            await signIn(page, server.url, account);
+            await signIn(page, nubis.url, account);
             await page.waitForFunction((wanted) => document.documentElement.dataset.theme === wanted, theme);
             for (const [path, title] of customerPages) {
-              await page.goto(`${server.url}/#${path}`);
+              await page.goto(`${nubis.url}/#${path}`);
               await heading(page, title).waitFor();
               findings.push(...(await check(page, path)));
             }
-            await page.goto(`${server.url}/#/servers/${serverUuid}`);
+            await page.goto(`${nubis.url}/#/servers/${serverUuid}`);
             await heading(page, 'web 1').waitFor();
             await page.getByRole('img', { name: /^CPU: latest/ }).waitFor();
             findings.push(...(await check(page, '/servers/<uuid>')));
@@ -147,16 +147,16 @@ describe('every page, both themes, 1280 and 375 px', () => {
               .waitFor();
             findings.push(...(await check(page, '/servers/<uuid> with the console')));
 
-            await page.goto(`${server.url}/#/admin`);
+            await page.goto(`${nubis.url}/#/admin`);
             await field(page, 'Operator token').fill(ADMIN_TOKEN);
             await button(page, 'Sign in as operator').click();
             await heading(page, 'Accounts').waitFor();
             for (const [path, title] of operatorPages) {
-              await page.goto(`${server.url}/#${path}`);
+              await page.goto(`${nubis.url}/#${path}`);
               await heading(page, title).waitFor();
               findings.push(...(await check(page, path)));
             }
-            await page.goto(`${server.url}/#/admin/accounts/${account.id}`);
+            await page.goto(`${nubis.url}/#/admin/accounts/${account.id}`);
             await heading(page, account.email).waitFor();
             findings.push(...(await check(page, '/admin/accounts/<id>')));
             assert.deepEqual(findings, []);
@@ -174,12 +174,12 @@ describe('by keyboard alone', () => {
       'reach keyboard',
       () => [page],
       async () => {
-        await page.goto(`${server.url}/#/login`);
+        await page.goto(`${nubis.url}/#/login`);
         await field(page, 'Email').fill(account.email);
         await field(page, 'Password').fill(account.password);
         await page.keyboard.press('Enter');
         await heading(page, 'Servers').waitFor();
-        await page.goto(`${server.url}/#/servers/${serverUuid}`);
+        await page.goto(`${nubis.url}/#/servers/${serverUuid}`);
         await heading(page, 'web 1').waitFor();
         /** Tabs until `name` has the focus (at most 80 presses), then presses Enter. */
         const tabTo = async (name: string) => {

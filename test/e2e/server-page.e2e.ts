@@ -4,29 +4,29 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server.ts';
+import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import { deployServer, SETTLE_SECONDS } from '../support/servers.ts';
 import { button, field, heading, launch, newPage, signIn, withScreenshots } from './browser.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let browser: Browser;
 let account: TestAccount;
 
 before(async () => {
-  server = await startTestServer();
+  nubis = await startTestInstance();
   browser = await launch();
-  account = await createAccount(server);
+  account = await createAccount(nubis);
 });
 
 after(async () => {
   await browser?.close();
-  await server?.close();
+  await nubis?.close();
 });
 
 async function openServer(page: Page, uuid: string, name: string): Promise<void> {
-  await signIn(page, server.url, account);
-  await page.goto(`${server.url}/#/servers/${uuid}`);
+  await signIn(page, nubis.url, account);
+  await page.goto(`${nubis.url}/#/servers/${uuid}`);
   await heading(page, name).waitFor();
 }
 
@@ -37,13 +37,13 @@ describe("the server's page", () => {
       'server activity',
       () => [page],
       async () => {
-        const created = await deployServer(server, account.token, { label: 'activity-1' });
+        const created = await deployServer(nubis, account.token, { label: 'activity-1' });
         await openServer(page, created.uuid, 'activity-1');
         await button(page, 'Stop').click();
-        await server.advance(SETTLE_SECONDS);
+        await nubis.advance(SETTLE_SECONDS);
         await page.locator('.page-header .badge', { hasText: /^stopped$/ }).waitFor();
         await button(page, 'Start').click();
-        await server.advance(SETTLE_SECONDS);
+        await nubis.advance(SETTLE_SECONDS);
         await page.locator('.page-header .badge', { hasText: /^running$/ }).waitFor();
         const activity = page.getByRole('region', { name: 'Activity', exact: true });
         await activity.getByRole('cell', { name: 'Booting ended: running' }).waitFor();
@@ -77,8 +77,8 @@ describe("the server's page", () => {
       'server graphs',
       () => [page],
       async () => {
-        const created = await deployServer(server, account.token, { label: 'graphs-1' });
-        await server.advance(2 * 86_400);
+        const created = await deployServer(nubis, account.token, { label: 'graphs-1' });
+        await nubis.advance(2 * 86_400);
         await openServer(page, created.uuid, 'graphs-1');
         const graphs = page.getByRole('region', { name: 'Graphs', exact: true });
         for (const period of ['Last hour', 'Last day', 'Last month']) {
@@ -100,7 +100,7 @@ describe("the server's page", () => {
       'simulated console',
       () => [page],
       async () => {
-        const created = await deployServer(server, account.token, { label: 'console-sim' });
+        const created = await deployServer(nubis, account.token, { label: 'console-sim' });
         await openServer(page, created.uuid, 'console-sim');
         await button(page, 'Console').click();
         await page
@@ -113,11 +113,11 @@ describe("the server's page", () => {
         assert.equal(await page.getByRole('region', { name: /^Console of/ }).count(), 0);
 
         // The operator's console of any server: the same answer.
-        await page.goto(`${server.url}/#/admin`);
+        await page.goto(`${nubis.url}/#/admin`);
         await field(page, 'Operator token').fill(ADMIN_TOKEN);
         await button(page, 'Sign in as operator').click();
         await heading(page, 'Accounts').waitFor();
-        await page.goto(`${server.url}/#/admin/servers`);
+        await page.goto(`${nubis.url}/#/admin/servers`);
         await button(page, 'Console of console-sim').click();
         await page
           .getByRole('status')

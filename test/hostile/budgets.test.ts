@@ -7,18 +7,18 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestInstance, type TestInstance } from '../support/instance.ts';
 import { createAccount, registerBody, uniqueEmail, type TestAccount } from '../support/accounts.ts';
 import { type CapturedLogs, captureLogs } from '../support/logs.ts';
 
 const PER_ADDRESS = 6;
 const PER_EMAIL = 3;
 const OTHER_BUDGETS = 4;
-let server: TestServer;
+let nubis: TestInstance;
 let account: TestAccount;
 let logs: CapturedLogs;
 before(async () => {
-  server = await startTestServer({
+  nubis = await startTestInstance({
     TRUST_PROXY: 'true',
     RATE_LOGIN_PER_ADDRESS_PER_MINUTE: String(PER_ADDRESS),
     RATE_LOGIN_PER_MINUTE: String(PER_EMAIL),
@@ -30,11 +30,11 @@ before(async () => {
     PASSWORD_HASH_CONCURRENCY: '2',
     LOG_LEVEL: 'warn',
   });
-  logs = captureLogs(server);
-  account = await createAccount(server);
+  logs = captureLogs(nubis);
+  account = await createAccount(nubis);
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 test.afterEach(() => {
   assert.deepEqual(logs.errors(), [], 'client input produced no error-level log line');
@@ -48,7 +48,7 @@ const address = () => {
 };
 
 async function login(from: string, email: string) {
-  return server.request('POST', '/v1.3/account/login', {
+  return nubis.request('POST', '/v1.3/account/login', {
     body: { email, password: `pw-${randomBytes(6).toString('hex')}` },
     headers: { 'x-forwarded-for': from },
   });
@@ -80,7 +80,7 @@ test('a burst of concurrent logins from many addresses meets the hashing cap, 50
   let served = 0;
   const user = (async () => {
     while (!done) {
-      const info = await server.request('GET', '/v1.3/account/info', { token: account.token });
+      const info = await nubis.request('GET', '/v1.3/account/info', { token: account.token });
       assert.equal(info.status, 200);
       served++;
     }
@@ -114,7 +114,7 @@ test('register, reset and activate have per-address budgets', async () => {
     [
       'register',
       (from) =>
-        server.request('POST', '/v1.3/account/register', {
+        nubis.request('POST', '/v1.3/account/register', {
           body: registerBody(),
           headers: { 'x-forwarded-for': from },
         }),
@@ -122,7 +122,7 @@ test('register, reset and activate have per-address budgets', async () => {
     [
       'reset',
       (from) =>
-        server.request('PATCH', '/v1.3/account/reset', {
+        nubis.request('PATCH', '/v1.3/account/reset', {
           body: { email: uniqueEmail('reset') },
           headers: { 'x-forwarded-for': from },
         }),
@@ -130,7 +130,7 @@ test('register, reset and activate have per-address budgets', async () => {
     [
       'activate',
       (from) =>
-        server.request('PUT', '/v1.3/account/activate', {
+        nubis.request('PUT', '/v1.3/account/activate', {
           body: { uuid: crypto.randomUUID() },
           headers: { 'x-forwarded-for': from },
         }),

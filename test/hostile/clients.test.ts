@@ -6,27 +6,27 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestInstance, type TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import { type CapturedLogs, captureLogs } from '../support/logs.ts';
 
 const MAX_CONNECTIONS = 40;
-let server: TestServer;
+let nubis: TestInstance;
 let account: TestAccount;
 let logs: CapturedLogs;
 before(async () => {
-  server = await startTestServer({
+  nubis = await startTestInstance({
     HEADERS_TIMEOUT_MS: '1000',
     REQUEST_TIMEOUT_MS: '2000',
     KEEP_ALIVE_TIMEOUT_MS: '300',
     MAX_CONNECTIONS: String(MAX_CONNECTIONS),
     LOG_LEVEL: 'warn',
   });
-  logs = captureLogs(server);
-  account = await createAccount(server);
+  logs = captureLogs(nubis);
+  account = await createAccount(nubis);
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 test.afterEach(() => {
@@ -40,7 +40,7 @@ interface Raw {
 }
 
 function open(): Promise<Raw> {
-  const url = new URL(server.url);
+  const url = new URL(nubis.url);
   return new Promise((resolve) => {
     let received = '';
     const socket = connect(Number(url.port), url.hostname, () => resolve({ socket, text: () => received, closed }));
@@ -61,7 +61,7 @@ function realUser(done: Promise<unknown>): Promise<number> {
   return (async () => {
     let answered = 0;
     while (!finished) {
-      const info = await server.request('GET', '/v1.3/account/info', { token: account.token });
+      const info = await nubis.request('GET', '/v1.3/account/info', { token: account.token });
       assert.equal(info.status, 200);
       answered++;
     }
@@ -112,7 +112,7 @@ test('connections beyond the cap are closed at once; the rest meet the timeout; 
   const refused = order.filter((kind) => kind === 'refused').length;
   assert.ok(refused >= 10, `${refused} connections over the cap were refused`);
   assert.ok(order.indexOf('timeout') > order.lastIndexOf('refused') - 1, 'the excess closed before any timeout');
-  const info = await server.request('GET', '/v1.3/account/info', { token: account.token });
+  const info = await nubis.request('GET', '/v1.3/account/info', { token: account.token });
   assert.equal(info.status, 200);
 });
 
@@ -120,7 +120,7 @@ test('oversized bodies get a readable answer in the API shape, not a reset', asy
   // A server with the default request timeout (30 s): sending the 16 MB bodies below can take a
   // loaded machine longer than the 2 s this file's server gives a whole request (for its trickled
   // bodies), and it then answered 408, a timeout, instead of the refusal under test.
-  const roomy = await startTestServer({ LOG_LEVEL: 'warn' });
+  const roomy = await startTestInstance({ LOG_LEVEL: 'warn' });
   const roomyLogs = captureLogs(roomy);
   const owner = await createAccount(roomy);
   t.after(async () => {

@@ -10,7 +10,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ADMIN_TOKEN, startTestServer, testDb, type HttpResult, type TestServer } from '../support/server.ts';
+import { ADMIN_TOKEN, startTestInstance, testDb, type HttpResult, type TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import { deployServer } from '../support/servers.ts';
 import { type CapturedLogs, captureLogs } from '../support/logs.ts';
@@ -62,40 +62,40 @@ interface Call {
 }
 
 describe(`concurrency stress on ${testDb}: ${CLIENTS} clients × ${OPERATIONS_PER_CLIENT} operations (seed ${SEED})`, () => {
-  let server: TestServer;
+  let nubis: TestInstance;
   let logs: CapturedLogs;
   const holdings: Holdings[] = [];
   const answers: { call: string; status: number; body: unknown }[] = [];
 
   before(async () => {
     console.log(`concurrency stress: PROPERTY_SEED=${SEED}`);
-    server = await startTestServer(
+    nubis = await startTestInstance(
       { SWEEPS: 'true', SWEEP_INTERVAL_SECONDS: '1', SERVERS_LIMIT: '30' },
       { captureLog: true },
     );
-    logs = captureLogs(server);
+    logs = captureLogs(nubis);
     for (let i = 0; i < ACCOUNTS; i++) {
-      const account = await createAccount(server, { credit: 100_000 });
+      const account = await createAccount(nubis, { credit: 100_000 });
       const servers = [];
-      for (let s = 0; s < 3; s++) servers.push((await deployServer(server, account.token, {}, { settle: false })).id);
+      for (let s = 0; s < 3; s++) servers.push((await deployServer(nubis, account.token, {}, { settle: false })).id);
       const fips = [];
       for (let f = 0; f < 2; f++) {
-        const fip = await server.request('POST', '/v1.3/floating_ip/create', {
+        const fip = await nubis.request('POST', '/v1.3/floating_ip/create', {
           token: account.token,
           body: { region_id: 101, ip_version: 4 },
         });
         fips.push({ id: fip.body.uuid, ip: fip.body.ip_address });
       }
-      const vpc = await server.request('POST', '/v1.3/vpc/create', {
+      const vpc = await nubis.request('POST', '/v1.3/vpc/create', {
         token: account.token,
         body: { name: 'stress', region_id: 101 },
       });
       holdings.push({ account, servers, fips, vpcs: [vpc.body.uuid], snapshots: [], gone: [] });
     }
-    await server.advance(600);
+    await nubis.advance(600);
   });
   after(async () => {
-    await server?.close();
+    await nubis?.close();
   });
 
   /** One randomly chosen call on one account's holdings. */
@@ -244,7 +244,7 @@ describe(`concurrency stress on ${testDb}: ${CLIENTS} clients × ${OPERATIONS_PE
         const random = generator(Math.floor(root() * 2 ** 31));
         for (let n = 0; n < OPERATIONS_PER_CLIENT; n++) {
           const { holding, call } = draw(random);
-          const answer = await server.request(call.method, call.path, {
+          const answer = await nubis.request(call.method, call.path, {
             token: call.operator ? ADMIN_TOKEN : holding.account.token,
             body: call.body,
             form: call.form,
@@ -255,7 +255,7 @@ describe(`concurrency stress on ${testDb}: ${CLIENTS} clients × ${OPERATIONS_PE
       }),
     );
     // Let the sweeper finish a round over what the clients left behind.
-    await server.advance(86_400);
+    await nubis.advance(86_400);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
 

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestInstance, type TestInstance } from '../support/instance.ts';
 
 function open(url: URL, localAddress: string): Promise<Socket> {
   return new Promise((resolve) => {
@@ -33,14 +33,14 @@ function get(url: URL, path: string, localAddress: string, headers: Record<strin
 }
 
 describe('connections from one address', () => {
-  let server: TestServer;
+  let nubis: TestInstance;
   let url: URL;
   before(async () => {
-    server = await startTestServer({ FIRST_BYTE_TIMEOUT_MS: '1000', HEADERS_TIMEOUT_MS: '5000' });
-    url = new URL(server.url);
+    nubis = await startTestInstance({ FIRST_BYTE_TIMEOUT_MS: '1000', HEADERS_TIMEOUT_MS: '5000' });
+    url = new URL(nubis.url);
   });
   after(async () => {
-    await server.close();
+    await nubis.close();
   });
 
   test('1,000 silent connections from one address leave the others served', async () => {
@@ -96,8 +96,8 @@ describe('connections from one address', () => {
 });
 
 test('behind a trusted proxy, its address is not capped; an untrusted one is', async () => {
-  const server = await startTestServer({ TRUST_PROXY: '127.0.0.1', MAX_CONNECTIONS_PER_ADDRESS: '5' });
-  const url = new URL(server.url);
+  const nubis = await startTestInstance({ TRUST_PROXY: '127.0.0.1', MAX_CONNECTIONS_PER_ADDRESS: '5' });
+  const url = new URL(nubis.url);
   try {
     // Twenty clients at once through the proxy (each named by X-Forwarded-For).
     const proxied = await Promise.all(
@@ -117,6 +117,6 @@ test('behind a trusted proxy, its address is not capped; an untrusted one is', a
     assert.equal(closed, true, 'the sixth connection from one address is closed');
     for (const socket of five) socket.destroy();
   } finally {
-    await server.close();
+    await nubis.close();
   }
 });

@@ -4,22 +4,22 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server.ts';
+import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../support/instance.ts';
 import { createAccount, registerBody, type TestAccount } from '../support/accounts.ts';
 
 const LIMIT = 32;
-let server: TestServer;
+let nubis: TestInstance;
 let account: TestAccount;
 before(async () => {
-  server = await startTestServer({}, { captureLog: true });
-  account = await createAccount(server);
+  nubis = await startTestInstance({}, { captureLog: true });
+  account = await createAccount(nubis);
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 async function post(path: string, body: string, token?: string) {
-  const response = await fetch(server.url + path, {
+  const response = await fetch(nubis.url + path, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body,
@@ -56,7 +56,7 @@ test('a body nested deeper than the limit is a 400 naming the body, on every API
       assert.deepEqual(fields, ['body'], `${path}: ${answer.text}`);
       assert.match(answer.text, /nested/);
     }
-  assert.deepEqual(server.errorLog(), []);
+  assert.deepEqual(nubis.errorLog(), []);
 });
 
 test('brackets in strings are text, and a body at the limit is read', async () => {
@@ -77,5 +77,5 @@ test('brackets in strings are text, and a body at the limit is read', async () =
     JSON.stringify(registerBody({ firstname: `\\"${'['.repeat(40)}` })),
   );
   assert.ok(escaped.status < 300, escaped.text);
-  assert.deepEqual(server.errorLog(), []);
+  assert.deepEqual(nubis.errorLog(), []);
 });

@@ -7,21 +7,21 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestInstance, type TestInstance } from '../support/instance.ts';
 
 const size = 20 * 1024 * 1024;
 const piece = Buffer.alloc(64 * 1024, 'a');
-let server: TestServer;
+let nubis: TestInstance;
 before(async () => {
-  server = await startTestServer({}, { captureLog: true });
+  nubis = await startTestInstance({}, { captureLog: true });
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 /** Sends a 20 MB body, then reads: answers what arrived (or how the connection failed). */
 function upload(chunked: boolean): Promise<string> {
-  const url = new URL(server.url);
+  const url = new URL(nubis.url);
   return new Promise((resolve) => {
     const socket = connect(Number(url.port), url.hostname);
     let received = '';
@@ -72,5 +72,5 @@ test('twenty 20 MB bodies sent before reading get twenty readable answers', asyn
     );
   }
   assert.deepEqual(answers, Array(20).fill('answered'));
-  assert.deepEqual(server.errorLog(), []);
+  assert.deepEqual(nubis.errorLog(), []);
 });

@@ -8,17 +8,17 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RE2JS } from 're2js';
-import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server.ts';
+import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let account: TestAccount;
 before(async () => {
-  server = await startTestServer();
-  account = await createAccount(server);
+  nubis = await startTestInstance();
+  account = await createAccount(nubis);
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked as plain JSON
@@ -143,12 +143,12 @@ async function send(field: PatternedField, value: string): Promise<{ status: num
       ? new URLSearchParams({ [field.name.join('.')]: value }).toString()
       : JSON.stringify(setAt({}, field.name, value));
   }
-  const response = await fetch(server.url + url, { method: field.method, headers, body });
+  const response = await fetch(nubis.url + url, { method: field.method, headers, body });
   return { status: response.status, body: await response.text() };
 }
 
 test('every pattern in the OpenAPI document runs on the linear engine and under a maxLength', async () => {
-  const doc = (await server.request('GET', '/openapi.json')).body;
+  const doc = (await nubis.request('GET', '/openapi.json')).body;
   const fields = fieldsOf(doc);
   assert.ok(fields.length >= 20, `only ${fields.length} patterned fields found: the walk missed some`);
   for (const field of fields) {
@@ -168,13 +168,13 @@ test('every pattern in the OpenAPI document runs on the linear engine and under 
 test('adversarial values in every patterned field are refused while a real user is served', {
   timeout: 300_000,
 }, async () => {
-  const doc = (await server.request('GET', '/openapi.json')).body;
+  const doc = (await nubis.request('GET', '/openapi.json')).body;
   const fields = fieldsOf(doc);
   let hostileDone = false;
   let servedMeanwhile = 0;
   const user = (async () => {
     while (!hostileDone) {
-      const info = await server.request('GET', '/v1.3/account/info', { token: account.token });
+      const info = await nubis.request('GET', '/v1.3/account/info', { token: account.token });
       assert.equal(info.status, 200);
       servedMeanwhile++;
     }

@@ -11,16 +11,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
-import { startTestServer, testDb, type TestServer } from '../support/server.ts';
+import { startTestInstance, testDb, type TestInstance } from '../support/instance.ts';
 import { activationUuidFromMail, login, registerBody, tempPasswordFromMail, uniqueEmail } from '../support/accounts.ts';
 import { deployServer } from '../support/servers.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 before(async () => {
-  server = await startTestServer();
+  nubis = await startTestInstance();
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 /** Every string under a key that names a secret, anywhere in an answer. */
@@ -33,9 +33,9 @@ function secretsIn(value: unknown, into: Set<string>): void {
     }
 }
 
-async function dump(testServer: TestServer): Promise<string> {
+async function dump(nubis: TestInstance): Promise<string> {
   if (testDb === 'sqlite') {
-    const database = new DatabaseSync(join(testServer.config.dataDir, 'nubis.db'), { readOnly: true });
+    const database = new DatabaseSync(join(nubis.config.dataDir, 'nubis.db'), { readOnly: true });
     try {
       const tables = database
         .prepare("select name from sqlite_master where type = 'table'")
@@ -47,10 +47,10 @@ async function dump(testServer: TestServer): Promise<string> {
       database.close();
     }
   }
-  const url = new URL(testServer.config.databaseUrl ?? '');
+  const url = new URL(nubis.config.databaseUrl ?? '');
   const schema = /search_path=(\w+)/.exec(decodeURIComponent(url.search))?.[1];
   assert.ok(schema, 'the test schema');
-  const client = new pg.Client({ connectionString: testServer.config.databaseUrl ?? '' });
+  const client = new pg.Client({ connectionString: nubis.config.databaseUrl ?? '' });
   await client.connect();
   try {
     const tables = await client.query(
@@ -71,57 +71,57 @@ test('no secret handed out by the API appears in a dump of the database', async 
   const secrets = new Set<string>();
   const body = registerBody();
   secrets.add(String(body.password));
-  const registered = await server.request('POST', '/v1.3/account/register', { body });
+  const registered = await nubis.request('POST', '/v1.3/account/register', { body });
   assert.equal(registered.status, 201);
   secretsIn(registered.body, secrets);
   const email = String(body.email);
 
-  const activationUuid = await activationUuidFromMail(server, email);
+  const activationUuid = await activationUuidFromMail(nubis, email);
   secrets.add(activationUuid);
-  assert.equal((await server.request('PUT', '/v1.3/account/activate', { body: { uuid: activationUuid } })).status, 202);
-  const info = await server.request('GET', '/v1.3/account/info', { token: registered.body.token });
-  assert.equal((await server.admin('POST', `/admin/accounts/${info.body.id}/credit`, { amount: 100 })).status, 201);
+  assert.equal((await nubis.request('PUT', '/v1.3/account/activate', { body: { uuid: activationUuid } })).status, 202);
+  const info = await nubis.request('GET', '/v1.3/account/info', { token: registered.body.token });
+  assert.equal((await nubis.admin('POST', `/admin/accounts/${info.body.id}/credit`, { amount: 100 })).status, 201);
 
-  assert.equal((await server.request('PATCH', '/v1.3/account/reset', { body: { email } })).status < 300, true);
-  const temporary = await tempPasswordFromMail(server, email);
+  assert.equal((await nubis.request('PATCH', '/v1.3/account/reset', { body: { email } })).status < 300, true);
+  const temporary = await tempPasswordFromMail(nubis, email);
   secrets.add(temporary);
-  const token = await login(server, email, temporary);
+  const token = await login(nubis, email, temporary);
   secrets.add(token);
 
   for (const name of ['ci', 'deploy']) {
-    const created = await server.request('POST', '/v1.3/account/token_create', { token, body: { name } });
+    const created = await nubis.request('POST', '/v1.3/account/token_create', { token, body: { name } });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     secretsIn(created.body, secrets);
   }
-  const key = await server.request('GET', '/v1/account/createkey', { token });
+  const key = await nubis.request('GET', '/v1/account/createkey', { token });
   assert.equal(key.status, 200);
   secretsIn(key.body, secrets);
   secrets.add(String(key.body.message));
 
   for (const hostname of ['a.example.com', 'b.example.com']) {
-    const created = await deployServer(server, token, { hostname });
+    const created = await deployServer(nubis, token, { hostname });
     secretsIn(created, secrets);
-    const shown = await server.request('GET', `/v1.3/server/info/${created.id}`, { token });
+    const shown = await nubis.request('GET', `/v1.3/server/info/${created.id}`, { token });
     secretsIn(shown.body, secrets);
   }
   const newPassword = `pw-new-${uniqueEmail().slice(5, 15)}`;
   secrets.add(newPassword);
-  await server.request('PATCH', '/v1.3/account/update', { token, body: { password: newPassword } });
+  await nubis.request('PATCH', '/v1.3/account/update', { token, body: { password: newPassword } });
 
   // Tokens, the account password, the temporary one, the activation uuid, root passwords.
   assert.ok(secrets.size >= 9, `only ${secrets.size} secrets collected: ${[...secrets].join(' ')}`);
-  const everything = await dump(server);
+  const everything = await dump(nubis);
   for (const secret of secrets) assert.ok(!everything.includes(secret), `"${secret}" is stored in plain text`);
   // The mails are still readable through the operator API, and still name their secrets.
   assert.match(
-    JSON.stringify((await server.admin('GET', `/admin/outbox?to=${encodeURIComponent(email)}`)).body),
+    JSON.stringify((await nubis.admin('GET', `/admin/outbox?to=${encodeURIComponent(email)}`)).body),
     new RegExp(temporary),
   );
 });
 
 test('the data directory is 0700 and its files 0600; SECRET_KEY_FILE keeps the key apart', async () => {
   const mode = (path: string) => statSync(path).mode & 0o777;
-  const dataDir = server.config.dataDir;
+  const dataDir = nubis.config.dataDir;
   assert.equal(mode(dataDir).toString(8), '700');
   const files = readdirSync(dataDir);
   assert.ok(files.includes('secret.key'));
@@ -130,7 +130,7 @@ test('the data directory is 0700 and its files 0600; SECRET_KEY_FILE keeps the k
 
   const keyDir = mkdtempSync(join(tmpdir(), 'nubis-key-'));
   const keyFile = join(keyDir, 'private', 'nubis.key');
-  const apart = await startTestServer({ SECRET_KEY_FILE: keyFile });
+  const apart = await startTestInstance({ SECRET_KEY_FILE: keyFile });
   try {
     assert.ok(existsSync(keyFile), 'the key is created where SECRET_KEY_FILE says');
     assert.equal(mode(keyFile).toString(8), '600');

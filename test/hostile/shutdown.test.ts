@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { ADMIN_TOKEN, testStorageEnv } from '../support/server.ts';
+import { ADMIN_TOKEN, testStorageEnv } from '../support/instance.ts';
 
 const root = new URL('../../', import.meta.url);
 

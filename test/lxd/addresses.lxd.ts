@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { after, before, test } from 'node:test';
-import type { TestServer } from '../support/server.ts';
+import type { TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import {
   addressRegion,
@@ -23,12 +23,12 @@ import {
   removeServers,
   ssh,
   sshEventually,
-  startLxdServer,
+  startLxdInstance,
   TEST_IMAGE,
   writeTestCatalog,
 } from './support.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 const lxd = engine();
 const key = keyPair();
@@ -37,18 +37,18 @@ const region = addressRegion.id;
 const v6Head = addressRegion.pools.v6.split('::')[0]!;
 
 before(async () => {
-  server = await startLxdServer();
-  alice = await createAccount(server, { credit: 500 });
+  nubis = await startLxdInstance();
+  alice = await createAccount(nubis, { credit: 500 });
 });
 
 after(async () => {
-  await removeServers(server, alice.token, created, lxd);
-  await server.close();
+  await removeServers(nubis, alice.token, created, lxd);
+  await nubis.close();
   lxd.close();
 });
 
 async function floatingIp(version: 4 | 6): Promise<{ uuid: string; ip_address: string }> {
-  const ip = await server.request('POST', '/v1.3/floating_ip/create', {
+  const ip = await nubis.request('POST', '/v1.3/floating_ip/create', {
     token: alice.token,
     body: { region_id: region, ip_version: version },
   });
@@ -57,7 +57,7 @@ async function floatingIp(version: 4 | 6): Promise<{ uuid: string; ip_address: s
 }
 
 async function attach(serverUuid: string, ipUuid: string): Promise<void> {
-  const attached = await server.request('PATCH', '/v1.3/floating_ip/attach', {
+  const attached = await nubis.request('PATCH', '/v1.3/floating_ip/attach', {
     token: alice.token,
     body: { server_id: serverUuid, ip_id: ipUuid },
   });
@@ -65,7 +65,7 @@ async function attach(serverUuid: string, ipUuid: string): Promise<void> {
 }
 
 test('every pool of a region is served: the second IPv4 pool, IPv6, floating IPs of both', async (t) => {
-  const keyId = await server.request('POST', '/v1.3/ssh_key/create', {
+  const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
     token: alice.token,
     body: { name: 'laptop', public_key: key.publicKey },
   });
@@ -73,7 +73,7 @@ test('every pool of a region is served: the second IPv4 pool, IPv6, floating IPs
   // The first pool (a /30) has one address: this floating IP takes it, so the server comes from the second.
   const fromFirstPool = await floatingIp(4);
   assert.equal(fromFirstPool.ip_address, addressRegion.pools.v4[0]!.replace(/\.0\/30$/, '.2'));
-  const made = await server.request('POST', '/v1.3/server/create', {
+  const made = await nubis.request('POST', '/v1.3/server/create', {
     token: alice.token,
     body: {
       region,
@@ -87,8 +87,8 @@ test('every pool of a region is served: the second IPv4 pool, IPv6, floating IPs
   });
   assert.equal(made.status, 201, JSON.stringify(made.body));
   created.push(made.body.uuid);
-  const running = await awaitPower(server, alice.token, made.body.uuid, 'running').catch(async (error) => {
-    const seen = await server.admin('GET', `/admin/servers/${made.body.uuid}`);
+  const running = await awaitPower(nubis, alice.token, made.body.uuid, 'running').catch(async (error) => {
+    const seen = await nubis.admin('GET', `/admin/servers/${made.body.uuid}`);
     throw new Error(`${error.message}; engine_error: ${seen.body.engine_error}`);
   });
   const v4 = publicAddress(running);
@@ -116,7 +116,7 @@ test('every pool of a region is served: the second IPv4 pool, IPv6, floating IPs
       await attach(made.body.uuid, fromFirstPool.uuid);
       const viaFloating = await sshEventually(fromFirstPool.ip_address, { key: key.path }, 'hostname', 60);
       assert.equal(viaFloating.stdout.trim(), 'six.example.com');
-      const detached = await server.request('PATCH', '/v1.3/floating_ip/detach', {
+      const detached = await nubis.request('PATCH', '/v1.3/floating_ip/detach', {
         token: alice.token,
         body: { server_id: made.body.uuid, ip_id: fromFirstPool.uuid },
       });

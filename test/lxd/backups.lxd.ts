@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { JsonBody, TestServer } from '../support/server.ts';
+import type { JsonBody, TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import {
   awaitPower,
@@ -14,12 +14,12 @@ import {
   keyPair,
   publicAddress,
   sshEventually,
-  startLxdServer,
+  startLxdInstance,
   TEST_IMAGE,
 } from './support.ts';
 
 const day = 86_400;
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 const lxd = engine();
 const key = keyPair();
@@ -28,14 +28,14 @@ let address = '';
 
 before(async () => {
   // The virtual clock (moved by the test) with retention short enough to see it end.
-  server = await startLxdServer({ CLOCK: 'virtual', BACKUP_RETENTION_DAYS: '2' });
-  alice = await createAccount(server, { credit: 500 });
-  const keyId = await server.request('POST', '/v1.3/ssh_key/create', {
+  nubis = await startLxdInstance({ CLOCK: 'virtual', BACKUP_RETENTION_DAYS: '2' });
+  alice = await createAccount(nubis, { credit: 500 });
+  const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
     token: alice.token,
     body: { name: 'laptop', public_key: key.publicKey },
   });
   assert.equal(keyId.status, 201, JSON.stringify(keyId.body));
-  const created = await server.request('POST', '/v1.3/server/create', {
+  const created = await nubis.request('POST', '/v1.3/server/create', {
     token: alice.token,
     body: {
       hostname: 'kept.example.com',
@@ -48,18 +48,18 @@ before(async () => {
   });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   uuid = created.body.uuid;
-  address = publicAddress(await awaitPower(server, alice.token, uuid, 'running'));
+  address = publicAddress(await awaitPower(nubis, alice.token, uuid, 'running'));
 });
 
 after(async () => {
-  if (uuid) await server.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
+  if (uuid) await nubis.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
   await eventually('instance removed', 60, async () =>
     uuid && (await lxd.exists(`/1.0/instances/nubis-${uuid}`)) ? undefined : true,
   ).catch(() => {});
   for (const snapshot of await engineImages().catch(() => []))
     if (snapshot.properties?.['nubis.server'] === uuid)
       await lxd.run('DELETE', `/1.0/images/${snapshot.fingerprint}`).catch(() => {});
-  await server.close();
+  await nubis.close();
   lxd.close();
 });
 
@@ -70,7 +70,7 @@ function engineImages() {
 }
 
 async function backups(): Promise<JsonBody[]> {
-  const list = await server.request('GET', '/v1.3/snapshot/list', { token: alice.token });
+  const list = await nubis.request('GET', '/v1.3/snapshot/list', { token: alice.token });
   assert.equal(list.status, 200);
   return list.body.snapshots.filter((s: JsonBody) => s.type === 'backup' && s.server_id === uuid);
 }
@@ -87,7 +87,7 @@ async function imagesFollow(seen: Set<string>): Promise<JsonBody[]> {
 }
 
 test('daily backups: one a day as an engine image, the expired ones deleted from the engine', async () => {
-  const enabled = await server.request('PATCH', '/v1.3/backup/enable', {
+  const enabled = await nubis.request('PATCH', '/v1.3/backup/enable', {
     token: alice.token,
     body: { server_id: uuid },
   });
@@ -95,14 +95,14 @@ test('daily backups: one a day as an engine image, the expired ones deleted from
   const seen = new Set<string>();
   let kept: JsonBody[] = [];
   for (let step = 0; step < 4; step++) {
-    await server.advance(day);
+    await nubis.advance(day);
     kept = await imagesFollow(seen);
   }
   const expired = [...seen].filter((backup) => !kept.some((b) => b.uuid === backup));
   assert.ok(expired.length >= 2, `backups expired by retention: ${expired.length} of ${seen.size}`);
   assert.ok(kept.length >= 2, `backups kept: ${kept.length}`);
   for (const backup of kept)
-    assert.ok(Date.parse(backup.expires) > Date.parse((await server.admin('GET', '/admin/clock')).body.now));
+    assert.ok(Date.parse(backup.expires) > Date.parse((await nubis.admin('GET', '/admin/clock')).body.now));
   const tagged = (await engineImages()).filter((i) => i.properties?.['nubis.server'] === uuid);
   assert.equal(tagged.length, kept.length, "the engine holds the kept backups' images, no more");
   assert.ok(tagged.every((i) => i.properties?.['nubis.kind'] === 'backup'));
@@ -111,16 +111,16 @@ test('daily backups: one a day as an engine image, the expired ones deleted from
 test('restore from a backup: a file written before it is back', async () => {
   await sshEventually(address, { key: key.path }, 'echo kept-by-backup > /root/marker && sync');
   const before = new Set((await backups()).map((b) => b.uuid as string));
-  await server.advance(day);
+  await nubis.advance(day);
   const newest = (await imagesFollow(new Set(before))).find((b) => !before.has(b.uuid));
   assert.ok(newest, 'a backup was taken for the new day');
   await sshEventually(address, { key: key.path }, 'rm /root/marker');
-  const restored = await server.request('PATCH', '/v1.3/backup/restore', {
+  const restored = await nubis.request('PATCH', '/v1.3/backup/restore', {
     token: alice.token,
     body: { backup_id: newest.uuid, server_id: uuid },
   });
   assert.equal(restored.status, 202, JSON.stringify(restored.body));
-  await awaitPower(server, alice.token, uuid, 'running');
+  await awaitPower(nubis, alice.token, uuid, 'running');
   const marker = await sshEventually(address, { key: key.path }, 'cat /root/marker');
   assert.equal(marker.stdout.trim(), 'kept-by-backup');
 });
@@ -128,7 +128,7 @@ test('restore from a backup: a file written before it is back', async () => {
 test('two snapshots in a row: both are copied, and the server settles when the second is', async () => {
   const taken: string[] = [];
   for (const name of ['first', 'second']) {
-    const snap = await server.request('POST', '/v1.3/snapshot/create', {
+    const snap = await nubis.request('POST', '/v1.3/snapshot/create', {
       token: alice.token,
       body: { name, server_id: uuid },
     });
@@ -137,15 +137,15 @@ test('two snapshots in a row: both are copied, and the server settles when the s
   }
   const settled = await eventually('snapshotting ended', 120, async () => {
     const [info, list] = await Promise.all([
-      server.request('GET', `/v1.3/server/info/${uuid}`, { token: alice.token }),
-      server.request('GET', '/v1.3/snapshot/list', { token: alice.token }),
+      nubis.request('GET', `/v1.3/server/info/${uuid}`, { token: alice.token }),
+      nubis.request('GET', '/v1.3/snapshot/list', { token: alice.token }),
     ]);
     return info.body.power === 'running' ? list.body.snapshots : undefined;
   });
   for (const snapshot of taken) {
     assert.equal(settled.find((s: JsonBody) => s.uuid === snapshot)?.status, 'completed', snapshot);
     assert.ok(await lxd.exists(alias(snapshot)), `the engine holds ${snapshot}`);
-    const removed = await server.request('DELETE', `/v1.3/snapshot/remove/${snapshot}`, { token: alice.token });
+    const removed = await nubis.request('DELETE', `/v1.3/snapshot/remove/${snapshot}`, { token: alice.token });
     assert.equal(removed.status, 204);
   }
   await eventually('copies deleted', 60, async () => {
@@ -155,16 +155,16 @@ test('two snapshots in a row: both are copied, and the server settles when the s
 });
 
 test('a snapshot removed while it is being taken leaves no engine image', async () => {
-  const snap = await server.request('POST', '/v1.3/snapshot/create', {
+  const snap = await nubis.request('POST', '/v1.3/snapshot/create', {
     token: alice.token,
     body: { name: 'fleeting', server_id: uuid },
   });
   assert.equal(snap.status, 201, JSON.stringify(snap.body));
-  const removed = await server.request('DELETE', `/v1.3/snapshot/remove/${snap.body.uuid}`, { token: alice.token });
+  const removed = await nubis.request('DELETE', `/v1.3/snapshot/remove/${snap.body.uuid}`, { token: alice.token });
   assert.equal(removed.status, 204, JSON.stringify(removed.body));
   // The copy is taken (the snapshotting transition ends when the engine reports), then forgotten.
   await eventually('snapshotting ended', 120, async () => {
-    const info = await server.request('GET', `/v1.3/server/info/${uuid}`, { token: alice.token });
+    const info = await nubis.request('GET', `/v1.3/server/info/${uuid}`, { token: alice.token });
     return info.body.power === 'running' ? true : undefined;
   });
   await eventually('the copy is deleted', 60, async () =>
@@ -175,7 +175,7 @@ test('a snapshot removed while it is being taken leaves no engine image', async 
 });
 
 test("a removed server's backups go from the engine; its snapshots stay", async () => {
-  const snap = await server.request('POST', '/v1.3/snapshot/create', {
+  const snap = await nubis.request('POST', '/v1.3/snapshot/create', {
     token: alice.token,
     body: { name: 'outlives', server_id: uuid },
   });
@@ -183,14 +183,14 @@ test("a removed server's backups go from the engine; its snapshots stay", async 
   await eventually('snapshot copied', 120, async () => ((await lxd.exists(alias(snap.body.uuid))) ? true : undefined));
   const taken = (await backups()).map((b) => b.uuid as string);
   assert.ok(taken.length > 0);
-  const removed = await server.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
+  const removed = await nubis.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
   assert.equal(removed.status, 204);
   await eventually("the backups' images deleted", 60, async () => {
     for (const backup of taken) if (await lxd.exists(alias(backup))) return undefined;
     return true;
   });
   assert.ok(await lxd.exists(alias(snap.body.uuid)), "the snapshot's image stays");
-  const gone = await server.request('DELETE', `/v1.3/snapshot/remove/${snap.body.uuid}`, { token: alice.token });
+  const gone = await nubis.request('DELETE', `/v1.3/snapshot/remove/${snap.body.uuid}`, { token: alice.token });
   assert.equal(gone.status, 204);
   await eventually('snapshot image deleted', 60, async () =>
     (await lxd.exists(alias(snap.body.uuid))) ? undefined : true,

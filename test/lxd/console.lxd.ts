@@ -9,48 +9,48 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import WebSocket from 'ws';
-import { ADMIN_TOKEN, type TestServer } from '../support/server.ts';
+import { ADMIN_TOKEN, type TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import { button, heading, launch, newPage, signIn, withScreenshots } from '../e2e/browser.ts';
-import { awaitPower, engine, eventually, removeServers, startLxdServer, TEST_IMAGE } from './support.ts';
+import { awaitPower, engine, eventually, removeServers, startLxdInstance, TEST_IMAGE } from './support.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 let browser: Browser;
 const lxd = engine();
 const created: string[] = [];
 
 before(async () => {
-  server = await startLxdServer();
-  alice = await createAccount(server, { credit: 500 });
+  nubis = await startLxdInstance();
+  alice = await createAccount(nubis, { credit: 500 });
   browser = await launch();
 });
 
 after(async () => {
   await browser?.close();
-  await removeServers(server, alice.token, created, lxd);
-  await server.close();
+  await removeServers(nubis, alice.token, created, lxd);
+  await nubis.close();
   lxd.close();
 });
 
 async function deploy(hostname: string): Promise<{ uuid: string; password: string }> {
-  const answer = await server.request('POST', '/v1.3/server/create', {
+  const answer = await nubis.request('POST', '/v1.3/server/create', {
     token: alice.token,
     body: { hostname, label: hostname.split('.')[0], region: 101, image: TEST_IMAGE, plan: 1 },
   });
   assert.equal(answer.status, 201, JSON.stringify(answer.body));
   created.push(answer.body.uuid);
-  const info = await awaitPower(server, alice.token, answer.body.uuid, 'running');
+  const info = await awaitPower(nubis, alice.token, answer.body.uuid, 'running');
   return { uuid: answer.body.uuid, password: info.info.password };
 }
 
 async function power(uuid: string, verb: 'start' | 'stop') {
-  const answer = await server.request('PATCH', `/v1.3/server/${verb}`, {
+  const answer = await nubis.request('PATCH', `/v1.3/server/${verb}`, {
     token: alice.token,
     body: { server_id: uuid },
   });
   assert.equal(answer.status, 202, JSON.stringify(answer.body));
-  return awaitPower(server, alice.token, uuid, verb === 'start' ? 'running' : 'stopped');
+  return awaitPower(nubis, alice.token, uuid, verb === 'start' ? 'running' : 'stopped');
 }
 
 /** What the page's terminal shows, row by row. */
@@ -62,7 +62,7 @@ async function screenShows(page: Page, pattern: RegExp, what: string): Promise<v
 
 /** A console WebSocket as a client opens it: what it received, and how it closed. */
 function openConsole(path: string, protocol: string) {
-  const socket = new WebSocket(`${server.url.replace(/^http/, 'ws')}${path}`, ['nubis.console', protocol]);
+  const socket = new WebSocket(`${nubis.url.replace(/^http/, 'ws')}${path}`, ['nubis.console', protocol]);
   let received = '';
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>
     socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
@@ -107,8 +107,8 @@ describe("the server's page on a real server", () => {
       'real console graphs activity',
       () => [page],
       async () => {
-        await signIn(page, server.url, alice);
-        await page.goto(`${server.url}/#/servers/${uuid}`);
+        await signIn(page, nubis.url, alice);
+        await page.goto(`${nubis.url}/#/servers/${uuid}`);
         await heading(page, 'console-1').waitFor();
 
         // The console: the machine's own login prompt, root's password, then a shell.
@@ -129,7 +129,7 @@ describe("the server's page on a real server", () => {
 
         // The graphs: the engine's readings after a few reconciliations (one a second here).
         const samples = await eventually('usage samples', 60, async () => {
-          const metrics = await server.request('GET', `/v1.3/server/metrics/${uuid}`, { token: alice.token });
+          const metrics = await nubis.request('GET', `/v1.3/server/metrics/${uuid}`, { token: alice.token });
           const read = metrics.body.points.filter((p: { cpu: number | null }) => p.cpu !== null);
           return metrics.body.source === 'engine' && read.length > 0 ? metrics.body : undefined;
         });
@@ -163,7 +163,7 @@ describe("the server's page on a real server", () => {
   test('the console ends when the server stops or the token goes; the operator opens any; rescue has its own', async () => {
     const { uuid } = await deploy('console-2.example.com');
     // A second token of Alice's: removing it ends its console.
-    const made = await server.request('POST', '/v1.3/account/token_create', {
+    const made = await nubis.request('POST', '/v1.3/account/token_create', {
       token: alice.token,
       body: { name: 'console' },
     });
@@ -171,14 +171,14 @@ describe("the server's page on a real server", () => {
     const second = openConsole(`/v1.3/server/console/${uuid}`, bearer(made.body.token));
     await second.opened;
     await awaitOutput(second, /console-2\.example\.com login:/, 'a login prompt');
-    const removed = await server.request('DELETE', `/v1.3/account/token_remove/${made.body.uuid}`, {
+    const removed = await nubis.request('DELETE', `/v1.3/account/token_remove/${made.body.uuid}`, {
       token: alice.token,
     });
     assert.equal(removed.status, 204, JSON.stringify(removed.body));
     assert.deepEqual(await second.closed, { code: 4401, reason: 'the token was removed' });
 
     // Another account's token opens nothing; a token is needed.
-    const bob = await createAccount(server);
+    const bob = await createAccount(nubis);
     assert.equal((await openConsole(`/v1.3/server/console/${uuid}`, bearer(bob.token)).closed).code, 4404);
     assert.equal((await openConsole(`/v1.3/server/console/${uuid}`, 'none').closed).code, 4401);
 
@@ -192,12 +192,12 @@ describe("the server's page on a real server", () => {
     operator.socket.close();
 
     // Rescue mode: the console is the rescue system's.
-    const rescued = await server.request('POST', '/v1.3/server/rescue', {
+    const rescued = await nubis.request('POST', '/v1.3/server/rescue', {
       token: alice.token,
       body: { server_id: uuid, enable: true },
     });
     assert.equal(rescued.status, 202, JSON.stringify(rescued.body));
-    await awaitPower(server, alice.token, uuid, 'running');
+    await awaitPower(nubis, alice.token, uuid, 'running');
     const rescue = openConsole(`/v1.3/server/console/${uuid}`, bearer(alice.token));
     await rescue.opened;
     await awaitOutput(rescue, /rescue login:/, 'the rescue system login');

@@ -4,43 +4,43 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { JsonBody, TestServer } from '../support/server.ts';
+import type { JsonBody, TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
-import { awaitPower, createRefused, engine, eventually, startLxdServer, TEST_IMAGE } from './support.ts';
+import { awaitPower, createRefused, engine, eventually, startLxdInstance, TEST_IMAGE } from './support.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 const lxd = engine();
 let uuid = '';
 let snapshotUuid = '';
 
 before(async () => {
-  server = await startLxdServer();
-  alice = await createAccount(server);
+  nubis = await startLxdInstance();
+  alice = await createAccount(nubis);
 });
 
 after(async () => {
   // A snapshot outlives its server: removed here, its engine image with it.
-  if (snapshotUuid) await server.request('DELETE', `/v1.3/snapshot/remove/${snapshotUuid}`, { token: alice.token });
+  if (snapshotUuid) await nubis.request('DELETE', `/v1.3/snapshot/remove/${snapshotUuid}`, { token: alice.token });
   await eventually('snapshot image deleted', 60, async () =>
     snapshotUuid && (await lxd.exists(`/1.0/images/aliases/nubis-snap-${snapshotUuid}`)) ? undefined : true,
   ).catch(() => {});
-  if (uuid) await server.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
+  if (uuid) await nubis.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
   await eventually('instance removed', 60, async () =>
     uuid && (await lxd.exists(`/1.0/instances/nubis-${uuid}`)) ? undefined : true,
   ).catch(() => {});
-  await server.close();
+  await nubis.close();
   lxd.close();
 });
 
-async function eventsOf(target: TestServer, account: number, resource: string): Promise<JsonBody[]> {
+async function eventsOf(target: TestInstance, account: number, resource: string): Promise<JsonBody[]> {
   const answer = await target.admin('GET', `/admin/events?account=${account}&limit=1000`);
   assert.equal(answer.status, 200, JSON.stringify(answer.body));
   return answer.body.events.filter((e: JsonBody) => e.resource.uuid === resource);
 }
 
 /** The event of `type` for the resource, once it is recorded (within a few seconds of the settle). */
-function awaitEvent(target: TestServer, account: number, resource: string, type: string, match: JsonBody = {}) {
+function awaitEvent(target: TestInstance, account: number, resource: string, type: string, match: JsonBody = {}) {
   return eventually(`${type} ${JSON.stringify(match)} for ${resource}`, 10, async () =>
     (await eventsOf(target, account, resource)).find(
       (e) => e.type === type && Object.entries(match).every(([k, v]) => e.data[k] === v),
@@ -48,43 +48,43 @@ function awaitEvent(target: TestServer, account: number, resource: string, type:
   );
 }
 
-const clockNow = async (target: TestServer) => Date.parse((await target.admin('GET', '/admin/clock')).body.now);
+const clockNow = async (target: TestInstance) => Date.parse((await target.admin('GET', '/admin/clock')).body.now);
 
 test('create, stop and snapshot: each end is an event when the engine reports', async () => {
-  const started = await clockNow(server);
-  const created = await server.request('POST', '/v1.3/server/create', {
+  const started = await clockNow(nubis);
+  const created = await nubis.request('POST', '/v1.3/server/create', {
     token: alice.token,
     body: { hostname: 'told.example.com', label: 'told', region: 101, image: TEST_IMAGE, plan: 1 },
   });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   uuid = created.body.uuid;
-  await awaitPower(server, alice.token, uuid, 'running');
-  const running = await awaitEvent(server, alice.id, uuid, 'server.power', { power: 'running', after: 'provisioning' });
+  await awaitPower(nubis, alice.token, uuid, 'running');
+  const running = await awaitEvent(nubis, alice.id, uuid, 'server.power', { power: 'running', after: 'provisioning' });
   const runningAt = Date.parse(running.occurred);
-  assert.ok(runningAt >= started - 1000 && runningAt <= (await clockNow(server)), running.occurred);
+  assert.ok(runningAt >= started - 1000 && runningAt <= (await clockNow(nubis)), running.occurred);
 
-  const stop = await server.request('PATCH', '/v1.3/server/stop', { token: alice.token, body: { server_id: uuid } });
+  const stop = await nubis.request('PATCH', '/v1.3/server/stop', { token: alice.token, body: { server_id: uuid } });
   assert.equal(stop.status, 202);
-  await awaitPower(server, alice.token, uuid, 'stopped');
-  const stopped = await awaitEvent(server, alice.id, uuid, 'server.power', { power: 'stopped', after: 'stopping' });
+  await awaitPower(nubis, alice.token, uuid, 'stopped');
+  const stopped = await awaitEvent(nubis, alice.id, uuid, 'server.power', { power: 'stopped', after: 'stopping' });
   assert.ok(Date.parse(stopped.occurred) >= runningAt);
 
-  const snap = await server.request('POST', '/v1.3/snapshot/create', {
+  const snap = await nubis.request('POST', '/v1.3/snapshot/create', {
     token: alice.token,
     body: { name: 'told', server_id: uuid },
   });
   assert.equal(snap.status, 201, JSON.stringify(snap.body));
   snapshotUuid = snap.body.uuid;
   const completed = await eventually('snapshot completed', 120, async () => {
-    const list = await server.request('GET', '/v1.3/snapshot/list', { token: alice.token });
+    const list = await nubis.request('GET', '/v1.3/snapshot/list', { token: alice.token });
     const entry = list.body.snapshots.find((s: JsonBody) => s.uuid === snap.body.uuid);
     return entry?.status === 'completed' ? entry : undefined;
   });
   assert.equal(completed.status, 'completed');
-  await awaitEvent(server, alice.id, snap.body.uuid, 'snapshot.completed');
-  await awaitEvent(server, alice.id, uuid, 'server.power', { power: 'stopped', after: 'snapshotting' });
+  await awaitEvent(nubis, alice.id, snap.body.uuid, 'snapshot.completed');
+  await awaitEvent(nubis, alice.id, uuid, 'server.power', { power: 'stopped', after: 'snapshotting' });
   // Each transition ended once: no second end comes later from the driver's estimate.
-  const ends = (await eventsOf(server, alice.id, uuid)).filter((e) => e.type === 'server.power');
+  const ends = (await eventsOf(nubis, alice.id, uuid)).filter((e) => e.type === 'server.power');
   assert.deepEqual(
     ends.map((e) => e.data.after),
     ['provisioning', 'stopping', 'snapshotting'],
@@ -93,13 +93,13 @@ test('create, stop and snapshot: each end is an event when the engine reports', 
 
 test('drift: a machine started outside Nubis shows running, and the events say so', async () => {
   await lxd.run('PUT', `/1.0/instances/nubis-${uuid}/state`, { body: { action: 'start', timeout: 30 } });
-  await awaitPower(server, alice.token, uuid, 'running', 30);
-  const seen = await awaitEvent(server, alice.id, uuid, 'server.power', { reason: 'the engine reported it' });
+  await awaitPower(nubis, alice.token, uuid, 'running', 30);
+  const seen = await awaitEvent(nubis, alice.id, uuid, 'server.power', { reason: 'the engine reported it' });
   assert.equal(seen.data.power, 'running');
 });
 
 test('a provisioning the engine fails ends stopped, with the reason, in the event too', async () => {
-  const failing = await startLxdServer({ LXD_URL: '/nonexistent/lxd.socket', COMPUTE_JOB_ATTEMPTS: '1' });
+  const failing = await startLxdInstance({ LXD_URL: '/nonexistent/lxd.socket', COMPUTE_JOB_ATTEMPTS: '1' });
   try {
     const { owner: bob, uuid } = await createRefused(failing, 'failed.example.com', 30);
     const end = await awaitEvent(failing, bob.id, uuid, 'server.power', { after: 'provisioning' });

@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { TestServer } from '../support/server.ts';
+import type { TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import {
   awaitPower,
@@ -19,7 +19,7 @@ import {
   publicAddress,
   sleep,
   sshEventually,
-  startLxdServer,
+  startLxdInstance,
   TEST_IMAGE,
 } from './support.ts';
 
@@ -55,7 +55,7 @@ class EngineGate {
   }
 }
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 const gate = new EngineGate(lxdUrl);
 const lxd = engine();
@@ -63,23 +63,23 @@ let uuid = '';
 
 before(async () => {
   await gate.listen();
-  server = await startLxdServer({ LXD_URL: gate.path, COMPUTE_JOB_ATTEMPTS: '30' });
-  alice = await createAccount(server);
+  nubis = await startLxdInstance({ LXD_URL: gate.path, COMPUTE_JOB_ATTEMPTS: '30' });
+  alice = await createAccount(nubis);
 });
 
 after(async () => {
   gate.open = true;
-  if (uuid) await server.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
+  if (uuid) await nubis.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
   await eventually('instance removed', 60, async () =>
     uuid && (await lxd.exists(`/1.0/instances/nubis-${uuid}`)) ? undefined : true,
   ).catch(() => {});
-  await server.close();
+  await nubis.close();
   await gate.close();
   lxd.close();
 });
 
 test('engine unreachable during create: the API answers, the job retries, the server runs once the engine is back', async () => {
-  const created = await server.request('POST', '/v1.3/server/create', {
+  const created = await nubis.request('POST', '/v1.3/server/create', {
     token: alice.token,
     body: { hostname: 'patient.example.com', label: 'patient', region: 101, image: TEST_IMAGE, plan: 1 },
   });
@@ -90,17 +90,17 @@ test('engine unreachable during create: the API answers, the job retries, the se
   // The job tries, fails and retries while the engine cannot be reached.
   await eventually('two refused attempts', 30, async () => (gate.refused >= 2 ? true : undefined));
   await sleep(1000);
-  const waiting = await server.request('GET', `/v1.3/server/info/${uuid}`, { token: alice.token });
+  const waiting = await nubis.request('GET', `/v1.3/server/info/${uuid}`, { token: alice.token });
   assert.equal(waiting.status, 200);
   assert.equal(waiting.body.power, 'provisioning');
-  const list = await server.request('GET', '/v1.3/server/list', { token: alice.token });
+  const list = await nubis.request('GET', '/v1.3/server/list', { token: alice.token });
   assert.ok(
     list.body.servers.some((s: { uuid: string }) => s.uuid === uuid),
     'the server is listed',
   );
 
   gate.open = true;
-  const running = await awaitPower(server, alice.token, uuid, 'running', 120);
+  const running = await awaitPower(nubis, alice.token, uuid, 'running', 120);
   const login = await sshEventually(publicAddress(running), { password: running.info.password }, 'hostname');
   assert.equal(login.stdout.trim(), 'patient.example.com');
 });
@@ -108,7 +108,7 @@ test('engine unreachable during create: the API answers, the job retries, the se
 test('a provisioning that finally fails settles stopped, with the reason shown to the operator', async () => {
   const closed = new EngineGate(lxdUrl);
   await closed.listen();
-  const failing = await startLxdServer({ LXD_URL: closed.path, COMPUTE_JOB_ATTEMPTS: '2' });
+  const failing = await startLxdInstance({ LXD_URL: closed.path, COMPUTE_JOB_ATTEMPTS: '2' });
   try {
     const { uuid: doomed, settled } = await createRefused(failing, 'doomed.example.com');
     assert.equal(settled.uuid, doomed);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, test } from 'node:test';
-import type { TestServer } from '../support/server.ts';
+import type { TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import {
   awaitPower,
@@ -18,12 +18,12 @@ import {
   serverInfo,
   ssh,
   sshEventually,
-  startLxdServer,
+  startLxdInstance,
   TEST_IMAGE,
   testPool,
 } from './support.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 const lxd = engine();
 const key = keyPair();
@@ -42,21 +42,21 @@ before(async () => {
   });
   await new Promise<void>((resolve) => scripts.listen(0, gateway, resolve));
   scriptUrl = `http://${gateway}:${(scripts.address() as { port: number }).port}/boot.sh`;
-  server = await startLxdServer();
-  alice = await createAccount(server, { credit: 500 });
+  nubis = await startLxdInstance();
+  alice = await createAccount(nubis, { credit: 500 });
 });
 
 after(async () => {
   // The remove jobs run before the server closes.
-  await removeServers(server, alice.token, created, lxd);
+  await removeServers(nubis, alice.token, created, lxd);
   for (const network of vpcNetworks) await lxd.call('DELETE', `/1.0/networks/${network}`).catch(() => {});
-  await server.close();
+  await nubis.close();
   scripts.close();
   lxd.close();
 });
 
 async function create(body: Record<string, unknown>) {
-  const result = await server.request('POST', '/v1.3/server/create', {
+  const result = await nubis.request('POST', '/v1.3/server/create', {
     token: alice.token,
     body: { region: 101, image: TEST_IMAGE, plan: 1, ...body },
   });
@@ -70,7 +70,7 @@ async function instance(uuid: string) {
 }
 
 test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, drift, remove', async (t) => {
-  const keyId = await server.request('POST', '/v1.3/ssh_key/create', {
+  const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
     token: alice.token,
     body: { name: 'laptop', public_key: key.publicKey },
   });
@@ -83,7 +83,7 @@ test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, dri
   });
   assert.equal(made.power, 'provisioning');
 
-  const running = await awaitPower(server, alice.token, made.uuid, 'running');
+  const running = await awaitPower(nubis, alice.token, made.uuid, 'running');
   const address = publicAddress(running);
   const password = running.info.password as string;
 
@@ -101,40 +101,40 @@ test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, dri
   });
 
   await t.test("bandwidth: the NIC counters show in the server's usage", async () => {
-    const before = (await serverInfo(server, alice.token, made.uuid)).bandwidth.usage as number;
+    const before = (await serverInfo(nubis, alice.token, made.uuid)).bandwidth.usage as number;
     // 40 MB from the host to the guest, over SSH on the region bridge.
     assert.equal(ssh(address, { key: key.path }, 'cat > /dev/null', Buffer.alloc(40_000_000)).code, 0);
     await eventually('bandwidth counted', 30, async () => {
-      const usage = (await serverInfo(server, alice.token, made.uuid)).bandwidth.usage as number;
+      const usage = (await serverInfo(nubis, alice.token, made.uuid)).bandwidth.usage as number;
       return usage >= before + 0.03 ? usage : undefined;
     });
   });
 
   await t.test('stop and start: the instance follows', async () => {
-    const stop = await server.request('PATCH', '/v1.3/server/stop', {
+    const stop = await nubis.request('PATCH', '/v1.3/server/stop', {
       token: alice.token,
       body: { server_id: made.uuid },
     });
     assert.equal(stop.status, 202);
-    await awaitPower(server, alice.token, made.uuid, 'stopped');
+    await awaitPower(nubis, alice.token, made.uuid, 'stopped');
     assert.equal((await instance(made.uuid)).status, 'Stopped');
-    const start = await server.request('PATCH', '/v1.3/server/start', {
+    const start = await nubis.request('PATCH', '/v1.3/server/start', {
       token: alice.token,
       body: { server_id: made.uuid },
     });
     assert.equal(start.status, 202);
-    await awaitPower(server, alice.token, made.uuid, 'running');
+    await awaitPower(nubis, alice.token, made.uuid, 'running');
     assert.equal((await instance(made.uuid)).status, 'Running');
     await sshEventually(address, { key: key.path }, 'true');
   });
 
   await t.test('resize: the instance limits follow the plan', async () => {
-    const resized = await server.request('POST', '/v1.3/server/resize', {
+    const resized = await nubis.request('POST', '/v1.3/server/resize', {
       token: alice.token,
       body: { server_id: made.uuid, plan_id: 4 },
     });
     assert.equal(resized.status, 202, JSON.stringify(resized.body));
-    await awaitPower(server, alice.token, made.uuid, 'running');
+    await awaitPower(nubis, alice.token, made.uuid, 'running');
     const config = (await instance(made.uuid)).config;
     assert.equal(config['limits.cpu'], '2');
     assert.equal(config['limits.memory'], '2048MiB');
@@ -144,30 +144,30 @@ test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, dri
   let snapshotUuid = '';
   await t.test('snapshot, restore, and a server from the snapshot keep a file written before it', async () => {
     await sshEventually(address, { key: key.path }, 'echo kept-by-snapshot > /root/marker && sync');
-    const snap = await server.request('POST', '/v1.3/snapshot/create', {
+    const snap = await nubis.request('POST', '/v1.3/snapshot/create', {
       token: alice.token,
       body: { name: 'before', server_id: made.uuid },
     });
     assert.equal(snap.status, 201, JSON.stringify(snap.body));
     snapshotUuid = snap.body.uuid;
     await eventually('snapshot completed', 180, async () => {
-      const list = await server.request('GET', '/v1.3/snapshot/list', { token: alice.token });
+      const list = await nubis.request('GET', '/v1.3/snapshot/list', { token: alice.token });
       const entry = list.body.snapshots.find((s: { uuid: string }) => s.uuid === snapshotUuid);
       return entry?.status === 'completed' ? entry : undefined;
     });
-    await awaitPower(server, alice.token, made.uuid, 'running');
+    await awaitPower(nubis, alice.token, made.uuid, 'running');
     assert.ok(await lxd.exists(`/1.0/images/aliases/nubis-snap-${snapshotUuid}`), 'the snapshot is an engine image');
 
     await sshEventually(address, { key: key.path }, 'rm /root/marker');
-    const restored = await server.request('PATCH', '/v1.3/snapshot/restore', {
+    const restored = await nubis.request('PATCH', '/v1.3/snapshot/restore', {
       token: alice.token,
       body: { snapshot_id: snapshotUuid, server_id: made.uuid },
     });
     assert.equal(restored.status, 202, JSON.stringify(restored.body));
-    await awaitPower(server, alice.token, made.uuid, 'running');
+    await awaitPower(nubis, alice.token, made.uuid, 'running');
     const marker = await sshEventually(address, { key: key.path }, 'cat /root/marker');
     assert.equal(marker.stdout.trim(), 'kept-by-snapshot');
-    assert.equal(publicAddress(await serverInfo(server, alice.token, made.uuid)), address, 'the address is kept');
+    assert.equal(publicAddress(await serverInfo(nubis, alice.token, made.uuid)), address, 'the address is kept');
 
     const copy = await create({
       hostname: 'copy.example.com',
@@ -175,7 +175,7 @@ test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, dri
       image_type: 'snapshot',
       image: snapshotUuid,
     });
-    const copyInfo = await awaitPower(server, alice.token, copy.uuid, 'running');
+    const copyInfo = await awaitPower(nubis, alice.token, copy.uuid, 'running');
     const copyAddress = publicAddress(copyInfo);
     assert.notEqual(copyAddress, address);
     const fromCopy = await sshEventually(
@@ -187,13 +187,13 @@ test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, dri
   });
 
   await t.test('reinstall: a fresh disk and a new root password, the same address', async () => {
-    const before = await serverInfo(server, alice.token, made.uuid);
-    const reinstalled = await server.request('POST', '/v1.3/server/reinstall', {
+    const before = await serverInfo(nubis, alice.token, made.uuid);
+    const reinstalled = await nubis.request('POST', '/v1.3/server/reinstall', {
       token: alice.token,
       body: { server_id: made.uuid },
     });
     assert.equal(reinstalled.status, 202, JSON.stringify(reinstalled.body));
-    const after = await awaitPower(server, alice.token, made.uuid, 'running');
+    const after = await awaitPower(nubis, alice.token, made.uuid, 'running');
     assert.notEqual(after.info.password, before.info.password);
     assert.equal(publicAddress(after), address);
     const fresh = await sshEventually(
@@ -207,7 +207,7 @@ test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, dri
   });
 
   await t.test('a VPC: members reach each other on private addresses, a non-member does not', async () => {
-    const vpc = await server.request('POST', '/v1.3/vpc/create', {
+    const vpc = await nubis.request('POST', '/v1.3/vpc/create', {
       token: alice.token,
       body: { region_id: 101, name: 'net' },
     });
@@ -215,8 +215,8 @@ test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, dri
     vpcNetworks.push(`nv-${(vpc.body.uuid as string).replace(/-/g, '').slice(0, 12)}`);
     const a = await create({ hostname: 'a.example.com', label: 'a', vpc: vpc.body.uuid, ssh_key: keyId.body.uuid });
     const b = await create({ hostname: 'b.example.com', label: 'b', vpc: vpc.body.uuid });
-    const aInfo = await awaitPower(server, alice.token, a.uuid, 'running');
-    const bInfo = await awaitPower(server, alice.token, b.uuid, 'running');
+    const aInfo = await awaitPower(nubis, alice.token, a.uuid, 'running');
+    const bInfo = await awaitPower(nubis, alice.token, b.uuid, 'running');
     const bPrivate = privateAddress(bInfo);
     // TTL 1: the probe never leaves the VPC's own bridge, whatever the host forwards.
     const member = await sshEventually(publicAddress(aInfo), { key: key.path }, `ping -c 1 -W 2 -t 1 ${bPrivate}`);
@@ -227,12 +227,12 @@ test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, dri
   });
 
   await t.test('a floating IP attached answers on its address', async () => {
-    const ip = await server.request('POST', '/v1.3/floating_ip/create', {
+    const ip = await nubis.request('POST', '/v1.3/floating_ip/create', {
       token: alice.token,
       body: { region_id: 101, ip_version: 4 },
     });
     assert.equal(ip.status, 201, JSON.stringify(ip.body));
-    const attached = await server.request('PATCH', '/v1.3/floating_ip/attach', {
+    const attached = await nubis.request('PATCH', '/v1.3/floating_ip/attach', {
       token: alice.token,
       body: { server_id: made.uuid, ip_id: ip.body.uuid },
     });
@@ -243,17 +243,17 @@ test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, dri
 
   await t.test('drift: an instance stopped in the engine shows stopped after reconciliation', async () => {
     await lxd.run('PUT', `/1.0/instances/nubis-${made.uuid}/state`, { body: { action: 'stop', force: true } });
-    await awaitPower(server, alice.token, made.uuid, 'stopped', 30);
+    await awaitPower(nubis, alice.token, made.uuid, 'stopped', 30);
   });
 
   await t.test('remove: the instance is gone, the snapshot image stays', async () => {
-    const removed = await server.request('DELETE', `/v1.3/server/remove/${made.uuid}`, { token: alice.token });
+    const removed = await nubis.request('DELETE', `/v1.3/server/remove/${made.uuid}`, { token: alice.token });
     assert.equal(removed.status, 204);
     await eventually('instance deleted', 60, async () =>
       (await lxd.exists(`/1.0/instances/nubis-${made.uuid}`)) ? undefined : true,
     );
     assert.ok(await lxd.exists(`/1.0/images/aliases/nubis-snap-${snapshotUuid}`));
-    const gone = await server.request('DELETE', `/v1.3/snapshot/remove/${snapshotUuid}`, { token: alice.token });
+    const gone = await nubis.request('DELETE', `/v1.3/snapshot/remove/${snapshotUuid}`, { token: alice.token });
     assert.equal(gone.status, 204, JSON.stringify(gone.body));
     await eventually('snapshot image deleted', 60, async () =>
       (await lxd.exists(`/1.0/images/aliases/nubis-snap-${snapshotUuid}`)) ? undefined : true,

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import type { TestServer } from '../support/server.ts';
+import type { TestInstance } from '../support/instance.ts';
 import { createAccount, mailsTo, type TestAccount } from '../support/accounts.ts';
 import {
   awaitPower,
@@ -19,12 +19,12 @@ import {
   removeServers,
   serverInfo,
   sshEventually,
-  startLxdServer,
+  startLxdInstance,
   TEST_IMAGE,
   testPool,
 } from './support.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 let keyUuid = '';
 const lxd = engine();
@@ -61,9 +61,9 @@ before(async () => {
     blobs.once('exit', (code) => reject(new Error(`the blob server exited (${code})`)));
   });
   base = `http://${gateway}:${port}`;
-  server = await startLxdServer({ SWEEPS: 'true', SWEEP_INTERVAL_SECONDS: '1' });
-  alice = await createAccount(server, { credit: 500 });
-  const keyId = await server.request('POST', '/v1.3/ssh_key/create', {
+  nubis = await startLxdInstance({ SWEEPS: 'true', SWEEP_INTERVAL_SECONDS: '1' });
+  alice = await createAccount(nubis, { credit: 500 });
+  const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
     token: alice.token,
     body: { name: 'laptop', public_key: key.publicKey },
   });
@@ -72,32 +72,32 @@ before(async () => {
 });
 
 after(async () => {
-  await removeServers(server, alice.token, created, lxd);
-  await server.close();
+  await removeServers(nubis, alice.token, created, lxd);
+  await nubis.close();
   blobs.kill();
   lxd.close();
 });
 
 /** A running server whose policy applies from `pointGb` GB on; its id, uuid and address. */
 async function serverWith(label: string, policy: string, pointGb: number) {
-  const made = await server.request('POST', '/v1.3/server/create', {
+  const made = await nubis.request('POST', '/v1.3/server/create', {
     token: alice.token,
     body: { region: 101, image: TEST_IMAGE, plan: 1, hostname: `${label}.example.com`, label, ssh_key: keyUuid },
   });
   assert.equal(made.status, 201, JSON.stringify(made.body));
   created.push(made.body.uuid);
-  const running = await awaitPower(server, alice.token, made.body.uuid, 'running');
+  const running = await awaitPower(nubis, alice.token, made.body.uuid, 'running');
   for (const [name, value] of [
     ['bw_overage_policy', policy],
     ['bw_overage_threshold', String(pointGb / running.bandwidth.limit)],
   ]) {
-    const set = await server.request('PUT', `/v1.3/option/set/${made.body.id}`, {
+    const set = await nubis.request('PUT', `/v1.3/option/set/${made.body.id}`, {
       token: alice.token,
       body: { name, value },
     });
     assert.equal(set.status, 202, JSON.stringify(set.body));
   }
-  const info = await serverInfo(server, alice.token, made.body.uuid);
+  const info = await serverInfo(nubis, alice.token, made.body.uuid);
   assert.equal(info.bandwidth.point, pointGb);
   return { id: made.body.id as number, uuid: made.body.uuid as string, address: publicAddress(running), info };
 }
@@ -109,7 +109,7 @@ async function download(address: string, megabytes: number) {
 }
 
 async function overageEvents(uuid: string) {
-  const answer = await server.admin('GET', `/admin/events?account=${alice.id}&limit=1000`);
+  const answer = await nubis.admin('GET', `/admin/events?account=${alice.id}&limit=1000`);
   return (answer.body.events as { type: string; resource: { uuid: string }; data: Record<string, unknown> }[]).filter(
     (event) => event.type === 'server.overage' && event.resource.uuid === uuid,
   );
@@ -124,15 +124,15 @@ test('power_off: the instance is stopped once the traffic crosses the point, and
   const s = await serverWith('heavy', 'power_off', 0.01);
   assert.deepEqual([s.info.power, s.info.bandwidth.applied], ['running', null]);
   await download(s.address, 20);
-  const off = await awaitPower(server, alice.token, s.uuid, 'stopped', 60);
+  const off = await awaitPower(nubis, alice.token, s.uuid, 'stopped', 60);
   assert.equal(off.bandwidth.applied, 'power_off');
   assert.ok(off.bandwidth.usage >= 0.01, JSON.stringify(off.bandwidth));
   await eventually('the instance stopped', 60, async () =>
     (await lxd.get<{ status: string }>(`/1.0/instances/nubis-${s.uuid}/state`)).status === 'Stopped' ? true : undefined,
   );
   assert.equal((await overageEvents(s.uuid))[0]?.data.action, 'powered_off');
-  assert.ok((await mailsTo(server, alice.email)).some((m) => /heavy.*powered off/.test(m.subject)));
-  const start = await server.request('PATCH', '/v1.3/server/start', { token: alice.token, body: { server_id: s.id } });
+  assert.ok((await mailsTo(nubis, alice.email)).some((m) => /heavy.*powered off/.test(m.subject)));
+  const start = await nubis.request('PATCH', '/v1.3/server/start', { token: alice.token, body: { server_id: s.id } });
   assert.equal(start.status, 409, JSON.stringify(start.body));
 });
 
@@ -145,14 +145,14 @@ test("throttle: the engine's NIC gets the rate limit at the point, and loses it 
     return nic['limits.ingress'] ? nic : undefined;
   }).catch(async (error: Error) => {
     // What Nubis recorded, to tell a sweep that did not act from a job that failed.
-    const db = server.running.ctx.db;
+    const db = nubis.running.ctx.db;
     const row = await db
       .selectFrom('servers')
       .select(['throttled', 'engine_error'])
       .where('uuid', '=', s.uuid)
       .execute();
     const jobs = await db.selectFrom('compute_jobs').selectAll().where('line', '=', s.uuid).execute();
-    const info = await serverInfo(server, alice.token, s.uuid);
+    const info = await serverInfo(nubis, alice.token, s.uuid);
     throw new Error(
       `${error.message}: ${JSON.stringify({ row, jobs, bandwidth: info.bandwidth, nic: await eth0(s.uuid) })}`,
     );
@@ -161,9 +161,9 @@ test("throttle: the engine's NIC gets the rate limit at the point, and loses it 
   // limits.egress needs tc policing (act_police) in the host's kernel: where it lacks it, the engine
   // refuses it and only what the machine receives is limited (docs/decisions.md).
   assert.ok([undefined, '10Mbit'].includes(limited['limits.egress']), JSON.stringify(limited));
-  const info = await serverInfo(server, alice.token, s.uuid);
+  const info = await serverInfo(nubis, alice.token, s.uuid);
   assert.deepEqual([info.power, info.bandwidth.applied], ['running', 'throttle']);
-  const raised = await server.request('PUT', `/v1.3/option/set/${s.id}`, {
+  const raised = await nubis.request('PUT', `/v1.3/option/set/${s.id}`, {
     token: alice.token,
     body: { name: 'bw_overage_threshold', value: '1' },
   });
@@ -182,7 +182,7 @@ test("charge: the whole GB past the point are billed at the region's rate, exact
   // The items and the charges' events read together (no charge between the two reads).
   const { events, billed } = await eventually('a stable reading', 30, async () => {
     const before = await overageEvents(s.uuid);
-    const invoices = await server.request('GET', '/v1.3/invoice/list', { token: alice.token });
+    const invoices = await nubis.request('GET', '/v1.3/invoice/list', { token: alice.token });
     const after = await overageEvents(s.uuid);
     if (after.length !== before.length) return undefined;
     const items = (invoices.body.invoices as { resource_type: string; amount_mo: number }[]).filter(
@@ -196,5 +196,5 @@ test("charge: the whole GB past the point are billed at the region's rate, exact
   const gbOver = Math.floor(Math.round((last.usage_gb - last.point_gb) * 100) / 100);
   assert.ok(gbOver >= 1, `${gbOver} GB over`);
   assert.equal(billed, gbOver * Math.round(Number(rate) * 1e6));
-  assert.equal((await serverInfo(server, alice.token, s.uuid)).power, 'running');
+  assert.equal((await serverInfo(nubis, alice.token, s.uuid)).power, 'running');
 });

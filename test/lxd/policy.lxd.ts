@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import { after, before, test } from 'node:test';
-import type { TestServer } from '../support/server.ts';
+import type { TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import {
   awaitPower,
@@ -19,12 +19,12 @@ import {
   ssh,
   sshEventually,
   sleep,
-  startLxdServer,
+  startLxdInstance,
   TEST_IMAGE,
   testPool,
 } from './support.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 const lxd = engine();
 const key = keyPair();
@@ -53,13 +53,13 @@ before(async () => {
     await new Promise<void>((resolve) => socket.bind(port, gateway, resolve));
     listeners.push(socket);
   }
-  server = await startLxdServer();
-  alice = await createAccount(server, { credit: 500 });
+  nubis = await startLxdInstance();
+  alice = await createAccount(nubis, { credit: 500 });
 });
 
 after(async () => {
-  await removeServers(server, alice.token, created, lxd);
-  await server.close();
+  await removeServers(nubis, alice.token, created, lxd);
+  await nubis.close();
   for (const listener of listeners) listener.close();
   lxd.close();
 });
@@ -84,20 +84,20 @@ async function reach(address: string, tcp: number[], udp: number[]): Promise<str
 }
 
 async function setAccount(body: Record<string, unknown>) {
-  const changed = await server.admin('PATCH', `/admin/accounts/${alice.id}`, body);
+  const changed = await nubis.admin('PATCH', `/admin/accounts/${alice.id}`, body);
   assert.equal(changed.status, 200, JSON.stringify(changed.body));
   return changed.body;
 }
 
 test('blocked ports are dropped at the engine, smtp lifts and restores them without a restart', async () => {
-  const keyId = await server.request('POST', '/v1.3/ssh_key/create', {
+  const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
     token: alice.token,
     body: { name: 'laptop', public_key: key.publicKey },
   });
   assert.equal(keyId.status, 201, JSON.stringify(keyId.body));
   const account = await setAccount({ blocked_ports: { TCP: [25, 465, 587], UDP: [udpBlocked] } });
   assert.deepEqual(account.blocked_ports, { TCP: [25, 465, 587], UDP: [udpBlocked] });
-  const made = await server.request('POST', '/v1.3/server/create', {
+  const made = await nubis.request('POST', '/v1.3/server/create', {
     token: alice.token,
     body: {
       region: 101,
@@ -110,7 +110,7 @@ test('blocked ports are dropped at the engine, smtp lifts and restores them with
   });
   assert.equal(made.status, 201, JSON.stringify(made.body));
   created.push(made.body.uuid);
-  const address = publicAddress(await awaitPower(server, alice.token, made.body.uuid, 'running'));
+  const address = publicAddress(await awaitPower(nubis, alice.token, made.body.uuid, 'running'));
 
   // Blocked from its first boot: the unlisted ports pass, the listed ones do not.
   assert.deepEqual(await reach(address, tcpPorts, [udpBlocked, udpOpen]), ['tcp 2525', `udp ${udpOpen}`]);

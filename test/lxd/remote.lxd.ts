@@ -21,7 +21,7 @@ import {
   eventually,
   publicAddress,
   sshEventually,
-  startLxdServer,
+  startLxdInstance,
   TEST_IMAGE,
 } from './support.ts';
 
@@ -65,7 +65,7 @@ function freePort(): Promise<number> {
   });
 }
 
-function nubis(...args: string[]) {
+function cli(...args: string[]) {
   return spawnSync(process.execPath, ['bin/nubis.ts', ...args], {
     encoding: 'utf8',
     env: { ...process.env, COMPUTE_DRIVER: 'lxd', ...env() },
@@ -104,13 +104,13 @@ test('nubis compute trust: a token from the engine makes it trust the client cer
     const token = Buffer.from(
       JSON.stringify({ client_name: 'nubis-remote-test', ...meta, expires_at: '0001-01-01T00:00:00Z' }),
     ).toString('base64');
-    const trust = nubis('compute', 'trust', token);
+    const trust = cli('compute', 'trust', token);
     assert.equal(trust.status, 0, trust.stderr);
     assert.match(trust.stdout, /trusts/);
     assert.ok(await lxd.exists(`/1.0/certificates/${trusted.fingerprint}`), 'the engine lists the certificate');
     assert.ok(Array.isArray(await untrusted.get('/1.0/instances')));
     // Setup over https finds what the socket made (idempotent).
-    const setup = nubis('compute', 'setup');
+    const setup = cli('compute', 'setup');
     assert.equal(setup.status, 0, setup.stderr);
     assert.match(setup.stdout, /present network nubis-101/);
   } finally {
@@ -119,21 +119,21 @@ test('nubis compute trust: a token from the engine makes it trust the client cer
 });
 
 test('over https: create → running → SSH answers → remove', async () => {
-  const server = await startLxdServer(env());
+  const nubis = await startLxdInstance(env());
   let uuid = '';
   try {
-    const alice = await createAccount(server);
-    const created = await server.request('POST', '/v1.3/server/create', {
+    const alice = await createAccount(nubis);
+    const created = await nubis.request('POST', '/v1.3/server/create', {
       token: alice.token,
       body: { hostname: 'remote.example.com', label: 'remote', region: 101, image: TEST_IMAGE, plan: 1 },
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     uuid = created.body.uuid;
-    const running = await awaitPower(server, alice.token, uuid, 'running');
+    const running = await awaitPower(nubis, alice.token, uuid, 'running');
     assert.equal((await lxd.get<{ status: string }>(`/1.0/instances/nubis-${uuid}`)).status, 'Running');
     const login = await sshEventually(publicAddress(running), { password: running.info.password }, 'hostname');
     assert.equal(login.stdout.trim(), 'remote.example.com');
-    const removed = await server.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
+    const removed = await nubis.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
     assert.equal(removed.status, 204);
     await eventually('instance deleted over https', 60, async () =>
       (await lxd.exists(`/1.0/instances/nubis-${uuid}`)) ? undefined : true,
@@ -141,7 +141,7 @@ test('over https: create → running → SSH answers → remove', async () => {
     uuid = '';
   } finally {
     if (uuid) await lxd.run('DELETE', `/1.0/instances/nubis-${uuid}?force=true`).catch(() => {});
-    await server.close();
+    await nubis.close();
   }
 });
 
@@ -158,13 +158,13 @@ for (const [what, change, reason] of [
   ],
 ] as const)
   test(`${what}: the job fails at once with the reason, the server settles stopped`, async () => {
-    const server = await startLxdServer({ ...env(), ...change, COMPUTE_JOB_ATTEMPTS: '1' });
+    const nubis = await startLxdInstance({ ...env(), ...change, COMPUTE_JOB_ATTEMPTS: '1' });
     try {
-      const { uuid } = await createRefused(server, 'refused.example.com', 30);
-      const seen = await server.admin('GET', `/admin/servers/${uuid}`);
+      const { uuid } = await createRefused(nubis, 'refused.example.com', 30);
+      const seen = await nubis.admin('GET', `/admin/servers/${uuid}`);
       assert.match(seen.body.engine_error, reason);
       assert.equal(await lxd.exists(`/1.0/instances/nubis-${uuid}`), false, 'nothing was made');
     } finally {
-      await server.close();
+      await nubis.close();
     }
   });

@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { TestServer } from '../support/server.ts';
+import type { TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import {
   awaitPower,
@@ -15,24 +15,24 @@ import {
   publicAddress,
   removeServers,
   sshEventually,
-  startLxdServer,
+  startLxdInstance,
   TEST_IMAGE,
 } from './support.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 const lxd = engine();
 const key = keyPair();
 const created: string[] = [];
 
 before(async () => {
-  server = await startLxdServer();
-  alice = await createAccount(server, { credit: 500 });
+  nubis = await startLxdInstance();
+  alice = await createAccount(nubis, { credit: 500 });
 });
 
 after(async () => {
-  await removeServers(server, alice.token, created, lxd);
-  await server.close();
+  await removeServers(nubis, alice.token, created, lxd);
+  await nubis.close();
   lxd.close();
 });
 
@@ -42,30 +42,30 @@ async function status(name: string): Promise<string | null> {
 }
 
 async function rescue(uuid: string, enable: boolean) {
-  const answer = await server.request('POST', '/v1.3/server/rescue', {
+  const answer = await nubis.request('POST', '/v1.3/server/rescue', {
     token: alice.token,
     body: { server_id: uuid, enable },
   });
   assert.equal(answer.status, 202, JSON.stringify(answer.body));
-  return awaitPower(server, alice.token, uuid, 'running');
+  return awaitPower(nubis, alice.token, uuid, 'running');
 }
 
 async function power(uuid: string, verb: 'start' | 'stop') {
-  const answer = await server.request('PATCH', `/v1.3/server/${verb}`, {
+  const answer = await nubis.request('PATCH', `/v1.3/server/${verb}`, {
     token: alice.token,
     body: { server_id: uuid },
   });
   assert.equal(answer.status, 202, JSON.stringify(answer.body));
-  return awaitPower(server, alice.token, uuid, verb === 'start' ? 'running' : 'stopped');
+  return awaitPower(nubis, alice.token, uuid, verb === 'start' ? 'running' : 'stopped');
 }
 
 test('rescue mode: the rescue system on the server’s address, its disk at /mnt, a repair kept', async (t) => {
-  const keyId = await server.request('POST', '/v1.3/ssh_key/create', {
+  const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
     token: alice.token,
     body: { name: 'laptop', public_key: key.publicKey },
   });
   assert.equal(keyId.status, 201, JSON.stringify(keyId.body));
-  const made = await server.request('POST', '/v1.3/server/create', {
+  const made = await nubis.request('POST', '/v1.3/server/create', {
     token: alice.token,
     body: {
       region: 101,
@@ -79,7 +79,7 @@ test('rescue mode: the rescue system on the server’s address, its disk at /mnt
   assert.equal(made.status, 201, JSON.stringify(made.body));
   const uuid = made.body.uuid as string;
   created.push(uuid);
-  const running = await awaitPower(server, alice.token, uuid, 'running');
+  const running = await awaitPower(nubis, alice.token, uuid, 'running');
   const address = publicAddress(running);
   const password = running.info.password as string;
   const own = `nubis-${uuid}`;
@@ -140,9 +140,9 @@ test('rescue mode: the rescue system on the server’s address, its disk at /mnt
 
   await t.test("reconciliation reads the rescue system, not the server's stopped instance", async () => {
     await lxd.run('PUT', `/1.0/instances/${rescueSystem}/state`, { body: { action: 'stop', force: true } });
-    await awaitPower(server, alice.token, uuid, 'stopped', 30);
+    await awaitPower(nubis, alice.token, uuid, 'stopped', 30);
     await lxd.run('PUT', `/1.0/instances/${rescueSystem}/state`, { body: { action: 'start' } });
-    const back = await awaitPower(server, alice.token, uuid, 'running', 30);
+    const back = await awaitPower(nubis, alice.token, uuid, 'running', 30);
     assert.ok(back.info.features.includes('rescue_mode'));
     assert.equal(await status(own), 'Stopped');
   });
@@ -166,12 +166,12 @@ test('rescue mode: the rescue system on the server’s address, its disk at /mnt
   await t.test('reinstall in rescue mode: rescue off, the rescue system gone, a fresh server', async () => {
     await rescue(uuid, true);
     assert.equal(await status(rescueSystem), 'Running');
-    const reinstalled = await server.request('POST', '/v1.3/server/reinstall', {
+    const reinstalled = await nubis.request('POST', '/v1.3/server/reinstall', {
       token: alice.token,
       body: { server_id: uuid },
     });
     assert.equal(reinstalled.status, 202, JSON.stringify(reinstalled.body));
-    const fresh = await awaitPower(server, alice.token, uuid, 'running');
+    const fresh = await awaitPower(nubis, alice.token, uuid, 'running');
     assert.ok(!fresh.info.features.includes('rescue_mode'));
     assert.equal(await status(rescueSystem), null);
     const onServer = await sshEventually(address, { key: key.path }, 'hostname; ls /root/note 2>&1 || true');
@@ -181,18 +181,18 @@ test('rescue mode: the rescue system on the server’s address, its disk at /mnt
   await t.test('remove in rescue mode removes the rescue system too', async () => {
     await rescue(uuid, true);
     assert.equal(await status(rescueSystem), 'Running');
-    const removed = await server.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
+    const removed = await nubis.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
     assert.equal(removed.status, 204);
     await eventually('both instances deleted', 60, async () =>
       (await status(own)) === null && (await status(rescueSystem)) === null ? true : undefined,
     );
-    const info = await server.request('GET', `/v1.3/server/info/${uuid}`, { token: alice.token });
+    const info = await nubis.request('GET', `/v1.3/server/info/${uuid}`, { token: alice.token });
     assert.equal(info.status, 404);
   });
 });
 
 test('rescue asked while the server is being created: it comes up in rescue mode, and leaves it after a half-done job', async () => {
-  const made = await server.request('POST', '/v1.3/server/create', {
+  const made = await nubis.request('POST', '/v1.3/server/create', {
     token: alice.token,
     body: { region: 101, image: TEST_IMAGE, plan: 1, hostname: 'early.example.com', label: 'early' },
   });

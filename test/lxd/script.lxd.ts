@@ -6,11 +6,11 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, test } from 'node:test';
-import type { TestServer } from '../support/server.ts';
+import type { TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
-import { engine, eventually, removeServers, serverInfo, startLxdServer, TEST_IMAGE, testPool } from './support.ts';
+import { engine, eventually, removeServers, serverInfo, startLxdInstance, TEST_IMAGE, testPool } from './support.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 const lxd = engine();
 const created: string[] = [];
@@ -32,19 +32,19 @@ before(async () => {
   });
   await new Promise<void>((resolve) => scripts.listen(0, gateway, resolve));
   base = `http://${gateway}:${(scripts.address() as { port: number }).port}`;
-  server = await startLxdServer();
-  alice = await createAccount(server, { credit: 500 });
+  nubis = await startLxdInstance();
+  alice = await createAccount(nubis, { credit: 500 });
 });
 
 after(async () => {
-  await removeServers(server, alice.token, created, lxd);
-  await server.close();
+  await removeServers(nubis, alice.token, created, lxd);
+  await nubis.close();
   scripts.close();
   lxd.close();
 });
 
 async function create(label: string, scriptUrl: string): Promise<string> {
-  const made = await server.request('POST', '/v1.3/server/create', {
+  const made = await nubis.request('POST', '/v1.3/server/create', {
     token: alice.token,
     body: { region: 101, image: TEST_IMAGE, plan: 1, hostname: `${label}.example.com`, label, script_url: scriptUrl },
   });
@@ -56,7 +56,7 @@ async function create(label: string, scriptUrl: string): Promise<string> {
 
 function reported(uuid: string) {
   return eventually(`script outcome of ${uuid}`, 120, async () => {
-    const info = await serverInfo(server, alice.token, uuid);
+    const info = await serverInfo(nubis, alice.token, uuid);
     return info.info.script?.state === 'pending' ? undefined : info.info.script;
   });
 }
@@ -83,7 +83,7 @@ test('a script that runs, one that fails and one that cannot be fetched: each ou
   assert.deepEqual([unfetched.state, unfetched.stage], ['failed', 'fetch']);
   assert.notEqual(unfetched.exit_status, 0);
 
-  const events = await server.admin('GET', `/admin/events?account=${alice.id}&limit=1000`);
+  const events = await nubis.admin('GET', `/admin/events?account=${alice.id}&limit=1000`);
   const told = (events.body.events as { type: string; resource: { uuid: string }; data: { state: string } }[])
     .filter((event) => event.type === 'server.script')
     .map((event) => [event.resource.uuid, event.data.state]);

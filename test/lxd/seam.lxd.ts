@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
-import type { HttpResult, JsonBody, RequestOptions, TestServer } from '../support/server.ts';
+import type { HttpResult, JsonBody, RequestOptions, TestInstance } from '../support/instance.ts';
 import {
   awaitPower,
   engine,
@@ -35,7 +35,7 @@ const lxd = engine();
 interface Nubis {
   child: ChildProcess;
   exited: Promise<number | null>;
-  client: TestServer;
+  client: TestInstance;
 }
 
 async function startNubis(): Promise<Nubis> {
@@ -94,7 +94,7 @@ async function startNubis(): Promise<Nubis> {
     request,
     admin: <T = JsonBody>(method: string, path: string, body?: unknown): Promise<HttpResult<T>> =>
       request<T>(method, path, { token: adminToken, body }),
-  } as unknown as TestServer;
+  } as unknown as TestInstance;
   return { child, exited, client };
 }
 

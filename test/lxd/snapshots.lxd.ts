@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { TestServer } from '../support/server.ts';
+import type { TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import {
   awaitPower,
@@ -14,28 +14,28 @@ import {
   removeServers,
   serverInfo,
   sshEventually,
-  startLxdServer,
+  startLxdInstance,
   TEST_IMAGE,
 } from './support.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 const lxd = engine();
 const created: string[] = [];
 
 before(async () => {
-  server = await startLxdServer({ COMPUTE_JOB_ATTEMPTS: '1' });
-  alice = await createAccount(server);
+  nubis = await startLxdInstance({ COMPUTE_JOB_ATTEMPTS: '1' });
+  alice = await createAccount(nubis);
 });
 
 after(async () => {
-  await removeServers(server, alice.token, created, lxd);
-  await server.close();
+  await removeServers(nubis, alice.token, created, lxd);
+  await nubis.close();
   lxd.close();
 });
 
 async function create(body: Record<string, unknown>) {
-  const result = await server.request('POST', '/v1.3/server/create', {
+  const result = await nubis.request('POST', '/v1.3/server/create', {
     token: alice.token,
     body: { region: 101, plan: 1, ...body },
   });
@@ -46,13 +46,13 @@ async function create(body: Record<string, unknown>) {
 
 test('a server made from a snapshot still being copied, the snapshot removed at once, has its disk', async () => {
   const source = await create({ hostname: 'source.example.com', label: 'source', image: TEST_IMAGE });
-  const sourceInfo = await awaitPower(server, alice.token, source.uuid, 'running');
+  const sourceInfo = await awaitPower(nubis, alice.token, source.uuid, 'running');
   await sshEventually(
     publicAddress(sourceInfo),
     { password: sourceInfo.info.password },
     'echo from-the-source > /root/marker && sync',
   );
-  const snap = await server.request('POST', '/v1.3/snapshot/create', {
+  const snap = await nubis.request('POST', '/v1.3/snapshot/create', {
     token: alice.token,
     body: { name: 'in-flight', server_id: source.uuid },
   });
@@ -64,14 +64,14 @@ test('a server made from a snapshot still being copied, the snapshot removed at 
     image_type: 'snapshot',
     image: snap.body.uuid,
   });
-  const removed = await server.request('DELETE', `/v1.3/snapshot/remove/${snap.body.uuid}`, { token: alice.token });
+  const removed = await nubis.request('DELETE', `/v1.3/snapshot/remove/${snap.body.uuid}`, { token: alice.token });
   assert.equal(removed.status, 204, JSON.stringify(removed.body));
 
   const copyInfo = await eventually('the copy settled', 120, async () => {
-    const info = await serverInfo(server, alice.token, copy.uuid);
+    const info = await serverInfo(nubis, alice.token, copy.uuid);
     return info.power === 'provisioning' ? undefined : info;
   });
-  const seen = await server.admin('GET', `/admin/servers/${copy.uuid}`);
+  const seen = await nubis.admin('GET', `/admin/servers/${copy.uuid}`);
   assert.equal(seen.body.engine_error, null);
   assert.equal(copyInfo.power, 'running');
   const fromCopy = await sshEventually(

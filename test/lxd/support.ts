@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LxdClient } from '../../src/compute/lxd/lxd-client.ts';
 import { createAccount } from '../support/accounts.ts';
-import { startTestServer, type JsonBody, type TestServer } from '../support/server.ts';
+import { startTestInstance, type JsonBody, type TestInstance } from '../support/instance.ts';
 
 export const lxdUrl = process.env.LXD_URL ?? '/var/lib/lxd/unix.socket';
 /** Region 101 of the test catalog: its own pool, bridge nubis-101 at 172.30.101.1/24. */
@@ -57,16 +57,16 @@ export function engine(url = lxdUrl): LxdClient {
 }
 
 /** Removes the servers a suite made and waits (at most 60 s) until the engine has no instance of theirs. */
-export async function removeServers(server: TestServer, token: string, uuids: string[], lxd: LxdClient) {
-  for (const uuid of uuids) await server.request('DELETE', `/v1.3/server/remove/${uuid}`, { token });
+export async function removeServers(nubis: TestInstance, token: string, uuids: string[], lxd: LxdClient) {
+  for (const uuid of uuids) await nubis.request('DELETE', `/v1.3/server/remove/${uuid}`, { token });
   await eventually('instances removed', 60, async () => {
     const names = await lxd.get<string[]>('/1.0/instances');
     return names.some((n) => uuids.some((uuid) => n.endsWith(uuid))) ? undefined : true;
   }).catch(() => {});
 }
 
-export function startLxdServer(env: Record<string, string> = {}): Promise<TestServer> {
-  return startTestServer({
+export function startLxdInstance(env: Record<string, string> = {}): Promise<TestInstance> {
+  return startTestInstance({
     COMPUTE_DRIVER: 'lxd',
     LXD_URL: lxdUrl,
     CATALOG_FILE: process.env.LXD_TEST_CATALOG ?? writeTestCatalog(),
@@ -99,15 +99,15 @@ export async function eventually<T>(what: string, seconds: number, probe: () => 
   }
 }
 
-export async function serverInfo(server: TestServer, token: string, id: string | number): Promise<JsonBody> {
-  const info = await server.request('GET', `/v1.3/server/info/${id}`, { token });
+export async function serverInfo(nubis: TestInstance, token: string, id: string | number): Promise<JsonBody> {
+  const info = await nubis.request('GET', `/v1.3/server/info/${id}`, { token });
   assert.equal(info.status, 200, JSON.stringify(info.body));
   return info.body.server ?? info.body;
 }
 
-export function awaitPower(server: TestServer, token: string, id: string | number, power: string, seconds = 120) {
+export function awaitPower(nubis: TestInstance, token: string, id: string | number, power: string, seconds = 120) {
   return eventually(`server ${id} ${power}`, seconds, async () => {
-    const info = await serverInfo(server, token, id);
+    const info = await serverInfo(nubis, token, id);
     return info.power === power ? info : undefined;
   });
 }
@@ -116,14 +116,14 @@ export function awaitPower(server: TestServer, token: string, id: string | numbe
  * Creates a server for a new account on a Nubis whose engine will refuse it, and waits until its
  * provisioning has given up (the server settles stopped): its owner and uuid.
  */
-export async function createRefused(server: TestServer, hostname: string, seconds = 60) {
-  const owner = await createAccount(server);
-  const created = await server.request('POST', '/v1.3/server/create', {
+export async function createRefused(nubis: TestInstance, hostname: string, seconds = 60) {
+  const owner = await createAccount(nubis);
+  const created = await nubis.request('POST', '/v1.3/server/create', {
     token: owner.token,
     body: { hostname, label: hostname.split('.')[0], region: 101, image: TEST_IMAGE, plan: 1 },
   });
   assert.equal(created.status, 201, JSON.stringify(created.body));
-  const settled = await awaitPower(server, owner.token, created.body.uuid, 'stopped', seconds);
+  const settled = await awaitPower(nubis, owner.token, created.body.uuid, 'stopped', seconds);
   return { owner, uuid: created.body.uuid as string, settled };
 }
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN_TOKEN, call, deployment, fundedAccount, type Deployment, type Instance } from './instances.ts';
-import { startTestServer } from '../support/server.ts';
+import { startTestInstance } from '../support/instance.ts';
 import { createAccount } from '../support/accounts.ts';
 import { accountViews, furnish } from '../support/state-views.ts';
 import { deployServer } from '../support/servers.ts';
@@ -62,14 +62,14 @@ describe('saved states across databases', () => {
     // Tokens and sealed secrets open only under the key that sealed them: both share one.
     const env = { SECRET_KEY: 'a-shared-secret-key-of-at-least-32-characters' };
     const [sqlite, postgres] = await Promise.all([
-      startTestServer(env, { db: 'sqlite' }),
-      startTestServer(env, { db: 'postgres' }),
+      startTestInstance(env, { db: 'sqlite' }),
+      startTestInstance(env, { db: 'postgres' }),
     ]);
     try {
       const accounts = await Promise.all([createAccount(sqlite), createAccount(sqlite)]);
       for (const account of accounts) await furnish(sqlite, account.token);
-      const views = async (server: typeof sqlite) =>
-        Promise.all(accounts.map((account) => accountViews(server, account.token)));
+      const views = async (nubis: typeof sqlite) =>
+        Promise.all(accounts.map((account) => accountViews(nubis, account.token)));
 
       const fromSqlite = await sqlite.admin('POST', '/admin/state/export');
       const onPostgres = await postgres.admin('POST', '/admin/state/import', fromSqlite.body);

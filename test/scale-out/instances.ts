@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { JsonBody } from '../support/server.ts';
+import type { JsonBody } from '../support/instance.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 export const ADMIN_TOKEN = 'scale-out-admin-token-0123456789';

@@ -13,20 +13,20 @@ import {
   waitForServer,
   type NubisClient,
 } from '@nubis/sdk';
-import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server.ts';
+import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../support/instance.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let operator: NubisClient;
 before(async () => {
-  server = await startTestServer();
-  operator = createNubisClient({ baseUrl: server.url, token: ADMIN_TOKEN });
+  nubis = await startTestInstance();
+  operator = createNubisClient({ baseUrl: nubis.url, token: ADMIN_TOKEN });
 });
-after(() => server.close());
+after(() => nubis.close());
 
 /** Registers through the SDK (a public operation: no token), activates from the outbox, credits. */
 async function newCustomer(credit = 100): Promise<NubisClient> {
-  const anonymous = createNubisClient({ baseUrl: server.url });
+  const anonymous = createNubisClient({ baseUrl: nubis.url });
   const email = uniqueEmail('sdk');
   const registered = await unwrap(
     anonymous.POST('/v1.3/account/register', {
@@ -45,7 +45,7 @@ async function newCustomer(credit = 100): Promise<NubisClient> {
   assert.ok(uuid, 'activation mail');
   await unwrap(anonymous.PUT('/v1.3/account/activate', { body: { uuid } }));
   // A token given as a function is asked before every request (a console that logs in later).
-  const client = createNubisClient({ baseUrl: server.url, token: () => registered.token });
+  const client = createNubisClient({ baseUrl: nubis.url, token: () => registered.token });
   const account = await unwrap(client.GET('/v1.3/account/info'));
   await unwrap(
     operator.POST('/admin/accounts/{account}/credit', {
@@ -125,7 +125,7 @@ test('refusals are typed errors carrying the status, the status line and the fie
     JSON.stringify(invalid.body),
   );
 
-  const anonymous = createNubisClient({ baseUrl: server.url });
+  const anonymous = createNubisClient({ baseUrl: nubis.url });
   const unauthorised = await unwrap(anonymous.GET('/v1.3/server/list')).catch((error: unknown) => error);
   assert.ok(unauthorised instanceof NubisError);
   assert.equal(unauthorised.status, 401);

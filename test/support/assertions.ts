@@ -1,7 +1,7 @@
 // Assertions on the v1.3 error shapes, shared by the black-box tests.
 
 import assert from 'node:assert/strict';
-import type { HttpResult } from './server.ts';
+import type { HttpResult } from './instance.ts';
 
 interface FieldErrors {
   errors: { field: string; reason: string }[];

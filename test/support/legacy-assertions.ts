@@ -1,7 +1,7 @@
 // Assertions on the legacy API's error envelope, shared by the /v1 tests.
 
 import assert from 'node:assert/strict';
-import type { HttpResult } from './server.ts';
+import type { HttpResult } from './instance.ts';
 
 interface LegacyError {
   message: string;

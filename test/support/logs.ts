@@ -2,7 +2,7 @@
 // client input never produces an error-level line (level 50 and above).
 
 import { pino } from 'pino';
-import type { TestServer } from './server.ts';
+import type { TestInstance } from './instance.ts';
 
 export interface CapturedLogs {
   lines(): Record<string, unknown>[];
@@ -11,8 +11,8 @@ export interface CapturedLogs {
 }
 
 /** Starts capturing: the server must log at `warn` or more detail for errors to be seen. */
-export function captureLogs(server: TestServer): CapturedLogs {
-  const logger = server.running.ctx.log as unknown as Record<symbol, { write(chunk: string): unknown } | undefined>;
+export function captureLogs(nubis: TestInstance): CapturedLogs {
+  const logger = nubis.running.ctx.log as unknown as Record<symbol, { write(chunk: string): unknown } | undefined>;
   const stream = logger[pino.symbols.streamSym];
   if (!stream) throw new Error('the test server has no log stream: start it with LOG_LEVEL set');
   const captured: Record<string, unknown>[] = [];

@@ -3,7 +3,7 @@
 // the other. Each answer is read into a neutral view, so a test compares like with like.
 
 import assert from 'node:assert/strict';
-import type { HttpResult, JsonBody, TestServer } from './server.ts';
+import type { HttpResult, JsonBody, TestInstance } from './instance.ts';
 
 export type ProtocolName = 'v1' | 'v1.3';
 
@@ -83,10 +83,10 @@ function expectEnvelope(result: HttpResult, responseCode: number, what: string):
 
 const legacyPower: Record<string, string> = { active: 'running', pending: 'provisioning' };
 
-export function v1(server: TestServer): Protocol {
-  const get = (token: string, path: string) => server.request('GET', `/v1${path}`, { token });
+export function v1(nubis: TestInstance): Protocol {
+  const get = (token: string, path: string) => nubis.request('GET', `/v1${path}`, { token });
   const post = (token: string, path: string, form: Record<string, string | number | boolean>) =>
-    server.request('POST', `/v1${path}`, { token, form });
+    nubis.request('POST', `/v1${path}`, { token, form });
   return {
     name: 'v1',
     async account(token) {
@@ -191,9 +191,9 @@ export function v1(server: TestServer): Protocol {
   };
 }
 
-export function v13(server: TestServer): Protocol {
+export function v13(nubis: TestInstance): Protocol {
   const call = (method: string, token: string, path: string, body?: unknown) =>
-    server.request(method, `/v1.3${path}`, { token, body });
+    nubis.request(method, `/v1.3${path}`, { token, body });
   return {
     name: 'v1.3',
     async account(token) {
@@ -307,8 +307,8 @@ export function v13(server: TestServer): Protocol {
   };
 }
 
-export function protocol(server: TestServer, name: ProtocolName): Protocol {
-  return name === 'v1' ? v1(server) : v13(server);
+export function protocol(nubis: TestInstance, name: ProtocolName): Protocol {
+  return name === 'v1' ? v1(nubis) : v13(nubis);
 }
 
 /** Both directions, by name (tests are declared before the server starts): made through the first, seen through the second. */

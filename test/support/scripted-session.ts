@@ -4,7 +4,7 @@
 // server and the sources (prebuilt.test.ts).
 
 import assert from 'node:assert/strict';
-import type { TestServer } from './server.ts';
+import type { TestInstance } from './instance.ts';
 import { ecdsaPublicKey } from './servers.ts';
 
 // One input key for every run: the same requests, byte for byte.
@@ -18,10 +18,10 @@ export interface Answer {
   requestId: string | null;
 }
 
-export async function scriptedSession(server: TestServer): Promise<Answer[]> {
+export async function scriptedSession(nubis: TestInstance): Promise<Answer[]> {
   const answers: Answer[] = [];
   const call = async (method: string, path: string, options: { token?: string; body?: unknown } = {}) => {
-    const response = await fetch(server.url + path, {
+    const response = await fetch(nubis.url + path, {
       method,
       headers: {
         ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
@@ -39,7 +39,7 @@ export async function scriptedSession(server: TestServer): Promise<Answer[]> {
     return { status: response.status, body: text ? JSON.parse(text) : null };
   };
   const admin = (method: string, path: string, body?: unknown) =>
-    call(method, path, { token: server.config.adminToken!, body });
+    call(method, path, { token: nubis.config.adminToken!, body });
 
   const people = [];
   for (const name of ['ada', 'bob']) {

@@ -2,7 +2,7 @@
 // clock) for it to finish provisioning.
 
 import { generateKeyPairSync } from 'node:crypto';
-import type { JsonBody, TestServer } from './server.ts';
+import type { JsonBody, TestInstance } from './instance.ts';
 
 export const standardServer = { hostname: 'web-1.example.com', label: 'web 1', region: 101, image: 1001, plan: 1 };
 
@@ -10,23 +10,23 @@ export const standardServer = { hostname: 'web-1.example.com', label: 'web 1', r
 export const SETTLE_SECONDS = 600;
 
 export async function deployServer(
-  server: TestServer,
+  nubis: TestInstance,
   token: string,
   overrides: Record<string, unknown> = {},
   options: { settle?: boolean } = {},
 ) {
-  const created = await server.request('POST', '/v1.3/server/create', {
+  const created = await nubis.request('POST', '/v1.3/server/create', {
     token,
     body: { ...standardServer, ...overrides },
   });
   if (created.status !== 201)
     throw new Error(`server/create failed: ${created.status} ${JSON.stringify(created.body)}`);
-  if (options.settle !== false) await server.advance(SETTLE_SECONDS);
+  if (options.settle !== false) await nubis.advance(SETTLE_SECONDS);
   return created.body as { id: number; uuid: string; [key: string]: JsonBody };
 }
 
-export async function serverInfo(server: TestServer, token: string, id: number | string) {
-  const info = await server.request('GET', `/v1.3/server/info/${id}`, { token });
+export async function serverInfo(nubis: TestInstance, token: string, id: number | string) {
+  const info = await nubis.request('GET', `/v1.3/server/info/${id}`, { token });
   if (info.status !== 200) throw new Error(`server/info failed: ${info.status} ${JSON.stringify(info.body)}`);
   return info.body;
 }

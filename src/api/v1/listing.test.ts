@@ -3,20 +3,20 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type JsonBody, startTestServer, type TestServer } from '../../../test/support/server.ts';
+import { type JsonBody, startTestInstance, type TestInstance } from '../../../test/support/instance.ts';
 import { createAccount } from '../../../test/support/accounts.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 
 before(async () => {
-  server = await startTestServer();
+  nubis = await startTestInstance();
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 const get = async (path: string) => {
-  const result = await server.request('GET', path);
+  const result = await nubis.request('GET', path);
   assert.equal(result.status, 200, `${path}: ${JSON.stringify(result.body)}`);
   return result.body;
 };
@@ -158,12 +158,12 @@ describe('plans/list/{DCID}', () => {
 describe('listing refusals', () => {
   test('an unknown DCID is a 404 envelope, a malformed one a 400 naming DCID', async () => {
     for (const kind of ['templates', 'plans']) {
-      const unknown = await server.request('GET', `/v1/${kind}/list/999`);
+      const unknown = await nubis.request('GET', `/v1/${kind}/list/999`);
       assert.equal(unknown.status, 404);
       assert.equal(unknown.body.response_type, 'error');
       assert.equal(unknown.body.response_code, 404);
       assert.match(unknown.body.message, /location not found/);
-      const malformed = await server.request('GET', `/v1/${kind}/list/nyc`);
+      const malformed = await nubis.request('GET', `/v1/${kind}/list/nyc`);
       assert.equal(malformed.status, 400);
       assert.deepEqual(
         malformed.body.fields.map((f: { field: string }) => f.field),
@@ -173,10 +173,10 @@ describe('listing refusals', () => {
   });
 
   test('a key is not needed but does no harm', async () => {
-    const account = await createAccount(server);
-    assert.equal((await server.request('GET', '/v1/locations/list', { token: account.token })).status, 200);
+    const account = await createAccount(nubis);
+    assert.equal((await nubis.request('GET', '/v1/locations/list', { token: account.token })).status, 200);
     assert.equal(
-      (await server.request('GET', '/v1/plans/list/101', { headers: { authorization: 'not-a-key' } })).status,
+      (await nubis.request('GET', '/v1/plans/list/101', { headers: { authorization: 'not-a-key' } })).status,
       200,
     );
   });

@@ -3,19 +3,19 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type JsonBody, type TestServer } from '../../../test/support/server.ts';
+import { startTestInstance, type JsonBody, type TestInstance } from '../../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../../test/support/accounts.ts';
 import { assertError } from '../../../test/support/legacy-assertions.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 
 before(async () => {
-  server = await startTestServer();
-  alice = await createAccount(server);
+  nubis = await startTestInstance();
+  alice = await createAccount(nubis);
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 /** Every operation of the spec's endpoint table. */
@@ -44,17 +44,17 @@ const operations: [string, string][] = [
 
 describe('the error envelope', () => {
   test('an unknown path is a 404, a known path with the wrong method a 405 naming the right one', async () => {
-    assertError(await server.request('GET', '/v1/server/info', { token: alice.token }), 404);
-    assertError(await server.request('POST', '/v1/nothing/here', { token: alice.token, form: { a: 1 } }), 404);
-    const wrong = await server.request('GET', '/v1/server/create', { token: alice.token });
+    assertError(await nubis.request('GET', '/v1/server/info', { token: alice.token }), 404);
+    assertError(await nubis.request('POST', '/v1/nothing/here', { token: alice.token, form: { a: 1 } }), 404);
+    const wrong = await nubis.request('GET', '/v1/server/create', { token: alice.token });
     assertError(wrong, 405);
     assert.match(wrong.body.message, /POST/);
     assert.match(wrong.headers.get('allow') ?? '', /POST/);
-    assertError(await server.request('POST', '/v1/server/list', { token: alice.token, form: {} }), 405);
+    assertError(await nubis.request('POST', '/v1/server/list', { token: alice.token, form: {} }), 405);
   });
 
   test('a body that is not a form (or JSON) is a 400 naming the body; a JSON body is accepted too', async () => {
-    const text = await server.request('POST', '/v1/reservedip/create', {
+    const text = await nubis.request('POST', '/v1/reservedip/create', {
       token: alice.token,
       rawBody: 'DCID=101',
       headers: { 'content-type': 'text/plain' },
@@ -64,13 +64,13 @@ describe('the error envelope', () => {
       text.body.fields.map((f: { field: string }) => f.field),
       ['body'],
     );
-    const json = await server.request('POST', '/v1/reservedip/create', { token: alice.token, body: { DCID: 101 } });
+    const json = await nubis.request('POST', '/v1/reservedip/create', { token: alice.token, body: { DCID: 101 } });
     assert.equal(json.status, 200, JSON.stringify(json.body));
     assert.equal(json.body.response_code, 202);
   });
 
   test('a field sent twice is a 400 naming it, not a 500', async () => {
-    const twice = await server.request('POST', '/v1/server/stop', {
+    const twice = await nubis.request('POST', '/v1/server/stop', {
       token: alice.token,
       rawBody: 'SUBID=1&SUBID=2',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -84,7 +84,7 @@ describe('the error envelope', () => {
 
   test('every authenticated operation answers 401 in the envelope without a key; the listings do not ask for one', async () => {
     for (const [method, path] of operations) {
-      const result = await server.request(method, path.replace('{DCID}', '101'), method === 'POST' ? { form: {} } : {});
+      const result = await nubis.request(method, path.replace('{DCID}', '101'), method === 'POST' ? { form: {} } : {});
       if (/locations|templates|plans/.test(path)) assert.equal(result.status, 200, path);
       else assertError(result, 401);
     }
@@ -93,7 +93,7 @@ describe('the error envelope', () => {
 
 describe('OpenAPI', () => {
   test('documents every legacy operation, tagged, with form bodies and the envelopes', async () => {
-    const doc = (await server.request('GET', '/openapi.json')).body;
+    const doc = (await nubis.request('GET', '/openapi.json')).body;
     // Named shapes are references to components.schemas.
     const resolved = (schema: JsonBody) =>
       schema.$ref ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema;

@@ -3,34 +3,34 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../../test/support/accounts.ts';
 import { deployServer, serverInfo } from '../../../test/support/servers.ts';
 import { smallCatalogFile } from '../../../test/support/network.ts';
 import { crossings, protocol, v13, type ReservedIpView } from '../../../test/support/protocols.ts';
 import { assertFieldErrors, assertError } from '../../../test/support/legacy-assertions.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 let bob: TestAccount;
 
 before(async () => {
-  server = await startTestServer({ SERVERS_LIMIT: '100', FLOATING_IPS_LIMIT: '100' });
-  [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
+  nubis = await startTestInstance({ SERVERS_LIMIT: '100', FLOATING_IPS_LIMIT: '100' });
+  [alice, bob] = await Promise.all([createAccount(nubis), createAccount(nubis)]);
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
-const post = (path: string, form: Record<string, string | number | boolean>, token = alice.token, on = server) =>
+const post = (path: string, form: Record<string, string | number | boolean>, token = alice.token, on = nubis) =>
   on.request('POST', `/v1/reservedip${path}`, { token, form });
 async function legacyList(token = alice.token) {
-  const list = await server.request('GET', '/v1/reservedip/list', { token });
+  const list = await nubis.request('GET', '/v1/reservedip/list', { token });
   assert.equal(list.status, 200, JSON.stringify(list.body));
   return list.body;
 }
 async function viewOf(address: string, token = alice.token): Promise<ReservedIpView> {
-  const ip = (await v13(server).reservedIps(token)).find((entry) => entry.address === address);
+  const ip = (await v13(nubis).reservedIps(token)).find((entry) => entry.address === address);
   assert.ok(ip, `${address} is listed`);
   return ip;
 }
@@ -38,8 +38,8 @@ async function viewOf(address: string, token = alice.token): Promise<ReservedIpV
 describe('reserved IPs across versions', () => {
   for (const [made, seen] of crossings) {
     test(`created, attached, detached and removed through ${made}: ${seen} sees each step`, async () => {
-      const actor = protocol(server, made);
-      const viewer = protocol(server, seen);
+      const actor = protocol(nubis, made);
+      const viewer = protocol(nubis, seen);
       const address = await actor.createReservedIp(alice.token, 101);
       const listed = (await viewer.reservedIps(alice.token)).find((ip) => ip.address === address);
       assert.ok(listed, `${seen} lists the address reserved through ${made}`);
@@ -49,7 +49,7 @@ describe('reserved IPs across versions', () => {
         false,
       );
 
-      const target = await deployServer(server, alice.token);
+      const target = await deployServer(nubis, alice.token);
       await actor.attach(alice.token, listed, target.id);
       assert.equal((await viewer.reservedIps(alice.token)).find((ip) => ip.id === listed.id)?.attachedTo, target.id);
       assert.ok(
@@ -73,15 +73,15 @@ describe('reserved IPs across versions', () => {
   }
 
   test("the legacy Reserved IP object: exactly the spec's fields, the same ID, address, time and server as v1.3", async () => {
-    const created = await server.request('POST', '/v1.3/floating_ip/create', {
+    const created = await nubis.request('POST', '/v1.3/floating_ip/create', {
       token: alice.token,
       body: { region_id: 102, ip_version: 4 },
     });
     const ip = await viewOf(created.body.ip_address);
-    const here = await deployServer(server, alice.token, { region: 102 });
+    const here = await deployServer(nubis, alice.token, { region: 102 });
     assert.equal(
       (
-        await server.request('PATCH', '/v1.3/floating_ip/attach', {
+        await nubis.request('PATCH', '/v1.3/floating_ip/attach', {
           token: alice.token,
           body: { ip_id: ip.id, server_id: here.id },
         })
@@ -107,16 +107,16 @@ describe('reserved IPs across versions', () => {
     const address: string = created.body.message;
     assert.match(address, /^2001:db8:101:[0-9a-f]{1,4}::$/);
     const v13Entry = (
-      await server.request('GET', '/v1.3/floating_ip/list', { token: alice.token })
+      await nubis.request('GET', '/v1.3/floating_ip/list', { token: alice.token })
     ).body.floating_ips.find((f: { address: string }) => f.address === address);
     assert.equal(v13Entry.prefix, 64);
     assert.equal((await legacyList())[String(v13Entry.id)].type, 'v6');
 
-    const six = await deployServer(server, alice.token, { ipv6_networking: true });
+    const six = await deployServer(nubis, alice.token, { ipv6_networking: true });
     const spelled = `${address.toUpperCase().replace('::', ':0:0:0:0')}/64`;
     assert.equal((await post('/attach', { IP: spelled, SUBID: six.id })).status, 200);
     assert.ok(
-      (await serverInfo(server, alice.token, six.id)).iface.v6.some(
+      (await serverInfo(nubis, alice.token, six.id)).iface.v6.some(
         (i: { address: string; type: string }) => i.address === address && i.type === 'floating',
       ),
     );
@@ -132,10 +132,10 @@ describe('reserved IPs across versions', () => {
     assert.equal(created.body.response_code, 202);
     assert.match(created.body.message, /^192\.0\.2\.\d+$/);
     const ip = await viewOf(created.body.message);
-    const uuid = (await server.request('GET', '/v1.3/floating_ip/list', { token: alice.token })).body.floating_ips.find(
+    const uuid = (await nubis.request('GET', '/v1.3/floating_ip/list', { token: alice.token })).body.floating_ips.find(
       (f: { id: number }) => f.id === ip.id,
     ).uuid;
-    const target = await deployServer(server, alice.token);
+    const target = await deployServer(nubis, alice.token);
 
     const attached = await post('/attach', { IP: ip.id, SUBID: target.id });
     assert.equal(attached.status, 200);
@@ -147,15 +147,15 @@ describe('reserved IPs across versions', () => {
     assert.equal(removed.status, 200);
     assert.equal(removed.body.response_code, 204);
     assert.equal(
-      (await server.request('DELETE', `/v1.3/floating_ip/remove/${ip.id}`, { token: alice.token })).status,
+      (await nubis.request('DELETE', `/v1.3/floating_ip/remove/${ip.id}`, { token: alice.token })).status,
       404,
     );
   });
 
   test('remove stops billing at once (v1.3 billing.usage)', async () => {
-    const fresh = await createAccount(server);
+    const fresh = await createAccount(nubis);
     const usage = async () =>
-      (await server.request('GET', '/v1.3/account/info', { token: fresh.token })).body.billing.usage;
+      (await nubis.request('GET', '/v1.3/account/info', { token: fresh.token })).body.billing.usage;
     const created = await post('/create', { DCID: 101 }, fresh.token);
     assert.ok((await usage()) > 0);
     assert.equal((await post('/remove', { IP: created.body.message }, fresh.token)).status, 200);
@@ -175,21 +175,21 @@ describe('reserved IP refusals', () => {
 
     // Attaching to a server of another location is named by SUBID.
     const created = await post('/create', { DCID: 101 });
-    const elsewhere = await deployServer(server, alice.token, { region: 102 }, { settle: false });
+    const elsewhere = await deployServer(nubis, alice.token, { region: 102 }, { settle: false });
     assertFieldErrors(await post('/attach', { IP: created.body.message, SUBID: elsewhere.id }), ['SUBID']);
   });
 
   test('an unknown location is a 404 envelope; the 402 envelope when the balance cannot pay the first hour', async () => {
     assertError(await post('/create', { DCID: 999 }), 404, /region not found/);
-    const poor = await createAccount(server, { credit: 0 });
+    const poor = await createAccount(nubis, { credit: 0 });
     assertError(await post('/create', { DCID: 101 }, poor.token), 402, /funds/);
-    assert.deepEqual((await server.request('GET', '/v1/reservedip/list', { token: poor.token })).body, {});
+    assert.deepEqual((await nubis.request('GET', '/v1/reservedip/list', { token: poor.token })).body, {});
   });
 
   test("another account's reserved IP, by address or by ID, answers exactly like a missing one", async () => {
     const bobs = await post('/create', { DCID: 101 }, bob.token);
     const bobsIp = await viewOf(bobs.body.message, bob.token);
-    const target = await deployServer(server, alice.token);
+    const target = await deployServer(nubis, alice.token);
     for (const IP of [bobsIp.address, bobsIp.id]) {
       const foreign = [
         await post('/remove', { IP }),
@@ -211,7 +211,7 @@ describe('reserved IP refusals', () => {
 
   test('removing an attached IP, or detaching one that is not attached, is a 409 envelope', async () => {
     const created = await post('/create', { DCID: 101 });
-    const target = await deployServer(server, alice.token);
+    const target = await deployServer(nubis, alice.token);
     assertError(await post('/detach', { IP: created.body.message, SUBID: target.id }), 409, /not attached/);
     assert.equal((await post('/attach', { IP: created.body.message, SUBID: target.id })).status, 200);
     assertError(await post('/remove', { IP: created.body.message }), 409, /detach it first/);
@@ -219,17 +219,17 @@ describe('reserved IP refusals', () => {
   });
 
   test('403 envelope for an account that is not activated; 401 without a key', async () => {
-    const inactive = await createAccount(server, { activate: false, credit: 100 });
+    const inactive = await createAccount(nubis, { activate: false, credit: 100 });
     assertError(await post('/create', { DCID: 101 }, inactive.token), 403, /not activated/);
-    assertError(await server.request('GET', '/v1/reservedip/list'), 401);
-    assertError(await server.request('POST', '/v1/reservedip/create', { form: { DCID: 101 } }), 401);
+    assertError(await nubis.request('GET', '/v1/reservedip/list'), 401);
+    assertError(await nubis.request('POST', '/v1/reservedip/create', { form: { DCID: 101 } }), 401);
   });
 });
 
 describe('the per-account limit (FLOATING_IPS_LIMIT)', () => {
-  let limited: TestServer;
+  let limited: TestInstance;
   before(async () => {
-    limited = await startTestServer({ FLOATING_IPS_LIMIT: '2', CATALOG_FILE: smallCatalogFile() });
+    limited = await startTestInstance({ FLOATING_IPS_LIMIT: '2', CATALOG_FILE: smallCatalogFile() });
   });
   after(async () => {
     await limited.close();

@@ -3,29 +3,29 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../../test/support/server.ts';
+import { startTestInstance, type TestInstance } from '../../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../../test/support/accounts.ts';
 import { deployServer, serverInfo, SETTLE_SECONDS } from '../../../test/support/servers.ts';
 import { crossings, protocol } from '../../../test/support/protocols.ts';
 import { runBackupSweep } from '../../snapshots/backup.sweep.ts';
 import { assertFieldErrors, assertError } from '../../../test/support/legacy-assertions.ts';
 
-let server: TestServer;
+let nubis: TestInstance;
 let alice: TestAccount;
 let bob: TestAccount;
 
 before(async () => {
-  server = await startTestServer({ SERVERS_LIMIT: '100' });
-  [alice, bob] = await Promise.all([createAccount(server), createAccount(server)]);
+  nubis = await startTestInstance({ SERVERS_LIMIT: '100' });
+  [alice, bob] = await Promise.all([createAccount(nubis), createAccount(nubis)]);
 });
 after(async () => {
-  await server.close();
+  await nubis.close();
 });
 
 const post = (path: string, form: Record<string, string | number | boolean>, token = alice.token) =>
-  server.request('POST', `/v1${path}`, { token, form });
+  nubis.request('POST', `/v1${path}`, { token, form });
 const v13Snapshots = async (token = alice.token) =>
-  (await server.request('GET', '/v1.3/snapshot/list', { token })).body.snapshots as {
+  (await nubis.request('GET', '/v1.3/snapshot/list', { token })).body.snapshots as {
     id: number;
     uuid: string;
     type: string;
@@ -35,7 +35,7 @@ const v13Snapshots = async (token = alice.token) =>
     created: string;
   }[];
 async function legacyList(token = alice.token) {
-  const list = await server.request('GET', '/v1/snapshot/list', { token });
+  const list = await nubis.request('GET', '/v1/snapshot/list', { token });
   assert.equal(list.status, 200, JSON.stringify(list.body));
   return list.body;
 }
@@ -43,9 +43,9 @@ async function legacyList(token = alice.token) {
 describe('snapshots across versions', () => {
   for (const [made, seen] of crossings) {
     test(`created, restored and removed through ${made}: ${seen} sees each step`, async () => {
-      const actor = protocol(server, made);
-      const viewer = protocol(server, seen);
-      const source = await deployServer(server, alice.token);
+      const actor = protocol(nubis, made);
+      const viewer = protocol(nubis, seen);
+      const source = await deployServer(nubis, alice.token);
       const id = await actor.createSnapshot(alice.token, source.id, `made in ${made}`);
       assert.deepEqual(
         (await viewer.snapshots(alice.token)).find((s) => s.id === id),
@@ -55,13 +55,13 @@ describe('snapshots across versions', () => {
         (await viewer.snapshots(bob.token)).some((s) => s.id === id),
         false,
       );
-      assert.equal((await serverInfo(server, alice.token, source.id)).power, 'snapshotting');
-      await server.advance(SETTLE_SECONDS);
+      assert.equal((await serverInfo(nubis, alice.token, source.id)).power, 'snapshotting');
+      await nubis.advance(SETTLE_SECONDS);
 
-      const target = await deployServer(server, alice.token);
+      const target = await deployServer(nubis, alice.token);
       await actor.restoreSnapshot(alice.token, target.id, id);
       assert.equal((await viewer.servers(alice.token)).find((s) => s.id === target.id)?.power, 'restoring');
-      await server.advance(SETTLE_SECONDS);
+      await nubis.advance(SETTLE_SECONDS);
       assert.equal((await viewer.servers(alice.token)).find((s) => s.id === target.id)?.power, 'running');
 
       await actor.removeSnapshot(alice.token, id);
@@ -72,26 +72,26 @@ describe('snapshots across versions', () => {
     });
 
     test(`a backup restored through ${made} is seen by ${seen}`, async () => {
-      const actor = protocol(server, made);
-      const viewer = protocol(server, seen);
-      const source = await deployServer(server, alice.token, { auto_backups: true });
-      await runBackupSweep(server.running.ctx);
+      const actor = protocol(nubis, made);
+      const viewer = protocol(nubis, seen);
+      const source = await deployServer(nubis, alice.token, { auto_backups: true });
+      await runBackupSweep(nubis.running.ctx);
       const backup = (await v13Snapshots()).find((s) => s.type === 'backup' && s.server_id === source.uuid);
       assert.ok(backup, 'the sweep took a backup');
-      await server.advance(SETTLE_SECONDS);
+      await nubis.advance(SETTLE_SECONDS);
       await actor.restoreBackup(alice.token, source.id, backup.id);
       assert.equal((await viewer.servers(alice.token)).find((s) => s.id === source.id)?.power, 'restoring');
-      await server.advance(SETTLE_SECONDS);
+      await nubis.advance(SETTLE_SECONDS);
     });
   }
 
   test('the legacy Snapshot object: exactly ID, label and created, as v1.3 shows them; backups are not listed', async () => {
-    const source = await deployServer(server, alice.token, { auto_backups: true });
-    const created = await server.request('POST', '/v1.3/snapshot/create', {
+    const source = await deployServer(nubis, alice.token, { auto_backups: true });
+    const created = await nubis.request('POST', '/v1.3/snapshot/create', {
       token: alice.token,
       body: { server_id: source.id, name: 'shape' },
     });
-    await runBackupSweep(server.running.ctx);
+    await runBackupSweep(nubis.running.ctx);
     const all = await v13Snapshots();
     const snapshot = all.find((s) => s.uuid === created.body.snapshot_id)!;
     const backup = all.find((s) => s.type === 'backup' && s.server_id === source.uuid)!;
@@ -111,11 +111,11 @@ describe('snapshots across versions', () => {
         .map((s) => String(s.id))
         .sort(),
     );
-    await server.advance(SETTLE_SECONDS);
+    await nubis.advance(SETTLE_SECONDS);
   });
 
   test('the envelopes: create 201 with the SNAPSHOTID as message, restore 201, remove 204, backup restore 201; ids may be uuids', async () => {
-    const source = await deployServer(server, alice.token, { auto_backups: true });
+    const source = await deployServer(nubis, alice.token, { auto_backups: true });
     const created = await post('/snapshot/create', { SUBID: source.uuid, label: 'envelope' });
     assert.equal(created.status, 200);
     assert.deepEqual(Object.keys(created.body).sort(), ['message', 'response_code', 'response_type']);
@@ -125,20 +125,20 @@ describe('snapshots across versions', () => {
     const entry = (await v13Snapshots()).find((s) => s.id === Number(created.body.message))!;
     assert.equal(entry.name, 'envelope');
     assert.equal(entry.server_id, source.uuid);
-    await server.advance(SETTLE_SECONDS);
+    await nubis.advance(SETTLE_SECONDS);
 
     const restored = await post('/snapshot/restore', { SUBID: source.id, SNAPSHOTID: entry.uuid });
     assert.equal(restored.status, 200);
     assert.equal(restored.body.response_code, 201);
-    await server.advance(SETTLE_SECONDS);
+    await nubis.advance(SETTLE_SECONDS);
 
-    await runBackupSweep(server.running.ctx);
+    await runBackupSweep(nubis.running.ctx);
     const backup = (await v13Snapshots()).find((s) => s.type === 'backup' && s.server_id === source.uuid)!;
-    await server.advance(SETTLE_SECONDS);
+    await nubis.advance(SETTLE_SECONDS);
     const fromBackup = await post('/backup/restore', { SUBID: source.uuid, BACKUPID: backup.uuid });
     assert.equal(fromBackup.status, 200);
     assert.equal(fromBackup.body.response_code, 201);
-    await server.advance(SETTLE_SECONDS);
+    await nubis.advance(SETTLE_SECONDS);
 
     const removed = await post('/snapshot/remove', { SNAPSHOTID: created.body.message });
     assert.equal(removed.status, 200);
@@ -150,14 +150,14 @@ describe('snapshots across versions', () => {
   });
 
   test('a snapshot is billed from create to remove through v1 (v1.3 billing.usage)', async () => {
-    const fresh = await createAccount(server);
-    const source = await deployServer(server, fresh.token);
+    const fresh = await createAccount(nubis);
+    const source = await deployServer(nubis, fresh.token);
     const usage = async () =>
-      (await server.request('GET', '/v1.3/account/info', { token: fresh.token })).body.billing.usage;
+      (await nubis.request('GET', '/v1.3/account/info', { token: fresh.token })).body.billing.usage;
     const withServer = await usage();
     const created = await post('/snapshot/create', { SUBID: source.id, label: 'billed' }, fresh.token);
     assert.ok((await usage()) > withServer);
-    await server.advance(SETTLE_SECONDS);
+    await nubis.advance(SETTLE_SECONDS);
     assert.equal((await post('/snapshot/remove', { SNAPSHOTID: created.body.message }, fresh.token)).status, 200);
     assert.equal(await usage(), withServer);
   });
@@ -171,29 +171,29 @@ describe('snapshot and backup refusals', () => {
     assertFieldErrors(await post('/snapshot/restore', { SNAPSHOTID: 'x' }), ['SNAPSHOTID', 'SUBID']);
     assertFieldErrors(await post('/backup/restore', {}), ['BACKUPID', 'SUBID']);
     // The service's own rule (a blank label), named by the form field.
-    const source = await deployServer(server, alice.token, {}, { settle: false });
+    const source = await deployServer(nubis, alice.token, {}, { settle: false });
     assertFieldErrors(await post('/snapshot/create', { SUBID: source.id, label: '   ' }), ['label']);
   });
 
   test('restoring onto a server of another location names SNAPSHOTID', async () => {
-    const source = await deployServer(server, alice.token);
+    const source = await deployServer(nubis, alice.token);
     const created = await post('/snapshot/create', { SUBID: source.id, label: 'nyc' });
-    await server.advance(SETTLE_SECONDS);
-    const elsewhere = await deployServer(server, alice.token, { region: 102 });
+    await nubis.advance(SETTLE_SECONDS);
+    const elsewhere = await deployServer(nubis, alice.token, { region: 102 });
     assertFieldErrors(await post('/snapshot/restore', { SUBID: elsewhere.id, SNAPSHOTID: created.body.message }), [
       'SNAPSHOTID',
     ]);
   });
 
   test('a backup restores only onto its own server; BACKUPID must be a backup', async () => {
-    const source = await deployServer(server, alice.token, { auto_backups: true });
-    const other = await deployServer(server, alice.token);
-    await runBackupSweep(server.running.ctx);
-    await server.advance(SETTLE_SECONDS);
+    const source = await deployServer(nubis, alice.token, { auto_backups: true });
+    const other = await deployServer(nubis, alice.token);
+    await runBackupSweep(nubis.running.ctx);
+    await nubis.advance(SETTLE_SECONDS);
     const backup = (await v13Snapshots()).find((s) => s.type === 'backup' && s.server_id === source.uuid)!;
     assertFieldErrors(await post('/backup/restore', { SUBID: other.id, BACKUPID: backup.id }), ['BACKUPID']);
     const snapshot = await post('/snapshot/create', { SUBID: other.id, label: 'not a backup' });
-    await server.advance(SETTLE_SECONDS);
+    await nubis.advance(SETTLE_SECONDS);
     assertError(
       await post('/backup/restore', { SUBID: other.id, BACKUPID: snapshot.body.message }),
       404,
@@ -202,7 +202,7 @@ describe('snapshot and backup refusals', () => {
   });
 
   test('a snapshot of a busy server is taken; a snapshot still being taken can be removed', async () => {
-    const source = await deployServer(server, alice.token);
+    const source = await deployServer(nubis, alice.token);
     const created = await post('/snapshot/create', { SUBID: source.id, label: 'first' });
     const second = await post('/snapshot/create', { SUBID: source.id, label: 'second' });
     assert.equal(second.status, 200);
@@ -210,14 +210,14 @@ describe('snapshot and backup refusals', () => {
     const removed = await post('/snapshot/remove', { SNAPSHOTID: created.body.message });
     assert.equal(removed.status, 200);
     assert.equal(removed.body.response_code, 204);
-    await server.advance(SETTLE_SECONDS);
+    await nubis.advance(SETTLE_SECONDS);
   });
 
   test("another account's server or snapshot answers exactly like a missing one", async () => {
-    const bobs = await deployServer(server, bob.token);
+    const bobs = await deployServer(nubis, bob.token);
     const bobsSnapshot = await post('/snapshot/create', { SUBID: bobs.id, label: 'bob' }, bob.token);
-    await server.advance(SETTLE_SECONDS);
-    const mine = await deployServer(server, alice.token);
+    await nubis.advance(SETTLE_SECONDS);
+    const mine = await deployServer(nubis, alice.token);
     const pairs: [Record<string, number>, Record<string, number>, string][] = [
       [{ SUBID: bobs.id }, { SUBID: 99_999_999 }, '/snapshot/create'],
       [{ SNAPSHOTID: Number(bobsSnapshot.body.message) }, { SNAPSHOTID: 99_999_999 }, '/snapshot/remove'],
@@ -241,18 +241,18 @@ describe('snapshot and backup refusals', () => {
   });
 
   test('402 envelope when the balance cannot pay for the snapshot; 403 without the snapshots permission', async () => {
-    const carol = await createAccount(server, { credit: 5 });
-    const source = await deployServer(server, carol.token);
+    const carol = await createAccount(nubis, { credit: 5 });
+    const source = await deployServer(nubis, carol.token);
     assert.equal(
-      (await server.admin('POST', `/admin/accounts/${carol.id}/credit`, { amount: -10, note: 'drain' })).status,
+      (await nubis.admin('POST', `/admin/accounts/${carol.id}/credit`, { amount: -10, note: 'drain' })).status,
       201,
     );
     assertError(await post('/snapshot/create', { SUBID: source.id, label: 'poor' }, carol.token), 402, /funds/);
 
-    const dave = await createAccount(server);
-    const daves = await deployServer(server, dave.token);
+    const dave = await createAccount(nubis);
+    const daves = await deployServer(nubis, dave.token);
     assert.equal(
-      (await server.admin('PATCH', `/admin/accounts/${dave.id}`, { permissions: { snapshots: false } })).status,
+      (await nubis.admin('PATCH', `/admin/accounts/${dave.id}`, { permissions: { snapshots: false } })).status,
       200,
     );
     assertError(
@@ -261,7 +261,7 @@ describe('snapshot and backup refusals', () => {
       /snapshots permission/,
     );
     assert.equal(
-      (await server.request('GET', '/v1/snapshot/list', { token: dave.token })).status,
+      (await nubis.request('GET', '/v1/snapshot/list', { token: dave.token })).status,
       200,
       'reading needs no permission',
     );

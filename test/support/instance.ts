@@ -1,4 +1,4 @@
-// Starts a real Nubis on a free port for a test file, on the database the run asks for
+// Starts a real Nubis instance on a free port for a test file, on the database the run asks for
 // (TEST_DB=sqlite or postgres), and gives an HTTP client for it. Black-box: tests speak HTTP only.
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -36,7 +36,7 @@ export interface RequestOptions {
   rawBody?: string;
 }
 
-export interface TestServer {
+export interface TestInstance {
   url: string;
   config: Config;
   request<T = JsonBody>(method: string, path: string, options?: RequestOptions): Promise<HttpResult<T>>;
@@ -45,14 +45,14 @@ export interface TestServer {
   advance(seconds: number): Promise<void>;
   close(): Promise<void>;
   running: RunningInstance;
-  /** With `captureLog`: the server's log lines at error level or above (pino level ≥ 50), parsed. */
+  /** With `captureLog`: the instance's log lines at error level or above (pino level ≥ 50), parsed. */
   errorLog(): Record<string, unknown>[];
 }
 
-export interface TestServerOptions {
+export interface TestInstanceOptions {
   /** The database to run on (the run's TEST_DB when absent). */
   db?: TestDb;
-  /** Keep the server's log (at info level) in memory instead of discarding it, for `errorLog()`. */
+  /** Keep the instance's log (at info level) in memory instead of discarding it, for `errorLog()`. */
   captureLog?: boolean;
   /** The assembly to start (the prebuilt server's, say): the sources' `startInstance` when absent. */
   startInstance?: typeof startInstance;
@@ -94,11 +94,11 @@ export async function testStorageEnv(): Promise<{ env: Record<string, string>; c
   };
 }
 
-/** Starts a server with test defaults; `env` overrides environment variables, as an operator would. */
-export async function startTestServer(
+/** Starts a Nubis instance with test defaults; `env` overrides environment variables, as an operator would. */
+export async function startTestInstance(
   env: Record<string, string> = {},
-  options: TestServerOptions = {},
-): Promise<TestServer> {
+  options: TestInstanceOptions = {},
+): Promise<TestInstance> {
   const db = options.db ?? testDb;
   const dataDir = mkdtempSync(join(tmpdir(), 'nubis-test-'));
   const pgSchema = db === 'postgres' ? await postgresSchema() : null;
@@ -142,7 +142,7 @@ export async function startTestServer(
   try {
     running = await (options.startInstance ?? startInstance)(config, { logDestination });
   } catch (error) {
-    // A server that refuses to start (a test of bad configuration) leaves nothing behind.
+    // An instance that refuses to start (a test of bad configuration) leaves nothing behind.
     await pgSchema?.drop();
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
