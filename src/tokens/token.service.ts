@@ -115,7 +115,7 @@ export function authenticateDigest(ctx: Platform, digest: string): Actor | null 
   if (!entry) {
     // One look-up of a token at a time: when its entry ends (each second), every request of the
     // token in flight would miss and read the database twice (a herd of them on PostgreSQL).
-    // The others wait for it and then take its entry as any cached one: checked against the
+    // The others wait for it and then take its entry like every cached one: checked against the
     // account's generation as read after they arrived, so a revocation is seen exactly as on a hit.
     const running = cache.lookingUp(digest);
     if (running !== undefined) {

@@ -142,7 +142,7 @@ function timestampOrThrow(field: string, text: string): number {
 }
 
 /**
- * The interval an invoice/sum body asks for: `from` and `to` as any text a timestamp can be parsed
+ * The interval an invoice/sum body asks for: `from` and `to` in whatever text a timestamp can be parsed
  * from; empty or missing, the start of the current month (UTC) and the start of the next.
  */
 function sumInterval(now: number, input: { from?: string | null; to?: string | null }): { from: number; to: number } {
