@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { test } from 'node:test';
-import { type Manifest, manifestName, matchesSources, prebuiltEntry } from './prebuilt.ts';
+import { type Manifest, loadInstance, manifestName, matchesSources, prebuiltEntry } from './prebuilt.ts';
 
 function project(): { dir: string; manifest: Manifest } {
   const dir = mkdtempSync(join(tmpdir(), 'nubis-prebuilt-'));
@@ -54,5 +54,23 @@ test('no manifest, or NUBIS_PREBUILT=off, loads the sources', () => {
     JSON.stringify({ entry: 'instance-x.js', build: ['instance-x.js'], files: [] }),
   );
   assert.equal(prebuiltEntry({}, dir), null);
+  rmSync(dir, { recursive: true });
+});
+
+test('a fresh manifest whose bundle is gone (a build replaced it meanwhile) loads the sources', async () => {
+  // The manifest names one real source as it is now, so it is fresh; its entry file does not exist.
+  const dir = mkdtempSync(join(tmpdir(), 'nubis-prebuilt-'));
+  const source = resolve(import.meta.dirname, 'config.ts');
+  const stat = statSync(source);
+  const manifest: Manifest = {
+    entry: 'instance-gone.js',
+    build: ['instance-gone.js'],
+    files: [['src/config.ts', stat.mtimeMs, stat.size]],
+  };
+  writeFileSync(join(dir, manifestName), JSON.stringify(manifest));
+  assert.ok(prebuiltEntry({}, dir), 'the manifest is fresh');
+  const loaded = await loadInstance({}, dir);
+  assert.equal(loaded.code, 'sources');
+  assert.equal(typeof loaded.startInstance, 'function');
   rmSync(dir, { recursive: true });
 });

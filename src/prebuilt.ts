@@ -50,9 +50,12 @@ export function prebuiltEntry(env: NodeJS.ProcessEnv = process.env, dir = output
 
 type InstanceModule = typeof import('./instance.ts');
 
-/** src/instance.ts's exports, from the bundle when it is fresh. */
-export async function loadInstance(): Promise<InstanceModule & { code: ServerCode }> {
-  const entry = prebuiltEntry();
+/** src/instance.ts's exports, from the bundle in `dir` when it is fresh. */
+export async function loadInstance(
+  env: NodeJS.ProcessEnv = process.env,
+  dir = outputDir,
+): Promise<InstanceModule & { code: ServerCode }> {
+  const entry = prebuiltEntry(env, dir);
   if (entry) {
     try {
       return { ...((await import(entry)) as InstanceModule), code: 'prebuilt' };
