@@ -1,17 +1,25 @@
 // A list as a table: headers, one row per item, and what to say when the list is empty.
 
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 
-/** True while the element is wider inside than out (it scrolls sideways): then the keyboard must reach it. */
-function useScrollsSideways() {
+/**
+ * True while the element is wider inside than out (it scrolls sideways): then the keyboard must reach it.
+ * Measured in the commit that changes what it holds (`content`), before anything else runs, so the box is
+ * never wide and unreachable between rows arriving and a later resize notice; the observer follows
+ * the window and fonts.
+ */
+function useScrollsSideways(content: unknown) {
   const box = useRef<HTMLDivElement>(null);
   const [scrolls, setScrolls] = useState(false);
+  const measure = () => {
+    const element = box.current;
+    if (element) setScrolls(element.scrollWidth > element.clientWidth + 1);
+  };
+  useLayoutEffect(measure, [content]);
   useEffect(() => {
     const element = box.current;
     if (!element) return;
-    const measure = () => setScrolls(element.scrollWidth > element.clientWidth + 1);
-    measure();
     const observer = new ResizeObserver(measure);
     observer.observe(element);
     if (element.firstElementChild) observer.observe(element.firstElementChild);
@@ -31,7 +39,7 @@ export function ListTable<T>(props: {
   empty?: string;
   children: (row: T, index: number) => ComponentChildren;
 }) {
-  const { box, scrolls } = useScrollsSideways();
+  const { box, scrolls } = useScrollsSideways(props.rows);
   return (
     <>
       {/* Wider than a phone: the table scrolls sideways in its box, never the page. */}

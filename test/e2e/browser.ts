@@ -60,3 +60,37 @@ export async function signIn(page: Page, baseUrl: string, who: { email: string; 
   await button(page, 'Log in').click();
   await heading(page, 'Servers').waitFor();
 }
+
+/**
+ * Follows `page`'s requests so a test can wait until what a page loads has arrived and been drawn.
+ * Playwright's 'networkidle' does not serve here: the console navigates within one document (by its
+ * hash), whose load states were reached long before, so waiting for them returns at once.
+ */
+export function watchRequests(page: Page): { settled: (quietMs?: number) => Promise<void> } {
+  const inFlight = new Set<unknown>();
+  let changed = Date.now();
+  const start = (request: unknown) => {
+    inFlight.add(request);
+    changed = Date.now();
+  };
+  const end = (request: unknown) => {
+    inFlight.delete(request);
+    changed = Date.now();
+  };
+  page.on('request', start);
+  page.on('requestfinished', end);
+  page.on('requestfailed', end);
+  return {
+    async settled(quietMs = 200) {
+      const deadline = Date.now() + 20_000;
+      while (inFlight.size > 0 || Date.now() - changed < quietMs) {
+        if (Date.now() > deadline) throw new Error(`requests still in flight after 20 s: ${inFlight.size}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // Two frames: the answers' renders, and what resize observers set in reply, are on screen.
+      await page.evaluate(
+        () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(undefined)))),
+      );
+    },
+  };
+}

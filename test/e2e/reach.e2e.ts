@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import { deployServer, ecdsaPublicKey } from '../support/servers.ts';
-import { button, field, heading, launch, signIn, withScreenshots } from './browser.ts';
+import { button, field, heading, launch, signIn, watchRequests, withScreenshots } from './browser.ts';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
@@ -59,9 +59,9 @@ interface Finding {
 }
 
 /** Runs axe on the page as it is now: its serious and critical findings, and a sideways overflow. */
-async function check(page: Page, name: string): Promise<Finding[]> {
-  // Whatever the page loads (lists, graphs) settles before it is judged.
-  await page.waitForLoadState('networkidle');
+async function check(page: Page, requests: ReturnType<typeof watchRequests>, name: string): Promise<Finding[]> {
+  // Whatever the page loads (lists, graphs) has arrived and been drawn before it is judged.
+  await requests.settled();
   await page.addScriptTag({ path: axePath });
   const results = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<unknown> } }).axe;
@@ -117,6 +117,7 @@ describe('every page, both themes, 1280 and 375 px', () => {
       test(`${theme}, ${width} px: no serious or critical violation, nothing wider than the window`, async () => {
         const made = await context(width, theme);
         const page = await made.newPage();
+        const requests = watchRequests(page);
         const findings: Finding[] = [];
         await withScreenshots(
           `reach ${theme} ${width}`,
@@ -125,7 +126,7 @@ describe('every page, both themes, 1280 and 375 px', () => {
             for (const [path, title] of signedOutPages) {
               await page.goto(`${nubis.url}/#${path}`);
               await heading(page, title).waitFor();
-              findings.push(...(await check(page, `${path} (signed out)`)));
+              findings.push(...(await check(page, requests, `${path} (signed out)`)));
             }
 
             await setTheme(theme);
@@ -134,18 +135,18 @@ describe('every page, both themes, 1280 and 375 px', () => {
             for (const [path, title] of customerPages) {
               await page.goto(`${nubis.url}/#${path}`);
               await heading(page, title).waitFor();
-              findings.push(...(await check(page, path)));
+              findings.push(...(await check(page, requests, path)));
             }
             await page.goto(`${nubis.url}/#/servers/${serverUuid}`);
             await heading(page, 'web 1').waitFor();
             await page.getByRole('img', { name: /^CPU: latest/ }).waitFor();
-            findings.push(...(await check(page, '/servers/<uuid>')));
+            findings.push(...(await check(page, requests, '/servers/<uuid>')));
             await button(page, 'Console').click();
             await page
               .getByRole('status')
               .filter({ hasText: /The console closed/ })
               .waitFor();
-            findings.push(...(await check(page, '/servers/<uuid> with the console')));
+            findings.push(...(await check(page, requests, '/servers/<uuid> with the console')));
 
             await page.goto(`${nubis.url}/#/admin`);
             await field(page, 'Operator token').fill(ADMIN_TOKEN);
@@ -154,11 +155,11 @@ describe('every page, both themes, 1280 and 375 px', () => {
             for (const [path, title] of operatorPages) {
               await page.goto(`${nubis.url}/#${path}`);
               await heading(page, title).waitFor();
-              findings.push(...(await check(page, path)));
+              findings.push(...(await check(page, requests, path)));
             }
             await page.goto(`${nubis.url}/#/admin/accounts/${account.id}`);
             await heading(page, account.email).waitFor();
-            findings.push(...(await check(page, '/admin/accounts/<id>')));
+            findings.push(...(await check(page, requests, '/admin/accounts/<id>')));
             assert.deepEqual(findings, []);
           },
         );
