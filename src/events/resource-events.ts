@@ -16,7 +16,25 @@ import {
 } from './event.service.ts';
 import { transaction } from '../db/transaction.ts';
 
-const serverResource = (server: ServerRow) => ({ type: 'server', uuid: server.uuid });
+/** An event of the server's life: its account, the server as the resource, what happened. */
+function serverEvent(server: ServerRow, type: string, cause: EventCause, data?: Record<string, unknown>): EventInput {
+  return { accountId: server.account_id, resource: { type: 'server', uuid: server.uuid }, type, data, cause };
+}
+
+/** An event of a snapshot's or backup's life. */
+function imageEvent(
+  image: { uuid: string; account_id: number; type: string },
+  type: string,
+  cause: EventCause,
+  data?: Record<string, unknown>,
+): EventInput {
+  return { accountId: image.account_id, resource: { type: image.type, uuid: image.uuid }, type, data, cause };
+}
+
+/** What the server's power became, and the engine's error if it left one. */
+function powerData(server: ServerRow, after: string): Record<string, unknown> {
+  return { power: server.power, after, ...(server.engine_error ? { error: server.engine_error } : {}) };
+}
 
 /**
  * A server appears, provisioning, and its billing starts; it reaches its power when provisioning
@@ -31,13 +49,12 @@ export async function serverCreated(ctx: Platform, trx: Tx, server: ServerRow, b
     ctx,
     trx,
     [
-      {
-        accountId: server.account_id,
-        resource: serverResource(server),
-        type: 'server.created',
-        data: { name: server.name, hostname: server.hostname, region: server.region_id, plan: server.plan_id },
-        cause: 'customer',
-      },
+      serverEvent(server, 'server.created', 'customer', {
+        name: server.name,
+        hostname: server.hostname,
+        region: server.region_id,
+        plan: server.plan_id,
+      }),
       ...(endedAlready ? [settles.event] : []),
       ...openedEvents(server.account_id, server.uuid, billed),
     ],
@@ -55,13 +72,7 @@ export async function serverTransition(
   await recordEvent(
     ctx,
     trx,
-    {
-      accountId: server.account_id,
-      resource: serverResource(server),
-      type: 'server.transition',
-      data: { transition: server.action, settles: server.power },
-      cause,
-    },
+    serverEvent(server, 'server.transition', cause, { transition: server.action, settles: server.power }),
     { supersede: true },
   );
   const settles = serverSettlement(server);
@@ -72,17 +83,7 @@ export async function serverTransition(
 function serverSettlement(server: ServerRow): { event: EventInput; dueAt: number } | null {
   if (server.action === null || server.action_until === null) return null;
   return {
-    event: {
-      accountId: server.account_id,
-      resource: serverResource(server),
-      type: 'server.power',
-      data: {
-        power: server.power,
-        after: server.action,
-        ...(server.engine_error ? { error: server.engine_error } : {}),
-      },
-      cause: 'engine',
-    },
+    event: serverEvent(server, 'server.power', 'engine', powerData(server, server.action)),
     dueAt: server.action_until,
   };
 }
@@ -93,18 +94,9 @@ function serverSettlement(server: ServerRow): { event: EventInput; dueAt: number
  * upper bound with the power that was asked for.
  */
 export async function serverSettledByEngine(ctx: Platform, trx: Tx, server: ServerRow, after: string): Promise<void> {
-  await recordEvent(
-    ctx,
-    trx,
-    {
-      accountId: server.account_id,
-      resource: serverResource(server),
-      type: 'server.power',
-      data: { power: server.power, after, ...(server.engine_error ? { error: server.engine_error } : {}) },
-      cause: 'engine',
-    },
-    { replaces: 'server.power' },
-  );
+  await recordEvent(ctx, trx, serverEvent(server, 'server.power', 'engine', powerData(server, after)), {
+    replaces: 'server.power',
+  });
 }
 
 /** A server powered off at once by a sweep, outside any transition (out of funds). */
@@ -124,29 +116,19 @@ export async function serverPowerChanged(
   reason: string,
   cause: EventCause = 'engine',
 ): Promise<void> {
-  await recordEvent(
-    ctx,
-    trx,
-    {
-      accountId: server.account_id,
-      resource: serverResource(server),
-      type: 'server.power',
-      data: { power, reason },
-      cause,
-    },
-    { supersede: true },
-  );
+  await recordEvent(ctx, trx, serverEvent(server, 'server.power', cause, { power, reason }), { supersede: true });
 }
 
 /** Reconciliation found the machine's configuration changed outside Nubis and puts it back as the server says. */
 export async function serverDriftCorrected(ctx: Platform, trx: Tx, server: ServerRow, drift: string[]): Promise<void> {
-  await recordEvent(ctx, trx, {
-    accountId: server.account_id,
-    resource: serverResource(server),
-    type: 'server.drift',
-    data: { corrected: drift, reason: 'changed outside Nubis; put back as the server says' },
-    cause: 'engine',
-  });
+  await recordEvent(
+    ctx,
+    trx,
+    serverEvent(server, 'server.drift', 'engine', {
+      corrected: drift,
+      reason: 'changed outside Nubis; put back as the server says',
+    }),
+  );
 }
 
 export async function serverRemoved(
@@ -155,12 +137,7 @@ export async function serverRemoved(
   server: ServerRow,
   cause: EventCause = 'customer',
 ): Promise<void> {
-  await recordEvent(
-    ctx,
-    trx,
-    { accountId: server.account_id, resource: serverResource(server), type: 'server.removed', cause },
-    { supersede: true },
-  );
+  await recordEvent(ctx, trx, serverEvent(server, 'server.removed', cause), { supersede: true });
 }
 
 /** A snapshot (or backup) is taken, made in this transaction; it completes when its image is written. */
@@ -170,14 +147,13 @@ export async function imageTaken(
   image: { uuid: string; account_id: number; type: string; name: string; server_uuid: string | null; ready_at: number },
   cause: EventCause = 'customer',
 ): Promise<void> {
-  const base = { accountId: image.account_id, resource: { type: image.type, uuid: image.uuid } };
-  const completed = { ...base, type: `${image.type}.completed`, cause: 'engine' as const };
+  const completed = imageEvent(image, `${image.type}.completed`, 'engine');
   const completedAlready = image.ready_at <= ctx.clock.now();
   await recordCreation(
     ctx,
     trx,
     [
-      { ...base, type: `${image.type}.created`, data: { name: image.name, server: image.server_uuid }, cause },
+      imageEvent(image, `${image.type}.created`, cause, { name: image.name, server: image.server_uuid }),
       ...(completedAlready ? [completed] : []),
     ],
     completedAlready ? [] : [{ event: completed, dueAt: image.ready_at }],
@@ -191,12 +167,7 @@ export async function imageCompletedByEngine(
   image: { uuid: string; account_id: number; type: string },
 ): Promise<void> {
   const type = `${image.type}.completed`;
-  await recordEvent(
-    ctx,
-    trx,
-    { accountId: image.account_id, resource: { type: image.type, uuid: image.uuid }, type, cause: 'engine' },
-    { replaces: type },
-  );
+  await recordEvent(ctx, trx, imageEvent(image, type, 'engine'), { replaces: type });
 }
 
 export async function imageRemoved(
@@ -205,17 +176,7 @@ export async function imageRemoved(
   image: { uuid: string; account_id: number; type: string },
   cause: EventCause = 'customer',
 ): Promise<void> {
-  await recordEvent(
-    ctx,
-    trx,
-    {
-      accountId: image.account_id,
-      resource: { type: image.type, uuid: image.uuid },
-      type: `${image.type}.removed`,
-      cause,
-    },
-    { supersede: true },
-  );
+  await recordEvent(ctx, trx, imageEvent(image, `${image.type}.removed`, cause), { supersede: true });
 }
 
 /** An invoice item as its opening event tells it. */
