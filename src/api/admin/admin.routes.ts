@@ -21,11 +21,8 @@ import { Account, responses, Timestamp } from '../v1_3/schemas.ts';
 import { transactionObject } from '../v1_3/billing.routes.ts';
 import type { Transaction } from '../../billing/transaction.service.ts';
 import { accountObject } from '../v1_3/account.routes.ts';
+import { adminErrors, tags } from './format.ts';
 
-const tags = ['operator'];
-const security = [{ operator: [] }];
-/** 401: wrong ADMIN_TOKEN; 403: the operator API is disabled (no ADMIN_TOKEN set). */
-const adminErrors = [400, 401, 403, 404];
 /** The v1.3 Account object plus what only the operator sees. */
 const AdminAccount = Type.Object(
   { ...Account.properties, blocked: Type.Boolean() },
@@ -99,7 +96,6 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
       summary: 'List accounts',
       description: 'Accounts (the first 1000 by id), or the one with this e-mail.',
       tags,
-      security,
       querystring: Type.Object({ email: Type.Optional(Type.String({ maxLength: 254 })) }),
       response: responses({ 200: Type.Object({ accounts: Type.Array(AdminAccount) }) }, adminErrors),
     },
@@ -112,7 +108,6 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
     config: { access: 'operator' },
     schema: {
       tags,
-      security,
       operationId: 'adminGetAccount',
       summary: 'Show an account',
       description: 'One account by id, uuid or e-mail, as the list shows it (404 when none matches).',
@@ -132,7 +127,6 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
       description:
         "Changes an account's flags, server limit, blocked ports or permissions; answers the account. Its running servers follow a change of `smtp` or `blocked_ports` within one reconciliation (real driver).",
       tags,
-      security,
       params: AccountRef,
       body: Type.Object({
         activated: Type.Optional(Type.Boolean()),
@@ -170,7 +164,6 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
       summary: 'Credit an account',
       description: "Adds money (a negative amount debits); it appears in the account's transaction list.",
       tags,
-      security,
       params: AccountRef,
       body: Type.Object({
         // A balance stays within a billion dollars either way (platform/money.ts).
@@ -199,7 +192,6 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
       description:
         "The account's 100 newest transactions, newest first, with the operator's notes; `meta.total` counts all.",
       tags,
-      security,
       params: AccountRef,
       response: responses(
         {
@@ -226,7 +218,6 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
       summary: 'List sent mail',
       description: 'Every mail the server sent, newest first (at most 1000), optionally only those to one address.',
       tags,
-      security,
       querystring: Type.Object({ to: Type.Optional(Type.String({ maxLength: 254 })) }),
       response: responses(
         {
@@ -249,7 +240,6 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
       summary: 'Show the clock',
       description: "The server's clock: every timestamp it writes comes from it.",
       tags,
-      security,
       response: responses(
         { 200: Type.Object({ now: Timestamp, mode: Type.String({ enum: ['system', 'virtual'] }) }) },
         adminErrors,
@@ -270,7 +260,6 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
       summary: 'Advance the virtual clock',
       description: 'Moves the virtual clock forward; there is no way back. 409 unless CLOCK=virtual.',
       tags,
-      security,
       body: Type.Object(
         {
           seconds: Type.Number({
@@ -298,7 +287,6 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
       description:
         'Deletes every account and resource; the catalog and the clock stay. With NUBIS_SEED the instance starts over as at start: ids from 1, the clock and every generated value from the seed again, the emulator account made again.',
       tags,
-      security,
       response: responses({ 200: Type.Object({ reset: Type.Boolean() }) }, adminErrors),
     },
     handler: async () => {

@@ -11,6 +11,7 @@ import { type AuditEntry as DomainAuditEntry, listAudit, recordOperatorAction } 
 import { isoSeconds } from '../../platform/clock.ts';
 import { responses, Timestamp } from '../v1_3/schemas.ts';
 import { MAX_ROW_ID } from '../../platform/ids.ts';
+import { tags } from './format.ts';
 
 const AuditEntry = Type.Object(
   {
@@ -80,8 +81,7 @@ export function operatorAuditRoutes(app: ApiApp, ctx: Platform): void {
     config: { access: 'operator' },
     schema: {
       operationId: 'adminListAudit',
-      tags: ['operator'],
-      security: [{ operator: [] }],
+      tags,
       summary: 'List the operator audit log',
       description:
         'Every operator call that changes something (any method but GET), refused ones included, with who, from where, what and when. `call` keeps entries whose route contains the text; page back with `before` (the oldest id seen). A reset keeps the log.',

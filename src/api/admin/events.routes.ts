@@ -18,10 +18,8 @@ import type { NubisEvent as DomainEvent } from '../../events/event.ts';
 import { eventPayload } from '../../events/event-payload.ts';
 import { isoOrNull, isoSeconds } from '../../platform/clock.ts';
 import { responses, Timestamp } from '../v1_3/schemas.ts';
+import { adminErrors, tags } from './format.ts';
 
-const tags = ['operator'];
-const security = [{ operator: [] }];
-const adminErrors = [400, 401, 403, 404];
 const maxId = 2_147_483_647;
 
 const NubisEvent = Type.Object({
@@ -90,7 +88,6 @@ export function eventRoutes(app: ApiApp, ctx: Platform): void {
     config: { access: 'operator' },
     schema: {
       tags,
-      security,
       operationId: 'adminListEvents',
       summary: 'Resource changes after a sequence number, oldest first',
       description:
@@ -107,7 +104,6 @@ export function eventRoutes(app: ApiApp, ctx: Platform): void {
     config: { access: 'operator' },
     schema: {
       tags,
-      security,
       operationId: 'adminStreamEvents',
       summary: 'Resource changes as Server-Sent Events',
       description:
@@ -158,7 +154,6 @@ export function eventRoutes(app: ApiApp, ctx: Platform): void {
     config: { access: 'operator' },
     schema: {
       tags,
-      security,
       operationId: 'adminAddWebhook',
       summary: "Deliver the account's events to a URL",
       description:
@@ -182,7 +177,6 @@ export function eventRoutes(app: ApiApp, ctx: Platform): void {
     config: { access: 'operator' },
     schema: {
       tags,
-      security,
       operationId: 'adminListWebhooks',
       summary: "The account's webhooks with the state of their deliveries",
       description:
@@ -201,7 +195,6 @@ export function eventRoutes(app: ApiApp, ctx: Platform): void {
     config: { access: 'operator' },
     schema: {
       tags,
-      security,
       operationId: 'adminRemoveWebhook',
       summary: 'Remove a webhook (its undelivered events are dropped with it)',
       description: 'Events recorded afterwards are not delivered to it.',

@@ -14,10 +14,7 @@ import {
 } from '../../faults/fault.service.ts';
 import { isoSeconds } from '../../platform/clock.ts';
 import { responses, Timestamp } from '../v1_3/schemas.ts';
-
-const tags = ['operator'];
-const security = [{ operator: [] }];
-const adminErrors = [400, 401, 403, 404];
+import { adminErrors, tags } from './format.ts';
 
 const FaultRule = Type.Object({
   id: Type.Integer(),
@@ -111,7 +108,6 @@ export function faultRoutes(app: ApiApp, ctx: Platform): void {
     config: { access: 'operator' },
     schema: {
       tags,
-      security,
       operationId: 'adminAddFaultRule',
       summary: 'Add a fault rule',
       description:
@@ -132,7 +128,6 @@ export function faultRoutes(app: ApiApp, ctx: Platform): void {
     config: { access: 'operator' },
     schema: {
       tags,
-      security,
       operationId: 'adminListFaultRules',
       summary: 'Fault rules, with how many times each fired',
       description: 'Every fault rule in force, with how many times each has fired.',
@@ -147,7 +142,6 @@ export function faultRoutes(app: ApiApp, ctx: Platform): void {
     config: { access: 'operator' },
     schema: {
       tags,
-      security,
       operationId: 'adminRemoveFaultRule',
       summary: 'Remove one fault rule',
       description: 'Removes one fault rule by id; requests it matched behave normally again.',
@@ -166,7 +160,6 @@ export function faultRoutes(app: ApiApp, ctx: Platform): void {
     config: { access: 'operator' },
     schema: {
       tags,
-      security,
       operationId: 'adminRemoveAllFaultRules',
       summary: 'Remove every fault rule',
       description: 'Removes every fault rule: the server behaves normally again.',

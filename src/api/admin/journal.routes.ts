@@ -7,6 +7,7 @@ import type { ApiApp } from '../../http/api-app.ts';
 import { journal, type JournalEntry as DomainJournalEntry } from '../../journal/journal.ts';
 import { isoSeconds } from '../../platform/clock.ts';
 import { responses, Timestamp } from '../v1_3/schemas.ts';
+import { tags } from './format.ts';
 
 const JournalEntry = Type.Object({
   time: Timestamp,
@@ -40,8 +41,7 @@ export function journalRoutes(app: ApiApp, ctx: Platform): void {
     url: '/requests',
     config: { access: 'operator' },
     schema: {
-      tags: ['operator'],
-      security: [{ operator: [] }],
+      tags,
       operationId: 'adminListRequests',
       summary: 'The most recent customer requests of this instance, newest first',
       description:

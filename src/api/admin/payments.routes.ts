@@ -11,10 +11,7 @@ import { responses } from '../v1_3/schemas.ts';
 import { AdminTransaction, adminTransactionObject } from './admin.routes.ts';
 import { InvoiceDocument, invoiceDocumentObject, PdfResponse, sendPdf } from '../v1_3/document.routes.ts';
 import { documentPdf, operatorDocuments } from '../../documents/document.service.ts';
-
-const tags = ['operator'];
-const security = [{ operator: [] }];
-const adminErrors = [400, 401, 403, 404];
+import { adminErrors, tags } from './format.ts';
 
 export function operatorPaymentRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
@@ -26,7 +23,6 @@ export function operatorPaymentRoutes(app: ApiApp, ctx: Platform): void {
       summary: "List an account's invoice documents",
       description: "The account's monthly invoice documents, newest first.",
       tags,
-      security,
       params: Type.Object({
         account: Type.String({ minLength: 1, maxLength: 254, description: 'id, uuid or e-mail' }),
       }),
@@ -50,7 +46,6 @@ export function operatorPaymentRoutes(app: ApiApp, ctx: Platform): void {
       summary: 'Download an invoice document',
       description: "The PDF of any account's invoice document, as issued.",
       tags,
-      security,
       params: Type.Object({ document: Type.String({ maxLength: 20, description: 'the document id' }) }),
       response: { ...responses({}, adminErrors), 200: PdfResponse },
     },
@@ -70,7 +65,6 @@ export function operatorPaymentRoutes(app: ApiApp, ctx: Platform): void {
       summary: 'List bank transfers awaited',
       description: 'Every pending bank transfer (oldest first, at most 1000), with its reference and account.',
       tags,
-      security,
       response: responses(
         {
           200: Type.Object({
@@ -103,7 +97,6 @@ export function operatorPaymentRoutes(app: ApiApp, ctx: Platform): void {
       description:
         'Completes a pending bank transfer and credits its amount to the balance. 409 when the transaction is not a bank transfer or not pending (a second call credits nothing).',
       tags,
-      security,
       params: Type.Object({ transaction: Type.String({ maxLength: 20, description: 'the transaction id' }) }),
       response: responses({ 200: AdminTransaction }, [...adminErrors, 409]),
     },

@@ -15,10 +15,7 @@ import { isoSeconds } from '../../platform/clock.ts';
 import { POWER_STATES } from '../../servers/power-state.ts';
 import { MAX_ROW_ID } from '../../platform/ids.ts';
 import { PathRef, responses, Timestamp } from '../v1_3/schemas.ts';
-
-const tags = ['operator'];
-const security = [{ operator: [] }];
-const adminErrors = [400, 401, 403, 404];
+import { adminErrors, tags } from './format.ts';
 
 export const OperatorServer = Type.Object(
   {
@@ -72,7 +69,6 @@ export function operatorServerRoutes(app: ApiApp, ctx: Platform): void {
     schema: {
       operationId: 'adminListServers',
       tags,
-      security,
       summary: 'List the servers of every account',
       description:
         'Filters combine: `account` (id, uuid or e-mail), `power` (the shown power), `region` (id). Page with `after` (the last id seen) and `limit` (default 100, at most 1000).',
@@ -99,7 +95,6 @@ export function operatorServerRoutes(app: ApiApp, ctx: Platform): void {
     schema: {
       operationId: 'adminGetServer',
       tags,
-      security,
       summary: 'Show any server',
       description: "Any account's server by id or uuid, with its owner (404 when none matches).",
       params: ServerRef,
@@ -115,7 +110,6 @@ export function operatorServerRoutes(app: ApiApp, ctx: Platform): void {
     schema: {
       operationId: 'adminForceStopServer',
       tags,
-      security,
       summary: 'Force a server off',
       description:
         "Pulls the plug: the machine is stopped and the server shows `stopped` at once, even while provisioning or in a transition. A server already stopped stays as it is. The owner's permissions do not apply.",
@@ -132,7 +126,6 @@ export function operatorServerRoutes(app: ApiApp, ctx: Platform): void {
     schema: {
       operationId: 'adminRemoveServer',
       tags,
-      security,
       summary: 'Remove any server',
       description:
         "As the owner's remove: billing stops, addresses go back to the pool, floating IPs and VPCs let go, backups go with it; snapshots stay.",

@@ -17,10 +17,8 @@ import {
 } from '../../state/state.service.ts';
 import { responses, Timestamp } from '../v1_3/schemas.ts';
 import { isoSeconds, lastInstantMs } from '../../platform/clock.ts';
+import { adminErrors, tags } from './format.ts';
 
-const tags = ['operator'];
-const security = [{ operator: [] }];
-const adminErrors = [400, 401, 403, 404];
 /** A state document holds every row: far above the API's usual body limit, and only the operator may send one. */
 const documentBodyLimit = 256 * 1024 * 1024;
 
@@ -75,7 +73,6 @@ export function stateRoutes(app: ApiApp, ctx: Platform): void {
     config: { access: 'operator' },
     schema: {
       tags,
-      security,
       operationId: 'adminExportState',
       summary: 'The whole state as one versioned document',
       description:
@@ -92,7 +89,6 @@ export function stateRoutes(app: ApiApp, ctx: Platform): void {
     config: { access: 'operator' },
     schema: {
       tags,
-      security,
       operationId: 'adminImportState',
       summary: 'Replace the whole state with a document',
       description: 'A document from an older Nubis is migrated first; one from a newer Nubis is refused (400).',
@@ -108,7 +104,6 @@ export function stateRoutes(app: ApiApp, ctx: Platform): void {
     config: { access: 'operator' },
     schema: {
       tags,
-      security,
       operationId: 'adminSaveState',
       summary: 'Keep the current state on the server under a name (replacing one of that name)',
       description:
@@ -128,7 +123,6 @@ export function stateRoutes(app: ApiApp, ctx: Platform): void {
     config: { access: 'operator' },
     schema: {
       tags,
-      security,
       operationId: 'adminLoadState',
       summary: 'Replace the whole state with a saved one',
       description: 'Replaces the whole state with a saved one, as if the save had just been taken.',
@@ -144,7 +138,6 @@ export function stateRoutes(app: ApiApp, ctx: Platform): void {
     config: { access: 'operator' },
     schema: {
       tags,
-      security,
       operationId: 'adminListSavedStates',
       summary: 'The saved states',
       description: 'The names of the saved states, with when each was taken.',
@@ -159,7 +152,6 @@ export function stateRoutes(app: ApiApp, ctx: Platform): void {
     config: { access: 'operator' },
     schema: {
       tags,
-      security,
       operationId: 'adminRemoveSavedState',
       summary: 'Remove a saved state',
       description: 'Removes a saved state by name.',

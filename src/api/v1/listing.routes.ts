@@ -38,7 +38,6 @@ export function listingRoutes(app: ApiApp, ctx: Platform): void {
       summary: 'List locations (legacy)',
       description: 'Every location (region); its id is the DCID. Public: no key needed.',
       tags,
-      security: [],
       response: responses({ 200: Keyed(LegacyLocation) }, [429]),
     },
     handler: async () => keyed(regionsOffered(ctx).map(toLegacyLocation), (location) => location.id),
@@ -54,7 +53,6 @@ export function listingRoutes(app: ApiApp, ctx: Platform): void {
       description:
         'Operating systems and applications offered in the location; the id is the OSID. Public: no key needed.',
       tags,
-      security: [],
       params: Location,
       response: responses({ 200: Keyed(LegacyTemplate) }, [400, 404, 429]),
     },
@@ -76,7 +74,6 @@ export function listingRoutes(app: ApiApp, ctx: Platform): void {
       summary: 'List plans of a location (legacy)',
       description: 'Plans sold in the location; the id is the PLAN. Public: no key needed.',
       tags,
-      security: [],
       params: Location,
       response: responses({ 200: Keyed(LegacyPlan) }, [400, 404, 429]),
     },

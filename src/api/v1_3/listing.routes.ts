@@ -184,7 +184,6 @@ export function listingRoutes(app: ApiApp, ctx: Platform): void {
       summary: 'List regions',
       description: 'Every public region of the catalog with its features. Public: no token needed.',
       tags,
-      security: [],
       response: responses({ 200: RegionList }, [429]),
     },
     handler: async () => regionList(ctx),
@@ -200,7 +199,6 @@ export function listingRoutes(app: ApiApp, ctx: Platform): void {
       description:
         'Operating systems and applications of the catalog, optionally only those offered in one region. Public: no token needed.',
       tags,
-      security: [],
       querystring: RegionFilter,
       response: responses({ 200: ImageList }, [400, 429]),
     },
@@ -217,7 +215,6 @@ export function listingRoutes(app: ApiApp, ctx: Platform): void {
       description:
         'Extension (not in the spec): the plans a server can be created with, optionally only those of one region. Public: no token needed.',
       tags,
-      security: [],
       querystring: RegionFilter,
       response: responses({ 200: PlanList }, [400, 429]),
     },
