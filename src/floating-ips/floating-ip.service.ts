@@ -5,7 +5,7 @@ import { isIP } from 'node:net';
 import type { Actor, Platform } from '../platform/context.ts';
 import { Conflict, Invalid, LimitReached, NotFound } from '../platform/errors.ts';
 import { parseRef } from '../platform/ids.ts';
-import type { Queryable } from '../db/database.ts';
+import type { Queryable, Tx } from '../db/database.ts';
 import { requirePermission } from '../accounts/permissions.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import { requireFunds } from '../billing/funds.ts';
@@ -13,10 +13,9 @@ import { firstHourMicros, floatingIpItem } from '../billing/pricing.ts';
 import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
 import { allocateAddress, releaseAddresses } from '../network/ip-pool.ts';
 import { assertRemovalHoldOver, regionOffering } from '../network/region-rules.ts';
-import { findAttachableServer } from '../network/attachable-server.ts';
+import { type AttachableServer, changeAttachment } from '../network/attachable-server.ts';
 import { floatingIpRepository } from './floating-ip.repository.ts';
 import type { FloatingIpRow } from './floating-ip.table.ts';
-import { changes, recordIntent } from '../compute/machine-intents.ts';
 import { transaction } from '../db/transaction.ts';
 
 /** A floating IP, as the domain sees it (the API layers shape it for the wire). */
@@ -144,15 +143,21 @@ export interface AttachmentInput {
   ipId: string | number;
 }
 
+/** Attach and detach: the caller's IP and server the input names, changed in the lock order. */
+function changeIpAttachment(
+  ctx: Platform,
+  actor: Actor,
+  input: AttachmentInput,
+  change: (trx: Tx, ip: FloatingIpRow, server: AttachableServer) => Promise<boolean>,
+): Promise<void> {
+  requirePermission(actor, 'floating_ips');
+  return changeAttachment(ctx, actor, input.serverId, (trx) => findOwnedIp(ctx, trx, actor, input.ipId), change);
+}
+
 /** Attaches the IP to one of the caller's servers in its region; attaching it where it already is changes nothing. */
 export async function attachFloatingIp(ctx: Platform, actor: Actor, input: AttachmentInput): Promise<void> {
-  requirePermission(actor, 'floating_ips');
-  await transaction(ctx, async (trx) => {
-    // The lock order (docs/architecture.md): the account, then the server, then its addresses.
-    await lockAccount(ctx, trx, actor.accountId);
-    const ip = await findOwnedIp(ctx, trx, actor, input.ipId);
-    const server = await findAttachableServer(ctx, trx, actor.accountId, input.serverId);
-    if (ip.server_id === server.id) return;
+  await changeIpAttachment(ctx, actor, input, async (trx, ip, server) => {
+    if (ip.server_id === server.id) return false;
     if (server.region_id !== ip.region_id) {
       throw new Invalid(
         'server_id',
@@ -169,22 +174,17 @@ export async function attachFloatingIp(ctx: Platform, actor: Actor, input: Attac
       throw new Conflict(`floating IP ${ip.address} is attached to server ${ip.server_id}: detach it first`);
     if (!(await floatingIpRepository.attach(trx, ip.id, server.id)))
       throw new Conflict(`floating IP ${ip.address} was attached meanwhile: detach it first`);
-    await recordIntent(ctx, trx, changes.network(server));
+    return true;
   });
 }
 
 export async function detachFloatingIp(ctx: Platform, actor: Actor, input: AttachmentInput): Promise<void> {
-  requirePermission(actor, 'floating_ips');
-  await transaction(ctx, async (trx) => {
-    // The lock order (docs/architecture.md): the account, then the server, then its addresses.
-    await lockAccount(ctx, trx, actor.accountId);
-    const ip = await findOwnedIp(ctx, trx, actor, input.ipId);
-    const server = await findAttachableServer(ctx, trx, actor.accountId, input.serverId);
+  await changeIpAttachment(ctx, actor, input, async (trx, ip, server) => {
     if (ip.server_id === null) throw new Conflict(`floating IP ${ip.address} is not attached to any server`);
     if (ip.server_id !== server.id || !(await floatingIpRepository.detach(trx, ip.id, server.id))) {
       throw new Conflict(`floating IP ${ip.address} is attached to server ${ip.server_id}, not to server ${server.id}`);
     }
-    await recordIntent(ctx, trx, changes.network(server));
+    return true;
   });
 }
 

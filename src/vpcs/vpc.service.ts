@@ -12,13 +12,13 @@ import { firstHourMicros, HOURS_PER_MONTH, VPC_MONTHLY_MICROS, type PricedItem }
 import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
 import { findIn } from '../catalog/catalog.ts';
 import { assertRemovalHoldOver, regionOffering } from '../network/region-rules.ts';
-import { findAttachableServer } from '../network/attachable-server.ts';
+import { type AttachableServer, changeAttachment } from '../network/attachable-server.ts';
 import { vpcRepository } from './vpc.repository.ts';
 import { joinVpc, leaveVpc } from './vpc-membership.ts';
 import { nextPrivateRange } from './private-range.ts';
 import type { VpcRow } from './vpc.table.ts';
 import { artifacts } from '../compute/compute-driver.ts';
-import { changes, recordIntent } from '../compute/machine-intents.ts';
+import { recordIntent } from '../compute/machine-intents.ts';
 import { transaction } from '../db/transaction.ts';
 
 /** A private network, as the domain sees it (the API layer shapes it for the wire). */
@@ -137,14 +137,20 @@ export interface MembershipInput {
   vpcId: string | number;
 }
 
+/** Attach and detach: the caller's VPC and server the input names, changed in the lock order. */
+function changeMembership(
+  ctx: Platform,
+  actor: Actor,
+  input: MembershipInput,
+  change: (trx: Tx, vpc: VpcRow, server: AttachableServer) => Promise<boolean>,
+): Promise<void> {
+  requirePermission(actor, 'vpcs');
+  return changeAttachment(ctx, actor, input.serverId, (trx) => findOwnedVpc(ctx, trx, actor, input.vpcId), change);
+}
+
 /** Joins one of the caller's servers in the VPC's region; a server already in it stays as it is. */
 export async function attachVpc(ctx: Platform, actor: Actor, input: MembershipInput): Promise<void> {
-  requirePermission(actor, 'vpcs');
-  await transaction(ctx, async (trx) => {
-    // The lock order (docs/architecture.md): the account, then the server, then its networks.
-    await lockAccount(ctx, trx, actor.accountId);
-    const vpc = await findOwnedVpc(ctx, trx, actor, input.vpcId);
-    const server = await findAttachableServer(ctx, trx, actor.accountId, input.serverId);
+  await changeMembership(ctx, actor, input, async (trx, vpc, server) => {
     if (server.region_id !== vpc.region_id) {
       throw new Invalid(
         'server_id',
@@ -152,20 +158,15 @@ export async function attachVpc(ctx: Platform, actor: Actor, input: MembershipIn
       );
     }
     await joinVpc(ctx, trx, vpc, server.id);
-    await recordIntent(ctx, trx, changes.network(server));
+    return true;
   });
 }
 
 export async function detachVpc(ctx: Platform, actor: Actor, input: MembershipInput): Promise<void> {
-  requirePermission(actor, 'vpcs');
-  await transaction(ctx, async (trx) => {
-    // The lock order (docs/architecture.md): the account, then the server, then its networks.
-    await lockAccount(ctx, trx, actor.accountId);
-    const vpc = await findOwnedVpc(ctx, trx, actor, input.vpcId);
-    const server = await findAttachableServer(ctx, trx, actor.accountId, input.serverId);
+  await changeMembership(ctx, actor, input, async (trx, vpc, server) => {
     if (!(await leaveVpc(trx, vpc, server.id)))
       throw new Conflict(`server ${server.uuid} is not attached to VPC ${vpc.uuid}`);
-    await recordIntent(ctx, trx, changes.network(server));
+    return true;
   });
 }
 
