@@ -26,3 +26,10 @@ export function actorOf(request: FastifyRequest): Actor {
   if (!request.actor) throw new Unauthorized();
   return request.actor;
 }
+
+/**
+ * The serializer of a route whose answer is built field by field (the Server object, the legacy
+ * server list): V8's JSON.stringify sends exactly it, several times faster than the
+ * schema-compiled serializer on nullable unions and keyed lists of many servers.
+ */
+export const asBuilt = () => (data: unknown) => JSON.stringify(data);
