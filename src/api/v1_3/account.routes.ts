@@ -16,7 +16,7 @@ import {
 } from '../../accounts/account.service.ts';
 import { isoOrNull, isoSeconds, lastInstantMs } from '../../platform/clock.ts';
 import { toCents, toDollars } from '../../platform/money.ts';
-import { success } from './format.ts';
+import { accepted } from './format.ts';
 import { Account, authErrors, responses, SuccessObject, Timestamp } from './schemas.ts';
 
 const AuthAnswer = Type.Object({ token: Type.String(), timestamp: Timestamp });
@@ -155,8 +155,7 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       await activate(ctx, request.body.uuid);
-      reply.code(202);
-      return success(202);
+      return accepted(reply);
     },
   });
 
@@ -182,8 +181,7 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       await updateAccount(ctx, actorOf(request), request.body);
-      reply.code(202);
-      return success(202);
+      return accepted(reply);
     },
   });
 
@@ -202,8 +200,7 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       await resetPassword(ctx, request.body.email);
-      reply.code(202);
-      return success(202);
+      return accepted(reply);
     },
   });
 }

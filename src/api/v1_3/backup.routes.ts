@@ -6,7 +6,7 @@ import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
 import { setBackups } from '../../snapshots/backup.service.ts';
 import { restoreImage } from '../../snapshots/snapshot.service.ts';
-import { success } from './format.ts';
+import { accepted } from './format.ts';
 import { authErrors, IdOrUuid, responses, SuccessObject } from './schemas.ts';
 
 const tags = ['v1.3 backups'];
@@ -31,8 +31,7 @@ export function backupRoutes(app: ApiApp, ctx: Platform): void {
         serverRef: request.body.server_id,
         kind: 'backup',
       });
-      reply.code(202);
-      return success(202);
+      return accepted(reply);
     },
   });
 
@@ -64,8 +63,7 @@ export function backupRoutes(app: ApiApp, ctx: Platform): void {
       },
       handler: async (request, reply) => {
         await setBackups(ctx, actorOf(request), request.body.server_id, enable);
-        reply.code(202);
-        return success(202);
+        return accepted(reply);
       },
     });
   }

@@ -13,7 +13,7 @@ import {
   type FloatingIp as DomainFloatingIp,
   removeFloatingIp,
 } from '../../floating-ips/floating-ip.service.ts';
-import { success } from './format.ts';
+import { accepted } from './format.ts';
 import { authErrors, IdOrUuid, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
 
 const tags = ['v1.3 floating IPs'];
@@ -117,8 +117,7 @@ export function floatingIpRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       await attachFloatingIp(ctx, actorOf(request), { serverId: request.body.server_id, ipId: request.body.ip_id });
-      reply.code(202);
-      return success(202);
+      return accepted(reply);
     },
   });
 
@@ -136,8 +135,7 @@ export function floatingIpRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       await detachFloatingIp(ctx, actorOf(request), { serverId: request.body.server_id, ipId: request.body.ip_id });
-      reply.code(202);
-      return success(202);
+      return accepted(reply);
     },
   });
 

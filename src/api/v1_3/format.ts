@@ -16,3 +16,9 @@ export const v13Format: ApiFormat = {
 export function success(status: number, reason = ''): { success: { response: string; reason: string } } {
   return { success: { response: statusLine(status), reason } };
 }
+
+/** Answers 202 with the success object: the change is accepted (most v1.3 changes answer so). */
+export function accepted(reply: { code(status: 202): unknown }): ReturnType<typeof success> {
+  reply.code(202);
+  return success(202);
+}

@@ -6,7 +6,7 @@ import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
 import { getOption, getReverse, setOption, setReverse } from '../../servers/server-settings.service.ts';
-import { success } from './format.ts';
+import { accepted, success } from './format.ts';
 import { authErrors, IdOrUuid, PathRef, responses, SuccessObject } from './schemas.ts';
 
 const tags = ['v1.3 reverse DNS and options'];
@@ -61,8 +61,7 @@ export function rdnsOptionRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       await setReverse(ctx, actorOf(request), request.body.server_id, request.body.rdns, request.body.ip);
-      reply.code(202);
-      return success(202);
+      return accepted(reply);
     },
   });
 
@@ -117,8 +116,7 @@ export function rdnsOptionRoutes(app: ApiApp, ctx: Platform): void {
     handler: async (request, reply) => {
       const value = request.body.value === null ? null : String(request.body.value);
       await setOption(ctx, actorOf(request), request.params.server_id, request.body.name, value);
-      reply.code(202);
-      return success(202);
+      return accepted(reply);
     },
   });
 }

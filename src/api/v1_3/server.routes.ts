@@ -25,7 +25,7 @@ import type { ServerDetails } from '../../servers/server-details.ts';
 import type { ScriptState } from '../../servers/script-outcome.ts';
 import { isoSeconds } from '../../platform/clock.ts';
 import { toCents } from '../../platform/money.ts';
-import { success } from './format.ts';
+import { accepted } from './format.ts';
 import { authErrors, IdOrUuid, NullableTimestamp, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
 import { POWER_STATES } from '../../servers/power-state.ts';
 
@@ -379,8 +379,7 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       await rebuildServer(ctx, actorOf(request), request.body.server_id, request.body.image_id);
-      reply.code(202);
-      return success(202);
+      return accepted(reply);
     },
   });
 
@@ -399,8 +398,7 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       await resizeServer(ctx, actorOf(request), request.body.server_id, request.body.plan_id);
-      reply.code(202);
-      return success(202);
+      return accepted(reply);
     },
   });
 
@@ -419,8 +417,7 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       await setRescue(ctx, actorOf(request), request.body.server_id, request.body.enable);
-      reply.code(202);
-      return success(202);
+      return accepted(reply);
     },
   });
 
@@ -439,8 +436,7 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       await reinstallServer(ctx, actorOf(request), request.body.server_id);
-      reply.code(202);
-      return success(202);
+      return accepted(reply);
     },
   });
 
@@ -476,8 +472,7 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
       },
       handler: async (request, reply) => {
         await powerServer(ctx, actorOf(request), request.body.server_id, command);
-        reply.code(202);
-        return success(202);
+        return accepted(reply);
       },
     });
   }

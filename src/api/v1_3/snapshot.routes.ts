@@ -12,7 +12,7 @@ import {
   type Snapshot as DomainSnapshot,
 } from '../../snapshots/snapshot.service.ts';
 import { isoOrNull, isoSeconds } from '../../platform/clock.ts';
-import { success } from './format.ts';
+import { accepted } from './format.ts';
 import { authErrors, IdOrUuid, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
 
 const tags = ['v1.3 snapshots'];
@@ -110,8 +110,7 @@ export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
         serverRef: request.body.server_id,
         kind: 'snapshot',
       });
-      reply.code(202);
-      return success(202);
+      return accepted(reply);
     },
   });
 

@@ -13,7 +13,7 @@ import {
   type SshKey as DomainSshKey,
 } from '../../ssh-keys/ssh-key.service.ts';
 import { acceptedKeyTypes } from '../../ssh-keys/public-key.ts';
-import { success } from './format.ts';
+import { accepted } from './format.ts';
 import { authErrors, IdOrUuid, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
 
 const tags = ['v1.3 SSH keys'];
@@ -114,8 +114,7 @@ export function sshKeyRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       await renameSshKey(ctx, actorOf(request), request.body);
-      reply.code(202);
-      return success(202);
+      return accepted(reply);
     },
   });
 

@@ -6,7 +6,7 @@ import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
 import { isoOrNull, isoSeconds } from '../../platform/clock.ts';
 import { createToken, listTokens, removeToken, renameToken, type Token } from '../../tokens/token.service.ts';
-import { success } from './format.ts';
+import { accepted } from './format.ts';
 import { authErrors, IdOrUuid, NullableTimestamp, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
 
 const tags = ['v1.3 tokens'];
@@ -96,8 +96,7 @@ export function tokenRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       await renameToken(ctx, actorOf(request), String(request.body.uuid), request.body.name);
-      reply.code(202);
-      return success(202);
+      return accepted(reply);
     },
   });
 

@@ -6,7 +6,7 @@ import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
 import { actorOf } from '../../http/api-app.ts';
 import { attachVpc, createVpc, detachVpc, listVpcs, removeVpc, type Vpc as DomainVpc } from '../../vpcs/vpc.service.ts';
-import { success } from './format.ts';
+import { accepted } from './format.ts';
 import { authErrors, IdOrUuid, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
 
 const tags = ['v1.3 VPCs'];
@@ -87,8 +87,7 @@ export function vpcRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       await attachVpc(ctx, actorOf(request), { serverId: request.body.server_id, vpcId: request.body.vpc_id });
-      reply.code(202);
-      return success(202);
+      return accepted(reply);
     },
   });
 
@@ -106,8 +105,7 @@ export function vpcRoutes(app: ApiApp, ctx: Platform): void {
     },
     handler: async (request, reply) => {
       await detachVpc(ctx, actorOf(request), { serverId: request.body.server_id, vpcId: request.body.vpc_id });
-      reply.code(202);
-      return success(202);
+      return accepted(reply);
     },
   });
 
