@@ -6,6 +6,7 @@ import type { DialectName, Queryable } from '../db/database.ts';
 import type { Ref } from '../platform/ids.ts';
 import { prepared } from '../db/prepared.ts';
 import type { FloatingIpRow, FloatingIpTable } from './floating-ip.table.ts';
+import { byRef } from '../db/by-ref.ts';
 
 // The list is a hot read: prepared once (src/db/prepared.ts).
 const listOfAccount = prepared<[number], FloatingIpRow>(1, (db, accountId) =>
@@ -19,7 +20,7 @@ export const floatingIpRepository = {
       .selectFrom('floating_ips')
       .selectAll()
       .where('account_id', '=', accountId)
-      .$call((q) => ('id' in ref ? q.where('id', '=', ref.id) : q.where('uuid', '=', ref.uuid)))
+      .where(byRef(ref))
       .$if(lockOn === 'postgres', (q) => q.forNoKeyUpdate())
       .executeTakeFirst();
   },

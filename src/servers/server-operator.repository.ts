@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import type { DialectName, Queryable, Tx } from '../db/database.ts';
 import type { Ref } from '../platform/ids.ts';
+import { byRef } from '../db/by-ref.ts';
 
 export interface OperatorServerFilter {
   accountId?: number;
@@ -44,7 +45,7 @@ export const serverOperatorRepository = {
   /** Any account's server with its owner's e-mail; with `lockOn` postgres, its row locked. */
   find(trx: Tx, ref: Ref, lockOn?: DialectName) {
     let select = withOwner(trx);
-    select = 'id' in ref ? select.where('servers.id', '=', ref.id) : select.where('servers.uuid', '=', ref.uuid);
+    select = select.where(byRef(ref, 'servers'));
     if (lockOn === 'postgres') select = select.forNoKeyUpdate('servers');
     return select.executeTakeFirst();
   },

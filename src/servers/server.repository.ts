@@ -15,6 +15,7 @@ import { jsonTuples, objectsOf } from '../db/json-tuples.ts';
 import type { Ref } from '../platform/ids.ts';
 import type { FloatingIpRow } from '../floating-ips/floating-ip.table.ts';
 import type { NewServerRow, ServerRow, ServerUpdate } from './server.table.ts';
+import { byRef } from '../db/by-ref.ts';
 
 /** What a Server object shows of a row. */
 export type ShownRow = Pick<
@@ -291,8 +292,7 @@ export const serverRepository = {
 
   /** The account's server by id or uuid; `lock` takes a row lock (PostgreSQL) for a state change. */
   findOwned(db: Queryable, accountId: number, ref: Ref, lock = false): Promise<ServerRow | undefined> {
-    let query = db.selectFrom('servers').selectAll().where('account_id', '=', accountId);
-    query = 'id' in ref ? query.where('id', '=', ref.id) : query.where('uuid', '=', ref.uuid);
+    let query = db.selectFrom('servers').selectAll().where('account_id', '=', accountId).where(byRef(ref));
     if (lock) query = query.forNoKeyUpdate();
     return query.executeTakeFirst();
   },
@@ -368,7 +368,7 @@ export const serverRepository = {
       .selectFrom('servers')
       .select(['id', 'uuid', 'region_id', 'ipv6_enabled'])
       .where('account_id', '=', accountId)
-      .$call((q) => ('id' in ref ? q.where('id', '=', ref.id) : q.where('uuid', '=', ref.uuid)))
+      .where(byRef(ref))
       .$if(dialect === 'postgres', (q) => q.forKeyShare())
       .executeTakeFirst();
   },

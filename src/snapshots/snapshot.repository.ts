@@ -3,6 +3,7 @@
 import type { DialectName, Queryable, Tx } from '../db/database.ts';
 import type { Ref } from '../platform/ids.ts';
 import type { NewSnapshotRow, SnapshotRow } from './snapshot.table.ts';
+import { byRef } from '../db/by-ref.ts';
 
 export const snapshotRepository = {
   insert(db: Queryable, row: NewSnapshotRow): Promise<SnapshotRow> {
@@ -26,8 +27,7 @@ export const snapshotRepository = {
     ref: Ref,
     type?: 'snapshot' | 'backup',
   ): Promise<SnapshotRow | undefined> {
-    let query = db.selectFrom('snapshots').selectAll().where('account_id', '=', accountId);
-    query = 'id' in ref ? query.where('id', '=', ref.id) : query.where('uuid', '=', ref.uuid);
+    let query = db.selectFrom('snapshots').selectAll().where('account_id', '=', accountId).where(byRef(ref));
     if (type) query = query.where('type', '=', type);
     return query.executeTakeFirst();
   },

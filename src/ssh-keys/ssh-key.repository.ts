@@ -6,6 +6,7 @@ import type { Queryable } from '../db/database.ts';
 import type { Ref } from '../platform/ids.ts';
 import { prepared } from '../db/prepared.ts';
 import type { SshKeyRow, SshKeyTable } from './ssh-key.table.ts';
+import { byRef } from '../db/by-ref.ts';
 
 // The list is a hot read: prepared once (src/db/prepared.ts).
 const listOfAccount = prepared<[number], SshKeyRow>(1, (db, accountId) =>
@@ -14,9 +15,12 @@ const listOfAccount = prepared<[number], SshKeyRow>(1, (db, accountId) =>
 
 export const sshKeyRepository = {
   findOwned(db: Queryable, accountId: number, ref: Ref) {
-    let query = db.selectFrom('ssh_keys').selectAll().where('account_id', '=', accountId);
-    query = 'id' in ref ? query.where('id', '=', ref.id) : query.where('uuid', '=', ref.uuid);
-    return query.executeTakeFirst();
+    return db
+      .selectFrom('ssh_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where(byRef(ref))
+      .executeTakeFirst();
   },
 
   listByAccount(db: Queryable, accountId: number) {

@@ -3,6 +3,7 @@
 import type { Queryable } from '../db/database.ts';
 import type { Ref } from '../platform/ids.ts';
 import { prepared } from '../db/prepared.ts';
+import { byRef } from '../db/by-ref.ts';
 
 // Authentication runs on every request: its queries are prepared once (see src/db/prepared.ts).
 const findForAuth = prepared<
@@ -63,9 +64,7 @@ export const tokenRepository = {
   },
 
   findOwned(db: Queryable, accountId: number, ref: Ref) {
-    let query = db.selectFrom('tokens').selectAll().where('account_id', '=', accountId);
-    query = 'id' in ref ? query.where('id', '=', ref.id) : query.where('uuid', '=', ref.uuid);
-    return query.executeTakeFirst();
+    return db.selectFrom('tokens').selectAll().where('account_id', '=', accountId).where(byRef(ref)).executeTakeFirst();
   },
 
   /** The token's account, for authentication: one indexed look-up by digest, on every request. */

@@ -5,6 +5,7 @@ import type { Insertable } from 'kysely';
 import type { DialectName, Queryable } from '../db/database.ts';
 import type { Ref } from '../platform/ids.ts';
 import type { VpcRow, VpcTable } from './vpc.table.ts';
+import { byRef } from '../db/by-ref.ts';
 
 export const vpcRepository = {
   /** The account's VPC; `lockOn` the PostgreSQL dialect takes a row lock, serialising membership changes. */
@@ -13,7 +14,7 @@ export const vpcRepository = {
       .selectFrom('vpcs')
       .selectAll()
       .where('account_id', '=', accountId)
-      .$call((q) => ('id' in ref ? q.where('id', '=', ref.id) : q.where('uuid', '=', ref.uuid)))
+      .where(byRef(ref))
       .$if(lockOn === 'postgres', (q) => q.forNoKeyUpdate())
       .executeTakeFirst();
   },
