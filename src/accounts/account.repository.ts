@@ -5,7 +5,13 @@ import { prepared } from '../db/prepared.ts';
 import { sql } from 'kysely';
 import { openItemsJson, openItemsOf } from '../billing/billing.repository.ts';
 import { jsonTuples, objectsOf } from '../db/json-tuples.ts';
-import type { AccountActivityRow, AccountRow, AccountUpdate, NewAccountRow } from './account.table.ts';
+import type {
+  AccountActivityRow,
+  AccountRow,
+  AccountUpdate,
+  NewAccountActivityRow,
+  NewAccountRow,
+} from './account.table.ts';
 
 /** How many activity entries account info shows. */
 export const ACTIVITY_SHOWN = 20;
@@ -144,17 +150,7 @@ export const accountRepository = {
     return query.execute();
   },
 
-  logActivity(
-    db: Queryable,
-    entry: {
-      account_id: number | null;
-      email: string;
-      action: string;
-      status: string;
-      ip_address: string;
-      created_at: number;
-    },
-  ) {
+  logActivity(db: Queryable, entry: NewAccountActivityRow) {
     return db.insertInto('account_activity').values(entry).execute();
   },
 

@@ -51,3 +51,4 @@ export interface AccountActivityTable {
 }
 
 export type AccountActivityRow = Selectable<AccountActivityTable>;
+export type NewAccountActivityRow = Insertable<AccountActivityTable>;
