@@ -2,28 +2,27 @@
 
 import type { Generated, Selectable } from 'kysely';
 
-export interface EventTable {
-  /** The sequence number. */
-  id: Generated<number>;
+/** What an event tells, recorded or scheduled: whose, of what resource, what happened. */
+interface EventColumns {
   account_id: number | null;
   type: string;
   resource_type: string;
   resource_uuid: string;
   /** JSON object. */
   data: string;
+}
+
+export interface EventTable extends EventColumns {
+  /** The sequence number. */
+  id: Generated<number>;
   occurred_at: number;
   /** Who or what brought it about (EventCause); null on events recorded before causes were kept. */
   cause: string | null;
 }
 
 /** An event the clock brings about later (a transition that ends at `due_at`). */
-export interface EventScheduleTable {
+export interface EventScheduleTable extends EventColumns {
   id: Generated<number>;
-  account_id: number | null;
-  type: string;
-  resource_type: string;
-  resource_uuid: string;
-  data: string;
   due_at: number;
 }
 
