@@ -6,7 +6,7 @@
 // Lock order: every write here that changes what an account has is made by a caller holding
 // the account lock (lockAccount) first; settled_micros is then the account row's only write.
 
-import { type Insertable, type Kysely, type QueryCreator, type RawBuilder, sql } from 'kysely';
+import { type Insertable, type Kysely, type QueryCreator, type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Database, DialectName, Queryable, Tx } from '../db/database.ts';
 import { jsonTuples, objectsOf } from '../db/json-tuples.ts';
 import { prepared, type PreparedQuery } from '../db/prepared.ts';
@@ -141,6 +141,37 @@ const addToSettled = prepared<[number, number], never>(2, (db, delta, accountId)
     .where('id', '=', accountId),
 );
 
+/** The account's rows a list shows a page of: invoice items and transactions. */
+type AccountListed = 'invoice_items' | 'transactions';
+
+/** A page of the account's rows, newest first: `limit` from `offset`. */
+function newestOfAccount<T extends AccountListed>(
+  db: Queryable,
+  table: T,
+  accountId: number,
+  limit: number,
+  offset: number,
+): Promise<Selectable<Database[T]>[]> {
+  return db
+    .selectFrom(table as AccountListed)
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute() as Promise<Selectable<Database[T]>[]>;
+}
+
+/** How many rows the account has in the list (the page's total). */
+async function countOfAccount(db: Queryable, table: AccountListed, accountId: number): Promise<number> {
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
 export const billingRepository = {
   /** The settled total and unfinalised items of an account (none for an unknown one). */
   async ledger(db: Queryable, accountId: number): Promise<{ settled: number; items: MeteredItem[] }> {
@@ -187,23 +218,11 @@ export const billingRepository = {
 
   /** The account's items newest first, `limit` from `offset`. */
   itemsPage(db: Queryable, accountId: number, limit: number, offset: number): Promise<InvoiceItemRow[]> {
-    return db
-      .selectFrom('invoice_items')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .offset(offset)
-      .execute();
+    return newestOfAccount(db, 'invoice_items', accountId, limit, offset);
   },
 
-  async itemCount(db: Queryable, accountId: number): Promise<number> {
-    const row = await db
-      .selectFrom('invoice_items')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('account_id', '=', accountId)
-      .executeTakeFirstOrThrow();
-    return Number(row.count);
+  itemCount(db: Queryable, accountId: number): Promise<number> {
+    return countOfAccount(db, 'invoice_items', accountId);
   },
 
   /** Final charges of the items removed by `at`, summed by the database per resource type. */
@@ -235,22 +254,11 @@ export const billingRepository = {
 
   /** The account's transactions newest first, at most `limit`. */
   transactionsPage(db: Queryable, accountId: number, limit: number): Promise<TransactionRow[]> {
-    return db
-      .selectFrom('transactions')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute();
+    return newestOfAccount(db, 'transactions', accountId, limit, 0);
   },
 
-  async transactionCount(db: Queryable, accountId: number): Promise<number> {
-    const row = await db
-      .selectFrom('transactions')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('account_id', '=', accountId)
-      .executeTakeFirstOrThrow();
-    return Number(row.count);
+  transactionCount(db: Queryable, accountId: number): Promise<number> {
+    return countOfAccount(db, 'transactions', accountId);
   },
 
   /** Accounts marked out of funds. */
