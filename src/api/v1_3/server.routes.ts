@@ -228,6 +228,11 @@ export function serverObject(details: ServerDetails): ServerObject {
 const ServerPath = Type.Object({ server_id: PathRef });
 const ServerRef = Type.Object({ server_id: IdOrUuid });
 const Choices = Type.Record(Type.String(), Type.Object({ uuid: Type.String(), name: Type.String() }));
+
+/** The images or plans a server may change to, keyed by id. */
+function choicesObject(choices: { id: number; uuid: string; name: string }[]): Static<typeof Choices> {
+  return Object.fromEntries(choices.map((choice) => [String(choice.id), { uuid: choice.uuid, name: choice.name }]));
+}
 const actionErrors = [...authErrors, 404, 409];
 
 export function serverRoutes(app: ApiApp, ctx: Platform): void {
@@ -336,12 +341,9 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
       params: ServerPath,
       response: responses({ 200: Type.Object({ images: Choices }) }, [401, 404, 429]),
     },
-    handler: async (request) => {
-      const images = await rebuildImages(ctx, actorOf(request), request.params.server_id);
-      return {
-        images: Object.fromEntries(images.map((image) => [String(image.id), { uuid: image.uuid, name: image.name }])),
-      };
-    },
+    handler: async (request) => ({
+      images: choicesObject(await rebuildImages(ctx, actorOf(request), request.params.server_id)),
+    }),
   });
 
   app.route({
@@ -356,12 +358,9 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
       params: ServerPath,
       response: responses({ 200: Type.Object({ plans: Choices }) }, [401, 404, 429]),
     },
-    handler: async (request) => {
-      const plans = await resizePlans(ctx, actorOf(request), request.params.server_id);
-      return {
-        plans: Object.fromEntries(plans.map((plan) => [String(plan.id), { uuid: plan.uuid, name: plan.name }])),
-      };
-    },
+    handler: async (request) => ({
+      plans: choicesObject(await resizePlans(ctx, actorOf(request), request.params.server_id)),
+    }),
   });
 
   app.route({
