@@ -5,6 +5,7 @@ import type { Platform } from '../platform/context.ts';
 import { Invalid, NotFound } from '../platform/errors.ts';
 import { findAccount } from '../accounts/operator.service.ts';
 import { webhookRepository } from './webhook.repository.ts';
+import { isHttpUrl } from '../platform/http-url.ts';
 
 /** A webhook with the state of its deliveries (times in clock ms; the operator API shapes it). */
 export interface Webhook {
@@ -30,23 +31,12 @@ export interface WebhookDelivery {
 /** How many of a webhook's newest deliveries a listing shows. */
 const shownDeliveries = 50;
 
-function checkUrl(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new Invalid('url', 'must be an absolute http or https URL');
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    throw new Invalid('url', 'must be an absolute http or https URL');
-}
-
 export async function addWebhook(
   ctx: Platform,
   accountRef: string,
   input: { url: string; secret: string },
 ): Promise<Webhook> {
-  checkUrl(input.url);
+  if (!isHttpUrl(input.url)) throw new Invalid('url', 'must be an absolute http or https URL');
   const account = await findAccount(ctx, accountRef);
   const row = await webhookRepository.insert(ctx.db, {
     account_id: account.id,

@@ -17,6 +17,7 @@ import { cardProcessorOf } from './processors.ts';
 import { settle } from './payment-events.ts';
 import { transaction } from '../db/transaction.ts';
 import { paymentRepository } from './payment.repository.ts';
+import { isHttpUrl } from '../platform/http-url.ts';
 
 export interface PaymentOptions {
   /** The card processor, or why card payments are off. */
@@ -79,14 +80,7 @@ function siteUrl(ctx: Platform, origin: string | undefined): string {
 function returnUrlOf(ctx: Platform, given: string | undefined, origin: string | undefined): string {
   const base = siteUrl(ctx, origin);
   if (given === undefined || given.trim() === '') return `${base}/#/billing`;
-  let url: URL;
-  try {
-    url = new URL(given);
-  } catch {
-    throw new Invalid('return_url', 'bad value: an absolute http(s) URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new Invalid('return_url', 'bad value: an absolute http(s) URL');
+  if (!isHttpUrl(given)) throw new Invalid('return_url', 'bad value: an absolute http(s) URL');
   return given;
 }
 

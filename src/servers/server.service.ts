@@ -30,6 +30,7 @@ import type { EventCause } from '../events/event.service.ts';
 import { markComputeFault } from '../faults/compute-fault.ts';
 import type { ServerRow } from './server.table.ts';
 import { transaction } from '../db/transaction.ts';
+import { isHttpUrl } from '../platform/http-url.ts';
 
 export interface CreateServerInput {
   hostname: string;
@@ -149,7 +150,7 @@ function checkCreate(ctx: Platform, input: CreateServerInput): CheckedCreate {
     if (input.vpc !== undefined && !region.features.virtual_private_cloud)
       problems.push({ field: 'vpc', reason: `bad value: region ${region.id} offers no VPCs` });
   }
-  if (input.script_url !== undefined && !isHttpUrl(input.script_url))
+  if (input.script_url !== undefined && !(isHttpUrl(input.script_url) && input.script_url.length <= 2048))
     problems.push({ field: 'script_url', reason: 'bad value: must be an http or https URL' });
   const commit = input.commit ?? 0;
   if (!Number.isInteger(commit) || commit < 0 || commit > MAX_COMMIT_HOURS)
@@ -157,15 +158,6 @@ function checkCreate(ctx: Platform, input: CreateServerInput): CheckedCreate {
 
   if (problems.length) throw new Invalid(problems);
   return { region: region!, plan: plan!, image };
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && text.length <= 2048;
-  } catch {
-    return false;
-  }
 }
 
 /** The caller's completed snapshot to create a server from, in the server's region, fitting its plan. */
