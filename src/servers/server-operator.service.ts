@@ -94,6 +94,18 @@ async function findAnyServer(ctx: Platform, trx: Tx, ref: string, lock = true): 
   return row;
 }
 
+/**
+ * Any account's server, locked for a change: its owner is found without a lock, then the account
+ * and the server are locked in the order every owner's change takes them (404 if it changed hands).
+ */
+async function lockAnyServer(ctx: Platform, trx: Tx, ref: string): Promise<ServerWithOwner> {
+  const owner = await findAnyServer(ctx, trx, ref, false);
+  await lockAccount(ctx, trx, owner.account_id);
+  const server = await findAnyServer(ctx, trx, ref);
+  if (server.account_id !== owner.account_id) throw new NotFound('server');
+  return server;
+}
+
 export async function operatorServerInfo(ctx: Platform, ref: string): Promise<OperatorServer> {
   return transaction(ctx, async (trx) => toOperatorServer(ctx, await findAnyServer(ctx, trx, ref), ctx.clock.now()));
 }
@@ -104,11 +116,7 @@ export async function operatorServerInfo(ctx: Platform, ref: string): Promise<Op
  */
 export async function forceStopServer(ctx: Platform, ref: string): Promise<OperatorServer> {
   return transaction(ctx, async (trx) => {
-    // The account first, then the server, in the order every owner's change takes them.
-    const owner = await findAnyServer(ctx, trx, ref, false);
-    await lockAccount(ctx, trx, owner.account_id);
-    const server = await findAnyServer(ctx, trx, ref);
-    if (server.account_id !== owner.account_id) throw new NotFound('server');
+    const server = await lockAnyServer(ctx, trx, ref);
     const now = ctx.clock.now();
     if (shownPower(server, now) === 'stopped') return toOperatorServer(ctx, server, now);
     const stopped = await recordIntent(ctx, trx, changes.powerOff(server));
@@ -120,11 +128,7 @@ export async function forceStopServer(ctx: Platform, ref: string): Promise<Opera
 /** Removes any account's server as its owner's remove would: billing stops, addresses go back. */
 export async function operatorRemoveServer(ctx: Platform, ref: string): Promise<void> {
   await transaction(ctx, async (trx) => {
-    // The account first, then the server, in the order every owner's change takes them.
-    const owner = await findAnyServer(ctx, trx, ref, false);
-    await lockAccount(ctx, trx, owner.account_id);
-    const server = await findAnyServer(ctx, trx, ref);
-    if (server.account_id !== owner.account_id) throw new NotFound('server');
+    const server = await lockAnyServer(ctx, trx, ref);
     await removeServerRow(ctx, trx, server, 'operator');
   });
 }
