@@ -122,8 +122,12 @@ function serverKey(config: Config): Buffer {
   return key;
 }
 
-/** Waits a little for Redis, so the first requests already count in the shared budget. */
-async function connectRedis(url: string, log: Logger): Promise<Redis> {
+/**
+ * Connects to Redis: the client at once, and `ready` once it answers or after 5 s. Start-up
+ * begins this first and waits for `ready` only before it listens, so the handshake overlaps
+ * opening storage and building the routes; the first requests already count in the shared budget.
+ */
+async function connectRedis(url: string, log: Logger): Promise<{ redis: Redis; ready: Promise<void> }> {
   // Loaded only when REDIS_URL is set.
   const { Redis } = await import('ioredis');
   // Auto-pipelining: the commands a request sends in one tick (its rate-limit counts and the
@@ -136,10 +140,11 @@ async function connectRedis(url: string, log: Logger): Promise<Redis> {
   });
   redis.on('error', (error) => log.warn({ err: error.message }, 'redis unavailable; rate limits fall back to memory'));
   const timeout = AbortSignal.timeout(5_000);
-  await once(redis, 'ready', { signal: timeout }).catch(() =>
-    log.warn({ redis: redactUrl(url) }, 'redis not ready after 5 s; rate limits count in memory until it is'),
+  const ready = once(redis, 'ready', { signal: timeout }).then(
+    () => {},
+    () => log.warn({ redis: redactUrl(url) }, 'redis not ready after 5 s; rate limits count in memory until it is'),
   );
-  return redis;
+  return { redis, ready };
 }
 
 /** `catalog` lets the caller load (and so check) the catalog before storage is opened. */
@@ -187,9 +192,27 @@ export async function startInstance(
   const log = createLogger(config.logLevel, options.logDestination);
   // A bad catalog stops start-up before storage is touched.
   const catalog = loadCatalog(config.catalogFile, 0);
-  const storage = await prepareStorage(config, log);
-  const ctx = await createPlatform(config, storage, log, catalog);
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
+  const connectingRedis = config.redisUrl ? connectRedis(config.redisUrl, log) : null;
+  // Start-up failing before Redis is in use: its connection must not keep the process alive.
+  const dropRedis = () =>
+    void connectingRedis?.then(
+      ({ redis }) => redis.disconnect(),
+      () => {},
+    );
+  let storage: Storage;
+  try {
+    storage = await prepareStorage(config, log);
+  } catch (error) {
+    dropRedis();
+    throw error;
+  }
+  const ctx = await createPlatform(config, storage, log, catalog).catch(async (error) => {
+    dropRedis();
+    await storage.close().catch(() => {});
+    throw error;
+  });
+  const connected = await connectingRedis;
+  const redis = connected?.redis ?? null;
   // A seeded instance starts from the seed's beginning, whatever the storage held.
   const seeded = ctx.random.seeded
     ? await resetState(ctx)
@@ -205,6 +228,7 @@ export async function startInstance(
   const limiters = createRateLimiters(config, redis, (name) => ctx.metrics.rateLimitRefusals.inc({ limit: name }));
   const lifecycle = createLifecycle();
   const app = await buildApp({ ctx, storage, limiters, version: packageVersion, logger: log, lifecycle });
+  await connected?.ready;
   let address: string;
   try {
     address = await app.listen({ port: config.port, host: config.host });
