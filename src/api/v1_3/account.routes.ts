@@ -3,7 +3,7 @@
 import { type Static, Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
-import { actorOf } from '../../http/api-app.ts';
+import { actorOf, asBuilt } from '../../http/api-app.ts';
 import {
   accountInfo,
   activate,
@@ -95,6 +95,7 @@ export function accountRoutes(app: ApiApp, ctx: Platform): void {
       tags,
       response: responses({ 200: Account }, [401, 403, 429]),
     },
+    serializerCompiler: asBuilt,
     handler: async (request) => accountObject(await accountInfo(ctx, actorOf(request))),
   });
 
