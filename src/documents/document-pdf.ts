@@ -38,6 +38,9 @@ export interface DocumentContent {
   closing: string;
 }
 
+/** A cell of a table row: its text, where it is anchored, and which side it is aligned to. */
+type Cell = [text: string, x: number, align: 'left' | 'right'];
+
 export async function renderDocumentPdf(content: DocumentContent): Promise<Buffer> {
   // pdfkit and its fonts load with the first document, not at every start: this module is itself
   // loaded on first use, but the prebuilt server (scripts/bundle.ts) inlines it.
@@ -61,7 +64,7 @@ export async function renderDocumentPdf(content: DocumentContent): Promise<Buffe
 
   const left = 48;
   const right = pdf.page.width - 48;
-  const row = (cells: [string, number, 'left' | 'right'][], bold = false) => {
+  const row = (cells: Cell[], bold = false) => {
     pdf.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(9);
     const y = pdf.y;
     let lowest = y;
@@ -73,6 +76,22 @@ export async function renderDocumentPdf(content: DocumentContent): Promise<Buffe
     pdf.x = left;
     pdf.y = lowest + 2;
   };
+  /** A table: its header in bold, then one row a line, each text under its column; `none` when it has no line. */
+  const table = (columns: Cell[], lines: string[][], none: string) => {
+    row(columns, true);
+    for (const line of lines) row(columns.map(([, x, align], index) => [line[index], x, align]));
+    if (lines.length === 0) pdf.font('Helvetica').fontSize(9).text(none, left);
+    pdf.moveDown(0.3);
+  };
+  /** A labelled amount: the label at `labelX`, the amount right-aligned. */
+  const amountRow = (label: string, labelX: number, amount: string, bold = false) =>
+    row(
+      [
+        [label, labelX, 'left'],
+        [amount, right, 'right'],
+      ],
+      bold,
+    );
   const heading = (text: string) => {
     pdf.moveDown(0.8).font('Helvetica-Bold').fontSize(11).text(text, left);
     pdf.moveDown(0.3);
@@ -101,42 +120,21 @@ export async function renderDocumentPdf(content: DocumentContent): Promise<Buffe
   pdf.text(`Account: ${content.customer.accountId}`);
 
   heading('Usage (invoice items)');
-  row(
+  table(
     [
       ['Started', left, 'left'],
       ['Item', left + 110, 'left'],
       ['Amount', right, 'right'],
     ],
-    true,
+    content.usageLines.map((line) => [line.date, line.description, line.amount]),
+    'No usage this month.',
   );
-  for (const line of content.usageLines)
-    row([
-      [line.date, left, 'left'],
-      [line.description, left + 110, 'left'],
-      [line.amount, right, 'right'],
-    ]);
-  if (content.usageLines.length === 0) pdf.font('Helvetica').fontSize(9).text('No usage this month.', left);
-  pdf.moveDown(0.3);
-  for (const [type, amount] of content.usageByType)
-    row([
-      [`Subtotal ${type}`, left + 110, 'left'],
-      [amount, right, 'right'],
-    ]);
-  row(
-    [
-      ['Usage total', left + 110, 'left'],
-      [content.usageTotal, right, 'right'],
-    ],
-    true,
-  );
-  if (content.commitTotal !== null)
-    row([
-      ['Charges paid up front (commit)', left + 110, 'left'],
-      [content.commitTotal, right, 'right'],
-    ]);
+  for (const [type, amount] of content.usageByType) amountRow(`Subtotal ${type}`, left + 110, amount);
+  amountRow('Usage total', left + 110, content.usageTotal, true);
+  if (content.commitTotal !== null) amountRow('Charges paid up front (commit)', left + 110, content.commitTotal);
 
   heading('Payments');
-  row(
+  table(
     [
       ['Date', left, 'left'],
       ['Payment', left + 70, 'left'],
@@ -144,65 +142,25 @@ export async function renderDocumentPdf(content: DocumentContent): Promise<Buffe
       ['VAT', right - 100, 'right'],
       ['Gross', right, 'right'],
     ],
-    true,
+    content.payments.map((line) => [
+      line.date,
+      line.description,
+      line.amount,
+      `${line.vat} (${line.vatRate}%)`,
+      line.gross,
+    ]),
+    'No payments this month.',
   );
-  for (const line of content.payments)
-    row([
-      [line.date, left, 'left'],
-      [line.description, left + 70, 'left'],
-      [line.amount, right - 200, 'right'],
-      [`${line.vat} (${line.vatRate}%)`, right - 100, 'right'],
-      [line.gross, right, 'right'],
-    ]);
-  if (content.payments.length === 0) pdf.font('Helvetica').fontSize(9).text('No payments this month.', left);
-  pdf.moveDown(0.3);
-  row(
-    [
-      ['Payments net', left + 70, 'left'],
-      [content.paymentsNet, right, 'right'],
-    ],
-    true,
-  );
-  row(
-    [
-      ['VAT', left + 70, 'left'],
-      [content.tax, right, 'right'],
-    ],
-    true,
-  );
-  row(
-    [
-      ['Payments gross', left + 70, 'left'],
-      [content.paymentsGross, right, 'right'],
-    ],
-    true,
-  );
+  amountRow('Payments net', left + 70, content.paymentsNet, true);
+  amountRow('VAT', left + 70, content.tax, true);
+  amountRow('Payments gross', left + 70, content.paymentsGross, true);
 
   heading('Balance');
-  row([
-    ['Balance carried over', left, 'left'],
-    [content.opening, right, 'right'],
-  ]);
-  row([
-    ['Payments net', left, 'left'],
-    [content.paymentsNet, right, 'right'],
-  ]);
-  row([
-    ['Usage', left, 'left'],
-    [content.usageTotal === '0.00' ? '0.00' : `-${content.usageTotal}`, right, 'right'],
-  ]);
-  if (content.commitTotal !== null)
-    row([
-      ['Charges paid up front', left, 'left'],
-      [content.commitTotal, right, 'right'],
-    ]);
-  row(
-    [
-      ['Balance at month end', left, 'left'],
-      [content.closing, right, 'right'],
-    ],
-    true,
-  );
+  amountRow('Balance carried over', left, content.opening);
+  amountRow('Payments net', left, content.paymentsNet);
+  amountRow('Usage', left, content.usageTotal === '0.00' ? '0.00' : `-${content.usageTotal}`);
+  if (content.commitTotal !== null) amountRow('Charges paid up front', left, content.commitTotal);
+  amountRow('Balance at month end', left, content.closing, true);
   pdf.moveDown(1).font('Helvetica').fontSize(8);
   pdf.text(
     'Prepaid account: VAT is charged on payments when they are made, at the rate of the customer country. Usage is drawn from the prepaid balance.',
