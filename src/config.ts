@@ -1,10 +1,28 @@
 // Configuration: every environment variable Nubis reads, its default and its parser.
 // One table so the README, `nubis --help` and start-up validation never drift apart.
 
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+/**
+ * The JSON of the file a setting names (CATALOG_FILE, BILLING_FILE), or of the shipped file when it
+ * names none, and `source`, which says which in every error about it.
+ */
+export function readSettingsFile(
+  setting: { name: string; file: string | null; shipped: { what: string; file: string } },
+  fail: new (message: string) => ConfigError = ConfigError,
+): { raw: unknown; source: string } {
+  const { name, file, shipped } = setting;
+  const source = file ? `${name} ${file}` : `shipped ${shipped.what} ${shipped.file}`;
+  try {
+    return { raw: JSON.parse(readFileSync(file ?? shipped.file, 'utf8')), source };
+  } catch (error) {
+    throw new fail(`${source} cannot be read as JSON: ${(error as Error).message}`);
+  }
 }
 
 type Parser<T> = (raw: string, name: string) => T;

@@ -2,9 +2,8 @@
 // the bank account a transfer goes to) and the VAT rate per customer country. Read once from the
 // shipped `billing.json` (examples) or the operator's BILLING_FILE; a bad file stops start-up.
 
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ConfigError } from '../config.ts';
+import { ConfigError, readSettingsFile } from '../config.ts';
 import { isCountryCode } from '../accounts/countries.ts';
 import type { Platform } from '../platform/context.ts';
 
@@ -75,13 +74,11 @@ export function billingSettings(ctx: Pick<Platform, 'config'>): BillingSettings 
 }
 
 export function loadBillingSettings(file: string | null): BillingSettings {
-  const source = file ? `BILLING_FILE ${file}` : `shipped billing settings ${shippedBillingFile}`;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file ?? shippedBillingFile, 'utf8'));
-  } catch (error) {
-    throw new ConfigError(`${source} cannot be read as JSON: ${(error as Error).message}`);
-  }
+  const { raw, source } = readSettingsFile({
+    name: 'BILLING_FILE',
+    file,
+    shipped: { what: 'billing settings', file: shippedBillingFile },
+  });
   const problems = billingFileProblems(raw);
   if (problems.length) throw new ConfigError(`${source} is not valid: ${problems.slice(0, 3).join('; ')}`);
   const parsed = raw as BillingFile;

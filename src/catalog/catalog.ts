@@ -2,10 +2,9 @@
 // the operator's CATALOG_FILE, checks it (schema, then the rules a schema cannot say:
 // unique ids, known regions, non-overlapping address pools), and resolves references.
 
-import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { ConfigError } from '../config.ts';
+import { ConfigError, readSettingsFile } from '../config.ts';
 import { parseMoney } from '../platform/money.ts';
 import { schemaErrors } from './schema-check.ts';
 import {
@@ -36,13 +35,10 @@ function jsonPath(instancePath: string): string {
 }
 
 export function loadCatalog(file: string | null, now: number): Catalog {
-  const source = file ? `CATALOG_FILE ${file}` : `shipped catalog ${shippedCatalogFile}`;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file ?? shippedCatalogFile, 'utf8'));
-  } catch (error) {
-    throw new CatalogError(`${source} cannot be read as JSON: ${(error as Error).message}`);
-  }
+  const { raw, source } = readSettingsFile(
+    { name: 'CATALOG_FILE', file, shipped: { what: 'catalog', file: shippedCatalogFile } },
+    CatalogError,
+  );
   const problems = checkCatalog(raw);
   if (problems.length) {
     const shown = problems.slice(0, 3).join('; ');
