@@ -3,15 +3,14 @@
 
 import { isoSeconds } from '../platform/clock.ts';
 import type { Mail } from '../mail/mail.service.ts';
+import { letterText } from '../mail/letter.ts';
 
 /** The registration mail: the console's activation link and the activation uuid for the API. */
 export function activationMail(to: string, firstname: string, consoleUrl: string, activationUuid: string): Mail {
   return {
     to,
     subject: 'Activate your Nubis account',
-    text: [
-      `Hello ${firstname},`,
-      '',
+    text: letterText(firstname, [
       'Activate your account by opening this link:',
       '',
       `${consoleUrl}/#/activate/${activationUuid}`,
@@ -21,7 +20,7 @@ export function activationMail(to: string, firstname: string, consoleUrl: string
       `Activation uuid: ${activationUuid}`,
       '',
       'If you did not register, ignore this mail.',
-    ].join('\n'),
+    ]),
   };
 }
 
@@ -30,16 +29,14 @@ export function temporaryPasswordMail(to: string, firstname: string, temporary: 
   return {
     to,
     subject: 'Your temporary Nubis password',
-    text: [
-      `Hello ${firstname},`,
-      '',
+    text: letterText(firstname, [
       'Someone asked to reset the password of this account. Log in with this temporary password;',
       'your own password keeps working too.',
       '',
       `Temporary password: ${temporary}`,
       '',
       `It expires at ${isoSeconds(expiresAt)}. If you did not ask for it, ignore this mail.`,
-    ].join('\n'),
+    ]),
   };
 }
 
@@ -48,11 +45,9 @@ export function emailChangedMail(to: string, firstname: string, newEmail: string
   return {
     to,
     subject: 'Your Nubis e-mail address was changed',
-    text: [
-      `Hello ${firstname},`,
-      '',
+    text: letterText(firstname, [
       `The e-mail address of your account is now ${newEmail}.`,
       'If you did not change it, contact support.',
-    ].join('\n'),
+    ]),
   };
 }

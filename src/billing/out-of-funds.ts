@@ -15,6 +15,7 @@ import { isoSeconds } from '../platform/clock.ts';
 import { formatMoney } from '../platform/money.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import { queueMail } from '../mail/mail.service.ts';
+import { letterText } from '../mail/letter.ts';
 import { accountFinance } from './ledger.ts';
 import { billingRepository } from './billing.repository.ts';
 import { powerOffBySweep } from '../compute/machine-intents.ts';
@@ -72,9 +73,7 @@ async function suspend(ctx: Platform, trx: Tx, accountId: number): Promise<numbe
   await queueMail(ctx, trx, {
     to: account.email,
     subject: 'Your Nubis balance has run out',
-    text: [
-      `Hello ${account.firstname},`,
-      '',
+    text: letterText(account.firstname, [
       `The balance of your account reached zero at ${isoSeconds(now)}; it is now ${formatMoney(balanceMicros)} USD.`,
       stopped > 0
         ? `We powered off your ${stopped} running server${stopped === 1 ? '' : 's'}.`
@@ -83,7 +82,7 @@ async function suspend(ctx: Platform, trx: Tx, accountId: number): Promise<numbe
       'Your servers, snapshots and addresses are kept and are still billed until you remove them.',
       'New servers, resizes, snapshots, floating IPs and VPCs are refused until the balance is above zero again.',
       'Once you have added credit, start your servers again yourself: we do not restart them.',
-    ].join('\n'),
+    ]),
   });
   return stopped;
 }

@@ -8,6 +8,7 @@ import type { TransactionRow } from '../billing/billing.table.ts';
 import type { InvoiceSumField } from '../billing/invoice-sum.ts';
 import type { DocumentContent } from './document-pdf.ts';
 import { documentNumberText } from './document-name.ts';
+import { letterText } from '../mail/letter.ts';
 
 /** What a month held for an account, in micro-dollars (see monthFigures). */
 export interface MonthFigures {
@@ -74,14 +75,12 @@ export function documentMail(
 ): { subject: string; text: string } {
   return {
     subject: `Your invoice ${documentNumberText(number)} for ${period}`,
-    text: [
-      `Hello ${names.customer},`,
-      '',
+    text: letterText(names.customer, [
       `attached is invoice ${documentNumberText(number)} for ${period}.`,
       `Usage: ${money(figures.usage)} USD. Payments: ${money(figures.paymentsNet)} USD plus ${money(figures.tax)} USD VAT.`,
       `Balance carried over: ${money(figures.opening)} USD; at the end of the month: ${money(figures.closing)} USD.`,
       '',
       names.seller,
-    ].join('\n'),
+    ]),
   };
 }

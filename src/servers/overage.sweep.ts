@@ -15,6 +15,7 @@ import { accountRepository } from '../accounts/account.repository.ts';
 import { changes, powerOffBySweep, recordIntent } from '../compute/machine-intents.ts';
 import { recordEvent } from '../events/event.service.ts';
 import { queueMail } from '../mail/mail.service.ts';
+import { letterText } from '../mail/letter.ts';
 import { bandwidthOverageItem } from '../billing/pricing.ts';
 import { chargeOnce } from '../billing/one-off-charge.ts';
 import { catalogOf } from './server-details.ts';
@@ -103,14 +104,12 @@ async function powerOff(ctx: Platform, trx: Tx, row: ServerRow, overage: Overage
   await queueMail(ctx, trx, {
     to: account.email,
     subject: `Your server ${row.name} was powered off: bandwidth allowance reached`,
-    text: [
-      `Hello ${account.firstname},`,
-      '',
+    text: letterText(account.firstname, [
       `Your server ${row.name} (${row.hostname}, ${row.uuid}) has moved ${usageGb} GB this month; its plan allows ${limit} GB`,
       `and its bandwidth policy (bw_overage_policy power_off, bw_overage_threshold ${effectiveOptions(row.options).bw_overage_threshold}) stops it at ${overage.pointGb} GB.`,
       'We powered it off. It cannot be started again this month unless you raise bw_overage_threshold or',
       'change bw_overage_policy to throttle or charge (option/set); from the first day of next month it starts as usual.',
-    ].join('\n'),
+    ]),
   });
   return true;
 }
