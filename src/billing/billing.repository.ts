@@ -312,15 +312,6 @@ export const billingRepository = {
     await trx.deleteFrom('account_funds').where('account_id', '=', accountId).execute();
   },
 
-  /** Whom the out-of-funds mail goes to. */
-  addressee(trx: Tx, accountId: number) {
-    return trx
-      .selectFrom('accounts')
-      .select(['email', 'firstname'])
-      .where('id', '=', accountId)
-      .executeTakeFirstOrThrow();
-  },
-
   /**
    * The running servers of one account, or of every out-of-funds account with null. On
    * PostgreSQL a server another transaction holds is skipped (left for the next round).

@@ -14,6 +14,7 @@ import type { Platform } from '../platform/context.ts';
 import { isoSeconds } from '../platform/clock.ts';
 import { formatMoney } from '../platform/money.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
+import { accountRepository } from '../accounts/account.repository.ts';
 import { queueMail } from '../mail/mail.service.ts';
 import { letterText } from '../mail/letter.ts';
 import { accountFinance } from './ledger.ts';
@@ -69,7 +70,7 @@ async function suspend(ctx: Platform, trx: Tx, accountId: number): Promise<numbe
   if (!(await billingRepository.markOutOfFunds(trx, accountId, now))) return null;
   await accountFunds(ctx, trx, accountId, true);
   const stopped = await stopRunningServers(ctx, trx, accountId);
-  const account = await billingRepository.addressee(trx, accountId);
+  const account = await accountRepository.addressee(trx, accountId);
   await queueMail(ctx, trx, {
     to: account.email,
     subject: 'Your Nubis balance has run out',
