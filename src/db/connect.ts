@@ -24,6 +24,12 @@ export interface Storage {
   close(): Promise<void>;
 }
 
+/** Whether the database answers a trivial query (readiness). */
+async function ping(db: Kysely<Database>): Promise<boolean> {
+  await sql`select 1`.execute(db);
+  return true;
+}
+
 export interface PoolStats {
   total: number;
   idle: number;
@@ -63,10 +69,7 @@ function openSqlite(dataDir: string): Storage {
   return {
     db,
     dialect: 'sqlite',
-    ping: async () => {
-      await sql`select 1`.execute(db);
-      return true;
-    },
+    ping: () => ping(db),
     // One connection, opened with the file.
     poolStats: () => ({ total: 1, idle: 1, waiting: 0, max: 1 }),
     close: () => db.destroy(),
@@ -102,10 +105,7 @@ async function openPostgres(config: StorageConfig, connectionString: string): Pr
   return {
     db,
     dialect: 'postgres',
-    ping: async () => {
-      await sql`select 1`.execute(db);
-      return true;
-    },
+    ping: () => ping(db),
     poolStats: () => ({
       total: pool.totalCount,
       idle: pool.idleCount,
