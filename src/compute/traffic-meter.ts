@@ -8,7 +8,7 @@ import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import { monthBounds } from '../billing/metering.ts';
 import type { MachineFacts, TrafficCounter } from './compute-driver.ts';
-import { type LastReading, trafficRepository } from './traffic.repository.ts';
+import { type LastReading, type MonthReading, trafficRepository } from './traffic.repository.ts';
 
 const gib = 1024 ** 3;
 
@@ -67,19 +67,26 @@ export async function recordTraffic(db: Queryable, serverUuid: string, reading: 
 /**
  * Bytes each machine moved in the calendar month of `now`: what the meter holds plus what the
  * driver has read since (its counters at `now`), by server uuid. The service function other
- * rules (a bandwidth allowance) read the month's usage with.
+ * rules (a bandwidth allowance) read the month's usage with. `read`: the machines' readings for
+ * that month, when the caller's statement already took them (server.repository.ts).
  */
 export async function monthTrafficBytes(
   ctx: Platform,
   db: Queryable,
   machines: readonly MachineFacts[],
   now: number,
+  read?: readonly MonthReading[],
 ): Promise<Map<string, number>> {
   const usage = new Map<string, number>();
   if (machines.length === 0) return usage;
-  const uuids = machines.map((m) => m.uuid);
   const { start } = monthBounds(now);
-  const rows = await trafficRepository.monthReadings(db, start, uuids);
+  const rows =
+    read ??
+    (await trafficRepository.monthReadings(
+      db,
+      start,
+      machines.map((m) => m.uuid),
+    ));
   const stored = new Map(rows.map((r) => [r.server_uuid, Number(r.bytes ?? 0)]));
   const last = new Map(rows.map((r) => [r.server_uuid, r]));
   for (const machine of machines) {
@@ -101,7 +108,8 @@ export async function monthTrafficGb(
   db: Queryable,
   machines: readonly MachineFacts[],
   now: number,
+  read?: readonly MonthReading[],
 ): Promise<Map<string, number>> {
-  const bytes = await monthTrafficBytes(ctx, db, machines, now);
+  const bytes = await monthTrafficBytes(ctx, db, machines, now, read);
   return new Map([...bytes].map(([uuid, value]) => [uuid, Math.round((value / gib) * 100) / 100]));
 }

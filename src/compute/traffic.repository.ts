@@ -2,13 +2,16 @@
 // reading, replaced by compare-and-set, its bytes per calendar month, and the month's readings of
 // the servers a read shows.
 
-import type { Queryable } from '../db/database.ts';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { Database, Queryable } from '../db/database.ts';
+import { jsonTuples, objectsOf } from '../db/json-tuples.ts';
 import { prepared, type PreparedQuery } from '../db/prepared.ts';
 import type { TrafficReadingRow } from './traffic.table.ts';
 
 export type LastReading = Pick<TrafficReadingRow, 'epoch' | 'counter' | 'read_at'>;
 
-type MonthReading = LastReading & { server_uuid: string; bytes: number | string | null };
+/** A server's last reading with the bytes its meter holds for one month. */
+export type MonthReading = LastReading & { server_uuid: string; bytes: number | string | null };
 
 /** The readings of `uuids` with the month's bytes beside each; one statement (a month's bytes exist only beside the reading that added them). */
 function monthReadingsQuery(db: Queryable, start: number, uuids: readonly string[]) {
@@ -28,6 +31,42 @@ function monthReadingsQuery(db: Queryable, start: number, uuids: readonly string
     ])
     .where('traffic_readings.server_uuid', 'in', uuids);
 }
+
+const readingColumns = ['server_uuid', 'epoch', 'counter', 'read_at', 'bytes'] as const;
+
+/**
+ * The month's readings of the servers `servers` selects, as one JSON value (db/json-tuples.ts), so a
+ * read that shows servers takes them in its own statement (server.repository.ts): one snapshot, and
+ * no second statement. Read it with `monthReadingsFrom`.
+ */
+export function monthReadingsJson(
+  db: Kysely<Database>,
+  start: number,
+  servers: SelectQueryBuilder<Database, 'servers', { uuid: string }>,
+) {
+  return jsonTuples(
+    db,
+    db
+      .selectFrom('traffic_readings')
+      .leftJoin('traffic_months', (join) =>
+        join
+          .onRef('traffic_months.server_uuid', '=', 'traffic_readings.server_uuid')
+          .on('traffic_months.month_start', '=', start),
+      )
+      .select([
+        'traffic_readings.server_uuid',
+        'traffic_readings.epoch',
+        'traffic_readings.counter',
+        'traffic_readings.read_at',
+        'traffic_months.bytes',
+      ])
+      .where('traffic_readings.server_uuid', 'in', servers),
+    readingColumns,
+  );
+}
+
+/** The readings of a monthReadingsJson value. */
+export const monthReadingsFrom = objectsOf<MonthReading>(readingColumns);
 
 /**
  * Prepared forms for up to 64 machines (server/info, a short list): 1, 2, 4 … 64 uuids, the

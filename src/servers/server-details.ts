@@ -8,6 +8,8 @@ import type { Image, Plan, Region } from '../catalog/catalog.types.ts';
 import type { Queryable } from '../db/database.ts';
 import type { MachineFacts } from '../compute/compute-driver.ts';
 import { monthTrafficGb } from '../compute/traffic-meter.ts';
+import type { MonthReading } from '../compute/traffic.repository.ts';
+import { monthBounds } from '../billing/metering.ts';
 import { describeAllocated } from '../network/ip-pool.ts';
 import { serverItems } from '../billing/pricing.ts';
 import { isProvisioning, shownPower } from './power-state.ts';
@@ -271,20 +273,23 @@ export function rootPassword(ctx: Platform, serverId: number, sealed: string, pl
 
 /**
  * Details of servers whose networks (one for each row, in order) are already in hand, as for a
- * server being created (`db`: the transaction it is created in).
+ * server being created (`db`: the transaction it is created in); `read`: the instant they were
+ * read at and their traffic readings for its month, when the same statement took them.
  */
 export async function detailsWith(
   ctx: Platform,
   rows: ShownRow[],
   networks: readonly ServerNetwork[],
   db: Queryable = ctx.db,
+  read?: { now: number; readings: readonly MonthReading[] },
 ): Promise<ServerDetails[]> {
-  const now = ctx.clock.now();
+  const now = read?.now ?? ctx.clock.now();
   const usage = await monthTrafficGb(
     ctx,
     db,
     rows.map((row) => machineFacts(ctx, row)),
     now,
+    read?.readings,
   );
   return rows.map((row, index) => {
     const catalog = catalogOf(ctx, row);
@@ -359,6 +364,10 @@ function grouped<T, K, V>(items: readonly T[], keyOf: (item: T) => K, valueOfIte
  * one statement (one snapshot: a server removed meanwhile never shows without its addresses).
  */
 export async function loadDetails(ctx: Platform, accountId: number, ref?: Ref): Promise<ServerDetails[]> {
-  const shown = await serverRepository.shownWithNetworks(ctx.db, accountId, ref);
-  return shown.rows.length ? detailsWith(ctx, shown.rows, networksOf(shown)) : [];
+  // The month's traffic comes in the same statement as the servers: the month of `now`.
+  const now = ctx.clock.now();
+  const shown = await serverRepository.shownWithNetworks(ctx.db, accountId, monthBounds(now).start, ref);
+  return shown.rows.length
+    ? detailsWith(ctx, shown.rows, networksOf(shown), ctx.db, { now, readings: shown.readings })
+    : [];
 }

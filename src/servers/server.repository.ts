@@ -1,7 +1,7 @@
 // Queries on servers and on what hangs off them: their public addresses, the floating IPs
 // attached to them and their VPC memberships. Reads for a list fetch each table once.
 
-import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
+import type { Expression, ExpressionBuilder, Kysely, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { Database, DialectName, Queryable } from '../db/database.ts';
 import { prepared, type PreparedQuery } from '../db/prepared.ts';
 import {
@@ -16,6 +16,7 @@ import type { Ref } from '../platform/ids.ts';
 import type { FloatingIpRow } from '../floating-ips/floating-ip.table.ts';
 import type { NewServerRow, ServerRow, ServerUpdate } from './server.table.ts';
 import { byRef } from '../db/by-ref.ts';
+import { type MonthReading, monthReadingsFrom, monthReadingsJson } from '../compute/traffic.repository.ts';
 
 /** What a Server object shows of a row. */
 export type ShownRow = Pick<
@@ -88,15 +89,17 @@ const membershipSelected = ['server_id', 'address', 'cidr'] as const;
 type AttachedFloatingRow = Pick<FloatingIpRow, (typeof floatingColumns)[number]>;
 
 /**
- * What a Server object shows of the servers in scope and of what hangs off them: four JSON values
- * in one row of one statement (db/json-tuples.ts). One statement is one snapshot on either
- * database, with no transaction to open and close, and one round trip to PostgreSQL.
+ * What a Server object shows of the servers in scope and of what hangs off them, and their
+ * month's traffic readings: five JSON values in one row of one statement (db/json-tuples.ts).
+ * One statement is one snapshot on either database, with no transaction to open and close, and
+ * one round trip to PostgreSQL.
  */
 interface ShownJson {
   servers: string | unknown[];
   held: string | unknown[];
   floating: string | unknown[];
   memberships: string | unknown[];
+  traffic: string | unknown[];
 }
 
 const floatingSelected = ['id', ...floatingColumns] as const;
@@ -108,6 +111,8 @@ interface ShownFilters {
   held: (eb: ExpressionBuilder<Database, 'ip_addresses'>) => Expression<SqlBool>;
   floating: (eb: ExpressionBuilder<Database, 'floating_ips'>) => Expression<SqlBool>;
   memberships: (eb: ExpressionBuilder<Database, 'vpc_members' | 'vpcs'>) => Expression<SqlBool>;
+  /** The month (its start) whose traffic is read, and the servers (their uuids) it is read for. */
+  traffic: { start: number; servers: SelectQueryBuilder<Database, 'servers', { uuid: string }> };
 }
 
 function shownJson(db: Kysely<Database>, filters: ShownFilters) {
@@ -126,25 +131,41 @@ function shownJson(db: Kysely<Database>, filters: ShownFilters) {
         .where(filters.memberships),
       ['vpc_id', ...membershipSelected],
     ).as('memberships'),
+    monthReadingsJson(db, filters.traffic.start, filters.traffic.servers).as('traffic'),
   ]);
 }
 
 /** The account's servers and what hangs off them (server/list). */
-const shownOfAccountJson = prepared<[number, number, number, number], ShownJson>(4, (db, a1, a2, a3, a4) =>
-  shownJson(db, {
-    servers: (eb) => eb('account_id', '=', a1),
-    held: (eb) => eb.and([eb('account_id', '=', a2), eb('holder_type', '=', 'server')]),
-    floating: (eb) => eb.and([eb('account_id', '=', a3), eb('server_id', 'is not', null)]),
-    memberships: (eb) => eb('vpcs.account_id', '=', a4),
-  }),
+const shownOfAccountJson = prepared<[number, number, number, number, number, number], ShownJson>(
+  6,
+  (db, a1, a2, a3, a4, month, a5) =>
+    shownJson(db, {
+      servers: (eb) => eb('account_id', '=', a1),
+      held: (eb) => eb.and([eb('account_id', '=', a2), eb('holder_type', '=', 'server')]),
+      floating: (eb) => eb.and([eb('account_id', '=', a3), eb('server_id', 'is not', null)]),
+      memberships: (eb) => eb('vpcs.account_id', '=', a4),
+      traffic: { start: month, servers: db.selectFrom('servers').select('uuid').where('account_id', '=', a5) },
+    }),
 );
 
 /** One of the account's servers (by id, or by uuid) and what hangs off it (server/info). */
 function shownOfServerJson(by: 'id' | 'uuid') {
   return prepared<
-    [number, number | string, number, number | string, number, number | string, number, number | string],
+    [
+      number,
+      number | string,
+      number,
+      number | string,
+      number,
+      number | string,
+      number,
+      number | string,
+      number,
+      number,
+      number | string,
+    ],
     ShownJson
-  >(8, (db, a1, s1, a2, s2, a3, s3, a4, s4) => {
+  >(11, (db, a1, s1, a2, s2, a3, s3, a4, s4, month, a5, s5) => {
     const server = (accountId: number, ref: number | string) =>
       db
         .selectFrom('servers')
@@ -155,6 +176,7 @@ function shownOfServerJson(by: 'id' | 'uuid') {
       held: (eb) => eb('holder_uuid', 'in', server(a2, s2).select('uuid')),
       floating: (eb) => eb('server_id', 'in', server(a3, s3).select('id')),
       memberships: (eb) => eb('vpc_members.server_id', 'in', server(a4, s4).select('id')),
+      traffic: { start: month, servers: server(a5, s5).select('uuid') },
     });
   });
 }
@@ -172,6 +194,8 @@ export interface ShownServers {
   held: HeldAddress[];
   floating: AttachedFloatingRow[];
   memberships: VpcMembership[];
+  /** The servers' traffic readings for the month asked for. */
+  readings: MonthReading[];
 }
 
 // account/info counts running servers: compiled once.
@@ -299,31 +323,24 @@ export const serverRepository = {
 
   /**
    * The account's servers (or the one `ref` names) as a Server object shows them, with their own
-   * addresses, attached floating IPs and VPC memberships, from one snapshot (see ShownJson).
+   * addresses, attached floating IPs, VPC memberships and traffic readings for the month that
+   * starts at `monthStart`, from one snapshot (see ShownJson).
    */
-  async shownWithNetworks(db: Queryable, accountId: number, ref?: Ref): Promise<ShownServers> {
+  async shownWithNetworks(db: Queryable, accountId: number, monthStart: number, ref?: Ref): Promise<ShownServers> {
+    const a = accountId;
     const row = !ref
-      ? await shownOfAccountJson.first(db, accountId, accountId, accountId, accountId)
+      ? await shownOfAccountJson.first(db, a, a, a, a, monthStart, a)
       : 'id' in ref
-        ? await shownByIdJson.first(db, accountId, ref.id, accountId, ref.id, accountId, ref.id, accountId, ref.id)
-        : await shownByUuidJson.first(
-            db,
-            accountId,
-            ref.uuid,
-            accountId,
-            ref.uuid,
-            accountId,
-            ref.uuid,
-            accountId,
-            ref.uuid,
-          );
-    if (!row) return { rows: [], held: [], floating: [], memberships: [] };
+        ? await shownByIdJson.first(db, a, ref.id, a, ref.id, a, ref.id, a, ref.id, monthStart, a, ref.id)
+        : await shownByUuidJson.first(db, a, ref.uuid, a, ref.uuid, a, ref.uuid, a, ref.uuid, monthStart, a, ref.uuid);
+    if (!row) return { rows: [], held: [], floating: [], memberships: [], readings: [] };
     // The aggregates keep no order: sort here (servers and floating IPs by id, VPCs by id).
     return {
       rows: serversOf(row.servers).sort((x, y) => x.id - y.id),
       held: heldOf(row.held),
       floating: floatingOf(row.floating).sort((x, y) => x.id - y.id),
       memberships: membershipsOf(row.memberships).sort((x, y) => x.vpc_id - y.vpc_id),
+      readings: monthReadingsFrom(row.traffic),
     };
   },
 
