@@ -17,7 +17,7 @@ import {
 import { listOutbox, type OutboxMessage as DomainOutboxMessage } from '../../mail/mail.service.ts';
 import { isoSeconds } from '../../platform/clock.ts';
 import { resetState } from '../../state/reset.service.ts';
-import { Account, responses, Timestamp } from '../v1_3/schemas.ts';
+import { Account, responses, Timestamp, PageMeta } from '../v1_3/schemas.ts';
 import { transactionObject } from '../v1_3/billing.routes.ts';
 import type { Transaction } from '../../billing/transaction.service.ts';
 import { accountObject } from '../v1_3/account.routes.ts';
@@ -197,7 +197,7 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
         {
           200: Type.Object({
             transactions: Type.Array(AdminTransaction),
-            meta: Type.Object({ total: Type.Integer() }),
+            meta: PageMeta,
           }),
         },
         adminErrors,

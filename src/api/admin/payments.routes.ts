@@ -7,7 +7,7 @@ import type { ApiApp } from '../../http/api-app.ts';
 import { markTransferReceived, pendingTransfers } from '../../payments/payment.service.ts';
 import { parseRef } from '../../platform/ids.ts';
 import { NotFound } from '../../platform/errors.ts';
-import { responses } from '../v1_3/schemas.ts';
+import { responses, PageMeta } from '../v1_3/schemas.ts';
 import { AdminTransaction, adminTransactionObject } from './admin.routes.ts';
 import { InvoiceDocument, invoiceDocumentObject, PdfResponse, sendPdf } from '../v1_3/document.routes.ts';
 import { documentPdf, operatorDocuments } from '../../documents/document.service.ts';
@@ -27,7 +27,7 @@ export function operatorPaymentRoutes(app: ApiApp, ctx: Platform): void {
         account: Type.String({ minLength: 1, maxLength: 254, description: 'id, uuid or e-mail' }),
       }),
       response: responses(
-        { 200: Type.Object({ documents: Type.Array(InvoiceDocument), meta: Type.Object({ total: Type.Integer() }) }) },
+        { 200: Type.Object({ documents: Type.Array(InvoiceDocument), meta: PageMeta }) },
         adminErrors,
       ),
     },

@@ -20,7 +20,7 @@ import { monthBounds } from '../../billing/metering.ts';
 import { isoOrNull, isoSeconds } from '../../platform/clock.ts';
 import { Invalid } from '../../platform/errors.ts';
 import { toCents, toDollars } from '../../platform/money.ts';
-import { NullableTimestamp, responses, Timestamp } from './schemas.ts';
+import { NullableTimestamp, responses, Timestamp, PageMeta } from './schemas.ts';
 
 const tags = ['v1.3 billing'];
 export const Transaction = Type.Object(
@@ -170,10 +170,7 @@ export function billingRoutes(app: ApiApp, ctx: Platform): void {
       summary: 'List transactions',
       description: 'The 100 latest transactions (credits and up-front charges) of the account, newest first.',
       tags,
-      response: responses(
-        { 200: Type.Object({ transactions: Type.Array(Transaction), meta: Type.Object({ total: Type.Integer() }) }) },
-        [401, 429],
-      ),
+      response: responses({ 200: Type.Object({ transactions: Type.Array(Transaction), meta: PageMeta }) }, [401, 429]),
     },
     handler: async (request) => {
       const { transactions, meta } = await listTransactions(ctx, actorOf(request).accountId);
@@ -199,10 +196,7 @@ export function billingRoutes(app: ApiApp, ctx: Platform): void {
           }),
         ),
       }),
-      response: responses(
-        { 200: Type.Object({ invoices: Type.Array(InvoiceItem), meta: Type.Object({ total: Type.Integer() }) }) },
-        [400, 401, 429],
-      ),
+      response: responses({ 200: Type.Object({ invoices: Type.Array(InvoiceItem), meta: PageMeta }) }, [400, 401, 429]),
     },
     handler: async (request) => {
       const { invoices, meta } = await listInvoiceItems(ctx, actorOf(request).accountId, request.query.start_id ?? 0);

@@ -13,7 +13,7 @@ import {
 } from '../../documents/document.service.ts';
 import { isoSeconds } from '../../platform/clock.ts';
 import { toCents } from '../../platform/money.ts';
-import { PathRef, responses, Timestamp } from './schemas.ts';
+import { PathRef, responses, Timestamp, PageMeta } from './schemas.ts';
 
 const tags = ['v1.3 billing'];
 
@@ -77,10 +77,7 @@ export function documentRoutes(app: ApiApp, ctx: Platform): void {
       description:
         "Extension. The account's monthly invoice documents, newest first: one per month with activity, issued on the first of the next month (and mailed with the PDF attached).",
       tags,
-      response: responses(
-        { 200: Type.Object({ documents: Type.Array(InvoiceDocument), meta: Type.Object({ total: Type.Integer() }) }) },
-        [401, 429],
-      ),
+      response: responses({ 200: Type.Object({ documents: Type.Array(InvoiceDocument), meta: PageMeta }) }, [401, 429]),
     },
     handler: async (request) => {
       const { documents, meta } = await accountDocuments(ctx, actorOf(request));

@@ -29,6 +29,8 @@ export const PathRef = Type.String({
 });
 
 export const Timestamp = Type.String({ description: 'UTC, YYYY-MM-DDTHH:MM:SSZ', examples: ['2026-11-22T12:00:00Z'] });
+/** A paged list's `meta`: how many items there are in all, beyond the page. */
+export const PageMeta = Type.Object({ total: Type.Integer() });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 
 /** The Account object of the spec (account/info), also what the operator API shows. */
