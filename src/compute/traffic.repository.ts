@@ -13,8 +13,15 @@ export type LastReading = Pick<TrafficReadingRow, 'epoch' | 'counter' | 'read_at
 /** A server's last reading with the bytes its meter holds for one month. */
 export type MonthReading = LastReading & { server_uuid: string; bytes: number | string | null };
 
-/** The readings of `uuids` with the month's bytes beside each; one statement (a month's bytes exist only beside the reading that added them). */
-function monthReadingsQuery(db: Queryable, start: number, uuids: readonly string[]) {
+/**
+ * The readings of the servers named (their uuids, or a query selecting them) with the month's bytes
+ * beside each; one statement (a month's bytes exist only beside the reading that added them).
+ */
+function monthReadingsQuery(
+  db: Queryable,
+  start: number,
+  servers: readonly string[] | SelectQueryBuilder<Database, 'servers', { uuid: string }>,
+) {
   return db
     .selectFrom('traffic_readings')
     .leftJoin('traffic_months', (join) =>
@@ -29,7 +36,7 @@ function monthReadingsQuery(db: Queryable, start: number, uuids: readonly string
       'traffic_readings.read_at',
       'traffic_months.bytes',
     ])
-    .where('traffic_readings.server_uuid', 'in', uuids);
+    .where('traffic_readings.server_uuid', 'in', servers);
 }
 
 const readingColumns = ['server_uuid', 'epoch', 'counter', 'read_at', 'bytes'] as const;
@@ -44,25 +51,7 @@ export function monthReadingsJson(
   start: number,
   servers: SelectQueryBuilder<Database, 'servers', { uuid: string }>,
 ) {
-  return jsonTuples(
-    db,
-    db
-      .selectFrom('traffic_readings')
-      .leftJoin('traffic_months', (join) =>
-        join
-          .onRef('traffic_months.server_uuid', '=', 'traffic_readings.server_uuid')
-          .on('traffic_months.month_start', '=', start),
-      )
-      .select([
-        'traffic_readings.server_uuid',
-        'traffic_readings.epoch',
-        'traffic_readings.counter',
-        'traffic_readings.read_at',
-        'traffic_months.bytes',
-      ])
-      .where('traffic_readings.server_uuid', 'in', servers),
-    readingColumns,
-  );
+  return jsonTuples(db, monthReadingsQuery(db, start, servers), readingColumns);
 }
 
 /** The readings of a monthReadingsJson value. */
