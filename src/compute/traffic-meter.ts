@@ -103,13 +103,7 @@ export async function monthTrafficBytes(
 }
 
 /** The month's traffic in GB (GiB, as the engine counts), to the hundredth, by server uuid. */
-export async function monthTrafficGb(
-  ctx: Platform,
-  db: Queryable,
-  machines: readonly MachineFacts[],
-  now: number,
-  read?: readonly MonthReading[],
-): Promise<Map<string, number>> {
-  const bytes = await monthTrafficBytes(ctx, db, machines, now, read);
+export async function monthTrafficGb(...asked: Parameters<typeof monthTrafficBytes>): Promise<Map<string, number>> {
+  const bytes = await monthTrafficBytes(...asked);
   return new Map([...bytes].map(([uuid, value]) => [uuid, Math.round((value / gib) * 100) / 100]));
 }
