@@ -2,7 +2,7 @@
 // reading, replaced by compare-and-set, its bytes per calendar month, and the month's readings of
 // the servers a read shows.
 
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import type { Database, Queryable } from '../db/database.ts';
 import { jsonTuples, objectsOf } from '../db/json-tuples.ts';
 import { prepared, type PreparedQuery } from '../db/prepared.ts';
@@ -13,15 +13,21 @@ export type LastReading = Pick<TrafficReadingRow, 'epoch' | 'counter' | 'read_at
 /** A server's last reading with the bytes its meter holds for one month. */
 export type MonthReading = LastReading & { server_uuid: string; bytes: number | string | null };
 
+/** Which servers' readings a query reads: a condition on `traffic_readings.server_uuid`. */
+export type ReadingsOf = (
+  eb: ExpressionBuilder<Database, 'traffic_readings' | 'traffic_months'>,
+) => Expression<SqlBool>;
+
+const readingsOfUuids =
+  (uuids: readonly string[]): ReadingsOf =>
+  (eb) =>
+    eb('traffic_readings.server_uuid', 'in', uuids);
+
 /**
- * The readings of the servers named (their uuids, or a query selecting them) with the month's bytes
- * beside each; one statement (a month's bytes exist only beside the reading that added them).
+ * The readings of the servers `which` names with the month's bytes beside each; one statement (a
+ * month's bytes exist only beside the reading that added them).
  */
-function monthReadingsQuery(
-  db: Queryable,
-  start: number,
-  servers: readonly string[] | SelectQueryBuilder<Database, 'servers', { uuid: string }>,
-) {
+function monthReadingsQuery(db: Queryable, start: number, which: ReadingsOf) {
   return db
     .selectFrom('traffic_readings')
     .leftJoin('traffic_months', (join) =>
@@ -36,22 +42,18 @@ function monthReadingsQuery(
       'traffic_readings.read_at',
       'traffic_months.bytes',
     ])
-    .where('traffic_readings.server_uuid', 'in', servers);
+    .where(which);
 }
 
 const readingColumns = ['server_uuid', 'epoch', 'counter', 'read_at', 'bytes'] as const;
 
 /**
- * The month's readings of the servers `servers` selects, as one JSON value (db/json-tuples.ts), so a
+ * The month's readings of the servers `which` names, as one JSON value (db/json-tuples.ts), so a
  * read that shows servers takes them in its own statement (server.repository.ts): one snapshot, and
  * no second statement. Read it with `monthReadingsFrom`.
  */
-export function monthReadingsJson(
-  db: Kysely<Database>,
-  start: number,
-  servers: SelectQueryBuilder<Database, 'servers', { uuid: string }>,
-) {
-  return jsonTuples(db, monthReadingsQuery(db, start, servers), readingColumns);
+export function monthReadingsJson(db: Kysely<Database>, start: number, which: ReadingsOf) {
+  return jsonTuples(db, monthReadingsQuery(db, start, which), readingColumns);
 }
 
 /** The readings of a monthReadingsJson value. */
@@ -67,7 +69,7 @@ const preparedReadings = new Map<number, PreparedQuery<[number, ...string[]], Mo
   preparedSizes.map((size) => [
     size,
     prepared<[number, ...string[]], MonthReading>(size + 1, (db, start, ...uuids) =>
-      monthReadingsQuery(db, start, uuids),
+      monthReadingsQuery(db, start, readingsOfUuids(uuids)),
     ),
   ]),
 );
@@ -75,7 +77,7 @@ const preparedReadings = new Map<number, PreparedQuery<[number, ...string[]], Mo
 function monthReadingsOf(db: Queryable, start: number, uuids: readonly string[]): Promise<MonthReading[]> {
   const size = preparedSizes.find((candidate) => candidate >= uuids.length);
   const query = size === undefined ? undefined : preparedReadings.get(size);
-  if (!query || size === undefined) return monthReadingsQuery(db, start, uuids).execute();
+  if (!query || size === undefined) return monthReadingsQuery(db, start, readingsOfUuids(uuids)).execute();
   const filled = Array.from({ length: size }, (_, i) => uuids[Math.min(i, uuids.length - 1)]!);
   return query.all(db, start, ...filled);
 }

@@ -23,6 +23,17 @@ export function jsonTuples(
     : sql`(select json_group_array(json_array(${values})) from (${from}) as t)`;
 }
 
+/**
+ * The one row's `columns` (references such as `s.id`) as a jsonTuples value of one tuple, for a
+ * statement that reads a parent row itself and its children as jsonTuples beside it.
+ */
+export function jsonTupleOfRow(db: Kysely<Database>, columns: readonly string[]): RawBuilder<string | unknown[]> {
+  const values = sql.join(columns.map((column) => sql.ref(column)));
+  return db.getExecutor().adapter instanceof PostgresAdapter
+    ? sql`json_build_array(json_build_array(${values}))`
+    : sql`json_array(json_array(${values}))`;
+}
+
 /** The tuples of a jsonTuples value. */
 export function tuplesOf<T extends unknown[]>(value: string | unknown[] | null): T[] {
   if (value === null) return [];
