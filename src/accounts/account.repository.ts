@@ -55,21 +55,21 @@ const activityOf = objectsOf<ShownActivity & { id: number }>(activityColumns);
  * bound as a parameter, SQLite's plan for the subquery costs ten times as much.
  */
 const accountInfoRow = prepared<
-  [number, number, number, number, number],
+  [number, number],
   ShownAccountRow & { items: string | unknown[]; activity: string | unknown[]; running: number }
->(5, (db, itemsAccountId, serversAccountId, now, activityAccountId, accountId) =>
+>(2, (db, accountId, now) =>
   db
     .selectFrom('accounts as a')
     .where('a.id', '=', accountId)
     .select(shownColumns.map((column) => `a.${column}` as const))
-    .select(openItemsJson(db, itemsAccountId).as('items'))
+    .select(openItemsJson(db, accountId).as('items'))
     .select(
       jsonTuples(
         db,
         db
           .selectFrom('account_activity')
           .select(activityColumns)
-          .where('account_id', '=', activityAccountId)
+          .where('account_id', '=', accountId)
           .orderBy('id', 'desc')
           .limit(sql.lit(ACTIVITY_SHOWN)),
         activityColumns,
@@ -79,7 +79,7 @@ const accountInfoRow = prepared<
       eb
         .selectFrom('servers')
         .select((s) => s.fn.countAll<number>().as('count'))
-        .where('account_id', '=', serversAccountId)
+        .where('account_id', '=', accountId)
         .where('power', '=', 'running')
         .where((w) => w.or([w('action', 'is', null), w('action_until', '<=', now)]))
         .as('running'),
@@ -107,7 +107,7 @@ export const accountRepository = {
 
   /** What account/info shows of the account (see accountInfoRow); undefined when it is unknown. */
   async findForInfo(db: Queryable, id: number, now: number) {
-    const row = await accountInfoRow.first(db, id, id, now, id, id);
+    const row = await accountInfoRow.first(db, id, now);
     if (!row) return undefined;
     // The row itself is the account (not copied: its other columns are never shown); activity newest
     // first (the aggregate keeps no order).

@@ -50,8 +50,8 @@ export interface PreparedQuery<P extends unknown[], R> {
 
 /**
  * Declares a prepared query. `build` receives placeholders for the parameters; use each in
- * the query where the value goes (they are compared by identity after compilation, so a
- * placeholder must be passed as a value, not transformed).
+ * the query wherever its value goes, as often as it goes there (they are compared by identity
+ * after compilation, so a placeholder must be passed as a value, not transformed).
  */
 export function prepared<P extends unknown[], R>(
   arity: P['length'],

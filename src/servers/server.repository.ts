@@ -141,26 +141,24 @@ function attachedJson(db: Kysely<Database>, filters: AttachedFilters) {
 }
 
 /** The account's servers and what hangs off them (server/list): each table read once for all of them. */
-const shownOfAccountJson = prepared<[number, number, number, number, number, number], ShownJson>(
-  6,
-  (db, a1, a2, a3, a4, month, a5) =>
-    db.selectNoFrom([
-      jsonTuples(db, db.selectFrom('servers').select(shownColumns).where('account_id', '=', a1), shownColumns).as(
-        'servers',
-      ),
-      ...attachedJson(db, {
-        held: (eb) => eb.and([eb('account_id', '=', a2), eb('holder_type', '=', 'server')]),
-        floating: (eb) => eb.and([eb('account_id', '=', a3), eb('server_id', 'is not', null)]),
-        memberships: (eb) => eb('vpcs.account_id', '=', a4),
-        month,
-        traffic: (eb) =>
-          eb(
-            'traffic_readings.server_uuid',
-            'in',
-            db.selectFrom('servers').select('uuid').where('account_id', '=', a5),
-          ),
-      }),
-    ]),
+const shownOfAccountJson = prepared<[number, number], ShownJson>(2, (db, month, accountId) =>
+  db.selectNoFrom([
+    jsonTuples(db, db.selectFrom('servers').select(shownColumns).where('account_id', '=', accountId), shownColumns).as(
+      'servers',
+    ),
+    ...attachedJson(db, {
+      held: (eb) => eb.and([eb('account_id', '=', accountId), eb('holder_type', '=', 'server')]),
+      floating: (eb) => eb.and([eb('account_id', '=', accountId), eb('server_id', 'is not', null)]),
+      memberships: (eb) => eb('vpcs.account_id', '=', accountId),
+      month,
+      traffic: (eb) =>
+        eb(
+          'traffic_readings.server_uuid',
+          'in',
+          db.selectFrom('servers').select('uuid').where('account_id', '=', accountId),
+        ),
+    }),
+  ]),
 );
 
 /**
@@ -337,12 +335,11 @@ export const serverRepository = {
    * starts at `monthStart`, from one snapshot (see ShownJson).
    */
   async shownWithNetworks(db: Queryable, accountId: number, monthStart: number, ref?: Ref): Promise<ShownServers> {
-    const a = accountId;
     const row = !ref
-      ? await shownOfAccountJson.first(db, a, a, a, a, monthStart, a)
+      ? await shownOfAccountJson.first(db, monthStart, accountId)
       : 'id' in ref
-        ? await shownByIdJson.first(db, monthStart, a, ref.id)
-        : await shownByUuidJson.first(db, monthStart, a, ref.uuid);
+        ? await shownByIdJson.first(db, monthStart, accountId, ref.id)
+        : await shownByUuidJson.first(db, monthStart, accountId, ref.uuid);
     if (!row) return { rows: [], held: [], floating: [], memberships: [], readings: [] };
     // The aggregates keep no order: sort here (servers and floating IPs by id, VPCs by id).
     return {
