@@ -22,8 +22,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
+import { throwawaySchema, type ThrowawaySchema } from '../test/support/postgres-schema.ts';
 import { seed, seedFloor, seedHistory } from './seed.ts';
 import { benchTesting, reportTesting } from './testing.ts';
 
@@ -235,24 +235,10 @@ async function load(
   return { scenario: name, rps: Math.round(rps), p99, p50, errors, cpuUsPerRequest: Math.round(cpu / requests) };
 }
 
-async function postgresUrl(): Promise<{ url: string; drop(): Promise<void> }> {
+/** A schema of its own in BENCH_DATABASE_URL's database (else the local `test`) for one case. */
+function postgresUrl(): Promise<ThrowawaySchema> {
   const base = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = `bench_${randomBytes(4).toString('hex')}`;
-  const client = new pg.Client({ connectionString: base });
-  await client.connect();
-  await client.query(`create schema ${schema}`);
-  await client.end();
-  const url = new URL(base);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`drop schema ${schema} cascade`);
-      await c.end();
-    },
-  };
+  return throwawaySchema(base, `bench_${randomBytes(4).toString('hex')}`);
 }
 
 /** A catalog with a pool large enough for the create benchmark (CGNAT space, bench only). */

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { JsonBody } from '../support/instance.ts';
+import { throwawaySchema } from '../support/postgres-schema.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 export const ADMIN_TOKEN = 'scale-out-admin-token-0123456789';
@@ -48,7 +49,7 @@ export async function deployment(
   options: { database?: string; env?: Record<string, string> } = {},
 ): Promise<Deployment> {
   const id = randomBytes(4).toString('hex');
-  const url = new URL(adminDatabaseUrl);
+  let url = new URL(adminDatabaseUrl);
   let drop: () => Promise<void>;
   if (options.database) {
     await adminQuery(`drop database if exists ${options.database}`);
@@ -59,12 +60,9 @@ export async function deployment(
       await adminQuery(`drop database if exists ${options.database} with (force)`);
     };
   } else {
-    const schema = `scale_${id}`;
-    await adminQuery(`create schema ${schema}`);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    drop = async () => {
-      await adminQuery(`drop schema if exists ${schema} cascade`);
-    };
+    const schema = await throwawaySchema(adminDatabaseUrl, `scale_${id}`);
+    url = new URL(schema.url);
+    drop = schema.drop;
   }
   url.searchParams.set('application_name', `nubis-scale-${id}`);
   const env: Record<string, string> = {

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { throwawaySchema, type ThrowawaySchema } from './postgres-schema.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { startInstance, type RunningInstance } from '../../src/instance.ts';
 
@@ -58,24 +58,10 @@ export interface TestInstanceOptions {
   startInstance?: typeof startInstance;
 }
 
-async function postgresSchema(): Promise<{ url: string; drop(): Promise<void> }> {
+/** A schema of the test database for one instance (TEST_DATABASE_URL, else the local `test`). */
+function postgresSchema(): Promise<ThrowawaySchema> {
   const base = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const client = new pg.Client({ connectionString: base });
-  await client.connect();
-  await client.query(`create schema ${schema}`);
-  await client.end();
-  const url = new URL(base);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`drop schema if exists ${schema} cascade`);
-      await c.end();
-    },
-  };
+  return throwawaySchema(base, `t_${process.pid}_${randomBytes(4).toString('hex')}`);
 }
 
 /**
