@@ -357,8 +357,31 @@ describe('server/list and server/info', () => {
   });
 
   test('info answers by integer id and by uuid alike, and the list shows the same object', async () => {
-    const s = await deployServer(nubis, alice.token);
+    // Everything a Server object reads beside the server (its own addresses with IPv6, a floating IP,
+    // a VPC membership, the month's traffic): info reads it for one server, the list for all of
+    // them, by different statements.
+    const s = await deployServer(nubis, alice.token, { ipv6_networking: true });
+    const ip = await nubis.request('POST', '/v1.3/floating_ip/create', {
+      token: alice.token,
+      body: { region_id: 101, ip_version: 4 },
+    });
+    const vpc = await nubis.request('POST', '/v1.3/vpc/create', {
+      token: alice.token,
+      body: { region_id: 101, name: 'same-object' },
+    });
+    for (const [path, body] of [
+      ['/v1.3/floating_ip/attach', { server_id: s.id, ip_id: ip.body.uuid }],
+      ['/v1.3/vpc/attach', { server_id: s.id, vpc_id: vpc.body.uuid }],
+    ] as const)
+      assert.equal((await nubis.request('PATCH', path, { token: alice.token, body })).status, 202);
+    await nubis.advance(3_600);
     const byId = await serverInfo(nubis, alice.token, s.id);
+    assert.deepEqual(
+      byId.iface.v4.map((entry: { type: string }) => entry.type),
+      ['public', 'floating', 'private'],
+    );
+    assert.equal(byId.iface.v6.length, 1);
+    assert.ok(byId.bandwidth.usage > 0, 'an hour of running moved traffic');
     const byUuid = await serverInfo(nubis, alice.token, s.uuid);
     assert.deepEqual(byId, byUuid);
     const list = await nubis.request('GET', '/v1.3/server/list', { token: alice.token });
