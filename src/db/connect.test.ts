@@ -4,7 +4,6 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Kysely, sql } from 'kysely';
 import { testDb, testStorageEnv } from '../../test/support/instance.ts';
-import { openStorage } from './connect.ts';
 import { prepared, statementName } from './prepared.ts';
 
 interface Probe {
@@ -16,13 +15,7 @@ test('a prepared read runs on its generic plan from its first run on', {
 }, async () => {
   const storage = await testStorageEnv();
   // One connection: every statement below runs on it, so its prepared statements can be read back.
-  const opened = await openStorage({
-    databaseUrl: storage.env.DATABASE_URL ?? '',
-    dataDir: storage.env.DATA_DIR!,
-    dbPoolSize: 1,
-    dbStatementTimeoutMs: 30_000,
-    dbConnectRetries: 0,
-  });
+  const opened = await storage.open(1);
   try {
     await sql`create table plan_probe (id integer primary key, owner integer not null, at bigint not null)`.execute(
       opened.db,

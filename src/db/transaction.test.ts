@@ -11,7 +11,6 @@ import { sql } from 'kysely';
 import { testDb, testStorageEnv } from '../../test/support/instance.ts';
 import { createMetrics } from '../platform/metrics.ts';
 import { Unavailable } from '../platform/errors.ts';
-import { openStorage } from './connect.ts';
 import type { Db, Tx } from './database.ts';
 import { transaction, transactionAttempts } from './transaction.ts';
 
@@ -80,13 +79,7 @@ test(`two transactions locking two rows in opposite orders both commit on ${test
   // transaction at a time: they cannot meet, and both commit in turn.
   const meet = testDb === 'postgres';
   const storage = await testStorageEnv();
-  const opened = await openStorage({
-    databaseUrl: storage.env.DATABASE_URL ?? '',
-    dataDir: storage.env.DATA_DIR!,
-    dbPoolSize: 4,
-    dbStatementTimeoutMs: 30_000,
-    dbConnectRetries: 0,
-  });
+  const opened = await storage.open(4);
   try {
     await sql`create table pair (id integer primary key, runs integer not null)`.execute(opened.db);
     await sql`insert into pair values (1, 0), (2, 0)`.execute(opened.db);

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { throwawaySchema, type ThrowawaySchema } from './postgres-schema.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { startInstance, type RunningInstance } from '../../src/instance.ts';
+import { openStorage, type Storage } from '../../src/db/connect.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -66,13 +67,26 @@ function postgresSchema(): Promise<ThrowawaySchema> {
 
 /**
  * Storage for a process a test spawns itself (the CLI): a fresh DATA_DIR, and on the
- * PostgreSQL run a fresh schema in DATABASE_URL. `cleanup` removes both.
+ * PostgreSQL run a fresh schema in DATABASE_URL. `open` opens it in this process as the server
+ * does, with a pool of `poolSize` connections; `cleanup` removes both.
  */
-export async function testStorageEnv(): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }> {
+export async function testStorageEnv(): Promise<{
+  env: Record<string, string>;
+  open(poolSize: number): Promise<Storage>;
+  cleanup(): Promise<void>;
+}> {
   const dataDir = mkdtempSync(join(tmpdir(), 'nubis-cli-'));
   const pgSchema = testDb === 'postgres' ? await postgresSchema() : null;
   return {
     env: { DATA_DIR: dataDir, ...(pgSchema ? { DATABASE_URL: pgSchema.url } : {}) },
+    open: (poolSize) =>
+      openStorage({
+        databaseUrl: pgSchema?.url ?? '',
+        dataDir,
+        dbPoolSize: poolSize,
+        dbStatementTimeoutMs: 30_000,
+        dbConnectRetries: 0,
+      }),
     async cleanup() {
       await pgSchema?.drop();
       rmSync(dataDir, { recursive: true, force: true });
