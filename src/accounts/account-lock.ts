@@ -17,8 +17,11 @@
 // one (a backup of a locked account, a VPC member of a locked server) takes FOR KEY SHARE on it
 // for the foreign key check, which FOR UPDATE blocks and FOR NO KEY UPDATE does not: with FOR
 // UPDATE, a sweep inserting a backup for a server it holds waited for the account a request held
-// while that request waited for the server (issue 21). A deadlock or serialization failure that
-// still happens is retried whole by src/db/transaction.ts.
+// while that request waited for the server (issue 21). The one exception is the claim of a queued
+// row no other row references (compute jobs, mails, scheduled events, expired backups): it takes
+// FOR UPDATE SKIP LOCKED, the strength deleting the row needs, so nothing waits on it for a foreign
+// key and the claim skips a held row. A deadlock or serialization failure that still happens is
+// retried whole by src/db/transaction.ts.
 
 import type { Tx } from '../db/database.ts';
 import { prepared } from '../db/prepared.ts';
