@@ -19,16 +19,9 @@ const claims = new Map([
 
 const src = new URL('../', import.meta.url).pathname;
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(join(src, dir), { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : [];
-  });
-}
-
 test('FOR UPDATE is taken only by the claims of the queues', () => {
-  const takers = sourceFiles('')
+  const takers = readdirSync(src, { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith('.ts') && !path.endsWith('.test.ts'))
     .filter((file) => /forUpdate\(\)|\bfor update\b/i.test(codeOf(file)))
     .sort();
   assert.deepEqual(takers, [...claims.keys()].sort());
