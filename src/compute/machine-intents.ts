@@ -265,7 +265,9 @@ export async function recordIntent(
     return {
       power: failure ? 'stopped' : 'running',
       action: transition,
-      action_until: Math.max(now, intent.startsAt) + ctx.compute.transitionMs(transition, intent.facts),
+      // From the creation instant, not this later read of the clock: the server was asked for then.
+      action_until:
+        Math.max(intent.facts.createdAt, intent.startsAt) + ctx.compute.transitionMs(transition, intent.facts),
       engine_error: failure,
     };
   }

@@ -5,6 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
+import { authenticate } from '../tokens/token.service.ts';
+import { createServer } from './server.service.ts';
 import {
   deployServer,
   ecdsaPublicKey,
@@ -332,6 +334,27 @@ describe('server/create', () => {
     const commit = transactions.body.transactions.find((t: { ptype: string }) => t.ptype === 'commit');
     assert.ok(commit, JSON.stringify(transactions.body));
     assert.equal(commit.amount, -0.69);
+  });
+
+  // Found as a rare failure of the virtual clock's scenario: the provisioning's end was taken from
+  // a second read of the clock, after the create's other statements, so a server created near the
+  // end of a second showed its first backup a second late.
+  test('provisioning lasts its full time from the instant the server was created, however long the create takes', async () => {
+    const base = nubis.running.ctx;
+    const actor = await authenticate(base, alice.token);
+    assert.ok(actor);
+    // A clock that moves 250 ms at every read: each statement of the create sees a later instant.
+    const start = base.clock.now();
+    let reads = 0;
+    const clock = { ...base.clock, now: () => start + 250 * reads++ };
+    const created = await createServer({ ...base, clock }, actor, { ...standardServer, label: 'slow create' });
+    const row = await base.db
+      .selectFrom('servers')
+      .select(['created_at', 'action', 'action_until'])
+      .where('uuid', '=', created.row.uuid)
+      .executeTakeFirstOrThrow();
+    assert.equal(row.action, 'provisioning');
+    assert.equal(Number(row.action_until) - Number(row.created_at), base.config.simProvisionSeconds * 1000);
   });
 });
 
