@@ -8,8 +8,11 @@
 //
 // A transaction takes locks only downwards in this list. Every request that changes more than
 // one row of an account takes (1) first, so an account's own requests queue here and never
-// deadlock one another. Work with no request behind it (sweeps, the job runner) never waits for
-// a row lock: it takes its rows with SKIP LOCKED and leaves a row someone holds to a later round.
+// deadlock one another. Work with no request behind it (sweeps, the job runner) follows the same
+// order: where it changes an account's money or power (out of funds, bandwidth overage) it waits
+// for the account lock as a request does, so the change lands in the round it is due (the virtual
+// clock's catch-up relies on that), and the overage power-off then for its one server; everything
+// else it takes with SKIP LOCKED and leaves a held row to a later round.
 //
 // lockAccount's statement stays here rather than in a repository: it is the order this file documents.
 //
