@@ -33,11 +33,23 @@ export interface OverageReport {
   billedGb: number;
 }
 
-export async function sweepOverage(ctx: Platform): Promise<OverageReport> {
+/**
+ * One round over every server, a page at a time: the whole fleet at once held every row in memory
+ * and asked the traffic meter for all of them in one statement, which fails past the values a
+ * statement may bind (SQLite 32,766; PostgreSQL 65,535).
+ */
+export async function sweepOverage(ctx: Platform, pageSize = 500): Promise<OverageReport> {
   const report: OverageReport = { poweredOff: 0, throttled: 0, unthrottled: 0, billedGb: 0 };
-  const rows = await serverRepository.all(ctx.db);
-  if (!rows.length) return report;
   const now = ctx.clock.now();
+  for (let afterId = 0; ; ) {
+    const rows = await serverRepository.page(ctx.db, afterId, pageSize);
+    if (rows.length) await sweepPage(ctx, rows, now, report);
+    if (rows.length < pageSize) return report;
+    afterId = rows.at(-1)!.id;
+  }
+}
+
+async function sweepPage(ctx: Platform, rows: ServerRow[], now: number, report: OverageReport): Promise<void> {
   const usage = await monthUsageGb(ctx, ctx.db, rows);
   for (const row of rows) {
     const usageGb = usage.get(row.uuid) ?? 0;
@@ -57,7 +69,6 @@ export async function sweepOverage(ctx: Platform): Promise<OverageReport> {
         report.billedGb += await transaction(ctx, (trx) => charge(ctx, trx, row, month, billed, overage, usageGb));
     }
   }
-  return report;
 }
 
 function overageEvent(ctx: Platform, trx: Tx, row: ServerRow, overage: Overage, usageGb: number, action: string) {

@@ -7,6 +7,7 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, mailsTo, type TestAccount } from '../../test/support/accounts.ts';
@@ -26,8 +27,8 @@ after(async () => {
   await nubis.close();
 });
 
-async function secondsToNextMonth(): Promise<number> {
-  const now = Date.parse((await nubis.admin('GET', '/admin/clock')).body.now);
+async function secondsToNextMonth(instance: TestInstance = nubis): Promise<number> {
+  const now = Date.parse((await instance.admin('GET', '/admin/clock')).body.now);
   const date = new Date(now);
   return Math.ceil((Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) - now) / 1000) + 60;
 }
@@ -161,4 +162,52 @@ test("charge: each whole GB past the point is billed once at the region's rate, 
   const sum = await nubis.request('POST', '/v1.3/invoice/sum', { token: alice.token, body: {} });
   assert.equal(sum.status, 200);
   assert.equal(Math.round(sum.body.bandwidth * 100), Math.round((gbOver * rateMicros) / 10_000));
+});
+
+// Found with a fleet of 100,000 servers: the sweep read every server at once and asked the traffic
+// meter for all of them in one statement, past the number of values a statement may bind (SQLite
+// 32,766, PostgreSQL 65,535), so it failed every round and no policy was carried out.
+test('a fleet past what one statement can bind: the sweep still reaches the last server', async () => {
+  const own = await startTestInstance({}, { captureLog: true });
+  try {
+    const [owner, fleetOwner] = await Promise.all([
+      createAccount(own, { credit: 1000 }),
+      createAccount(own, { credit: 1000 }),
+    ]);
+    await own.advance(await secondsToNextMonth(own));
+    // 70,000 stopped servers of another account copied from one, stored straight into the table,
+    // before the busy one.
+    const template = await deployServer(own, fleetOwner.token, { label: 'filler', hostname: 'filler.example.com' });
+    const db = own.running.ctx.db;
+    const { id: _id, ...row } = await db
+      .selectFrom('servers')
+      .selectAll()
+      .where('uuid', '=', template.uuid)
+      .executeTakeFirstOrThrow();
+    const fleet = 70_000;
+    const batch = 500;
+    await db.transaction().execute(async (trx) => {
+      for (let first = 0; first < fleet; first += batch)
+        await trx
+          .insertInto('servers')
+          .values(Array.from({ length: batch }, () => ({ ...row, uuid: randomUUID(), power: 'stopped', action: null })))
+          .execute();
+    });
+    const busy = await deployServer(own, owner.token, { label: 'busy', hostname: 'busy.example.com' });
+    const limit = (await serverInfo(own, owner.token, busy.id)).bandwidth.limit as number;
+    const set = await own.request('PUT', `/v1.3/option/set/${busy.id}`, {
+      token: owner.token,
+      body: { name: 'bw_overage_threshold', value: thresholdFor(limit, 2) },
+    });
+    assert.equal(set.status, 202, JSON.stringify(set.body));
+    // Well past the point (crossed within 160 hours above), inside the month.
+    await own.advance(10 * 24 * hour);
+    const info = await serverInfo(own, owner.token, busy.id);
+    assert.ok(info.bandwidth.usage >= info.bandwidth.point, JSON.stringify(info.bandwidth));
+    assert.equal(info.power, 'stopped', JSON.stringify(info.bandwidth));
+    assert.equal(info.bandwidth.applied, 'power_off');
+    assert.deepEqual(own.errorLog(), []);
+  } finally {
+    await own.close();
+  }
 });

@@ -379,8 +379,9 @@ export const serverRepository = {
   },
 
   /** Every server of every account, by id (the overage sweep's round). */
-  all(db: Queryable): Promise<ServerRow[]> {
-    return db.selectFrom('servers').selectAll().orderBy('id').execute();
+  /** The servers after `afterId` in id order, `limit` of them: a sweep walks the fleet a page at a time. */
+  page(db: Queryable, afterId: number, limit: number): Promise<ServerRow[]> {
+    return db.selectFrom('servers').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
   },
 
   /**
