@@ -1,5 +1,5 @@
 // The desired machine of each server, derived from its rows (the server, its addresses, floating
-// IPs, VPC memberships and SSH key), read in one statement per table whatever the number of servers.
+// IPs, VPC memberships and SSH key), read in one statement per table for each thousand servers.
 
 import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
@@ -14,25 +14,32 @@ export async function desiredMachines(
   uuids: readonly string[],
 ): Promise<Map<string, MachineSpec>> {
   const specs = new Map<string, MachineSpec>();
-  if (uuids.length === 0) return specs;
-  const rows = await computeRepository.specRows(db, uuids);
-  if (!rows) return specs;
-  const { servers, addresses, floating, vpcs, keys } = rows;
-  const addressesOf = groupBy(addresses, (a) => a.holder_uuid);
-  const floatingOf = groupBy(floating, (f) => f.server_id);
-  const vpcsOf = groupBy(vpcs, (v) => v.server_id);
-  for (const server of servers) {
-    const spec = specOf(ctx, server, {
-      addresses: addressesOf.get(server.uuid) ?? [],
-      floating: (floatingOf.get(server.id) ?? []).map((f) => f.address),
-      vpcs: (vpcsOf.get(server.id) ?? []).map(({ uuid, cidr, address }) => ({ uuid, cidr, address })),
-      sshPublicKey: keys.find((k) => k.id === server.ssh_key_id)?.public_key ?? null,
-    });
-    if (spec) specs.set(server.uuid, spec);
-    else ctx.log.warn({ server: server.uuid }, "the server's region, plan or image left the catalog: no spec");
+  // A chunk at a time: one statement binds at most 32,766 values on SQLite (65,535 on PostgreSQL),
+  // and the reconciliation asks for every server of the fleet.
+  for (let first = 0; first < uuids.length; first += specChunk) {
+    const rows = await computeRepository.specRows(db, uuids.slice(first, first + specChunk));
+    if (!rows) continue;
+    const { servers, addresses, floating, vpcs, keys } = rows;
+    const addressesOf = groupBy(addresses, (a) => a.holder_uuid);
+    const floatingOf = groupBy(floating, (f) => f.server_id);
+    const vpcsOf = groupBy(vpcs, (v) => v.server_id);
+    const keyOf = new Map(keys.map((k) => [k.id, k.public_key]));
+    for (const server of servers) {
+      const spec = specOf(ctx, server, {
+        addresses: addressesOf.get(server.uuid) ?? [],
+        floating: (floatingOf.get(server.id) ?? []).map((f) => f.address),
+        vpcs: (vpcsOf.get(server.id) ?? []).map(({ uuid, cidr, address }) => ({ uuid, cidr, address })),
+        sshPublicKey: (server.ssh_key_id !== null && keyOf.get(server.ssh_key_id)) || null,
+      });
+      if (spec) specs.set(server.uuid, spec);
+      else ctx.log.warn({ server: server.uuid }, "the server's region, plan or image left the catalog: no spec");
+    }
   }
   return specs;
 }
+
+/** Servers read in one go: their uuids and ids stay far below a statement's bound. */
+const specChunk = 1000;
 
 /** The server's spec, read now; null once the server is gone. */
 export async function desiredMachine(ctx: Platform, serverUuid: string): Promise<MachineSpec | null> {

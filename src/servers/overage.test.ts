@@ -7,11 +7,10 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, mailsTo, type TestAccount } from '../../test/support/accounts.ts';
-import { deployServer, serverInfo, standardServer } from '../../test/support/servers.ts';
+import { deployServer, serverInfo, standardServer, storeCopies } from '../../test/support/servers.ts';
 
 let nubis: TestInstance;
 let alice: TestAccount;
@@ -178,21 +177,7 @@ test('a fleet past what one statement can bind: the sweep still reaches the last
     // 70,000 stopped servers of another account copied from one, stored straight into the table,
     // before the busy one.
     const template = await deployServer(own, fleetOwner.token, { label: 'filler', hostname: 'filler.example.com' });
-    const db = own.running.ctx.db;
-    const { id: _id, ...row } = await db
-      .selectFrom('servers')
-      .selectAll()
-      .where('uuid', '=', template.uuid)
-      .executeTakeFirstOrThrow();
-    const fleet = 70_000;
-    const batch = 500;
-    await db.transaction().execute(async (trx) => {
-      for (let first = 0; first < fleet; first += batch)
-        await trx
-          .insertInto('servers')
-          .values(Array.from({ length: batch }, () => ({ ...row, uuid: randomUUID(), power: 'stopped', action: null })))
-          .execute();
-    });
+    await storeCopies(own, template.uuid, 70_000, { power: 'stopped', action: null });
     const busy = await deployServer(own, owner.token, { label: 'busy', hostname: 'busy.example.com' });
     const limit = (await serverInfo(own, owner.token, busy.id)).bandwidth.limit as number;
     const set = await own.request('PUT', `/v1.3/option/set/${busy.id}`, {

@@ -1,7 +1,8 @@
 // Server fixtures for black-box tests: deploy a server over HTTP and wait (on the virtual
 // clock) for it to finish provisioning.
 
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import type { ServerRow } from '../../src/servers/server.table.ts';
 import type { JsonBody, TestInstance } from './instance.ts';
 
 export const standardServer = { hostname: 'web-1.example.com', label: 'web 1', region: 101, image: 1001, plan: 1 };
@@ -47,4 +48,32 @@ export function ecdsaPublicKey(comment = 'test@example'): string {
     sshString(point),
   ]);
   return `ecdsa-sha2-nistp256 ${blob.toString('base64')} ${comment}`;
+}
+
+/**
+ * A fleet without the API: `count` copies of a server's row, each with a new uuid (and `change`),
+ * stored straight into the table in batches; answers their uuids. For what a fleet of tens of
+ * thousands does to a sweep or a read, which creating them one by one would take minutes to show.
+ */
+export async function storeCopies(
+  nubis: TestInstance,
+  uuid: string,
+  count: number,
+  change: Partial<ServerRow> = {},
+): Promise<string[]> {
+  const db = nubis.running.ctx.db;
+  const { id: _id, ...row } = await db
+    .selectFrom('servers')
+    .selectAll()
+    .where('uuid', '=', uuid)
+    .executeTakeFirstOrThrow();
+  const uuids = Array.from({ length: count }, () => randomUUID());
+  await db.transaction().execute(async (trx) => {
+    for (let first = 0; first < count; first += 500)
+      await trx
+        .insertInto('servers')
+        .values(uuids.slice(first, first + 500).map((copy) => ({ ...row, ...change, uuid: copy })))
+        .execute();
+  });
+  return uuids;
 }
