@@ -6,9 +6,18 @@ import type { Queryable } from '../db/database.ts';
 import type { MetricResolution, NewServerMetricSample, ServerMetricSampleRow } from './server-metric.table.ts';
 
 export const serverMetricRepository = {
-  /** The plan of each of these servers (those that still exist). */
-  plansOf(db: Queryable, serverUuids: string[]): Promise<{ uuid: string; plan_id: number }[]> {
-    return db.selectFrom('servers').select(['uuid', 'plan_id']).where('uuid', 'in', serverUuids).execute();
+  /**
+   * The plan of each of these servers (those that still exist). A thousand at a time: the engine
+   * reports every instance it runs, and one statement binds at most 32,766 values on SQLite.
+   */
+  async plansOf(db: Queryable, serverUuids: string[]): Promise<{ uuid: string; plan_id: number }[]> {
+    const plans: { uuid: string; plan_id: number }[] = [];
+    for (let first = 0; first < serverUuids.length; first += 1000) {
+      const chunk = serverUuids.slice(first, first + 1000);
+      for (const row of await db.selectFrom('servers').select(['uuid', 'plan_id']).where('uuid', 'in', chunk).execute())
+        plans.push(row);
+    }
+    return plans;
   },
 
   latestSample(db: Queryable, serverUuid: string): Promise<ServerMetricSampleRow | undefined> {

@@ -3,6 +3,7 @@
 // the same function reconciliation calls.
 
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
@@ -79,6 +80,21 @@ describe('server metrics, simulated driver', () => {
 });
 
 describe('server metrics, recorded from an engine', () => {
+  // Found by a fleet-sized read elsewhere (the overage sweep): the engine reports every instance
+  // it runs, and the plans of all of them were asked for in one statement, which fails past the
+  // values a statement may bind (SQLite 32,766; PostgreSQL 65,535).
+  test('a report of 70,000 instances, most of them unknown here, still records the known one', async () => {
+    const created = await deployServer(nubis, alice.token, { hostname: 'fleet.example.com', label: 'fleet' });
+    const ctx = nubis.running.ctx;
+    const usage: UsageReading = { cpuNs: 1e9, memoryBytes: 1_048_576, diskBytes: 1_048_576, rxBytes: 10, txBytes: 5 };
+    const seen = new Map<string, { usage: UsageReading }>(
+      Array.from({ length: 70_000 }, () => [randomUUID(), { usage }]),
+    );
+    seen.set(created.uuid, { usage });
+    const now = ctx.clock.now();
+    assert.equal(await recordUsage(ctx, seen, now, now), 1);
+  });
+
   test('readings become rates, restarts start again, hours are averaged, old ones go', async () => {
     const created = await deployServer(nubis, alice.token, { hostname: 'db-1.example.com', label: 'db 1' });
     const ctx = nubis.running.ctx;
