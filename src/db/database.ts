@@ -24,7 +24,13 @@ import type { OperatorAuditTable } from '../audit/audit.table.ts';
 import type { ComputeJobTable } from '../compute/compute-job.table.ts';
 import type { ServerMetricSampleTable } from '../server-metrics/server-metric.table.ts';
 import type { TrafficMonthTable, TrafficReadingTable } from '../compute/traffic.table.ts';
-import type { EventScheduleTable, EventTable, WebhookDeliveryTable, WebhookTable } from '../events/event.table.ts';
+import type {
+  EventScheduleTable,
+  EventTable,
+  ServerImageTable,
+  WebhookDeliveryTable,
+  WebhookTable,
+} from '../events/event.table.ts';
 
 export interface Database {
   accounts: AccountTable;
@@ -51,6 +57,7 @@ export interface Database {
   traffic_readings: TrafficReadingTable;
   traffic_months: TrafficMonthTable;
   events: EventTable;
+  server_images: ServerImageTable;
   event_schedule: EventScheduleTable;
   webhooks: WebhookTable;
   webhook_deliveries: WebhookDeliveryTable;

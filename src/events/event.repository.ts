@@ -218,14 +218,19 @@ export const eventRepository = {
     return Number(row.last);
   },
 
-  /** The account's events of these types, their resource and data only. */
-  ofTypes(db: Queryable, accountId: number, types: string[]) {
-    return db
-      .selectFrom('events')
-      .select(['resource_uuid', 'data'])
-      .where('account_id', '=', accountId)
-      .where('type', 'in', types)
+  /** Notes which server an image was taken of (its activity tells the image's events). */
+  async noteImage(trx: Tx, imageUuid: string, serverUuid: string): Promise<void> {
+    await trx.insertInto('server_images').values({ image_uuid: imageUuid, server_uuid: serverUuid }).execute();
+  },
+
+  /** The images ever taken of a server, removed ones too. */
+  async imagesOf(db: Queryable, serverUuid: string): Promise<string[]> {
+    const rows = await db
+      .selectFrom('server_images')
+      .select('image_uuid')
+      .where('server_uuid', '=', serverUuid)
       .execute();
+    return rows.map((row) => row.image_uuid);
   },
 
   /** The newest events of these resources, billing's own (invoice items) left out. */

@@ -47,6 +47,12 @@ export interface WebhookDeliveryTable {
   last_error: string | null;
 }
 
+/** Which server an image (snapshot or backup) was taken of, kept after the image is gone (migration 0015). */
+export interface ServerImageTable {
+  image_uuid: string;
+  server_uuid: string;
+}
+
 export type EventRow = Selectable<EventTable>;
 export type EventScheduleRow = Selectable<EventScheduleTable>;
 export type WebhookRow = Selectable<WebhookTable>;

@@ -15,6 +15,7 @@ import {
   type EventInput,
 } from './event.service.ts';
 import { transaction } from '../db/transaction.ts';
+import { eventRepository } from './event.repository.ts';
 
 /** An event of the server's life: its account, the server as the resource, what happened. */
 function serverEvent(server: ServerRow, type: string, cause: EventCause, data?: Record<string, unknown>): EventInput {
@@ -147,6 +148,7 @@ export async function imageTaken(
   image: { uuid: string; account_id: number; type: string; name: string; server_uuid: string | null; ready_at: number },
   cause: EventCause = 'customer',
 ): Promise<void> {
+  if (image.server_uuid !== null) await eventRepository.noteImage(trx, image.uuid, image.server_uuid);
   const completed = imageEvent(image, `${image.type}.completed`, 'engine');
   const completedAlready = image.ready_at <= ctx.clock.now();
   await recordCreation(

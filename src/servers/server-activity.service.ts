@@ -20,11 +20,8 @@ export async function serverActivity(
   const server = await findServer(ctx, ctx.db, actor.accountId, ref);
   // Transitions that ended by now are told, stamped with the time they ended.
   await recordDueEvents(ctx);
-  // The server's images are known by the events of their taking: a removed one is still told.
-  const taken = await eventRepository.ofTypes(ctx.db, server.account_id, ['snapshot.created', 'backup.created']);
-  const images = taken
-    .filter((row) => (JSON.parse(row.data) as { server?: unknown }).server === server.uuid)
-    .map((row) => row.resource_uuid);
+  // The server's images, a removed one too (noted when it was taken).
+  const images = await eventRepository.imagesOf(ctx.db, server.uuid);
   const rows = await eventRepository.newestOfResources(ctx.db, [server.uuid, ...images], limit);
   return rows.map(eventOfRow);
 }

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount } from '../../test/support/accounts.ts';
 import { deployServer, SETTLE_SECONDS } from '../../test/support/servers.ts';
+import { serverImages } from '../db/migrations/0015_server_images.ts';
 
 let nubis: TestInstance;
 
@@ -79,6 +80,45 @@ describe("a server's activity", () => {
     // The same by integer id; no billing lines.
     assert.deepEqual(await activity(alice.token, created.id), entries);
     assert.ok(entries.every((entry) => !entry.type.startsWith('invoice_item.')));
+  });
+
+  // The images were found by reading every image event of the account, a cost that grew with its
+  // history; they are now noted as they are taken (migration 0015 fills the note from the events).
+  test("tells its images' events, a removed image's too, and no other server's; so does a database migrated from before", async () => {
+    const alice = await createAccount(nubis);
+    const [mine, other] = [await deployServer(nubis, alice.token), await deployServer(nubis, alice.token)];
+    const snapshot = async (server: { id: number }, name: string) => {
+      const answer = await nubis.request('POST', '/v1.3/snapshot/create', {
+        token: alice.token,
+        body: { name, server_id: server.id },
+      });
+      assert.equal(answer.status, 201, JSON.stringify(answer.body));
+      await nubis.advance(SETTLE_SECONDS);
+      return answer.body.uuid as string;
+    };
+    await snapshot(mine, 'kept');
+    const gone = await snapshot(mine, 'gone');
+    await snapshot(other, 'elsewhere');
+    const removed = await nubis.request('DELETE', `/v1.3/snapshot/remove/${gone}`, { token: alice.token });
+    assert.equal(removed.status, 204);
+    const images = async () =>
+      (await activity(alice.token, mine.uuid))
+        .filter((entry) => entry.resource.type === 'snapshot')
+        .map((entry) => `${entry.type} ${entry.data.name ?? ''}`.trim())
+        .reverse();
+    const told = [
+      'snapshot.created kept',
+      'snapshot.completed',
+      'snapshot.created gone',
+      'snapshot.completed',
+      'snapshot.removed',
+    ];
+    assert.deepEqual(await images(), told);
+    // A database from before the note: the migration fills it from the events recorded.
+    const db = nubis.running.ctx.db;
+    await db.schema.dropTable('server_images').execute();
+    await serverImages().up(db as never);
+    assert.deepEqual(await images(), told);
   });
 
   test("another account's server is not found, nor is a reference to none; a token is needed", async () => {

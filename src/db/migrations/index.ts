@@ -18,6 +18,7 @@ import { networkPolicy } from './0012_network_policy.ts';
 import { payments } from './0013_payments.ts';
 import { serverMetrics } from './0014_server_metrics.ts';
 import { computeSeam } from './0011_compute_seam.ts';
+import { serverImages } from './0015_server_images.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
   const all: Record<string, Migration> = {
@@ -37,6 +38,7 @@ export function migrations(dialect: DialectName): MigrationProvider {
     '0013_payments': payments(dialect),
     '0014_server_metrics': serverMetrics(dialect),
     '0011_compute_seam': computeSeam(dialect),
+    '0015_server_images': serverImages(),
   };
   return { getMigrations: async () => all };
 }
