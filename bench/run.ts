@@ -8,7 +8,8 @@
 //              the server time of a 1,000-server list, resident memory
 //   postgres   the same on PostgreSQL + Redis, the reads on one instance and then on two
 //   large      SQLite with 1,000,000 servers stored in other accounts and a reader whose history
-//              holds 100,000 invoice items: account/info and server/info beside a fresh account's
+//              holds 100,000 invoice items (with their events): account/info, server/info and
+//              server/activity beside a fresh account's
 // Options: --only sqlite|postgres|large (one case), --duration S (per scenario, default 5),
 //          --connections N (default 50), --rounds N (of each read beside the floor, default 3), --servers N (list size, default 1000),
 //          --stored N (servers seeded for `large`, default 1000000), --history N (default 100000),
@@ -440,6 +441,12 @@ async function runCase(which: Case): Promise<CaseResult> {
         add(
           await load(`GET /v1.3/server/info [${who}]`, [url], {
             path: `/v1.3/server/info/${account.uuids[0]}`,
+            token: account.token,
+          }),
+        );
+        add(
+          await load(`GET /v1.3/server/activity [${who}]`, [url], {
+            path: `/v1.3/server/activity/${account.uuids[0]}`,
             token: account.token,
           }),
         );

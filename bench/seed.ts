@@ -90,6 +90,7 @@ export async function seed(config: Config, servers: number): Promise<void> {
  * its final charge, and a credit that pays for them, written the way the services write them
  * (the settled total on the account row moves with each).
  */
+/** `items` closed invoice items of the account, their events, and a backup event of another server for every fifth. */
 export async function seedHistory(config: Config, accountId: number, items: number): Promise<void> {
   const log = { info() {}, warn() {}, error() {} };
   const storage = await prepareStorage(config, log);
@@ -111,6 +112,37 @@ export async function seedHistory(config: Config, accountId: number, items: numb
         final_charge_micros: charge,
       }));
       await trx.insertInto('invoice_items').values(rows).execute();
+      // What the event log holds of that history: each item's closing, and for every fifth a
+      // backup of some other server (server activity must not read through either).
+      await trx
+        .insertInto('events')
+        .values(
+          rows.flatMap((row, i) => [
+            {
+              account_id: accountId,
+              type: 'invoice_item.closed',
+              resource_type: 'invoice_item',
+              resource_uuid: row.resource_uuid,
+              data: '{}',
+              occurred_at: row.removed_at,
+              cause: 'sweep',
+            },
+            ...(i % 5 === 0
+              ? [
+                  {
+                    account_id: accountId,
+                    type: 'backup.created',
+                    resource_type: 'backup',
+                    resource_uuid: randomUUID(),
+                    data: JSON.stringify({ name: 'seeded backup', server: randomUUID() }),
+                    occurred_at: row.created_at,
+                    cause: 'sweep',
+                  },
+                ]
+              : []),
+          ]),
+        )
+        .execute();
     }
     const credit = items * charge;
     await trx
