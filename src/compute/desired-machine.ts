@@ -6,6 +6,7 @@ import type { Platform } from '../platform/context.ts';
 import type { ServerRow } from '../servers/server.table.ts';
 import type { MachineSpec } from './compute-driver.ts';
 import { computeRepository } from './compute.repository.ts';
+import { batches } from '../db/batches.ts';
 
 /** The specs of the servers that exist among `uuids`, by uuid (one whose catalog entries are gone is left out). */
 export async function desiredMachines(
@@ -14,10 +15,9 @@ export async function desiredMachines(
   uuids: readonly string[],
 ): Promise<Map<string, MachineSpec>> {
   const specs = new Map<string, MachineSpec>();
-  // A chunk at a time: one statement binds at most 32,766 values on SQLite (65,535 on PostgreSQL),
-  // and the reconciliation asks for every server of the fleet.
-  for (let first = 0; first < uuids.length; first += specChunk) {
-    const rows = await computeRepository.specRows(db, uuids.slice(first, first + specChunk));
+  // The reconciliation asks for every server of the fleet: a thousand at a time (db/batches.ts).
+  for (const batch of batches(uuids, 1000)) {
+    const rows = await computeRepository.specRows(db, batch);
     if (!rows) continue;
     const { servers, addresses, floating, vpcs, keys } = rows;
     const addressesOf = groupBy(addresses, (a) => a.holder_uuid);
@@ -37,9 +37,6 @@ export async function desiredMachines(
   }
   return specs;
 }
-
-/** Servers read in one go: their uuids and ids stay far below a statement's bound. */
-const specChunk = 1000;
 
 /** The server's spec, read now; null once the server is gone. */
 export async function desiredMachine(ctx: Platform, serverUuid: string): Promise<MachineSpec | null> {

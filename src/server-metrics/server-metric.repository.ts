@@ -3,20 +3,19 @@
 
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
+import { batches } from '../db/batches.ts';
 import type { MetricResolution, NewServerMetricSample, ServerMetricSampleRow } from './server-metric.table.ts';
 
 export const serverMetricRepository = {
   /**
-   * The plan of each of these servers (those that still exist). A thousand at a time: the engine
-   * reports every instance it runs, and one statement binds at most 32,766 values on SQLite.
+   * The plan of each of these servers (those that still exist). A thousand at a time
+   * (db/batches.ts): the engine reports every instance it runs.
    */
   async plansOf(db: Queryable, serverUuids: string[]): Promise<{ uuid: string; plan_id: number }[]> {
     const plans: { uuid: string; plan_id: number }[] = [];
-    for (let first = 0; first < serverUuids.length; first += 1000) {
-      const chunk = serverUuids.slice(first, first + 1000);
-      for (const row of await db.selectFrom('servers').select(['uuid', 'plan_id']).where('uuid', 'in', chunk).execute())
+    for (const batch of batches(serverUuids, 1000))
+      for (const row of await db.selectFrom('servers').select(['uuid', 'plan_id']).where('uuid', 'in', batch).execute())
         plans.push(row);
-    }
     return plans;
   },
 

@@ -378,7 +378,6 @@ export const serverRepository = {
     await db.deleteFrom('servers').where('id', '=', id).execute();
   },
 
-  /** Every server of every account, by id (the overage sweep's round). */
   /** The servers after `afterId` in id order, `limit` of them: a sweep walks the fleet a page at a time. */
   page(db: Queryable, afterId: number, limit: number): Promise<ServerRow[]> {
     return db.selectFrom('servers').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();

@@ -4,6 +4,7 @@
 
 import { type Kysely, sql } from 'kysely';
 import type { Queryable, Tx } from '../db/database.ts';
+import { batches, maxBoundValues } from '../db/batches.ts';
 import type { StateTable } from './schema-tables.ts';
 import type { Cell, Rows } from './state-document.ts';
 
@@ -42,11 +43,9 @@ export const stateRepository = {
         out[column] = booleans.has(column) && typeof value === 'number' ? value !== 0 : value;
       return out;
     });
-    const perStatement = Math.max(1, Math.floor(30_000 / Math.max(1, table.columns.length)));
-    for (let start = 0; start < prepared.length; start += perStatement) {
-      const chunk = prepared.slice(start, start + perStatement);
-      await (db as Kysely<Record<string, Record<string, unknown>>>).insertInto(table.name).values(chunk).execute();
-    }
+    const perStatement = Math.max(1, Math.floor(maxBoundValues / Math.max(1, table.columns.length)));
+    for (const batch of batches(prepared, perStatement))
+      await (db as Kysely<Record<string, Record<string, unknown>>>).insertInto(table.name).values(batch).execute();
   },
 
   /** Empties the tables, in the order given. */

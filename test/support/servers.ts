@@ -3,6 +3,7 @@
 
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import type { ServerRow } from '../../src/servers/server.table.ts';
+import { batches } from '../../src/db/batches.ts';
 import type { JsonBody, TestInstance } from './instance.ts';
 
 export const standardServer = { hostname: 'web-1.example.com', label: 'web 1', region: 101, image: 1001, plan: 1 };
@@ -69,10 +70,10 @@ export async function storeCopies(
     .executeTakeFirstOrThrow();
   const uuids = Array.from({ length: count }, () => randomUUID());
   await db.transaction().execute(async (trx) => {
-    for (let first = 0; first < count; first += 500)
+    for (const batch of batches(uuids, 500))
       await trx
         .insertInto('servers')
-        .values(uuids.slice(first, first + 500).map((copy) => ({ ...row, ...change, uuid: copy })))
+        .values(batch.map((copy) => ({ ...row, ...change, uuid: copy })))
         .execute();
   });
   return uuids;
