@@ -159,6 +159,23 @@ describe('calendar months', () => {
     });
   });
 
+  test('instants of months asked about in turn each get their own month', () => {
+    // The last month is kept: a stale one would answer for an instant outside it.
+    const instants = [
+      Date.UTC(2026, 10, 30, 23),
+      Date.UTC(2026, 11, 1),
+      Date.UTC(2026, 10, 1),
+      Date.UTC(2026, 9, 31, 23),
+    ];
+    for (const instant of [...instants, ...instants.reverse()]) {
+      const date = new Date(instant);
+      assert.deepEqual(monthBounds(instant), {
+        start: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1),
+        end: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1),
+      });
+    }
+  });
+
   test('a long-lived item is capped in each month separately', () => {
     const it = item({ created_at: Date.UTC(2026, 0, 1) });
     const now = Date.UTC(2027, 0, 1);
