@@ -271,7 +271,7 @@ export interface AccountInfo {
   running: number;
   /** The newest register and login attempts, newest first. */
   activity: ShownActivity[];
-  permissions: Record<string, boolean>;
+  permissions: Readonly<Record<string, boolean>>;
   blockedPorts: BlockedPorts;
   /** When the figures were derived (clock ms). */
   at: number;

@@ -6,6 +6,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount } from '../../test/support/accounts.ts';
+import { blockedPortsOf } from './port-policy.ts';
+import { effectivePermissions } from './permissions.ts';
 
 let nubis: TestInstance;
 before(async () => {
@@ -63,4 +65,26 @@ test('a bad blocked_ports list answers 400 naming the field and changes nothing'
     assert.match(JSON.stringify(refused.body), /blocked_ports/);
   }
   assert.deepEqual((await shown(alice.token)).blocked_ports, { TCP: [25, 465, 587, 2525], UDP: [53] });
+});
+
+test('lists and permission sets worked out once are shared frozen, and kept apart by their inputs', () => {
+  // Two deployments in one process (emulators side by side) with the same account rows.
+  const one = { TCP: [25, 2525], UDP: [53] };
+  const two = { TCP: [25, 6667], UDP: [53] };
+  const account = { blocked_ports: null, smtp: 1 };
+  assert.deepEqual(blockedPortsOf(one, account), { TCP: [2525], UDP: [53] });
+  assert.deepEqual(blockedPortsOf(two, account), { TCP: [6667], UDP: [53] });
+  assert.deepEqual(blockedPortsOf(one, { ...account, smtp: 0 }), { TCP: [25, 2525], UDP: [53] });
+  const shared = blockedPortsOf(one, account);
+  assert.equal(blockedPortsOf(one, account), shared);
+  assert.throws(() => (shared.TCP as number[]).push(1), TypeError);
+
+  const granted = effectivePermissions(null);
+  assert.equal(granted.servers, true);
+  assert.equal(effectivePermissions('{"servers":false}').servers, false);
+  assert.equal(effectivePermissions(null), granted);
+  assert.throws(() => {
+    (granted as { servers: boolean }).servers = false;
+  }, TypeError);
+  assert.equal(effectivePermissions(null).servers, true);
 });

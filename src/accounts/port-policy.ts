@@ -44,7 +44,40 @@ export function storedPorts(ports: BlockedPorts | null): string | null {
  * ports when `smtp` is true.
  */
 export function blockedPortsOf(
-  defaults: BlockedPorts,
+  defaults: Readonly<BlockedPorts>,
+  account: { blocked_ports: string | null; smtp: number },
+): Readonly<BlockedPorts> {
+  // Accounts share a handful of lists (most use the default): each is worked out once per set of
+  // defaults (a deployment's), and shared frozen.
+  let byUdp = listsByDefaults.get(defaults.TCP);
+  if (!byUdp) {
+    byUdp = new WeakMap();
+    listsByDefaults.set(defaults.TCP, byUdp);
+  }
+  let lists = byUdp.get(defaults.UDP);
+  if (!lists) {
+    lists = new Map();
+    byUdp.set(defaults.UDP, lists);
+  }
+  const key = `${account.smtp}${account.blocked_ports ?? ''}`;
+  let ports = lists.get(key);
+  if (!ports) {
+    const worked = portsOf(defaults, account);
+    ports = Object.freeze({ TCP: Object.freeze(worked.TCP), UDP: Object.freeze(worked.UDP) }) as Readonly<BlockedPorts>;
+    if (lists.size >= maxListsKept) lists.clear();
+    lists.set(key, ports);
+  }
+  return ports;
+}
+
+const listsByDefaults = new WeakMap<
+  readonly number[],
+  WeakMap<readonly number[], Map<string, Readonly<BlockedPorts>>>
+>();
+const maxListsKept = 1_000;
+
+function portsOf(
+  defaults: Readonly<BlockedPorts>,
   account: { blocked_ports: string | null; smtp: number },
 ): BlockedPorts {
   const list = parseStoredPorts(account.blocked_ports) ?? defaults;

@@ -44,7 +44,7 @@ export interface Actor {
   tokenId: number;
   activated: boolean;
   blocked: boolean;
-  permissions: Permissions;
+  permissions: Readonly<Permissions>;
   /** Emulator: the id of an operator's fault rule that makes this request's compute action fail. */
   computeFault?: number;
 }
