@@ -8,6 +8,13 @@ import { prepared, type PreparedQuery } from '../db/prepared.ts';
 import type { EventRow, EventScheduleRow, EventTable } from './event.table.ts';
 
 export type NewEvent = Omit<EventRow, 'id'>;
+
+// Every read of the event feed and of a server's activity asks first (prepared: it runs often).
+// The earliest due time, not "any due by now": min() reads one end of event_schedule_due on both
+// databases, where a bound instant left PostgreSQL's generic plan free to scan the table.
+const firstDue = prepared<[], { due_at: number | null }>(0, (db) =>
+  db.selectFrom('event_schedule').select((eb) => eb.fn.min('due_at').as('due_at')),
+);
 export type NewScheduled = Omit<EventScheduleRow, 'id'>;
 
 /** The columns of an event row, in the order an insert binds them. */
@@ -176,6 +183,12 @@ export const eventRepository = {
       .where('type', '=', type)
       .where('due_at', '>', now)
       .execute();
+  },
+
+  /** Whether any scheduled event is due by `now`: a read, so readers need no transaction when none is. */
+  async anyDue(db: Queryable, now: number): Promise<boolean> {
+    const first = (await firstDue.first(db))?.due_at;
+    return first !== null && first !== undefined && Number(first) <= now;
   },
 
   /**
