@@ -283,6 +283,22 @@ const insertServer = prepared<unknown[], ServerRow>(insertedColumns.length, (db,
     .returning(['id', ...insertedColumns]),
 );
 
+// Every read of one server (server/info aside) finds it first: prepared, by each kind of reference.
+const ownedById = prepared<[number, number], ServerRow>(2, (db, accountId, id) =>
+  db
+    .selectFrom('servers')
+    .select(['id', ...insertedColumns])
+    .where('account_id', '=', accountId)
+    .where('id', '=', id),
+);
+const ownedByUuid = prepared<[number, string], ServerRow>(2, (db, accountId, uuid) =>
+  db
+    .selectFrom('servers')
+    .select(['id', ...insertedColumns])
+    .where('account_id', '=', accountId)
+    .where('uuid', '=', uuid),
+);
+
 // PostgreSQL: a new server and the invoice items it opens in one statement (the items' insert in
 // a WITH), prepared for each number of items.
 const withItemsByCount = new Map<number, PreparedQuery<unknown[], ServerRow>>();
@@ -324,9 +340,14 @@ export const serverRepository = {
 
   /** The account's server by id or uuid; `lock` takes a row lock (PostgreSQL) for a state change. */
   findOwned(db: Queryable, accountId: number, ref: Ref, lock = false): Promise<ServerRow | undefined> {
-    let query = db.selectFrom('servers').selectAll().where('account_id', '=', accountId).where(byRef(ref));
-    if (lock) query = query.forNoKeyUpdate();
-    return query.executeTakeFirst();
+    if (!lock) return 'id' in ref ? ownedById.first(db, accountId, ref.id) : ownedByUuid.first(db, accountId, ref.uuid);
+    return db
+      .selectFrom('servers')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where(byRef(ref))
+      .forNoKeyUpdate()
+      .executeTakeFirst();
   },
 
   /**
