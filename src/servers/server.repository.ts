@@ -1,7 +1,15 @@
 // Queries on servers and on what hangs off them: their public addresses, the floating IPs
 // attached to them and their VPC memberships. Reads for a list fetch each table once.
 
-import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
+import {
+  type Compilable,
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  PostgresAdapter,
+  type SqlBool,
+  sql,
+} from 'kysely';
 import type { Database, DialectName, Queryable } from '../db/database.ts';
 import { prepared, type PreparedQuery } from '../db/prepared.ts';
 import {
@@ -107,6 +115,9 @@ interface ShownJson {
   traffic: string | unknown[];
 }
 
+/** One server read on SQLite: its columns, with ShownJson's other values (see shownOfServerJson). */
+type ShownOneRow = ShownRow & Omit<ShownJson, 'servers'>;
+
 const floatingSelected = ['id', ...floatingColumns] as const;
 const membershipWithVpc = ['vpc_members.vpc_id', ...membershipColumns] as const;
 
@@ -167,25 +178,33 @@ const shownOfAccountJson = prepared<[number, number], ShownJson>(2, (db, month, 
  * No row when the account has no such server.
  */
 function shownOfServerJson(by: 'id' | 'uuid') {
-  return prepared<[number, number, number | string], ShownJson>(3, (db, month, accountId, ref) => {
+  return prepared<[number, number, number | string], ShownJson | ShownOneRow>(3, (db, month, accountId, ref) => {
     const server = { id: sql.ref<number>('s.id'), uuid: sql.ref<string>('s.uuid') };
-    return db
+    const found = db
       .selectFrom('servers as s')
       .where('s.account_id', '=', accountId)
-      .where(`s.${by}`, '=', ref as never)
-      .select([
-        jsonTupleOfRow(
-          db,
-          shownColumns.map((column) => `s.${column}`),
-        ).as('servers'),
-        ...attachedJson(db, {
-          held: (eb) => eb('holder_uuid', '=', server.uuid),
-          floating: (eb) => eb('server_id', '=', server.id),
-          memberships: (eb) => eb('vpc_members.server_id', '=', server.id),
-          month,
-          traffic: (eb) => eb('traffic_readings.server_uuid', '=', server.uuid),
-        }),
-      ]);
+      .where(`s.${by}`, '=', ref as never);
+    // The server's own columns: on PostgreSQL as one JSON value, since pg sets up a parser for each
+    // column of each answer; on SQLite as columns, which node:sqlite builds faster than SQLite
+    // writes JSON and V8 reads it back (as for account/info, account.repository.ts).
+    const withServer =
+      db.getExecutor().adapter instanceof PostgresAdapter
+        ? found.select(
+            jsonTupleOfRow(
+              db,
+              shownColumns.map((column) => `s.${column}`),
+            ).as('servers'),
+          )
+        : found.select(shownColumns.map((column) => `s.${column}` as const));
+    return (withServer as unknown as typeof found).select([
+      ...attachedJson(db, {
+        held: (eb) => eb('holder_uuid', '=', server.uuid),
+        floating: (eb) => eb('server_id', '=', server.id),
+        memberships: (eb) => eb('vpc_members.server_id', '=', server.id),
+        month,
+        traffic: (eb) => eb('traffic_readings.server_uuid', '=', server.uuid),
+      }),
+    ]) as unknown as Compilable<ShownJson | ShownOneRow>;
   });
 }
 const shownByIdJson = shownOfServerJson('id');
@@ -364,7 +383,8 @@ export const serverRepository = {
     if (!row) return { rows: [], held: [], floating: [], memberships: [], readings: [] };
     // The aggregates keep no order: sort here (servers and floating IPs by id, VPCs by id).
     return {
-      rows: serversOf(row.servers).sort((x, y) => x.id - y.id),
+      // One server on SQLite came as columns: the row itself (its other values are never shown).
+      rows: 'servers' in row ? serversOf(row.servers).sort((x, y) => x.id - y.id) : [row],
       held: heldOf(row.held),
       floating: floatingOf(row.floating).sort((x, y) => x.id - y.id),
       memberships: membershipsOf(row.memberships).sort((x, y) => x.vpc_id - y.vpc_id),
