@@ -2,9 +2,9 @@
 
 import type { Queryable } from '../db/database.ts';
 import { prepared } from '../db/prepared.ts';
-import { type Compilable, PostgresAdapter, sql } from 'kysely';
+import { type Compilable, sql } from 'kysely';
 import { openItemsJson, openItemsOf } from '../billing/billing.repository.ts';
-import { jsonTupleOfRow, jsonTuples, objectsOf } from '../db/json-tuples.ts';
+import { jsonTuples, objectsOf, ownColumns, ownRow } from '../db/json-tuples.ts';
 import type {
   AccountActivityRow,
   AccountRow,
@@ -62,20 +62,16 @@ type AccountInfoRow = {
 } & ({ account: string | unknown[] } | ShownAccountRow);
 
 const accountInfoRow = prepared<[number, number], AccountInfoRow>(2, (db, accountId, now) => {
-  const account = db.selectFrom('accounts as a').where('a.id', '=', accountId);
-  // The account's own columns: on PostgreSQL as one JSON value, since pg sets up a parser for each
-  // column of each answer (account/info: 175 -> 152 µs of CPU a request); on SQLite as columns,
-  // which node:sqlite builds faster than SQLite writes JSON and V8 reads it back (108 against 114).
-  const withAccount =
-    db.getExecutor().adapter instanceof PostgresAdapter
-      ? account.select(
-          jsonTupleOfRow(
-            db,
-            shownColumns.map((column) => `a.${column}`),
-          ).as('account'),
-        )
-      : account.select(shownColumns.map((column) => `a.${column}` as const));
-  return (withAccount as unknown as typeof account)
+  return db
+    .selectFrom('accounts as a')
+    .where('a.id', '=', accountId)
+    .select(
+      ownColumns(
+        db,
+        shownColumns.map((column) => `a.${column}`),
+        'account',
+      ),
+    )
     .select(openItemsJson(db, accountId).as('items'))
     .select(
       jsonTuples(
@@ -123,10 +119,9 @@ export const accountRepository = {
   async findForInfo(db: Queryable, id: number, now: number) {
     const row = await accountInfoRow.first(db, id, now);
     if (!row) return undefined;
-    // On SQLite the row itself is the account (not copied: its other columns are never shown);
-    // activity newest first (the aggregate keeps no order).
+    // Activity newest first (the aggregate keeps no order).
     return {
-      account: 'account' in row ? shownAccountOf(row.account)[0]! : row,
+      account: ownRow<ShownAccountRow>(row, 'account', shownAccountOf),
       items: openItemsOf(row.items),
       activity: activityOf(row.activity).sort((x, y) => y.id - x.id),
       running: Number(row.running),

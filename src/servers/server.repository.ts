@@ -1,15 +1,7 @@
 // Queries on servers and on what hangs off them: their public addresses, the floating IPs
 // attached to them and their VPC memberships. Reads for a list fetch each table once.
 
-import {
-  type Compilable,
-  type Expression,
-  type ExpressionBuilder,
-  type Kysely,
-  PostgresAdapter,
-  type SqlBool,
-  sql,
-} from 'kysely';
+import { type Compilable, type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import type { Database, DialectName, Queryable } from '../db/database.ts';
 import { prepared, type PreparedQuery } from '../db/prepared.ts';
 import {
@@ -19,7 +11,7 @@ import {
   openingItemsInsert,
   type OpeningItems,
 } from '../billing/billing.repository.ts';
-import { jsonTupleOfRow, jsonTuples, objectsOf } from '../db/json-tuples.ts';
+import { jsonTuples, objectsOf, ownColumns } from '../db/json-tuples.ts';
 import type { Ref } from '../platform/ids.ts';
 import type { FloatingIpRow } from '../floating-ips/floating-ip.table.ts';
 import type { NewServerRow, ServerRow, ServerUpdate } from './server.table.ts';
@@ -180,31 +172,26 @@ const shownOfAccountJson = prepared<[number, number], ShownJson>(2, (db, month, 
 function shownOfServerJson(by: 'id' | 'uuid') {
   return prepared<[number, number, number | string], ShownJson | ShownOneRow>(3, (db, month, accountId, ref) => {
     const server = { id: sql.ref<number>('s.id'), uuid: sql.ref<string>('s.uuid') };
-    const found = db
+    return db
       .selectFrom('servers as s')
       .where('s.account_id', '=', accountId)
-      .where(`s.${by}`, '=', ref as never);
-    // The server's own columns: on PostgreSQL as one JSON value, since pg sets up a parser for each
-    // column of each answer; on SQLite as columns, which node:sqlite builds faster than SQLite
-    // writes JSON and V8 reads it back (as for account/info, account.repository.ts).
-    const withServer =
-      db.getExecutor().adapter instanceof PostgresAdapter
-        ? found.select(
-            jsonTupleOfRow(
-              db,
-              shownColumns.map((column) => `s.${column}`),
-            ).as('servers'),
-          )
-        : found.select(shownColumns.map((column) => `s.${column}` as const));
-    return (withServer as unknown as typeof found).select([
-      ...attachedJson(db, {
-        held: (eb) => eb('holder_uuid', '=', server.uuid),
-        floating: (eb) => eb('server_id', '=', server.id),
-        memberships: (eb) => eb('vpc_members.server_id', '=', server.id),
-        month,
-        traffic: (eb) => eb('traffic_readings.server_uuid', '=', server.uuid),
-      }),
-    ]) as unknown as Compilable<ShownJson | ShownOneRow>;
+      .where(`s.${by}`, '=', ref as never)
+      .select(
+        ownColumns(
+          db,
+          shownColumns.map((column) => `s.${column}`),
+          'servers',
+        ),
+      )
+      .select([
+        ...attachedJson(db, {
+          held: (eb) => eb('holder_uuid', '=', server.uuid),
+          floating: (eb) => eb('server_id', '=', server.id),
+          memberships: (eb) => eb('vpc_members.server_id', '=', server.id),
+          month,
+          traffic: (eb) => eb('traffic_readings.server_uuid', '=', server.uuid),
+        }),
+      ]) as unknown as Compilable<ShownJson | ShownOneRow>;
   });
 }
 const shownByIdJson = shownOfServerJson('id');
@@ -383,7 +370,7 @@ export const serverRepository = {
     if (!row) return { rows: [], held: [], floating: [], memberships: [], readings: [] };
     // The aggregates keep no order: sort here (servers and floating IPs by id, VPCs by id).
     return {
-      // One server on SQLite came as columns: the row itself (its other values are never shown).
+      // One server read on SQLite comes as the row's own columns (ownColumns): the row is the server.
       rows: 'servers' in row ? serversOf(row.servers).sort((x, y) => x.id - y.id) : [row],
       held: heldOf(row.held),
       floating: floatingOf(row.floating).sort((x, y) => x.id - y.id),
