@@ -61,40 +61,42 @@ type AccountInfoRow = {
   running: number;
 } & ({ account: string | unknown[] } | ShownAccountRow);
 
-const accountInfoRow = prepared<[number, number], AccountInfoRow>(2, (db, accountId, now) => {
-  return db
-    .selectFrom('accounts as a')
-    .where('a.id', '=', accountId)
-    .select(
-      ownColumns(
-        db,
-        shownColumns.map((column) => `a.${column}`),
-        'account',
-      ),
-    )
-    .select(openItemsJson(db, accountId).as('items'))
-    .select(
-      jsonTuples(
-        db,
-        db
-          .selectFrom('account_activity')
-          .select(activityColumns)
+const accountInfoRow = prepared<[number, number], AccountInfoRow>(
+  2,
+  (db, accountId, now) =>
+    db
+      .selectFrom('accounts as a')
+      .where('a.id', '=', accountId)
+      .select(
+        ownColumns(
+          db,
+          shownColumns.map((column) => `a.${column}`),
+          'account',
+        ),
+      )
+      .select(openItemsJson(db, accountId).as('items'))
+      .select(
+        jsonTuples(
+          db,
+          db
+            .selectFrom('account_activity')
+            .select(activityColumns)
+            .where('account_id', '=', accountId)
+            .orderBy('id', 'desc')
+            .limit(sql.lit(ACTIVITY_SHOWN)),
+          activityColumns,
+        ).as('activity'),
+      )
+      .select((eb) =>
+        eb
+          .selectFrom('servers')
+          .select((s) => s.fn.countAll<number>().as('count'))
           .where('account_id', '=', accountId)
-          .orderBy('id', 'desc')
-          .limit(sql.lit(ACTIVITY_SHOWN)),
-        activityColumns,
-      ).as('activity'),
-    )
-    .select((eb) =>
-      eb
-        .selectFrom('servers')
-        .select((s) => s.fn.countAll<number>().as('count'))
-        .where('account_id', '=', accountId)
-        .where('power', '=', 'running')
-        .where((w) => w.or([w('action', 'is', null), w('action_until', '<=', now)]))
-        .as('running'),
-    ) as unknown as Compilable<AccountInfoRow>;
-});
+          .where('power', '=', 'running')
+          .where((w) => w.or([w('action', 'is', null), w('action_until', '<=', now)]))
+          .as('running'),
+      ) as unknown as Compilable<AccountInfoRow>,
+);
 const recentActivity = prepared<[number], Pick<AccountActivityRow, 'ip_address' | 'created_at' | 'action' | 'status'>>(
   1,
   (db, accountId) =>

@@ -8,6 +8,7 @@ import { prepared, type PreparedQuery } from '../db/prepared.ts';
 import type { EventRow, EventScheduleRow, EventTable } from './event.table.ts';
 
 export type NewEvent = Omit<EventRow, 'id'>;
+export type NewScheduled = Omit<EventScheduleRow, 'id'>;
 
 // Every read of the event feed and of a server's activity asks first (prepared: it runs often).
 // The earliest due time, not "any due by now": min() reads one end of event_schedule_due on both
@@ -15,7 +16,6 @@ export type NewEvent = Omit<EventRow, 'id'>;
 const firstDue = prepared<[], { due_at: number | null }>(0, (db) =>
   db.selectFrom('event_schedule').select((eb) => eb.fn.min('due_at').as('due_at')),
 );
-export type NewScheduled = Omit<EventScheduleRow, 'id'>;
 
 /** The columns of an event row, in the order an insert binds them. */
 const eventColumns = ['account_id', 'type', 'resource_type', 'resource_uuid', 'data', 'occurred_at', 'cause'] as const;
