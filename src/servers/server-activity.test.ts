@@ -138,3 +138,26 @@ describe("a server's activity", () => {
     assert.equal(anonymous.status, 401);
   });
 });
+
+// Time that passes with no clock advance and no sweep (the system clock): the read itself tells
+// the transitions that ended. It asks for the earliest due time first and opens a transaction
+// only when that has come, so it must find a due event and not one that is still to come.
+describe('a server’s activity on the system clock, with no sweep running', () => {
+  let live: TestInstance;
+  before(async () => {
+    live = await startTestInstance({ CLOCK: 'system', SIM_PROVISION_SECONDS: '1' });
+  });
+  after(() => live.close());
+
+  test('tells the end of provisioning once it has come, and not before', async () => {
+    const alice = await createAccount(live);
+    const created = await deployServer(live, alice.token, {}, { settle: false });
+    const types = async () =>
+      (await live.request('GET', `/v1.3/server/activity/${created.uuid}`, { token: alice.token })).body.activity.map(
+        (entry: Entry) => `${entry.type} ${entry.data.power ?? ''}`.trim(),
+      );
+    assert.deepEqual(await types(), ['server.created']);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    assert.deepEqual(await types(), ['server.power running', 'server.created']);
+  });
+});
