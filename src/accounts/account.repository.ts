@@ -4,7 +4,7 @@ import type { Queryable } from '../db/database.ts';
 import { prepared } from '../db/prepared.ts';
 import { type Compilable, sql } from 'kysely';
 import { openItemsJson, openItemsOf } from '../billing/billing.repository.ts';
-import { jsonTuples, objectsOf, ownColumns, ownRow } from '../db/json-tuples.ts';
+import { jsonTuples, objectsOf, ownColumns } from '../db/json-tuples.ts';
 import type {
   AccountActivityRow,
   AccountRow,
@@ -121,9 +121,10 @@ export const accountRepository = {
   async findForInfo(db: Queryable, id: number, now: number) {
     const row = await accountInfoRow.first(db, id, now);
     if (!row) return undefined;
-    // Activity newest first (the aggregate keeps no order).
+    // On SQLite the row itself is the account (ownColumns; not copied: its other columns are never
+    // shown); activity newest first (the aggregate keeps no order).
     return {
-      account: ownRow<ShownAccountRow>(row, 'account', shownAccountOf),
+      account: 'account' in row ? shownAccountOf(row.account)[0]! : row,
       items: openItemsOf(row.items),
       activity: activityOf(row.activity).sort((x, y) => y.id - x.id),
       running: Number(row.running),

@@ -48,32 +48,19 @@ export function blockedPortsOf(
   account: { blocked_ports: string | null; smtp: number },
 ): Readonly<BlockedPorts> {
   // Accounts share a handful of lists (most use the default): each is worked out once per set of
-  // defaults (a deployment's), and shared frozen.
-  let byUdp = listsByDefaults.get(defaults.TCP);
-  if (!byUdp) {
-    byUdp = new WeakMap();
-    listsByDefaults.set(defaults.TCP, byUdp);
-  }
-  let lists = byUdp.get(defaults.UDP);
-  if (!lists) {
-    lists = new Map();
-    byUdp.set(defaults.UDP, lists);
-  }
-  const key = `${account.smtp}${account.blocked_ports ?? ''}`;
-  let ports = lists.get(key);
+  // defaults (a deployment's; emulators side by side may differ), and shared frozen.
+  const key = `${defaults.TCP}|${defaults.UDP}|${account.smtp}|${account.blocked_ports ?? ''}`;
+  let ports = listsKept.get(key);
   if (!ports) {
     const worked = portsOf(defaults, account);
     ports = Object.freeze({ TCP: Object.freeze(worked.TCP), UDP: Object.freeze(worked.UDP) }) as Readonly<BlockedPorts>;
-    if (lists.size >= maxListsKept) lists.clear();
-    lists.set(key, ports);
+    if (listsKept.size >= maxListsKept) listsKept.clear();
+    listsKept.set(key, ports);
   }
   return ports;
 }
 
-const listsByDefaults = new WeakMap<
-  readonly number[],
-  WeakMap<readonly number[], Map<string, Readonly<BlockedPorts>>>
->();
+const listsKept = new Map<string, Readonly<BlockedPorts>>();
 const maxListsKept = 1_000;
 
 function portsOf(

@@ -39,17 +39,12 @@ export function jsonTupleOfRow(db: Kysely<Database>, columns: readonly string[])
  * beside them: on PostgreSQL as one jsonTupleOfRow value named `as`, since pg sets up a parser for
  * each column of each answer (account/info: 175 → 152 µs of CPU a request); on SQLite as columns,
  * which node:sqlite builds faster than SQLite writes JSON and V8 reads it back (108 against 114).
- * Select them with `.select(...)` and read the row back with `ownRow`.
+ * Select them with `.select(...)`; on SQLite the answer's row is then the parent row itself.
  */
 export function ownColumns(db: Kysely<Database>, columns: readonly string[], as: string): readonly never[] {
   const selected = db.getExecutor().adapter instanceof PostgresAdapter ? [jsonTupleOfRow(db, columns).as(as)] : columns;
   // The two shapes differ by dialect: the statement's row type is declared by its prepared query.
   return selected as readonly never[];
-}
-
-/** The parent row `ownColumns` selected: decoded from its `as` value, or the row itself (not copied). */
-export function ownRow<R>(row: object, as: string, decode: (value: string | unknown[]) => R[]): R {
-  return as in row ? decode((row as Record<string, string | unknown[]>)[as]!)[0]! : (row as R);
 }
 
 /** The tuples of a jsonTuples value. */
