@@ -78,6 +78,15 @@ const serverCommands: Record<string, ServerCommand> = {
       throw new ConfigError('unknown command; see nubis --help');
     },
   },
+  dns: {
+    usage: 'dns setup',
+    summary:
+      "create the reverse DNS zones of the catalog's pools on PowerDNS (PDNS_API_URL) and publish every address's PTR (idempotent)",
+    run: async (_values, positionals) => {
+      if (positionals[0] !== 'setup') throw new ConfigError('unknown command; see nubis --help');
+      await dnsSetup(loadConfig());
+    },
+  },
   images: {
     usage: 'images build [--only tiny|debian] [--mirror URL]',
     summary: "build the engine images from Debian's packages and import them",
@@ -169,6 +178,26 @@ async function serve(config: Config, options: { sweeps?: boolean; readyJson?: bo
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+}
+
+async function dnsSetup(config: Config): Promise<void> {
+  if (!config.pdnsApiUrl) throw new ConfigError('dns setup needs PDNS_API_URL and PDNS_API_KEY (docs/reverse-dns.md)');
+  const { prepareStorage, createPlatform, createLogger } = await import('../src/instance.ts');
+  const { setupReverseDns } = await import('../src/reverse-dns/dns-setup.ts');
+  const log = createLogger(config.logLevel);
+  const storage = await prepareStorage(config, log);
+  try {
+    const report = await setupReverseDns(await createPlatform(config, storage, log));
+    for (const zone of report.created) process.stdout.write(`created zone ${zone}\n`);
+    for (const zone of report.present) process.stdout.write(`present zone ${zone}\n`);
+    for (const parent of report.cnamesForParent) {
+      process.stdout.write(`zone ${parent.zone} is not on this DNS server: its holder must add these CNAMEs\n`);
+      for (const cname of parent.cnames) process.stdout.write(`  ${cname.name} CNAME ${cname.target}\n`);
+    }
+    process.stdout.write(`queued ${report.queued} PTR records, published ${report.published}\n`);
+  } finally {
+    await storage.close();
+  }
 }
 
 async function sweep(config: Config, once: boolean): Promise<void> {

@@ -165,6 +165,14 @@ export const variables = {
     'smtp://user:pass@host:port: deliver mail over SMTP as well as to the outbox',
   ),
   mailFrom: v('MAIL_FROM', 'Nubis <no-reply@nubis.localhost>', text, 'sender of every mail'),
+  pdnsApiUrl: v<string | null>(
+    'PDNS_API_URL',
+    null,
+    url('http:', 'https:'),
+    "http://host:port of a PowerDNS Authoritative HTTP API (its webserver): publish every address's reverse DNS (PTR) there, through a retried outbox; needs PDNS_API_KEY (docs/reverse-dns.md)",
+  ),
+  pdnsApiKey: v<string | null>('PDNS_API_KEY', null, secret(8), 'the `api-key` of that PowerDNS (sent as X-API-Key)'),
+  pdnsServerId: v('PDNS_SERVER_ID', 'localhost', text, 'the PowerDNS server id in its API paths'),
   publicUrl: v<string | null>(
     'PUBLIC_URL',
     null,
@@ -585,6 +593,9 @@ export function loadConfig(
   if (config.mode === 'emulator')
     for (const [key, value] of Object.entries(emulatorPreset) as [keyof Config, unknown][])
       if (unset(key)) config[key] = value;
+  // Settings that only work together: half of them would start an instance that quietly publishes nothing.
+  if ((config.pdnsApiUrl === null) !== (config.pdnsApiKey === null))
+    throw new ConfigError('PDNS_API_URL and PDNS_API_KEY go together: set both to publish reverse DNS, or neither');
   if (config.seed !== null) {
     // A seed makes every secret predictable: never on a server people rely on.
     if (config.mode !== 'emulator')

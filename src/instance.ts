@@ -18,6 +18,8 @@ import type { Logger, Platform } from './platform/context.ts';
 import { loadCatalog } from './catalog/catalog.ts';
 import type { Catalog } from './catalog/catalog.types.ts';
 import { settleMailDeliveries } from './mail/mail.service.ts';
+import { reverseDnsServer } from './reverse-dns/powerdns.ts';
+import { settlePtrPublishing } from './reverse-dns/reverse-dns.service.ts';
 import { smtpTransport } from './mail/mail.transport.ts';
 import { settingsRepository } from './settings/settings.repository.ts';
 import { createRateLimiters } from './http/rate-limit.ts';
@@ -176,6 +178,7 @@ export async function createPlatform(
     random,
     catalog: catalog ? { ...catalog, loadedAt: clock.now() } : loadCatalog(config.catalogFile, clock.now()),
     mailTransport: config.smtpUrl ? await smtpTransport(config.smtpUrl) : null,
+    reverseDns: reverseDnsServer(config),
     compute: await createComputeDriver(config),
     // SQLite: this process owns the database, so it may cache actors on its own; PostgreSQL only
     // once Redis shares the generations between instances (startInstance).
@@ -278,7 +281,7 @@ export async function startInstance(
         await jobs.stop();
         if (drained) log.info('in-flight requests finished');
         else log.warn({ deadlineMs: config.shutdownTimeoutMs }, 'shutdown deadline reached: open connections cut');
-        await settleMailDeliveries(ctx);
+        await Promise.all([settleMailDeliveries(ctx), settlePtrPublishing(ctx)]);
         ctx.mailTransport?.close();
         redis?.disconnect();
         await storage.close();

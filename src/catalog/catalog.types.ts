@@ -99,6 +99,13 @@ export const RegionSchema = Type.Object(
         v4: Type.Array(
           Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,3}){3}/\\d{1,2}$', description: 'IPv4 CIDR, e.g. 192.0.2.0/25' }),
         ),
+        /**
+         * The v4 pools (each smaller than a /24) whose /24 the operator does not hold: their
+         * reverse DNS is an RFC 2317 classless zone, reached through CNAMEs in the /24's zone.
+         */
+        v4_classless: Type.Optional(
+          Type.Array(Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,3}){3}/\\d{1,2}$', description: 'one of v4' })),
+        ),
         v6: Type.Union([
           Type.String({
             pattern: '^[0-9a-f]{1,4}(:[0-9a-f]{1,4}){0,2}::/48$',

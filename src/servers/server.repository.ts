@@ -418,7 +418,7 @@ export const serverRepository = {
   findAttachable(db: Queryable, dialect: DialectName, accountId: number, ref: Ref) {
     return db
       .selectFrom('servers')
-      .select(['id', 'uuid', 'region_id', 'ipv6_enabled'])
+      .select(['id', 'uuid', 'region_id', 'ipv6_enabled', 'hostname'])
       .where('account_id', '=', accountId)
       .where(byRef(ref))
       .$if(dialect === 'postgres', (q) => q.forKeyShare())

@@ -4,6 +4,7 @@
 import type { Platform } from '../platform/context.ts';
 import { workOf } from '../platform/metrics.ts';
 import { deliverPendingMail } from '../mail/mail.service.ts';
+import { publishPendingPtrs } from '../reverse-dns/reverse-dns.service.ts';
 import { sweepOutOfFunds } from '../billing/out-of-funds.ts';
 import { sweepOverage } from '../servers/overage.sweep.ts';
 import { runBackupSweep } from '../snapshots/backup.sweep.ts';
@@ -23,6 +24,8 @@ export const sweeps: Sweep[] = [
   // Before mail delivery, so a document's mail leaves in the round that issued it.
   { name: 'monthly documents', run: issueMonthlyDocuments },
   { name: 'mail delivery', run: deliverPendingMail },
+  // After the out-of-funds sweep, so the PTRs of servers it removed go in the same round.
+  { name: 'reverse DNS', run: publishPendingPtrs },
   { name: 'daily backups', run: runBackupSweep },
   { name: 'due events', run: recordDueEvents },
   { name: 'webhook delivery', run: deliverWebhooks },
