@@ -82,6 +82,14 @@ describe('bad settings', () => {
       [{ DATABASE_URL: 'mysql://localhost/x' }, 'nubis: DATABASE_URL must use postgres: or postgresql:, got "mysql:"'],
       [{ ADMIN_TOKEN: 'short' }, 'nubis: ADMIN_TOKEN must be at least 16 characters'],
       [{ RATE_LOGIN_PER_MINUTE: '0' }, 'nubis: RATE_LOGIN_PER_MINUTE must be between 1 and 1000000, got 0'],
+      [
+        { PDNS_API_URL: 'http://127.0.0.1:8081' },
+        'nubis: PDNS_API_URL and PDNS_API_KEY go together: set both to publish reverse DNS, or neither',
+      ],
+      [
+        { PDNS_API_URL: 'ftp://127.0.0.1', PDNS_API_KEY: 'long-enough' },
+        'nubis: PDNS_API_URL must use http: or https:, got "ftp:"',
+      ],
       [{ CATALOG_FILE: join(dir, 'missing.json') }, /^nubis: CATALOG_FILE \S+missing\.json cannot be read as JSON: /],
       [{ CATALOG_FILE: emptyCatalog }, /^nubis: CATALOG_FILE \S+catalog\.json is not a valid catalog: regions: /],
     ] as const) {
