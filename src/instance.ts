@@ -19,6 +19,7 @@ import { loadCatalog } from './catalog/catalog.ts';
 import type { Catalog } from './catalog/catalog.types.ts';
 import { settleMailDeliveries } from './mail/mail.service.ts';
 import { reverseDnsServer } from './reverse-dns/powerdns.ts';
+import { withOfferedFeatures } from './catalog/region-features.ts';
 import { settlePtrPublishing } from './reverse-dns/reverse-dns.service.ts';
 import { smtpTransport } from './mail/mail.transport.ts';
 import { settingsRepository } from './settings/settings.repository.ts';
@@ -176,7 +177,10 @@ export async function createPlatform(
     clock,
     secrets: createSecrets(serverKey(config), config.passwordHashCost, config.passwordHashConcurrency, random),
     random,
-    catalog: catalog ? { ...catalog, loadedAt: clock.now() } : loadCatalog(config.catalogFile, clock.now()),
+    catalog: withOfferedFeatures(
+      catalog ? { ...catalog, loadedAt: clock.now() } : loadCatalog(config.catalogFile, clock.now()),
+      config.computeDriver,
+    ),
     mailTransport: config.smtpUrl ? await smtpTransport(config.smtpUrl) : null,
     reverseDns: reverseDnsServer(config),
     compute: await createComputeDriver(config),

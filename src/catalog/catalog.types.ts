@@ -93,6 +93,22 @@ export const RegionSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /**
+     * What the operator runs beside Nubis in this region, each a short note of who provides it
+     * (e.g. "scrubbing by the uplink provider"): a feature Nubis cannot provide itself is offered
+     * only where it is declared here (src/catalog/region-features.ts, docs/decisions.md).
+     */
+    operator_services: Type.Optional(
+      Type.Object(
+        {
+          ddos_protection: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+          block_storage: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+          object_storage: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+          custom_iso: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     /** Public address pools: IPv4 CIDRs and one IPv6 /48 (servers get a /64 each from it). */
     pools: Type.Object(
       {
