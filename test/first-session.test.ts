@@ -9,21 +9,10 @@ import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
+import { freePort } from './support/ports.ts';
 import { testStorageEnv } from './support/instance.ts';
 
 const root = new URL('..', import.meta.url).pathname;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** The environment of a spawned process: the test's own, without what Nubis reads. */
 function cleanEnv(extra: Record<string, string>): Record<string, string> {

@@ -6,6 +6,7 @@
 import type { Queryable } from '../db/database.ts';
 import { transaction } from '../db/transaction.ts';
 import type { Platform } from '../platform/context.ts';
+import { afterCommitWork } from '../platform/after-commit.ts';
 import { ptrOutboxRepository } from './ptr-outbox.repository.ts';
 import type { PtrOutboxRow } from './ptr-outbox.table.ts';
 import { ptrPlace } from './reverse-zones.ts';
@@ -96,31 +97,17 @@ export async function publishPendingPtrs(ctx: Platform, batch = 50): Promise<num
   return published;
 }
 
-/** Publishing rounds started by kickPtrPublishing and not yet finished, per platform, so shutdown can wait for them. */
-const rounds = new WeakMap<Platform, Set<Promise<void>>>();
+const publishing = afterCommitWork('reverse DNS', (ctx) => publishPendingPtrs(ctx));
 
 /**
  * Starts publishing due changes now, without waiting: called after a transaction that queued
  * one commits. A failure is left to the sweep's retries; it never reaches the caller.
  */
 export function kickPtrPublishing(ctx: Platform): void {
-  if (!ctx.reverseDns) return;
-  let running = rounds.get(ctx);
-  if (!running) {
-    running = new Set();
-    rounds.set(ctx, running);
-  }
-  const round: Promise<void> = publishPendingPtrs(ctx)
-    .then(
-      () => undefined,
-      (error: unknown) =>
-        ctx.log.warn({ err: (error as Error).message }, 'reverse DNS round failed; the sweep retries'),
-    )
-    .finally(() => running.delete(round));
-  running.add(round);
+  if (ctx.reverseDns) publishing.kick(ctx);
 }
 
 /** Waits for the rounds kickPtrPublishing started (at shutdown, before storage closes). */
-export async function settlePtrPublishing(ctx: Platform): Promise<void> {
-  await Promise.all([...(rounds.get(ctx) ?? [])]);
+export function settlePtrPublishing(ctx: Platform): Promise<void> {
+  return publishing.settle(ctx);
 }

@@ -4,7 +4,7 @@
 
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from './ports.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -20,17 +20,6 @@ export function powerDnsMissing(): string | null {
   if (!existsSync(schemaPath)) return `${schemaPath} not found (apt-get install pdns-backend-sqlite3)`;
   if (!existsSync('/usr/bin/dig')) return 'dig not found (apt-get install bind9-dnsutils)';
   return null;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export interface PowerDns {
