@@ -12,7 +12,6 @@ import { freePort } from './support/ports.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 
-
 let folder: string;
 let file: string;
 before(() => {
