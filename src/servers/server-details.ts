@@ -197,7 +197,9 @@ export function interfacesOf(
   region: Region,
 ): ServerInterfaces {
   // Every IPv6 address of the server (its own /64, floating blocks) is reached through its bridge's gateway.
-  const v6Gateway = ipv6Gateway(region, network.addresses.find((own) => own.version === 4)?.address);
+  // Read only for a server with IPv6: a list of many IPv4-only servers pays nothing for it.
+  const gatewayOf = (shown: string): string =>
+    ipv6Gateway(region, network.addresses.find((own) => own.version === 4)?.address) ?? shown;
   const v4: NetworkInterface[] = [];
   const v6: NetworkInterface[] = [];
   for (const own of network.addresses) {
@@ -205,7 +207,7 @@ export function interfacesOf(
     const entry: NetworkInterface = {
       address: own.address,
       netmask: own.netmask,
-      gateway: own.version === 6 ? (v6Gateway ?? own.gateway) : own.gateway,
+      gateway: own.version === 6 ? gatewayOf(own.gateway) : own.gateway,
       type: 'public',
       reverse: own.reverse ?? row.hostname,
     };
@@ -215,7 +217,7 @@ export function interfacesOf(
     (ip.version === 6 ? v6 : v4).push({
       address: ip.address,
       netmask: ip.netmask,
-      gateway: ip.version === 6 ? (v6Gateway ?? ip.gateway) : ip.gateway,
+      gateway: ip.version === 6 ? gatewayOf(ip.gateway) : ip.gateway,
       type: 'floating',
       reverse: ip.reverse,
     });
