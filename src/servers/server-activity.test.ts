@@ -19,6 +19,7 @@ interface Entry {
   id: number;
   type: string;
   cause: string | null;
+  occurred: string;
   resource: { type: string; uuid: string };
   data: Record<string, unknown>;
 }
@@ -145,7 +146,12 @@ describe("a server's activity", () => {
 describe('a server’s activity on the system clock, with no sweep running', () => {
   let live: TestInstance;
   before(async () => {
-    live = await startTestInstance({ CLOCK: 'system', SIM_PROVISION_SECONDS: '1' });
+    live = await startTestInstance({
+      CLOCK: 'system',
+      SIM_PROVISION_SECONDS: '1',
+      SIM_STOP_SECONDS: '1',
+      SIM_BOOT_SECONDS: '1',
+    });
   });
   after(() => live.close());
 
@@ -159,5 +165,52 @@ describe('a server’s activity on the system clock, with no sweep running', () 
     assert.deepEqual(await types(), ['server.created']);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     assert.deepEqual(await types(), ['server.power running', 'server.created']);
+  });
+
+  // A transition's end is written down when it is next read, after what happened since: the
+  // list is in the order things happened, not the order they were recorded (issue 39).
+  test('lists a boot that ended before a snapshot below the snapshot, though recorded after it', async () => {
+    const alice = await createAccount(live);
+    const created = await deployServer(live, alice.token, {}, { settle: false });
+    // Server info tells the power as of now without recording the transition's end.
+    const settled = async (power: string) => {
+      for (;;) {
+        const info = await live.request('GET', `/v1.3/server/info/${created.uuid}`, { token: alice.token });
+        if (info.body.power === power) return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    await settled('running');
+    const act = async (path: string, power: string) => {
+      const answer = await live.request('PATCH', `/v1.3/server/${path}`, {
+        token: alice.token,
+        body: { server_id: created.id },
+      });
+      assert.equal(answer.status, 202, JSON.stringify(answer.body));
+      await settled(power);
+    };
+    await act('stop', 'stopped');
+    await act('start', 'running');
+    const snapshot = await live.request('POST', '/v1.3/snapshot/create', {
+      token: alice.token,
+      body: { name: 'after-boot', server_id: created.id },
+    });
+    assert.equal(snapshot.status, 201, JSON.stringify(snapshot.body));
+    const entries: Entry[] = (
+      await live.request('GET', `/v1.3/server/activity/${created.uuid}`, { token: alice.token })
+    ).body.activity;
+    const told = entries.map((entry) =>
+      `${entry.type} ${entry.data.transition ?? entry.data.power ?? entry.data.name ?? ''}`.trim(),
+    );
+    assert.ok(
+      told.indexOf('snapshot.created after-boot') < told.indexOf('server.power running'),
+      `the snapshot is listed above the boot's end: ${told.join(', ')}`,
+    );
+    const times = entries.map((entry) => Date.parse(entry.occurred));
+    assert.deepEqual(
+      times,
+      [...times].sort((x, y) => y - x),
+      'newest first by the time each happened',
+    );
   });
 });

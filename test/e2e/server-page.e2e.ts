@@ -67,6 +67,55 @@ describe("the server's page", () => {
     );
   });
 
+  // The Addresses and Snapshots cards were narrow boxes in the grid that scrolled sideways,
+  // hiding the reverse DNS column and the Restore button (issue 39).
+  test('the addresses and snapshots tables show every column and Restore at 1280 px, and reach them at 375 px', async () => {
+    const created = await deployServer(nubis, account.token, { label: 'tables-1' });
+    const snapshot = await nubis.request('POST', '/v1.3/snapshot/create', {
+      token: account.token,
+      body: { name: 'a-rather-long-snapshot-name', server_id: created.id },
+    });
+    assert.equal(snapshot.status, 201, JSON.stringify(snapshot.body));
+    await nubis.advance(SETTLE_SECONDS);
+    for (const width of [1280, 375]) {
+      const page = await newPage(browser, { width, height: 900 });
+      await withScreenshots(
+        `server tables ${width}`,
+        () => [page],
+        async () => {
+          await openServer(page, created.uuid, 'tables-1');
+          const addresses = page.getByRole('region', { name: 'Addresses', exact: true });
+          const snapshots = page.getByRole('region', { name: 'Snapshots and backups', exact: true });
+          const reverse = addresses.getByRole('columnheader', { name: 'Reverse DNS' });
+          const restore = snapshots.getByRole('button', { name: 'Restore a-rather-long-snapshot-name' });
+          await reverse.waitFor();
+          await restore.waitFor();
+          for (const target of [reverse, restore]) {
+            // At 1280 px the page alone scrolls to it; at 375 px its box scrolls sideways (by focus, for the button).
+            if (width === 1280)
+              await target.evaluate((element) =>
+                window.scrollTo(0, element.getBoundingClientRect().top + window.scrollY - 300),
+              );
+            else if (target === restore) await target.evaluate((element) => (element as HTMLElement).focus());
+            else await target.evaluate((element) => element.scrollIntoView({ block: 'center', inline: 'center' }));
+            const shown = await target.evaluate((element) => {
+              const box = element.getBoundingClientRect();
+              const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+              return hit !== null && (hit === element || element.contains(hit));
+            });
+            assert.ok(shown, `${await target.textContent()} is on screen at ${width} px`);
+          }
+          if (width === 1280) {
+            const scrolling = await page
+              .locator('.table-wide')
+              .evaluateAll((boxes) => boxes.filter((box) => box.scrollWidth > box.clientWidth + 1).length);
+            assert.equal(scrolling, 0, 'no table scrolls sideways at 1280 px');
+          }
+        },
+      );
+    }
+  });
+
   test('the graphs draw CPU, memory, network and disk for each period', async () => {
     const page = await newPage(browser);
     const problems: string[] = [];

@@ -12,7 +12,7 @@ export function AddressesSection(props: { server: Server; onChange: () => Promis
   const [rdns, setRdns] = useState('');
   const rows = [...(s.iface?.v4 ?? []), ...(s.iface?.v6 ?? [])];
   return (
-    <Section title="Addresses">
+    <Section title="Addresses" class="wide">
       {rows.length === 0 ? (
         <p class="muted">No addresses yet (assigned when provisioning completes).</p>
       ) : (

@@ -97,12 +97,13 @@ export function ServerPage(props: { uuid: string }) {
       )}
       <div class="grid">
         <OverviewSection server={s} />
-        <AddressesSection server={s} onChange={server.reload} />
         <OptionsSection server={s} onChange={server.reload} />
         <RebuildSection server={s} onChange={server.reload} />
-        <SnapshotsSection server={s} onChange={server.reload} />
         <NetworkSection server={s} />
       </div>
+      {/* Tables of several columns take the page's width: in the grid they scrolled, hiding columns. */}
+      <AddressesSection server={s} onChange={server.reload} />
+      <SnapshotsSection server={s} onChange={server.reload} />
       <MetricsSection server={s} />
       <ActivitySection server={s} />
     </Page>

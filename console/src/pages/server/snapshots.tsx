@@ -16,7 +16,7 @@ export function SnapshotsSection(props: { server: Server; onChange: () => Promis
   const [name, setName] = useState('');
   const mine = (snapshots.data?.snapshots ?? []).filter((x: Snapshot) => x.server_id === s.uuid);
   return (
-    <Section title="Snapshots and backups">
+    <Section title="Snapshots and backups" class="wide">
       <Form
         label="Take snapshot"
         class="form inline"
