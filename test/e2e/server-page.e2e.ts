@@ -126,6 +126,16 @@ describe("the server's page", () => {
       'server graphs',
       () => [page],
       async () => {
+        // What the charts write on their canvases: the axes' times must read as the console's dates do.
+        await page.addInitScript(() => {
+          const drawn: string[] = [];
+          (window as unknown as { drawn: string[] }).drawn = drawn;
+          const fillText = CanvasRenderingContext2D.prototype.fillText;
+          CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+            drawn.push(String(text));
+            return fillText.call(this, text, ...rest);
+          };
+        });
         const created = await deployServer(nubis, account.token, { label: 'graphs-1' });
         await nubis.advance(2 * 86_400);
         await openServer(page, created.uuid, 'graphs-1');
@@ -139,6 +149,21 @@ describe("the server's page", () => {
         }
         await graphs.getByText(/Simulated/).waitFor();
         assert.deepEqual(problems, []);
+        // One date format (issue 39): 2026-11-28 and 02:20, as in the tables, never 2:20am or 11/28/26.
+        const drawn = await page.evaluate(() => (window as unknown as { drawn: string[] }).drawn);
+        assert.ok(
+          drawn.some((text) => /^\d{4}-\d{2}-\d{2}$/.test(text)),
+          `a date on an axis: ${drawn.join(' | ')}`,
+        );
+        assert.ok(
+          drawn.some((text) => /^\d{2}:\d{2}$/.test(text)),
+          'a time on an axis',
+        );
+        assert.deepEqual(
+          drawn.filter((text) => /am|pm|\d\/\d/i.test(text)),
+          [],
+          'no 12-hour times or month/day dates',
+        );
       },
     );
   });
