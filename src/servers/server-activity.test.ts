@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount } from '../../test/support/accounts.ts';
-import { deployServer, SETTLE_SECONDS } from '../../test/support/servers.ts';
+import { bootThenSnapshot, deployServer, quickSystemClock, SETTLE_SECONDS } from '../../test/support/servers.ts';
 import { serverImages } from '../db/migrations/0015_server_images.ts';
 
 let nubis: TestInstance;
@@ -146,12 +146,7 @@ describe("a server's activity", () => {
 describe('a server’s activity on the system clock, with no sweep running', () => {
   let live: TestInstance;
   before(async () => {
-    live = await startTestInstance({
-      CLOCK: 'system',
-      SIM_PROVISION_SECONDS: '1',
-      SIM_STOP_SECONDS: '1',
-      SIM_BOOT_SECONDS: '1',
-    });
+    live = await startTestInstance(quickSystemClock);
   });
   after(() => live.close());
 
@@ -171,31 +166,7 @@ describe('a server’s activity on the system clock, with no sweep running', () 
   // list is in the order things happened, not the order they were recorded (issue 39).
   test('lists a boot that ended before a snapshot below the snapshot, though recorded after it', async () => {
     const alice = await createAccount(live);
-    const created = await deployServer(live, alice.token, {}, { settle: false });
-    // Server info tells the power as of now without recording the transition's end.
-    const settled = async (power: string) => {
-      for (;;) {
-        const info = await live.request('GET', `/v1.3/server/info/${created.uuid}`, { token: alice.token });
-        if (info.body.power === power) return;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    };
-    await settled('running');
-    const act = async (path: string, power: string) => {
-      const answer = await live.request('PATCH', `/v1.3/server/${path}`, {
-        token: alice.token,
-        body: { server_id: created.id },
-      });
-      assert.equal(answer.status, 202, JSON.stringify(answer.body));
-      await settled(power);
-    };
-    await act('stop', 'stopped');
-    await act('start', 'running');
-    const snapshot = await live.request('POST', '/v1.3/snapshot/create', {
-      token: alice.token,
-      body: { name: 'after-boot', server_id: created.id },
-    });
-    assert.equal(snapshot.status, 201, JSON.stringify(snapshot.body));
+    const created = await bootThenSnapshot(live, alice.token, 'booted', 'after-boot');
     const entries: Entry[] = (
       await live.request('GET', `/v1.3/server/activity/${created.uuid}`, { token: alice.token })
     ).body.activity;

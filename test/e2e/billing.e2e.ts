@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestInstance, type TestInstance } from '../support/instance.ts';
 import { createAccount } from '../support/accounts.ts';
 import { deployServer } from '../support/servers.ts';
-import { launch, withScreenshots } from './browser.ts';
+import { launch, signIn, withScreenshots } from './browser.ts';
 
 const WAIT = 20_000;
 
@@ -31,23 +31,30 @@ after(async () => {
 
 const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
 
+/** A page in a context of its own (closed after the suite), at the console's usual size. */
+async function freshPage(): Promise<Page> {
+  await context?.close().catch(() => {});
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  context.setDefaultTimeout(WAIT);
+  return context.newPage();
+}
+
+/** Logs `account` in through the form and opens Billing. */
+async function openBilling(page: Page, account: { email: string; password: string }): Promise<void> {
+  await signIn(page, nubis.url, account);
+  await page.getByRole('link', { name: 'Billing' }).click();
+  await heading(page, 'Billing').waitFor();
+}
+
 describe('adding funds in the console', () => {
   test('a customer pays by card on the simulated processor and sees the new balance and the transaction', async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(WAIT);
-    const page = await context.newPage();
+    const page = await freshPage();
     await withScreenshots(
       'add funds',
       () => [page],
       async () => {
         const account = await createAccount(nubis, { credit: 0 });
-        await page.goto(`${nubis.url}/#/login`);
-        await page.getByLabel('Email', { exact: true }).fill(account.email);
-        await page.getByLabel('Password', { exact: true }).fill(account.password);
-        await page.getByRole('button', { name: 'Log in', exact: true }).click();
-        await heading(page, 'Servers').waitFor();
-        await page.getByRole('link', { name: 'Billing' }).click();
-        await heading(page, 'Billing').waitFor();
+        await openBilling(page, account);
 
         // Out of bounds: the API's reason shows under the Amount field.
         const amount = page.getByLabel('Amount (USD)', { exact: true });
@@ -105,9 +112,7 @@ describe('adding funds in the console', () => {
   // Issue 39: invoice lines said "server (active)" twice, a seed credit read "operator", and the
   // VAT was added on the processor's page without being said first.
   test('invoice lines name their server, money words, an abandoned checkout expired, VAT said before paying', async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(WAIT);
-    const page = await context.newPage();
+    const page = await freshPage();
     await withScreenshots(
       'billing words',
       () => [page],
@@ -122,13 +127,7 @@ describe('adding funds in the console', () => {
         });
         assert.equal(abandoned.status, 201, JSON.stringify(abandoned.body));
         await nubis.advance(86_400 + 60);
-        await page.goto(`${nubis.url}/#/login`);
-        await page.getByLabel('Email', { exact: true }).fill(account.email);
-        await page.getByLabel('Password', { exact: true }).fill(account.password);
-        await page.getByRole('button', { name: 'Log in', exact: true }).click();
-        await heading(page, 'Servers').waitFor();
-        await page.getByRole('link', { name: 'Billing' }).click();
-        await heading(page, 'Billing').waitFor();
+        await openBilling(page, account);
 
         const invoices = page.getByRole('region', { name: 'Invoices', exact: true });
         for (const label of ['shop-web', 'shop-db'])

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
-import { deployServer, SETTLE_SECONDS } from '../support/servers.ts';
+import { bootThenSnapshot, deployServer, quickSystemClock, SETTLE_SECONDS } from '../support/servers.ts';
 import { button, field, heading, launch, newPage, signIn, withScreenshots } from './browser.ts';
 
 let nubis: TestInstance;
@@ -197,6 +197,43 @@ describe("the server's page", () => {
           .getByRole('status')
           .filter({ hasText: /there is no machine behind this server/ })
           .waitFor();
+      },
+    );
+  });
+});
+
+// The system clock, with no sweep: a boot's end is recorded when next read, after the snapshot
+// taken since; the page lists it where it happened, below the snapshot (issue 39).
+describe("the server's page on the system clock", () => {
+  let live: TestInstance;
+  before(async () => {
+    live = await startTestInstance(quickSystemClock);
+  });
+  after(() => live?.close());
+
+  test('the activity is in the order things happened, not the order they were recorded', async () => {
+    const page = await newPage(browser);
+    await withScreenshots(
+      'activity order',
+      () => [page],
+      async () => {
+        const someone = await createAccount(live);
+        const created = await bootThenSnapshot(live, someone.token, 'order-1', 'after-boot');
+        await signIn(page, live.url, someone);
+        await page.goto(`${live.url}/#/servers/${created.uuid}`);
+        await heading(page, 'order-1').waitFor();
+        const activity = page.getByRole('region', { name: 'Activity', exact: true });
+        await activity.getByRole('cell', { name: 'Booting ended: running' }).waitFor();
+        const rows = await activity
+          .locator('tbody tr')
+          .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+        const what = rows.map((cells) => cells[1]);
+        assert.ok(
+          what.indexOf('Snapshot “after-boot” taken') < what.indexOf('Booting ended: running'),
+          what.join(' | '),
+        );
+        const times = rows.map((cells) => cells[0]);
+        assert.deepEqual(times, [...times].sort().reverse(), 'newest first by when each happened');
       },
     );
   });
