@@ -1,3 +1,5 @@
+// Opening the activation mail's link: the account is activated with its uuid.
+
 import { useEffect } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { session } from '../../session.ts';

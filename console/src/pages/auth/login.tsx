@@ -6,7 +6,7 @@ import { ApiError, api } from '../../api.ts';
 import { session } from '../../session.ts';
 import { Field, Form, FormStatus, useForm } from '../../forms.tsx';
 import { Link } from '../../router.tsx';
-import { AuthFrame, pending } from './frame.tsx';
+import { AuthFrame, EmailField, pending } from './frame.tsx';
 
 export function LoginPage() {
   const form = useForm();
@@ -30,16 +30,7 @@ export function LoginPage() {
     <AuthFrame title="Log in">
       {notice && <p role="status">{notice}</p>}
       <Form onSubmit={submit} label="Log in">
-        <Field
-          label="Email"
-          name="email"
-          type="email"
-          autocomplete="username"
-          value={email}
-          onValue={setEmail}
-          errors={form.errors}
-          required
-        />
+        <EmailField value={email} onValue={setEmail} errors={form.errors} signIn />
         <Field
           label="Password"
           name="password"

@@ -1,8 +1,10 @@
+// Asking for a temporary password (the API does not say whether the address has an account).
+
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
-import { Field, Form, FormStatus, useForm } from '../../forms.tsx';
+import { Form, FormStatus, useForm } from '../../forms.tsx';
 import { Link } from '../../router.tsx';
-import { AuthFrame, pending } from './frame.tsx';
+import { AuthFrame, EmailField, pending } from './frame.tsx';
 
 export function ResetPage() {
   const form = useForm();
@@ -15,16 +17,7 @@ export function ResetPage() {
   return (
     <AuthFrame title="Reset password">
       <Form onSubmit={submit} label="Reset password">
-        <Field
-          label="Email"
-          name="email"
-          type="email"
-          autocomplete="email"
-          value={email}
-          onValue={setEmail}
-          errors={form.errors}
-          required
-        />
+        <EmailField value={email} onValue={setEmail} errors={form.errors} />
         <FormStatus form={form} />
         <button type="submit" class="primary" disabled={form.busy}>
           Send a temporary password

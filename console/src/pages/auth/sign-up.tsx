@@ -1,9 +1,11 @@
+// Signing up: the account's owner, country and acceptance of the terms; then the check-your-mail page.
+
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { session } from '../../session.ts';
 import { Checkbox, Field, Form, FormStatus, useForm } from '../../forms.tsx';
 import { Link, navigate } from '../../router.tsx';
-import { AuthFrame, pending } from './frame.tsx';
+import { AuthFrame, EmailField, pending } from './frame.tsx';
 
 export function SignUpPage() {
   const form = useForm();
@@ -23,16 +25,7 @@ export function SignUpPage() {
   return (
     <AuthFrame title="Sign up">
       <Form onSubmit={submit} label="Sign up">
-        <Field
-          label="Email"
-          name="email"
-          type="email"
-          autocomplete="email"
-          value={email}
-          onValue={setEmail}
-          errors={form.errors}
-          required
-        />
+        <EmailField value={email} onValue={setEmail} errors={form.errors} />
         <Field
           label="Password"
           name="password"

@@ -1,3 +1,5 @@
+// The operator API's audit log: who called what on which target.
+
 import { admin } from '../../api.ts';
 import { when } from '../../format.tsx';
 import { ErrorLine } from '../../forms.tsx';

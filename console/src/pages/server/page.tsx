@@ -1,3 +1,7 @@
+// One server's page: the power actions, the machine console, and its sections (overview,
+// options, rebuild, network in a grid; addresses, snapshots, graphs and activity across the page),
+// each in its own file.
+
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { ConfirmButton } from '../../buttons.tsx';

@@ -1,3 +1,5 @@
+// The server page's snapshots and backups: take one, restore one onto this server.
+
 import { useState } from 'preact/hooks';
 import { api, type Server, type Snapshot } from '../../api.ts';
 import { ConfirmButton } from '../../buttons.tsx';

@@ -1,3 +1,5 @@
+// Creating a server: region → image → plan → name and options, with the price as the API gives it.
+
 import { useState } from 'preact/hooks';
 import { api, type Image, type Plan, type Region, type Vpc } from '../../api.ts';
 import { money } from '../../format.tsx';
