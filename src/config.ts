@@ -521,6 +521,12 @@ export const variables = {
     url('http:', 'https:'),
     "where the stripe package sends its API calls (its host, port and protocol), for a proxy or a local stand-in; default Stripe's own",
   ),
+  simulatedCheckoutExpirySeconds: v(
+    'SIMULATED_CHECKOUT_EXPIRY_SECONDS',
+    86_400,
+    integer(60, 86_400),
+    "seconds the simulated processor's checkout page may be left unpaid before the payment shows `expired` (as a Stripe Checkout Session expires, by default after 24 hours)",
+  ),
   paymentMinimum: v(
     'PAYMENT_MINIMUM',
     5,

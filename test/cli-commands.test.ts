@@ -454,6 +454,16 @@ describe('payment commands', () => {
     const file = join(configHome, 'invoice.pdf');
     assert.match(await ok(['invoice', 'download', String(documents[0].id), '--file', file]), /^saved /);
     assert.equal(readFileSync(file).subarray(0, 5).toString(), '%PDF-');
+    // With no --file: the name the console and the mail give it, invoice-<number>-<month>.pdf (issue 39).
+    const cwd = process.cwd();
+    process.chdir(configHome);
+    try {
+      const saved = await json(['invoice', 'download', String(documents[0].id)]);
+      assert.equal(saved.file, `invoice-${String(documents[0].number).padStart(6, '0')}-${documents[0].period}.pdf`);
+      assert.equal(readFileSync(join(configHome, saved.file)).subarray(0, 5).toString(), '%PDF-');
+    } finally {
+      process.chdir(cwd);
+    }
     await refused(['invoice', 'download', '999999'], exitCodes.notFound);
   });
 });

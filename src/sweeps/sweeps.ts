@@ -11,6 +11,7 @@ import { runBackupSweep } from '../snapshots/backup.sweep.ts';
 import { recordDueEvents } from '../events/event.service.ts';
 import { deliverWebhooks } from '../events/webhook.service.ts';
 import { issueMonthlyDocuments } from '../documents/document.service.ts';
+import { expireSimulatedCheckouts } from '../payments/simulated.processor.ts';
 
 export interface Sweep {
   name: string;
@@ -20,6 +21,7 @@ export interface Sweep {
 /** Every sweep, in the order a round runs them. Later issues add theirs here. */
 export const sweeps: Sweep[] = [
   { name: 'out of funds', run: sweepOutOfFunds },
+  { name: 'abandoned checkouts', run: expireSimulatedCheckouts },
   { name: 'bandwidth overage', run: sweepOverage },
   // Before mail delivery, so a document's mail leaves in the round that issued it.
   { name: 'monthly documents', run: issueMonthlyDocuments },

@@ -2553,6 +2553,16 @@ export interface components {
             /** @description numbered without gaps across the deployment */
             number: number;
             /**
+             * @description extension: the number as the document prints it, six digits
+             * @example 000001
+             */
+            number_text: string;
+            /**
+             * @description extension: the file name a download is saved as (also its Content-Disposition)
+             * @example invoice-000001-2026-11.pdf
+             */
+            filename: string;
+            /**
              * @description the month, YYYY-MM (UTC)
              * @example 2026-11
              */
@@ -2600,6 +2610,15 @@ export interface components {
              * @example floating_ip
              */
             resource_type: string;
+            /**
+             * @description extension: what is billed, naming the resource (a server by its label, a snapshot, an address)
+             * @example web-1 (Small)
+             * @example snapshot nightly (25 GB)
+             * @example floating IP 192.0.2.10
+             */
+            description: string;
+            /** @description extension: the billed resource's uuid */
+            resource_id: string;
             /** @description hours started, including hours paid up front */
             usage: number;
             /**
@@ -3112,10 +3131,11 @@ export interface components {
              */
             ptype: string;
             /**
-             * @description pending (awaiting the payment), completed, failed (nothing credited), refunded (a refunded payment, and the refund itself)
+             * @description pending (awaiting the payment), completed, failed (nothing credited), expired (a checkout left unpaid until the processor ended it; extension), refunded (a refunded payment, and the refund itself)
              * @example pending
              * @example completed
              * @example failed
+             * @example expired
              * @example refunded
              */
             pstatus: string;
