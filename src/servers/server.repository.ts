@@ -270,6 +270,7 @@ const insertedColumns = [
   'throttled',
   'overage_billed_month',
   'overage_billed_gb',
+  'overage_due_at',
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof NewServerRow)[];
@@ -306,7 +307,7 @@ const ownedByUuid = prepared<[number, string], ServerRow>(2, (db, accountId, uui
 );
 
 // PostgreSQL: a new server and the invoice items it opens in one statement (the items' insert in
-// a WITH), prepared for each number of items.
+// a WITH, beside the account's funds due mark), prepared for each number of items.
 const withItemsByCount = new Map<number, PreparedQuery<unknown[], ServerRow>>();
 
 function insertWithItems(count: number): PreparedQuery<unknown[], ServerRow> {
@@ -315,6 +316,14 @@ function insertWithItems(count: number): PreparedQuery<unknown[], ServerRow> {
     insert = prepared<unknown[], ServerRow>(insertedColumns.length + count * openedItemWidth, (db, ...values) =>
       db
         .with('opened', (qc) => openingItemsInsert(qc, count, values.slice(insertedColumns.length)).returning('id'))
+        // The opened items put the account before the out-of-funds sweep (billing/funds-due.ts).
+        .with('funds_due', (qc) =>
+          qc
+            .updateTable('accounts')
+            .set({ funds_due_at: 0 })
+            .where('id', '=', values[insertedColumns.indexOf('account_id')] as number)
+            .returning('id'),
+        )
         .insertInto('servers')
         .values(Object.fromEntries(insertedColumns.map((column, index) => [column, values[index]])) as NewServerRow)
         .returning(['id', ...insertedColumns]),
