@@ -89,8 +89,7 @@ export async function benchFleet(sizes: number[]): Promise<FleetRow[]> {
       );
       rows.push(row);
     } finally {
-      if (!process.env.FLEET_KEEP) rmSync(dataDir, { recursive: true, force: true });
-      else console.log(dataDir);
+      rmSync(dataDir, { recursive: true, force: true });
     }
   }
   return rows;
