@@ -45,7 +45,8 @@ export interface OverageReport {
 export async function sweepOverage(ctx: Platform, pageSize = 500): Promise<OverageReport> {
   const report: OverageReport = { poweredOff: 0, throttled: 0, unthrottled: 0, billedGb: 0 };
   const now = ctx.clock.now();
-  for (let after = { dueAt: Number.NEGATIVE_INFINITY, id: 0 }; ; ) {
+  // Due times are instants (≥ 0): the cursor starts before them all.
+  for (let after = { dueAt: -1, id: 0 }; ; ) {
     const rows = await serverRepository.overageDue(ctx.db, now, after, pageSize);
     if (rows.length) await sweepPage(ctx, rows, now, report);
     if (rows.length < pageSize) return report;
