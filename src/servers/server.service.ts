@@ -303,6 +303,9 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
         throttled: 0,
         overage_billed_month: null,
         overage_billed_gb: 0,
+        // A new server is due at the overage sweep, which works out when to look again.
+        overage_due_at: 0,
+        overage_marks: 0,
         created_at: now,
         updated_at: now,
       },
