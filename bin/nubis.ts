@@ -33,7 +33,8 @@ const serverCommands: Record<string, ServerCommand> = {
     usage: 'serve [--no-sweeps]',
     summary: 'serve the HTTP API (runs migrations first); the default',
     options: { 'no-sweeps': { type: 'boolean' } },
-    run: (values) => serve(loadConfig(), { sweeps: values['no-sweeps'] ? false : undefined }),
+    run: (values) =>
+      serve(loadConfig(), { sweeps: values['no-sweeps'] ? false : undefined, firstRunOperatorToken: true }),
   },
   dev: {
     usage: 'dev [--port N] [--ready-json]',
@@ -108,7 +109,10 @@ ${configTable()}
 `;
 }
 
-async function serve(config: Config, options: { sweeps?: boolean; readyJson?: boolean }): Promise<void> {
+async function serve(
+  config: Config,
+  options: { sweeps?: boolean; readyJson?: boolean; firstRunOperatorToken?: boolean },
+): Promise<void> {
   // The prebuilt bundle while it matches the sources (src/prebuilt.ts): a start links a few files
   // instead of ~1,300 modules.
   const { loadInstance } = await import('../src/prebuilt.ts');
@@ -116,6 +120,7 @@ async function serve(config: Config, options: { sweeps?: boolean; readyJson?: bo
   // --ready-json: stdout carries the one ready line for a program to read, so the log goes to stderr.
   const instance = await startInstance(config, {
     sweeps: options.sweeps,
+    firstRunOperatorToken: options.firstRunOperatorToken,
     ...(options.readyJson ? { logDestination: process.stderr } : {}),
   });
   if (options.readyJson)
@@ -128,6 +133,11 @@ async function serve(config: Config, options: { sweeps?: boolean; readyJson?: bo
           : null,
         seed: config.seed,
       })}\n`,
+    );
+  if (instance.operatorToken?.created)
+    // Said once, to the person at the terminal, as Grafana and GitLab do with their first admin password.
+    process.stderr.write(
+      `\noperator token written to ${instance.operatorToken.file} (readable only by this user); the operator API uses it\n\n`,
     );
   process.stderr.write(
     `${JSON.stringify({

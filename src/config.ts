@@ -175,7 +175,7 @@ export const variables = {
     'ADMIN_TOKEN',
     null,
     secret(16),
-    'enables the operator API under /admin (Bearer token, 16+ characters)',
+    'enables the operator API under /admin (Bearer token, 16+ characters); unset, `nubis serve` uses the token in DATA_DIR/admin-token, which its first start on an empty database makes (0600) and names',
   ),
   adminName: v<string | null>(
     'ADMIN_NAME',

@@ -231,9 +231,11 @@ describe('serve', () => {
 
       const [code] = await exited;
       assert.equal(code, 0, stderr);
-      // stderr carries only the start-up announcement (JSON, printed whatever LOG_LEVEL): no error.
-      for (const line of stderr.trimEnd().split('\n').filter(Boolean))
-        assert.equal(JSON.parse(line).level, 'info', line);
+      // stderr carries only the start-up announcement (JSON, printed whatever LOG_LEVEL) and, on this
+      // first run, the line naming the operator token's file: no error.
+      const announced = stderr.trimEnd().split('\n').filter(Boolean);
+      assert.match(announced.shift()!, /^operator token written to \S+admin-token /);
+      for (const line of announced) assert.equal(JSON.parse(line).level, 'info', line);
       const completed = logs.find((entry) => entry.reqId === 'slow-request-1' && entry.msg === 'request completed');
       assert.ok(completed, 'the finished request is logged with its reqId');
       assert.ok(logs.every((entry) => typeof entry.level === 'number' && typeof entry.time === 'number'));
