@@ -101,9 +101,15 @@ function help(cliHelp: string): string {
 
 Server commands:
 ${rows.join('\n')}
-  help${' '.repeat(width - 4)}show this help
+  help [config]${' '.repeat(width - 13)}show this help, or every environment variable
 ${cliHelp}
-Configuration of the server commands comes from environment variables:
+The server commands read their configuration from environment variables: nubis help config lists them.
+`;
+}
+
+/** `nubis help config`: every variable, its default and meaning (docs/configuration.md is the same table). */
+function configHelp(): string {
+  return `Environment variables of the server commands (serve, dev, migrate, sweep, compute, images):
 
 ${configTable()}
 `;
@@ -179,6 +185,14 @@ async function serve(
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  if (options.readyJson) {
+    // Started by a program through npx: end when it (or the npx between) is gone (src/platform/launcher.ts).
+    const { watchLauncher } = await import('../src/platform/launcher.ts');
+    watchLauncher((reason) => {
+      instance.ctx.log.info({ reason }, 'the launcher is gone');
+      stop('launcher gone');
+    });
+  }
 }
 
 async function sweep(config: Config, once: boolean): Promise<void> {
@@ -216,6 +230,10 @@ async function main(): Promise<void> {
   let at = 0;
   while (at < argv.length && argv[at]!.startsWith('-')) at += /^(-o|--output|--context)$/.test(argv[at]!) ? 2 : 1;
   const command = argv[at];
+  if (command === 'help' && argv[at + 1] === 'config') {
+    process.stdout.write(configHelp());
+    return;
+  }
   if ((command === undefined && (argv.includes('--help') || argv.includes('-h'))) || command === 'help') {
     process.stdout.write(help((await loadCli()).cliHelp()));
     return;
