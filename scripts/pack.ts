@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { rolldown, type Plugin } from 'rolldown';
+import { externalPackages, packageOf } from './bundle-externals.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const { values } = parseArgs({ options: { out: { type: 'string' } } });
@@ -50,7 +51,6 @@ function installedVersion(name: string, from = root): string {
   return `^${readJson(join(dir, 'package.json')).version}`;
 }
 
-const packageOf = (specifier: string) => specifier.split('/', specifier.startsWith('@') ? 2 : 1).join('/');
 const isBare = (id: string) =>
   !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('node:') && !id.includes('\0');
 
@@ -124,19 +124,6 @@ const sourcePlaces: Plugin = {
   },
 };
 
-/** Packages loaded only by some requests or configurations (as in scripts/bundle.ts): installed, not bundled. */
-const external = new Set([
-  'stripe',
-  'pdfkit',
-  'nodemailer',
-  'sshpk',
-  'ws',
-  'undici',
-  '@fastify/swagger',
-  '@fastify/swagger-ui',
-  'rate-limiter-flexible',
-]);
-
 /** Licences of the packages inlined into a bundle, for the notice file shipped with it. */
 function notices(moduleIds: string[]): string {
   const seen = new Map<string, string>();
@@ -164,7 +151,7 @@ async function buildServer(): Promise<string> {
       prebuilt: join(root, 'src/prebuilt.ts'),
     },
     platform: 'node',
-    external: (id) => isBare(id) && external.has(packageOf(id)),
+    external: (id) => isBare(id) && externalPackages.has(packageOf(id)),
     plugins: [sourcePlaces],
     logLevel: 'silent',
   });
