@@ -33,7 +33,8 @@ const serverCommands: Record<string, ServerCommand> = {
     usage: 'serve [--no-sweeps]',
     summary: 'serve the HTTP API (runs migrations first); the default',
     options: { 'no-sweeps': { type: 'boolean' } },
-    run: (values) => serve(loadConfig(), { sweeps: values['no-sweeps'] ? false : undefined }),
+    run: (values) =>
+      serve(loadConfig(), { sweeps: values['no-sweeps'] ? false : undefined, firstRunOperatorToken: true }),
   },
   dev: {
     usage: 'dev [--port N] [--ready-json]',
@@ -109,15 +110,24 @@ function help(cliHelp: string): string {
 
 Server commands:
 ${rows.join('\n')}
-  help${' '.repeat(width - 4)}show this help
+  help [config]${' '.repeat(width - 13)}show this help, or every environment variable
 ${cliHelp}
-Configuration of the server commands comes from environment variables:
+The server commands read their configuration from environment variables: nubis help config lists them.
+`;
+}
+
+/** `nubis help config`: every variable, its default and meaning (docs/configuration.md is the same table). */
+function configHelp(): string {
+  return `Environment variables of the server commands (serve, dev, migrate, sweep, compute, images):
 
 ${configTable()}
 `;
 }
 
-async function serve(config: Config, options: { sweeps?: boolean; readyJson?: boolean }): Promise<void> {
+async function serve(
+  config: Config,
+  options: { sweeps?: boolean; readyJson?: boolean; firstRunOperatorToken?: boolean },
+): Promise<void> {
   // The prebuilt bundle while it matches the sources (src/prebuilt.ts): a start links a few files
   // instead of ~1,300 modules.
   const { loadInstance } = await import('../src/prebuilt.ts');
@@ -125,6 +135,7 @@ async function serve(config: Config, options: { sweeps?: boolean; readyJson?: bo
   // --ready-json: stdout carries the one ready line for a program to read, so the log goes to stderr.
   const instance = await startInstance(config, {
     sweeps: options.sweeps,
+    firstRunOperatorToken: options.firstRunOperatorToken,
     ...(options.readyJson ? { logDestination: process.stderr } : {}),
   });
   if (options.readyJson)
@@ -137,6 +148,11 @@ async function serve(config: Config, options: { sweeps?: boolean; readyJson?: bo
           : null,
         seed: config.seed,
       })}\n`,
+    );
+  if (instance.operatorToken?.created)
+    // Said once, to the person at the terminal, as Grafana and GitLab do with their first admin password.
+    process.stderr.write(
+      `\noperator token written to ${instance.operatorToken.file} (readable only by this user); the operator API uses it\n\n`,
     );
   process.stderr.write(
     `${JSON.stringify({
@@ -178,6 +194,14 @@ async function serve(config: Config, options: { sweeps?: boolean; readyJson?: bo
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  if (options.readyJson) {
+    // Started by a program through npx: end when it (or the npx between) is gone (src/platform/launcher.ts).
+    const { watchLauncher } = await import('../src/platform/launcher.ts');
+    watchLauncher((reason) => {
+      instance.ctx.log.info({ reason }, 'the launcher is gone');
+      stop('launcher gone');
+    });
+  }
 }
 
 async function dnsSetup(config: Config): Promise<void> {
@@ -235,6 +259,10 @@ async function main(): Promise<void> {
   let at = 0;
   while (at < argv.length && argv[at]!.startsWith('-')) at += /^(-o|--output|--context)$/.test(argv[at]!) ? 2 : 1;
   const command = argv[at];
+  if (command === 'help' && argv[at + 1] === 'config') {
+    process.stdout.write(configHelp());
+    return;
+  }
   if ((command === undefined && (argv.includes('--help') || argv.includes('-h'))) || command === 'help') {
     process.stdout.write(help((await loadCli()).cliHelp()));
     return;

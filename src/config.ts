@@ -1,5 +1,5 @@
 // Configuration: every environment variable Nubis reads, its default and its parser.
-// One table so the README, `nubis --help` and start-up validation never drift apart.
+// One table so docs/configuration.md, `nubis help config` and start-up validation never drift apart.
 
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
@@ -118,7 +118,7 @@ interface Variable<T> {
 
 const v = <T>(env: string, def: T, parse: Parser<T>, doc: string): Variable<T> => ({ env, default: def, parse, doc });
 
-/** Every variable, in the order the README lists them. */
+/** Every variable, in the order docs/configuration.md lists them. */
 export const variables = {
   mode: v(
     'NUBIS_MODE',
@@ -183,7 +183,7 @@ export const variables = {
     'ADMIN_TOKEN',
     null,
     secret(16),
-    'enables the operator API under /admin (Bearer token, 16+ characters)',
+    'enables the operator API under /admin (Bearer token, 16+ characters); unset, `nubis serve` uses the token in DATA_DIR/admin-token, which its first start on an empty database makes (0600) and names',
   ),
   adminName: v<string | null>(
     'ADMIN_NAME',
@@ -618,7 +618,7 @@ export function loadConfig(
   return { ...(config as Config), ...overrides };
 }
 
-/** Markdown rows for the README's configuration table. */
+/** Markdown rows of the configuration table (docs/configuration.md, `nubis help config`). */
 export function configTable(): string {
   const rows = Object.values(variables).map((variable: Variable<unknown>) => {
     const def =

@@ -33,6 +33,7 @@ import { registerStateMetrics } from './metrics/state-metrics.ts';
 import { startMetricsListener } from './http/metrics.ts';
 import { startJobRunner } from './compute/job-runner.ts';
 import { seedEmulatorAccount, type SeededAccount } from './accounts/emulator-seed.service.ts';
+import { firstRunOperatorToken, type OperatorTokenFile } from './platform/operator-token.ts';
 import { resetState } from './state/reset.service.ts';
 import { ActorCache, redisGenerations } from './tokens/actor-cache.ts';
 
@@ -48,6 +49,8 @@ export interface RunningInstance {
   metricsUrl: string | null;
   /** The emulator's seeded account (NUBIS_MODE=emulator), or null. */
   seeded: SeededAccount | null;
+  /** The operator's token file when the operator API uses it (`firstRunOperatorToken`), or null. */
+  operatorToken: { file: string; created: boolean } | null;
   close(): Promise<void>;
 }
 
@@ -193,9 +196,15 @@ export async function createPlatform(
 }
 
 export async function startInstance(
-  config: Config,
-  options: { sweeps?: boolean; logDestination?: LogDestination } = {},
+  given: Config,
+  options: {
+    sweeps?: boolean;
+    logDestination?: LogDestination;
+    /** `nubis serve`: with no ADMIN_TOKEN, use DATA_DIR/admin-token, made on an empty database. */
+    firstRunOperatorToken?: boolean;
+  } = {},
 ): Promise<RunningInstance> {
+  let config = given;
   const log = createLogger(config.logLevel, options.logDestination);
   // A bad catalog stops start-up before storage is touched.
   const catalog = loadCatalog(config.catalogFile, 0);
@@ -212,6 +221,31 @@ export async function startInstance(
   } catch (error) {
     dropRedis();
     throw error;
+  }
+  let operatorToken: OperatorTokenFile | null = null;
+  if (options.firstRunOperatorToken && config.mode === 'server' && !config.adminToken && config.dataDir !== inMemory) {
+    try {
+      const empty = !(await storage.db.selectFrom('accounts').select('id').limit(1).executeTakeFirst());
+      operatorToken = firstRunOperatorToken(config.dataDir, empty);
+    } catch (error) {
+      dropRedis();
+      await storage.close().catch(() => {});
+      throw new ConfigError(`DATA_DIR ${config.dataDir}: the operator token file: ${(error as Error).message}`);
+    }
+    if (operatorToken && operatorToken.token.length < 16) {
+      dropRedis();
+      await storage.close().catch(() => {});
+      throw new ConfigError(
+        `${operatorToken.file}: the operator token is shorter than 16 characters; delete the file or set ADMIN_TOKEN`,
+      );
+    }
+    if (operatorToken) {
+      config = { ...config, adminToken: operatorToken.token };
+      log.info(
+        { file: operatorToken.file, created: operatorToken.created },
+        'the operator API uses the token in the file',
+      );
+    }
   }
   const ctx = await createPlatform(config, storage, log, catalog).catch(async (error) => {
     dropRedis();
@@ -269,6 +303,7 @@ export async function startInstance(
     url: address,
     metricsUrl: metricsListener?.url ?? null,
     seeded,
+    operatorToken: operatorToken && { file: operatorToken.file, created: operatorToken.created },
     close() {
       closing ??= (async () => {
         lifecycle.stopping = true;

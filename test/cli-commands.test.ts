@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { cliCommands, exitCodes, runCli } from '@nubis/cli';
@@ -74,6 +75,18 @@ async function json(args: string[]): Promise<any> {
 }
 
 /** A refusal: the exit code, and exactly one line on stderr, starting `nubis: `. */
+/** A port nothing listens on: one the system just gave and took back. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 async function refused(args: string[], code: number, env: Record<string, string | undefined> = {}): Promise<string> {
   const run = await cli(args, env);
   assert.equal(run.code, code, `nubis ${args.join(' ')}: ${run.stderr}`);
@@ -143,7 +156,17 @@ describe('login and contexts', () => {
     const empty = mkdtempSync(join(tmpdir(), 'nubis-cli-empty-'));
     try {
       await refused(['server', 'list'], exitCodes.auth, { XDG_CONFIG_HOME: empty, NUBIS_URL: undefined });
-      await refused(['server', 'list'], exitCodes.unreachable, { NUBIS_URL: 'http://127.0.0.1:9' });
+      // The line names the URL tried, so a wrong NUBIS_URL or context shows at once.
+      const closed = await closedPort();
+      const nobody = `http://127.0.0.1:${closed}`;
+      assert.equal(
+        await refused(['server', 'list'], exitCodes.unreachable, { NUBIS_URL: nobody }),
+        `nubis: cannot reach ${nobody}: ECONNREFUSED\n`,
+      );
+      assert.equal(
+        await refused(['login', '--url', nobody, '--token', 'x'.repeat(64)], exitCodes.unreachable),
+        `nubis: cannot reach ${nobody}: ECONNREFUSED\n`,
+      );
       const run = await cli(['login', '--url', nubis.url, '--admin-token', ADMIN_TOKEN, '--name', 'ops'], {
         XDG_CONFIG_HOME: empty,
       });
