@@ -51,6 +51,41 @@ function presented(request: IncomingMessage, kind: ConsoleViewer['kind']): strin
   }
 }
 
+/**
+ * The console an upgrade request's target names, or the status that refuses it: 400 for a target
+ * that is not a path or whose server reference is not valid percent-encoded UTF-8 (or holds a
+ * control character), 404 for a path
+ * that serves no upgrade. Read by hand, not with `new URL` (it throws on `//`).
+ */
+export function consoleTarget(url: string): { kind: ConsoleViewer['kind']; ref: string } | { status: 400 | 404 } {
+  if (!url.startsWith('/') || url.startsWith('//')) return { status: 400 };
+  const path = url.split(/[?#]/, 1)[0]!;
+  for (const route of routes) {
+    const match = route.pattern.exec(path);
+    if (!match) continue;
+    let ref: string;
+    try {
+      ref = decodeURIComponent(match[1]!);
+    } catch {
+      return { status: 400 };
+    }
+    // No server's id or name holds a control character (PostgreSQL refuses a NUL outright).
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it refuses
+    return /[\u0000-\u001f\u007f]/.test(ref) ? { status: 400 } : { kind: route.kind, ref };
+  }
+  return { status: 404 };
+}
+
+const reasons: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 500: 'Internal Server Error' };
+
+/** Answers an upgrade the console does not take, then lets the connection go. */
+function refuseUpgrade(socket: Duplex, status: 400 | 404 | 500): void {
+  if (socket.destroyed) return;
+  socket.end(`HTTP/1.1 ${status} ${reasons[status]}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+  // A client that never reads the answer does not keep the socket.
+  setTimeout(() => socket.destroy(), 5000).unref();
+}
+
 /** Attaches the console endpoints to the app's HTTP server; every open console closes with the app. */
 export function serverConsoleSockets(app: FastifyInstance, ctx: Platform): void {
   const sockets = new WebSocketServer({
@@ -59,16 +94,21 @@ export function serverConsoleSockets(app: FastifyInstance, ctx: Platform): void 
     handleProtocols: (protocols) => (protocols.has(CONSOLE_PROTOCOL) ? CONSOLE_PROTOCOL : false),
   });
   app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const path = new URL(request.url ?? '/', 'http://nubis').pathname;
-    const route = routes.map((r) => ({ kind: r.kind, match: r.pattern.exec(path) })).find((r) => r.match);
-    if (!route?.match) {
-      socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-      return;
+    // Outside Fastify: nothing here may throw past this listener (one request never ends the process).
+    socket.on('error', () => {});
+    try {
+      const target = consoleTarget(request.url ?? '');
+      if ('status' in target) {
+        refuseUpgrade(socket, target.status);
+        return;
+      }
+      sockets.handleUpgrade(request, socket, head, (client) => {
+        void relay(ctx, client, { kind: target.kind, token: presented(request, target.kind) ?? '' }, target.ref);
+      });
+    } catch (error) {
+      ctx.log.error({ err: error, url: request.url }, 'console: an upgrade request failed');
+      refuseUpgrade(socket, 500);
     }
-    const ref = decodeURIComponent(route.match[1]!);
-    sockets.handleUpgrade(request, socket, head, (client) => {
-      void relay(ctx, client, { kind: route.kind, token: presented(request, route.kind) ?? '' }, ref);
-    });
   });
   app.addHook('preClose', async () => {
     for (const client of sockets.clients) client.close(1001, 'Nubis is shutting down');
