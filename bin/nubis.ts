@@ -169,6 +169,14 @@ async function serve(config: Config, options: { sweeps?: boolean; readyJson?: bo
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  // An error no listener caught is logged; an uncaught exception stops the instance in order (exit 1).
+  const { guardProcess } = await import('../src/platform/process-guard.ts');
+  guardProcess(instance.ctx.log, () =>
+    instance.close().then(
+      () => process.exit(1),
+      () => process.exit(1),
+    ),
+  );
 }
 
 async function sweep(config: Config, once: boolean): Promise<void> {
