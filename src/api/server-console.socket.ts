@@ -4,8 +4,10 @@
 // `Sec-WebSocket-Protocol: nubis.console, bearer.<base64url token>` (operator: `operator.<…>`),
 // never in the URL, where logs would keep it. Binary frames carry the console's bytes both
 // ways; a text frame {"resize": {"cols", "rows"}} sets the window. Close codes: 4401 no or a
-// removed token, 4403 blocked, 4404 no such server, 4409 no machine (simulated) or stopped;
-// 1000 once the machine's console ends. Access is checked again every few seconds.
+// removed token, 4403 blocked (at once or mid-session), 4404 no such server, 4409 no machine
+// (simulated) or stopped; 4408 a viewer that reads no output for 10 s; 1000 once the machine's
+// console ends. Access is checked again every few seconds. An upgrade this file does not take is
+// answered in HTTP (400 malformed, 404 elsewhere), never thrown.
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -13,20 +15,33 @@ import type { FastifyInstance } from 'fastify';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { Platform } from '../platform/context.ts';
 import { Conflict, Forbidden, NotFound, Unauthorized } from '../platform/errors.ts';
+import type { MachineConsole } from '../compute/compute-driver.ts';
 import {
+  auditOperatorConsole,
   type ConsoleViewer,
   consoleEnds,
   consoleServer,
   openMachineConsole,
 } from '../server-console/console.service.ts';
+import { consoleRelay, STALL_CODE, STALL_REASON } from '../server-console/console-relay.ts';
 
 export const CONSOLE_PROTOCOL = 'nubis.console';
 /** How often an open console checks that its viewer still may keep it. */
 const RECHECK_MS = 2000;
-const routes: { pattern: RegExp; kind: ConsoleViewer['kind'] }[] = [
-  { pattern: /^\/v1\.3\/server\/console\/([^/?#]+)$/, kind: 'customer' },
-  { pattern: /^\/admin\/servers\/([^/?#]+)\/console$/, kind: 'operator' },
+const routes: { pattern: RegExp; kind: ConsoleViewer['kind']; path: string }[] = [
+  { pattern: /^\/v1\.3\/server\/console\/([^/?#]+)$/, kind: 'customer', path: '/v1.3/server/console/:server_id' },
+  { pattern: /^\/admin\/servers\/([^/?#]+)\/console$/, kind: 'operator', path: '/admin/servers/:server/console' },
 ];
+
+/** One console session as its upgrade request asked for it. */
+interface Session {
+  viewer: ConsoleViewer;
+  ref: string;
+  reqId: string;
+  address: string;
+  /** The route, as the audit log names calls. */
+  path: string;
+}
 
 function closeCode(error: unknown): [number, string] {
   if (error instanceof Unauthorized) return [4401, error.message];
@@ -57,7 +72,9 @@ function presented(request: IncomingMessage, kind: ConsoleViewer['kind']): strin
  * control character), 404 for a path
  * that serves no upgrade. Read by hand, not with `new URL` (it throws on `//`).
  */
-export function consoleTarget(url: string): { kind: ConsoleViewer['kind']; ref: string } | { status: 400 | 404 } {
+export function consoleTarget(
+  url: string,
+): { kind: ConsoleViewer['kind']; ref: string; path: string } | { status: 400 | 404 } {
   if (!url.startsWith('/') || url.startsWith('//')) return { status: 400 };
   const path = url.split(/[?#]/, 1)[0]!;
   for (const route of routes) {
@@ -71,7 +88,7 @@ export function consoleTarget(url: string): { kind: ConsoleViewer['kind']; ref: 
     }
     // No server's id or name holds a control character (PostgreSQL refuses a NUL outright).
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it refuses
-    return /[\u0000-\u001f\u007f]/.test(ref) ? { status: 400 } : { kind: route.kind, ref };
+    return /[\u0000-\u001f\u007f]/.test(ref) ? { status: 400 } : { kind: route.kind, ref, path: route.path };
   }
   return { status: 404 };
 }
@@ -102,8 +119,18 @@ export function serverConsoleSockets(app: FastifyInstance, ctx: Platform): void 
         refuseUpgrade(socket, target.status);
         return;
       }
+      const session: Session = {
+        viewer: { kind: target.kind, token: presented(request, target.kind) ?? '' },
+        ref: target.ref,
+        reqId: requestId(ctx, request),
+        address: request.socket.remoteAddress ?? '',
+        path: target.path,
+      };
       sockets.handleUpgrade(request, socket, head, (client) => {
-        void relay(ctx, client, { kind: target.kind, token: presented(request, target.kind) ?? '' }, target.ref);
+        relay(ctx, client, session).catch((error: unknown) => {
+          ctx.log.error({ reqId: session.reqId, server: session.ref, err: error }, 'console: the session failed');
+          client.close(1011, 'the console failed');
+        });
       });
     } catch (error) {
       ctx.log.error({ err: error, url: request.url }, 'console: an upgrade request failed');
@@ -116,46 +143,55 @@ export function serverConsoleSockets(app: FastifyInstance, ctx: Platform): void 
   });
 }
 
-async function relay(ctx: Platform, client: WebSocket, viewer: ConsoleViewer, ref: string): Promise<void> {
+/** The request id the session's log lines carry: the client's X-Request-Id when plausible, as for requests. */
+function requestId(ctx: Platform, request: IncomingMessage): string {
+  const incoming = request.headers['x-request-id'];
+  return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : ctx.random.uuid();
+}
+
+/**
+ * One console session: the viewer's access checked, the machine's console opened and relayed
+ * (console-relay.ts bounds its buffers), access checked again every few seconds, and one log line
+ * when it opens and one when it closes. Everything it runs catches its own errors: a session that
+ * fails closes 1011, and the process goes on.
+ */
+async function relay(ctx: Platform, client: WebSocket, session: Session): Promise<void> {
+  const { viewer, ref } = session;
+  const who = { reqId: session.reqId, server: ref, viewer: viewer.kind, address: session.address };
+  let machine: MachineConsole | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let opened = false;
   const close = (code: number, reason: string) => {
     if (client.readyState === WebSocket.OPEN || client.readyState === WebSocket.CONNECTING)
       client.close(code, reason.slice(0, 120));
   };
-  // Keystrokes and window sizes that come before the machine's console is open wait for it.
-  const early: (Buffer | { cols: number; rows: number })[] = [];
-  let size = { cols: 80, rows: 24 };
-  let machine: Awaited<ReturnType<typeof openMachineConsole>> | null = null;
-  client.on('message', (message: Buffer, isBinary: boolean) => {
-    if (isBinary) {
-      if (machine) machine.write(message);
-      else early.push(message);
-      return;
-    }
-    try {
-      const { resize } = JSON.parse(message.toString('utf8')) as { resize?: { cols?: unknown; rows?: unknown } };
-      const cols = Number(resize?.cols);
-      const rows = Number(resize?.rows);
-      if (!Number.isInteger(cols) || !Number.isInteger(rows) || cols < 1 || rows < 1 || cols > 1000 || rows > 1000)
-        return;
-      size = { cols, rows };
-      if (machine) machine.resize(cols, rows);
-      else early.push(size);
-    } catch {
-      // Not a control message: ignored.
-    }
-  });
-  let timer: NodeJS.Timeout | null = null;
-  client.on('close', () => {
-    if (timer) clearInterval(timer);
+  const flow = consoleRelay(client, () => {
+    close(STALL_CODE, STALL_REASON);
     machine?.close();
+  });
+  // A frame above maxPayload or a broken frame: ws closes the socket (1009, 1002) and reports it here.
+  client.on('error', (error) => ctx.log.info({ ...who, err: error.message }, 'console: the viewer sent a bad frame'));
+  client.on('close', (code: number, reason: Buffer) => {
+    try {
+      if (timer) clearInterval(timer);
+      flow.stop();
+      machine?.close();
+      if (opened)
+        ctx.log.info(
+          { ...who, code, reason: reason.toString('utf8'), bytesIn: flow.counts.in, bytesOut: flow.counts.out },
+          'console: session closed',
+        );
+    } catch (error) {
+      ctx.log.error({ ...who, err: error }, 'console: closing the session failed');
+    }
   });
   try {
     if (!viewer.token) throw new Unauthorized();
     const uuid = await consoleServer(ctx, viewer, ref);
-    machine = await openMachineConsole(ctx, uuid, size);
+    machine = await openMachineConsole(ctx, uuid, flow.size());
   } catch (error) {
     const [code, reason] = closeCode(error);
-    if (code === 1011) ctx.log.warn({ err: (error as Error).message, server: ref }, 'console: opening failed');
+    if (code === 1011) ctx.log.warn({ ...who, err: error }, 'console: opening failed');
     close(code, reason);
     return;
   }
@@ -164,23 +200,22 @@ async function relay(ctx: Platform, client: WebSocket, viewer: ConsoleViewer, re
     return;
   }
   const open = machine;
-  open.onData((data) => {
-    if (client.readyState === WebSocket.OPEN) client.send(data, { binary: true });
-  });
+  opened = true;
+  ctx.log.info(who, 'console: session opened');
+  if (viewer.kind === 'operator')
+    await auditOperatorConsole(ctx, session.address, ref, session.path).catch((error: unknown) =>
+      ctx.log.error({ ...who, err: error }, 'console: the operator audit log could not be written'),
+    );
   open.onEnd((reason) => close(1000, reason));
-  for (const item of early.splice(0)) {
-    if (Buffer.isBuffer(item)) open.write(item);
-    else open.resize(item.cols, item.rows);
-  }
+  flow.attach(open);
   timer = setInterval(() => {
-    void consoleEnds(ctx, viewer, ref).then(
-      (reason) => {
-        if (reason) {
-          close(reason === 'the token was removed' ? 4401 : 1000, reason);
-          open.close();
-        }
+    consoleEnds(ctx, viewer, ref).then(
+      (end) => {
+        if (!end) return;
+        close(end.code, end.reason);
+        open.close();
       },
-      () => {},
+      (error: unknown) => ctx.log.warn({ ...who, err: error }, 'console: the access check failed'),
     );
   }, RECHECK_MS);
   timer.unref();
