@@ -9,7 +9,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
-import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../support/instance.ts';
+import { ADMIN_TOKEN, type JsonBody, startTestInstance, type TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import { deployServer } from '../support/servers.ts';
 import { captureLogs, type CapturedLogs } from '../support/logs.ts';
@@ -128,6 +128,7 @@ describe('the console relay', () => {
     try {
       const viewer = openConsole(nubis, `/v1.3/server/console/${uuid}`, bearer(alice.token));
       await viewer.opened;
+      await when(machine, 'attached', () => machine.attached);
       viewer.socket.pause();
       const total = 256 * MB;
       machine.produce(total);
@@ -208,9 +209,13 @@ describe('the console relay', () => {
     try {
       const admin = openConsole(nubis, `/admin/servers/${uuid}/console`, operator);
       await admin.opened;
-      const audit = await nubis.admin('GET', '/admin/audit?call=console');
-      assert.equal(audit.status, 200);
-      const entry = audit.body.entries[0];
+      // Written once access is checked, which follows the handshake.
+      let entry: JsonBody;
+      while (!entry) {
+        const audit = await nubis.admin('GET', '/admin/audit?call=console');
+        assert.equal(audit.status, 200);
+        entry = audit.body.entries[0];
+      }
       assert.equal(entry?.call, 'GET /admin/servers/:server/console');
       assert.equal(entry?.target, `server=${uuid}`);
       assert.equal(entry?.status, 101);
@@ -219,10 +224,11 @@ describe('the console relay', () => {
 
       const viewer = openConsole(nubis, `/v1.3/server/console/${uuid}`, bearer(alice.token));
       await viewer.opened;
-      const opened = logs
-        .lines()
-        .filter((line) => line.msg === 'console: session opened' && line.viewer === 'customer' && line.server === uuid);
-      assert.ok(opened.length > 0, 'the session opened line');
+      await until(() =>
+        logs
+          .lines()
+          .some((line) => line.msg === 'console: session opened' && line.viewer === 'customer' && line.server === uuid),
+      );
       assert.equal((await nubis.admin('PATCH', `/admin/accounts/${alice.id}`, { blocked: true })).status, 200);
       assert.deepEqual(await viewer.closed, { code: 4403, reason: 'the account is blocked' });
       const closed = await closedLog(logs, 4403);

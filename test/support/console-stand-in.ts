@@ -14,6 +14,8 @@ export class ConsoleStandIn extends EventEmitter implements MachineConsole {
   maxHeld = 0;
   /** Output bytes handed to the relay. */
   emitted = 0;
+  /** The relay listens to the output (it attached the console). */
+  attached = false;
   paused = false;
   closed = false;
   readonly #unread: { bytes: number; sent: () => void }[] = [];
@@ -43,6 +45,8 @@ export class ConsoleStandIn extends EventEmitter implements MachineConsole {
   resize(): void {}
   onData(listener: (data: Buffer) => void): void {
     this.#data.push(listener);
+    this.attached = true;
+    this.emit('attached');
   }
   onEnd(listener: (reason: string) => void): void {
     this.#end.push(listener);
