@@ -165,9 +165,16 @@ async function relay(ctx: Platform, client: WebSocket, session: Session): Promis
     if (client.readyState === WebSocket.OPEN || client.readyState === WebSocket.CONNECTING)
       client.close(code, reason.slice(0, 120));
   };
-  const flow = consoleRelay(client, () => {
-    close(STALL_CODE, STALL_REASON);
-    machine?.close();
+  const flow = consoleRelay(client, {
+    stalled() {
+      close(STALL_CODE, STALL_REASON);
+      machine?.close();
+    },
+    failed(error) {
+      ctx.log.error({ ...who, err: error }, 'console: the relay failed');
+      close(1011, 'the console failed');
+      machine?.close();
+    },
   });
   // A frame above maxPayload or a broken frame: ws closes the socket (1009, 1002) and reports it here.
   client.on('error', (error) => ctx.log.info({ ...who, err: error.message }, 'console: the viewer sent a bad frame'));
@@ -209,14 +216,13 @@ async function relay(ctx: Platform, client: WebSocket, session: Session): Promis
   open.onEnd((reason) => close(1000, reason));
   flow.attach(open);
   timer = setInterval(() => {
-    consoleEnds(ctx, viewer, ref).then(
-      (end) => {
+    consoleEnds(ctx, viewer, ref)
+      .then((end) => {
         if (!end) return;
         close(end.code, end.reason);
         open.close();
-      },
-      (error: unknown) => ctx.log.warn({ ...who, err: error }, 'console: the access check failed'),
-    );
+      })
+      .catch((error: unknown) => ctx.log.warn({ ...who, err: error }, 'console: the access check failed'));
   }, RECHECK_MS);
   timer.unref();
 }

@@ -44,9 +44,19 @@ function resizeOf(message: Buffer): WindowSize | null {
 /**
  * Listens to the viewer from the upgrade on (keystrokes and window sizes arriving while the
  * machine's console opens are kept, within bounds); `attach` joins the machine's console once it
- * is open. `stalled` runs when the viewer stops reading for too long.
+ * is open. `on.stalled` runs when the viewer stops reading for too long; `on.failed` when any of
+ * the relay's own callbacks throws (they run outside any request: nothing may escape them).
  */
-export function consoleRelay(client: WebSocket, stalled: () => void) {
+export function consoleRelay(client: WebSocket, on: { stalled(): void; failed(error: unknown): void }) {
+  const guarded =
+    <A extends unknown[]>(callback: (...args: A) => void) =>
+    (...args: A) => {
+      try {
+        callback(...args);
+      } catch (error) {
+        on.failed(error);
+      }
+    };
   const counts: RelayCounts = { in: 0, out: 0 };
   let size: WindowSize = { cols: 80, rows: 24 };
   let sizeChanged = false;
@@ -71,10 +81,11 @@ export function consoleRelay(client: WebSocket, stalled: () => void) {
     viewerPaused = false;
     client.resume();
   };
-  const sentToMachine = (bytes: number) => () => {
-    toMachine -= bytes;
-    resumeViewer();
-  };
+  const sentToMachine = (bytes: number) =>
+    guarded(() => {
+      toMachine -= bytes;
+      resumeViewer();
+    });
   const toTheMachine = (open: MachineConsole, data: Buffer) => {
     toMachine += data.length;
     open.write(data, sentToMachine(data.length));
@@ -83,35 +94,39 @@ export function consoleRelay(client: WebSocket, stalled: () => void) {
   // Restarted whenever output leaves: only a viewer that reads nothing at all is closed.
   const watchStall = () => {
     if (stallTimer) clearTimeout(stallTimer);
-    stallTimer = machinePaused ? setTimeout(stalled, STALL_MS) : null;
+    stallTimer = machinePaused ? setTimeout(guarded(on.stalled), STALL_MS) : null;
     stallTimer?.unref();
   };
-  const written = (bytes: number) => () => {
-    toViewer -= bytes;
-    if (machinePaused && toViewer <= RELAY_LOW_BYTES) {
-      machinePaused = false;
-      machine?.resume();
-    }
-    watchStall();
-  };
-
-  client.on('message', (message: Buffer, isBinary: boolean) => {
-    if (isBinary) {
-      counts.in += message.length;
-      if (machine) toTheMachine(machine, message);
-      else {
-        early.push(message);
-        earlyBytes += message.length;
-        if (earlyBytes >= EARLY_BYTES) pauseViewer();
+  const written = (bytes: number) =>
+    guarded(() => {
+      toViewer -= bytes;
+      if (machinePaused && toViewer <= RELAY_LOW_BYTES) {
+        machinePaused = false;
+        machine?.resume();
       }
-      return;
-    }
-    const resize = resizeOf(message);
-    if (!resize) return;
-    size = resize;
-    if (machine) machine.resize(resize.cols, resize.rows);
-    else sizeChanged = true;
-  });
+      watchStall();
+    });
+
+  client.on(
+    'message',
+    guarded((message: Buffer, isBinary: boolean) => {
+      if (isBinary) {
+        counts.in += message.length;
+        if (machine) toTheMachine(machine, message);
+        else {
+          early.push(message);
+          earlyBytes += message.length;
+          if (earlyBytes >= EARLY_BYTES) pauseViewer();
+        }
+        return;
+      }
+      const resize = resizeOf(message);
+      if (!resize) return;
+      size = resize;
+      if (machine) machine.resize(resize.cols, resize.rows);
+      else sizeChanged = true;
+    }),
+  );
 
   return {
     counts,
@@ -119,17 +134,19 @@ export function consoleRelay(client: WebSocket, stalled: () => void) {
     size: () => size,
     attach(open: MachineConsole) {
       machine = open;
-      open.onData((data) => {
-        if (client.readyState !== client.OPEN) return;
-        counts.out += data.length;
-        toViewer += data.length;
-        client.send(data, { binary: true }, written(data.length));
-        if (toViewer > RELAY_HIGH_BYTES && !machinePaused) {
-          machinePaused = true;
-          open.pause();
-          watchStall();
-        }
-      });
+      open.onData(
+        guarded((data: Buffer) => {
+          if (client.readyState !== client.OPEN) return;
+          counts.out += data.length;
+          toViewer += data.length;
+          client.send(data, { binary: true }, written(data.length));
+          if (toViewer > RELAY_HIGH_BYTES && !machinePaused) {
+            machinePaused = true;
+            open.pause();
+            watchStall();
+          }
+        }),
+      );
       if (sizeChanged) open.resize(size.cols, size.rows);
       for (const data of early.splice(0)) toTheMachine(open, data);
       earlyBytes = 0;

@@ -99,6 +99,27 @@ describe('the console relay', () => {
     assert.equal((await nubis.request('GET', '/readyz')).status, 200);
   });
 
+  test('a machine console that throws closes the session 1011, logged; the server serves on', async () => {
+    const machine = new ConsoleStandIn();
+    machine.write = () => {
+      throw new Error('planted: the engine console broke');
+    };
+    const undo = standInConsoles(nubis, async () => ({ console: machine }));
+    try {
+      const viewer = openConsole(nubis, `/v1.3/server/console/${uuid}`, bearer(alice.token));
+      await viewer.opened;
+      await when(machine, 'attached', () => machine.attached);
+      viewer.socket.send(Buffer.from('ls\r'), { binary: true });
+      assert.deepEqual(await viewer.closed, { code: 1011, reason: 'the console failed' });
+      const failed = logs.errors().find((line) => line.msg === 'console: the relay failed');
+      assert.match(String((failed?.err as { message?: string })?.message), /planted/);
+      assert.equal((await nubis.request('GET', '/readyz')).status, 200);
+      await closedLog(logs, 1011);
+    } finally {
+      undo();
+    }
+  });
+
   test('keystrokes faster than the guest reads: the viewer is paused above the bound', async () => {
     const machine = new ConsoleStandIn();
     const undo = standInConsoles(nubis, async () => ({ console: machine }));
@@ -239,7 +260,11 @@ describe('the console relay', () => {
         logs.lines().some((line) => line.msg === 'console: session closed' && line.viewer === 'operator'),
         "the operator's session closed line",
       );
-      assert.deepEqual(logs.errors(), []);
+      // None but the planted failure's.
+      assert.deepEqual(
+        logs.errors().filter((line) => line.msg !== 'console: the relay failed'),
+        [],
+      );
     } finally {
       undo();
       await nubis.admin('PATCH', `/admin/accounts/${alice.id}`, { blocked: false });
