@@ -194,6 +194,14 @@ async function serve(
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  // An error no listener caught is logged; an uncaught exception stops the instance in order (exit 1).
+  const { guardProcess } = await import('../src/platform/process-guard.ts');
+  guardProcess(instance.ctx.log, () =>
+    instance.close().then(
+      () => process.exit(1),
+      () => process.exit(1),
+    ),
+  );
   if (options.readyJson) {
     // Started by a program through npx: end when it (or the npx between) is gone (src/platform/launcher.ts).
     const { watchLauncher } = await import('../src/platform/launcher.ts');

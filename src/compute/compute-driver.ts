@@ -211,6 +211,26 @@ export interface MachineFacts {
 }
 
 /**
+ * A machine's open console (the relay: src/server-console/): bytes both ways, with the flow
+ * control the relay needs to keep its buffers bounded, a window size, and its end.
+ */
+export interface MachineConsole {
+  /** Sends keystrokes to the machine; `sent` runs once they have left for the engine. */
+  write(data: Buffer, sent: () => void): void;
+  resize(cols: number, rows: number): void;
+  onData(listener: (data: Buffer) => void): void;
+  /** Stops reading the machine's output (its viewer is behind) until `resume`. */
+  pause(): void;
+  resume(): void;
+  /** Called once, when the engine ends the console (the machine stopped) or it is closed. */
+  onEnd(listener: (reason: string) => void): void;
+  close(): void;
+}
+
+/** A console opened, or why the server has none to open (its viewer is closed with 4409 and that reason). */
+export type ConsoleOpening = { console: MachineConsole } | { unavailable: string };
+
+/**
  * A compute driver: how long each transition is shown, what a disk copy weighs until the engine
  * says, and a machine's traffic counters; `engine` when it runs real machines (null: the state
  * shown is derived from the clock alone, nothing is queued).
@@ -227,4 +247,6 @@ export interface ComputeDriver {
   imageEstimate(machine: MachineFacts, now: number): { sizeGb: number; durationMs: number };
   /** The machine's NIC counters at `now` as far as the driver knows (null: not running, or not seen yet). */
   trafficCounter(machine: MachineFacts, now: number): TrafficCounter | null;
+  /** Opens the console of the server's running machine, `size.cols` × `size.rows`. */
+  openConsole(serverUuid: string, size: { cols: number; rows: number }): Promise<ConsoleOpening>;
 }

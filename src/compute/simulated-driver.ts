@@ -4,9 +4,12 @@
 
 import type { Config } from '../config.ts';
 import { shownPower, type Transition } from '../servers/power-state.ts';
-import type { ComputeDriver, MachineFacts, TrafficCounter } from './compute-driver.ts';
+import type { ComputeDriver, ConsoleOpening, MachineFacts, TrafficCounter } from './compute-driver.ts';
 
 const dayMs = 86_400_000;
+
+/** Why a simulated server has no console (closed 4409, as documented). */
+export const NO_MACHINE = 'there is no machine behind this server: the simulated driver runs none';
 const gib = 1024 ** 3;
 
 export type SimulatedTimings = Pick<
@@ -72,5 +75,9 @@ export class SimulatedDriver implements ComputeDriver {
     const since = machine.actionUntil ?? machine.createdAt;
     const perMs = (this.#t.simBandwidthGbPerDay * (0.5 + spread(machine.uuid)) * gib) / dayMs;
     return { epoch: `booted ${since}`, bytes: Math.round(Math.max(0, now - since) * perMs), at: now, since };
+  }
+
+  async openConsole(): Promise<ConsoleOpening> {
+    return { unavailable: NO_MACHINE };
   }
 }

@@ -4,19 +4,9 @@
 // login). In rescue mode the rescue system is what runs, so its console is the one opened.
 
 import type WebSocket from 'ws';
+import type { MachineConsole } from '../compute-driver.ts';
 import type { LxdClient } from './lxd-client.ts';
 import { instanceName, rescueInstanceName } from './lxd-names.ts';
-
-/** An open console: bytes both ways, a window size, and its end. */
-export interface MachineConsole {
-  /** Sends keystrokes to the machine. */
-  write(data: Buffer): void;
-  resize(cols: number, rows: number): void;
-  onData(listener: (data: Buffer) => void): void;
-  /** Called once, when the engine ends the console (the machine stopped) or it is closed. */
-  onEnd(listener: (reason: string) => void): void;
-  close(): void;
-}
 
 interface ConsoleOperation {
   id: string;
@@ -76,8 +66,9 @@ export async function openLxdConsole(
   control.on('close', () => end('the machine console closed'));
   control.on('error', () => end('the machine console failed'));
   return {
-    write: (bytes) => {
-      if (data.readyState === data.OPEN) data.send(bytes, { binary: true });
+    write: (bytes, sent) => {
+      if (data.readyState === data.OPEN) data.send(bytes, { binary: true }, () => sent());
+      else sent();
     },
     resize: (cols, rows) => {
       if (control.readyState === control.OPEN)
@@ -90,6 +81,9 @@ export async function openLxdConsole(
         ),
       );
     },
+    // Paused, the engine's WebSocket stops reading: LXD's output waits in the kernel's buffers.
+    pause: () => data.pause(),
+    resume: () => data.resume(),
     onEnd: (listener) => {
       endListeners.push(listener);
     },

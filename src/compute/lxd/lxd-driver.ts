@@ -17,6 +17,7 @@ import type {
   ArtifactHandlers,
   ArtifactReport,
   ComputeDriver,
+  ConsoleOpening,
   ConvergeReport,
   Engine,
   EngineObservation,
@@ -26,6 +27,7 @@ import type {
   TrafficCounter,
 } from '../compute-driver.ts';
 import { LxdClient, LxdError } from './lxd-client.ts';
+import { openLxdConsole } from './console.ts';
 import {
   createRescue,
   lendNic,
@@ -184,6 +186,12 @@ export class LxdDriver implements ComputeDriver, Engine {
 
   get client(): LxdClient {
     return this.#client;
+  }
+
+  /** The console of the instance that runs for the server now (its rescue system's in rescue mode). */
+  async openConsole(serverUuid: string, size: { cols: number; rows: number }): Promise<ConsoleOpening> {
+    const machine = await openLxdConsole(this.#client, serverUuid, size);
+    return machine ? { console: machine } : { unavailable: 'the machine is not running' };
   }
 
   // --- In the API's transaction: bounds and estimates (the engine's report settles the truth). ---
