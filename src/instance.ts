@@ -34,6 +34,7 @@ import { startMetricsListener } from './http/metrics.ts';
 import { startJobRunner } from './compute/job-runner.ts';
 import { seedEmulatorAccount, type SeededAccount } from './accounts/emulator-seed.service.ts';
 import { firstRunOperatorToken, type OperatorTokenFile } from './platform/operator-token.ts';
+import { accountRepository } from './accounts/account.repository.ts';
 import { resetState } from './state/reset.service.ts';
 import { ActorCache, redisGenerations } from './tokens/actor-cache.ts';
 
@@ -225,8 +226,7 @@ export async function startInstance(
   let operatorToken: OperatorTokenFile | null = null;
   if (options.firstRunOperatorToken && config.mode === 'server' && !config.adminToken && config.dataDir !== inMemory) {
     try {
-      const empty = !(await storage.db.selectFrom('accounts').select('id').limit(1).executeTakeFirst());
-      operatorToken = firstRunOperatorToken(config.dataDir, empty);
+      operatorToken = firstRunOperatorToken(config.dataDir, await accountRepository.none(storage.db));
     } catch (error) {
       dropRedis();
       await storage.close().catch(() => {});

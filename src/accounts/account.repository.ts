@@ -109,6 +109,11 @@ const recentActivity = prepared<[number], Pick<AccountActivityRow, 'ip_address' 
 );
 
 export const accountRepository = {
+  /** Whether the database holds no account yet (a first run). */
+  async none(db: Queryable): Promise<boolean> {
+    return !(await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst());
+  },
+
   insert(db: Queryable, row: NewAccountRow) {
     return db.insertInto('accounts').values(row).returning(['id', 'uuid']).executeTakeFirstOrThrow();
   },
