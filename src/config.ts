@@ -539,6 +539,16 @@ export const variables = {
   ),
 } as const;
 
+/**
+ * Emulator tools (reset, saved states, fault rules, the simulated card processor) wipe, replace or
+ * fake what customers see: only a deployment that asked for them has them, an emulator
+ * (NUBIS_MODE=emulator) or a test deployment (CLOCK=virtual). The one rule, for routes and start-up.
+ */
+export function emulatorToolsOn(config: Pick<Config, 'mode' | 'clock'>): boolean {
+  return config.mode === 'emulator' || config.clock === 'virtual';
+}
+export const emulatorToolsOff = 'emulator tools are off: set NUBIS_MODE=emulator or CLOCK=virtual';
+
 /** What NUBIS_MODE=emulator changes, for every variable the environment does not set itself. */
 export const emulatorPreset: Partial<Config> = {
   clock: 'virtual',

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Actor, Platform } from '../platform/context.ts';
 import { NotFound, Unauthorized, DomainError, Forbidden } from '../platform/errors.ts';
+import { emulatorToolsOff, emulatorToolsOn } from '../config.ts';
 import { authenticateDigest, tokenDigestOf } from '../tokens/token.service.ts';
 import { secretEquals } from '../platform/secrets.ts';
 import type { ApiApp } from './api-app.ts';
@@ -154,6 +155,10 @@ export function apiScope(options: ApiScopeOptions) {
       if (!token || !secretEquals(token, ctx.config.adminToken))
         throw new Unauthorized('operator authentication required: Authorization: Bearer <ADMIN_TOKEN>');
     };
+    const authenticateEmulatorOperator = async (request: FastifyRequest) => {
+      await authenticateOperator(request);
+      if (!emulatorToolsOn(ctx.config)) throw new Forbidden(emulatorToolsOff);
+    };
     // No body at all is an empty object, so a 400 lists each missing field rather than "body".
     const emptyBodyIsObject = async (request: FastifyRequest) => {
       if (request.body === undefined) request.body = {};
@@ -189,6 +194,7 @@ export function apiScope(options: ApiScopeOptions) {
         onRequest.unshift(authenticateAccount(['token', ...names.filter((name) => name !== 'login')]));
         names = names.filter((name) => name === 'login');
       } else if (access === 'operator') onRequest.unshift(authenticateOperator);
+      else if (access === 'emulator') onRequest.unshift(authenticateEmulatorOperator);
       route.onRequest = onRequest as typeof route.onRequest;
       const preValidation = asList(route.preValidation);
       if ((route.schema as { body?: unknown } | undefined)?.body) preValidation.unshift(emptyBodyIsObject);
@@ -197,7 +203,9 @@ export function apiScope(options: ApiScopeOptions) {
       documentRoute(route, format);
     });
 
-    if (options.faults) instance.addHook('preValidation', faultHook(ctx, format, options.faults, sendProblem));
+    // Rules left in storage (a state once loaded into an emulator) never touch a production deployment.
+    if (options.faults && emulatorToolsOn(ctx.config))
+      instance.addHook('preValidation', faultHook(ctx, format, options.faults, sendProblem));
     for (const register of options.routes) register(app, ctx);
 
     const wrong = wrongMethods(methodsByPath);
