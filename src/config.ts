@@ -595,6 +595,10 @@ export function loadConfig(
   if (config.mode === 'emulator')
     for (const [key, value] of Object.entries(emulatorPreset) as [keyof Config, unknown][])
       if (unset(key)) config[key] = value;
+  if (config.paymentProcessor === 'simulated' && !emulatorToolsOn(config as Config))
+    throw new ConfigError(
+      `PAYMENT_PROCESSOR=simulated lets any customer credit itself: ${emulatorToolsOff} (or choose stripe or off)`,
+    );
   if (config.seed !== null) {
     // A seed makes every secret predictable: never on a server people rely on.
     if (config.mode !== 'emulator')

@@ -303,7 +303,7 @@ describe('the simulated processor (the emulator preset)', () => {
       const start = async () => {
         const answer = await emulated.request('POST', '/v1.3/payment/checkout', {
           token: account.token,
-          body: { amount: 10, return_url: 'http://console.example/#/billing' },
+          body: { amount: 10, return_url: `${emulated.url}/#/billing` },
         });
         assert.equal(answer.status, 201, JSON.stringify(answer.body));
         assert.equal(answer.body.transaction.ptype, 'simulated');
@@ -327,7 +327,7 @@ describe('the simulated processor (the emulator preset)', () => {
         assert.equal(answer.status, 303);
         assert.equal(
           answer.headers.get('location'),
-          `http://console.example/#/billing?payment=${paid.transaction.id}&outcome=paid`,
+          `${emulated.url}/#/billing?payment=${paid.transaction.id}&outcome=paid`,
         );
       }
       const info = await emulated.request('GET', '/v1.3/account/info', { token: account.token });
@@ -378,6 +378,29 @@ describe('the simulated processor (the emulator preset)', () => {
         body: { amount: 10 },
       });
       assert.equal(refused.status, 503);
+      // The page never sends the customer off this server: not from checkout creation (400 naming
+      // return_url), nor from a link edited to point elsewhere (400 naming the field, nothing decided).
+      const elsewhere = await emulated.request('POST', '/v1.3/payment/checkout', {
+        token: account.token,
+        body: { amount: 10, return_url: 'https://attacker.example/#/billing' },
+      });
+      assert.equal(elsewhere.status, 400, JSON.stringify(elsewhere.body));
+      assert.equal(elsewhere.body.errors[0].field, 'return_url');
+      const edited = await start();
+      const link = new URL(edited.checkout_url);
+      link.searchParams.set('success_url', 'https://attacker.example/');
+      const editedPage = await fetch(`${emulated.url}${link.pathname}${link.search}`);
+      assert.equal(editedPage.status, 400);
+      assert.match(await editedPage.text(), /success_url/);
+      const editedPay = await fetch(`${emulated.url}${link.pathname}/pay`, {
+        method: 'POST',
+        body: new URLSearchParams({ success_url: 'https://attacker.example/' }),
+        redirect: 'manual',
+      });
+      assert.equal(editedPay.status, 400);
+      assert.equal(editedPay.headers.get('location'), null);
+      const stillPending = await emulated.request('GET', '/v1.3/transaction/list', { token: account.token });
+      assert.equal(stillPending.body.transactions[0].pstatus, 'pending', 'an edited link decides nothing');
     } finally {
       await emulated.close();
     }

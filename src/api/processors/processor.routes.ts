@@ -12,6 +12,8 @@ import { handleStripeWebhook } from '../../payments/stripe.processor.ts';
 import { cardProcessorOf } from '../../payments/processors.ts';
 import {
   decideSimulatedCheckout,
+  type ReturnAddresses,
+  returnAddresses,
   type SimulatedOutcome,
   simulatedCheckout,
 } from '../../payments/simulated.processor.ts';
@@ -57,18 +59,16 @@ export function processorRoutes(ctx: Platform) {
       if ('off' in processor || processor.name !== 'simulated') throw new NotFound('simulated processor');
     };
 
-    app.get<{ Params: { ref: string }; Querystring: { success_url?: string; cancel_url?: string } }>(
+    app.get<{ Params: { ref: string }; Querystring: ReturnAddresses }>(
       '/simulated-processor/checkout/:ref',
       { schema: { hide: true } },
       async (request, reply) => {
         try {
           simulated();
+          const back = returnAddresses(ctx, request.query, `${request.protocol}://${request.host}`);
           const checkout = await simulatedCheckout(ctx, request.params.ref);
-          const hidden = ['success_url', 'cancel_url']
-            .map(
-              (name) =>
-                `<input type="hidden" name="${name}" value="${escapeHtml(request.query[name as 'success_url'] ?? '')}">`,
-            )
+          const hidden = (['success_url', 'cancel_url'] as const)
+            .map((name) => `<input type="hidden" name="${name}" value="${escapeHtml(back[name] ?? '')}">`)
             .join('');
           const buttons =
             checkout.pstatus === 'pending'
@@ -92,7 +92,7 @@ export function processorRoutes(ctx: Platform) {
       },
     );
 
-    app.post<{ Params: { ref: string; outcome: string }; Body: { success_url?: string; cancel_url?: string } }>(
+    app.post<{ Params: { ref: string; outcome: string }; Body: ReturnAddresses | undefined }>(
       '/simulated-processor/checkout/:ref/:outcome',
       { schema: { hide: true } },
       async (request, reply) => {
@@ -100,9 +100,11 @@ export function processorRoutes(ctx: Platform) {
           simulated();
           const outcome = request.params.outcome as SimulatedOutcome;
           if (!outcomes.includes(outcome)) throw new NotFound('outcome');
+          // Checked before anything is decided: an edited link changes nothing.
+          const addresses = returnAddresses(ctx, request.body ?? {}, `${request.protocol}://${request.host}`);
           const decided = await decideSimulatedCheckout(ctx, request.params.ref, outcome);
-          const back = decided === 'pay' ? request.body?.success_url : request.body?.cancel_url;
-          if (back && /^https?:\/\//.test(back))
+          const back = decided === 'pay' ? addresses.success_url : addresses.cancel_url;
+          if (back)
             return reply.redirect(decided === 'fail' ? back.replace('outcome=cancelled', 'outcome=failed') : back, 303);
           reply.type('text/html; charset=utf-8');
           return page(`<h1>Simulated payment</h1><p>Done: ${escapeHtml(decided)}.</p>`);

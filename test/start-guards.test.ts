@@ -1,0 +1,52 @@
+// Issue 34: what `nubis serve` refuses to start with, as an operator meets it: one line on stderr
+// naming the variable, exit status 2, and never a credential printed whole.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+
+const root = new URL('..', import.meta.url).pathname;
+const dataDir = mkdtempSync(join(tmpdir(), 'nubis-start-guards-'));
+after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+/** Runs `nubis serve` with only `env` (and PATH) set, until it exits; a start that serves is killed and fails. */
+async function serve(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  const child = spawn(process.execPath, ['bin/nubis.ts', 'serve'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out = { stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk: Buffer) => {
+    out.stdout += chunk.toString();
+    // It started: that is the failure this file looks for.
+    if (/listening at/.test(out.stdout)) child.kill();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    out.stderr += chunk.toString();
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, ...out };
+}
+
+/** Asserts a refused start: exit 2 and one line on stderr matching every pattern. */
+function assertRefused(run: { code: number | null; stderr: string; stdout: string }, ...patterns: RegExp[]) {
+  assert.equal(run.code, 2, `exit ${run.code}: ${run.stderr}${run.stdout}`);
+  const lines = run.stderr.trim().split('\n');
+  assert.equal(lines.length, 1, run.stderr);
+  for (const pattern of patterns) assert.match(lines[0]!, pattern);
+}
+
+describe('emulator tools in server mode', () => {
+  test('the simulated payment processor stops the start, naming the variable and the way to allow it', async () => {
+    assertRefused(
+      await serve({ PAYMENT_PROCESSOR: 'simulated' }),
+      /PAYMENT_PROCESSOR=simulated/,
+      /NUBIS_MODE=emulator or CLOCK=virtual/,
+    );
+  });
+});
