@@ -58,6 +58,22 @@ const url =
     return raw;
   };
 
+/**
+ * A URL that, when it names a user, names the password too: half a login would fail only at the
+ * first mail or command, long after the start.
+ */
+const withPassword =
+  (parse: Parser<string>): Parser<string> =>
+  (raw, name) => {
+    const value = parse(raw, name);
+    const parsed = new URL(value);
+    if (parsed.username && !parsed.password)
+      throw new ConfigError(
+        `${name} names the user "${decodeURIComponent(parsed.username)}" but no password: write ${parsed.protocol}//user:password@host`,
+      );
+    return value;
+  };
+
 const text: Parser<string> = (raw) => raw;
 
 const boolean: Parser<boolean> = (raw, name) => {
@@ -149,7 +165,7 @@ export const variables = {
   redisUrl: v<string | null>(
     'REDIS_URL',
     null,
-    url('redis:', 'rediss:'),
+    withPassword(url('redis:', 'rediss:')),
     'redis://… shares rate-limit counters between instances',
   ),
   redisPrefix: v(
@@ -161,7 +177,7 @@ export const variables = {
   smtpUrl: v<string | null>(
     'SMTP_URL',
     null,
-    url('smtp:', 'smtps:'),
+    withPassword(url('smtp:', 'smtps:')),
     'smtp://user:pass@host:port: deliver mail over SMTP as well as to the outbox',
   ),
   mailFrom: v('MAIL_FROM', 'Nubis <no-reply@nubis.localhost>', text, 'sender of every mail'),
@@ -549,6 +565,45 @@ export function emulatorToolsOn(config: Pick<Config, 'mode' | 'clock'>): boolean
 }
 export const emulatorToolsOff = 'emulator tools are off: set NUBIS_MODE=emulator or CLOCK=virtual';
 
+/**
+ * Variables that configure one integration together: with one of them set, every other must be,
+ * and `required` says when all must be set even with none given. Half a configuration stops the
+ * start with one line naming the missing variable, rather than failing at the first use. One
+ * entry per integration: add a line for a new one.
+ */
+interface Integration {
+  /** What the variables configure, as the message names it. */
+  name: string;
+  together: string[];
+  required?: { when: (config: Config) => boolean; because: string };
+}
+
+export const integrations: Integration[] = [
+  {
+    name: 'Stripe',
+    together: ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'],
+    required: { when: (config) => config.paymentProcessor === 'stripe', because: 'PAYMENT_PROCESSOR=stripe' },
+  },
+  {
+    name: 'LXD over HTTPS',
+    together: ['LXD_CLIENT_CERT', 'LXD_CLIENT_KEY'],
+    required: {
+      when: (config) => config.computeDriver === 'lxd' && /^https:/i.test(config.lxdUrl),
+      because: 'COMPUTE_DRIVER=lxd reaches LXD_URL over https',
+    },
+  },
+];
+
+function checkIntegrations(env: Record<string, string | undefined>, config: Config): void {
+  for (const { name, together, required } of integrations) {
+    const given = together.filter((variable) => env[variable] !== undefined && env[variable] !== '');
+    if (given.length === together.length || (given.length === 0 && !required?.when(config))) continue;
+    const missing = together.find((variable) => !given.includes(variable));
+    const why = given.length ? `${given.join(' and ')} ${given.length > 1 ? 'are' : 'is'} set` : required?.because;
+    throw new ConfigError(`${missing} is missing: ${why}, and ${name} needs ${together.join(' and ')} together`);
+  }
+}
+
 /** What NUBIS_MODE=emulator changes, for every variable the environment does not set itself. */
 export const emulatorPreset: Partial<Config> = {
   clock: 'virtual',
@@ -595,6 +650,7 @@ export function loadConfig(
   if (config.mode === 'emulator')
     for (const [key, value] of Object.entries(emulatorPreset) as [keyof Config, unknown][])
       if (unset(key)) config[key] = value;
+  checkIntegrations(env, config as Config);
   if (config.paymentProcessor === 'simulated' && !emulatorToolsOn(config as Config))
     throw new ConfigError(
       `PAYMENT_PROCESSOR=simulated lets any customer credit itself: ${emulatorToolsOff} (or choose stripe or off)`,

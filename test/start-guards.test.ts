@@ -50,3 +50,24 @@ describe('emulator tools in server mode', () => {
     );
   });
 });
+
+describe('half a configuration of an integration', () => {
+  const cases: [what: string, env: Record<string, string>, missing: string][] = [
+    ['Stripe: the webhook secret alone', { STRIPE_WEBHOOK_SECRET: 'whsec_0123456789' }, 'STRIPE_SECRET_KEY'],
+    ['Stripe: the secret key alone', { STRIPE_SECRET_KEY: 'sk_test_0123456789' }, 'STRIPE_WEBHOOK_SECRET'],
+    ['Stripe: PAYMENT_PROCESSOR=stripe without keys', { PAYMENT_PROCESSOR: 'stripe' }, 'STRIPE_SECRET_KEY'],
+    [
+      'LXD over HTTPS: no client certificate',
+      { COMPUTE_DRIVER: 'lxd', LXD_URL: 'https://127.0.0.1:8443' },
+      'LXD_CLIENT_CERT',
+    ],
+    ['LXD: a client certificate without its key', { LXD_CLIENT_CERT: '/etc/nubis/client.crt' }, 'LXD_CLIENT_KEY'],
+    ['LXD: a client key without its certificate', { LXD_CLIENT_KEY: '/etc/nubis/client.key' }, 'LXD_CLIENT_CERT'],
+    ['SMTP: a user without a password', { SMTP_URL: 'smtp://mailer@127.0.0.1:2525' }, 'SMTP_URL'],
+    ['Redis: a user without a password', { REDIS_URL: 'redis://cache@127.0.0.1:6379' }, 'REDIS_URL'],
+  ];
+  for (const [what, env, missing] of cases)
+    test(`${what} stops the start naming ${missing}`, async () => {
+      assertRefused(await serve(env), new RegExp(`^nubis: ${missing} `));
+    });
+});

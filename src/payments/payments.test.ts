@@ -9,6 +9,7 @@ import { startTestInstance, type TestInstance } from '../../test/support/instanc
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import {
   SECRET_KEY,
+  signatureOf,
   type StandIn,
   startStripeStandIn,
   stripeEvent,
@@ -103,6 +104,27 @@ describe('card top-ups through Stripe', () => {
     assert.equal(payment!.id, started.transaction.id);
     assert.equal(payment!.pstatus, 'completed');
     assert.equal(payment!.fee, 1.03, "the processor's fee, as its balance transaction reports it");
+  });
+
+  test('a correctly signed event Nubis cannot read is a 400 naming the body, not a 500', async () => {
+    const base = { id: 'evt_unreadable', object: 'event', type: 'checkout.session.completed' };
+    const payloads = [
+      base,
+      { ...base, data: null },
+      { ...base, data: { object: 'a string' } },
+      { ...base, data: { object: { payment_status: 'paid' } } },
+      {
+        ...base,
+        type: 'charge.refunded',
+        data: { object: { id: 'ch_1', payment_intent: 'pi_1', amount_refunded: 'ten' } },
+      },
+      { id: 'evt_no_type', object: 'event' },
+    ].map((event) => JSON.stringify(event));
+    for (const payload of [...payloads, '[]', 'null']) {
+      const answer = await deliver({ payload, signature: signatureOf(payload) });
+      assert.equal(answer.status, 400, `${payload}: ${JSON.stringify(answer.body)}`);
+      assert.match(answer.body.error, /body: /);
+    }
   });
 
   test('a bad signature, a stale one or none is refused and credits nothing', async () => {
