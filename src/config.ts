@@ -44,6 +44,33 @@ const oneOf =
     return raw as T;
   };
 
+/** Names of query parameters that carry a credential (`?password=` in a PostgreSQL URL, say). */
+const credentialParameter = /pass|secret|token|key|auth/i;
+
+/**
+ * A URL as it may be printed (in an error or a log line): its password, and any query parameter
+ * named like a credential, as `***`. Text that does not parse as a URL loses everything between
+ * its user and its last `@` the same way.
+ */
+export function redactUrl(raw: string): string {
+  try {
+    const parsed = new URL(raw);
+    if (parsed.password) parsed.password = '***';
+    for (const name of [...parsed.searchParams.keys()])
+      if (credentialParameter.test(name)) parsed.searchParams.set(name, '***');
+    if (parsed.password || parsed.search) return parsed.toString();
+  } catch {
+    // Not a URL: redacted by hand below.
+  }
+  const at = raw.lastIndexOf('@');
+  if (at < 0) return raw;
+  const scheme = raw.indexOf('://');
+  const userStart = scheme >= 0 && scheme < at ? scheme + 3 : 0;
+  const colon = raw.indexOf(':', userStart);
+  if (colon < 0 || colon > at) return raw;
+  return `${raw.slice(0, colon)}:***${raw.slice(at)}`;
+}
+
 const url =
   (...protocols: string[]): Parser<string> =>
   (raw, name) => {
@@ -51,7 +78,7 @@ const url =
     try {
       parsed = new URL(raw);
     } catch {
-      throw new ConfigError(`${name} must be a URL (${protocols.join(' or ')}), got "${raw}"`);
+      throw new ConfigError(`${name} must be a URL (${protocols.join(' or ')}), got "${redactUrl(raw)}"`);
     }
     if (!protocols.includes(parsed.protocol))
       throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);

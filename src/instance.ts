@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { ConfigError, type Config } from './config.ts';
+import { ConfigError, type Config, redactUrl } from './config.ts';
 import { migrate, openStorage, type Storage } from './db/connect.ts';
 import { SystemClock, VirtualClock, type Clock } from './platform/clock.ts';
 import { createSecrets, loadServerKey, serverKeyFile } from './platform/secrets.ts';
@@ -93,12 +93,6 @@ async function migrateRetryingDroppedSchemas(storage: Storage): Promise<string[]
       if ((error as { code?: string }).code !== '3F000' || attempt >= 5) throw error;
     }
   }
-}
-
-function redactUrl(raw: string): string {
-  const url = new URL(raw);
-  if (url.password) url.password = '***';
-  return url.toString();
 }
 
 function serverKey(config: Config): Buffer {

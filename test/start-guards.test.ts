@@ -71,3 +71,27 @@ describe('half a configuration of an integration', () => {
       assertRefused(await serve(env), new RegExp(`^nubis: ${missing} `));
     });
 });
+
+describe('credentials in configuration errors', () => {
+  const secret = 'hunter2-not-for-logs';
+  const cases: [variable: string, value: string][] = [
+    ['DATABASE_URL', `postgres://nubis:${secret}@127.0.0.1:99999/nubis`],
+    ['DATABASE_URL', `postgres://nubis:${secret} @127.0.0.1/nubis`],
+    ['SMTP_URL', `smtp://mailer:${secret}@mail .example:25`],
+    ['REDIS_URL', `redis://:${secret}@127.0.0.1:99999`],
+    ['STRIPE_API_URL', `https://key:${secret}@[stripe`],
+    ['PUBLIC_URL', `https://me:${secret}@nubis example`],
+  ];
+  for (const [variable, value] of cases)
+    test(`a malformed ${variable} is printed with its password as ***`, async () => {
+      const run = await serve({ [variable]: value });
+      assertRefused(run, new RegExp(`^nubis: ${variable} `), /:\*\*\*@/);
+      assert.doesNotMatch(run.stderr + run.stdout, new RegExp(secret));
+    });
+
+  test('a DATABASE_URL that cannot be reached is named without its password', async () => {
+    const run = await serve({ DATABASE_URL: `postgres://nubis:${secret}@127.0.0.1:1/nubis`, DB_CONNECT_RETRIES: '0' });
+    assertRefused(run, /^nubis: DATABASE_URL postgres:\/\/nubis:\*\*\*@127\.0\.0\.1:1\/nubis: /);
+    assert.doesNotMatch(run.stderr + run.stdout, new RegExp(secret));
+  });
+});
