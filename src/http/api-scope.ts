@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Actor, Platform } from '../platform/context.ts';
-import { NotFound, Unauthorized, DomainError, Forbidden } from '../platform/errors.ts';
+import { NotFound, Unauthorized, Forbidden } from '../platform/errors.ts';
 import { emulatorToolsOff, emulatorToolsOn } from '../config.ts';
 import { authenticateDigest, tokenDigestOf } from '../tokens/token.service.ts';
 import { secretEquals } from '../platform/secrets.ts';
@@ -16,6 +16,7 @@ import { toProblem } from './error-mapping.ts';
 import type { RateLimiters, RateLimitName, RateLimitOutcome } from './rate-limit.ts';
 import type { Access } from './fastify-augment.ts';
 import { faultHook } from './fault-hook.ts';
+import { logFailure } from './failure-log.ts';
 import { documentRoute } from './openapi.ts';
 import { type WrongMethod, type WrongMethodLookup, type WrongMethods, wrongMethods } from './wrong-method.ts';
 
@@ -89,16 +90,7 @@ export function apiScope(options: ApiScopeOptions) {
         return sendProblem(reply, format, { status: 400, reason: 'the request was not received in full' });
       }
       const problem = toProblem(error);
-      // Shedding load (busy: 503 with Retry-After) is routine; a dependency away is a warning;
-      // anything else at 5xx is an error.
-      if (problem.status >= 500 && error instanceof DomainError)
-        request.log[problem.retryAfterSeconds ? 'info' : 'warn'](
-          { err: { message: error.message } },
-          'request refused',
-        );
-      else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
-      else if (!(error instanceof DomainError))
-        request.log.info({ err: { message: (error as Error).message } }, 'request rejected');
+      logFailure(request, error, problem);
       return sendProblem(reply, format, problem);
     });
 

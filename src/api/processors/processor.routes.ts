@@ -3,11 +3,12 @@
 // (/simulated-processor/checkout/:ref), whose buttons pay, fail or cancel on demand.
 
 import formbody from '@fastify/formbody';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Platform } from '../../platform/context.ts';
 import { NotFound } from '../../platform/errors.ts';
 import { formatMoney } from '../../platform/money.ts';
 import { toProblem } from '../../http/error-mapping.ts';
+import { logFailure } from '../../http/failure-log.ts';
 import { handleStripeWebhook } from '../../payments/stripe.processor.ts';
 import { cardProcessorOf } from '../../payments/processors.ts';
 import {
@@ -20,9 +21,10 @@ import {
 
 const outcomes: SimulatedOutcome[] = ['pay', 'fail', 'cancel'];
 
-function problem(reply: FastifyReply, error: unknown): FastifyReply {
-  const { status, reason } = toProblem(error);
-  return reply.code(status).send({ error: status >= 500 ? 'internal error' : reason });
+function problem(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  const found = toProblem(error);
+  logFailure(request, error, found);
+  return reply.code(found.status).send({ error: found.status >= 500 ? 'internal error' : found.reason });
 }
 
 const escapeHtml = (text: string) =>
@@ -50,7 +52,7 @@ export function processorRoutes(ctx: Platform) {
           Array.isArray(header) ? header[0] : header,
         );
       } catch (error) {
-        return problem(reply, error);
+        return problem(request, reply, error);
       }
     });
 
@@ -87,7 +89,7 @@ export function processorRoutes(ctx: Platform) {
 <p>Amount due: <strong>${formatMoney(checkout.grossMicros, 2)} USD</strong> (payment ${checkout.transactionId})</p>${buttons}`,
           );
         } catch (error) {
-          return problem(reply, error);
+          return problem(request, reply, error);
         }
       },
     );
@@ -109,7 +111,7 @@ export function processorRoutes(ctx: Platform) {
           reply.type('text/html; charset=utf-8');
           return page(`<h1>Simulated payment</h1><p>Done: ${escapeHtml(decided)}.</p>`);
         } catch (error) {
-          return problem(reply, error);
+          return problem(request, reply, error);
         }
       },
     );
