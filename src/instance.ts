@@ -179,9 +179,24 @@ export async function createPlatform(
   };
 }
 
+/**
+ * Listens without Fastify's own line per address it listens on (several with HOST=0.0.0.0): the
+ * instance logs one line once it serves, with what it runs on.
+ */
+async function listenQuietly(app: FastifyInstance, options: { port: number; host: string }): Promise<string> {
+  const log = app.log;
+  app.log = log.child({}, { level: 'warn' });
+  try {
+    return await app.listen(options);
+  } finally {
+    app.log = log;
+  }
+}
+
 export async function startInstance(
   config: Config,
-  options: { sweeps?: boolean; logDestination?: LogDestination } = {},
+  /** `code`: where the server's code came from (prebuilt or sources), for the listening line. */
+  options: { sweeps?: boolean; logDestination?: LogDestination; code?: string } = {},
 ): Promise<RunningInstance> {
   const log = createLogger(config.logLevel, options.logDestination);
   // A bad catalog stops start-up before storage is touched.
@@ -225,7 +240,7 @@ export async function startInstance(
   await connected?.ready;
   let address: string;
   try {
-    address = await app.listen({ port: config.port, host: config.host });
+    address = await listenQuietly(app, { port: config.port, host: config.host });
   } catch (error) {
     await Promise.allSettled([app.close(), storage.close()]);
     redis?.disconnect();
@@ -245,6 +260,18 @@ export async function startInstance(
       `METRICS_PORT ${config.metricsPort} / METRICS_HOST ${config.metricsHost}: cannot listen: ${(error as Error).message}`,
     );
   }
+  // The one line that says the instance serves: scripts and tests wait for "listening at <url>",
+  // so it is written at any LOG_LEVEL (a child's level is its own).
+  log.child({}, { level: 'info' }).info(
+    {
+      url: address,
+      storage: ctx.dialect,
+      clock: ctx.clock.mode,
+      ...(options.code ? { code: options.code } : {}),
+      ...(metricsListener ? { metrics: `${metricsListener.url}/metrics` } : {}),
+    },
+    `Server listening at ${address}`,
+  );
   const sweeper = (options.sweeps ?? config.sweeps) ? startSweeper(ctx, config.sweepIntervalSeconds * 1000) : null;
   // A real compute driver's jobs run on every instance (a no-op with the simulated driver).
   const jobs = startJobRunner(ctx);

@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -95,8 +96,9 @@ describe('first session', () => {
     assert.ok(requests.some((entry) => entry.path === '/v1.3/account/register' && entry.status === 201));
     assert.equal(requests.filter((entry) => entry.path === '/v1.3/account/info').length, 1);
     assert.ok(!lines.some((line) => line.includes('incoming request')));
-    // The emulator's greeting names the seeded account and its token.
-    assert.match(stderr, /token {5}[0-9a-f]{64}/);
+    // The emulator's greeting, a log line like the others, names the seeded account and its token.
+    const greeting = lines.map((line) => JSON.parse(line)).find((entry) => /^emulator ready/.test(entry.msg));
+    assert.match(greeting?.account?.token ?? '', /^[0-9a-f]{64}$/, stdout);
   });
 });
 
@@ -106,15 +108,15 @@ describe('emulator preset', () => {
       cwd: root,
       env: cleanEnv({ ...storage.env, PORT: String(port) }),
     });
-    let stderr = '';
-    child.stdout.resume();
+    let output = '';
+    child.stderr.resume();
     const token = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (chunk) => {
-        stderr += chunk;
-        const match = /\n {2}token {5}([0-9a-f]{64})\n/.exec(stderr);
-        if (match) resolve(match[1]!);
+      // The greeting: the log line that carries the seeded account's token.
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        output += `${line}\n`;
+        if (/^emulator ready/.test(String(JSON.parse(line).msg))) resolve(JSON.parse(line).account.token);
       });
-      child.once('exit', () => reject(new Error(`nubis dev exited: ${stderr}`)));
+      child.once('exit', () => reject(new Error(`nubis dev exited: ${output}`)));
     });
     return {
       token,
