@@ -261,8 +261,8 @@ export async function startInstance(
     );
   }
   // The one line that says the instance serves: scripts and tests wait for "listening at <url>",
-  // so it is written at any LOG_LEVEL (a child's level is its own).
-  log.child({}, { level: 'info' }).info(
+  // so it is written at any LOG_LEVEL but silent (a child's level is its own).
+  log.child({}, { level: config.logLevel === 'silent' ? 'silent' : 'info' }).info(
     {
       url: address,
       storage: ctx.dialect,
