@@ -1,5 +1,5 @@
 // Configuration: every environment variable Nubis reads, its default and its parser.
-// One table so the README, `nubis --help` and start-up validation never drift apart.
+// One table so docs/configuration.md, `nubis help config` and start-up validation never drift apart.
 
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
@@ -161,7 +161,7 @@ interface Variable<T> {
 
 const v = <T>(env: string, def: T, parse: Parser<T>, doc: string): Variable<T> => ({ env, default: def, parse, doc });
 
-/** Every variable, in the order the README lists them. */
+/** Every variable, in the order docs/configuration.md lists them. */
 export const variables = {
   mode: v(
     'NUBIS_MODE',
@@ -208,6 +208,14 @@ export const variables = {
     'smtp://user:pass@host:port: deliver mail over SMTP as well as to the outbox',
   ),
   mailFrom: v('MAIL_FROM', 'Nubis <no-reply@nubis.localhost>', text, 'sender of every mail'),
+  pdnsApiUrl: v<string | null>(
+    'PDNS_API_URL',
+    null,
+    url('http:', 'https:'),
+    "http://host:port of a PowerDNS Authoritative HTTP API (its webserver): publish every address's reverse DNS (PTR) there, through a retried outbox; needs PDNS_API_KEY (docs/reverse-dns.md)",
+  ),
+  pdnsApiKey: v<string | null>('PDNS_API_KEY', null, secret(8), 'the `api-key` of that PowerDNS (sent as X-API-Key)'),
+  pdnsServerId: v('PDNS_SERVER_ID', 'localhost', text, 'the PowerDNS server id in its API paths'),
   publicUrl: v<string | null>(
     'PUBLIC_URL',
     null,
@@ -218,7 +226,7 @@ export const variables = {
     'ADMIN_TOKEN',
     null,
     secret(16),
-    'enables the operator API under /admin (Bearer token, 16+ characters)',
+    'enables the operator API under /admin (Bearer token, 16+ characters); unset, `nubis serve` uses the token in DATA_DIR/admin-token, which its first start on an empty database makes (0600) and names',
   ),
   adminName: v<string | null>(
     'ADMIN_NAME',
@@ -556,6 +564,12 @@ export const variables = {
     url('http:', 'https:'),
     "where the stripe package sends its API calls (its host, port and protocol), for a proxy or a local stand-in; default Stripe's own",
   ),
+  simulatedCheckoutExpirySeconds: v(
+    'SIMULATED_CHECKOUT_EXPIRY_SECONDS',
+    86_400,
+    integer(60, 86_400),
+    "seconds the simulated processor's checkout page may be left unpaid before the payment shows `expired` (as a Stripe Checkout Session expires, by default after 24 hours)",
+  ),
   paymentMinimum: v(
     'PAYMENT_MINIMUM',
     5,
@@ -611,6 +625,7 @@ export const integrations: Integration[] = [
     together: ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'],
     required: { when: (config) => config.paymentProcessor === 'stripe', because: 'PAYMENT_PROCESSOR=stripe' },
   },
+  { name: 'PowerDNS (reverse DNS)', together: ['PDNS_API_URL', 'PDNS_API_KEY'] },
   {
     name: 'LXD over HTTPS',
     together: ['LXD_CLIENT_CERT', 'LXD_CLIENT_KEY'],
@@ -698,7 +713,7 @@ export function loadConfig(
   return { ...(config as Config), ...overrides };
 }
 
-/** Markdown rows for the README's configuration table. */
+/** Markdown rows of the configuration table (docs/configuration.md, `nubis help config`). */
 export function configTable(): string {
   const rows = Object.values(variables).map((variable: Variable<unknown>) => {
     const def =

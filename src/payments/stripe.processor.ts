@@ -159,6 +159,7 @@ export async function handleStripeWebhook(
           ctx,
           { ptype: 'stripe', processorRef: objectOf<Stripe.Checkout.Session>(event).id },
           meta,
+          event.type === 'checkout.session.expired' ? 'expired' : 'failed',
         ),
       };
     case 'charge.refunded': {
