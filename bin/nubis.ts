@@ -135,6 +135,7 @@ async function serve(
   // --ready-json: stdout carries the one ready line for a program to read, so the log goes to stderr.
   const instance = await startInstance(config, {
     sweeps: options.sweeps,
+    code,
     firstRunOperatorToken: options.firstRunOperatorToken,
     ...(options.readyJson ? { logDestination: process.stderr } : {}),
   });
@@ -150,36 +151,18 @@ async function serve(
       })}\n`,
     );
   if (instance.operatorToken?.created)
-    // Said once, to the person at the terminal, as Grafana and GitLab do with their first admin password.
-    process.stderr.write(
-      `\noperator token written to ${instance.operatorToken.file} (readable only by this user); the operator API uses it\n\n`,
+    // Said once, as Grafana and GitLab do with their first admin password (a warning, so it shows).
+    instance.ctx.log.warn(
+      { file: instance.operatorToken.file },
+      `operator token written to ${instance.operatorToken.file} (readable only by this user); the operator API uses it`,
     );
-  process.stderr.write(
-    `${JSON.stringify({
-      level: 'info',
-      time: Date.now(),
-      msg: `listening at ${instance.url}`,
-      storage: instance.ctx.dialect,
-      clock: instance.ctx.clock.mode,
-      code,
-      ...(instance.metricsUrl ? { metrics: `${instance.metricsUrl}/metrics` } : {}),
-    })}\n`,
-  );
   if (instance.seeded) {
-    // The emulator's greeting, for a person at a terminal: what to paste next.
+    // The emulator's greeting, one log line like every other: what to paste next.
     const base = instance.url.replace('://127.0.0.1:', '://localhost:');
-    process.stderr.write(
-      [
-        '',
-        `Nubis emulator at ${base} (virtual clock, accounts active at registration, relaxed rate limits)`,
-        `  account   ${instance.seeded.email} / ${instance.seeded.password}${instance.seeded.created ? ' (new, $100 credit)' : ''}`,
-        `  token     ${instance.seeded.token}`,
-        `  operator  ADMIN_TOKEN=${config.adminToken}`,
-        '',
-        `  export NUBIS_URL=${base} NUBIS_TOKEN=${instance.seeded.token} ADMIN_TOKEN=${config.adminToken}`,
-        '',
-        '',
-      ].join('\n'),
+    const { email, password, token, created } = instance.seeded;
+    instance.ctx.log.info(
+      { account: { email, password, token, created }, admin_token: config.adminToken },
+      `emulator ready (virtual clock, accounts active at registration, relaxed rate limits${created ? `; ${email} is new, with $100 credit` : ''}): export NUBIS_URL=${base} NUBIS_TOKEN=${token} ADMIN_TOKEN=${config.adminToken}`,
     );
   }
   const stop = (signal: string) => {
@@ -297,7 +280,9 @@ async function main(): Promise<void> {
   await entry.run(values, positionals);
 }
 
-main().catch((error: unknown) => {
+main().catch(async (error: unknown) => {
+  // A bad setting stays one plain line naming the variable, as the README promises (the logger's
+  // own setting may be the bad one); so does a bad command line.
   if (error instanceof ConfigError) {
     process.stderr.write(`nubis: ${error.message}\n`);
     process.exit(2);
@@ -307,6 +292,8 @@ main().catch((error: unknown) => {
     process.stderr.write(`nubis: ${(error as Error).message}\n`);
     process.exit(2);
   }
-  process.stderr.write(`nubis: ${(error as Error).stack ?? String(error)}\n`);
+  // Anything else is a failure: one fatal line of the log's format, with its stack, on stderr.
+  const { pino } = await import('pino');
+  pino(pino.destination({ fd: 2, sync: true })).fatal({ err: error }, 'nubis failed');
   process.exit(1);
 });

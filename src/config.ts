@@ -44,6 +44,33 @@ const oneOf =
     return raw as T;
   };
 
+/** Names of query parameters that carry a credential (`?password=` in a PostgreSQL URL, say). */
+const credentialParameter = /pass|secret|token|key|auth/i;
+
+/**
+ * A URL as it may be printed (in an error or a log line): its password, and any query parameter
+ * named like a credential, as `***`. Text that does not parse as a URL loses everything between
+ * its user and its last `@` the same way.
+ */
+export function redactUrl(raw: string): string {
+  try {
+    const parsed = new URL(raw);
+    if (parsed.password) parsed.password = '***';
+    for (const name of [...parsed.searchParams.keys()])
+      if (credentialParameter.test(name)) parsed.searchParams.set(name, '***');
+    if (parsed.password || parsed.search) return parsed.toString();
+  } catch {
+    // Not a URL: redacted by hand below.
+  }
+  const at = raw.lastIndexOf('@');
+  if (at < 0) return raw;
+  const scheme = raw.indexOf('://');
+  const userStart = scheme >= 0 && scheme < at ? scheme + 3 : 0;
+  const colon = raw.indexOf(':', userStart);
+  if (colon < 0 || colon > at) return raw;
+  return `${raw.slice(0, colon)}:***${raw.slice(at)}`;
+}
+
 const url =
   (...protocols: string[]): Parser<string> =>
   (raw, name) => {
@@ -51,11 +78,27 @@ const url =
     try {
       parsed = new URL(raw);
     } catch {
-      throw new ConfigError(`${name} must be a URL (${protocols.join(' or ')}), got "${raw}"`);
+      throw new ConfigError(`${name} must be a URL (${protocols.join(' or ')}), got "${redactUrl(raw)}"`);
     }
     if (!protocols.includes(parsed.protocol))
       throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
     return raw;
+  };
+
+/**
+ * A URL that, when it names a user, names the password too: half a login would fail only at the
+ * first mail or command, long after the start.
+ */
+const withPassword =
+  (parse: Parser<string>): Parser<string> =>
+  (raw, name) => {
+    const value = parse(raw, name);
+    const parsed = new URL(value);
+    if (parsed.username && !parsed.password)
+      throw new ConfigError(
+        `${name} names the user "${decodeURIComponent(parsed.username)}" but no password: write ${parsed.protocol}//user:password@host`,
+      );
+    return value;
   };
 
 const text: Parser<string> = (raw) => raw;
@@ -149,7 +192,7 @@ export const variables = {
   redisUrl: v<string | null>(
     'REDIS_URL',
     null,
-    url('redis:', 'rediss:'),
+    withPassword(url('redis:', 'rediss:')),
     'redis://… shares rate-limit counters between instances',
   ),
   redisPrefix: v(
@@ -161,7 +204,7 @@ export const variables = {
   smtpUrl: v<string | null>(
     'SMTP_URL',
     null,
-    url('smtp:', 'smtps:'),
+    withPassword(url('smtp:', 'smtps:')),
     'smtp://user:pass@host:port: deliver mail over SMTP as well as to the outbox',
   ),
   mailFrom: v('MAIL_FROM', 'Nubis <no-reply@nubis.localhost>', text, 'sender of every mail'),
@@ -553,6 +596,56 @@ export const variables = {
   ),
 } as const;
 
+/**
+ * Emulator tools (reset, saved states, fault rules, the simulated card processor) wipe, replace or
+ * fake what customers see: only a deployment that asked for them has them, an emulator
+ * (NUBIS_MODE=emulator) or a test deployment (CLOCK=virtual). The one rule, for routes and start-up.
+ */
+export function emulatorToolsOn(config: Pick<Config, 'mode' | 'clock'>): boolean {
+  return config.mode === 'emulator' || config.clock === 'virtual';
+}
+export const emulatorToolsOff = 'emulator tools are off: set NUBIS_MODE=emulator or CLOCK=virtual';
+
+/**
+ * Variables that configure one integration together: with one of them set, every other must be,
+ * and `required` says when all must be set even with none given. Half a configuration stops the
+ * start with one line naming the missing variable, rather than failing at the first use. One
+ * entry per integration: add a line for a new one.
+ */
+interface Integration {
+  /** What the variables configure, as the message names it. */
+  name: string;
+  together: string[];
+  required?: { when: (config: Config) => boolean; because: string };
+}
+
+export const integrations: Integration[] = [
+  {
+    name: 'Stripe',
+    together: ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'],
+    required: { when: (config) => config.paymentProcessor === 'stripe', because: 'PAYMENT_PROCESSOR=stripe' },
+  },
+  { name: 'PowerDNS (reverse DNS)', together: ['PDNS_API_URL', 'PDNS_API_KEY'] },
+  {
+    name: 'LXD over HTTPS',
+    together: ['LXD_CLIENT_CERT', 'LXD_CLIENT_KEY'],
+    required: {
+      when: (config) => config.computeDriver === 'lxd' && /^https:/i.test(config.lxdUrl),
+      because: 'COMPUTE_DRIVER=lxd reaches LXD_URL over https',
+    },
+  },
+];
+
+function checkIntegrations(env: Record<string, string | undefined>, config: Config): void {
+  for (const { name, together, required } of integrations) {
+    const given = together.filter((variable) => env[variable] !== undefined && env[variable] !== '');
+    if (given.length === together.length || (given.length === 0 && !required?.when(config))) continue;
+    const missing = together.find((variable) => !given.includes(variable));
+    const why = given.length ? `${given.join(' and ')} ${given.length > 1 ? 'are' : 'is'} set` : required?.because;
+    throw new ConfigError(`${missing} is missing: ${why}, and ${name} needs ${together.join(' and ')} together`);
+  }
+}
+
 /** What NUBIS_MODE=emulator changes, for every variable the environment does not set itself. */
 export const emulatorPreset: Partial<Config> = {
   clock: 'virtual',
@@ -599,9 +692,11 @@ export function loadConfig(
   if (config.mode === 'emulator')
     for (const [key, value] of Object.entries(emulatorPreset) as [keyof Config, unknown][])
       if (unset(key)) config[key] = value;
-  // Settings that only work together: half of them would start an instance that quietly publishes nothing.
-  if ((config.pdnsApiUrl === null) !== (config.pdnsApiKey === null))
-    throw new ConfigError('PDNS_API_URL and PDNS_API_KEY go together: set both to publish reverse DNS, or neither');
+  checkIntegrations(env, config as Config);
+  if (config.paymentProcessor === 'simulated' && !emulatorToolsOn(config as Config))
+    throw new ConfigError(
+      `PAYMENT_PROCESSOR=simulated lets any customer credit itself: ${emulatorToolsOff} (or choose stripe or off)`,
+    );
   if (config.seed !== null) {
     // A seed makes every secret predictable: never on a server people rely on.
     if (config.mode !== 'emulator')

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { ConfigError, type Config } from './config.ts';
+import { ConfigError, type Config, redactUrl } from './config.ts';
 import { migrate, openStorage, type Storage } from './db/connect.ts';
 import { SystemClock, VirtualClock, type Clock } from './platform/clock.ts';
 import { createSecrets, loadServerKey, serverKeyFile } from './platform/secrets.ts';
@@ -102,12 +102,6 @@ async function migrateRetryingDroppedSchemas(storage: Storage): Promise<string[]
   }
 }
 
-function redactUrl(raw: string): string {
-  const url = new URL(raw);
-  if (url.password) url.password = '***';
-  return url.toString();
-}
-
 function serverKey(config: Config): Buffer {
   if (!config.secretKey && !config.secretKeyFile) {
     if (config.seed !== null) return seedKey(config.seed, 'server key');
@@ -196,6 +190,20 @@ export async function createPlatform(
   };
 }
 
+/**
+ * Listens without Fastify's own line per address it listens on (several with HOST=0.0.0.0): the
+ * instance logs one line once it serves, with what it runs on.
+ */
+async function listenQuietly(app: FastifyInstance, options: { port: number; host: string }): Promise<string> {
+  const log = app.log;
+  app.log = log.child({}, { level: 'warn' });
+  try {
+    return await app.listen(options);
+  } finally {
+    app.log = log;
+  }
+}
+
 export async function startInstance(
   given: Config,
   options: {
@@ -203,6 +211,8 @@ export async function startInstance(
     logDestination?: LogDestination;
     /** `nubis serve`: with no ADMIN_TOKEN, use DATA_DIR/admin-token, made on an empty database. */
     firstRunOperatorToken?: boolean;
+    /** Where the server's code came from (prebuilt or sources), for the listening line. */
+    code?: string;
   } = {},
 ): Promise<RunningInstance> {
   let config = given;
@@ -272,7 +282,7 @@ export async function startInstance(
   await connected?.ready;
   let address: string;
   try {
-    address = await app.listen({ port: config.port, host: config.host });
+    address = await listenQuietly(app, { port: config.port, host: config.host });
   } catch (error) {
     await Promise.allSettled([app.close(), storage.close()]);
     redis?.disconnect();
@@ -292,6 +302,18 @@ export async function startInstance(
       `METRICS_PORT ${config.metricsPort} / METRICS_HOST ${config.metricsHost}: cannot listen: ${(error as Error).message}`,
     );
   }
+  // The one line that says the instance serves: scripts and tests wait for "listening at <url>",
+  // so it is written at any LOG_LEVEL but silent (a child's level is its own).
+  log.child({}, { level: config.logLevel === 'silent' ? 'silent' : 'info' }).info(
+    {
+      url: address,
+      storage: ctx.dialect,
+      clock: ctx.clock.mode,
+      ...(options.code ? { code: options.code } : {}),
+      ...(metricsListener ? { metrics: `${metricsListener.url}/metrics` } : {}),
+    },
+    `Server listening at ${address}`,
+  );
   const sweeper = (options.sweeps ?? config.sweeps) ? startSweeper(ctx, config.sweepIntervalSeconds * 1000) : null;
   // A real compute driver's jobs run on every instance (a no-op with the simulated driver).
   const jobs = startJobRunner(ctx);

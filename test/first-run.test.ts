@@ -44,15 +44,18 @@ interface Served {
 async function serve(env: Record<string, string>): Promise<Served> {
   const child = spawn(process.execPath, [join(root, 'bin/nubis.ts'), 'serve'], {
     env: cleanEnv({ ...env, PORT: '0' }),
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // The log (stdout) and anything else it prints, together: what the person at the terminal sees.
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (chunk) => {
+    const read = (chunk: Buffer) => {
       stderr += chunk;
-      const listening = /"msg":"listening at (http:\/\/[^"]+)"/.exec(stderr);
+      const listening = /"msg":"Server listening at (http:\/\/[^"]+)"/.exec(stderr);
       if (listening) resolve(listening[1]!);
-    });
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
     child.once('exit', () => reject(new Error(`nubis serve exited: ${stderr}`)));
   });
   return {

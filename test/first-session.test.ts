@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -66,16 +67,17 @@ describe('first session', () => {
     // `npm run dev` as the README says, in its own process group so that npm and Nubis both go at the end.
     const dev = spawn('npm', ['run', 'dev'], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
-    let greeting = '';
-    dev.stdout.on('data', (chunk) => {
-      log += chunk;
+    let stderr = '';
+    dev.stderr.on('data', (chunk) => {
+      stderr += chunk;
     });
     const ready = new Promise<void>((resolve, reject) => {
-      dev.stderr.on('data', (chunk) => {
-        greeting += chunk;
-        if (/\n {2}token {5}[0-9a-f]{64}\n/.test(greeting)) resolve();
+      // Ready once the log has the emulator's greeting (it follows the listening line).
+      dev.stdout.on('data', (chunk) => {
+        log += chunk;
+        if (/"msg":"emulator ready/.test(log)) resolve();
       });
-      dev.once('exit', () => reject(new Error(`npm run dev exited: ${greeting}`)));
+      dev.once('exit', () => reject(new Error(`npm run dev exited: ${stderr}${log}`)));
     });
     const folder = mkdtempSync(join(tmpdir(), 'nubis-first-session-'));
     try {
@@ -113,8 +115,14 @@ describe('first session', () => {
     assert.equal(requests.filter((entry) => entry.path === '/v1.3/account/login' && entry.status === 200).length, 2);
     assert.equal(requests.filter((entry) => entry.path === '/v1.3/server/create' && entry.status === 201).length, 2);
     assert.ok(!log.includes('incoming request'));
-    // The emulator's greeting names the seeded account and its token.
-    assert.match(greeting, /account {3}dev@nubis\.localhost/);
+    // The emulator's greeting, a log line like the others, names the seeded account and its token.
+    const greeting = log
+      .split('\n')
+      .filter((line) => line.startsWith('{"'))
+      .map((line) => JSON.parse(line))
+      .find((entry) => /^emulator ready/.test(entry.msg));
+    assert.equal(greeting?.account?.email, 'dev@nubis.localhost', log);
+    assert.match(greeting.account.token, /^[0-9a-f]{64}$/);
   });
 });
 
@@ -124,15 +132,15 @@ describe('emulator preset', () => {
       cwd: root,
       env: cleanEnv({ ...storage.env, PORT: String(port) }),
     });
-    let stderr = '';
-    child.stdout.resume();
+    let output = '';
+    child.stderr.resume();
     const token = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (chunk) => {
-        stderr += chunk;
-        const match = /\n {2}token {5}([0-9a-f]{64})\n/.exec(stderr);
-        if (match) resolve(match[1]!);
+      // The greeting: the log line that carries the seeded account's token.
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        output += `${line}\n`;
+        if (/^emulator ready/.test(String(JSON.parse(line).msg))) resolve(JSON.parse(line).account.token);
       });
-      child.once('exit', () => reject(new Error(`nubis dev exited: ${stderr}`)));
+      child.once('exit', () => reject(new Error(`nubis dev exited: ${output}`)));
     });
     return {
       token,

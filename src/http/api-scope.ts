@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Actor, Platform } from '../platform/context.ts';
-import { NotFound, Unauthorized, DomainError, Forbidden } from '../platform/errors.ts';
+import { NotFound, Unauthorized, Forbidden } from '../platform/errors.ts';
+import { emulatorToolsOff, emulatorToolsOn } from '../config.ts';
 import { authenticateDigest, tokenDigestOf } from '../tokens/token.service.ts';
 import { secretEquals } from '../platform/secrets.ts';
 import type { ApiApp } from './api-app.ts';
@@ -15,6 +16,7 @@ import { toProblem } from './error-mapping.ts';
 import type { RateLimiters, RateLimitName, RateLimitOutcome } from './rate-limit.ts';
 import type { Access } from './fastify-augment.ts';
 import { faultHook } from './fault-hook.ts';
+import { logFailure } from './failure-log.ts';
 import { documentRoute } from './openapi.ts';
 import { type WrongMethod, type WrongMethodLookup, type WrongMethods, wrongMethods } from './wrong-method.ts';
 
@@ -88,16 +90,7 @@ export function apiScope(options: ApiScopeOptions) {
         return sendProblem(reply, format, { status: 400, reason: 'the request was not received in full' });
       }
       const problem = toProblem(error);
-      // Shedding load (busy: 503 with Retry-After) is routine; a dependency away is a warning;
-      // anything else at 5xx is an error.
-      if (problem.status >= 500 && error instanceof DomainError)
-        request.log[problem.retryAfterSeconds ? 'info' : 'warn'](
-          { err: { message: error.message } },
-          'request refused',
-        );
-      else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
-      else if (!(error instanceof DomainError))
-        request.log.info({ err: { message: (error as Error).message } }, 'request rejected');
+      logFailure(request, error, problem);
       return sendProblem(reply, format, problem);
     });
 
@@ -154,6 +147,10 @@ export function apiScope(options: ApiScopeOptions) {
       if (!token || !secretEquals(token, ctx.config.adminToken))
         throw new Unauthorized('operator authentication required: Authorization: Bearer <ADMIN_TOKEN>');
     };
+    const authenticateEmulatorOperator = async (request: FastifyRequest) => {
+      await authenticateOperator(request);
+      if (!emulatorToolsOn(ctx.config)) throw new Forbidden(emulatorToolsOff);
+    };
     // No body at all is an empty object, so a 400 lists each missing field rather than "body".
     const emptyBodyIsObject = async (request: FastifyRequest) => {
       if (request.body === undefined) request.body = {};
@@ -189,6 +186,7 @@ export function apiScope(options: ApiScopeOptions) {
         onRequest.unshift(authenticateAccount(['token', ...names.filter((name) => name !== 'login')]));
         names = names.filter((name) => name === 'login');
       } else if (access === 'operator') onRequest.unshift(authenticateOperator);
+      else if (access === 'emulator') onRequest.unshift(authenticateEmulatorOperator);
       route.onRequest = onRequest as typeof route.onRequest;
       const preValidation = asList(route.preValidation);
       if ((route.schema as { body?: unknown } | undefined)?.body) preValidation.unshift(emptyBodyIsObject);
@@ -197,7 +195,9 @@ export function apiScope(options: ApiScopeOptions) {
       documentRoute(route, format);
     });
 
-    if (options.faults) instance.addHook('preValidation', faultHook(ctx, format, options.faults, sendProblem));
+    // Rules left in storage (a state once loaded into an emulator) never touch a production deployment.
+    if (options.faults && emulatorToolsOn(ctx.config))
+      instance.addHook('preValidation', faultHook(ctx, format, options.faults, sendProblem));
     for (const register of options.routes) register(app, ctx);
 
     const wrong = wrongMethods(methodsByPath);

@@ -15,6 +15,8 @@ import type { Platform } from '../platform/context.ts';
 import type { Storage } from '../db/connect.ts';
 import { answerShadowed, apiScope, sendProblem, wrongMethodProblem } from './api-scope.ts';
 import { wrongMethods } from './wrong-method.ts';
+import { toProblem } from './error-mapping.ts';
+import { logFailure } from './failure-log.ts';
 import { ajvFormats } from './formats.ts';
 import { linearPatterns, linearRegExpEngine } from './linear-patterns.ts';
 import { markComponents, polishDocument } from './openapi.ts';
@@ -151,6 +153,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         fields: [{ field: 'path', reason: error.message }],
       });
     },
+  });
+
+  // The routes outside the API scopes (health, OpenAPI, /docs, the console; a route takes the
+  // handler set before it): Fastify's own would send a 5xx's message to the client; this one
+  // logs it and answers `internal error`.
+  app.setErrorHandler((error, request, reply) => {
+    const problem = toProblem(error);
+    logFailure(request, error, problem);
+    return sendProblem(reply, v13Format, problem);
   });
 
   // Paths outside the API scopes (health, OpenAPI, /docs) and their methods, for the 405 answers;

@@ -67,7 +67,8 @@ const resourceOfTag: Record<string, string> = {
 export function documentRoute(route: RouteOptions, format: ApiFormat): void {
   const schema = route.schema as Record<string, unknown> | undefined;
   if (!schema || schema.hide) return;
-  const access = route.config?.access;
+  // An emulator tool is an operator route that may also answer 403 (emulator tools off).
+  const access = route.config?.access === 'emulator' ? 'operator' : route.config?.access;
   if (access === 'public') schema.security ??= [];
   else if (access === 'operator') schema.security ??= [{ operator: [] }];
   const statuses = [405, 503];

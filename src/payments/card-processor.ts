@@ -17,6 +17,8 @@ export interface Checkout {
 export interface CardProcessor {
   /** The transactions' `ptype`. */
   name: 'stripe' | 'simulated';
+  /** The customer comes back only to this server (the simulated page must never redirect elsewhere). */
+  returnsOnSiteOnly?: boolean;
   /** Creates the processor's checkout; answers its id and the page to send the customer to. */
   startCheckout(ctx: Platform, checkout: Checkout): Promise<{ ref: string; url: string }>;
 }

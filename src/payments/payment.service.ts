@@ -10,7 +10,6 @@ import { parseMoney } from '../platform/money.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import { requireNotBlocked } from '../accounts/permissions.ts';
 import { accountRepository } from '../accounts/account.repository.ts';
-import { consoleUrl } from '../accounts/account.service.ts';
 import { billingSettings, taxOf, vatRateBp } from '../billing/billing-settings.ts';
 import { rowToTransaction, type Transaction } from '../billing/transaction.service.ts';
 import { cardProcessorOf } from './processors.ts';
@@ -18,6 +17,8 @@ import { settle } from './payment-events.ts';
 import { transaction } from '../db/transaction.ts';
 import { paymentRepository } from './payment.repository.ts';
 import { isHttpUrl } from '../platform/http-url.ts';
+import { onSite, siteUrl } from './site-url.ts';
+import type { CardProcessor } from './card-processor.ts';
 
 export interface PaymentOptions {
   /** The card processor, or why card payments are off. */
@@ -72,15 +73,12 @@ function withOutcome(returnUrl: string, transactionId: number, outcome: 'paid' |
   return url.toString();
 }
 
-/** Where this server is reached: PUBLIC_URL, else the address the request came to, else localhost. */
-function siteUrl(ctx: Platform, origin: string | undefined): string {
-  return ctx.config.publicUrl || !origin ? consoleUrl(ctx) : origin.replace(/\/+$/, '');
-}
-
-function returnUrlOf(ctx: Platform, given: string | undefined, origin: string | undefined): string {
+function returnUrlOf(ctx: Platform, processor: CardProcessor, given: string | undefined, origin: string | undefined) {
   const base = siteUrl(ctx, origin);
   if (given === undefined || given.trim() === '') return `${base}/#/billing`;
   if (!isHttpUrl(given)) throw new Invalid('return_url', 'bad value: an absolute http(s) URL');
+  if (processor.returnsOnSiteOnly && !onSite(given, base))
+    throw new Invalid('return_url', `bad value: the ${processor.name} processor returns only to this server (${base})`);
   return given;
 }
 
@@ -102,7 +100,7 @@ export async function startCheckout(
   const processor = cardProcessorOf(ctx);
   if ('off' in processor) throw new Conflict(processor.off);
   const net = topUpAmount(ctx, input.amount);
-  const returnUrl = returnUrlOf(ctx, input.return_url, origin);
+  const returnUrl = returnUrlOf(ctx, processor, input.return_url, origin);
   const account = await payer(ctx, actor);
   const rate = vatRateBp(ctx, account.country);
   const now = ctx.clock.now();

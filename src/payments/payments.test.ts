@@ -9,6 +9,7 @@ import { startTestInstance, type TestInstance } from '../../test/support/instanc
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import {
   SECRET_KEY,
+  signatureOf,
   type StandIn,
   startStripeStandIn,
   stripeEvent,
@@ -103,6 +104,27 @@ describe('card top-ups through Stripe', () => {
     assert.equal(payment!.id, started.transaction.id);
     assert.equal(payment!.pstatus, 'completed');
     assert.equal(payment!.fee, 1.03, "the processor's fee, as its balance transaction reports it");
+  });
+
+  test('a correctly signed event Nubis cannot read is a 400 naming the body, not a 500', async () => {
+    const base = { id: 'evt_unreadable', object: 'event', type: 'checkout.session.completed' };
+    const payloads = [
+      base,
+      { ...base, data: null },
+      { ...base, data: { object: 'a string' } },
+      { ...base, data: { object: { payment_status: 'paid' } } },
+      {
+        ...base,
+        type: 'charge.refunded',
+        data: { object: { id: 'ch_1', payment_intent: 'pi_1', amount_refunded: 'ten' } },
+      },
+      { id: 'evt_no_type', object: 'event' },
+    ].map((event) => JSON.stringify(event));
+    for (const payload of [...payloads, '[]', 'null']) {
+      const answer = await deliver({ payload, signature: signatureOf(payload) });
+      assert.equal(answer.status, 400, `${payload}: ${JSON.stringify(answer.body)}`);
+      assert.match(answer.body.error, /body: /);
+    }
   });
 
   test('a bad signature, a stale one or none is refused and credits nothing', async () => {
@@ -307,7 +329,7 @@ describe('the simulated processor (the emulator preset)', () => {
       const account = await createAccount(emulated, { credit: 0 });
       const started = await emulated.request('POST', '/v1.3/payment/checkout', {
         token: account.token,
-        body: { amount: 10, return_url: 'http://console.example/#/billing' },
+        body: { amount: 10, return_url: `${emulated.url}/#/billing` },
       });
       assert.equal(started.status, 201, JSON.stringify(started.body));
       const status = async () =>
@@ -338,7 +360,7 @@ describe('the simulated processor (the emulator preset)', () => {
       const start = async () => {
         const answer = await emulated.request('POST', '/v1.3/payment/checkout', {
           token: account.token,
-          body: { amount: 10, return_url: 'http://console.example/#/billing' },
+          body: { amount: 10, return_url: `${emulated.url}/#/billing` },
         });
         assert.equal(answer.status, 201, JSON.stringify(answer.body));
         assert.equal(answer.body.transaction.ptype, 'simulated');
@@ -362,7 +384,7 @@ describe('the simulated processor (the emulator preset)', () => {
         assert.equal(answer.status, 303);
         assert.equal(
           answer.headers.get('location'),
-          `http://console.example/#/billing?payment=${paid.transaction.id}&outcome=paid`,
+          `${emulated.url}/#/billing?payment=${paid.transaction.id}&outcome=paid`,
         );
       }
       const info = await emulated.request('GET', '/v1.3/account/info', { token: account.token });
@@ -413,6 +435,29 @@ describe('the simulated processor (the emulator preset)', () => {
         body: { amount: 10 },
       });
       assert.equal(refused.status, 503);
+      // The page never sends the customer off this server: not from checkout creation (400 naming
+      // return_url), nor from a link edited to point elsewhere (400 naming the field, nothing decided).
+      const elsewhere = await emulated.request('POST', '/v1.3/payment/checkout', {
+        token: account.token,
+        body: { amount: 10, return_url: 'https://attacker.example/#/billing' },
+      });
+      assert.equal(elsewhere.status, 400, JSON.stringify(elsewhere.body));
+      assert.equal(elsewhere.body.errors[0].field, 'return_url');
+      const edited = await start();
+      const link = new URL(edited.checkout_url);
+      link.searchParams.set('success_url', 'https://attacker.example/');
+      const editedPage = await fetch(`${emulated.url}${link.pathname}${link.search}`);
+      assert.equal(editedPage.status, 400);
+      assert.match(await editedPage.text(), /success_url/);
+      const editedPay = await fetch(`${emulated.url}${link.pathname}/pay`, {
+        method: 'POST',
+        body: new URLSearchParams({ success_url: 'https://attacker.example/' }),
+        redirect: 'manual',
+      });
+      assert.equal(editedPay.status, 400);
+      assert.equal(editedPay.headers.get('location'), null);
+      const stillPending = await emulated.request('GET', '/v1.3/transaction/list', { token: account.token });
+      assert.equal(stillPending.body.transactions[0].pstatus, 'pending', 'an edited link decides nothing');
     } finally {
       await emulated.close();
     }

@@ -4,15 +4,18 @@
 // same completion as a Stripe webhook, with an event id of its own, so a double click credits once.
 
 import type { Platform } from '../platform/context.ts';
-import { NotFound } from '../platform/errors.ts';
+import { Invalid, NotFound } from '../platform/errors.ts';
 import { taxOf } from '../billing/billing-settings.ts';
 import type { CardProcessor } from './card-processor.ts';
 import { completePayment, failPayment } from './payment-events.ts';
 import { firedFault } from '../faults/fault.service.ts';
 import { paymentRepository } from './payment.repository.ts';
+import { onSite, siteUrl } from './site-url.ts';
 
 export const simulatedProcessor: CardProcessor = {
   name: 'simulated',
+  // Its page is open to anyone holding the link: sent elsewhere, it would be an open redirect.
+  returnsOnSiteOnly: true,
   async startCheckout(ctx, checkout) {
     // From the one random source, so a seeded emulator (NUBIS_SEED) hands out the same refs each run.
     const ref = `sim_${ctx.random.uuid()}`;
@@ -46,6 +49,27 @@ export async function simulatedCheckout(ctx: Platform, ref: string): Promise<Sim
 }
 
 export type SimulatedOutcome = 'pay' | 'fail' | 'cancel';
+
+/** Where the page sends the customer back, as its link (anyone can edit) carries it. */
+export interface ReturnAddresses {
+  success_url?: string;
+  cancel_url?: string;
+}
+
+/**
+ * The page's return addresses, each checked to be on this server (checkout creation makes only
+ * such; a link edited to point elsewhere is refused, 400 naming the field, so the page never
+ * redirects off the instance). `origin` is the address the page was asked at.
+ */
+export function returnAddresses(ctx: Platform, given: ReturnAddresses, origin: string): ReturnAddresses {
+  const site = siteUrl(ctx, origin);
+  for (const field of ['success_url', 'cancel_url'] as const) {
+    const url = given[field];
+    if (url && !onSite(url, site))
+      throw new Invalid(field, `bad value: the simulated processor returns only to ${site}`);
+  }
+  return { success_url: given.success_url || undefined, cancel_url: given.cancel_url || undefined };
+}
 
 /** The fault rules' name for a click on Pay (a rule with a status matching it declines the payment). */
 export const payOperation = 'payCheckout';

@@ -72,7 +72,22 @@ export const stripeProcessor: CardProcessor = {
   },
 };
 
-const centsToMicros = (cents: number | null | undefined) => Math.round(Number(cents ?? 0)) * 10_000;
+/** Cents as Stripe sends them (an integer), in micro-dollars; anything else is an event Nubis cannot read. */
+function centsToMicros(cents: unknown): number {
+  if (!Number.isSafeInteger(cents) || (cents as number) < 0) throw unreadable('an amount in whole cents');
+  return (cents as number) * 10_000;
+}
+
+/** A correctly signed event whose shape Nubis does not know: the sender's mistake, a 400 naming the body. */
+const unreadable = (expected: string) => new Invalid('body', `a Stripe event Nubis cannot read: ${expected} expected`);
+
+/** The event's `data.object`, with the string `id` every object Nubis acts on carries. */
+function objectOf<T>(event: { data?: { object?: unknown } }): T {
+  const object = event.data?.object as { id?: unknown } | null | undefined;
+  if (typeof object !== 'object' || object === null || typeof object.id !== 'string')
+    throw unreadable('data.object with an id');
+  return object as T;
+}
 const idOf = (value: string | { id: string } | null | undefined) =>
   typeof value === 'string' ? value : (value?.id ?? null);
 
@@ -117,11 +132,13 @@ export async function handleStripeWebhook(
   } catch (error) {
     throw new Invalid('stripe-signature', `bad signature: ${(error as Error).message}`);
   }
+  const { id, type } = (event ?? {}) as { id?: unknown; type?: unknown };
+  if (typeof id !== 'string' || typeof type !== 'string') throw unreadable('an event with an id and a type');
   const meta = { processor: 'stripe', id: event.id, type: event.type };
   switch (event.type) {
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded': {
-      const session = event.data.object;
+      const session = objectOf<Stripe.Checkout.Session>(event);
       // A delayed method (a bank debit) completes the session unpaid; its async event settles it.
       if (session.payment_status !== 'paid') return { received: true, outcome: 'ignored' };
       const paymentIntent = idOf(session.payment_intent);
@@ -140,13 +157,13 @@ export async function handleStripeWebhook(
         received: true,
         outcome: await failPayment(
           ctx,
-          { ptype: 'stripe', processorRef: event.data.object.id },
+          { ptype: 'stripe', processorRef: objectOf<Stripe.Checkout.Session>(event).id },
           meta,
           event.type === 'checkout.session.expired' ? 'expired' : 'failed',
         ),
       };
     case 'charge.refunded': {
-      const charge = event.data.object;
+      const charge = objectOf<Stripe.Charge>(event);
       const paymentIntent = idOf(charge.payment_intent);
       if (!paymentIntent) return { received: true, outcome: 'ignored' };
       const outcome = await recordRefund(
@@ -159,7 +176,7 @@ export async function handleStripeWebhook(
     }
     case 'charge.dispute.created':
     case 'charge.dispute.closed': {
-      const dispute = event.data.object;
+      const dispute = objectOf<Stripe.Dispute>(event);
       const paymentIntent = idOf(dispute.payment_intent);
       if (!paymentIntent) return { received: true, outcome: 'ignored' };
       const ref = { ptype: 'stripe', paymentRef: paymentIntent };

@@ -16,7 +16,8 @@ let a: Instance;
 let b: Instance;
 
 before(async () => {
-  deploy = await deployment({ env: { RATE_ACCOUNT_INFO_PER_MINUTE: '1000' } });
+  // A test deployment (CLOCK=virtual): emulator tools are refused in production.
+  deploy = await deployment({ env: { RATE_ACCOUNT_INFO_PER_MINUTE: '1000', CLOCK: 'virtual' } });
   [a, b] = await Promise.all([deploy.start(), deploy.start()]);
 });
 after(async () => {

@@ -91,10 +91,14 @@ export function stripeEvent(
     pending_webhooks: 1,
     request: { id: null, idempotency_key: null },
   });
-  const signature = signer.webhooks.generateTestHeaderString({
+  return { payload, signature: signatureOf(payload, options), id };
+}
+
+/** The Stripe-Signature header the package makes for a payload (any text, a malformed event's too). */
+export function signatureOf(payload: string, options: { secret?: string; timestamp?: number } = {}): string {
+  return signer.webhooks.generateTestHeaderString({
     payload,
     secret: options.secret ?? WEBHOOK_SECRET,
     ...(options.timestamp !== undefined ? { timestamp: options.timestamp } : {}),
   });
-  return { payload, signature, id };
 }

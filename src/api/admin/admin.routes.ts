@@ -280,7 +280,7 @@ export function operatorRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'POST',
     url: '/reset',
-    config: { access: 'operator' },
+    config: { access: 'emulator' },
     schema: {
       operationId: 'adminReset',
       summary: 'Delete every account',

@@ -105,7 +105,7 @@ export function faultRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'POST',
     url: '/faults',
-    config: { access: 'operator' },
+    config: { access: 'emulator' },
     schema: {
       tags,
       operationId: 'adminAddFaultRule',
@@ -125,7 +125,7 @@ export function faultRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'GET',
     url: '/faults',
-    config: { access: 'operator' },
+    config: { access: 'emulator' },
     schema: {
       tags,
       operationId: 'adminListFaultRules',
@@ -139,7 +139,7 @@ export function faultRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'DELETE',
     url: '/faults/:id',
-    config: { access: 'operator' },
+    config: { access: 'emulator' },
     schema: {
       tags,
       operationId: 'adminRemoveFaultRule',
@@ -157,7 +157,7 @@ export function faultRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'DELETE',
     url: '/faults',
-    config: { access: 'operator' },
+    config: { access: 'emulator' },
     schema: {
       tags,
       operationId: 'adminRemoveAllFaultRules',

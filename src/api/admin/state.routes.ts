@@ -70,7 +70,7 @@ export function stateRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'POST',
     url: '/state/export',
-    config: { access: 'operator' },
+    config: { access: 'emulator' },
     schema: {
       tags,
       operationId: 'adminExportState',
@@ -86,7 +86,7 @@ export function stateRoutes(app: ApiApp, ctx: Platform): void {
     method: 'POST',
     url: '/state/import',
     bodyLimit: documentBodyLimit,
-    config: { access: 'operator' },
+    config: { access: 'emulator' },
     schema: {
       tags,
       operationId: 'adminImportState',
@@ -101,7 +101,7 @@ export function stateRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'POST',
     url: '/state/save',
-    config: { access: 'operator' },
+    config: { access: 'emulator' },
     schema: {
       tags,
       operationId: 'adminSaveState',
@@ -120,7 +120,7 @@ export function stateRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'POST',
     url: '/state/load',
-    config: { access: 'operator' },
+    config: { access: 'emulator' },
     schema: {
       tags,
       operationId: 'adminLoadState',
@@ -135,7 +135,7 @@ export function stateRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'GET',
     url: '/state',
-    config: { access: 'operator' },
+    config: { access: 'emulator' },
     schema: {
       tags,
       operationId: 'adminListSavedStates',
@@ -149,7 +149,7 @@ export function stateRoutes(app: ApiApp, ctx: Platform): void {
   app.route({
     method: 'DELETE',
     url: '/state/:name',
-    config: { access: 'operator' },
+    config: { access: 'emulator' },
     schema: {
       tags,
       operationId: 'adminRemoveSavedState',

@@ -3,24 +3,28 @@
 // (/simulated-processor/checkout/:ref), whose buttons pay, fail or cancel on demand.
 
 import formbody from '@fastify/formbody';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Platform } from '../../platform/context.ts';
 import { NotFound } from '../../platform/errors.ts';
 import { formatMoney } from '../../platform/money.ts';
 import { toProblem } from '../../http/error-mapping.ts';
+import { logFailure } from '../../http/failure-log.ts';
 import { handleStripeWebhook } from '../../payments/stripe.processor.ts';
 import { cardProcessorOf } from '../../payments/processors.ts';
 import {
   decideSimulatedCheckout,
+  type ReturnAddresses,
+  returnAddresses,
   type SimulatedOutcome,
   simulatedCheckout,
 } from '../../payments/simulated.processor.ts';
 
 const outcomes: SimulatedOutcome[] = ['pay', 'fail', 'cancel'];
 
-function problem(reply: FastifyReply, error: unknown): FastifyReply {
-  const { status, reason } = toProblem(error);
-  return reply.code(status).send({ error: status >= 500 ? 'internal error' : reason });
+function problem(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  const found = toProblem(error);
+  logFailure(request, error, found);
+  return reply.code(found.status).send({ error: found.status >= 500 ? 'internal error' : found.reason });
 }
 
 const escapeHtml = (text: string) =>
@@ -48,7 +52,7 @@ export function processorRoutes(ctx: Platform) {
           Array.isArray(header) ? header[0] : header,
         );
       } catch (error) {
-        return problem(reply, error);
+        return problem(request, reply, error);
       }
     });
 
@@ -57,18 +61,16 @@ export function processorRoutes(ctx: Platform) {
       if ('off' in processor || processor.name !== 'simulated') throw new NotFound('simulated processor');
     };
 
-    app.get<{ Params: { ref: string }; Querystring: { success_url?: string; cancel_url?: string } }>(
+    app.get<{ Params: { ref: string }; Querystring: ReturnAddresses }>(
       '/simulated-processor/checkout/:ref',
       { schema: { hide: true } },
       async (request, reply) => {
         try {
           simulated();
+          const back = returnAddresses(ctx, request.query, `${request.protocol}://${request.host}`);
           const checkout = await simulatedCheckout(ctx, request.params.ref);
-          const hidden = ['success_url', 'cancel_url']
-            .map(
-              (name) =>
-                `<input type="hidden" name="${name}" value="${escapeHtml(request.query[name as 'success_url'] ?? '')}">`,
-            )
+          const hidden = (['success_url', 'cancel_url'] as const)
+            .map((name) => `<input type="hidden" name="${name}" value="${escapeHtml(back[name] ?? '')}">`)
             .join('');
           const buttons =
             checkout.pstatus === 'pending'
@@ -87,12 +89,12 @@ export function processorRoutes(ctx: Platform) {
 <p>Amount due: <strong>${formatMoney(checkout.grossMicros, 2)} USD</strong> (payment ${checkout.transactionId})</p>${buttons}`,
           );
         } catch (error) {
-          return problem(reply, error);
+          return problem(request, reply, error);
         }
       },
     );
 
-    app.post<{ Params: { ref: string; outcome: string }; Body: { success_url?: string; cancel_url?: string } }>(
+    app.post<{ Params: { ref: string; outcome: string }; Body: ReturnAddresses | undefined }>(
       '/simulated-processor/checkout/:ref/:outcome',
       { schema: { hide: true } },
       async (request, reply) => {
@@ -100,14 +102,16 @@ export function processorRoutes(ctx: Platform) {
           simulated();
           const outcome = request.params.outcome as SimulatedOutcome;
           if (!outcomes.includes(outcome)) throw new NotFound('outcome');
+          // Checked before anything is decided: an edited link changes nothing.
+          const addresses = returnAddresses(ctx, request.body ?? {}, `${request.protocol}://${request.host}`);
           const decided = await decideSimulatedCheckout(ctx, request.params.ref, outcome);
-          const back = decided === 'pay' ? request.body?.success_url : request.body?.cancel_url;
-          if (back && /^https?:\/\//.test(back))
+          const back = decided === 'pay' ? addresses.success_url : addresses.cancel_url;
+          if (back)
             return reply.redirect(decided === 'fail' ? back.replace('outcome=cancelled', 'outcome=failed') : back, 303);
           reply.type('text/html; charset=utf-8');
           return page(`<h1>Simulated payment</h1><p>Done: ${escapeHtml(decided)}.</p>`);
         } catch (error) {
-          return problem(reply, error);
+          return problem(request, reply, error);
         }
       },
     );
