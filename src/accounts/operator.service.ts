@@ -1,7 +1,7 @@
 // What the operator may do to accounts: find, change flags and limits, credit money, and
 // wipe everything for a fresh emulator run.
 
-import { sql } from 'kysely';
+import { emptyTables } from '../db/wipe.ts';
 import type { Platform } from '../platform/context.ts';
 import { Invalid, NotFound } from '../platform/errors.ts';
 import { MAX_BALANCE_MICROS, parseMoney } from '../platform/money.ts';
@@ -116,23 +116,7 @@ const keptTables = new Set(['kysely_migration', 'kysely_migration_lock', 'settin
  * Ids keep counting up, so an id from before the reset never names something new.
  */
 export async function resetAll(ctx: Platform): Promise<void> {
-  await transaction(ctx, async (trx) => {
-    if (ctx.dialect === 'postgres') {
-      const { rows } = await sql<{
-        name: string;
-      }>`select tablename as name from pg_tables where schemaname = current_schema()`.execute(trx);
-      const tables = rows.map((row) => row.name).filter((name) => !keptTables.has(name));
-      if (tables.length)
-        await sql`truncate table ${sql.join(tables.map((name) => sql.table(name)))} cascade`.execute(trx);
-      return;
-    }
-    // SQLite: check foreign keys at commit, when every referencing row is gone too.
-    await sql`pragma defer_foreign_keys = on`.execute(trx);
-    const { rows } = await sql<{
-      name: string;
-    }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(trx);
-    for (const { name } of rows) if (!keptTables.has(name)) await sql`delete from ${sql.table(name)}`.execute(trx);
-  });
+  await transaction(ctx, (trx) => emptyTables(trx, ctx.dialect, keptTables));
   await invalidateActors(ctx, null);
 }
 
