@@ -15,6 +15,9 @@ export const lxdUrl = process.env.LXD_URL ?? '/var/lib/lxd/unix.socket';
 /** Region 101 of the test catalog: its own pool, bridge nubis-101 at 172.30.101.1/24. */
 export const testPool = process.env.LXD_TEST_POOL ?? '172.30.101.0/24';
 export const TEST_IMAGE = 1001;
+/** A plan of the test catalog with a 1 GB disk, for what fills a disk (the hostile-tenant suite). */
+export const TEST_SMALL_PLAN = 901;
+export const TEST_SMALL_PLAN_DISK_GB = 1;
 /**
  * Region 102 of the test catalog, for the addresses: a first IPv4 pool with one address (a /30),
  * a second pool (bridge nubis-102p2) and an IPv6 pool in ULA space (the host's own IPv6 is fd00::/64).
@@ -47,6 +50,13 @@ export function writeTestCatalog(): string {
   image.engine = { image: 'nubis-tiny' };
   catalog.images = [image];
   catalog.plans = catalog.plans.map((plan: JsonBody) => ({ ...plan, regions: [] }));
+  catalog.plans.push({
+    ...catalog.plans[0],
+    id: TEST_SMALL_PLAN,
+    uuid: 'c3b1b7b0-6c1a-4e39-8c7e-000000000901',
+    name: 'test-1gb-disk',
+    disk_gb: TEST_SMALL_PLAN_DISK_GB,
+  });
   const path = join(mkdtempSync(join(tmpdir(), 'nubis-lxd-catalog-')), 'catalog.json');
   writeFileSync(path, JSON.stringify(catalog, null, 2));
   return path;

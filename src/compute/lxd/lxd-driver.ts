@@ -48,6 +48,7 @@ import {
   vpcNetwork,
 } from './lxd-names.ts';
 import { bridgeOf, ipv6FirstHost, nicRoutes } from './lxd-networks.ts';
+import { isolationConfig, publicNicSecurity, rootDiskLimits, vpcNicSecurity } from './lxd-isolation.ts';
 
 interface InstanceBody {
   name: string;
@@ -369,7 +370,12 @@ export class LxdDriver implements ComputeDriver, Engine {
 
   /** The root disk: a directory pool has no quotas; every other driver sizes it to the plan. */
   async #rootDisk(spec: MachineSpec): Promise<Record<string, string>> {
-    const root: Record<string, string> = { type: 'disk', path: '/', pool: this.#config.lxdStoragePool };
+    const root: Record<string, string> = {
+      type: 'disk',
+      path: '/',
+      pool: this.#config.lxdStoragePool,
+      ...rootDiskLimits(spec.limits),
+    };
     if ((await this.#storageDriver()) !== 'dir') root.size = `${spec.limits.diskGb}GiB`;
     return root;
   }
@@ -383,6 +389,7 @@ export class LxdDriver implements ComputeDriver, Engine {
         nictype: 'bridged',
         parent: vpcNetwork(vpc.uuid),
         name: `eth${index + 1}`,
+        ...vpcNicSecurity(vpc.address),
       };
     });
     return devices;
@@ -407,6 +414,7 @@ export class LxdDriver implements ComputeDriver, Engine {
       ...(spec.ipv4 ? { 'ipv4.address': spec.ipv4 } : {}),
       ...nicRoutes(bridge, spec),
       ...nicLimits(spec),
+      ...publicNicSecurity(bridge, spec.ipv4),
     };
   }
 
@@ -569,12 +577,16 @@ export class LxdDriver implements ComputeDriver, Engine {
     const config = limitsConfig(spec);
     const changed = Object.fromEntries(Object.entries(config).filter(([key, value]) => instance.config[key] !== value));
     const root = await this.#rootDisk(spec);
-    const diskChanged = root.size !== undefined && instance.devices.root?.size !== root.size;
+    // The size (where the pool has quotas) and the I/O ceiling: what the plan sets of the root disk.
+    const sized = Object.fromEntries(
+      ['size', 'limits.read', 'limits.write'].filter((key) => root[key] !== undefined).map((key) => [key, root[key]!]),
+    );
+    const diskChanged = Object.entries(sized).some(([key, value]) => instance.devices.root?.[key] !== value);
     if (Object.keys(changed).length === 0 && !diskChanged) return;
     await this.#client.run('PATCH', `/1.0/instances/${name}`, {
       body: {
         config: changed,
-        ...(diskChanged ? { devices: { root: { ...(instance.devices.root ?? root), size: root.size! } } } : {}),
+        ...(diskChanged ? { devices: { root: { ...(instance.devices.root ?? root), ...sized } } } : {}),
       },
     });
   }
@@ -699,9 +711,13 @@ export function nicLimits(spec: Pick<MachineSpec, 'throttle'>): {
   return spec.throttle ? { 'limits.egress': spec.throttle, 'limits.ingress': spec.throttle } : {};
 }
 
-/** The instance config of the spec's limits (CPU and memory). */
+/** The instance config of the spec's limits (CPU, memory, processes, disk I/O) and its own id map. */
 function limitsConfig(spec: MachineSpec): Record<string, string> {
-  return { 'limits.cpu': String(spec.limits.vcpus), 'limits.memory': `${spec.limits.memoryMb}MiB` };
+  return {
+    'limits.cpu': String(spec.limits.vcpus),
+    'limits.memory': `${spec.limits.memoryMb}MiB`,
+    ...isolationConfig(spec.limits),
+  };
 }
 
 /** The disk generation the instance was made for (0: made before generations were kept). */
