@@ -406,9 +406,15 @@ export const variables = {
   lxdStoragePool: v('LXD_STORAGE_POOL', 'nubis', text, "lxd driver: storage pool of the servers' root disks"),
   lxdStorageDriver: v(
     'LXD_STORAGE_DRIVER',
-    'dir',
+    'btrfs',
     text,
-    'lxd driver: driver `nubis compute setup` creates the storage pool with when it is missing (dir, zfs, btrfs, lvm, ...)',
+    "lxd driver: driver `nubis compute setup` creates the storage pool with when it is missing (btrfs, zfs, lvm: with quotas, each root disk the plan's size; dir has none)",
+  ),
+  lxdStorageSize: v(
+    'LXD_STORAGE_SIZE',
+    '',
+    text,
+    "lxd driver: size of the loop file `nubis compute setup` makes a new pool on, e.g. 100GiB (empty: the engine's default; ignored for dir)",
   ),
   computeJobAttempts: v(
     'COMPUTE_JOB_ATTEMPTS',

@@ -15,6 +15,15 @@ export const lxdUrl = process.env.LXD_URL ?? '/var/lib/lxd/unix.socket';
 /** Region 101 of the test catalog: its own pool, bridge nubis-101 at 172.30.101.1/24. */
 export const testPool = process.env.LXD_TEST_POOL ?? '172.30.101.0/24';
 export const TEST_IMAGE = 1001;
+/**
+ * The suite's storage pool: btrfs on a loop file (made by `nubis compute setup`), so every root
+ * disk has its plan's quota; apart from a host's own `nubis` pool, which may be `dir`.
+ */
+export const testStorage = {
+  LXD_STORAGE_POOL: process.env.LXD_TEST_STORAGE_POOL ?? 'nubis-quota',
+  LXD_STORAGE_DRIVER: 'btrfs',
+  LXD_STORAGE_SIZE: process.env.LXD_TEST_STORAGE_SIZE ?? '20GiB',
+};
 /** A plan of the test catalog with a 1 GB disk, for what fills a disk (the hostile-tenant suite). */
 export const TEST_SMALL_PLAN = 901;
 export const TEST_SMALL_PLAN_DISK_GB = 1;
@@ -79,6 +88,7 @@ export function startLxdInstance(env: Record<string, string> = {}): Promise<Test
   return startTestInstance({
     COMPUTE_DRIVER: 'lxd',
     LXD_URL: lxdUrl,
+    ...testStorage,
     CATALOG_FILE: process.env.LXD_TEST_CATALOG ?? writeTestCatalog(),
     COMPUTE_RECONCILE_SECONDS: '1',
     COMPUTE_JOB_CONCURRENCY: '4',
