@@ -481,7 +481,19 @@ export const variables = {
     'SIM_BANDWIDTH_GB_PER_DAY',
     2,
     integer(0, 1_000_000),
-    'simulated driver: average traffic of a running server per day (each server varies around it)',
+    'simulated driver: average traffic a running server sends per day (each server varies around it)',
+  ),
+  simInboundGbPerDay: v(
+    'SIM_INBOUND_GB_PER_DAY',
+    0,
+    integer(0, 1_000_000),
+    'simulated driver: traffic every running server receives per day besides what it asks for (a flood from outside)',
+  ),
+  trafficMetered: v(
+    'TRAFFIC_METERED',
+    'outbound',
+    oneOf('outbound', 'both'),
+    "which of a server's public traffic counts against its allowance: outbound (what it sends, as providers bill it) or both directions; the graphs show both either way",
   ),
   backupRetentionDays: v(
     'BACKUP_RETENTION_DAYS',

@@ -1,6 +1,6 @@
-// Bandwidth overage on real servers: traffic the guest downloads from the host's bridge address
-// (the only address besides loopback this suite sends traffic to) crosses a server's point, read
-// from the engine's NIC counters. power_off stops the instance and holds it off (409 on start);
+// Bandwidth overage on real servers: traffic the guest sends to the host's bridge address (the
+// only address besides loopback this suite sends traffic to) crosses a server's point, read from
+// the engine's NIC counters (what a server sends is what is metered, TRAFFIC_METERED). power_off stops the instance and holds it off (409 on start);
 // throttle puts the rate limit in the engine's NIC config and takes it out again; charge bills
 // the whole GB past the point at the region's rate, to the micro-dollar. Run by `npm run test:lxd`.
 
@@ -31,36 +31,24 @@ const lxd = engine();
 const key = keyPair();
 const created: string[] = [];
 const gateway = testPool.replace(/\.0\/\d+$/, '.1');
-let blobs: ChildProcess;
-let base = '';
+let sink: ChildProcess;
+let sinkPort = '';
 
-/** Serves /blob/<MiB> (zeros) on the bridge address from a child process, which ssh (run synchronously here) does not block. */
-const blobServer = `
-const http = require('node:http');
-const chunk = Buffer.alloc(1 << 20);
-const server = http.createServer((request, response) => {
-  const mib = Number((/^\\/blob\\/(\\d+)$/.exec(request.url) || [])[1] || 0);
-  response.setHeader('content-length', String(mib * chunk.length));
-  let sent = 0;
-  const pump = () => {
-    while (sent < mib) {
-      sent++;
-      if (!response.write(chunk)) return void response.once('drain', pump);
-    }
-    response.end();
-  };
-  pump();
-});
+/**
+ * A sink on the bridge address that reads and drops whatever a guest sends it, in a child process,
+ * which ssh (run synchronously here) does not block.
+ */
+const sinkServer = `
+const net = require('node:net');
+const server = net.createServer((socket) => socket.resume());
 server.listen(0, process.argv[1], () => console.log(server.address().port));
 `;
-
 before(async () => {
-  blobs = spawn(process.execPath, ['-e', blobServer, gateway], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<string>((resolve, reject) => {
-    blobs.stdout!.once('data', (data: Buffer) => resolve(data.toString().trim()));
-    blobs.once('exit', (code) => reject(new Error(`the blob server exited (${code})`)));
+  sink = spawn(process.execPath, ['-e', sinkServer, gateway], { stdio: ['ignore', 'pipe', 'inherit'] });
+  sinkPort = await new Promise<string>((resolve, reject) => {
+    sink.stdout!.once('data', (data: Buffer) => resolve(data.toString().trim()));
+    sink.once('exit', (code) => reject(new Error(`the sink exited (${code})`)));
   });
-  base = `http://${gateway}:${port}`;
   nubis = await startLxdInstance({ SWEEPS: 'true', SWEEP_INTERVAL_SECONDS: '1' });
   alice = await createAccount(nubis, { credit: 500 });
   const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
@@ -74,7 +62,7 @@ before(async () => {
 after(async () => {
   await removeServers(nubis, alice.token, created, lxd);
   await nubis.close();
-  blobs.kill();
+  sink.kill();
   lxd.close();
 });
 
@@ -102,10 +90,14 @@ async function serverWith(label: string, policy: string, pointGb: number) {
   return { id: made.body.id as number, uuid: made.body.uuid as string, address: publicAddress(running), info };
 }
 
-/** The guest downloads `megabytes` MiB from the host, 100 MiB a request (each ssh call is bounded). */
-async function download(address: string, megabytes: number) {
+/** The guest sends `megabytes` MiB to the host, 100 MiB a connection (each ssh call is bounded). */
+async function upload(address: string, megabytes: number) {
   for (let left = megabytes; left > 0; left -= 100)
-    await sshEventually(address, { key: key.path }, `wget -q -O /dev/null ${base}/blob/${Math.min(100, left)}`);
+    await sshEventually(
+      address,
+      { key: key.path },
+      `dd if=/dev/zero bs=1M count=${Math.min(100, left)} 2>/dev/null | nc -w 3 ${gateway} ${sinkPort}`,
+    );
 }
 
 async function overageEvents(uuid: string) {
@@ -123,7 +115,7 @@ async function eth0(uuid: string): Promise<Record<string, string>> {
 test('power_off: the instance is stopped once the traffic crosses the point, and a start is refused', async () => {
   const s = await serverWith('heavy', 'power_off', 0.01);
   assert.deepEqual([s.info.power, s.info.bandwidth.applied], ['running', null]);
-  await download(s.address, 20);
+  await upload(s.address, 20);
   const off = await awaitPower(nubis, alice.token, s.uuid, 'stopped', 60);
   assert.equal(off.bandwidth.applied, 'power_off');
   assert.ok(off.bandwidth.usage >= 0.01, JSON.stringify(off.bandwidth));
@@ -139,7 +131,7 @@ test('power_off: the instance is stopped once the traffic crosses the point, and
 test("throttle: the engine's NIC gets the rate limit at the point, and loses it when the point moves up", async () => {
   const s = await serverWith('throttled', 'throttle', 0.01);
   assert.equal((await eth0(s.uuid))['limits.ingress'], undefined);
-  await download(s.address, 20);
+  await upload(s.address, 20);
   const limited = await eventually('limits in the engine', 60, async () => {
     const nic = await eth0(s.uuid);
     return nic['limits.ingress'] ? nic : undefined;
@@ -175,7 +167,7 @@ test("throttle: the engine's NIC gets the rate limit at the point, and loses it 
 
 test("charge: the whole GB past the point are billed at the region's rate, exactly", async () => {
   const s = await serverWith('metered', 'charge', 0.01);
-  await download(s.address, 1300);
+  await upload(s.address, 1300);
   await eventually('a charge', 240, async () => ((await overageEvents(s.uuid)).length ? true : undefined));
   const catalog = JSON.parse(readFileSync(process.env.LXD_TEST_CATALOG!, 'utf8'));
   const rate = catalog.regions.find((r: { id: number }) => r.id === 101).bandwidth_overage_per_gb ?? '0.01';

@@ -48,6 +48,7 @@ import {
   vpcNetwork,
 } from './lxd-names.ts';
 import { bridgeOf, ipv6FirstHost, nicRoutes } from './lxd-networks.ts';
+import { meteredBytes, type TrafficMetered } from '../traffic-meter.ts';
 import { isolationConfig, publicNicSecurity, rootDiskLimits, vpcNicSecurity } from './lxd-isolation.ts';
 
 interface InstanceBody {
@@ -222,7 +223,7 @@ export class LxdDriver implements ComputeDriver, Engine {
       if (!uuid) continue;
       // In rescue mode the rescue system is what runs (and moves traffic) for the server.
       const carrier = rescues.get(uuid) ?? server;
-      const traffic = trafficOf(carrier.name, carrier.state, now);
+      const traffic = trafficOf(carrier.name, carrier.state, now, this.#config.trafficMetered);
       if (traffic) this.#traffic.set(uuid, traffic);
       const spec = specs.get(uuid);
       seen.set(uuid, {
@@ -320,7 +321,7 @@ export class LxdDriver implements ComputeDriver, Engine {
     for (const name of [rescueInstanceName(serverUuid), instanceName(serverUuid)]) {
       const state = await this.#client.get<InstanceState>(`/1.0/instances/${name}/state`).catch(() => null);
       if (!state) continue;
-      const traffic = trafficOf(name, state, now);
+      const traffic = trafficOf(name, state, now, this.#config.trafficMetered);
       if (traffic) this.#traffic.set(serverUuid, traffic);
       return traffic;
     }
@@ -726,12 +727,18 @@ function generationOf(instance: InstanceBody): number {
 }
 
 /** A running instance's public NIC counters, counting from its current start (its process). */
-function trafficOf(name: string, state: InstanceState | null, now: number): TrafficCounter | null {
+function trafficOf(
+  name: string,
+  state: InstanceState | null,
+  now: number,
+  metered: TrafficMetered,
+): TrafficCounter | null {
   const eth0 = state?.status === 'Running' ? state.network?.eth0 : undefined;
   if (!state || !eth0) return null;
   return {
     epoch: `${name}@${state.pid ?? 0}`,
-    bytes: eth0.counters.bytes_received + eth0.counters.bytes_sent,
+    // The engine counts from the instance's side: bytes_sent is what the server sent.
+    bytes: meteredBytes(eth0.counters.bytes_sent, eth0.counters.bytes_received, metered),
     at: now,
     since: null,
   };
