@@ -413,7 +413,7 @@ export class LxdDriver implements ComputeDriver, Engine {
       parent: bridge?.name ?? regionNetwork(spec.region),
       name: 'eth0',
       ...(spec.ipv4 ? { 'ipv4.address': spec.ipv4 } : {}),
-      ...nicRoutes(bridge, spec),
+      ...nicRoutes(spec),
       ...nicLimits(spec),
       ...publicNicSecurity(bridge, spec.ipv4),
     };
