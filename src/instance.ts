@@ -15,7 +15,7 @@ import { createSecrets, loadServerKey, serverKeyFile } from './platform/secrets.
 import { cryptoRandom, seededClockStart, seededRandom, seedKey } from './platform/random.ts';
 import { inMemory } from './db/connect.ts';
 import type { Logger, Platform } from './platform/context.ts';
-import { loadCatalog } from './catalog/catalog.ts';
+import { catalogForEngine, loadCatalog } from './catalog/catalog.ts';
 import type { Catalog } from './catalog/catalog.types.ts';
 import { settleMailDeliveries } from './mail/mail.service.ts';
 import { smtpTransport } from './mail/mail.transport.ts';
@@ -174,7 +174,10 @@ export async function createPlatform(
     clock,
     secrets: createSecrets(serverKey(config), config.passwordHashCost, config.passwordHashConcurrency, random),
     random,
-    catalog: catalog ? { ...catalog, loadedAt: clock.now() } : loadCatalog(config.catalogFile, clock.now()),
+    catalog: catalogForEngine(
+      catalog ? { ...catalog, loadedAt: clock.now() } : loadCatalog(config.catalogFile, clock.now()),
+      config.computeDriver,
+    ),
     mailTransport: config.smtpUrl ? await smtpTransport(config.smtpUrl) : null,
     compute: await createComputeDriver(config),
     // SQLite: this process owns the database, so it may cache actors on its own; PostgreSQL only

@@ -15,6 +15,9 @@ export const lxdUrl = process.env.LXD_URL ?? '/var/lib/lxd/unix.socket';
 /** Region 101 of the test catalog: its own pool, bridge nubis-101 at 172.30.101.1/24. */
 export const testPool = process.env.LXD_TEST_POOL ?? '172.30.101.0/24';
 export const TEST_IMAGE = 1001;
+/** Windows Server 2022 (no engine image of its own) and Docker (nesting) in region 101 of the test catalog. */
+export const TEST_WINDOWS_IMAGE = 1101;
+export const TEST_DOCKER_IMAGE = 2001;
 /**
  * The suite's storage pool: btrfs on a loop file (made by `nubis compute setup`), so every root
  * disk has its plan's quota; apart from a host's own `nubis` pool, which may be `dir`.
@@ -57,7 +60,12 @@ export function writeTestCatalog(): string {
   image.min_disk_gb = 1;
   image.regions = [101, addressRegion.id];
   image.engine = { image: 'nubis-tiny' };
-  catalog.images = [image];
+  // An OS the engine has no image of (it would boot Linux), and an application image needing nesting.
+  const windows = catalog.images.find((i: JsonBody) => i.id === TEST_WINDOWS_IMAGE);
+  windows.regions = [101];
+  const docker = catalog.images.find((i: JsonBody) => i.id === TEST_DOCKER_IMAGE);
+  Object.assign(docker, { min_disk_gb: 1, regions: [101], engine: { image: 'nubis-tiny', nesting: true } });
+  catalog.images = [image, windows, docker];
   catalog.plans = catalog.plans.map((plan: JsonBody) => ({ ...plan, regions: [] }));
   catalog.plans.push({
     ...catalog.plans[0],

@@ -49,7 +49,7 @@ import {
 } from './lxd-names.ts';
 import { bridgeOf, ipv6FirstHost, nicRoutes } from './lxd-networks.ts';
 import { meteredBytes, type TrafficMetered } from '../traffic-meter.ts';
-import { isolationConfig, publicNicSecurity, rootDiskLimits, vpcNicSecurity } from './lxd-isolation.ts';
+import { imageConfig, isolationConfig, publicNicSecurity, rootDiskLimits, vpcNicSecurity } from './lxd-isolation.ts';
 
 interface InstanceBody {
   name: string;
@@ -455,6 +455,7 @@ export class LxdDriver implements ComputeDriver, Engine {
         profiles: [profileName],
         config: {
           ...limitsConfig(spec),
+          ...imageConfig(spec.image),
           'cloud-init.user-data': userData(spec),
           'user.nubis.server': spec.uuid,
           [diskKey]: String(spec.disk.generation),

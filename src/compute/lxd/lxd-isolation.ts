@@ -3,6 +3,7 @@
 // on the public bridge (no frame of one server reaches another directly: no rogue DHCP, router
 // advertisement or ARP), and the per-plan limits of processes and disk I/O with an id map of its own.
 
+import type { Image } from '../../catalog/catalog.types.ts';
 import type { MachineLimits } from '../compute-driver.ts';
 import { formatAddress, parsePrefix, type RegionBridge } from './lxd-networks.ts';
 
@@ -74,4 +75,13 @@ export function rootDiskLimits(limits: Pick<MachineLimits, 'vcpus'>): {
   'limits.write': string;
 } {
   return { 'limits.read': `${100 * limits.vcpus}MB`, 'limits.write': `${50 * limits.vcpus}MB` };
+}
+
+/**
+ * What the server's image needs of its container: nesting (LXD's `security.nesting`) for an image
+ * whose servers run containers themselves (Docker), named in the catalog (`engine.nesting`). Only
+ * those: nesting gives the guest more of the host's kernel to reach.
+ */
+export function imageConfig(image: Pick<Image, 'engine'>): Record<string, string> {
+  return image.engine?.nesting ? { 'security.nesting': 'true' } : {};
 }
