@@ -35,9 +35,8 @@ after(async () => {
 test('an image the engine cannot boot is not listed for the region, and create refuses it naming image', async () => {
   const list = await nubis.request('GET', '/v1.3/image/list?region_id=101', { token: alice.token });
   assert.equal(list.status, 200, JSON.stringify(list.body));
-  const ids = JSON.stringify(list.body);
-  assert.ok(ids.includes(`"id":${TEST_IMAGE}`), ids.slice(0, 300));
-  assert.ok(!ids.includes(`"id":${TEST_WINDOWS_IMAGE}`), 'Windows is listed in an LXD region');
+  // Keyed by image id.
+  assert.deepEqual(Object.keys(list.body.images).map(Number).sort(), [TEST_IMAGE, TEST_DOCKER_IMAGE]);
   const refused = await nubis.request('POST', '/v1.3/server/create', {
     token: alice.token,
     body: { region: 101, image: TEST_WINDOWS_IMAGE, plan: 1, hostname: 'win.example.com', label: 'win' },
