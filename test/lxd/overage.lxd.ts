@@ -6,7 +6,6 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import type { TestInstance } from '../support/instance.ts';
 import { createAccount, mailsTo, type TestAccount } from '../support/accounts.ts';
@@ -17,11 +16,10 @@ import {
   keyPair,
   publicAddress,
   removeServers,
+  sendFromGuest,
   serverInfo,
-  sshEventually,
   startLxdInstance,
   TEST_IMAGE,
-  testPool,
 } from './support.ts';
 
 let nubis: TestInstance;
@@ -30,25 +28,8 @@ let keyUuid = '';
 const lxd = engine();
 const key = keyPair();
 const created: string[] = [];
-const gateway = testPool.replace(/\.0\/\d+$/, '.1');
-let sink: ChildProcess;
-let sinkPort = '';
 
-/**
- * A sink on the bridge address that reads and drops whatever a guest sends it, in a child process,
- * which ssh (run synchronously here) does not block.
- */
-const sinkServer = `
-const net = require('node:net');
-const server = net.createServer((socket) => socket.resume());
-server.listen(0, process.argv[1], () => console.log(server.address().port));
-`;
 before(async () => {
-  sink = spawn(process.execPath, ['-e', sinkServer, gateway], { stdio: ['ignore', 'pipe', 'inherit'] });
-  sinkPort = await new Promise<string>((resolve, reject) => {
-    sink.stdout!.once('data', (data: Buffer) => resolve(data.toString().trim()));
-    sink.once('exit', (code) => reject(new Error(`the sink exited (${code})`)));
-  });
   nubis = await startLxdInstance({ SWEEPS: 'true', SWEEP_INTERVAL_SECONDS: '1' });
   alice = await createAccount(nubis, { credit: 500 });
   const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
@@ -62,7 +43,6 @@ before(async () => {
 after(async () => {
   await removeServers(nubis, alice.token, created, lxd);
   await nubis.close();
-  sink.kill();
   lxd.close();
 });
 
@@ -90,14 +70,9 @@ async function serverWith(label: string, policy: string, pointGb: number) {
   return { id: made.body.id as number, uuid: made.body.uuid as string, address: publicAddress(running), info };
 }
 
-/** The guest sends `megabytes` MiB to the host, 100 MiB a connection (each ssh call is bounded). */
-async function upload(address: string, megabytes: number) {
-  for (let left = megabytes; left > 0; left -= 100)
-    await sshEventually(
-      address,
-      { key: key.path },
-      `dd if=/dev/zero bs=1M count=${Math.min(100, left)} 2>/dev/null | nc -w 3 ${gateway} ${sinkPort}`,
-    );
+/** The guest sends `megabytes` MiB to the host, 100 MiB an exec (each bounded). */
+async function upload(uuid: string, megabytes: number) {
+  for (let left = megabytes; left > 0; left -= 100) await sendFromGuest(lxd, uuid, Math.min(100, left));
 }
 
 async function overageEvents(uuid: string) {
@@ -115,7 +90,7 @@ async function eth0(uuid: string): Promise<Record<string, string>> {
 test('power_off: the instance is stopped once the traffic crosses the point, and a start is refused', async () => {
   const s = await serverWith('heavy', 'power_off', 0.01);
   assert.deepEqual([s.info.power, s.info.bandwidth.applied], ['running', null]);
-  await upload(s.address, 20);
+  await upload(s.uuid, 20);
   const off = await awaitPower(nubis, alice.token, s.uuid, 'stopped', 60);
   assert.equal(off.bandwidth.applied, 'power_off');
   assert.ok(off.bandwidth.usage >= 0.01, JSON.stringify(off.bandwidth));
@@ -131,7 +106,7 @@ test('power_off: the instance is stopped once the traffic crosses the point, and
 test("throttle: the engine's NIC gets the rate limit at the point, and loses it when the point moves up", async () => {
   const s = await serverWith('throttled', 'throttle', 0.01);
   assert.equal((await eth0(s.uuid))['limits.ingress'], undefined);
-  await upload(s.address, 20);
+  await upload(s.uuid, 20);
   const limited = await eventually('limits in the engine', 60, async () => {
     const nic = await eth0(s.uuid);
     return nic['limits.ingress'] ? nic : undefined;
@@ -167,7 +142,7 @@ test("throttle: the engine's NIC gets the rate limit at the point, and loses it 
 
 test("charge: the whole GB past the point are billed at the region's rate, exactly", async () => {
   const s = await serverWith('metered', 'charge', 0.01);
-  await upload(s.address, 1300);
+  await upload(s.uuid, 1300);
   await eventually('a charge', 240, async () => ((await overageEvents(s.uuid)).length ? true : undefined));
   const catalog = JSON.parse(readFileSync(process.env.LXD_TEST_CATALOG!, 'utf8'));
   const rate = catalog.regions.find((r: { id: number }) => r.id === 101).bandwidth_overage_per_gb ?? '0.01';

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 import { join } from 'node:path';
 import { LxdClient } from '../../src/compute/lxd/lxd-client.ts';
 import { createAccount } from '../support/accounts.ts';
@@ -236,4 +237,25 @@ export function sshEventually(address: string, auth: SshAuth, command: string, s
     const result = ssh(address, auth, command);
     return result.code === 0 ? result : undefined;
   });
+}
+
+/**
+ * The guest sends `mib` MiB to a sink on the host's address on its bridge (what a server sends is
+ * what the meter counts), through the engine's exec: this process stays free to read them.
+ */
+export async function sendFromGuest(lxd: LxdClient, serverUuid: string, mib: number): Promise<void> {
+  const gateway = testPool.replace(/\.0\/\d+$/, '.1');
+  const sink = createTcpServer((socket) => socket.resume());
+  await new Promise<void>((resolve) => sink.listen(0, gateway, resolve));
+  try {
+    const { port } = sink.address() as AddressInfo;
+    const sent = await lxd.exec(`nubis-${serverUuid}`, [
+      '/bin/sh',
+      '-c',
+      `dd if=/dev/zero bs=1M count=${mib} 2>/dev/null | nc -w 3 ${gateway} ${port}; echo sent`,
+    ]);
+    assert.equal(sent.stdout.trim(), 'sent', sent.stderr);
+  } finally {
+    sink.close();
+  }
 }
