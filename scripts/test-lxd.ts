@@ -5,7 +5,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { LxdClient } from '../src/compute/lxd/lxd-client.ts';
-import { lxdUrl, writeTestCatalog } from '../test/lxd/support.ts';
+import { lxdUrl, testStorage, writeTestCatalog } from '../test/lxd/support.ts';
 import { tinyImageRevision } from '../src/compute/lxd/images.ts';
 
 const ci = /^(1|true|yes)$/i.test(process.env.CI ?? '');
@@ -24,6 +24,7 @@ const env = {
   ...process.env,
   CATALOG_FILE: catalog,
   LXD_URL: lxdUrl,
+  ...testStorage,
   LXD_TEST_CATALOG: catalog,
   COMPUTE_DRIVER: 'lxd',
 };

@@ -457,9 +457,15 @@ export const variables = {
   lxdStoragePool: v('LXD_STORAGE_POOL', 'nubis', text, "lxd driver: storage pool of the servers' root disks"),
   lxdStorageDriver: v(
     'LXD_STORAGE_DRIVER',
-    'dir',
+    'btrfs',
     text,
-    'lxd driver: driver `nubis compute setup` creates the storage pool with when it is missing (dir, zfs, btrfs, lvm, ...)',
+    "lxd driver: driver `nubis compute setup` creates the storage pool with when it is missing (btrfs, zfs, lvm: with quotas, each root disk the plan's size; dir has none)",
+  ),
+  lxdStorageSize: v(
+    'LXD_STORAGE_SIZE',
+    '',
+    text,
+    "lxd driver: size of the loop file `nubis compute setup` makes a new pool on, e.g. 100GiB (empty: the engine's default; ignored for dir)",
   ),
   computeJobAttempts: v(
     'COMPUTE_JOB_ATTEMPTS',
@@ -526,7 +532,19 @@ export const variables = {
     'SIM_BANDWIDTH_GB_PER_DAY',
     2,
     integer(0, 1_000_000),
-    'simulated driver: average traffic of a running server per day (each server varies around it)',
+    'simulated driver: average traffic a running server sends per day (each server varies around it)',
+  ),
+  simInboundGbPerDay: v(
+    'SIM_INBOUND_GB_PER_DAY',
+    0,
+    integer(0, 1_000_000),
+    'simulated driver: traffic every running server receives per day besides what it asks for (a flood from outside)',
+  ),
+  trafficMetered: v(
+    'TRAFFIC_METERED',
+    'outbound',
+    oneOf('outbound', 'both'),
+    "which of a server's public traffic counts against its allowance: outbound (what it sends, as providers bill it) or both directions; the graphs show both either way",
   ),
   backupRetentionDays: v(
     'BACKUP_RETENTION_DAYS',

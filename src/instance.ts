@@ -15,7 +15,7 @@ import { createSecrets, loadServerKey, serverKeyFile } from './platform/secrets.
 import { cryptoRandom, seededClockStart, seededRandom, seedKey } from './platform/random.ts';
 import { inMemory } from './db/connect.ts';
 import type { Logger, Platform } from './platform/context.ts';
-import { loadCatalog } from './catalog/catalog.ts';
+import { catalogForEngine, loadCatalog } from './catalog/catalog.ts';
 import type { Catalog } from './catalog/catalog.types.ts';
 import { settleMailDeliveries } from './mail/mail.service.ts';
 import { reverseDnsServer } from './reverse-dns/powerdns.ts';
@@ -175,8 +175,12 @@ export async function createPlatform(
     clock,
     secrets: createSecrets(serverKey(config), config.passwordHashCost, config.passwordHashConcurrency, random),
     random,
+    // What the engine can boot, then the features the deployment offers.
     catalog: withOfferedFeatures(
-      catalog ? { ...catalog, loadedAt: clock.now() } : loadCatalog(config.catalogFile, clock.now()),
+      catalogForEngine(
+        catalog ? { ...catalog, loadedAt: clock.now() } : loadCatalog(config.catalogFile, clock.now()),
+        config.computeDriver,
+      ),
       config.computeDriver,
     ),
     mailTransport: config.smtpUrl ? await smtpTransport(config.smtpUrl) : null,

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { Errors } from 'typebox/schema';
-import { checkCatalog, loadCatalog } from './catalog.ts';
+import { catalogForEngine, checkCatalog, loadCatalog } from './catalog.ts';
 import { CatalogFileSchema } from './catalog.types.ts';
 import { schemaErrors } from './schema-check.ts';
 
@@ -111,4 +111,17 @@ test("the schema check reports what TypeBox's checker reports, on generated bad 
     }),
     { numRuns: 500 },
   );
+});
+
+test('on the real engine an image is offered only where it boots what it says; the simulated driver keeps all', () => {
+  const shipped = loadCatalog(null, 0);
+  const lxd = catalogForEngine(shipped, 'lxd');
+  const offered = (id: number) => lxd.images.get(id)!.regions.length > 0;
+  // Linux images boot the default engine image; Windows and FreeBSD name none of their own.
+  assert.deepEqual([1001, 1011, 2001, 1041, 1101, 1102].map(offered), [true, true, true, false, false, false]);
+  assert.equal(catalogForEngine(shipped, 'simulated'), shipped);
+  // An operator who has a Windows engine image (a VM image) names it, and the image is offered.
+  const windows = { ...shipped.images.get(1101)!, engine: { image: 'windows-2022' } };
+  const named = catalogForEngine({ ...shipped, images: new Map([[1101, windows]]) }, 'lxd');
+  assert.deepEqual(named.images.get(1101)!.regions, windows.regions);
 });

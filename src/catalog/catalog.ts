@@ -177,3 +177,21 @@ export function findIn<T extends { id: number; uuid: string }>(
 export function planAvailableIn(plan: Plan, regionId: number): boolean {
   return plan.regions.length === 0 || plan.regions.includes(regionId);
 }
+
+/**
+ * The catalog as an engine can keep it: on the real driver (lxd) an image is offered only where it
+ * boots what it says — a Linux image (the default engine image, nubis-debian, stands for it), or one
+ * that names its own engine image. Windows, FreeBSD and other families without one lose their
+ * regions: not listed there, refused at create and rebuild (400 naming `image`), and so never
+ * billed a licence for an OS that is not running. The simulated driver boots nothing: all stay.
+ */
+export function catalogForEngine(catalog: Catalog, driver: string): Catalog {
+  if (driver !== 'lxd') return catalog;
+  const images = new Map<number, Image>();
+  for (const [id, image] of catalog.images) images.set(id, bootsOnEngine(image) ? image : { ...image, regions: [] });
+  return { ...catalog, images };
+}
+
+function bootsOnEngine(image: Image): boolean {
+  return image.engine?.image !== undefined || image.os_type === 'linux';
+}

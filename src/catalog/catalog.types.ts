@@ -153,8 +153,18 @@ export const ImageFileSchema = Type.Object(
     min_memory_mb: Type.Integer({ minimum: 1 }),
     /** Licence fee per hour; "0" for free software. */
     hourly_cost: Price,
-    /** The engine image (alias or fingerprint) servers of this image boot (COMPUTE_DRIVER=lxd; default nubis-debian). */
-    engine: Type.Optional(Type.Object({ image: EngineName }, { additionalProperties: false })),
+    /**
+     * What the real compute driver (COMPUTE_DRIVER=lxd) boots for this image: `image`, the engine
+     * image (alias or fingerprint; default nubis-debian, a Linux system, so an image of another OS
+     * family is only offered there when it names its own); `nesting`, whether its servers run
+     * containers themselves (Docker: LXD's security.nesting).
+     */
+    engine: Type.Optional(
+      Type.Object(
+        { image: Type.Optional(EngineName), nesting: Type.Optional(Type.Boolean()) },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -121,7 +121,8 @@ export const convergeJob = 'converge';
 export type JobAction = typeof convergeJob | ArtifactKind;
 
 /**
- * NIC counters of a machine (bytes received + sent on its public NIC) as read at `at`, counting
+ * NIC counters of a machine (the bytes its public NIC sent, and received where TRAFFIC_METERED is
+ * `both`: traffic-meter.ts, meteredBytes) as read at `at`, counting
  * from the machine's last boot: `epoch` names that boot, so a reading of a new epoch started at 0.
  * `since` is when the epoch began, where known.
  */

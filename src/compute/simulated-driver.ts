@@ -2,6 +2,7 @@
 // the state shown is derived from the clock alone; realistic timings (the SIM_* variables),
 // snapshot sizes and NIC counters, all derived deterministically from the machine.
 
+import { meteredBytes } from './traffic-meter.ts';
 import type { Config } from '../config.ts';
 import { shownPower, type Transition } from '../servers/power-state.ts';
 import type { ComputeDriver, ConsoleOpening, MachineFacts, TrafficCounter } from './compute-driver.ts';
@@ -22,6 +23,8 @@ export type SimulatedTimings = Pick<
   | 'simResizeSeconds'
   | 'simSnapshotSecondsPerGb'
   | 'simBandwidthGbPerDay'
+  | 'simInboundGbPerDay'
+  | 'trafficMetered'
 >;
 
 /** A stable number in [0, 1) from a (random, version 4) uuid, so each machine has its own but repeatable habits. */
@@ -73,8 +76,11 @@ export class SimulatedDriver implements ComputeDriver {
     const fields = { power: machine.power, action: machine.action, action_until: machine.actionUntil };
     if (shownPower(fields, now) !== 'running') return null;
     const since = machine.actionUntil ?? machine.createdAt;
-    const perMs = (this.#t.simBandwidthGbPerDay * (0.5 + spread(machine.uuid)) * gib) / dayMs;
-    return { epoch: `booted ${since}`, bytes: Math.round(Math.max(0, now - since) * perMs), at: now, since };
+    const up = Math.max(0, now - since);
+    const sentPerMs = (this.#t.simBandwidthGbPerDay * (0.5 + spread(machine.uuid)) * gib) / dayMs;
+    const receivedPerMs = (this.#t.simInboundGbPerDay * gib) / dayMs;
+    const bytes = meteredBytes(up * sentPerMs, up * receivedPerMs, this.#t.trafficMetered);
+    return { epoch: `booted ${since}`, bytes: Math.round(bytes), at: now, since };
   }
 
   async openConsole(): Promise<ConsoleOpening> {

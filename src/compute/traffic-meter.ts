@@ -13,6 +13,18 @@ import { computeRepository } from './compute.repository.ts';
 
 const gib = 1024 ** 3;
 
+/** Which of a server's traffic counts against its allowance (TRAFFIC_METERED). */
+export type TrafficMetered = 'outbound' | 'both';
+
+/**
+ * The bytes the meter counts of a NIC's counters: by default only what the server sent, as
+ * providers bill it, so nobody can push a server over its allowance (and, with `power_off`, off)
+ * by flooding it from outside; `both` adds what it received.
+ */
+export function meteredBytes(sent: number, received: number, metered: TrafficMetered): number {
+  return metered === 'both' ? sent + received : sent;
+}
+
 /** Bytes a reading adds to the last one, and from when they were moved; null when it adds nothing. */
 export function deltaOf(
   last: LastReading | undefined,

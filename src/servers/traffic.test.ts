@@ -150,3 +150,36 @@ describe('the meter arithmetic', () => {
     assert.deepEqual(byMonth(5, start + 10, start + 10), [{ monthStart: start, bytes: 5 }]);
   });
 });
+
+describe('which direction is metered', () => {
+  /** A day's usage of a running server on a Nubis where every server is flooded with 100 GB a day. */
+  async function floodedDay(env: Record<string, string>): Promise<number> {
+    const flooded = await startTestInstance({ SIM_INBOUND_GB_PER_DAY: '100', SIM_BANDWIDTH_GB_PER_DAY: '2', ...env });
+    try {
+      const owner = await createAccount(flooded, { credit: 1000 });
+      const now = Date.parse((await flooded.admin('GET', '/admin/clock')).body.now);
+      const { end } = monthBounds(now);
+      if (end - now < 3 * day * 1000) await flooded.advance(Math.ceil((end - now) / 1000) + day);
+      const s = await deployServer(flooded, owner.token);
+      await flooded.advance(day);
+      return (await serverInfo(flooded, owner.token, s.id)).bandwidth.usage as number;
+    } finally {
+      await flooded.close();
+    }
+  }
+
+  test('by default only what a server sends counts: a flood from outside does not use its allowance', async () => {
+    const usage = await floodedDay({});
+    // It sends between 1 and 3 GB a day (half to one and a half times 2 GB); the 100 GB received do not count.
+    assert.ok(usage > 0 && usage <= 3.05, `${usage} GB after a flooded day`);
+  });
+
+  test('TRAFFIC_METERED=both counts what it receives too', async () => {
+    const usage = await floodedDay({ TRAFFIC_METERED: 'both' });
+    assert.ok(usage >= 100, `${usage} GB after a flooded day`);
+  });
+
+  test('TRAFFIC_METERED takes outbound or both only', async () => {
+    await assert.rejects(startTestInstance({ TRAFFIC_METERED: 'inbound' }), /TRAFFIC_METERED/);
+  });
+});

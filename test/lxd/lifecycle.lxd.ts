@@ -15,6 +15,7 @@ import {
   privateAddress,
   publicAddress,
   removeServers,
+  sendFromGuest,
   serverInfo,
   ssh,
   sshEventually,
@@ -65,8 +66,15 @@ async function create(body: Record<string, unknown>) {
   return result.body;
 }
 
+/** A root disk's size and I/O ceiling, as the engine has them. */
+function pick(root: Record<string, string> | undefined): (string | undefined)[] {
+  return [root?.size, root?.['limits.read'], root?.['limits.write']];
+}
+
 async function instance(uuid: string) {
-  return lxd.get<{ status: string; config: Record<string, string> }>(`/1.0/instances/nubis-${uuid}`);
+  return lxd.get<{ status: string; config: Record<string, string>; devices: Record<string, Record<string, string>> }>(
+    `/1.0/instances/nubis-${uuid}`,
+  );
 }
 
 test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, drift, remove', async (t) => {
@@ -102,8 +110,8 @@ test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, dri
 
   await t.test("bandwidth: the NIC counters show in the server's usage", async () => {
     const before = (await serverInfo(nubis, alice.token, made.uuid)).bandwidth.usage as number;
-    // 40 MB from the host to the guest, over SSH on the region bridge.
-    assert.equal(ssh(address, { key: key.path }, 'cat > /dev/null', Buffer.alloc(40_000_000)).code, 0);
+    // 40 MiB from the guest to the host (what a server sends is metered).
+    await sendFromGuest(lxd, made.uuid, 40);
     await eventually('bandwidth counted', 30, async () => {
       const usage = (await serverInfo(nubis, alice.token, made.uuid)).bandwidth.usage as number;
       return usage >= before + 0.03 ? usage : undefined;
@@ -129,6 +137,8 @@ test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, dri
   });
 
   await t.test('resize: the instance limits follow the plan', async () => {
+    // The quota pool: the root disk is the plan's (plan 1: 25 GB), with its I/O ceiling.
+    assert.deepEqual(pick((await instance(made.uuid)).devices.root), ['25GiB', '100MB', '50MB']);
     const resized = await nubis.request('POST', '/v1.3/server/resize', {
       token: alice.token,
       body: { server_id: made.uuid, plan_id: 4 },
@@ -138,6 +148,9 @@ test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, dri
     const config = (await instance(made.uuid)).config;
     assert.equal(config['limits.cpu'], '2');
     assert.equal(config['limits.memory'], '2048MiB');
+    assert.equal(config['limits.processes'], '1024');
+    // The disk grows to plan 4's 60 GB; two vCPUs, twice the I/O.
+    assert.deepEqual(pick((await instance(made.uuid)).devices.root), ['60GiB', '200MB', '100MB']);
     await sshEventually(address, { key: key.path }, 'true');
   });
 

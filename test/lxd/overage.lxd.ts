@@ -1,12 +1,11 @@
-// Bandwidth overage on real servers: traffic the guest downloads from the host's bridge address
-// (the only address besides loopback this suite sends traffic to) crosses a server's point, read
-// from the engine's NIC counters. power_off stops the instance and holds it off (409 on start);
+// Bandwidth overage on real servers: traffic the guest sends to the host's bridge address (the
+// only address besides loopback this suite sends traffic to) crosses a server's point, read from
+// the engine's NIC counters (what a server sends is what is metered, TRAFFIC_METERED). power_off stops the instance and holds it off (409 on start);
 // throttle puts the rate limit in the engine's NIC config and takes it out again; charge bills
 // the whole GB past the point at the region's rate, to the micro-dollar. Run by `npm run test:lxd`.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import type { TestInstance } from '../support/instance.ts';
 import { createAccount, mailsTo, type TestAccount } from '../support/accounts.ts';
@@ -17,11 +16,10 @@ import {
   keyPair,
   publicAddress,
   removeServers,
+  sendFromGuest,
   serverInfo,
-  sshEventually,
   startLxdInstance,
   TEST_IMAGE,
-  testPool,
 } from './support.ts';
 
 let nubis: TestInstance;
@@ -30,37 +28,8 @@ let keyUuid = '';
 const lxd = engine();
 const key = keyPair();
 const created: string[] = [];
-const gateway = testPool.replace(/\.0\/\d+$/, '.1');
-let blobs: ChildProcess;
-let base = '';
-
-/** Serves /blob/<MiB> (zeros) on the bridge address from a child process, which ssh (run synchronously here) does not block. */
-const blobServer = `
-const http = require('node:http');
-const chunk = Buffer.alloc(1 << 20);
-const server = http.createServer((request, response) => {
-  const mib = Number((/^\\/blob\\/(\\d+)$/.exec(request.url) || [])[1] || 0);
-  response.setHeader('content-length', String(mib * chunk.length));
-  let sent = 0;
-  const pump = () => {
-    while (sent < mib) {
-      sent++;
-      if (!response.write(chunk)) return void response.once('drain', pump);
-    }
-    response.end();
-  };
-  pump();
-});
-server.listen(0, process.argv[1], () => console.log(server.address().port));
-`;
 
 before(async () => {
-  blobs = spawn(process.execPath, ['-e', blobServer, gateway], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<string>((resolve, reject) => {
-    blobs.stdout!.once('data', (data: Buffer) => resolve(data.toString().trim()));
-    blobs.once('exit', (code) => reject(new Error(`the blob server exited (${code})`)));
-  });
-  base = `http://${gateway}:${port}`;
   nubis = await startLxdInstance({ SWEEPS: 'true', SWEEP_INTERVAL_SECONDS: '1' });
   alice = await createAccount(nubis, { credit: 500 });
   const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
@@ -74,7 +43,6 @@ before(async () => {
 after(async () => {
   await removeServers(nubis, alice.token, created, lxd);
   await nubis.close();
-  blobs.kill();
   lxd.close();
 });
 
@@ -102,10 +70,9 @@ async function serverWith(label: string, policy: string, pointGb: number) {
   return { id: made.body.id as number, uuid: made.body.uuid as string, address: publicAddress(running), info };
 }
 
-/** The guest downloads `megabytes` MiB from the host, 100 MiB a request (each ssh call is bounded). */
-async function download(address: string, megabytes: number) {
-  for (let left = megabytes; left > 0; left -= 100)
-    await sshEventually(address, { key: key.path }, `wget -q -O /dev/null ${base}/blob/${Math.min(100, left)}`);
+/** The guest sends `megabytes` MiB to the host, 100 MiB an exec (each bounded). */
+async function upload(uuid: string, megabytes: number) {
+  for (let left = megabytes; left > 0; left -= 100) await sendFromGuest(lxd, uuid, Math.min(100, left));
 }
 
 async function overageEvents(uuid: string) {
@@ -123,7 +90,7 @@ async function eth0(uuid: string): Promise<Record<string, string>> {
 test('power_off: the instance is stopped once the traffic crosses the point, and a start is refused', async () => {
   const s = await serverWith('heavy', 'power_off', 0.01);
   assert.deepEqual([s.info.power, s.info.bandwidth.applied], ['running', null]);
-  await download(s.address, 20);
+  await upload(s.uuid, 20);
   const off = await awaitPower(nubis, alice.token, s.uuid, 'stopped', 60);
   assert.equal(off.bandwidth.applied, 'power_off');
   assert.ok(off.bandwidth.usage >= 0.01, JSON.stringify(off.bandwidth));
@@ -139,7 +106,7 @@ test('power_off: the instance is stopped once the traffic crosses the point, and
 test("throttle: the engine's NIC gets the rate limit at the point, and loses it when the point moves up", async () => {
   const s = await serverWith('throttled', 'throttle', 0.01);
   assert.equal((await eth0(s.uuid))['limits.ingress'], undefined);
-  await download(s.address, 20);
+  await upload(s.uuid, 20);
   const limited = await eventually('limits in the engine', 60, async () => {
     const nic = await eth0(s.uuid);
     return nic['limits.ingress'] ? nic : undefined;
@@ -175,7 +142,7 @@ test("throttle: the engine's NIC gets the rate limit at the point, and loses it 
 
 test("charge: the whole GB past the point are billed at the region's rate, exactly", async () => {
   const s = await serverWith('metered', 'charge', 0.01);
-  await download(s.address, 1300);
+  await upload(s.uuid, 1300);
   await eventually('a charge', 240, async () => ((await overageEvents(s.uuid)).length ? true : undefined));
   const catalog = JSON.parse(readFileSync(process.env.LXD_TEST_CATALOG!, 'utf8'));
   const rate = catalog.regions.find((r: { id: number }) => r.id === 101).bandwidth_overage_per_gb ?? '0.01';

@@ -18,8 +18,8 @@ import {
   eventually,
   lxdUrl,
   publicAddress,
+  sendFromGuest,
   serverInfo,
-  ssh,
   sshEventually,
   TEST_IMAGE,
   writeTestCatalog,
@@ -144,9 +144,8 @@ after(async () => {
 });
 
 test('bandwidth: a stop and start, and a restart of Nubis, lower nothing already counted', async () => {
-  // 40 MB from the host to the guest, over SSH on the region bridge.
-  await sshEventually(address, { password }, 'true');
-  assert.equal(ssh(address, { password }, 'cat > /dev/null', Buffer.alloc(40_000_000)).code, 0);
+  // 40 MiB from the guest to the host (what a server sends is metered).
+  await sendFromGuest(lxd, uuid, 40);
   const counted = await eventually('the traffic counted', 30, async () => {
     const gb = await usage();
     return gb >= 0.03 ? gb : undefined;
@@ -171,8 +170,7 @@ test('bandwidth: a stop and start, and a restart of Nubis, lower nothing already
   assert.ok(afterRestart >= afterStopStart, `${afterRestart} GB after a restart, ${afterStopStart} GB before`);
 
   // The meter goes on from there: the counters restarted with the machine, the month's total did not.
-  await sshEventually(address, { password }, 'true');
-  assert.equal(ssh(address, { password }, 'cat > /dev/null', Buffer.alloc(20_000_000)).code, 0);
+  await sendFromGuest(lxd, uuid, 20);
   const more = await eventually('more traffic counted', 30, async () => {
     const gb = await usage();
     return gb >= afterRestart + 0.015 ? gb : undefined;

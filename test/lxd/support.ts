@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 import { join } from 'node:path';
 import { LxdClient } from '../../src/compute/lxd/lxd-client.ts';
 import { createAccount } from '../support/accounts.ts';
@@ -15,6 +16,21 @@ export const lxdUrl = process.env.LXD_URL ?? '/var/lib/lxd/unix.socket';
 /** Region 101 of the test catalog: its own pool, bridge nubis-101 at 172.30.101.1/24. */
 export const testPool = process.env.LXD_TEST_POOL ?? '172.30.101.0/24';
 export const TEST_IMAGE = 1001;
+/** Windows Server 2022 (no engine image of its own) and Docker (nesting) in region 101 of the test catalog. */
+export const TEST_WINDOWS_IMAGE = 1101;
+export const TEST_DOCKER_IMAGE = 2001;
+/**
+ * The suite's storage pool: btrfs on a loop file (made by `nubis compute setup`), so every root
+ * disk has its plan's quota; apart from a host's own `nubis` pool, which may be `dir`.
+ */
+export const testStorage = {
+  LXD_STORAGE_POOL: process.env.LXD_TEST_STORAGE_POOL ?? 'nubis-quota',
+  LXD_STORAGE_DRIVER: 'btrfs',
+  LXD_STORAGE_SIZE: process.env.LXD_TEST_STORAGE_SIZE ?? '20GiB',
+};
+/** A plan of the test catalog with a 1 GB disk, for what fills a disk (the hostile-tenant suite). */
+export const TEST_SMALL_PLAN = 901;
+export const TEST_SMALL_PLAN_DISK_GB = 1;
 /**
  * Region 102 of the test catalog, for the addresses: a first IPv4 pool with one address (a /30),
  * a second pool (bridge nubis-102p2) and an IPv6 pool in ULA space (the host's own IPv6 is fd00::/64).
@@ -45,8 +61,20 @@ export function writeTestCatalog(): string {
   image.min_disk_gb = 1;
   image.regions = [101, addressRegion.id];
   image.engine = { image: 'nubis-tiny' };
-  catalog.images = [image];
+  // An OS the engine has no image of (it would boot Linux), and an application image needing nesting.
+  const windows = catalog.images.find((i: JsonBody) => i.id === TEST_WINDOWS_IMAGE);
+  windows.regions = [101];
+  const docker = catalog.images.find((i: JsonBody) => i.id === TEST_DOCKER_IMAGE);
+  Object.assign(docker, { min_disk_gb: 1, regions: [101], engine: { image: 'nubis-tiny', nesting: true } });
+  catalog.images = [image, windows, docker];
   catalog.plans = catalog.plans.map((plan: JsonBody) => ({ ...plan, regions: [] }));
+  catalog.plans.push({
+    ...catalog.plans[0],
+    id: TEST_SMALL_PLAN,
+    uuid: 'c3b1b7b0-6c1a-4e39-8c7e-000000000901',
+    name: 'test-1gb-disk',
+    disk_gb: TEST_SMALL_PLAN_DISK_GB,
+  });
   const path = join(mkdtempSync(join(tmpdir(), 'nubis-lxd-catalog-')), 'catalog.json');
   writeFileSync(path, JSON.stringify(catalog, null, 2));
   return path;
@@ -69,6 +97,7 @@ export function startLxdInstance(env: Record<string, string> = {}): Promise<Test
   return startTestInstance({
     COMPUTE_DRIVER: 'lxd',
     LXD_URL: lxdUrl,
+    ...testStorage,
     CATALOG_FILE: process.env.LXD_TEST_CATALOG ?? writeTestCatalog(),
     COMPUTE_RECONCILE_SECONDS: '1',
     COMPUTE_JOB_CONCURRENCY: '4',
@@ -208,4 +237,25 @@ export function sshEventually(address: string, auth: SshAuth, command: string, s
     const result = ssh(address, auth, command);
     return result.code === 0 ? result : undefined;
   });
+}
+
+/**
+ * The guest sends `mib` MiB to a sink on the host's address on its bridge (what a server sends is
+ * what the meter counts), through the engine's exec: this process stays free to read them.
+ */
+export async function sendFromGuest(lxd: LxdClient, serverUuid: string, mib: number): Promise<void> {
+  const gateway = testPool.replace(/\.0\/\d+$/, '.1');
+  const sink = createTcpServer((socket) => socket.resume());
+  await new Promise<void>((resolve) => sink.listen(0, gateway, resolve));
+  try {
+    const { port } = sink.address() as AddressInfo;
+    const sent = await lxd.exec(`nubis-${serverUuid}`, [
+      '/bin/sh',
+      '-c',
+      `dd if=/dev/zero bs=1M count=${mib} 2>/dev/null | nc -w 3 ${gateway} ${port}; echo sent`,
+    ]);
+    assert.equal(sent.stdout.trim(), 'sent', sent.stderr);
+  } finally {
+    sink.close();
+  }
 }

@@ -13,6 +13,7 @@ export async function runComputeSetup(config: Config): Promise<void> {
     for (const line of report.created) process.stdout.write(`created ${line}\n`);
     for (const line of report.updated) process.stdout.write(`updated ${line}\n`);
     for (const line of report.present) process.stdout.write(`present ${line}\n`);
+    for (const line of report.warnings) process.stdout.write(`warning: ${line}\n`);
     for (const alias of report.missingImages)
       process.stdout.write(
         `missing image ${alias}: run nubis images build (or point the catalog's engine.image at yours)\n`,

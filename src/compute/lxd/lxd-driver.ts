@@ -50,6 +50,8 @@ import {
   vpcNetwork,
 } from './lxd-names.ts';
 import { bridgeOf, ipv6FirstHost, nicRoutes } from './lxd-networks.ts';
+import { meteredBytes, type TrafficMetered } from '../traffic-meter.ts';
+import { imageConfig, isolationConfig, publicNicSecurity, rootDiskLimits, vpcNicSecurity } from './lxd-isolation.ts';
 
 interface InstanceBody {
   name: string;
@@ -229,7 +231,7 @@ export class LxdDriver implements ComputeDriver, Engine {
       if (!uuid) continue;
       // In rescue mode the rescue system is what runs (and moves traffic) for the server.
       const carrier = rescues.get(uuid) ?? server;
-      const traffic = trafficOf(carrier.name, carrier.state, now);
+      const traffic = trafficOf(carrier.name, carrier.state, now, this.#config.trafficMetered);
       if (traffic) this.#traffic.set(uuid, traffic);
       const spec = specs.get(uuid);
       seen.set(uuid, {
@@ -327,7 +329,7 @@ export class LxdDriver implements ComputeDriver, Engine {
     for (const name of [rescueInstanceName(serverUuid), instanceName(serverUuid)]) {
       const state = await this.#client.get<InstanceState>(`/1.0/instances/${name}/state`).catch(() => null);
       if (!state) continue;
-      const traffic = trafficOf(name, state, now);
+      const traffic = trafficOf(name, state, now, this.#config.trafficMetered);
       if (traffic) this.#traffic.set(serverUuid, traffic);
       return traffic;
     }
@@ -377,7 +379,12 @@ export class LxdDriver implements ComputeDriver, Engine {
 
   /** The root disk: a directory pool has no quotas; every other driver sizes it to the plan. */
   async #rootDisk(spec: MachineSpec): Promise<Record<string, string>> {
-    const root: Record<string, string> = { type: 'disk', path: '/', pool: this.#config.lxdStoragePool };
+    const root: Record<string, string> = {
+      type: 'disk',
+      path: '/',
+      pool: this.#config.lxdStoragePool,
+      ...rootDiskLimits(spec.limits),
+    };
     if ((await this.#storageDriver()) !== 'dir') root.size = `${spec.limits.diskGb}GiB`;
     return root;
   }
@@ -391,6 +398,7 @@ export class LxdDriver implements ComputeDriver, Engine {
         nictype: 'bridged',
         parent: vpcNetwork(vpc.uuid),
         name: `eth${index + 1}`,
+        ...vpcNicSecurity(vpc.address),
       };
     });
     return devices;
@@ -413,8 +421,9 @@ export class LxdDriver implements ComputeDriver, Engine {
       parent: bridge?.name ?? regionNetwork(spec.region),
       name: 'eth0',
       ...(spec.ipv4 ? { 'ipv4.address': spec.ipv4 } : {}),
-      ...nicRoutes(bridge, spec),
+      ...nicRoutes(spec),
       ...nicLimits(spec),
+      ...publicNicSecurity(bridge, spec.ipv4),
     };
   }
 
@@ -454,6 +463,7 @@ export class LxdDriver implements ComputeDriver, Engine {
         profiles: [profileName],
         config: {
           ...limitsConfig(spec),
+          ...imageConfig(spec.image),
           'cloud-init.user-data': userData(spec),
           'user.nubis.server': spec.uuid,
           [diskKey]: String(spec.disk.generation),
@@ -577,12 +587,16 @@ export class LxdDriver implements ComputeDriver, Engine {
     const config = limitsConfig(spec);
     const changed = Object.fromEntries(Object.entries(config).filter(([key, value]) => instance.config[key] !== value));
     const root = await this.#rootDisk(spec);
-    const diskChanged = root.size !== undefined && instance.devices.root?.size !== root.size;
+    // The size (where the pool has quotas) and the I/O ceiling: what the plan sets of the root disk.
+    const sized = Object.fromEntries(
+      ['size', 'limits.read', 'limits.write'].filter((key) => root[key] !== undefined).map((key) => [key, root[key]!]),
+    );
+    const diskChanged = Object.entries(sized).some(([key, value]) => instance.devices.root?.[key] !== value);
     if (Object.keys(changed).length === 0 && !diskChanged) return;
     await this.#client.run('PATCH', `/1.0/instances/${name}`, {
       body: {
         config: changed,
-        ...(diskChanged ? { devices: { root: { ...(instance.devices.root ?? root), size: root.size! } } } : {}),
+        ...(diskChanged ? { devices: { root: { ...(instance.devices.root ?? root), ...sized } } } : {}),
       },
     });
   }
@@ -707,9 +721,13 @@ export function nicLimits(spec: Pick<MachineSpec, 'throttle'>): {
   return spec.throttle ? { 'limits.egress': spec.throttle, 'limits.ingress': spec.throttle } : {};
 }
 
-/** The instance config of the spec's limits (CPU and memory). */
+/** The instance config of the spec's limits (CPU, memory, processes, disk I/O) and its own id map. */
 function limitsConfig(spec: MachineSpec): Record<string, string> {
-  return { 'limits.cpu': String(spec.limits.vcpus), 'limits.memory': `${spec.limits.memoryMb}MiB` };
+  return {
+    'limits.cpu': String(spec.limits.vcpus),
+    'limits.memory': `${spec.limits.memoryMb}MiB`,
+    ...isolationConfig(spec.limits),
+  };
 }
 
 /** The disk generation the instance was made for (0: made before generations were kept). */
@@ -718,12 +736,18 @@ function generationOf(instance: InstanceBody): number {
 }
 
 /** A running instance's public NIC counters, counting from its current start (its process). */
-function trafficOf(name: string, state: InstanceState | null, now: number): TrafficCounter | null {
+function trafficOf(
+  name: string,
+  state: InstanceState | null,
+  now: number,
+  metered: TrafficMetered,
+): TrafficCounter | null {
   const eth0 = state?.status === 'Running' ? state.network?.eth0 : undefined;
   if (!state || !eth0) return null;
   return {
     epoch: `${name}@${state.pid ?? 0}`,
-    bytes: eth0.counters.bytes_received + eth0.counters.bytes_sent,
+    // The engine counts from the instance's side: bytes_sent is what the server sent.
+    bytes: meteredBytes(eth0.counters.bytes_sent, eth0.counters.bytes_received, metered),
     at: now,
     since: null,
   };

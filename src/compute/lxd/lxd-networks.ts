@@ -144,15 +144,16 @@ export function bridgeOf(region: Region, ipv4: string | null): RegionBridge | un
 }
 
 /**
- * What the host routes to a server's NIC beyond its bridge's own pool: its IPv6 /64 and each
- * floating IP (an IPv4 /32 from any pool of the region, or an IPv6 /64), as LXD's NIC routes.
+ * What the host routes to a server's NIC beyond its own address: its IPv6 /64 and each floating
+ * IP (an IPv4 /32 from any pool of the region, its bridge's own included, or an IPv6 /64), as
+ * LXD's NIC routes. The NIC's address filter (lxd-isolation.ts) lets the server send from these
+ * and no other, so a floating IP of its bridge's own pool is a route too.
  */
-export function nicRoutes(
-  bridge: RegionBridge | undefined,
-  addresses: { ipv6: string | null; floating: string[] },
-): { 'ipv4.routes'?: string; 'ipv6.routes'?: string } {
-  const own = bridge ? parsePrefix(bridge.pool) : null;
-  const v4 = addresses.floating.filter((a) => !a.includes(':') && !(own && contains(own, a))).map((a) => `${a}/32`);
+export function nicRoutes(addresses: { ipv6: string | null; floating: string[] }): {
+  'ipv4.routes'?: string;
+  'ipv6.routes'?: string;
+} {
+  const v4 = addresses.floating.filter((a) => !a.includes(':')).map((a) => `${a}/32`);
   const v6 = [...(addresses.ipv6 ? [addresses.ipv6] : []), ...addresses.floating.filter((a) => a.includes(':'))].map(
     ipv6Block,
   );

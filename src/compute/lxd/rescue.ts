@@ -5,9 +5,9 @@
 // keeps a lease per MAC: a new MAC on the same address is refused while the old lease lasts.
 //
 // LXD 5.0 cannot attach another container's root volume (a disk device's `source` is a custom
-// volume or a host path), so the disk is the host path of the container's rootfs, which only a
-// directory pool keeps mounted while the container is stopped: rescue needs a `dir` pool and
-// container servers.
+// volume or a host path), so the disk is the host path of the container's rootfs, which a btrfs
+// pool (its subvolume, under the pool's mount) and a directory pool keep reachable while the
+// container is stopped: rescue needs one of them and container servers (docs/decisions.md).
 
 import type { MachineSpec } from '../compute-driver.ts';
 import { LxdError, type LxdClient } from './lxd-client.ts';
@@ -114,9 +114,10 @@ export async function shiftOnce(client: LxdClient, serverUuid: string): Promise<
 async function serverDisk(client: LxdClient, pool: string, project: string, serverUuid: string): Promise<Device> {
   const name = instanceName(serverUuid);
   const storage = await client.get<{ driver: string; config: Record<string, string> }>(`/1.0/storage-pools/${pool}`);
-  if (storage.driver !== 'dir' || !storage.config.source)
+  const mount = poolMount(pool, storage);
+  if (!mount)
     throw new Error(
-      `rescue mode needs a dir storage pool: pool ${pool} is ${storage.driver}, which does not keep a stopped container's disk reachable`,
+      `rescue mode needs a btrfs or dir storage pool: pool ${pool} is ${storage.driver}, which does not keep a stopped container's disk reachable`,
     );
   const server = await client.get<Instance>(`/1.0/instances/${name}`);
   if (server.type && server.type !== 'container')
@@ -124,10 +125,25 @@ async function serverDisk(client: LxdClient, pool: string, project: string, serv
   const shifted = (server.config['volatile.last_state.idmap'] ?? '[]') !== '[]';
   return {
     type: 'disk',
-    source: containerRootfs(storage.config.source, project, name),
+    source: containerRootfs(mount, project, name),
     path: rescueMountPath,
     ...(shifted ? {} : { shift: 'true' }),
   };
+}
+
+/**
+ * Where the engine's host keeps the pool's volumes mounted, stopped containers' included: a `dir`
+ * pool's source; a btrfs pool's mount under the engine's directory (every subvolume is reachable
+ * while the pool is mounted, and a write there counts against the container's quota, its qgroup).
+ * The engine's directory is read off a loop file's path (`<dir>/disks/<pool>.img`), else Debian's.
+ * Null for drivers whose stopped volumes are unmounted (zfs, lvm, ceph).
+ */
+export function poolMount(pool: string, storage: { driver: string; config: Record<string, string> }): string | null {
+  const source = storage.config.source ?? '';
+  if (storage.driver === 'dir') return source || null;
+  if (storage.driver !== 'btrfs') return null;
+  const loop = source.match(/^(.*)\/disks\/[^/]+\.img$/);
+  return `${loop ? loop[1] : '/var/lib/lxd'}/storage-pools/${pool}`;
 }
 
 /** Creates the (stopped) rescue instance of a server whose NIC it has been lent. */

@@ -88,21 +88,8 @@ export interface SetupReport {
   updated: string[];
   present: string[];
   missingImages: string[];
-}
-
-async function ensure(
-  client: LxdClient,
-  report: SetupReport,
-  label: string,
-  path: string,
-  create: () => Promise<unknown>,
-): Promise<void> {
-  if (await client.exists(path)) {
-    report.present.push(label);
-    return;
-  }
-  await create();
-  report.created.push(label);
+  /** What works but not as the plans say (a pool without quotas, say), one line each. */
+  warnings: string[];
 }
 
 export async function computeSetup(config: Config, catalog: Catalog, client: LxdClient): Promise<SetupReport> {
@@ -111,11 +98,9 @@ export async function computeSetup(config: Config, catalog: Catalog, client: Lxd
   const problems = overlapProblems(regions, hostNetworks(ours));
   if (problems.length) throw new SetupError(problems.join('\n'));
 
-  const report: SetupReport = { created: [], updated: [], present: [], missingImages: [] };
+  const report: SetupReport = { created: [], updated: [], present: [], missingImages: [], warnings: [] };
   const pool = config.lxdStoragePool;
-  await ensure(client, report, `storage pool ${pool}`, `/1.0/storage-pools/${pool}`, () =>
-    client.call('POST', '/1.0/storage-pools', { body: { name: pool, driver: config.lxdStorageDriver } }),
-  );
+  await ensureStoragePool(client, report, config);
   for (const region of regions)
     for (const bridge of regionBridges(region)) await ensureBridge(client, report, region, bridge);
   const profile = {
@@ -147,6 +132,32 @@ export async function computeSetup(config: Config, catalog: Catalog, client: Lxd
     }
   }
   return report;
+}
+
+/** Drivers whose volumes take a `size` quota: a root disk on them is the plan's size, no more. */
+const quotaDrivers = new Set(['btrfs', 'zfs', 'lvm', 'ceph', 'cephfs']);
+
+/**
+ * The servers' storage pool: made with LXD_STORAGE_DRIVER (btrfs by default, on a loop file of
+ * LXD_STORAGE_SIZE or the engine's default size) when missing; one already there is used as it is,
+ * with a warning when it has no quotas (a `dir` pool: a server could fill the host's disk).
+ */
+async function ensureStoragePool(client: LxdClient, report: SetupReport, config: Config): Promise<void> {
+  const pool = config.lxdStoragePool;
+  const path = `/1.0/storage-pools/${pool}`;
+  if (await client.exists(path)) {
+    const { driver } = await client.get<{ driver: string }>(path);
+    report.present.push(`storage pool ${pool} (${driver})`);
+    if (!quotaDrivers.has(driver))
+      report.warnings.push(
+        `storage pool ${pool} is ${driver}, which has no quotas: a server can write past its plan's disk size; name a btrfs, zfs or lvm pool in LXD_STORAGE_POOL (a new name is made with LXD_STORAGE_DRIVER)`,
+      );
+    return;
+  }
+  const driver = config.lxdStorageDriver;
+  const size = config.lxdStorageSize && driver !== 'dir' ? { size: config.lxdStorageSize } : {};
+  await client.call('POST', '/1.0/storage-pools', { body: { name: pool, driver, config: size } });
+  report.created.push(`storage pool ${pool} (${driver}${size.size ? `, ${size.size}` : ''})`);
 }
 
 /** Creates the bridge, or upgrades one an earlier setup made (IPv6 added, say) without renumbering it. */
