@@ -13,7 +13,8 @@ import Fastify, {
 } from 'fastify';
 import type { Platform } from '../platform/context.ts';
 import type { Storage } from '../db/connect.ts';
-import { answerShadowed, apiScope, sendProblem, wrongMethodProblem } from './api-scope.ts';
+import { answerShadowed, apiScope, operatorRefusal, sendProblem, wrongMethodProblem } from './api-scope.ts';
+import { toProblem } from './error-mapping.ts';
 import { wrongMethods } from './wrong-method.ts';
 import { ajvFormats } from './formats.ts';
 import { linearPatterns, linearRegExpEngine } from './linear-patterns.ts';
@@ -143,7 +144,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       plugins: [ajvFormats, linearPatterns],
     },
     // A URL Fastify cannot even decode (`/v1.3/x/%zz`) is bad input: a 400 in the API's own shape.
+    // On the operator API, authentication answers first (401) whatever the path holds.
     frameworkErrors: (error, request, reply) => {
+      if (/^\/admin(\/|\?|$)/.test(request.url)) {
+        const refusal = operatorRefusal(ctx.config.adminToken, request.headers.authorization);
+        if (refusal) return sendProblem(reply, adminFormat, toProblem(refusal));
+      }
       const format = request.url.startsWith('/v1/') ? v1Format : v13Format;
       return sendProblem(reply, format, {
         status: 400,
