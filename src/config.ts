@@ -525,6 +525,18 @@ export const variables = {
     integer(1, 100_000_000),
     'largest top-up a customer may ask for, in whole USD',
   ),
+  bankTransferPendingMax: v(
+    'BANK_TRANSFER_PENDING_MAX',
+    5,
+    integer(1, 1_000),
+    'bank transfers one account may have pending (asked for, not yet received nor expired) at once; one more is a 403',
+  ),
+  bankTransferExpiryDays: v(
+    'BANK_TRANSFER_EXPIRY_DAYS',
+    30,
+    integer(1, 3_650),
+    "days a bank transfer waits for its money; then it is `expired`, leaves the operator's list and can no longer be marked received (money that arrives later is credited by hand)",
+  ),
   billingFile: v<string | null>(
     'BILLING_FILE',
     null,
