@@ -86,12 +86,20 @@ const secret =
     return raw;
   };
 
-/** TRUST_PROXY: a boolean, a hop count, or addresses/CIDRs of the proxies. */
-export type TrustProxy = boolean | number | string[];
+/** TRUST_PROXY: the addresses/CIDRs of the proxies (false: none). */
+export type TrustProxy = false | string[];
 
+/**
+ * Only listed proxies are believed. `true` or a hop count would believe whatever X-Forwarded-For
+ * a direct client sends (choosing its own rate-limit key) and lift the per-address connection
+ * cap for every peer, so they stop the start instead of meaning something unsafe.
+ */
 const trustProxyValue: Parser<TrustProxy> = (raw, name) => {
-  if (/^(true|false)$/i.test(raw)) return raw.toLowerCase() === 'true';
-  if (/^\d+$/.test(raw)) return integer(0, 100)(raw, name);
+  if (/^(false)?$/i.test(raw.trim())) return false;
+  if (/^(true|\d+)$/i.test(raw.trim()))
+    throw new ConfigError(
+      `${name}=${raw} would believe X-Forwarded-For from any client: list the proxies' addresses or CIDRs instead (e.g. ${name}=10.0.0.5 or ${name}=10.0.0.0/8,::1)`,
+    );
   const entries = raw
     .split(',')
     .map((entry) => entry.trim())
@@ -101,9 +109,7 @@ const trustProxyValue: Parser<TrustProxy> = (raw, name) => {
     const version = isIP(address ?? '');
     const maxBits = version === 6 ? 128 : 32;
     if (!version || (bits !== undefined && (!/^\d+$/.test(bits) || Number(bits) > maxBits))) {
-      throw new ConfigError(
-        `${name} must be true, false, a hop count or comma-separated addresses/CIDRs, got "${entry}"`,
-      );
+      throw new ConfigError(`${name} must be false or the proxies' comma-separated addresses or CIDRs, got "${entry}"`);
     }
   }
   return entries;
@@ -332,7 +338,7 @@ export const variables = {
     'TRUST_PROXY',
     false,
     trustProxyValue,
-    'behind a reverse proxy: `true`, a hop count, or comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed (client address for rate limits and the activity log)',
+    "behind a reverse proxy: the proxies' comma-separated addresses/CIDRs. Only a request whose peer is listed has its X-Forwarded-For believed (the client address for rate limits and the activity log), and only a listed peer escapes MAX_CONNECTIONS_PER_ADDRESS; `true` and hop counts are refused",
   ),
   headersTimeoutMs: v(
     'HEADERS_TIMEOUT_MS',

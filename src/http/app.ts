@@ -59,8 +59,7 @@ export interface AppDeps {
 
 /** TRUST_PROXY as the predicate Fastify asks about each hop of X-Forwarded-For. */
 export function trustProxyFunction(trust: TrustProxy): (address: string, hop: number) => boolean {
-  if (typeof trust === 'boolean') return () => trust;
-  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  if (trust === false) return () => false;
   const proxies = new BlockList();
   for (const entry of trust) {
     const [address, bits] = entry.split('/') as [string, string | undefined];
