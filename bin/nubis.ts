@@ -159,7 +159,9 @@ async function serve(config: Config, options: { sweeps?: boolean; readyJson?: bo
   }
   const stop = (signal: string) => {
     instance.ctx.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    instance.close().then(
+    // SIGTERM is a balancer's or an orchestrator's: serve on for the grace period while /readyz
+    // fails. SIGINT is a person at a terminal: no wait.
+    instance.close(signal === 'SIGTERM' ? config.shutdownGraceSeconds * 1000 : 0).then(
       () => process.exit(0),
       (error: unknown) => {
         instance.ctx.log.error({ err: (error as Error).message }, 'shutdown failed');

@@ -382,11 +382,17 @@ export const variables = {
     integer(100, 600_000),
     'ms a new connection may stay silent before its first byte; then it is closed (sooner than HEADERS_TIMEOUT_MS, which holds once a request has begun)',
   ),
+  shutdownGraceSeconds: v(
+    'SHUTDOWN_GRACE_SECONDS',
+    5,
+    integer(0, 600),
+    'on SIGTERM, seconds Nubis keeps serving every request (old and new connections) while /readyz answers 503, so a load balancer stops sending first; then new connections are refused and the drain begins (SIGINT skips it; 0 in the emulator preset)',
+  ),
   shutdownTimeoutMs: v(
     'SHUTDOWN_TIMEOUT_MS',
     10_000,
     integer(0, 600_000),
-    'on SIGTERM, ms in-flight requests get to finish before their connections are cut',
+    'after the grace period, ms in-flight requests get to finish before their connections are cut',
   ),
   computeDriver: v(
     'COMPUTE_DRIVER',
@@ -571,6 +577,8 @@ export const emulatorPreset: Partial<Config> = {
   rateAccountUpdatePerMinute: 1_000_000,
   ratePerTokenPerSecond: 1_000_000,
   journalSize: 1000,
+  // A development emulator has no load balancer in front of it: stop at once.
+  shutdownGraceSeconds: 0,
   // Simulated transitions in seconds, so `--wait` in a dev session answers while one watches
   // (a test that needs the real timings sets SIM_* itself).
   simProvisionSeconds: 3,
