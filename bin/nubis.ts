@@ -78,6 +78,17 @@ const serverCommands: Record<string, ServerCommand> = {
       throw new ConfigError('unknown command; see nubis --help');
     },
   },
+  backup: {
+    usage: 'backup <file>',
+    summary:
+      "copy the SQLite database (DATA_DIR) to <file>, consistent while a server serves and writes; with DATABASE_URL it refuses and points to PostgreSQL's own tools (docs/operating.md)",
+    run: async (_values, positionals) => {
+      if (positionals.length !== 1) throw new ConfigError('usage: nubis backup <file>');
+      const { backupDatabase } = await import('../src/db/backup.ts');
+      const done = await backupDatabase(loadConfig(), positionals[0]!);
+      process.stdout.write(`backed up ${done.pages} pages to ${done.file}\n`);
+    },
+  },
   images: {
     usage: 'images build [--only tiny|debian] [--mirror URL]',
     summary: "build the engine images from Debian's packages and import them",
