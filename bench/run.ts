@@ -15,6 +15,8 @@
 //          --stored N (servers seeded for `large`, default 1000000), --history N (default 100000),
 //          --lxd (the real driver's scenario alone: bench/lxd.ts)
 //   testing    @nubis/testing's startNubis() and reset() (bench/testing.ts; --only testing alone)
+//   fleet      a sweep round with nothing due at 1,000 and 1,000,000 servers (bench/fleet.ts;
+//              --only fleet alone, --fleet N,M for other sizes)
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
@@ -31,6 +33,20 @@ import { benchTesting, reportTesting } from './testing.ts';
 // --lxd: the real compute driver's scenario instead (bench/lxd.ts: create → SSH, creates a minute).
 if (process.argv.includes('--lxd')) {
   await import('./lxd.ts');
+  process.exit(0);
+}
+// --only fleet: what a sweep round costs as the fleet grows, in this process (bench/fleet.ts).
+const onlyAt = process.argv.indexOf('--only');
+if (onlyAt >= 0 && process.argv[onlyAt + 1] === 'fleet') {
+  const sizesAt = process.argv.indexOf('--fleet');
+  const sizes = (sizesAt >= 0 ? process.argv[sizesAt + 1]! : '1000,1000000').split(',').map(Number);
+  const { benchFleet } = await import('./fleet.ts');
+  const rows = await benchFleet(sizes);
+  mkdirSync(join(new URL('..', import.meta.url).pathname, '.bench'), { recursive: true });
+  writeFileSync(
+    join(new URL('..', import.meta.url).pathname, '.bench/fleet.json'),
+    JSON.stringify({ at: new Date().toISOString(), load: loadavg(), rows }, null, 2),
+  );
   process.exit(0);
 }
 

@@ -33,7 +33,8 @@ const serverCommands: Record<string, ServerCommand> = {
     usage: 'serve [--no-sweeps]',
     summary: 'serve the HTTP API (runs migrations first); the default',
     options: { 'no-sweeps': { type: 'boolean' } },
-    run: (values) => serve(loadConfig(), { sweeps: values['no-sweeps'] ? false : undefined }),
+    run: (values) =>
+      serve(loadConfig(), { sweeps: values['no-sweeps'] ? false : undefined, firstRunOperatorToken: true }),
   },
   dev: {
     usage: 'dev [--port N] [--ready-json]',
@@ -89,6 +90,15 @@ const serverCommands: Record<string, ServerCommand> = {
       process.stdout.write(`backed up ${done.pages} pages to ${done.file}\n`);
     },
   },
+  dns: {
+    usage: 'dns setup',
+    summary:
+      "create the reverse DNS zones of the catalog's pools on PowerDNS (PDNS_API_URL) and publish every address's PTR (idempotent)",
+    run: async (_values, positionals) => {
+      if (positionals[0] !== 'setup') throw new ConfigError('unknown command; see nubis --help');
+      await dnsSetup(loadConfig());
+    },
+  },
   images: {
     usage: 'images build [--only tiny|debian] [--mirror URL]',
     summary: "build the engine images from Debian's packages and import them",
@@ -111,15 +121,24 @@ function help(cliHelp: string): string {
 
 Server commands:
 ${rows.join('\n')}
-  help${' '.repeat(width - 4)}show this help
+  help [config]${' '.repeat(width - 13)}show this help, or every environment variable
 ${cliHelp}
-Configuration of the server commands comes from environment variables:
+The server commands read their configuration from environment variables: nubis help config lists them.
+`;
+}
+
+/** `nubis help config`: every variable, its default and meaning (docs/configuration.md is the same table). */
+function configHelp(): string {
+  return `Environment variables of the server commands (serve, dev, migrate, sweep, compute, images):
 
 ${configTable()}
 `;
 }
 
-async function serve(config: Config, options: { sweeps?: boolean; readyJson?: boolean }): Promise<void> {
+async function serve(
+  config: Config,
+  options: { sweeps?: boolean; readyJson?: boolean; firstRunOperatorToken?: boolean },
+): Promise<void> {
   // The prebuilt bundle while it matches the sources (src/prebuilt.ts): a start links a few files
   // instead of ~1,300 modules.
   const { loadInstance } = await import('../src/prebuilt.ts');
@@ -127,6 +146,7 @@ async function serve(config: Config, options: { sweeps?: boolean; readyJson?: bo
   // --ready-json: stdout carries the one ready line for a program to read, so the log goes to stderr.
   const instance = await startInstance(config, {
     sweeps: options.sweeps,
+    firstRunOperatorToken: options.firstRunOperatorToken,
     ...(options.readyJson ? { logDestination: process.stderr } : {}),
   });
   if (options.readyJson)
@@ -139,6 +159,11 @@ async function serve(config: Config, options: { sweeps?: boolean; readyJson?: bo
           : null,
         seed: config.seed,
       })}\n`,
+    );
+  if (instance.operatorToken?.created)
+    // Said once, to the person at the terminal, as Grafana and GitLab do with their first admin password.
+    process.stderr.write(
+      `\noperator token written to ${instance.operatorToken.file} (readable only by this user); the operator API uses it\n\n`,
     );
   process.stderr.write(
     `${JSON.stringify({
@@ -182,6 +207,34 @@ async function serve(config: Config, options: { sweeps?: boolean; readyJson?: bo
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  if (options.readyJson) {
+    // Started by a program through npx: end when it (or the npx between) is gone (src/platform/launcher.ts).
+    const { watchLauncher } = await import('../src/platform/launcher.ts');
+    watchLauncher((reason) => {
+      instance.ctx.log.info({ reason }, 'the launcher is gone');
+      stop('launcher gone');
+    });
+  }
+}
+
+async function dnsSetup(config: Config): Promise<void> {
+  if (!config.pdnsApiUrl) throw new ConfigError('dns setup needs PDNS_API_URL and PDNS_API_KEY (docs/reverse-dns.md)');
+  const { prepareStorage, createPlatform, createLogger } = await import('../src/instance.ts');
+  const { setupReverseDns } = await import('../src/reverse-dns/dns-setup.ts');
+  const log = createLogger(config.logLevel);
+  const storage = await prepareStorage(config, log);
+  try {
+    const report = await setupReverseDns(await createPlatform(config, storage, log));
+    for (const zone of report.created) process.stdout.write(`created zone ${zone}\n`);
+    for (const zone of report.present) process.stdout.write(`present zone ${zone}\n`);
+    for (const parent of report.cnamesForParent) {
+      process.stdout.write(`zone ${parent.zone} is not on this DNS server: its holder must add these CNAMEs\n`);
+      for (const cname of parent.cnames) process.stdout.write(`  ${cname.name} CNAME ${cname.target}\n`);
+    }
+    process.stdout.write(`queued ${report.queued} PTR records, published ${report.published}\n`);
+  } finally {
+    await storage.close();
+  }
 }
 
 async function sweep(config: Config, once: boolean): Promise<void> {
@@ -219,6 +272,10 @@ async function main(): Promise<void> {
   let at = 0;
   while (at < argv.length && argv[at]!.startsWith('-')) at += /^(-o|--output|--context)$/.test(argv[at]!) ? 2 : 1;
   const command = argv[at];
+  if (command === 'help' && argv[at + 1] === 'config') {
+    process.stdout.write(configHelp());
+    return;
+  }
   if ((command === undefined && (argv.includes('--help') || argv.includes('-h'))) || command === 'help') {
     process.stdout.write(help((await loadCli()).cliHelp()));
     return;

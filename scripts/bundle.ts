@@ -22,29 +22,12 @@ import { dirname, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { rolldown, type Plugin } from 'rolldown';
+import { externalPackages, packageOf } from './bundle-externals.ts';
 import { manifestName, outputDir, type Manifest, type ManifestEntry } from '../src/prebuilt.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const { values } = parseArgs({ options: { out: { type: 'string' } } });
 const out = values.out ? resolve(values.out) : outputDir;
-
-/**
- * Packages loaded only by some requests or some configurations, imported from node_modules at
- * run time rather than bundled (some also read files beside their own code, which a bundle moves).
- */
-const external = new Set([
-  'stripe',
-  'pdfkit',
-  'nodemailer',
-  'sshpk',
-  'ws',
-  'undici',
-  '@fastify/swagger',
-  '@fastify/swagger-ui',
-  'rate-limiter-flexible',
-]);
-
-const packageOf = (specifier: string) => specifier.split('/', specifier.startsWith('@') ? 2 : 1).join('/');
 
 /**
  * The configuration stays the sources' own module, shared with whoever loaded the bundle
@@ -78,7 +61,7 @@ const sourceLocations: Plugin = {
 const bundle = await rolldown({
   input: resolve(root, 'src/instance.ts'),
   platform: 'node',
-  external: (id) => !id.startsWith('.') && !id.startsWith('/') && external.has(packageOf(id)),
+  external: (id) => !id.startsWith('.') && !id.startsWith('/') && externalPackages.has(packageOf(id)),
   plugins: [sharedConfig, sourceLocations],
   logLevel: 'silent',
 });

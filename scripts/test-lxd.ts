@@ -14,7 +14,7 @@ try {
   await client.get('/1.0');
 } catch (error) {
   console.log(
-    `not run: the LXD engine is not reachable at ${lxdUrl} (${(error as Error).message}); install and start LXD (see README, Running real servers)`,
+    `not run: the LXD engine is not reachable at ${lxdUrl} (${(error as Error).message}); install and start LXD (see docs/lxd.md)`,
   );
   process.exit(ci ? 1 : 0);
 }

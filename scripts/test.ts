@@ -19,7 +19,7 @@ const explicitFiles = process.argv.slice(2);
 const ci = /^(1|true|yes)$/i.test(process.env.CI ?? '');
 /** Stages that did not run, with why: said again at the end of the run. */
 const notRun: string[] = [];
-const unitFiles = explicitFiles.filter((file) => !file.endsWith('.e2e.ts'));
+const unitFiles = explicitFiles.filter((file) => !file.endsWith('.e2e.ts') && !file.endsWith('.pdns.ts'));
 const files = explicitFiles.length ? unitFiles : ['src/**/*.test.ts', 'test/**/*.test.ts', 'testing/**/*.test.ts'];
 
 function reachable(host: string, port: number): Promise<boolean> {
@@ -38,6 +38,8 @@ function reachable(host: string, port: number): Promise<boolean> {
 }
 
 let failed = false;
+/** The databases whose services answered, which the later per-database stages run on. */
+const reached: string[] = [];
 for (const db of files.length ? databases : []) {
   if (db !== 'sqlite' && db !== 'postgres') {
     console.error(`npm test: unknown database "${db}" in TEST_DATABASES (use sqlite, postgres)`);
@@ -61,6 +63,7 @@ for (const db of files.length ? databases : []) {
       continue;
     }
   }
+  reached.push(db);
   console.log(`\n=== test suite on ${db}${db === 'postgres' ? ' + Redis' : ''} ===`);
   const result = spawnSync(process.execPath, ['--test', '--test-concurrency=4', '--test-timeout=120000', ...files], {
     stdio: 'inherit',
@@ -76,6 +79,45 @@ if (databases.includes('postgres') && explicitFiles.length === 0 && !failed && !
     { stdio: 'inherit', env: process.env },
   );
   if (result.status !== 0) failed = true;
+}
+// Reverse DNS published to a real PowerDNS (Debian's pdns-server, pdns-backend-sqlite3 and dig
+// from bind9-dnsutils), on every database that ran: as Chromium below, missing is "not run" on a
+// laptop and a failure under CI=true.
+const pdnsFiles = explicitFiles.filter((file) => file.endsWith('.pdns.ts'));
+if (explicitFiles.length === 0 || pdnsFiles.length) {
+  const needed = [
+    process.env.PDNS_SERVER_PATH ?? '/usr/sbin/pdns_server',
+    '/usr/share/doc/pdns-backend-sqlite3/schema.sqlite3.sql',
+    '/usr/bin/dig',
+  ];
+  const absent = needed.find((path) => !existsSync(path));
+  console.log('\n=== reverse DNS suite: PowerDNS Authoritative ===');
+  if (absent) {
+    if (ci) {
+      console.error(
+        `npm test: ${absent} not found (CI=true): apt-get install pdns-server pdns-backend-sqlite3 bind9-dnsutils`,
+      );
+      failed = true;
+    } else {
+      console.log(`not run: ${absent} not found (apt-get install pdns-server pdns-backend-sqlite3 bind9-dnsutils)`);
+      notRun.push(`the reverse DNS suite: ${absent} not found`);
+    }
+  }
+  // Only PowerDNS files asked for: no database stage ran before, so every database asked for.
+  else
+    for (const db of explicitFiles.length && !unitFiles.length ? databases : reached) {
+      const result = spawnSync(
+        process.execPath,
+        [
+          '--test',
+          '--test-concurrency=1',
+          '--test-timeout=180000',
+          ...(pdnsFiles.length ? pdnsFiles : ['test/dns/*.pdns.ts']),
+        ],
+        { stdio: 'inherit', env: { ...process.env, TEST_DB: db } },
+      );
+      if (result.status !== 0) failed = true;
+    }
 }
 // The web console in a real browser: once, on the first database of the run. Chromium may be
 // missing on a laptop: then the stage says "not run" and counts as nothing; under CI=true

@@ -1,5 +1,5 @@
 // Configuration: every environment variable Nubis reads, its default and its parser.
-// One table so the README, `nubis --help` and start-up validation never drift apart.
+// One table so docs/configuration.md, `nubis help config` and start-up validation never drift apart.
 
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
@@ -124,7 +124,7 @@ interface Variable<T> {
 
 const v = <T>(env: string, def: T, parse: Parser<T>, doc: string): Variable<T> => ({ env, default: def, parse, doc });
 
-/** Every variable, in the order the README lists them. */
+/** Every variable, in the order docs/configuration.md lists them. */
 export const variables = {
   mode: v(
     'NUBIS_MODE',
@@ -171,6 +171,14 @@ export const variables = {
     'smtp://user:pass@host:port: deliver mail over SMTP as well as to the outbox',
   ),
   mailFrom: v('MAIL_FROM', 'Nubis <no-reply@nubis.localhost>', text, 'sender of every mail'),
+  pdnsApiUrl: v<string | null>(
+    'PDNS_API_URL',
+    null,
+    url('http:', 'https:'),
+    "http://host:port of a PowerDNS Authoritative HTTP API (its webserver): publish every address's reverse DNS (PTR) there, through a retried outbox; needs PDNS_API_KEY (docs/reverse-dns.md)",
+  ),
+  pdnsApiKey: v<string | null>('PDNS_API_KEY', null, secret(8), 'the `api-key` of that PowerDNS (sent as X-API-Key)'),
+  pdnsServerId: v('PDNS_SERVER_ID', 'localhost', text, 'the PowerDNS server id in its API paths'),
   publicUrl: v<string | null>(
     'PUBLIC_URL',
     null,
@@ -181,7 +189,7 @@ export const variables = {
     'ADMIN_TOKEN',
     null,
     secret(16),
-    'enables the operator API under /admin (Bearer token, 16+ characters)',
+    'enables the operator API under /admin (Bearer token, 16+ characters); unset, `nubis serve` uses the token in DATA_DIR/admin-token, which its first start on an empty database makes (0600) and names',
   ),
   adminName: v<string | null>(
     'ADMIN_NAME',
@@ -525,6 +533,12 @@ export const variables = {
     url('http:', 'https:'),
     "where the stripe package sends its API calls (its host, port and protocol), for a proxy or a local stand-in; default Stripe's own",
   ),
+  simulatedCheckoutExpirySeconds: v(
+    'SIMULATED_CHECKOUT_EXPIRY_SECONDS',
+    86_400,
+    integer(60, 86_400),
+    "seconds the simulated processor's checkout page may be left unpaid before the payment shows `expired` (as a Stripe Checkout Session expires, by default after 24 hours)",
+  ),
   paymentMinimum: v(
     'PAYMENT_MINIMUM',
     5,
@@ -611,6 +625,9 @@ export function loadConfig(
   if (config.mode === 'emulator')
     for (const [key, value] of Object.entries(emulatorPreset) as [keyof Config, unknown][])
       if (unset(key)) config[key] = value;
+  // Settings that only work together: half of them would start an instance that quietly publishes nothing.
+  if ((config.pdnsApiUrl === null) !== (config.pdnsApiKey === null))
+    throw new ConfigError('PDNS_API_URL and PDNS_API_KEY go together: set both to publish reverse DNS, or neither');
   if (config.seed !== null) {
     // A seed makes every secret predictable: never on a server people rely on.
     if (config.mode !== 'emulator')
@@ -627,7 +644,7 @@ export function loadConfig(
   return { ...(config as Config), ...overrides };
 }
 
-/** Markdown rows for the README's configuration table. */
+/** Markdown rows of the configuration table (docs/configuration.md, `nubis help config`). */
 export function configTable(): string {
   const rows = Object.values(variables).map((variable: Variable<unknown>) => {
     const def =

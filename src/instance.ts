@@ -18,6 +18,9 @@ import type { Logger, Platform } from './platform/context.ts';
 import { loadCatalog } from './catalog/catalog.ts';
 import type { Catalog } from './catalog/catalog.types.ts';
 import { settleMailDeliveries } from './mail/mail.service.ts';
+import { reverseDnsServer } from './reverse-dns/powerdns.ts';
+import { withOfferedFeatures } from './catalog/region-features.ts';
+import { settlePtrPublishing } from './reverse-dns/reverse-dns.service.ts';
 import { smtpTransport } from './mail/mail.transport.ts';
 import { settingsRepository } from './settings/settings.repository.ts';
 import { createRateLimiters } from './http/rate-limit.ts';
@@ -30,6 +33,7 @@ import { registerStateMetrics } from './metrics/state-metrics.ts';
 import { startMetricsListener } from './http/metrics.ts';
 import { startJobRunner } from './compute/job-runner.ts';
 import { seedEmulatorAccount, type SeededAccount } from './accounts/emulator-seed.service.ts';
+import { firstRunOperatorToken, type OperatorTokenFile } from './platform/operator-token.ts';
 import { resetState } from './state/reset.service.ts';
 import { ActorCache, redisGenerations } from './tokens/actor-cache.ts';
 
@@ -45,6 +49,8 @@ export interface RunningInstance {
   metricsUrl: string | null;
   /** The emulator's seeded account (NUBIS_MODE=emulator), or null. */
   seeded: SeededAccount | null;
+  /** The operator's token file when the operator API uses it (`firstRunOperatorToken`), or null. */
+  operatorToken: { file: string; created: boolean } | null;
   /**
    * Stops: /readyz fails at once; for `graceMs` every request is still served (a load balancer
    * notices and stops sending); then new connections are refused, what arrived is answered, and
@@ -179,8 +185,12 @@ export async function createPlatform(
     clock,
     secrets: createSecrets(serverKey(config), config.passwordHashCost, config.passwordHashConcurrency, random),
     random,
-    catalog: catalog ? { ...catalog, loadedAt: clock.now() } : loadCatalog(config.catalogFile, clock.now()),
+    catalog: withOfferedFeatures(
+      catalog ? { ...catalog, loadedAt: clock.now() } : loadCatalog(config.catalogFile, clock.now()),
+      config.computeDriver,
+    ),
     mailTransport: config.smtpUrl ? await smtpTransport(config.smtpUrl) : null,
+    reverseDns: reverseDnsServer(config),
     compute: await createComputeDriver(config),
     // SQLite: this process owns the database, so it may cache actors on its own; PostgreSQL only
     // once Redis shares the generations between instances (startInstance).
@@ -191,9 +201,15 @@ export async function createPlatform(
 }
 
 export async function startInstance(
-  config: Config,
-  options: { sweeps?: boolean; logDestination?: LogDestination } = {},
+  given: Config,
+  options: {
+    sweeps?: boolean;
+    logDestination?: LogDestination;
+    /** `nubis serve`: with no ADMIN_TOKEN, use DATA_DIR/admin-token, made on an empty database. */
+    firstRunOperatorToken?: boolean;
+  } = {},
 ): Promise<RunningInstance> {
+  let config = given;
   const log = createLogger(config.logLevel, options.logDestination);
   // A bad catalog stops start-up before storage is touched.
   const catalog = loadCatalog(config.catalogFile, 0);
@@ -210,6 +226,31 @@ export async function startInstance(
   } catch (error) {
     dropRedis();
     throw error;
+  }
+  let operatorToken: OperatorTokenFile | null = null;
+  if (options.firstRunOperatorToken && config.mode === 'server' && !config.adminToken && config.dataDir !== inMemory) {
+    try {
+      const empty = !(await storage.db.selectFrom('accounts').select('id').limit(1).executeTakeFirst());
+      operatorToken = firstRunOperatorToken(config.dataDir, empty);
+    } catch (error) {
+      dropRedis();
+      await storage.close().catch(() => {});
+      throw new ConfigError(`DATA_DIR ${config.dataDir}: the operator token file: ${(error as Error).message}`);
+    }
+    if (operatorToken && operatorToken.token.length < 16) {
+      dropRedis();
+      await storage.close().catch(() => {});
+      throw new ConfigError(
+        `${operatorToken.file}: the operator token is shorter than 16 characters; delete the file or set ADMIN_TOKEN`,
+      );
+    }
+    if (operatorToken) {
+      config = { ...config, adminToken: operatorToken.token };
+      log.info(
+        { file: operatorToken.file, created: operatorToken.created },
+        'the operator API uses the token in the file',
+      );
+    }
   }
   const ctx = await createPlatform(config, storage, log, catalog).catch(async (error) => {
     dropRedis();
@@ -267,6 +308,7 @@ export async function startInstance(
     url: address,
     metricsUrl: metricsListener?.url ?? null,
     seeded,
+    operatorToken: operatorToken && { file: operatorToken.file, created: operatorToken.created },
     close(graceMs = 0) {
       closing ??= (async () => {
         lifecycle.stopping = true;
@@ -289,7 +331,7 @@ export async function startInstance(
         await jobs.stop();
         if (drained) log.info('in-flight requests finished');
         else log.warn({ deadlineMs: config.shutdownTimeoutMs }, 'shutdown deadline reached: open connections cut');
-        await settleMailDeliveries(ctx);
+        await Promise.all([settleMailDeliveries(ctx), settlePtrPublishing(ctx)]);
         ctx.mailTransport?.close();
         redis?.disconnect();
         await storage.close();

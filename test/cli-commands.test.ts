@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { cliCommands, exitCodes, runCli } from '@nubis/cli';
@@ -74,6 +75,18 @@ async function json(args: string[]): Promise<any> {
 }
 
 /** A refusal: the exit code, and exactly one line on stderr, starting `nubis: `. */
+/** A port nothing listens on: one the system just gave and took back. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 async function refused(args: string[], code: number, env: Record<string, string | undefined> = {}): Promise<string> {
   const run = await cli(args, env);
   assert.equal(run.code, code, `nubis ${args.join(' ')}: ${run.stderr}`);
@@ -143,7 +156,17 @@ describe('login and contexts', () => {
     const empty = mkdtempSync(join(tmpdir(), 'nubis-cli-empty-'));
     try {
       await refused(['server', 'list'], exitCodes.auth, { XDG_CONFIG_HOME: empty, NUBIS_URL: undefined });
-      await refused(['server', 'list'], exitCodes.unreachable, { NUBIS_URL: 'http://127.0.0.1:9' });
+      // The line names the URL tried, so a wrong NUBIS_URL or context shows at once.
+      const closed = await closedPort();
+      const nobody = `http://127.0.0.1:${closed}`;
+      assert.equal(
+        await refused(['server', 'list'], exitCodes.unreachable, { NUBIS_URL: nobody }),
+        `nubis: cannot reach ${nobody}: ECONNREFUSED\n`,
+      );
+      assert.equal(
+        await refused(['login', '--url', nobody, '--token', 'x'.repeat(64)], exitCodes.unreachable),
+        `nubis: cannot reach ${nobody}: ECONNREFUSED\n`,
+      );
       const run = await cli(['login', '--url', nubis.url, '--admin-token', ADMIN_TOKEN, '--name', 'ops'], {
         XDG_CONFIG_HOME: empty,
       });
@@ -454,6 +477,16 @@ describe('payment commands', () => {
     const file = join(configHome, 'invoice.pdf');
     assert.match(await ok(['invoice', 'download', String(documents[0].id), '--file', file]), /^saved /);
     assert.equal(readFileSync(file).subarray(0, 5).toString(), '%PDF-');
+    // With no --file: the name the console and the mail give it, invoice-<number>-<month>.pdf (issue 39).
+    const cwd = process.cwd();
+    process.chdir(configHome);
+    try {
+      const saved = await json(['invoice', 'download', String(documents[0].id)]);
+      assert.equal(saved.file, `invoice-${String(documents[0].number).padStart(6, '0')}-${documents[0].period}.pdf`);
+      assert.equal(readFileSync(join(configHome, saved.file)).subarray(0, 5).toString(), '%PDF-');
+    } finally {
+      process.chdir(cwd);
+    }
     await refused(['invoice', 'download', '999999'], exitCodes.notFound);
   });
 });

@@ -39,6 +39,21 @@ describe('the console at /', () => {
     assert.equal((await fetch(`${nubis.url}/assets/missing-0000.js`)).status, 404);
   });
 
+  // Browsers ask for /favicon.ico whatever the page says; it was a 404 (issue 39).
+  test('/favicon.ico is an icon, served like the console files, and the page names it', async () => {
+    const icon = await fetch(`${nubis.url}/favicon.ico`);
+    assert.equal(icon.status, 200);
+    assert.equal(icon.headers.get('content-type'), 'image/x-icon');
+    assert.equal(icon.headers.get('cache-control'), 'public, max-age=86400');
+    const body = Buffer.from(await icon.arrayBuffer());
+    // An ICO header: reserved 0, type 1 (icon), at least one image.
+    assert.deepEqual([body.readUInt16LE(0), body.readUInt16LE(2)], [0, 1]);
+    assert.ok(body.readUInt16LE(4) >= 1);
+    const again = await fetch(`${nubis.url}/favicon.ico`, { headers: { 'if-none-match': icon.headers.get('etag')! } });
+    assert.equal(again.status, 304);
+    assert.match(await (await fetch(nubis.url)).text(), /<link rel="icon" href="\/favicon.ico"/);
+  });
+
   test('the APIs, the docs and the health endpoints keep their own answers', async () => {
     const regions = await fetch(`${nubis.url}/v1.3/region/list`);
     assert.equal(regions.status, 200);

@@ -1,5 +1,5 @@
-// The README's first session, run as pasted (bash, curl, `npm run dev`), and the emulator
-// preset it relies on: the seeded account and its printed token, automatic activation, the
+// The README's first session, pasted twice beside `npm run dev` (bash, curl, node), and the
+// emulator preset it relies on: the seeded account and its printed token, automatic activation, the
 // virtual clock, relaxed rate limits, one log line per request, the same token after a restart.
 
 import { after, before, describe, test } from 'node:test';
@@ -9,21 +9,10 @@ import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
+import { freePort } from './support/ports.ts';
 import { testStorageEnv } from './support/instance.ts';
 
 const root = new URL('..', import.meta.url).pathname;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** The environment of a spawned process: the test's own, without what Nubis reads. */
 function cleanEnv(extra: Record<string, string>): Record<string, string> {
@@ -47,6 +36,21 @@ function firstSession(): string {
   return match[1]!;
 }
 
+/** Runs a bash script to its end; its output and exit code. */
+async function bash(script: string, cwd: string, env: Record<string, string>) {
+  const shell = spawn('bash', ['-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  shell.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  shell.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const [code] = await once(shell, 'exit');
+  return { code: code as number, stdout, stderr };
+}
+
 let storage: Awaited<ReturnType<typeof testStorageEnv>>;
 before(async () => {
   storage = await testStorageEnv();
@@ -56,47 +60,61 @@ after(async () => {
 });
 
 describe('first session', () => {
-  test("the README's block runs as pasted and ends with the new account's info", async () => {
+  test("the README's block, pasted twice beside `npm run dev`, works both times", async () => {
     const port = await freePort();
-    const script = `${firstSession()}\nkill %1\nwait\n`;
-    // Its own process group, so whatever it started goes when the test ends.
-    const shell = spawn('bash', ['-c', script], {
-      cwd: root,
-      env: cleanEnv({ ...storage.env, PORT: String(port) }),
-      detached: true,
+    const env = cleanEnv({ ...storage.env, PORT: String(port) });
+    // `npm run dev` as the README says, in its own process group so that npm and Nubis both go at the end.
+    const dev = spawn('npm', ['run', 'dev'], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    let greeting = '';
+    dev.stdout.on('data', (chunk) => {
+      log += chunk;
     });
-    let stdout = '';
-    let stderr = '';
-    shell.stdout.on('data', (chunk) => {
-      stdout += chunk;
+    const ready = new Promise<void>((resolve, reject) => {
+      dev.stderr.on('data', (chunk) => {
+        greeting += chunk;
+        if (/\n {2}token {5}[0-9a-f]{64}\n/.test(greeting)) resolve();
+      });
+      dev.once('exit', () => reject(new Error(`npm run dev exited: ${greeting}`)));
     });
-    shell.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => process.kill(-shell.pid!, 'SIGKILL'), 90_000);
-    const [code] = await once(shell, 'exit');
-    clearTimeout(timer);
+    const folder = mkdtempSync(join(tmpdir(), 'nubis-first-session-'));
     try {
-      process.kill(-shell.pid!, 'SIGKILL');
-    } catch {}
-    assert.equal(code, 0, stderr);
-    // The credit's transaction, then the account with it.
-    // curl prints no newline after an answer: split answers that run together.
-    const lines = stdout
-      .replace(/\}\{"/g, '}\n{"')
+      await ready;
+      const runs = [];
+      for (const _paste of [1, 2]) {
+        const run = await bash(firstSession(), folder, env);
+        assert.equal(run.code, 0, run.stderr);
+        const server = /^server (\d+) is running$/m.exec(run.stdout);
+        const invoice = /^invoice (\d+) saved as invoice\.pdf$/m.exec(run.stdout);
+        assert.ok(server && invoice, run.stdout);
+        const sum = JSON.parse(run.stdout.split('\n').find((line) => line.startsWith('{"server":'))!);
+        assert.equal(typeof sum.server, 'number');
+        assert.ok(sum.ts_start < sum.ts_end);
+        assert.equal(readFileSync(join(folder, 'invoice.pdf')).subarray(0, 5).toString(), '%PDF-');
+        runs.push({ server: Number(server[1]), invoice: Number(invoice[1]), month: sum.ts_start });
+      }
+      // The second paste made another server and got the next month's invoice.
+      assert.notEqual(runs[0]!.server, runs[1]!.server);
+      assert.notEqual(runs[0]!.invoice, runs[1]!.invoice);
+      assert.notEqual(runs[0]!.month, runs[1]!.month);
+    } finally {
+      try {
+        process.kill(-dev.pid!, 'SIGTERM');
+      } catch {}
+      if (dev.exitCode === null) await once(dev, 'exit');
+      rmSync(folder, { recursive: true, force: true });
+    }
+    // The server's own log: one JSON line per request, nothing else on stdout but npm's banner.
+    const requests = log
       .split('\n')
-      .filter((line) => line.startsWith('{"'));
-    const info = lines.map((line) => JSON.parse(line)).findLast((entry) => entry.email !== undefined);
-    assert.equal(info.email, 'me@example.com', stdout);
-    assert.equal(info.activated, true);
-    assert.equal(info.balance, 50);
-    // The server's own log: one JSON line per request, nothing else on stdout but the answers and npm's banner.
-    const requests = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request completed');
-    assert.ok(requests.some((entry) => entry.path === '/v1.3/account/register' && entry.status === 201));
-    assert.equal(requests.filter((entry) => entry.path === '/v1.3/account/info').length, 1);
-    assert.ok(!lines.some((line) => line.includes('incoming request')));
+      .filter((line) => line.startsWith('{"'))
+      .map((line) => JSON.parse(line))
+      .filter((entry) => entry.msg === 'request completed');
+    assert.equal(requests.filter((entry) => entry.path === '/v1.3/account/login' && entry.status === 200).length, 2);
+    assert.equal(requests.filter((entry) => entry.path === '/v1.3/server/create' && entry.status === 201).length, 2);
+    assert.ok(!log.includes('incoming request'));
     // The emulator's greeting names the seeded account and its token.
-    assert.match(stderr, /token {5}[0-9a-f]{64}/);
+    assert.match(greeting, /account {3}dev@nubis\.localhost/);
   });
 });
 

@@ -1,4 +1,4 @@
-// The README's pytest fixture, run as written with Debian's python3-pytest: it starts
+// docs/testing.md's pytest fixture, run as written with Debian's python3-pytest: it starts
 // `npx nubis dev --port 0 --ready-json`, reads the ready line and passes its two tests against
 // the emulator; the Nubis it started is gone afterwards (Linux: found through /proc).
 
@@ -14,9 +14,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 const root = new URL('..', import.meta.url).pathname;
 
 function fixtureBlock(): string {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(new URL('../docs/testing.md', import.meta.url), 'utf8');
   const match = /<!-- pytest[^>]*-->\n```python\n([\s\S]*?)```/.exec(readme);
-  assert.ok(match, 'the README has a pytest block');
+  assert.ok(match, 'docs/testing.md has a pytest block');
   return match[1]!;
 }
 
@@ -43,7 +43,7 @@ function marked(): number[] {
   return found;
 }
 
-test("the README's pytest fixture starts Nubis, and its tests pass", async () => {
+test("docs/testing.md's pytest fixture starts Nubis, and its tests pass", async () => {
   const [markName, markValue] = mark.split('=') as [string, string];
   const env: NodeJS.ProcessEnv = { ...process.env, NUBIS_DIR: root, [markName]: markValue };
   for (const key of Object.keys(env)) if (key.startsWith('TEST_') || key === 'NODE_TEST_CONTEXT') delete env[key];

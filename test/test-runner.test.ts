@@ -6,23 +6,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './support/ports.ts';
 
 const root = new URL('..', import.meta.url).pathname;
-
-/** A port nothing listens on: one the system just handed out and was closed again. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 let folder: string;
 let file: string;
@@ -34,7 +22,7 @@ before(() => {
 after(() => rmSync(folder, { recursive: true, force: true }));
 
 async function runTests(env: Record<string, string>) {
-  const [pgPort, redisPort] = await Promise.all([closedPort(), closedPort()]);
+  const [pgPort, redisPort] = await Promise.all([freePort(), freePort()]);
   const inherited = { ...process.env };
   // The runner inside a test must report as a top-level run, not to this one.
   delete inherited.NODE_TEST_CONTEXT;

@@ -29,6 +29,23 @@ export const exitCodes = {
   unreachable: 9,
 } as const;
 
+/**
+ * An SDK client for the CLI: a request that gets no answer at all (refused, unknown host, reset)
+ * fails with one line naming the URL tried, since a wrong NUBIS_URL or context is the usual cause.
+ */
+export function clientOf(url: string, token?: string | null): NubisClient {
+  const reaching: typeof fetch = async (input, init) => {
+    try {
+      return await fetch(input, init);
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string; errors?: { code?: string }[] } }).cause;
+      const reason = cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (error as Error).message;
+      throw new CliError(`cannot reach ${url}: ${reason}`, exitCodes.unreachable);
+    }
+  };
+  return createNubisClient({ baseUrl: url, token, fetch: reaching });
+}
+
 /** An error of the command line or of a call: one line on stderr, and its exit code. */
 export class CliError extends Error {
   readonly code: number;
@@ -171,7 +188,7 @@ export function commandKit(io: Io): CommandKit {
     client(command) {
       const found = context(command);
       if (!found.token) throw new CliError('no token in this context: run nubis login', exitCodes.auth);
-      return createNubisClient({ baseUrl: found.url, token: found.token });
+      return clientOf(found.url, found.token);
     },
     adminClient(command) {
       const found = context(command);
@@ -180,7 +197,7 @@ export function commandKit(io: Io): CommandKit {
           'no operator token: run nubis login --admin-token TOKEN (or set ADMIN_TOKEN)',
           exitCodes.auth,
         );
-      return createNubisClient({ baseUrl: found.url, token: found.admin_token });
+      return clientOf(found.url, found.admin_token);
     },
     print,
     printRows: (command, data, rows, columns) => print(command, data, () => table(rows, columns)),

@@ -1,4 +1,7 @@
-// How values read in the console: money, times, durations and the power badge.
+// How values read in the console: money, times (one format: 2026-11-28 02:20:07 UTC, the graphs'
+// axes the same without seconds), durations, a transaction in a customer's words, the power badge.
+
+import type { Transaction } from './api.ts';
 
 export function money(value: number | null | undefined, digits = 2): string {
   if (value === null || value === undefined) return '–';
@@ -9,6 +12,34 @@ export function money(value: number | null | undefined, digits = 2): string {
 export function when(value: string | null | undefined): string {
   if (!value) return '–';
   return value.replace('T', ' ').replace('Z', ' UTC');
+}
+
+/** An instant (ms) as a graph's axis tells it: the date and the minute, in UTC, as `when` writes them. */
+export function whenOnAxis(ms: number): { date: string; time: string } {
+  const iso = new Date(ms).toISOString();
+  return { date: iso.slice(0, 10), time: iso.slice(11, 16) };
+}
+
+/** What a transaction is, in a customer's words (the API's `ptype` names the processor). */
+export function transactionWords(t: Pick<Transaction, 'ptype' | 'pstatus' | 'amount'>): string {
+  if (t.ptype === 'operator') return t.amount < 0 ? 'Debit' : 'Credit';
+  if (t.ptype === 'commit') return 'Hours paid up front';
+  if (t.ptype === 'bank') return 'Bank transfer';
+  if (t.amount < 0) return t.pstatus === 'refunded' ? 'Refund' : 'Dispute';
+  return 'Card payment';
+}
+
+const statusWords: Record<string, string> = {
+  pending: 'Awaiting payment',
+  completed: 'Done',
+  failed: 'Not paid',
+  expired: 'Expired: the checkout was left unpaid',
+  refunded: 'Refunded',
+};
+
+/** A transaction's state in words. */
+export function transactionStatus(pstatus: string): string {
+  return statusWords[pstatus] ?? pstatus;
 }
 
 export function duration(seconds: number | null | undefined): string {

@@ -10,16 +10,24 @@ import { AccountContext } from './account-context.ts';
 import { session } from './session.ts';
 import { applyTheme, systemPrefersDark } from './theme.ts';
 import { currentPath, isAuthPath, Link, navigate, redirect, useRoute } from './router.tsx';
-import { ActivatePage, CheckMailPage, LoginPage, OperatorLoginPage, ResetPage, SignUpPage } from './pages/auth.tsx';
-import { CreateServerPage, ServerListPage, ServerPage } from './pages/servers.tsx';
+import { ActivatePage } from './pages/auth/activate.tsx';
+import { CheckMailPage } from './pages/auth/check-mail.tsx';
+import { LoginPage } from './pages/auth/login.tsx';
+import { OperatorLoginPage } from './pages/auth/operator-login.tsx';
+import { ResetPage } from './pages/auth/reset.tsx';
+import { SignUpPage } from './pages/auth/sign-up.tsx';
+import { ServerListPage } from './pages/servers/list.tsx';
+import { CreateServerPage } from './pages/servers/create.tsx';
+import { ServerPage } from './pages/server/page.tsx';
 import { FloatingIpsPage } from './pages/floating-ips.tsx';
-import { BackupsPage, SnapshotsPage } from './pages/snapshots.tsx';
+import { SnapshotsPage } from './pages/snapshots.tsx';
+import { BackupsPage } from './pages/backups.tsx';
 import { SshKeysPage } from './pages/ssh-keys.tsx';
 import { TokensPage } from './pages/tokens.tsx';
 import { VpcsPage } from './pages/vpcs.tsx';
 import { BillingPage } from './pages/billing.tsx';
 import { SettingsPage } from './pages/settings.tsx';
-import { OperatorApp } from './pages/operator.tsx';
+import { OperatorApp } from './pages/operator/app.tsx';
 
 function useSession(): { token: string | null; operator: string | null } {
   const [state, setState] = useState({ token: session.token(), operator: session.operator() });

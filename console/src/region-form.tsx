@@ -1,9 +1,10 @@
-// Making something in a region: the Region select (the regions offering a feature, each named
-// the same way) and the one-line create form of floating IPs and VPCs built on it.
+// Making something in a region: the regions offering a feature (each named the same way), the
+// Region select, and the one-line create form of floating IPs and VPCs built on them. The server
+// create form, longer, starts with the same select over the same regions.
 
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, type FieldErrors, type Region } from './api.ts';
+import { type ApiError, api, type FieldErrors, type Region } from './api.ts';
 import { Form, type FormState, Select } from './forms.tsx';
 import { useLoad } from './use-load.ts';
 
@@ -17,12 +18,19 @@ export function regionOption(id: string, region: Region): RegionOption {
   return { value: id, label: `${region.city}, ${region.country} (${id})` };
 }
 
-/** The regions that offer `feature`, as options. */
-export function useRegionOptions(feature: keyof Region['features']): RegionOption[] {
+/** The regions that offer `feature`: as options for the Region select, and by id for their other features. */
+export function useRegions(feature: keyof Region['features']): {
+  options: RegionOption[];
+  byId: Record<string, Region>;
+  error: ApiError | undefined;
+} {
   const regions = useLoad(() => api.regions());
-  return Object.entries(regions.data?.regions ?? {})
-    .filter(([, r]) => r.features[feature])
-    .map(([id, r]) => regionOption(id, r));
+  const offering = Object.entries(regions.data?.regions ?? {}).filter(([, r]) => r.features[feature]);
+  return {
+    options: offering.map(([id, r]) => regionOption(id, r)),
+    byId: Object.fromEntries(offering),
+    error: regions.error,
+  };
 }
 
 /** The Region select; `name` is the API's field, whose error shows under it. */
@@ -49,7 +57,7 @@ export function CreateInRegionForm(props: {
   done: string;
   children: ComponentChildren;
 }) {
-  const regions = useRegionOptions(props.feature);
+  const regions = useRegions(props.feature);
   const [region, setRegion] = useState('');
   return (
     <Form
@@ -57,7 +65,13 @@ export function CreateInRegionForm(props: {
       class="form inline"
       onSubmit={() => props.form.run(() => props.create(Number(region)), props.done)}
     >
-      <RegionSelect name="region_id" value={region} onValue={setRegion} options={regions} errors={props.form.errors} />
+      <RegionSelect
+        name="region_id"
+        value={region}
+        onValue={setRegion}
+        options={regions.options}
+        errors={props.form.errors}
+      />
       {props.children}
       <button type="submit" class="primary" disabled={props.form.busy}>
         {`Create ${props.noun}`}

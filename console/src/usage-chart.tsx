@@ -5,10 +5,22 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { whenOnAxis } from './format.tsx';
 
 export interface ChartSeries {
   label: string;
   values: (number | null)[];
+}
+
+/** The x axis' labels: the time, and the date under the first tick and wherever the day changes. */
+function axisTimes(ticks: number[]): string[] {
+  let day = '';
+  return ticks.map((seconds) => {
+    const { date, time } = whenOnAxis(seconds * 1000);
+    const label = date === day ? time : `${time}\n${date}`;
+    day = date;
+    return label;
+  });
 }
 
 const css = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
@@ -40,7 +52,11 @@ export function UsageChart(props: {
           tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
           cursor: { show: false },
           scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
-          axes: [axis, { ...axis, size: 84, values: (_u, ticks) => ticks.map((tick) => format(tick)) }],
+          axes: [
+            // Times as the rest of the console writes them (2026-11-28 02:20), never uPlot's 2:20am 11/28/26.
+            { ...axis, size: 52, values: (_u, ticks) => axisTimes(ticks) },
+            { ...axis, size: 84, values: (_u, ticks) => ticks.map((tick) => format(tick)) },
+          ],
           series: [
             {},
             ...series.map((entry, index) => ({

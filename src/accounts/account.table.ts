@@ -30,6 +30,8 @@ export interface AccountTable {
   referrals_amount_micros: Generated<number>;
   /** Credits and commit charges minus the final charges of closed invoice items (billing/settled.ts). */
   settled_micros: Generated<number>;
+  /** When the out-of-funds sweep looks at the account next: 0 once its ledger changed, null when nothing is billed (billing/funds-due.ts). */
+  funds_due_at: Generated<number | null>;
   created_at: number;
   updated_at: number;
   last_login_at: number | null;

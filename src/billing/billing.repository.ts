@@ -8,6 +8,7 @@
 
 import { type Insertable, type Kysely, type QueryCreator, type RawBuilder, type Selectable, sql } from 'kysely';
 import type { Database, DialectName, Queryable, Tx } from '../db/database.ts';
+import { batches, maxBoundValues } from '../db/batches.ts';
 import { jsonTuples, objectsOf } from '../db/json-tuples.ts';
 import { prepared, type PreparedQuery } from '../db/prepared.ts';
 import type { InvoiceItemRow, InvoiceItemTable, TransactionRow, TransactionTable } from './billing.table.ts';
@@ -64,6 +65,7 @@ export async function insertOpeningItems(db: Queryable, opening: OpeningItems): 
     insertsByCount.set(opening.count, insert);
   }
   await insert.run(db, ...opening.values);
+  await markFundsDue(db, opening.values[0] as number);
 }
 
 const itemColumns = [
@@ -137,9 +139,23 @@ const ledgerRow = prepared<[number, number], { settled: number; items: string | 
 const addToSettled = prepared<[number, number], never>(2, (db, delta, accountId) =>
   db
     .updateTable('accounts')
-    .set((eb) => ({ settled_micros: eb('settled_micros', '+', delta) }))
+    // A changed ledger is due at the out-of-funds sweep (billing/funds-due.ts).
+    .set((eb) => ({ settled_micros: eb('settled_micros', '+', delta), funds_due_at: 0 }))
     .where('id', '=', accountId),
 );
+
+const fundsDueNow = prepared<[number], never>(1, (db, accountId) =>
+  db.updateTable('accounts').set({ funds_due_at: 0 }).where('id', '=', accountId),
+);
+
+/**
+ * Puts the account before the out-of-funds sweep's next round: every write that can bring its
+ * balance to zero sooner (an opened item, a charge) calls it in its transaction (funds-due.ts).
+ * The caller holds the account lock already (the lock order: account first).
+ */
+export async function markFundsDue(db: Queryable, accountId: number): Promise<void> {
+  await fundsDueNow.run(db, accountId);
+}
 
 /** The account's rows a list shows a page of: invoice items and transactions. */
 type AccountListed = 'invoice_items' | 'transactions';
@@ -214,6 +230,7 @@ export const billingRepository = {
 
   async insertItem(trx: Tx, row: Insertable<InvoiceItemTable>): Promise<void> {
     await trx.insertInto('invoice_items').values(row).execute();
+    await markFundsDue(trx, row.account_id);
   },
 
   /** The account's items newest first, `limit` from `offset`. */
@@ -308,21 +325,44 @@ export const billingRepository = {
     return won !== undefined;
   },
 
+  /**
+   * Accounts whose funds are due at `now` (funds-due.ts), longest due first, at most `limit`: read
+   * through the due-time index, so the read costs what is due, not the number of accounts.
+   */
+  async fundsDue(db: Queryable, now: number, limit: number): Promise<number[]> {
+    const rows = await db
+      .selectFrom('accounts')
+      .select('id')
+      .where('funds_due_at', '<=', now)
+      .orderBy('funds_due_at')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => row.id);
+  },
+
+  /** When the out-of-funds sweep looks at the account next (null: not until its ledger changes). */
+  async setFundsDue(trx: Tx, accountId: number, at: number | null): Promise<void> {
+    await trx.updateTable('accounts').set({ funds_due_at: at }).where('id', '=', accountId).execute();
+  },
+
   async unmarkOutOfFunds(trx: Tx, accountId: number): Promise<void> {
     await trx.deleteFrom('account_funds').where('account_id', '=', accountId).execute();
   },
 
   /**
    * The running servers of one account, or of every out-of-funds account with null. On
-   * PostgreSQL a server another transaction holds is skipped (left for the next round).
+   * PostgreSQL a server another transaction holds is skipped (left for the next round). With
+   * null the marked accounts are read first and their servers through the account index: a
+   * subquery in the servers' read walked every server (SQLite's plan).
    */
-  runningServers(dialect: DialectName, trx: Tx, accountId: number | null) {
-    let query = trx.selectFrom('servers').selectAll().where('power', '=', 'running');
-    query =
-      accountId === null
-        ? query.where('account_id', 'in', (eb) => eb.selectFrom('account_funds').select('account_funds.account_id'))
-        : query.where('account_id', '=', accountId);
-    if (dialect === 'postgres') query = query.forNoKeyUpdate().skipLocked();
-    return query.execute();
+  async runningServers(dialect: DialectName, trx: Tx, accountId: number | null) {
+    const accounts = accountId === null ? await this.markedOutOfFunds(trx) : [accountId];
+    const running: Selectable<Database['servers']>[] = [];
+    for (const batch of batches(accounts, maxBoundValues)) {
+      let query = trx.selectFrom('servers').selectAll().where('power', '=', 'running').where('account_id', 'in', batch);
+      if (dialect === 'postgres') query = query.forNoKeyUpdate().skipLocked();
+      running.push(...(await query.execute()));
+    }
+    return running;
   },
 };

@@ -155,7 +155,7 @@ describe('invoice list', () => {
   test("shows each item with the spec's fields: prices, started hours, active while billed", async () => {
     const account = await createAccount(nubis);
     const start = await clockNow();
-    const _kept = await open(account, [
+    const kept = await open(account, [
       centAnHour,
       { resourceType: 'floating_ip', description: 'ip', amountHrMicros: 4110, amountMoMicros: 3_000_000 },
     ]);
@@ -179,6 +179,8 @@ describe('invoice list', () => {
       'active',
       'amount_hr',
       'amount_mo',
+      'description',
+      'resource_id',
       'resource_type',
       'ts_created',
       'ts_removed',
@@ -190,6 +192,9 @@ describe('invoice list', () => {
         active: 1,
         amount_hr: 0.01,
         amount_mo: 7.3,
+        // Extensions: the line names what it bills (issue 39).
+        description: 'test server',
+        resource_id: kept,
         resource_type: 'server',
         usage: 6,
         ts_created: undefined,
@@ -203,6 +208,8 @@ describe('invoice list', () => {
         active: 1,
         amount_hr: 0.00411,
         amount_mo: 3,
+        description: 'ip',
+        resource_id: kept,
         resource_type: 'floating_ip',
         usage: 6,
         ts_created: undefined,

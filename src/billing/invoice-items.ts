@@ -86,6 +86,10 @@ export async function closeInvoiceItems(
 /** An invoice item as the domain holds it (the API shows the spec's Invoice item object). */
 export interface InvoiceItem {
   resourceType: string;
+  /** The billed resource's uuid. */
+  resourceUuid: string;
+  /** What is billed, naming the resource (`web-1 (Small)`, `snapshot nightly (25 GB)`). */
+  description: string;
   amountHrMicros: number;
   amountMoMicros: number;
   /** Hours started by `now`, including hours paid up front. */
@@ -98,6 +102,8 @@ export interface InvoiceItem {
 export function rowToInvoiceItem(row: InvoiceItemRow, now: number): InvoiceItem {
   return {
     resourceType: row.resource_type,
+    resourceUuid: row.resource_uuid,
+    description: row.description,
     amountHrMicros: row.amount_hr_micros,
     amountMoMicros: row.amount_mo_micros,
     usageHours: startedHours(row, now),

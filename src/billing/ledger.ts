@@ -54,6 +54,11 @@ export function secondsUntilZero(balanceMicros: number, burnMicrosPerHour: numbe
  */
 export async function outOfFundsAt(db: Queryable, accountId: number, from: number, to: number): Promise<number | null> {
   const { settled, items } = await billingRepository.ledger(db, accountId);
+  return zeroBalanceAt(settled, items, from, to);
+}
+
+/** outOfFundsAt for a ledger already read: the settled total and the open items. */
+export function zeroBalanceAt(settled: number, items: MeteredItem[], from: number, to: number): number | null {
   const balanceAt = (t: number) => financeOfItems(settled, items, t).balanceMicros;
   if (balanceAt(to) > 0) return null;
   let low = from; // above zero (or the caller's starting point)

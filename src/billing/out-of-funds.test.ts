@@ -177,6 +177,21 @@ describe('out of funds', () => {
     assert.equal((await serverInfo(nubis, account.token, created.id)).power, 'stopped');
   });
 
+  test('a round looks again when the ledger changes, not only when its forecast said', async () => {
+    const ctx = nubis.running.ctx;
+    // $0.20 lasts about 29 hours of one $5 server (0.00685 an hour): the round's forecast.
+    const account = await createAccount(nubis, { credit: '0.20' });
+    const first = await deployServer(nubis, account.token);
+    assert.deepEqual((await sweepOutOfFunds(ctx)).suspended, []);
+    // Four more servers burn five times as fast: the balance reaches zero after about 6 hours,
+    // long before the first forecast. Opening their items must put the account before the sweep.
+    for (let i = 0; i < 4; i++) await deployServer(nubis, account.token, { label: `more-${i}` });
+    await nubis.advance(10 * HOUR);
+    await sweepOutOfFunds(ctx);
+    assert.equal((await outOfFundsMails(account)).length, 1);
+    assert.equal((await serverInfo(nubis, account.token, first.id)).power, 'stopped');
+  });
+
   test('an account with nothing billed is never marked, whatever its balance', async () => {
     const ctx = nubis.running.ctx;
     const account = await createAccount(nubis, { credit: 0 });

@@ -17,7 +17,7 @@ import { lockAccount } from '../accounts/account-lock.ts';
 import { accountRepository } from '../accounts/account.repository.ts';
 import { queueMail } from '../mail/mail.service.ts';
 import { letterText } from '../mail/letter.ts';
-import { accountFinance } from './ledger.ts';
+import { accountFinance, financeOfItems, zeroBalanceAt } from './ledger.ts';
 import { billingRepository } from './billing.repository.ts';
 import { powerOffBySweep } from '../compute/machine-intents.ts';
 import { transaction } from '../db/transaction.ts';
@@ -31,30 +31,75 @@ export interface FundsSweepReport {
   serversStopped: number;
 }
 
-/** One round of the policy; idempotent and safe on several instances at once. */
-export async function sweepOutOfFunds(ctx: Platform): Promise<FundsSweepReport> {
+/**
+ * How far ahead the sweep trusts its own forecast: an account whose balance stays above zero
+ * for longer is looked at again after this anyway, the safety net for a change that did not
+ * mark it due.
+ */
+const forecastMs = 86_400_000;
+/** Pages of due accounts one round reads at most; the rest wait for the next round. */
+const maxPages = 200;
+
+/**
+ * One round of the policy; idempotent and safe on several instances at once. It reads only the
+ * accounts that are due (accounts.funds_due_at ≤ now): every write that changes a ledger marks
+ * its account due (billing.repository.ts markFundsDue, addSettled), and each look sets when to
+ * look again — the instant the balance reaches zero at the present burn — so a round with
+ * nothing due costs the same whatever the number of accounts and servers.
+ */
+export async function sweepOutOfFunds(ctx: Platform, pageSize = 500): Promise<FundsSweepReport> {
   const report: FundsSweepReport = { suspended: [], lifted: [], serversStopped: 0 };
-
-  // A credit lifts the mark at once (recordTransaction); this catches money that arrived otherwise.
-  for (const accountId of await billingRepository.markedOutOfFunds(ctx.db)) {
-    const { balanceMicros } = await accountFinance(ctx, ctx.db, accountId);
-    if (balanceMicros > 0 && (await transaction(ctx, (trx) => liftIfFunded(ctx, trx, accountId))))
-      report.lifted.push(accountId);
+  const now = ctx.clock.now();
+  // Each account looked at is due later (or never) afterwards, so the next page holds others; the
+  // bound keeps a round finite while other instances keep marking accounts due.
+  for (let page = 0; page < maxPages; page++) {
+    const due = await billingRepository.fundsDue(ctx.db, now, pageSize);
+    for (const accountId of due) {
+      const outcome = await transaction(ctx, (trx) => checkFunds(ctx, trx, accountId, now));
+      if (outcome === 'lifted') report.lifted.push(accountId);
+      else if (outcome !== null) {
+        report.suspended.push(accountId);
+        report.serversStopped += outcome.stopped;
+      }
+    }
+    if (due.length < pageSize) break;
   }
-
-  // Accounts being billed that are not marked yet: the only ones whose balance can reach zero.
-  for (const accountId of await billingRepository.billedUnmarked(ctx.db)) {
-    const { balanceMicros } = await accountFinance(ctx, ctx.db, accountId);
-    if (balanceMicros > 0) continue;
-    const stopped = await transaction(ctx, (trx) => suspend(ctx, trx, accountId));
-    if (stopped === null) continue;
-    report.suspended.push(accountId);
-    report.serversStopped += stopped;
-  }
-
   // Every round, not only at the transition: a server started while out of funds goes off again.
   report.serversStopped += await transaction(ctx, (trx) => stopRunningServers(ctx, trx, null));
   return report;
+}
+
+/**
+ * Looks at one due account under its lock: lifts the mark of one credited again, marks one whose
+ * balance reached zero (answering how many servers it powered off), and sets when to look next.
+ */
+async function checkFunds(
+  ctx: Platform,
+  trx: Tx,
+  accountId: number,
+  now: number,
+): Promise<'lifted' | { stopped: number } | null> {
+  await lockAccount(ctx, trx, accountId);
+  const { settled, items } = await billingRepository.ledger(trx, accountId);
+  const { balanceMicros } = financeOfItems(settled, items, now);
+  let lifted = false;
+  if (await billingRepository.isMarkedOutOfFunds(trx, accountId)) {
+    // A credit lifts the mark at once (recordTransaction); this catches money that arrived otherwise.
+    if (balanceMicros <= 0 || !(await liftIfFunded(ctx, trx, accountId))) {
+      // Marked, and it stays so until its ledger changes (a credit marks it due).
+      await billingRepository.setFundsDue(trx, accountId, null);
+      return null;
+    }
+    lifted = true;
+  } else if (items.length > 0 && balanceMicros <= 0) {
+    const stopped = await suspend(ctx, trx, accountId);
+    await billingRepository.setFundsDue(trx, accountId, null);
+    return stopped === null ? null : { stopped };
+  }
+  // Nothing billed: nothing can bring the balance down until an item opens (which marks it due).
+  const next = items.length === 0 ? null : (zeroBalanceAt(settled, items, now, now + forecastMs) ?? now + forecastMs);
+  await billingRepository.setFundsDue(trx, accountId, next);
+  return lifted ? 'lifted' : null;
 }
 
 /**

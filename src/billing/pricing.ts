@@ -42,7 +42,7 @@ export function serverItems(options: {
   if (image.hourly_cost_micros > 0) {
     items.push({
       resourceType: 'license',
-      description: `${image.name} licence`,
+      description: `${options.name} ${image.name} licence`,
       amountHrMicros: image.hourly_cost_micros,
       amountMoMicros: image.hourly_cost_micros * HOURS_PER_MONTH,
     });

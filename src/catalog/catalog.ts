@@ -117,6 +117,12 @@ export function checkCatalog(raw: unknown): string[] {
       if (overlap) problems.push(`${path}: ${cidr} overlaps ${overlap.path}`);
       v4Blocks.push({ path, ...block });
     });
+    (region.pools.v4_classless ?? []).forEach((cidr, j) => {
+      const path = `regions[${i}].pools.v4_classless[${j}]`;
+      if (!region.pools.v4.includes(cidr)) problems.push(`${path}: ${cidr} is not one of the region's v4 pools`);
+      else if (Number(cidr.split('/')[1]) <= 24)
+        problems.push(`${path}: ${cidr} is a whole /24 or more: only a part of a /24 takes a classless zone`);
+    });
     if (region.pools.v6) {
       const key = expandV6Head(region.pools.v6);
       const other = v6Prefixes.get(key);

@@ -93,11 +93,34 @@ export const RegionSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /**
+     * What the operator runs beside Nubis in this region, each a short note of who provides it
+     * (e.g. "scrubbing by the uplink provider"): a feature Nubis cannot provide itself is offered
+     * only where it is declared here (src/catalog/region-features.ts, docs/decisions.md).
+     */
+    operator_services: Type.Optional(
+      Type.Object(
+        {
+          ddos_protection: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+          block_storage: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+          object_storage: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+          custom_iso: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     /** Public address pools: IPv4 CIDRs and one IPv6 /48 (servers get a /64 each from it). */
     pools: Type.Object(
       {
         v4: Type.Array(
           Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,3}){3}/\\d{1,2}$', description: 'IPv4 CIDR, e.g. 192.0.2.0/25' }),
+        ),
+        /**
+         * The v4 pools (each smaller than a /24) whose /24 the operator does not hold: their
+         * reverse DNS is an RFC 2317 classless zone, reached through CNAMEs in the /24's zone.
+         */
+        v4_classless: Type.Optional(
+          Type.Array(Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,3}){3}/\\d{1,2}$', description: 'one of v4' })),
         ),
         v6: Type.Union([
           Type.String({

@@ -27,7 +27,22 @@ export const computeRepository = {
 
   /** Writes an intent's change to the server's row; answers the row as updated. */
   changeServer(trx: Tx, serverId: number, change: ServerUpdate): Promise<ServerRow> {
-    return trx.updateTable('servers').set(change).where('id', '=', serverId).returningAll().executeTakeFirstOrThrow();
+    // A machine changed (power, plan, disk) moves traffic differently: due at the overage sweep.
+    return trx
+      .updateTable('servers')
+      .set((eb) => ({ ...change, overage_due_at: 0, overage_marks: eb('overage_marks', '+', 1) }))
+      .where('id', '=', serverId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  },
+
+  /** Puts the server before the overage sweep's next round: the traffic meter added to its month. */
+  async markOverageDue(db: Queryable, uuid: string): Promise<void> {
+    await db
+      .updateTable('servers')
+      .set((eb) => ({ overage_due_at: 0, overage_marks: eb('overage_marks', '+', 1) }))
+      .where('uuid', '=', uuid)
+      .execute();
   },
 
   /** The rows the desired machines of `uuids` are read from, one statement per table. */

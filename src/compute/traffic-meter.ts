@@ -9,6 +9,7 @@ import type { Platform } from '../platform/context.ts';
 import { monthBounds } from '../billing/metering.ts';
 import type { MachineFacts, TrafficCounter } from './compute-driver.ts';
 import { type LastReading, type MonthReading, trafficRepository } from './traffic.repository.ts';
+import { computeRepository } from './compute.repository.ts';
 
 const gib = 1024 ** 3;
 
@@ -62,6 +63,8 @@ export async function recordTraffic(db: Queryable, serverUuid: string, reading: 
   if (!claimed || !delta || delta.bytes === 0) return;
   for (const share of byMonth(delta.bytes, delta.from, reading.at))
     if (share.bytes !== 0) await trafficRepository.addToMonth(db, serverUuid, share.monthStart, share.bytes);
+  // More traffic may have crossed the server's overage point.
+  await computeRepository.markOverageDue(db, serverUuid);
 }
 
 /**

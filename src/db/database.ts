@@ -4,6 +4,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AccountActivityTable, AccountTable } from '../accounts/account.table.ts';
 import type { TokenTable } from '../tokens/token.table.ts';
 import type { MailTable } from '../mail/mail.table.ts';
+import type { PtrOutboxTable } from '../reverse-dns/ptr-outbox.table.ts';
 import type { SettingTable } from '../settings/setting.table.ts';
 import type {
   AccountFundsTable,
@@ -37,6 +38,7 @@ export interface Database {
   account_activity: AccountActivityTable;
   tokens: TokenTable;
   mail_outbox: MailTable;
+  ptr_outbox: PtrOutboxTable;
   settings: SettingTable;
   transactions: TransactionTable;
   invoice_items: InvoiceItemTable;

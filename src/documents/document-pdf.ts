@@ -102,7 +102,7 @@ export async function renderDocumentPdf(content: DocumentContent): Promise<Buffe
     .fontSize(18)
     .text(`Invoice ${documentNumberText(content.number)}`, left);
   pdf.font('Helvetica').fontSize(10);
-  pdf.text(`Invoice number: ${content.number}`);
+  pdf.text(`Invoice number: ${documentNumberText(content.number)}`);
   pdf.text(`Period: ${content.period} (${content.periodStart} to ${content.periodEnd})`);
   pdf.text(`Issued: ${content.issued.toISOString().slice(0, 10)}`);
   pdf.text('Currency: USD');

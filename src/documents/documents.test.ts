@@ -142,6 +142,13 @@ describe('monthly invoice documents', () => {
     assert.equal(listed.body.documents.length, 1);
     const [document] = listed.body.documents;
     assert.equal(document.period, period);
+    // One number format and one file name: as printed, as mailed, as downloaded (issue 39).
+    assert.equal(document.number_text, String(document.number).padStart(6, '0'));
+    assert.equal(document.filename, `invoice-${document.number_text}-${period}.pdf`);
+    const saved = await fetch(`${nubis.url}/v1.3/document/download/${document.id}`, {
+      headers: { authorization: `Bearer ${account.token}` },
+    });
+    assert.equal(saved.headers.get('content-disposition'), `attachment; filename="${document.filename}"`);
     assert.equal(document.usage, usage);
     assert.deepEqual([document.payments, document.tax, document.opening_balance], [65, 13.65, 0]);
     assert.equal(document.closing_balance, Math.round((65 - usage) * 100) / 100);
@@ -152,7 +159,7 @@ describe('monthly invoice documents', () => {
     assert.equal(pdf.status, 200);
     assert.equal(pdf.type, 'application/pdf');
     const text = pdfText(pdf.body);
-    assert.match(text, new RegExp(`Invoice number: ${document.number}\\b`));
+    assert.match(text, new RegExp(`Invoice number: ${document.number_text}\\b`));
     assert.match(text, new RegExp(`Period: ${period}`));
     assert.match(text, /Example Hosting Ltd\./, "the seller's details");
     assert.match(text, new RegExp(account.email.replace(/[.+]/g, '\\$&')), "the customer's");

@@ -246,15 +246,20 @@ export const eventRepository = {
     return rows.map((row) => row.image_uuid);
   },
 
-  /** The newest events of these resources, billing's own (invoice items) left out. */
+  /** The newest events of these resources by when they happened, billing's own (invoice items) left out. */
   newestOfResources(db: Queryable, uuids: string[], limit: number): Promise<EventRow[]> {
-    return db
-      .selectFrom('events')
-      .selectAll()
-      .where('resource_uuid', 'in', uuids)
-      .where('type', 'not like', 'invoice_item.%')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute();
+    return (
+      db
+        .selectFrom('events')
+        .selectAll()
+        .where('resource_uuid', 'in', uuids)
+        .where('type', 'not like', 'invoice_item.%')
+        // In the order things happened: a transition's end is recorded when it is next read, after
+        // what happened since, but stamped when it ended (ids break ties within one instant).
+        .orderBy('occurred_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute()
+    );
   },
 };

@@ -17,6 +17,7 @@ import { type AttachableServer, changeAttachment } from '../network/attachable-s
 import { floatingIpRepository } from './floating-ip.repository.ts';
 import type { FloatingIpRow } from './floating-ip.table.ts';
 import { transaction } from '../db/transaction.ts';
+import { kickPtrPublishing, queuePtr } from '../reverse-dns/reverse-dns.service.ts';
 
 /** A floating IP, as the domain sees it (the API layers shape it for the wire). */
 export interface FloatingIp {
@@ -174,8 +175,11 @@ export async function attachFloatingIp(ctx: Platform, actor: Actor, input: Attac
       throw new Conflict(`floating IP ${ip.address} is attached to server ${ip.server_id}: detach it first`);
     if (!(await floatingIpRepository.attach(trx, ip.id, server.id)))
       throw new Conflict(`floating IP ${ip.address} was attached meanwhile: detach it first`);
+    // Until the customer names it, an attached address answers reverse DNS with its server's hostname.
+    if (ip.reverse === null) await queuePtr(ctx, trx, ip.address, server.hostname);
     return true;
   });
+  kickPtrPublishing(ctx);
 }
 
 export async function detachFloatingIp(ctx: Platform, actor: Actor, input: AttachmentInput): Promise<void> {
@@ -184,8 +188,10 @@ export async function detachFloatingIp(ctx: Platform, actor: Actor, input: Attac
     if (ip.server_id !== server.id || !(await floatingIpRepository.detach(trx, ip.id, server.id))) {
       throw new Conflict(`floating IP ${ip.address} is attached to server ${ip.server_id}, not to server ${server.id}`);
     }
+    if (ip.reverse === null) await queuePtr(ctx, trx, ip.address, null);
     return true;
   });
+  kickPtrPublishing(ctx);
 }
 
 /** Removes an unattached IP once the region's hold is over: billing stops, the address returns to the pool. */
@@ -201,5 +207,7 @@ export async function removeFloatingIp(ctx: Platform, actor: Actor, ref: string 
       throw new Conflict(`floating IP ${ip.address} was attached meanwhile: detach it first`);
     await closeInvoiceItems(ctx, trx, ip.uuid);
     await releaseAddresses(trx, ip.uuid);
+    await queuePtr(ctx, trx, ip.address, null);
   });
+  kickPtrPublishing(ctx);
 }

@@ -1,6 +1,7 @@
 // Serves the web console's build (console/dist, made by `npm install`'s prepare step) at `/`:
 // index.html with no-cache (so a new build is picked up at once) and the content-hashed files
-// under /assets/ cached for a year. Only `/`, `/index.html` and `/assets/*` are claimed, so the
+// under /assets/ cached for a year, and /favicon.ico (console/public) for a day. Only `/`,
+// `/index.html`, `/favicon.ico` and `/assets/*` are claimed, so the
 // APIs, /docs, /openapi.json and the health and metrics endpoints are never shadowed.
 // Self-contained: the files are read once at start-up and kept in memory (the build is small).
 
@@ -81,6 +82,10 @@ export function consoleStatic(dir: string = defaultConsoleDir) {
       }
     }
 
+    // Browsers ask for /favicon.ico whatever the page names; its name is not hashed, so a day.
+    const iconPath = join(dir, 'favicon.ico');
+    const icon = existsSync(iconPath) ? load(iconPath) : null;
+
     const page = { schema: { hide: true } };
     const serveIndex = async (
       request: { headers: Record<string, string | string[] | undefined> },
@@ -94,6 +99,10 @@ export function consoleStatic(dir: string = defaultConsoleDir) {
     };
     app.get('/', page, serveIndex);
     app.get('/index.html', page, serveIndex);
+    if (icon)
+      app.get('/favicon.ico', page, async (request, reply) =>
+        send(reply, icon, 'public, max-age=86400', request.headers['if-none-match']),
+      );
     app.get<{ Params: { file: string } }>('/assets/:file', page, async (request, reply) => {
       const file = assets.get(request.params.file);
       if (!file)

@@ -6,6 +6,7 @@ import type { Platform } from '../platform/context.ts';
 import { mailRepository } from './mail.repository.ts';
 import { transaction } from '../db/transaction.ts';
 import { documentFilename } from '../documents/document-name.ts';
+import { afterCommitWork } from '../platform/after-commit.ts';
 
 export interface Mail {
   to: string;
@@ -94,8 +95,7 @@ async function attachedDocument(ctx: Platform, documentId: number) {
   ];
 }
 
-/** Deliveries started by kickMailDelivery and not yet finished, per platform, so shutdown can wait for them. */
-const deliveries = new WeakMap<Platform, Set<Promise<void>>>();
+const delivery = afterCommitWork('mail delivery', (ctx) => deliverPendingMail(ctx));
 
 /**
  * Starts delivering due mail now, without waiting: called after a transaction that queued
@@ -103,25 +103,12 @@ const deliveries = new WeakMap<Platform, Set<Promise<void>>>();
  * to the retries of the mail sweep; it never reaches the caller.
  */
 export function kickMailDelivery(ctx: Platform): void {
-  if (!ctx.mailTransport) return;
-  let running = deliveries.get(ctx);
-  if (!running) {
-    running = new Set();
-    deliveries.set(ctx, running);
-  }
-  const delivery: Promise<void> = deliverPendingMail(ctx)
-    .then(
-      () => undefined,
-      (error: unknown) =>
-        ctx.log.warn({ err: (error as Error).message }, 'mail delivery round failed; the mail sweep retries'),
-    )
-    .finally(() => running.delete(delivery));
-  running.add(delivery);
+  if (ctx.mailTransport) delivery.kick(ctx);
 }
 
 /** Waits for the deliveries kickMailDelivery started (at shutdown, before storage closes). */
-export async function settleMailDeliveries(ctx: Platform): Promise<void> {
-  await Promise.all([...(deliveries.get(ctx) ?? [])]);
+export function settleMailDeliveries(ctx: Platform): Promise<void> {
+  return delivery.settle(ctx);
 }
 
 /**

@@ -16,6 +16,7 @@ export interface AttachableServer {
   uuid: string;
   region_id: number;
   ipv6_enabled: number;
+  hostname: string;
 }
 
 /**

@@ -74,6 +74,30 @@ function v6Base(region: Region): { pool: string; hextets: string[]; blocks: numb
   return { pool: `${region.id}-v6-${cidr}`, hextets: head.slice(0, 3), blocks: 2 ** Math.min(16, 64 - prefix) };
 }
 
+const v6Gateways = new WeakMap<Region, { ranges: V4Range[]; head: string | null }>();
+
+/**
+ * The IPv6 gateway of a server whose IPv4 is `ipv4`: the first host of the /80 of block 0 the
+ * region keeps for the bridge of that IPv4 pool (the n-th pool: <prefix>:0:n::1). The real
+ * driver's bridge holds it and its guests route through it (compute/lxd/lxd-networks.ts), so the
+ * API shows it on every driver; null without an IPv6 pool.
+ */
+export function ipv6Gateway(region: Region, ipv4: string | undefined): string | null {
+  let shape = v6Gateways.get(region);
+  if (!shape) {
+    const base = v6Base(region);
+    shape = { ranges: v4Ranges(region), head: base ? base.hextets.join(':') : null };
+    v6Gateways.set(region, shape);
+  }
+  if (shape.head === null) return null;
+  const value = ipv4 === undefined ? -1 : ipv4ToInt(ipv4);
+  const index = Math.max(
+    0,
+    shape.ranges.findIndex((range) => value >= range.first - 2 && value < range.first - 2 + 2 ** (32 - range.prefix)),
+  );
+  return `${shape.head}:0:${(index + 1).toString(16)}::1`;
+}
+
 /** Takes the first free one of `offered` (at most offeredPerInsert); null when none was free. */
 async function takeFirstFree(
   db: Queryable,

@@ -81,10 +81,18 @@ export function completePayment(
   );
 }
 
-/** The processor says the checkout failed or expired: the pending payment fails; nothing is credited. */
-export function failPayment(ctx: Platform, ref: { ptype: string; processorRef: string }, event: ProcessorEvent) {
+/**
+ * The processor says the checkout failed, or expired unpaid (`expired`, so the customer is told
+ * which): the pending payment ends; nothing is credited.
+ */
+export function failPayment(
+  ctx: Platform,
+  ref: { ptype: string; processorRef: string },
+  event: ProcessorEvent,
+  pstatus: 'failed' | 'expired' = 'failed',
+) {
   return onPayment(ctx, ref, event, (trx, row) =>
-    paymentRepository.changePending(trx, row.id, { pstatus: 'failed', updated_at: ctx.clock.now() }),
+    paymentRepository.changePending(trx, row.id, { pstatus, updated_at: ctx.clock.now() }),
   );
 }
 

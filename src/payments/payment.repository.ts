@@ -78,6 +78,19 @@ export const paymentRepository = {
     return Number((await query.executeTakeFirst()).numUpdatedRows);
   },
 
+  /** The simulated processor's checkouts still pending that were opened before `before`. */
+  simulatedCheckoutsOpenedBefore(db: Queryable, before: number, limit: number): Promise<{ processor_ref: string }[]> {
+    return db
+      .selectFrom('transactions')
+      .select('processor_ref')
+      .where('ptype', '=', 'simulated')
+      .where('pstatus', '=', 'pending')
+      .where('created_at', '<', before)
+      .orderBy('id')
+      .limit(limit)
+      .execute() as Promise<{ processor_ref: string }[]>;
+  },
+
   /** The simulated processor's checkout by its reference. */
   simulatedCheckout(db: Queryable, processorRef: string): Promise<TransactionRow | undefined> {
     return db

@@ -175,14 +175,15 @@ describe('card top-ups through Stripe', () => {
     assert.equal(await balance(account), 20);
   });
 
-  test('a failed or expired checkout leaves the payment failed and nothing credited; unknown events are acknowledged', async () => {
+  test('a failed or expired checkout leaves the payment failed or expired and nothing credited; unknown events are acknowledged', async () => {
     const account = await createAccount(nubis, { credit: 0 });
     const { session } = await checkout(account, 10);
     const expired = await deliver(
       stripeEvent('checkout.session.expired', { id: session.id, object: 'checkout.session', payment_status: 'unpaid' }),
     );
     assert.equal(expired.status, 200);
-    assert.equal((await transactions(account))[0]!.pstatus, 'failed');
+    // Said as such, so the customer knows the checkout ran out rather than the card failing (issue 39).
+    assert.equal((await transactions(account))[0]!.pstatus, 'expired');
     const late = await deliver(stripeEvent('checkout.session.completed', paidSession(session.id, 'pi_late')));
     assert.equal(late.body.outcome, 'no change');
     assert.equal(await balance(account), 0);
@@ -296,6 +297,40 @@ describe('card payments without keys', () => {
 });
 
 describe('the simulated processor (the emulator preset)', () => {
+  // An abandoned checkout stayed pending forever (issue 39): it expires as a Stripe session does.
+  test('a checkout left unpaid expires after SIMULATED_CHECKOUT_EXPIRY_SECONDS; Pay then credits nothing', async () => {
+    const emulated = await startTestInstance({
+      PAYMENT_PROCESSOR: 'simulated',
+      SIMULATED_CHECKOUT_EXPIRY_SECONDS: '3600',
+    });
+    try {
+      const account = await createAccount(emulated, { credit: 0 });
+      const started = await emulated.request('POST', '/v1.3/payment/checkout', {
+        token: account.token,
+        body: { amount: 10, return_url: 'http://console.example/#/billing' },
+      });
+      assert.equal(started.status, 201, JSON.stringify(started.body));
+      const status = async () =>
+        (await emulated.request('GET', '/v1.3/transaction/list', { token: account.token })).body.transactions[0]
+          .pstatus;
+      await emulated.advance(3590);
+      assert.equal(await status(), 'pending');
+      await emulated.advance(20);
+      assert.equal(await status(), 'expired');
+      const url = new URL(started.body.checkout_url);
+      const form = new URLSearchParams({
+        success_url: url.searchParams.get('success_url')!,
+        cancel_url: url.searchParams.get('cancel_url')!,
+      });
+      await fetch(`${emulated.url}${url.pathname}/pay`, { method: 'POST', body: form, redirect: 'manual' });
+      assert.equal(await status(), 'expired');
+      const info = await emulated.request('GET', '/v1.3/account/info', { token: account.token });
+      assert.equal(info.body.balance, 0);
+    } finally {
+      await emulated.close();
+    }
+  });
+
   test('its checkout page pays once, fails or cancels on demand, and sends the customer back', async () => {
     const emulated = await startTestInstance({ PAYMENT_PROCESSOR: 'simulated' });
     try {

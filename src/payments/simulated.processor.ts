@@ -79,3 +79,19 @@ export async function decideSimulatedCheckout(
   else await failPayment(ctx, payment, event);
   return decided;
 }
+
+/**
+ * Ends the simulated checkouts left unpaid longer than SIMULATED_CHECKOUT_EXPIRY_SECONDS, as Stripe
+ * expires a Checkout Session (24 h by default) and says so with `checkout.session.expired`: the
+ * payment shows `expired`, never pending forever. A sweep; safe on every instance at once.
+ */
+export async function expireSimulatedCheckouts(ctx: Platform, batch = 500): Promise<number> {
+  const before = ctx.clock.now() - ctx.config.simulatedCheckoutExpirySeconds * 1000;
+  const abandoned = await paymentRepository.simulatedCheckoutsOpenedBefore(ctx.db, before, batch);
+  let expired = 0;
+  for (const { processor_ref: ref } of abandoned) {
+    const event = { processor: 'simulated', id: `${ref}:expired`, type: 'checkout.expired' };
+    if ((await failPayment(ctx, { ptype: 'simulated', processorRef: ref }, event, 'expired')) === 'applied') expired++;
+  }
+  return expired;
+}

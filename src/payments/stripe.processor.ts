@@ -138,7 +138,12 @@ export async function handleStripeWebhook(
     case 'checkout.session.expired':
       return {
         received: true,
-        outcome: await failPayment(ctx, { ptype: 'stripe', processorRef: event.data.object.id }, meta),
+        outcome: await failPayment(
+          ctx,
+          { ptype: 'stripe', processorRef: event.data.object.id },
+          meta,
+          event.type === 'checkout.session.expired' ? 'expired' : 'failed',
+        ),
       };
     case 'charge.refunded': {
       const charge = event.data.object;

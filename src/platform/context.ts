@@ -8,6 +8,7 @@ import type { Clock } from './clock.ts';
 import type { Secrets } from './secrets.ts';
 import type { RandomSource } from './random.ts';
 import type { MailTransport } from '../mail/mail.transport.ts';
+import type { ReverseDnsServer } from '../reverse-dns/reverse-dns-server.ts';
 import type { Permissions } from '../accounts/permission-names.ts';
 import type { ComputeDriver } from '../compute/compute-driver.ts';
 import type { Metrics } from './metrics.ts';
@@ -28,6 +29,8 @@ export interface Platform {
   random: RandomSource;
   catalog: Catalog;
   mailTransport: MailTransport | null;
+  /** Where PTR records are published (PDNS_API_URL); null: reverse names are stored and shown only. */
+  reverseDns: ReverseDnsServer | null;
   /** Runs the machines behind servers (COMPUTE_DRIVER). */
   compute: ComputeDriver;
   /** Actors of recently presented tokens (tokens/actor-cache.ts). */

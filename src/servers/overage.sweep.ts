@@ -1,5 +1,5 @@
 // Bandwidth overage, carried out (rules in overage.ts, the decisions table in docs/decisions.md):
-// each round reads every server's month usage from the traffic meter (src/compute/traffic-meter.ts,
+// each round reads the due servers' month usage from the traffic meter (src/compute/traffic-meter.ts,
 // on either driver), and where it has reached the server's point:
 // - power_off: the server is powered off (event, and a mail saying why); a start is refused while
 //   the point is still reached (server-actions.service.ts);
@@ -18,7 +18,8 @@ import { queueMail } from '../mail/mail.service.ts';
 import { letterText } from '../mail/letter.ts';
 import { bandwidthOverageItem } from '../billing/pricing.ts';
 import { chargeOnce } from '../billing/one-off-charge.ts';
-import { catalogOf } from './server-details.ts';
+import { catalogOf, machineFacts } from './server-details.ts';
+import { HOUR_MS, monthBounds } from '../billing/metering.ts';
 import { effectiveOptions } from './server-options.ts';
 import { monthUsageGb } from './month-usage.ts';
 import { monthOf, overageOf, type Overage } from './overage.ts';
@@ -34,18 +35,23 @@ export interface OverageReport {
 }
 
 /**
- * One round over every server, a page at a time: the whole fleet at once held every row in memory
- * and asked the traffic meter for all of them in one statement, which fails past the values a
- * statement may bind (SQLite 32,766; PostgreSQL 65,535).
+ * One round over the servers that are due (servers.overage_due_at ≤ now), a page at a time: a
+ * server is marked due when its machine, options or traffic change (compute.repository.ts,
+ * server-settings.service.ts, the traffic meter), and each look sets when to look again — the
+ * instant its traffic reaches the next point at the rate it moves now — so a round with nothing
+ * due costs the same whatever the size of the fleet. The cursor (due time, id) moves past every
+ * server read, so one marked again meanwhile waits for the next round.
  */
 export async function sweepOverage(ctx: Platform, pageSize = 500): Promise<OverageReport> {
   const report: OverageReport = { poweredOff: 0, throttled: 0, unthrottled: 0, billedGb: 0 };
   const now = ctx.clock.now();
-  for (let afterId = 0; ; ) {
-    const rows = await serverRepository.page(ctx.db, afterId, pageSize);
+  // Due times are instants (≥ 0): the cursor starts before them all.
+  for (let after = { dueAt: -1, id: 0 }; ; ) {
+    const rows = await serverRepository.overageDue(ctx.db, now, after, pageSize);
     if (rows.length) await sweepPage(ctx, rows, now, report);
     if (rows.length < pageSize) return report;
-    afterId = rows.at(-1)!.id;
+    const last = rows.at(-1)!;
+    after = { dueAt: Number(last.overage_due_at), id: last.id };
   }
 }
 
@@ -53,7 +59,8 @@ async function sweepPage(ctx: Platform, rows: ServerRow[], now: number, report: 
   const usage = await monthUsageGb(ctx, ctx.db, rows);
   for (const row of rows) {
     const usageGb = usage.get(row.uuid) ?? 0;
-    const overage = overageOf(effectiveOptions(row.options), catalogOf(ctx, row).plan.bandwidth_gb, usageGb);
+    const limitGb = catalogOf(ctx, row).plan.bandwidth_gb;
+    const overage = overageOf(effectiveOptions(row.options), limitGb, usageGb);
     const throttle = overage.policy === 'throttle' && overage.over;
     if (throttle !== (row.throttled === 1)) {
       if (await transaction(ctx, (trx) => setThrottle(ctx, trx, row, throttle, overage, usageGb)))
@@ -68,7 +75,51 @@ async function sweepPage(ctx: Platform, rows: ServerRow[], now: number, report: 
       if (overage.gbOver > billed)
         report.billedGb += await transaction(ctx, (trx) => charge(ctx, trx, row, month, billed, overage, usageGb));
     }
+    // A power-off above marked the server due again (its marks moved): this write then does not land.
+    const next = nextLook(ctx, row, limitGb, overage, usageGb, throttle, now);
+    await serverRepository.setOverageDue(ctx.db, row.id, Number(row.overage_marks), next);
   }
+}
+
+const gib = 1024 ** 3;
+
+/**
+ * When the sweep must look at the server again: when its traffic, at the rate the machine moves
+ * it now, reaches the next point its policy acts at (the allowance point; for `charge` the next
+ * whole GB past it), when a transition under way ends (its traffic is known then), and at the
+ * month's end while it is throttled (a new month lifts it). Null
+ * when nothing can happen until the server is marked due (stopped, no allowance, or an engine
+ * whose counters are read rather than foreseen: the traffic meter marks those servers).
+ */
+function nextLook(
+  ctx: Platform,
+  row: ServerRow,
+  limitGb: number,
+  overage: Overage,
+  usageGb: number,
+  throttled: boolean,
+  now: number,
+): number | null {
+  const monthEnd = monthBounds(now).end;
+  const lift = throttled ? monthEnd : null;
+  if (limitGb <= 0) return lift;
+  const targetGb = !overage.over
+    ? overage.pointGb
+    : overage.policy === 'charge'
+      ? overage.pointGb + overage.gbOver + 1
+      : null;
+  if (targetGb === null) return lift;
+  // In a transition the machine moves no traffic yet; how it moves once settled is read then.
+  if (row.action_until !== null && row.action_until > now)
+    return lift === null ? row.action_until : Math.min(row.action_until, lift);
+  const facts = machineFacts(ctx, row);
+  const from = ctx.compute.trafficCounter(facts, now);
+  const to = ctx.compute.trafficCounter(facts, now + HOUR_MS);
+  const perMs = from && to && to.epoch === from.epoch ? (to.bytes - from.bytes) / HOUR_MS : 0;
+  if (perMs <= 0) return lift;
+  // A little early rather than late: the usage shown is rounded to the hundredth of a GB.
+  const eta = now + Math.max(1000, Math.floor(((targetGb - usageGb - 0.01) * gib) / perMs));
+  return lift === null ? eta : Math.min(eta, lift);
 }
 
 function overageEvent(ctx: Platform, trx: Tx, row: ServerRow, overage: Overage, usageGb: number, action: string) {

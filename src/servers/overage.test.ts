@@ -104,6 +104,27 @@ test('power_off: the server runs below its point, is powered off and mailed at i
   assert.equal((await start(s.id)).status, 202);
 });
 
+test('power_off: a server stopped past its forecast and started again is watched again', async () => {
+  const s = await deployServer(nubis, alice.token, { label: 'resting', hostname: 'resting.example.com' });
+  const limit = (await serverInfo(nubis, alice.token, s.id)).bandwidth.limit as number;
+  await setOption(s.id, 'bw_overage_threshold', thresholdFor(limit, 2));
+  // A round foresees when the point is reached; the server is stopped before then and stays
+  // stopped past that instant, so the round then finds nothing to foresee.
+  await nubis.advance(hour);
+  const stopped = await nubis.request('PATCH', '/v1.3/server/stop', { token: alice.token, body: { server_id: s.id } });
+  assert.equal(stopped.status, 202, JSON.stringify(stopped.body));
+  await nubis.advance(10 * 24 * hour);
+  assert.equal((await start(s.id)).status, 202);
+  // Started again, its traffic moves once more: the sweep must look at it again.
+  let info = await serverInfo(nubis, alice.token, s.id);
+  for (let steps = 0; steps < 40 && info.power !== 'stopped'; steps++) {
+    await nubis.advance(4 * hour);
+    info = await serverInfo(nubis, alice.token, s.id);
+  }
+  assert.equal(info.power, 'stopped', JSON.stringify(info.bandwidth));
+  assert.equal(info.bandwidth.applied, 'power_off');
+});
+
 test('throttle: applied at the point without stopping the server, lifted when the point moves above usage', async () => {
   const s = await deployServer(nubis, alice.token, { label: 'slow', hostname: 'slow.example.com' });
   const limit = (await serverInfo(nubis, alice.token, s.id)).bandwidth.limit as number;

@@ -1,5 +1,5 @@
 // A server's history for its page: the events Nubis recorded of the server and of the
-// snapshots and backups taken of it, newest first, each with its cause (customer, operator,
+// snapshots and backups taken of it, newest first in the order they happened, each with its cause (customer, operator,
 // sweep, engine). Billing's own events (invoice items) are the billing page's, not told here.
 
 import type { Actor, Platform } from '../platform/context.ts';

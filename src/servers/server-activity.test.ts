@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount } from '../../test/support/accounts.ts';
-import { deployServer, SETTLE_SECONDS } from '../../test/support/servers.ts';
+import { bootThenSnapshot, deployServer, quickSystemClock, SETTLE_SECONDS } from '../../test/support/servers.ts';
 import { serverImages } from '../db/migrations/0015_server_images.ts';
 
 let nubis: TestInstance;
@@ -19,6 +19,7 @@ interface Entry {
   id: number;
   type: string;
   cause: string | null;
+  occurred: string;
   resource: { type: string; uuid: string };
   data: Record<string, unknown>;
 }
@@ -145,7 +146,7 @@ describe("a server's activity", () => {
 describe('a server’s activity on the system clock, with no sweep running', () => {
   let live: TestInstance;
   before(async () => {
-    live = await startTestInstance({ CLOCK: 'system', SIM_PROVISION_SECONDS: '1' });
+    live = await startTestInstance(quickSystemClock);
   });
   after(() => live.close());
 
@@ -159,5 +160,28 @@ describe('a server’s activity on the system clock, with no sweep running', () 
     assert.deepEqual(await types(), ['server.created']);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     assert.deepEqual(await types(), ['server.power running', 'server.created']);
+  });
+
+  // A transition's end is written down when it is next read, after what happened since: the
+  // list is in the order things happened, not the order they were recorded (issue 39).
+  test('lists a boot that ended before a snapshot below the snapshot, though recorded after it', async () => {
+    const alice = await createAccount(live);
+    const created = await bootThenSnapshot(live, alice.token, 'booted', 'after-boot');
+    const entries: Entry[] = (
+      await live.request('GET', `/v1.3/server/activity/${created.uuid}`, { token: alice.token })
+    ).body.activity;
+    const told = entries.map((entry) =>
+      `${entry.type} ${entry.data.transition ?? entry.data.power ?? entry.data.name ?? ''}`.trim(),
+    );
+    assert.ok(
+      told.indexOf('snapshot.created after-boot') < told.indexOf('server.power running'),
+      `the snapshot is listed above the boot's end: ${told.join(', ')}`,
+    );
+    const times = entries.map((entry) => Date.parse(entry.occurred));
+    assert.deepEqual(
+      times,
+      [...times].sort((x, y) => y - x),
+      'newest first by the time each happened',
+    );
   });
 });

@@ -10,7 +10,7 @@ import type { MachineFacts } from '../compute/compute-driver.ts';
 import { monthTrafficGb } from '../compute/traffic-meter.ts';
 import type { MonthReading } from '../compute/traffic.repository.ts';
 import { monthBounds } from '../billing/metering.ts';
-import { describeAllocated } from '../network/ip-pool.ts';
+import { describeAllocated, ipv6Gateway } from '../network/ip-pool.ts';
 import { serverItems } from '../billing/pricing.ts';
 import { isProvisioning, shownPower } from './power-state.ts';
 import { effectiveOptions, type ServerOptions } from './server-options.ts';
@@ -194,7 +194,12 @@ function netmaskOf(cidr: string): { netmask: string; gateway: string } {
 export function interfacesOf(
   row: Pick<ServerRow, 'hostname' | 'ipv6_enabled'>,
   network: ServerNetwork,
+  region: Region,
 ): ServerInterfaces {
+  // Every IPv6 address of the server (its own /64, floating blocks) is reached through its bridge's gateway.
+  // Read only for a server with IPv6: a list of many IPv4-only servers pays nothing for it.
+  const gatewayOf = (shown: string): string =>
+    ipv6Gateway(region, network.addresses.find((own) => own.version === 4)?.address) ?? shown;
   const v4: NetworkInterface[] = [];
   const v6: NetworkInterface[] = [];
   for (const own of network.addresses) {
@@ -202,7 +207,7 @@ export function interfacesOf(
     const entry: NetworkInterface = {
       address: own.address,
       netmask: own.netmask,
-      gateway: own.gateway,
+      gateway: own.version === 6 ? gatewayOf(own.gateway) : own.gateway,
       type: 'public',
       reverse: own.reverse ?? row.hostname,
     };
@@ -212,7 +217,7 @@ export function interfacesOf(
     (ip.version === 6 ? v6 : v4).push({
       address: ip.address,
       netmask: ip.netmask,
-      gateway: ip.gateway,
+      gateway: ip.version === 6 ? gatewayOf(ip.gateway) : ip.gateway,
       type: 'floating',
       reverse: ip.reverse,
     });
@@ -302,7 +307,7 @@ export async function detailsWith(
       plan: catalog.plan,
       power: shownPower(row, now),
       rootPassword: rootPassword(ctx, row.id, row.password_sealed),
-      interfaces: isProvisioning(row, now) ? null : interfacesOf(row, network),
+      interfaces: isProvisioning(row, now) ? null : interfacesOf(row, network, catalog.region),
       bandwidthUsageGb: usage.get(row.uuid) ?? 0,
       monthlyPriceMicros: monthlyPriceMicros(ctx, row),
       privateNetwork: network.vpcs.length > 0,

@@ -10,6 +10,7 @@ import { lockAccount } from '../accounts/account-lock.ts';
 import type { Tx } from '../db/database.ts';
 import { shownPower } from './power-state.ts';
 import { removeServerRow } from './server.service.ts';
+import { kickPtrPublishing } from '../reverse-dns/reverse-dns.service.ts';
 import type { ServerRow } from './server.table.ts';
 import { changes, recordIntent } from '../compute/machine-intents.ts';
 import { serverPowerChanged } from '../events/resource-events.ts';
@@ -131,4 +132,5 @@ export async function operatorRemoveServer(ctx: Platform, ref: string): Promise<
     const server = await lockAnyServer(ctx, trx, ref);
     await removeServerRow(ctx, trx, server, 'operator');
   });
+  kickPtrPublishing(ctx);
 }

@@ -14,6 +14,7 @@ import { serverRepository } from './server.repository.ts';
 import type { ServerRow } from './server.table.ts';
 import { floatingIpRepository } from '../floating-ips/floating-ip.repository.ts';
 import { transaction } from '../db/transaction.ts';
+import { kickPtrPublishing, queuePtr } from '../reverse-dns/reverse-dns.service.ts';
 
 export interface ReverseRecord {
   ip: string;
@@ -87,14 +88,18 @@ export async function setReverse(
   const name = rdns.trim();
   const problem = hostnameProblem(name);
   if (problem) throw new Invalid('rdns', problem);
-  return transaction(ctx, async (trx) => {
+  // Forward confirmation is not asked for (docs/decisions.md, "reverse DNS"): the name is the customer's word.
+  const record = await transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, ref, true);
     const slot = await reverseSlot(trx, server, ip);
     if (slot.kind === 'own') await serverRepository.setAddressReverse(trx, server.uuid, slot.poolAddress, name);
     else await floatingIpRepository.setReverse(trx, slot.floatingUuid, name);
+    await queuePtr(ctx, trx, slot.address, name);
     return { ip: slot.address, rdns: name };
   });
+  kickPtrPublishing(ctx);
+  return record;
 }
 
 export interface OptionValue {
@@ -123,7 +128,9 @@ export async function setOption(
     await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, ref, true);
     const options = withOption(server.options, canonicalName, value);
+    // A new policy or threshold moves the overage point: due at the overage sweep.
     await serverRepository.update(trx, server.id, { options, updated_at: ctx.clock.now() });
+    await serverRepository.markOverageDue(trx, server.id);
     return { name: canonicalName, value: String(effectiveOptions(options)[canonicalName]) };
   });
 }

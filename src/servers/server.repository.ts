@@ -270,6 +270,8 @@ const insertedColumns = [
   'throttled',
   'overage_billed_month',
   'overage_billed_gb',
+  'overage_due_at',
+  'overage_marks',
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof NewServerRow)[];
@@ -306,7 +308,7 @@ const ownedByUuid = prepared<[number, string], ServerRow>(2, (db, accountId, uui
 );
 
 // PostgreSQL: a new server and the invoice items it opens in one statement (the items' insert in
-// a WITH), prepared for each number of items.
+// a WITH, beside the account's funds due mark), prepared for each number of items.
 const withItemsByCount = new Map<number, PreparedQuery<unknown[], ServerRow>>();
 
 function insertWithItems(count: number): PreparedQuery<unknown[], ServerRow> {
@@ -315,6 +317,14 @@ function insertWithItems(count: number): PreparedQuery<unknown[], ServerRow> {
     insert = prepared<unknown[], ServerRow>(insertedColumns.length + count * openedItemWidth, (db, ...values) =>
       db
         .with('opened', (qc) => openingItemsInsert(qc, count, values.slice(insertedColumns.length)).returning('id'))
+        // The opened items put the account before the out-of-funds sweep (billing/funds-due.ts).
+        .with('funds_due', (qc) =>
+          qc
+            .updateTable('accounts')
+            .set({ funds_due_at: 0 })
+            .where('id', '=', values[insertedColumns.indexOf('account_id')] as number)
+            .returning('id'),
+        )
         .insertInto('servers')
         .values(Object.fromEntries(insertedColumns.map((column, index) => [column, values[index]])) as NewServerRow)
         .returning(['id', ...insertedColumns]),
@@ -407,8 +417,44 @@ export const serverRepository = {
   },
 
   /** The servers after `afterId` in id order, `limit` of them: a sweep walks the fleet a page at a time. */
-  page(db: Queryable, afterId: number, limit: number): Promise<ServerRow[]> {
-    return db.selectFrom('servers').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
+  /**
+   * Servers due at the overage sweep at `now` after the cursor (due time, then id), at most
+   * `limit`: read through the due-time index, so the read costs what is due, not the fleet.
+   */
+  overageDue(db: Queryable, now: number, after: { dueAt: number; id: number }, limit: number): Promise<ServerRow[]> {
+    return db
+      .selectFrom('servers')
+      .selectAll()
+      .where('overage_due_at', '<=', now)
+      .where((eb) =>
+        eb.or([
+          eb('overage_due_at', '>', after.dueAt),
+          eb.and([eb('overage_due_at', '=', after.dueAt), eb('id', '>', after.id)]),
+        ]),
+      )
+      .orderBy('overage_due_at')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+  },
+
+  /** Puts the server before the overage sweep's next round (its traffic, options or machine changed). */
+  async markOverageDue(db: Queryable, serverId: number): Promise<void> {
+    await db
+      .updateTable('servers')
+      .set((eb) => ({ overage_due_at: 0, overage_marks: eb('overage_marks', '+', 1) }))
+      .where('id', '=', serverId)
+      .execute();
+  },
+
+  /** When the sweep looks at the server next, unless it was marked due since the sweep read it (`marks`). */
+  async setOverageDue(db: Queryable, serverId: number, marks: number, at: number | null): Promise<void> {
+    await db
+      .updateTable('servers')
+      .set({ overage_due_at: at })
+      .where('id', '=', serverId)
+      .where('overage_marks', '=', marks)
+      .execute();
   },
 
   /**
@@ -418,7 +464,7 @@ export const serverRepository = {
   findAttachable(db: Queryable, dialect: DialectName, accountId: number, ref: Ref) {
     return db
       .selectFrom('servers')
-      .select(['id', 'uuid', 'region_id', 'ipv6_enabled'])
+      .select(['id', 'uuid', 'region_id', 'ipv6_enabled', 'hostname'])
       .where('account_id', '=', accountId)
       .where(byRef(ref))
       .$if(dialect === 'postgres', (q) => q.forKeyShare())

@@ -15,7 +15,7 @@ import { firstHourMicros, serverItems } from '../billing/pricing.ts';
 import { requireFunds } from '../billing/funds.ts';
 import { closeInvoiceItems, openingItems } from '../billing/invoice-items.ts';
 import { recordTransaction } from '../billing/transaction.service.ts';
-import { allocateAddress, releaseAddresses, type AllocatedAddress } from '../network/ip-pool.ts';
+import { allocateAddress, describeAllocated, releaseAddresses, type AllocatedAddress } from '../network/ip-pool.ts';
 import { sshKeyRepository } from '../ssh-keys/ssh-key.repository.ts';
 import { vpcRepository } from '../vpcs/vpc.repository.ts';
 import { joinVpc } from '../vpcs/vpc-membership.ts';
@@ -31,6 +31,7 @@ import { markComputeFault } from '../faults/compute-fault.ts';
 import type { ServerRow } from './server.table.ts';
 import { transaction } from '../db/transaction.ts';
 import { isHttpUrl } from '../platform/http-url.ts';
+import { kickPtrPublishing, queuePtr } from '../reverse-dns/reverse-dns.service.ts';
 
 export interface CreateServerInput {
   hostname: string;
@@ -229,7 +230,7 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
   const password = newRootPassword(ctx.random);
   const sealedPassword = ctx.secrets.encrypt(password);
 
-  return transaction(ctx, async (trx) => {
+  const created = await transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     markComputeFault(trx, actor.computeFault);
     const now = ctx.clock.now();
@@ -302,6 +303,9 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
         throttled: 0,
         overage_billed_month: null,
         overage_billed_gb: 0,
+        // A new server is due at the overage sweep, which works out when to look again.
+        overage_due_at: 0,
+        overage_marks: 0,
         created_at: now,
         updated_at: now,
       },
@@ -323,10 +327,14 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
         note: upfrontCommitNote(commit, { label, uuid }, upfront),
       });
     }
+    // Every public address answers reverse DNS with the hostname until rdns/put names another.
+    for (const address of network.addresses) await queuePtr(ctx, trx, address.address, row.hostname);
     rootPassword(ctx, row.id, sealedPassword, password);
     const [details] = await detailsWith(ctx, [row], [network], trx);
     return details!;
   });
+  kickPtrPublishing(ctx);
+  return created;
 }
 
 export function listServers(ctx: Platform, actor: Actor): Promise<ServerDetails[]> {
@@ -350,6 +358,7 @@ export async function removeServer(ctx: Platform, actor: Actor, ref: string | nu
     await lockAccount(ctx, trx, actor.accountId);
     await removeServerRow(ctx, trx, await findServer(ctx, trx, actor.accountId, ref, true));
   });
+  kickPtrPublishing(ctx);
 }
 
 /** What removing a server does, on a row the caller found and locked after locking its account (the owner's or the operator's remove). */
@@ -360,12 +369,24 @@ export async function removeServerRow(
   cause: EventCause = 'customer',
 ): Promise<void> {
   await closeInvoiceItems(ctx, trx, server.uuid);
+  await forgetServerPtrs(ctx, trx, server);
   await releaseAddresses(trx, server.uuid);
   await serverRepository.detachFromNetworks(trx, server.id);
   await snapshotRepository.deleteBackupsOf(trx, server.uuid);
   await serverRepository.delete(trx, server.id);
   await serverRemoved(ctx, trx, server, cause);
   await recordIntent(ctx, trx, changes.remove(server));
+}
+
+/**
+ * Queues the removal of the PTRs a server's going takes away: its own addresses', and those of
+ * the floating IPs it lets go of that showed its hostname (one the customer named stays).
+ */
+async function forgetServerPtrs(ctx: Platform, trx: Tx, server: ServerRow): Promise<void> {
+  for (const own of await serverRepository.publicAddresses(trx, server.uuid))
+    await queuePtr(ctx, trx, describeAllocated(own).address, null);
+  for (const floating of await serverRepository.attachedFloatingIps(trx, server.id))
+    if (floating.reverse === null) await queuePtr(ctx, trx, floating.address, null);
 }
 
 /** Images the server can be rebuilt with: offered in its region and fitting its disk. */

@@ -48,6 +48,10 @@ export interface ServerTable {
   overage_billed_month: string | null;
   /** Whole GB over the allowance already billed in overage_billed_month (policy charge). */
   overage_billed_gb: Generated<number>;
+  /** When the bandwidth-overage sweep looks at the server next: 0 once its traffic, power, plan or options changed (overage-due.ts). */
+  overage_due_at: Generated<number | null>;
+  /** Marks of the server as due at the overage sweep, counted: the sweep's next time lands only if none came since it read. */
+  overage_marks: Generated<number>;
   created_at: number;
   updated_at: number;
 }

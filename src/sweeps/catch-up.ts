@@ -22,6 +22,7 @@ import { monthBounds } from '../billing/metering.ts';
 import { recordDueEvents } from '../events/event.service.ts';
 import { kickWebhookDelivery } from '../events/webhook.service.ts';
 import { runSweepRound } from './sweeps.ts';
+import { ptrOutboxRepository } from '../reverse-dns/ptr-outbox.repository.ts';
 
 const dayMs = 86_400_000;
 /** A bound on sweep rounds for one advance (each is one of the instants above); far above any real need. */
@@ -62,6 +63,11 @@ async function nextDue(ctx: Platform, at: number, to: number, outOfFunds: number
   if (ctx.mailTransport) {
     const mail = await catchUpRepository.nextMailRetry(ctx.db, at);
     if (mail !== null) candidates.push(mail);
+  }
+  // Reverse DNS retries whose back-off comes due.
+  if (ctx.reverseDns) {
+    const ptr = await ptrOutboxRepository.nextAttempt(ctx.db, at);
+    if (ptr !== null) candidates.push(ptr);
   }
 
   return Math.max(at + 1, Math.min(...candidates.filter((t) => t > at)));

@@ -4,6 +4,7 @@
 import type { Platform } from '../platform/context.ts';
 import { workOf } from '../platform/metrics.ts';
 import { deliverPendingMail } from '../mail/mail.service.ts';
+import { publishPendingPtrs } from '../reverse-dns/reverse-dns.service.ts';
 import { sweepOutOfFunds } from '../billing/out-of-funds.ts';
 import { sweepOverage } from '../servers/overage.sweep.ts';
 import { runBackupSweep } from '../snapshots/backup.sweep.ts';
@@ -11,6 +12,7 @@ import { recordDueEvents } from '../events/event.service.ts';
 import { deliverWebhooks } from '../events/webhook.service.ts';
 import { issueMonthlyDocuments } from '../documents/document.service.ts';
 import { expirePendingTransfers } from '../payments/payment.service.ts';
+import { expireSimulatedCheckouts } from '../payments/simulated.processor.ts';
 
 export interface Sweep {
   name: string;
@@ -20,10 +22,13 @@ export interface Sweep {
 /** Every sweep, in the order a round runs them. Later issues add theirs here. */
 export const sweeps: Sweep[] = [
   { name: 'out of funds', run: sweepOutOfFunds },
+  { name: 'abandoned checkouts', run: expireSimulatedCheckouts },
   { name: 'bandwidth overage', run: sweepOverage },
   // Before mail delivery, so a document's mail leaves in the round that issued it.
   { name: 'monthly documents', run: issueMonthlyDocuments },
   { name: 'mail delivery', run: deliverPendingMail },
+  // After the out-of-funds sweep, so the PTRs of servers it removed go in the same round.
+  { name: 'reverse DNS', run: publishPendingPtrs },
   { name: 'daily backups', run: runBackupSweep },
   { name: 'due events', run: recordDueEvents },
   { name: 'webhook delivery', run: deliverWebhooks },

@@ -9,7 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestInstance, type TestInstance } from '../support/instance.ts';
 import { createAccount } from '../support/accounts.ts';
-import { launch, withScreenshots } from './browser.ts';
+import { deployServer } from '../support/servers.ts';
+import { launch, signIn, withScreenshots } from './browser.ts';
 
 const WAIT = 20_000;
 
@@ -30,23 +31,30 @@ after(async () => {
 
 const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
 
+/** A page in a context of its own (closed after the suite), at the console's usual size. */
+async function freshPage(): Promise<Page> {
+  await context?.close().catch(() => {});
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  context.setDefaultTimeout(WAIT);
+  return context.newPage();
+}
+
+/** Logs `account` in through the form and opens Billing. */
+async function openBilling(page: Page, account: { email: string; password: string }): Promise<void> {
+  await signIn(page, nubis.url, account);
+  await page.getByRole('link', { name: 'Billing' }).click();
+  await heading(page, 'Billing').waitFor();
+}
+
 describe('adding funds in the console', () => {
   test('a customer pays by card on the simulated processor and sees the new balance and the transaction', async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(WAIT);
-    const page = await context.newPage();
+    const page = await freshPage();
     await withScreenshots(
       'add funds',
       () => [page],
       async () => {
         const account = await createAccount(nubis, { credit: 0 });
-        await page.goto(`${nubis.url}/#/login`);
-        await page.getByLabel('Email', { exact: true }).fill(account.email);
-        await page.getByLabel('Password', { exact: true }).fill(account.password);
-        await page.getByRole('button', { name: 'Log in', exact: true }).click();
-        await heading(page, 'Servers').waitFor();
-        await page.getByRole('link', { name: 'Billing' }).click();
-        await heading(page, 'Billing').waitFor();
+        await openBilling(page, account);
 
         // Out of bounds: the API's reason shows under the Amount field.
         const amount = page.getByLabel('Amount (USD)', { exact: true });
@@ -64,8 +72,8 @@ describe('adding funds in the console', () => {
         await heading(page, 'Billing').waitFor();
         await page.getByText('Payment received: $20.00 added to your balance.').waitFor();
         await page.locator('.big', { hasText: '$20.00' }).waitFor();
-        const row = page.getByRole('row').filter({ hasText: 'simulated' });
-        await row.filter({ hasText: 'completed' }).waitFor();
+        const row = page.getByRole('row').filter({ hasText: 'Card payment' });
+        await row.filter({ hasText: 'Done' }).waitFor();
         assert.match((await row.textContent()) ?? '', /\$20\.00/);
         const info = await nubis.request('GET', '/v1.3/account/info', { token: account.token });
         assert.equal(info.body.balance, 20);
@@ -89,14 +97,50 @@ describe('adding funds in the console', () => {
         assert.ok(document);
         await page.reload();
         await heading(page, 'Billing').waitFor();
-        const save = page.getByRole('button', { name: `Download invoice ${document.number} (${document.period})` });
+        // One number format and one file name, as the API, the PDF and the CLI give them (issue 39).
+        const number = String(document.number).padStart(6, '0');
+        await page.getByRole('cell', { name: number, exact: true }).waitFor();
+        const save = page.getByRole('button', { name: `Download invoice ${number} (${document.period})` });
         const [download] = await Promise.all([page.waitForEvent('download'), save.click()]);
-        assert.equal(
-          download.suggestedFilename(),
-          `invoice-${String(document.number).padStart(6, '0')}-${document.period}.pdf`,
-        );
+        assert.equal(download.suggestedFilename(), `invoice-${number}-${document.period}.pdf`);
         const saved = await download.path();
         assert.equal(readFileSync(saved).subarray(0, 5).toString(), '%PDF-');
+      },
+    );
+  });
+
+  // Issue 39: invoice lines said "server (active)" twice, a seed credit read "operator", and the
+  // VAT was added on the processor's page without being said first.
+  test('invoice lines name their server, money words, an abandoned checkout expired, VAT said before paying', async () => {
+    const page = await freshPage();
+    await withScreenshots(
+      'billing words',
+      () => [page],
+      async () => {
+        const account = await createAccount(nubis);
+        await deployServer(nubis, account.token, { label: 'shop-web' });
+        await deployServer(nubis, account.token, { label: 'shop-db' });
+        // A checkout opened and left: it expires after the simulated processor's day, and says so.
+        const abandoned = await nubis.request('POST', '/v1.3/payment/checkout', {
+          token: account.token,
+          body: { amount: 10, return_url: `${nubis.url}/#/billing` },
+        });
+        assert.equal(abandoned.status, 201, JSON.stringify(abandoned.body));
+        await nubis.advance(86_400 + 60);
+        await openBilling(page, account);
+
+        const invoices = page.getByRole('region', { name: 'Invoices', exact: true });
+        for (const label of ['shop-web', 'shop-db'])
+          await invoices.getByRole('cell', { name: new RegExp(`^${label} \\(`) }).waitFor();
+        assert.equal(await invoices.getByRole('cell', { name: /\(active\)/ }).count(), 0);
+
+        const transactions = page.getByRole('region', { name: 'Transactions', exact: true });
+        await transactions.getByRole('cell', { name: 'Credit', exact: true }).waitFor();
+        assert.equal(await transactions.getByRole('cell', { name: 'operator', exact: true }).count(), 0);
+        await transactions.getByRole('cell', { name: 'Expired: the checkout was left unpaid', exact: true }).waitFor();
+
+        await page.getByLabel('Amount (USD)', { exact: true }).fill('20');
+        await page.getByText('You pay $24.20: $20.00 plus 21 % VAT ($4.20). Your balance grows by $20.00.').waitFor();
       },
     );
   });

@@ -178,7 +178,10 @@ describe('the web console in Chromium', () => {
         await nubis.advance(3600);
         await page.getByRole('link', { name: 'Billing' }).click();
         await heading(page, 'Billing').waitFor();
-        await page.getByRole('cell', { name: 'server (active)' }).first().waitFor();
+        await page
+          .getByRole('cell', { name: /^web 1 \(/ })
+          .first()
+          .waitFor();
         await page.getByRole('img', { name: /Spending by month/ }).waitFor();
 
         // Dark mode: new accounts start dark; the switch changes the theme and the account.

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
-import { deployServer, SETTLE_SECONDS } from '../support/servers.ts';
+import { bootThenSnapshot, deployServer, quickSystemClock, SETTLE_SECONDS } from '../support/servers.ts';
 import { button, field, heading, launch, newPage, signIn, withScreenshots } from './browser.ts';
 
 let nubis: TestInstance;
@@ -67,6 +67,55 @@ describe("the server's page", () => {
     );
   });
 
+  // The Addresses and Snapshots cards were narrow boxes in the grid that scrolled sideways,
+  // hiding the reverse DNS column and the Restore button (issue 39).
+  test('the addresses and snapshots tables show every column and Restore at 1280 px, and reach them at 375 px', async () => {
+    const created = await deployServer(nubis, account.token, { label: 'tables-1' });
+    const snapshot = await nubis.request('POST', '/v1.3/snapshot/create', {
+      token: account.token,
+      body: { name: 'a-rather-long-snapshot-name', server_id: created.id },
+    });
+    assert.equal(snapshot.status, 201, JSON.stringify(snapshot.body));
+    await nubis.advance(SETTLE_SECONDS);
+    for (const width of [1280, 375]) {
+      const page = await newPage(browser, { width, height: 900 });
+      await withScreenshots(
+        `server tables ${width}`,
+        () => [page],
+        async () => {
+          await openServer(page, created.uuid, 'tables-1');
+          const addresses = page.getByRole('region', { name: 'Addresses', exact: true });
+          const snapshots = page.getByRole('region', { name: 'Snapshots and backups', exact: true });
+          const reverse = addresses.getByRole('columnheader', { name: 'Reverse DNS' });
+          const restore = snapshots.getByRole('button', { name: 'Restore a-rather-long-snapshot-name' });
+          await reverse.waitFor();
+          await restore.waitFor();
+          for (const target of [reverse, restore]) {
+            // At 1280 px the page alone scrolls to it; at 375 px its box scrolls sideways (by focus, for the button).
+            if (width === 1280)
+              await target.evaluate((element) =>
+                window.scrollTo(0, element.getBoundingClientRect().top + window.scrollY - 300),
+              );
+            else if (target === restore) await target.evaluate((element) => (element as HTMLElement).focus());
+            else await target.evaluate((element) => element.scrollIntoView({ block: 'center', inline: 'center' }));
+            const shown = await target.evaluate((element) => {
+              const box = element.getBoundingClientRect();
+              const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+              return hit !== null && (hit === element || element.contains(hit));
+            });
+            assert.ok(shown, `${await target.textContent()} is on screen at ${width} px`);
+          }
+          if (width === 1280) {
+            const scrolling = await page
+              .locator('.table-wide')
+              .evaluateAll((boxes) => boxes.filter((box) => box.scrollWidth > box.clientWidth + 1).length);
+            assert.equal(scrolling, 0, 'no table scrolls sideways at 1280 px');
+          }
+        },
+      );
+    }
+  });
+
   test('the graphs draw CPU, memory, network and disk for each period', async () => {
     const page = await newPage(browser);
     const problems: string[] = [];
@@ -77,6 +126,16 @@ describe("the server's page", () => {
       'server graphs',
       () => [page],
       async () => {
+        // What the charts write on their canvases: the axes' times must read as the console's dates do.
+        await page.addInitScript(() => {
+          const drawn: string[] = [];
+          (window as unknown as { drawn: string[] }).drawn = drawn;
+          const fillText = CanvasRenderingContext2D.prototype.fillText;
+          CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+            drawn.push(String(text));
+            return fillText.call(this, text, ...rest);
+          };
+        });
         const created = await deployServer(nubis, account.token, { label: 'graphs-1' });
         await nubis.advance(2 * 86_400);
         await openServer(page, created.uuid, 'graphs-1');
@@ -90,6 +149,21 @@ describe("the server's page", () => {
         }
         await graphs.getByText(/Simulated/).waitFor();
         assert.deepEqual(problems, []);
+        // One date format (issue 39): 2026-11-28 and 02:20, as in the tables, never 2:20am or 11/28/26.
+        const drawn = await page.evaluate(() => (window as unknown as { drawn: string[] }).drawn);
+        assert.ok(
+          drawn.some((text) => /^\d{4}-\d{2}-\d{2}$/.test(text)),
+          `a date on an axis: ${drawn.join(' | ')}`,
+        );
+        assert.ok(
+          drawn.some((text) => /^\d{2}:\d{2}$/.test(text)),
+          'a time on an axis',
+        );
+        assert.deepEqual(
+          drawn.filter((text) => /am|pm|\d\/\d/i.test(text)),
+          [],
+          'no 12-hour times or month/day dates',
+        );
       },
     );
   });
@@ -123,6 +197,43 @@ describe("the server's page", () => {
           .getByRole('status')
           .filter({ hasText: /there is no machine behind this server/ })
           .waitFor();
+      },
+    );
+  });
+});
+
+// The system clock, with no sweep: a boot's end is recorded when next read, after the snapshot
+// taken since; the page lists it where it happened, below the snapshot (issue 39).
+describe("the server's page on the system clock", () => {
+  let live: TestInstance;
+  before(async () => {
+    live = await startTestInstance(quickSystemClock);
+  });
+  after(() => live?.close());
+
+  test('the activity is in the order things happened, not the order they were recorded', async () => {
+    const page = await newPage(browser);
+    await withScreenshots(
+      'activity order',
+      () => [page],
+      async () => {
+        const someone = await createAccount(live);
+        const created = await bootThenSnapshot(live, someone.token, 'order-1', 'after-boot');
+        await signIn(page, live.url, someone);
+        await page.goto(`${live.url}/#/servers/${created.uuid}`);
+        await heading(page, 'order-1').waitFor();
+        const activity = page.getByRole('region', { name: 'Activity', exact: true });
+        await activity.getByRole('cell', { name: 'Booting ended: running' }).waitFor();
+        const rows = await activity
+          .locator('tbody tr')
+          .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+        const what = rows.map((cells) => cells[1]);
+        assert.ok(
+          what.indexOf('Snapshot “after-boot” taken') < what.indexOf('Booting ended: running'),
+          what.join(' | '),
+        );
+        const times = rows.map((cells) => cells[0]);
+        assert.deepEqual(times, [...times].sort().reverse(), 'newest first by when each happened');
       },
     );
   });

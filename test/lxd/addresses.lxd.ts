@@ -104,10 +104,16 @@ test('every pool of a region is served: the second IPv4 pool, IPv6, floating IPs
     assert.equal(result.stdout.trim(), 'six.example.com');
   });
 
-  await t.test('the server answers on its IPv6', async () => {
-    const result = await sshEventually(v6, { key: key.path }, 'hostname; ip -6 -o addr show dev eth0 scope global');
+  await t.test('the server answers on its IPv6, routing through the gateway the API shows', async () => {
+    const result = await sshEventually(
+      v6,
+      { key: key.path },
+      'hostname; ip -6 -o addr show dev eth0 scope global; ip -6 route show default',
+    );
     assert.equal(result.stdout.split('\n')[0], 'six.example.com');
     assert.match(result.stdout, new RegExp(` ${v6.replace(/[.:]/g, '\\$&')}/64 `));
+    const gateway = running.iface.v6.find((i: { type: string }) => i.type === 'public').gateway as string;
+    assert.match(result.stdout, new RegExp(`^default via ${gateway.replace(/[.:]/g, '\\$&')} `, 'm'));
   });
 
   await t.test(

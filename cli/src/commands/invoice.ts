@@ -50,12 +50,16 @@ export function addInvoiceCommands(program: Command, kit: CommandKit): void {
     },
   );
   leaf(invoice, 'download <id>', "save an invoice document's PDF")
-    .option('-f, --file <path>', 'where to save it (default invoice-<id>.pdf)')
+    .option('-f, --file <path>', 'where to save it (default: its own name, invoice-<number>-<month>.pdf)')
     .action(async (id: string, options, command: Command) => {
-      const pdf = await unwrap(
-        client(command).GET('/v1.3/document/download/{id}', { params: { path: { id } }, parseAs: 'arrayBuffer' }),
-      );
-      const file = options.file ?? `invoice-${id}.pdf`;
+      const answer = client(command).GET('/v1.3/document/download/{id}', {
+        params: { path: { id } },
+        parseAs: 'arrayBuffer',
+      });
+      const pdf = await unwrap(answer);
+      // The name Nubis gives the document (as the console and the mail do): one name everywhere.
+      const named = /filename="([^"/\\]+)"/.exec((await answer).response.headers.get('content-disposition') ?? '')?.[1];
+      const file = options.file ?? named ?? `invoice-${id}.pdf`;
       writeFileSync(file, Buffer.from(pdf as ArrayBuffer));
       done(command, { file }, `saved ${file}`);
     });

@@ -1,8 +1,8 @@
 // `nubis login|logout`: store and forget a context (URL and tokens) in the config directory.
 
 import type { Command } from 'commander';
-import { createNubisClient, NubisError, unwrap } from '@nubis/sdk';
-import { CliError, type CommandKit, exitCodes } from '../command-kit.ts';
+import { NubisError, unwrap } from '@nubis/sdk';
+import { CliError, clientOf, type CommandKit, exitCodes } from '../command-kit.ts';
 import { readContexts, writeContexts } from '../context.ts';
 
 export function addLoginCommands(program: Command, kit: CommandKit): void {
@@ -21,7 +21,7 @@ export function addLoginCommands(program: Command, kit: CommandKit): void {
       if (!token && options.email) {
         if (!password) throw new CliError('--email needs --password (or NUBIS_PASSWORD)', exitCodes.usage);
         const answer = await unwrap(
-          createNubisClient({ baseUrl: url }).POST('/v1.3/account/login', {
+          clientOf(url).POST('/v1.3/account/login', {
             body: { email: options.email, password },
           }),
         );
@@ -32,17 +32,14 @@ export function addLoginCommands(program: Command, kit: CommandKit): void {
       let who = 'the operator';
       if (token) {
         // Login answers a token even for a wrong password (it opens nothing): check it.
-        const account = await unwrap(createNubisClient({ baseUrl: url, token }).GET('/v1.3/account/info')).catch(
-          (error: unknown) => {
-            if (error instanceof NubisError && error.status === 401)
-              throw new CliError('wrong e-mail, password or token', exitCodes.auth);
-            throw error;
-          },
-        );
+        const account = await unwrap(clientOf(url, token).GET('/v1.3/account/info')).catch((error: unknown) => {
+          if (error instanceof NubisError && error.status === 401)
+            throw new CliError('wrong e-mail, password or token', exitCodes.auth);
+          throw error;
+        });
         who = account.email;
       }
-      if (options.adminToken)
-        await unwrap(createNubisClient({ baseUrl: url, token: options.adminToken }).GET('/admin/clock'));
+      if (options.adminToken) await unwrap(clientOf(url, options.adminToken).GET('/admin/clock'));
       const file = readContexts(io.env);
       file.contexts[options.name] = {
         url,

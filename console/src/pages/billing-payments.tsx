@@ -3,7 +3,7 @@
 // bank transfers still awaited, and the monthly invoice documents to download.
 
 import { useEffect, useState } from 'preact/hooks';
-import { api, type BankTransfer, type Transaction } from '../api.ts';
+import { api, type BankTransfer, type InvoiceDocument, type Transaction } from '../api.ts';
 import { useAccount } from '../account-context.ts';
 import { money, when } from '../format.tsx';
 import { ErrorLine, Field, Form, FormStatus, useForm } from '../forms.tsx';
@@ -21,8 +21,11 @@ export function AddFunds(props: { onTransfer: () => void }) {
   const [transfer, setTransfer] = useState<BankTransfer | null>(null);
   const o = options.data;
   const hint = o
-    ? `From ${o.minimum} to ${o.maximum} USD, added to your balance${o.taxrate ? `; ${o.taxrate}% VAT is charged on top` : ''}.`
+    ? `From ${o.minimum} to ${o.maximum} USD, added to your balance${o.taxrate ? `; ${o.taxrate} % VAT is charged on top` : ''}.`
     : undefined;
+  // What the customer pays, said before they pay: the amount plus VAT at the account's rate.
+  const cents = Math.round(Number(amount) * 100);
+  const taxCents = o && Number.isFinite(cents) && cents > 0 ? Math.round((cents * o.taxrate) / 100) : null;
   const payByCard = () =>
     form.run(async () => {
       const { checkout_url } = await api.checkout(amount, `${location.origin}${location.pathname}${returnPath}`);
@@ -46,6 +49,13 @@ export function AddFunds(props: { onTransfer: () => void }) {
           hint={hint}
           required
         />
+        {taxCents !== null && (
+          <p class="price" aria-live="polite">
+            You pay <strong>{money((cents + taxCents) / 100)}</strong>
+            {o?.taxrate ? `: ${money(cents / 100)} plus ${o.taxrate} % VAT (${money(taxCents / 100)}).` : ' (no VAT).'}{' '}
+            Your balance grows by {money(cents / 100)}.
+          </p>
+        )}
         <div class="row">
           {o?.card.available && (
             <button type="submit" class="primary" disabled={form.busy}>
@@ -113,6 +123,8 @@ export function PaymentConfirmation(props: { transactions: Transaction[] | undef
   let text: string;
   if (!payment) text = 'Looking up your payment…';
   else if (payment.pstatus === 'completed') text = `Payment received: ${money(payment.amount)} added to your balance.`;
+  else if (payment.pstatus === 'expired')
+    text = 'The checkout expired before it was paid: nothing was charged. Start again to add funds.';
   else if (payment.pstatus === 'failed' || outcome !== 'paid')
     text = `The payment was ${outcome === 'cancelled' ? 'cancelled' : 'not completed'}: nothing was charged.`;
   else text = "Waiting for the payment processor's confirmation…";
@@ -143,12 +155,13 @@ export function PendingTransfers(props: { transactions: Transaction[] | undefine
   );
 }
 
-async function save(id: number, number: number, period: string): Promise<void> {
-  const blob = await api.documentPdf(id);
+/** Saves a document under the name Nubis gives it (the same as the CLI and the mail's attachment). */
+async function save(document: InvoiceDocument): Promise<void> {
+  const blob = await api.documentPdf(document.id);
   const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
+  const link = window.document.createElement('a');
   link.href = url;
-  link.download = `invoice-${String(number).padStart(6, '0')}-${period}.pdf`;
+  link.download = document.filename;
   link.click();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
@@ -172,7 +185,7 @@ export function Documents() {
       >
         {(d) => (
           <>
-            <td>{d.number}</td>
+            <td>{d.number_text}</td>
             <td>{d.period}</td>
             <td>{money(d.usage)}</td>
             <td>{money(d.payments)}</td>
@@ -181,8 +194,8 @@ export function Documents() {
             <td>
               <button
                 type="button"
-                aria-label={`Download invoice ${d.number} (${d.period})`}
-                onClick={() => save(d.id, d.number, d.period).catch((e) => setProblem(String(e?.message ?? e)))}
+                aria-label={`Download invoice ${d.number_text} (${d.period})`}
+                onClick={() => save(d).catch((e) => setProblem(String(e?.message ?? e)))}
               >
                 Download PDF
               </button>

@@ -5,7 +5,7 @@
 
 import { api, type InvoiceItem, type InvoiceSum } from '../api.ts';
 import { useAccount } from '../account-context.ts';
-import { duration, money, when } from '../format.tsx';
+import { duration, money, transactionStatus, transactionWords, when } from '../format.tsx';
 import { ErrorLine } from '../forms.tsx';
 import { ListTable } from '../list-table.tsx';
 import { Page } from '../page.tsx';
@@ -168,15 +168,12 @@ export function BillingPage() {
               >
                 {(item) => (
                   <>
-                    <td>
-                      {item.resource_type}
-                      {item.active ? ' (active)' : ''}
-                    </td>
+                    <td>{item.description}</td>
                     <td>{money(item.amount_hr, 4)}</td>
                     <td>{money(item.amount_mo)}</td>
                     <td>{item.usage}</td>
                     <td>{when(item.ts_created)}</td>
-                    <td>{when(item.ts_removed)}</td>
+                    <td>{item.active ? 'still billed' : when(item.ts_removed)}</td>
                   </>
                 )}
               </ListTable>
@@ -189,7 +186,7 @@ export function BillingPage() {
         <h2 id="b-transactions">Transactions</h2>
         <ErrorLine error={transactions.error} />
         <ListTable
-          headers={['Date', 'Amount', 'Method', 'Status']}
+          headers={['Date', 'Amount', 'What', 'Status']}
           rows={transactions.data?.transactions}
           rowKey={(t) => String(t.id)}
           empty="No transactions yet."
@@ -198,8 +195,8 @@ export function BillingPage() {
             <>
               <td>{when(t.ts_created)}</td>
               <td>{money(t.amount)}</td>
-              <td>{t.ptype}</td>
-              <td>{t.pstatus}</td>
+              <td>{transactionWords(t)}</td>
+              <td>{transactionStatus(t.pstatus)}</td>
             </>
           )}
         </ListTable>

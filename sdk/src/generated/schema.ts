@@ -2264,6 +2264,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/reverse-dns/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List reverse DNS changes not yet published
+         * @description The PTR changes waiting for the DNS server (PDNS_API_URL), oldest first (at most 1000); always empty when none is configured.
+         */
+        get: operations["adminListReverseDnsQueue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2533,6 +2553,16 @@ export interface components {
             /** @description numbered without gaps across the deployment */
             number: number;
             /**
+             * @description extension: the number as the document prints it, six digits
+             * @example 000001
+             */
+            number_text: string;
+            /**
+             * @description extension: the file name a download is saved as (also its Content-Disposition)
+             * @example invoice-000001-2026-11.pdf
+             */
+            filename: string;
+            /**
              * @description the month, YYYY-MM (UTC)
              * @example 2026-11
              */
@@ -2580,6 +2610,15 @@ export interface components {
              * @example floating_ip
              */
             resource_type: string;
+            /**
+             * @description extension: what is billed, naming the resource (a server by its label, a snapshot, an address)
+             * @example web-1 (Small)
+             * @example snapshot nightly (25 GB)
+             * @example floating IP 192.0.2.10
+             */
+            description: string;
+            /** @description extension: the billed resource's uuid */
+            resource_id: string;
             /** @description hours started, including hours paid up front */
             usage: number;
             /**
@@ -3092,10 +3131,11 @@ export interface components {
              */
             ptype: string;
             /**
-             * @description pending (awaiting the payment), completed, failed (nothing credited), refunded (a refunded payment, and the refund itself)
+             * @description pending (awaiting the payment), completed, failed (nothing credited), expired (a checkout left unpaid until the processor ended it; extension), refunded (a refunded payment, and the refund itself)
              * @example pending
              * @example completed
              * @example failed
+             * @example expired
              * @example refunded
              */
             pstatus: string;
@@ -19789,6 +19829,154 @@ export interface operations {
                      *       "errors": {
                      *         "response": "409 Conflict",
                      *         "reason": "the clock is the system clock: start with CLOCK=virtual to move it"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    adminListReverseDnsQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        changes: {
+                            address: string;
+                            /** @description the PTR to publish; null: its removal */
+                            name: string | null;
+                            /** @description attempts so far (it is retried until it lands) */
+                            attempts: number;
+                            /** @description why the last attempt failed */
+                            last_error: string | null;
+                            /**
+                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                             * @example 2026-11-22T12:00:00Z
+                             */
+                            queued: string;
+                            /**
+                             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+                             * @example 2026-11-22T12:00:00Z
+                             */
+                            next_attempt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account lacks permission for this operation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "account not found, check the id or uuid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method DELETE: use GET"
                      *       }
                      *     }
                      */

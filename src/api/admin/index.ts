@@ -9,6 +9,7 @@ import { operatorServerRoutes } from './servers.routes.ts';
 import { stateRoutes } from './state.routes.ts';
 import { eventRoutes } from './events.routes.ts';
 import { operatorPaymentRoutes } from './payments.routes.ts';
+import { reverseDnsRoutes } from './reverse-dns.routes.ts';
 
 export function adminRoutes(): RouteModule[] {
   return [
@@ -20,5 +21,6 @@ export function adminRoutes(): RouteModule[] {
     journalRoutes,
     eventRoutes,
     operatorPaymentRoutes,
+    reverseDnsRoutes,
   ];
 }

@@ -111,7 +111,7 @@ describe('server/create and server/list, across versions', () => {
       { ip_address: info.iface.v4[0].address, netmask: '255.255.255.128', gateway: '192.0.2.1', type: 'public' },
     ]);
     assert.deepEqual(active.iface.v6, [
-      { ip_address: info.iface.v6[0].address, netmask: 64, gateway: 'fe80::1', type: 'public' },
+      { ip_address: info.iface.v6[0].address, netmask: 64, gateway: '2001:db8:101:0:1::1', type: 'public' },
     ]);
     assert.equal(typeof active.bandwidth.usage, 'string');
     assert.equal(Number(active.bandwidth.usage), info.bandwidth.usage);

@@ -33,8 +33,8 @@ export const Transaction = Type.Object(
     }),
     pstatus: Type.String({
       description:
-        'pending (awaiting the payment), completed, failed (nothing credited), refunded (a refunded payment, and the refund itself)',
-      examples: ['pending', 'completed', 'failed', 'refunded'],
+        'pending (awaiting the payment), completed, failed (nothing credited), expired (a checkout left unpaid until the processor ended it; extension), refunded (a refunded payment, and the refund itself)',
+      examples: ['pending', 'completed', 'failed', 'expired', 'refunded'],
     }),
     amount: Type.Number({
       description:
@@ -76,6 +76,11 @@ const InvoiceItem = Type.Object(
     resource_type: Type.String({
       examples: ['server', 'license', 'backup', 'snapshot', 'ddos_protection', 'floating_ip'],
     }),
+    description: Type.String({
+      description: 'extension: what is billed, naming the resource (a server by its label, a snapshot, an address)',
+      examples: ['web-1 (Small)', 'snapshot nightly (25 GB)', 'floating IP 192.0.2.10'],
+    }),
+    resource_id: Type.String({ description: "extension: the billed resource's uuid" }),
     usage: Type.Integer({ description: 'hours started, including hours paid up front' }),
     ts_created: Timestamp,
     ts_removed: NullableTimestamp,
@@ -90,6 +95,8 @@ function invoiceItemObject(item: DomainInvoiceItem): Static<typeof InvoiceItem> 
     amount_hr: toDollars(item.amountHrMicros),
     amount_mo: toDollars(item.amountMoMicros),
     resource_type: item.resourceType,
+    description: item.description,
+    resource_id: item.resourceUuid,
     usage: item.usageHours,
     ts_created: isoSeconds(item.createdAt),
     ts_removed: isoOrNull(item.removedAt),

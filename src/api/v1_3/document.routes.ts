@@ -11,6 +11,7 @@ import {
   documentPdf,
   type InvoiceDocument as DomainInvoiceDocument,
 } from '../../documents/document.service.ts';
+import { documentFilename, documentNumberText } from '../../documents/document-name.ts';
 import { isoSeconds } from '../../platform/clock.ts';
 import { toCents } from '../../platform/money.ts';
 import { PathRef, responses, Timestamp, PageMeta } from './schemas.ts';
@@ -21,6 +22,14 @@ export const InvoiceDocument = Type.Object(
   {
     id: Type.Integer(),
     number: Type.Integer({ description: 'numbered without gaps across the deployment' }),
+    number_text: Type.String({
+      description: 'extension: the number as the document prints it, six digits',
+      examples: ['000001'],
+    }),
+    filename: Type.String({
+      description: 'extension: the file name a download is saved as (also its Content-Disposition)',
+      examples: ['invoice-000001-2026-11.pdf'],
+    }),
     period: Type.String({ description: 'the month, YYYY-MM (UTC)', examples: ['2026-11'] }),
     ts_start: Timestamp,
     ts_end: Timestamp,
@@ -39,6 +48,8 @@ export function invoiceDocumentObject(document: DomainInvoiceDocument): Static<t
   return {
     id: document.id,
     number: document.number,
+    number_text: documentNumberText(document.number),
+    filename: documentFilename(document.number, document.period),
     period: document.period,
     ts_start: isoSeconds(document.periodStart),
     ts_end: isoSeconds(document.periodEnd),

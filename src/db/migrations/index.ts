@@ -19,6 +19,8 @@ import { payments } from './0013_payments.ts';
 import { serverMetrics } from './0014_server_metrics.ts';
 import { computeSeam } from './0011_compute_seam.ts';
 import { serverImages } from './0015_server_images.ts';
+import { ptrOutbox } from './0016_rdns_ptr_outbox.ts';
+import { dueTimes } from './0016_fleet_perf_due_times.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
   const all: Record<string, Migration> = {
@@ -39,6 +41,8 @@ export function migrations(dialect: DialectName): MigrationProvider {
     '0014_server_metrics': serverMetrics(dialect),
     '0011_compute_seam': computeSeam(dialect),
     '0015_server_images': serverImages(),
+    '0016_rdns_ptr_outbox': ptrOutbox(),
+    '0016_fleet_perf_due_times': dueTimes(),
   };
   return { getMigrations: async () => all };
 }

@@ -1,12 +1,12 @@
 // The server page's activity: the server's history as the API tells it (newest first), in
 // words, with who or what caused each entry.
 
-import { type ActivityEntry, api, type Server } from '../api.ts';
-import { when } from '../format.tsx';
-import { ErrorLine } from '../forms.tsx';
-import { ListTable } from '../list-table.tsx';
-import { Section } from '../section.tsx';
-import { useLoad } from '../use-load.ts';
+import { type ActivityEntry, api, type Server } from '../../api.ts';
+import { when } from '../../format.tsx';
+import { ErrorLine } from '../../forms.tsx';
+import { ListTable } from '../../list-table.tsx';
+import { Section } from '../../section.tsx';
+import { useLoad } from '../../use-load.ts';
 
 const POLL_MS = 4000;
 

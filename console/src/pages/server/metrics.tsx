@@ -2,11 +2,11 @@
 // month, as the API answers them (the engine's readings, or the simulated driver's series).
 
 import { useMemo, useState } from 'preact/hooks';
-import { api, type MetricPeriod, type Server } from '../api.ts';
-import { ErrorLine } from '../forms.tsx';
-import { Section } from '../section.tsx';
-import { useLoad } from '../use-load.ts';
-import { type ChartSeries, UsageChart } from '../usage-chart.tsx';
+import { api, type MetricPeriod, type Server } from '../../api.ts';
+import { ErrorLine } from '../../forms.tsx';
+import { Section } from '../../section.tsx';
+import { useLoad } from '../../use-load.ts';
+import { type ChartSeries, UsageChart } from '../../usage-chart.tsx';
 
 const POLL_MS = 30_000;
 
