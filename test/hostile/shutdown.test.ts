@@ -299,6 +299,32 @@ test('SIGTERM to `npm start` stops the server', async () => {
   }
 });
 
+/** A server for many logins at once: budgets out of the way, far from the drain's deadline. */
+const manyLogins = {
+  // Far from the deadline even on a loaded machine: what is measured is who gets an answer.
+  SHUTDOWN_TIMEOUT_MS: '90000',
+  PASSWORD_HASH_COST: '12',
+  LOG_LEVEL: 'info',
+  RATE_LOGIN_PER_MINUTE: '1000000',
+  RATE_LOGIN_PER_ADDRESS_PER_MINUTE: '1000000',
+  RATE_REGISTER_PER_MINUTE: '1000000',
+  PASSWORD_HASH_CONCURRENCY: '1000',
+  AUTO_ACTIVATE: 'true',
+};
+
+/** Registers an account: its credentials (to log in with) and token. */
+async function register(url: URL, prefix: string) {
+  const credentials = { email: `${prefix}-${process.pid}-${Date.now()}@example.com`, password: 'a long password' };
+  const registered = await fetch(new URL('/v1.3/account/register', url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...credentials, firstname: 'S', lastname: 'T', accept_tos: true, country: 'NL' }),
+  });
+  assert.equal(registered.status, 201, await registered.clone().text());
+  const { token } = (await registered.json()) as { token: string };
+  return { credentials, token };
+}
+
 /** The status lines of every answer a connection received, in order. */
 function statuses(text: string): string[] {
   return [...text.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((match) => match[1]!);
@@ -308,25 +334,10 @@ test('SIGTERM: every request received before it gets its real answer; only later
   const storage = await testStorageEnv();
   const server = await start(process.execPath, ['bin/nubis.ts', 'serve'], {
     ...storage.env,
-    // Far from the deadline even on a loaded machine: what is measured is who gets an answer.
-    SHUTDOWN_TIMEOUT_MS: '90000',
-    PASSWORD_HASH_COST: '12',
-    LOG_LEVEL: 'info',
-    RATE_LOGIN_PER_MINUTE: '1000000',
-    RATE_LOGIN_PER_ADDRESS_PER_MINUTE: '1000000',
-    RATE_REGISTER_PER_MINUTE: '1000000',
-    PASSWORD_HASH_CONCURRENCY: '1000',
-    AUTO_ACTIVATE: 'true',
+    ...manyLogins,
   });
   try {
-    const credentials = { email: `shutdown-${process.pid}-${Date.now()}@example.com`, password: 'a long password' };
-    const registered = await fetch(new URL('/v1.3/account/register', server.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ...credentials, firstname: 'S', lastname: 'T', accept_tos: true, country: 'NL' }),
-    });
-    assert.equal(registered.status, 201, await registered.clone().text());
-    const { token } = (await registered.json()) as { token: string };
+    const { credentials, token } = await register(server.url, 'shutdown');
     const login = JSON.stringify(credentials);
     const requestOf = (i: number) =>
       i % 2 === 0
@@ -403,24 +414,11 @@ test('SIGTERM under a load balancer: /readyz fails at once, every request of the
   const graceSeconds = 12;
   const server = await start(process.execPath, ['bin/nubis.ts', 'serve'], {
     ...storage.env,
+    ...manyLogins,
     SHUTDOWN_GRACE_SECONDS: String(graceSeconds),
-    SHUTDOWN_TIMEOUT_MS: '90000',
-    LOG_LEVEL: 'info',
-    PASSWORD_HASH_COST: '12',
-    PASSWORD_HASH_CONCURRENCY: '1000',
-    RATE_LOGIN_PER_MINUTE: '1000000',
-    RATE_LOGIN_PER_ADDRESS_PER_MINUTE: '1000000',
-    RATE_REGISTER_PER_MINUTE: '1000000',
-    AUTO_ACTIVATE: 'true',
   });
   try {
-    const credentials = { email: `grace-${process.pid}-${Date.now()}@example.com`, password: 'a long password' };
-    const registered = await fetch(new URL('/v1.3/account/register', server.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ...credentials, firstname: 'G', lastname: 'R', accept_tos: true, country: 'NL' }),
-    });
-    assert.equal(registered.status, 201, await registered.clone().text());
+    const { credentials } = await register(server.url, 'grace');
     // Slow answers on one path, so some requests sent during the grace period are still in flight when it ends.
     const slowPath = '/v1.3/plan/list';
     await slowDown(server.url, slowPath, (graceSeconds + 2) * 1000);
