@@ -79,6 +79,17 @@ const serverCommands: Record<string, ServerCommand> = {
       throw new ConfigError('unknown command; see nubis --help');
     },
   },
+  backup: {
+    usage: 'backup <file>',
+    summary:
+      "copy the SQLite database (DATA_DIR) to <file>, consistent while a server serves and writes; with DATABASE_URL it refuses and points to PostgreSQL's own tools (docs/operating.md)",
+    run: async (_values, positionals) => {
+      if (positionals.length !== 1) throw new ConfigError('usage: nubis backup <file>');
+      const { backupDatabase } = await import('../src/db/backup.ts');
+      const done = await backupDatabase(loadConfig(), positionals[0]!);
+      process.stdout.write(`backed up ${done.pages} pages to ${done.file}\n`);
+    },
+  },
   dns: {
     usage: 'dns setup',
     summary:
@@ -167,7 +178,9 @@ async function serve(
   }
   const stop = (signal: string) => {
     instance.ctx.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    instance.close().then(
+    // SIGTERM is a balancer's or an orchestrator's: serve on for the grace period while /readyz
+    // fails. SIGINT is a person at a terminal: no wait.
+    instance.close(signal === 'SIGTERM' ? config.shutdownGraceSeconds * 1000 : 0).then(
       () => process.exit(0),
       (error: unknown) => {
         instance.ctx.log.error({ err: (error as Error).message }, 'shutdown failed');

@@ -129,12 +129,20 @@ const secret =
     return raw;
   };
 
-/** TRUST_PROXY: a boolean, a hop count, or addresses/CIDRs of the proxies. */
-export type TrustProxy = boolean | number | string[];
+/** TRUST_PROXY: the addresses/CIDRs of the proxies (false: none). */
+export type TrustProxy = false | string[];
 
+/**
+ * Only listed proxies are believed. `true` or a hop count would believe whatever X-Forwarded-For
+ * a direct client sends (choosing its own rate-limit key) and lift the per-address connection
+ * cap for every peer, so they stop the start instead of meaning something unsafe.
+ */
 const trustProxyValue: Parser<TrustProxy> = (raw, name) => {
-  if (/^(true|false)$/i.test(raw)) return raw.toLowerCase() === 'true';
-  if (/^\d+$/.test(raw)) return integer(0, 100)(raw, name);
+  if (/^(false)?$/i.test(raw.trim())) return false;
+  if (/^(true|\d+)$/i.test(raw.trim()))
+    throw new ConfigError(
+      `${name}=${raw} would believe X-Forwarded-For from any client: list the proxies' addresses or CIDRs instead (e.g. ${name}=10.0.0.5 or ${name}=10.0.0.0/8,::1)`,
+    );
   const entries = raw
     .split(',')
     .map((entry) => entry.trim())
@@ -144,9 +152,7 @@ const trustProxyValue: Parser<TrustProxy> = (raw, name) => {
     const version = isIP(address ?? '');
     const maxBits = version === 6 ? 128 : 32;
     if (!version || (bits !== undefined && (!/^\d+$/.test(bits) || Number(bits) > maxBits))) {
-      throw new ConfigError(
-        `${name} must be true, false, a hop count or comma-separated addresses/CIDRs, got "${entry}"`,
-      );
+      throw new ConfigError(`${name} must be false or the proxies' comma-separated addresses or CIDRs, got "${entry}"`);
     }
   }
   return entries;
@@ -383,7 +389,7 @@ export const variables = {
     'TRUST_PROXY',
     false,
     trustProxyValue,
-    'behind a reverse proxy: `true`, a hop count, or comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed (client address for rate limits and the activity log)',
+    "behind a reverse proxy: the proxies' comma-separated addresses/CIDRs. Only a request whose peer is listed has its X-Forwarded-For believed (the client address for rate limits and the activity log), and only a listed peer escapes MAX_CONNECTIONS_PER_ADDRESS; `true` and hop counts are refused",
   ),
   headersTimeoutMs: v(
     'HEADERS_TIMEOUT_MS',
@@ -427,11 +433,17 @@ export const variables = {
     integer(100, 600_000),
     'ms a new connection may stay silent before its first byte; then it is closed (sooner than HEADERS_TIMEOUT_MS, which holds once a request has begun)',
   ),
+  shutdownGraceSeconds: v(
+    'SHUTDOWN_GRACE_SECONDS',
+    5,
+    integer(0, 600),
+    'on SIGTERM, seconds Nubis keeps serving every request (old and new connections) while /readyz answers 503, so a load balancer stops sending first; then new connections are refused and the drain begins (SIGINT skips it; 0 in the emulator preset)',
+  ),
   shutdownTimeoutMs: v(
     'SHUTDOWN_TIMEOUT_MS',
     10_000,
     integer(0, 600_000),
-    'on SIGTERM, ms in-flight requests get to finish before their connections are cut',
+    'after the grace period, ms in-flight requests get to finish before their connections are cut',
   ),
   computeDriver: v(
     'COMPUTE_DRIVER',
@@ -600,6 +612,18 @@ export const variables = {
     integer(1, 100_000_000),
     'largest top-up a customer may ask for, in whole USD',
   ),
+  bankTransferPendingMax: v(
+    'BANK_TRANSFER_PENDING_MAX',
+    5,
+    integer(1, 1_000),
+    'bank transfers one account may have pending (asked for, not yet received nor expired) at once; one more is a 403',
+  ),
+  bankTransferExpiryDays: v(
+    'BANK_TRANSFER_EXPIRY_DAYS',
+    30,
+    integer(1, 3_650),
+    "days a bank transfer waits for its money; then it is `expired`, leaves the operator's list and can no longer be marked received (money that arrives later is credited by hand)",
+  ),
   billingFile: v<string | null>(
     'BILLING_FILE',
     null,
@@ -678,6 +702,8 @@ export const emulatorPreset: Partial<Config> = {
   rateAccountUpdatePerMinute: 1_000_000,
   ratePerTokenPerSecond: 1_000_000,
   journalSize: 1000,
+  // A development emulator has no load balancer in front of it: stop at once.
+  shutdownGraceSeconds: 0,
   // Simulated transitions in seconds, so `--wait` in a dev session answers while one watches
   // (a test that needs the real timings sets SIM_* itself).
   simProvisionSeconds: 3,

@@ -25,7 +25,7 @@ import { smtpTransport } from './mail/mail.transport.ts';
 import { settingsRepository } from './settings/settings.repository.ts';
 import { createRateLimiters } from './http/rate-limit.ts';
 import { buildApp } from './http/app.ts';
-import { createLifecycle, drainHttp, settleReceived } from './http/connections.ts';
+import { createLifecycle, drainHttp, settleReceived, stopAccepting } from './http/connections.ts';
 import { startSweeper } from './sweeps/sweeps.ts';
 import { createComputeDriver } from './compute/registry.ts';
 import { createMetrics } from './platform/metrics.ts';
@@ -52,7 +52,12 @@ export interface RunningInstance {
   seeded: SeededAccount | null;
   /** The operator's token file when the operator API uses it (`firstRunOperatorToken`), or null. */
   operatorToken: { file: string; created: boolean } | null;
-  close(): Promise<void>;
+  /**
+   * Stops: /readyz fails at once; for `graceMs` every request is still served (a load balancer
+   * notices and stops sending); then new connections are refused, what arrived is answered, and
+   * the rest of the shutdown follows.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** Where log lines go instead of stdout (tests read the server's log through one). */
@@ -330,15 +335,21 @@ export async function startInstance(
     metricsUrl: metricsListener?.url ?? null,
     seeded,
     operatorToken: operatorToken && { file: operatorToken.file, created: operatorToken.created },
-    close() {
+    close(graceMs = 0) {
       closing ??= (async () => {
         lifecycle.stopping = true;
+        if (graceMs > 0) {
+          log.info({ graceMs }, 'shutting down: /readyz answers 503, requests are served for the grace period');
+          await new Promise((resolve) => setTimeout(resolve, graceMs));
+        }
         // Requests already received (some still in the socket buffers) are answered for real.
         await settleReceived(lifecycle.connections);
         lifecycle.draining = true;
-        log.info('draining: what arrived before the signal is taken in, new requests are refused');
+        // No new connection from here on (a balancer has had the grace period to stop sending).
+        stopAccepting(app);
+        log.info('draining: what arrived is taken in; new connections and requests are refused');
         const [drained] = await Promise.all([
-          drainHttp(app, lifecycle.connections, config.shutdownTimeoutMs),
+          drainHttp(app, config.shutdownTimeoutMs),
           sweeper?.stop(),
           metricsListener?.close(),
         ]);

@@ -4,7 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Actor, Platform } from '../platform/context.ts';
-import { Invalid, NotFound } from '../platform/errors.ts';
+import { Invalid, Unauthorized } from '../platform/errors.ts';
 import { newToken } from '../platform/secrets.ts';
 import { kickMailDelivery, queueMail } from '../mail/mail.service.ts';
 import { activationMail, emailChangedMail, temporaryPasswordMail } from './account-mail.ts';
@@ -224,6 +224,15 @@ export async function resetPassword(ctx: Platform, email: string): Promise<void>
   kickMailDelivery(ctx);
 }
 
+/**
+ * The token's account went away after the token was checked (the operator's reset or state load
+ * while the request was in flight): the token names no account now, which is a 401 like any
+ * unknown token (account/info and account/update document no 404).
+ */
+function accountGone(): Unauthorized {
+  return new Unauthorized('the token names no account: it was removed');
+}
+
 export async function updateAccount(ctx: Platform, actor: Actor, input: UpdateInput): Promise<void> {
   requireNotBlocked(actor);
   checkProfile(input);
@@ -245,7 +254,7 @@ export async function updateAccount(ctx: Platform, actor: Actor, input: UpdateIn
   try {
     await transaction(ctx, async (trx) => {
       const before = await accountRepository.findById(trx, actor.accountId);
-      if (!before) throw new NotFound('account');
+      if (!before) throw accountGone();
       await accountRepository.update(trx, actor.accountId, changes);
       if (changes.email !== undefined && changes.email !== before.email) {
         await queueMail(ctx, trx, emailChangedMail(before.email, before.firstname, changes.email));
@@ -280,7 +289,7 @@ export interface AccountInfo {
 export async function accountInfo(ctx: Platform, actor: Actor): Promise<AccountInfo> {
   const now = ctx.clock.now();
   const found = await accountRepository.findForInfo(ctx.db, actor.accountId, now);
-  if (!found) throw new NotFound('account');
+  if (!found) throw accountGone();
   const { account } = found;
   return {
     account,

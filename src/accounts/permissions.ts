@@ -20,11 +20,16 @@ const withoutActivation: ReadonlySet<PermissionName> = new Set(['tokens']);
  */
 export function requirePermission(actor: Actor, permission: PermissionName): void {
   requireNotBlocked(actor);
-  if (!actor.activated && !withoutActivation.has(permission))
+  if (!withoutActivation.has(permission)) requireActivated(actor);
+  if (!actor.permissions[permission]) throw new Forbidden(`the account lacks the ${permission} permission`);
+}
+
+/** Activation first: an account never activated may read, but neither create nor pay. */
+export function requireActivated(actor: Actor): void {
+  if (!actor.activated)
     throw new Forbidden(
       'the account is not activated: use the activation uuid from the activation mail first (PUT /v1.3/account/activate)',
     );
-  if (!actor.permissions[permission]) throw new Forbidden(`the account lacks the ${permission} permission`);
 }
 
 /** The gate in front of changes to the account itself (profile, e-mail, password). */

@@ -51,6 +51,11 @@ export async function openStorage(config: StorageConfig, log: (message: string) 
 /** DATA_DIR's value that keeps the SQLite database in memory: nothing is written. */
 export const inMemory = ':memory:';
 
+/** The SQLite database file of a DATA_DIR. */
+export function sqliteFileOf(dataDir: string): string {
+  return join(dataDir, 'nubis.db');
+}
+
 function openSqlite(dataDir: string): Storage {
   let database: NodeSqliteDatabase;
   if (dataDir === inMemory) {
@@ -60,8 +65,8 @@ function openSqlite(dataDir: string): Storage {
   } else {
     // The file is made 0600 before SQLite opens it: its journal files take the same mode.
     privateDirectory(dataDir);
-    privateFile(join(dataDir, 'nubis.db'));
-    database = new NodeSqliteDatabase(join(dataDir, 'nubis.db'));
+    privateFile(sqliteFileOf(dataDir));
+    database = new NodeSqliteDatabase(sqliteFileOf(dataDir));
     privateDirectory(dataDir);
   }
   const db = new Kysely<Database>({ dialect: nodeSqliteDialect(database) });

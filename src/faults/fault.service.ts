@@ -57,6 +57,8 @@ export interface FaultRequest {
   operationId: string | undefined;
   accountId: number | null;
   api: 'v1.3' | 'v1';
+  /** The statuses the operation documents (unknown: any). A rule's 4xx fires only where documented. */
+  documented?: ReadonlySet<number>;
 }
 
 export interface FiredFault {
@@ -114,6 +116,10 @@ function invalidate(ctx: Platform): void {
 }
 
 function matches(rule: FaultRuleRow, request: FaultRequest): boolean {
+  // An injected failure keeps the contract: a 4xx the operation never answers (a 403 on
+  // ssh_key/rename) would be a fault of Nubis, not one to practise on. A 5xx is an outage: anywhere.
+  if (rule.status !== null && rule.status < 500 && request.documented && !request.documented.has(rule.status))
+    return false;
   if (rule.api !== null && rule.api !== request.api) return false;
   if (rule.method !== null && rule.method !== request.method) return false;
   if (rule.operation_id !== null && rule.operation_id !== request.operationId) return false;

@@ -66,12 +66,13 @@ describe('fault rules', () => {
   });
 
   test('a rule naming an account fails only that account’s requests', async () => {
-    const rule = await addRule({ match: { account: bob.email }, action: { status: 402 }, times: 5 });
+    // 403: a status account/info documents (a rule's 4xx fires only where the operation answers it).
+    const rule = await addRule({ match: { account: bob.email }, action: { status: 403 }, times: 5 });
     const aliceInfo = await nubis.request('GET', '/v1.3/account/info', { token: alice.token });
     const bobInfo = await nubis.request('GET', '/v1.3/account/info', { token: bob.token });
     assert.equal(aliceInfo.status, 200);
-    assert.equal(bobInfo.status, 402);
-    assert.equal(bobInfo.body.errors.response, '402 Payment Required');
+    assert.equal(bobInfo.status, 403);
+    assert.equal(bobInfo.body.errors.response, '403 Forbidden');
     await nubis.admin('DELETE', `/admin/faults/${rule.id}`);
   });
 
@@ -98,9 +99,9 @@ describe('fault rules', () => {
       assert.equal((await nubis.request('GET', '/v1.3/account/info', { token: alice.token })).status, 200);
     assert.equal((await ruleState(never.id))?.fired, 0);
     await nubis.admin('DELETE', `/admin/faults/${never.id}`);
-    const prefix = await addRule({ match: { path: '/v1.3/floating_ip/*' }, action: { status: 409 }, times: 1 });
+    const prefix = await addRule({ match: { path: '/v1.3/floating_ip/*' }, action: { status: 502 }, times: 1 });
     const conflict = await nubis.request('GET', '/v1.3/floating_ip/list', { token: alice.token });
-    assert.equal(conflict.status, 409);
+    assert.equal(conflict.status, 502);
     assert.equal(conflict.headers.get('nubis-fault'), String(prefix.id));
   });
 

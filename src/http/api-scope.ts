@@ -52,6 +52,21 @@ function clientKeyFromBody(request: FastifyRequest): string {
   return `${request.ip}|${createHash('sha256').update(email).digest('base64url')}`;
 }
 
+/**
+ * Why a request may not use the operator API (null when it may): no ADMIN_TOKEN set, or a token
+ * other than it. Also asked for a path Fastify cannot decode, so a wrong token is a 401 whatever the path.
+ */
+export function operatorRefusal(
+  adminToken: string | null | undefined,
+  authorization: string | undefined,
+): DomainError | null {
+  const token = presentedToken(authorization);
+  if (!adminToken) return new Forbidden('the operator API is disabled: set ADMIN_TOKEN');
+  if (!token || !secretEquals(token, adminToken))
+    return new Unauthorized('operator authentication required: Authorization: Bearer <ADMIN_TOKEN>');
+  return null;
+}
+
 /** Shows the tightest budget a request counted against (a route may count against two). */
 function setRateHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {
   const shown = reply.getHeader('RateLimit-Remaining');
@@ -142,10 +157,8 @@ export function apiScope(options: ApiScopeOptions) {
       }
     };
     const authenticateOperator = async (request: FastifyRequest) => {
-      const token = presentedToken(request.headers.authorization);
-      if (!ctx.config.adminToken) throw new Forbidden('the operator API is disabled: set ADMIN_TOKEN');
-      if (!token || !secretEquals(token, ctx.config.adminToken))
-        throw new Unauthorized('operator authentication required: Authorization: Bearer <ADMIN_TOKEN>');
+      const refusal = operatorRefusal(ctx.config.adminToken, request.headers.authorization);
+      if (refusal) throw refusal;
     };
     const authenticateEmulatorOperator = async (request: FastifyRequest) => {
       await authenticateOperator(request);

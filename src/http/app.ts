@@ -13,7 +13,8 @@ import Fastify, {
 } from 'fastify';
 import type { Platform } from '../platform/context.ts';
 import type { Storage } from '../db/connect.ts';
-import { answerShadowed, apiScope, sendProblem, wrongMethodProblem } from './api-scope.ts';
+import { answerShadowed, apiScope, operatorRefusal, sendProblem, wrongMethodProblem } from './api-scope.ts';
+import { toProblem } from './error-mapping.ts';
 import { wrongMethods } from './wrong-method.ts';
 import { toProblem } from './error-mapping.ts';
 import { logFailure } from './failure-log.ts';
@@ -60,8 +61,7 @@ export interface AppDeps {
 
 /** TRUST_PROXY as the predicate Fastify asks about each hop of X-Forwarded-For. */
 export function trustProxyFunction(trust: TrustProxy): (address: string, hop: number) => boolean {
-  if (typeof trust === 'boolean') return () => trust;
-  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  if (trust === false) return () => false;
   const proxies = new BlockList();
   for (const entry of trust) {
     const [address, bits] = entry.split('/') as [string, string | undefined];
@@ -145,7 +145,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       plugins: [ajvFormats, linearPatterns],
     },
     // A URL Fastify cannot even decode (`/v1.3/x/%zz`) is bad input: a 400 in the API's own shape.
+    // On the operator API, authentication answers first (401) whatever the path holds.
     frameworkErrors: (error, request, reply) => {
+      if (/^\/admin(\/|\?|$)/.test(request.url)) {
+        const refusal = operatorRefusal(ctx.config.adminToken, request.headers.authorization);
+        if (refusal) return sendProblem(reply, adminFormat, toProblem(refusal));
+      }
       const format = request.url.startsWith('/v1/') ? v1Format : v13Format;
       return sendProblem(reply, format, {
         status: 400,

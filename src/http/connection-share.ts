@@ -56,16 +56,25 @@ export function shareConnections(server: Server, share: ConnectionShare): void {
 
   // The HTTP parser reads from the socket's handle directly (no 'data' events): its byte count
   // tells whether anything arrived. Checked a few times per timeout, like Node's own timeouts.
+  // Timers run before the poll phase reads: after the process was busy for a while, bytes that
+  // arrived meanwhile still wait in the kernel. So a connection found silent is closed only if it
+  // is still silent once a poll phase has run (setImmediate runs right after it).
+  const close = (overdue: NewSocket[]) => {
+    for (const socket of overdue)
+      if (!socket.destroyed && socket.bytesRead === 0) {
+        silent.delete(socket);
+        socket.destroy();
+      }
+  };
   const check = setInterval(
     () => {
       const now = Date.now();
+      const overdue: NewSocket[] = [];
       for (const socket of silent) {
         if (socket.destroyed || socket.bytesRead > 0) silent.delete(socket);
-        else if (now - (socket[openedAt] ?? now) >= share.firstByteTimeoutMs) {
-          silent.delete(socket);
-          socket.destroy();
-        }
+        else if (now - (socket[openedAt] ?? now) >= share.firstByteTimeoutMs) overdue.push(socket);
       }
+      if (overdue.length) setImmediate(close, overdue);
     },
     Math.max(50, Math.floor(share.firstByteTimeoutMs / 4)),
   );

@@ -148,21 +148,22 @@ export async function settleReceived(counts: ConnectionCounts, minMs = 100, maxM
 }
 
 /**
- * Drains and closes the HTTP side: `lifecycle.draining` is already set. The listener stays open
- * while connections the kernel already completed are still being accepted (until 50 ms pass with
- * none, at most a second), so they are answered (503) rather than reset; then it closes. Idle
- * keep-alive connections close at once and every answer from now on carries `Connection: close`;
- * at the deadline the rest are cut. Answers whether everything finished in time.
+ * Closes the listener: new connections are refused from now on; open ones stay. (Fastify's own
+ * close later waits on the same server for its connections to end.)
  */
-export async function drainHttp(app: FastifyInstance, tracker: ConnectionCounts, deadlineMs: number): Promise<boolean> {
+export function stopAccepting(app: FastifyInstance): void {
+  if (app.server.listening) app.server.close();
+}
+
+/**
+ * Drains and closes the HTTP side: the listener is closed (stopAccepting) and `lifecycle.draining`
+ * is set. Idle keep-alive connections close at once and every answer from now on carries
+ * `Connection: close`; at the deadline the rest are cut. Answers whether everything finished in time.
+ */
+export async function drainHttp(app: FastifyInstance, deadlineMs: number): Promise<boolean> {
   const server = app.server;
   server.closeIdleConnections();
   const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
-  for (let waited = 0, seen = -1; seen !== tracker.accepted() && waited < 1_000; waited += 50) {
-    seen = tracker.accepted();
-    await tick(50);
-    await afterPoll();
-  }
   let inTime = true;
   const deadline = setTimeout(() => {
     inTime = false;

@@ -12,6 +12,20 @@ import type { Problem } from './error-mapping.ts';
 /** How the scope answers a problem (its sendProblem), passed in so this module does not import the scope. */
 type SendProblem = (reply: FastifyReply, format: ApiFormat, problem: Problem) => FastifyReply;
 
+const statusesOfSchema = new WeakMap<object, ReadonlySet<number>>();
+
+/** The statuses the request's route documents (its schema's responses), or undefined without a schema. */
+function documentedStatuses(request: FastifyRequest): ReadonlySet<number> | undefined {
+  const schema = request.routeOptions.schema as { response?: Record<string, unknown> } | undefined;
+  if (!schema?.response) return undefined;
+  let statuses = statusesOfSchema.get(schema);
+  if (!statuses) {
+    statuses = new Set(Object.keys(schema.response).map(Number));
+    statusesOfSchema.set(schema, statuses);
+  }
+  return statuses;
+}
+
 export function faultHook(ctx: Platform, format: ApiFormat, api: 'v1.3' | 'v1', sendProblem: SendProblem) {
   // A callback hook: with no rule set (the usual case) it answers at once, without a promise.
   return function onPreValidation(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
@@ -30,6 +44,7 @@ export function faultHook(ctx: Platform, format: ApiFormat, api: 'v1.3' | 'v1', 
       route: request.routeOptions.url,
       operationId: (request.routeOptions.schema as { operationId?: string } | undefined)?.operationId,
       accountId: request.actor?.accountId ?? null,
+      documented: documentedStatuses(request),
     });
     if (!fault) return false;
     reply.header('Nubis-Fault', String(fault.ruleId));

@@ -47,16 +47,35 @@ export const paymentRepository = {
     return db.updateTable('transactions').set({ pstatus, updated_at: now }).where('id', '=', id).execute();
   },
 
-  /** Pending bank transfers of every account, oldest first, at most 1000. */
-  pendingTransfers(db: Queryable): Promise<TransactionRow[]> {
-    return db
+  /** Pending bank transfers of every account, newest first: `limit` of them with ids below `before`. */
+  pendingTransfers(db: Queryable, page: { before?: number; limit: number }): Promise<TransactionRow[]> {
+    let query = db.selectFrom('transactions').selectAll().where('pstatus', '=', 'pending').where('ptype', '=', 'bank');
+    if (page.before !== undefined) query = query.where('id', '<', page.before);
+    return query.orderBy('id', 'desc').limit(page.limit).execute();
+  },
+
+  /** How many bank transfers of the account are pending. */
+  async pendingTransferCount(db: Queryable, accountId: number): Promise<number> {
+    const row = await db
       .selectFrom('transactions')
-      .selectAll()
+      .select((eb) => eb.fn.countAll<number>().as('count'))
       .where('pstatus', '=', 'pending')
       .where('ptype', '=', 'bank')
-      .orderBy('id')
-      .limit(1000)
-      .execute();
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  },
+
+  /** Pending bank transfers asked for before `createdBefore` become expired (of one account, or all); how many. */
+  async expireTransfers(db: Queryable, createdBefore: number, now: number, accountId?: number): Promise<number> {
+    let query = db
+      .updateTable('transactions')
+      .set({ pstatus: 'expired', updated_at: now })
+      .where('pstatus', '=', 'pending')
+      .where('ptype', '=', 'bank')
+      .where('created_at', '<', createdBefore);
+    if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+    return Number((await query.executeTakeFirst()).numUpdatedRows);
   },
 
   /** The simulated processor's checkouts still pending that were opened before `before`. */

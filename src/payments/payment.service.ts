@@ -5,10 +5,10 @@
 // card data: the processor's own page takes it.
 
 import type { Actor, Platform } from '../platform/context.ts';
-import { Conflict, Invalid, NotFound, Unavailable } from '../platform/errors.ts';
+import { Conflict, Invalid, LimitReached, NotFound, Unavailable } from '../platform/errors.ts';
 import { parseMoney } from '../platform/money.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
-import { requireNotBlocked } from '../accounts/permissions.ts';
+import { requireActivated, requireNotBlocked } from '../accounts/permissions.ts';
 import { accountRepository } from '../accounts/account.repository.ts';
 import { billingSettings, taxOf, vatRateBp } from '../billing/billing-settings.ts';
 import { rowToTransaction, type Transaction } from '../billing/transaction.service.ts';
@@ -97,6 +97,7 @@ export async function startCheckout(
   origin?: string,
 ): Promise<{ transaction: Transaction; checkoutUrl: string }> {
   requireNotBlocked(actor);
+  requireActivated(actor);
   const processor = cardProcessorOf(ctx);
   if ('off' in processor) throw new Conflict(processor.off);
   const net = topUpAmount(ctx, input.amount);
@@ -150,30 +151,46 @@ export interface BankTransfer {
   };
 }
 
-/** A pending bank transfer: a reference to put on the transfer; the operator marks it received. */
+/**
+ * A pending bank transfer: a reference to put on the transfer; the operator marks it received.
+ * An account waits on at most BANK_TRANSFER_PENDING_MAX at once (counted under its lock, so
+ * concurrent asks cannot pass the cap together); its expired ones are marked first and do not count.
+ */
 export async function requestBankTransfer(
   ctx: Platform,
   actor: Actor,
   input: { amount: string | number },
 ): Promise<BankTransfer> {
   requireNotBlocked(actor);
+  requireActivated(actor);
   const net = topUpAmount(ctx, input.amount);
   const account = await payer(ctx, actor);
   const rate = vatRateBp(ctx, account.country);
-  const now = ctx.clock.now();
-  // 40 random bits in base 32 (0-9, A-V): short enough to type on a transfer; the index keeps it unique.
-  const reference = `NUBIS-${ctx.random.bytes(5).readUIntBE(0, 5).toString(32).toUpperCase().padStart(8, '0')}`;
-  const row = await paymentRepository.insert(ctx.db, {
-    account_id: account.id,
-    ptype: 'bank',
-    pstatus: 'pending',
-    amount_micros: net,
-    fee_micros: 0,
-    taxrate_bp: rate,
-    note: null,
-    reference,
-    created_at: now,
-    updated_at: now,
+  const cap = ctx.config.bankTransferPendingMax;
+  const row = await transaction(ctx, async (trx) => {
+    await lockAccount(ctx, trx, account.id);
+    const now = ctx.clock.now();
+    await paymentRepository.expireTransfers(trx, expiredBefore(ctx, now), now, account.id);
+    if ((await paymentRepository.pendingTransferCount(trx, account.id)) >= cap)
+      throw new LimitReached(
+        'bank transfers',
+        cap,
+        `the account has at most ${cap} pending bank transfers: wait until one is received (or expires after ${ctx.config.bankTransferExpiryDays} days)`,
+      );
+    // 40 random bits in base 32 (0-9, A-V): short enough to type on a transfer; the index keeps it unique.
+    const reference = `NUBIS-${ctx.random.bytes(5).readUIntBE(0, 5).toString(32).toUpperCase().padStart(8, '0')}`;
+    return paymentRepository.insert(trx, {
+      account_id: account.id,
+      ptype: 'bank',
+      pstatus: 'pending',
+      amount_micros: net,
+      fee_micros: 0,
+      taxrate_bp: rate,
+      note: null,
+      reference,
+      created_at: now,
+      updated_at: now,
+    });
   });
   const bank = billingSettings(ctx).seller.bank;
   return {
@@ -182,11 +199,22 @@ export async function requestBankTransfer(
       holder: bank.holder,
       iban: bank.iban,
       bic: bank.bic ?? null,
-      reference,
+      reference: row.reference!,
       amountMicros: net + taxOf(net, rate),
       currency: 'USD',
     },
   };
+}
+
+/** Transfers asked for before this moment have waited too long (BANK_TRANSFER_EXPIRY_DAYS). */
+function expiredBefore(ctx: Platform, now: number): number {
+  return now - ctx.config.bankTransferExpiryDays * 86_400_000;
+}
+
+/** Marks every pending bank transfer past its expiry expired (a sweep; reads also do it first). */
+export async function expirePendingTransfers(ctx: Platform): Promise<number> {
+  const now = ctx.clock.now();
+  return paymentRepository.expireTransfers(ctx.db, expiredBefore(ctx, now), now);
 }
 
 /** The operator's word that a bank transfer arrived: completes it and credits the balance, once. */
@@ -197,15 +225,37 @@ export async function markTransferReceived(ctx: Platform, transactionId: number)
     throw new Conflict(`transaction ${transactionId} is not a bank transfer (ptype ${found.ptype})`);
   return transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, found.account_id);
+    const now = ctx.clock.now();
+    await paymentRepository.expireTransfers(trx, expiredBefore(ctx, now), now, found.account_id);
     const row = await paymentRepository.byId(trx, transactionId);
     if (!row) throw new NotFound('transaction');
+    if (row.pstatus === 'expired')
+      throw new Conflict(
+        `bank transfer ${transactionId} expired (not received within ${ctx.config.bankTransferExpiryDays} days): credit late money to the account by hand`,
+      );
     if (!(await settle(ctx, trx, row, {})))
       throw new Conflict(`bank transfer ${transactionId} is ${row.pstatus}, not pending`);
     return rowToTransaction((await paymentRepository.byId(trx, transactionId))!);
   });
 }
 
-/** Pending bank transfers of every account, oldest first (the operator's list of money to look for). */
-export async function pendingTransfers(ctx: Platform): Promise<Transaction[]> {
-  return (await paymentRepository.pendingTransfers(ctx.db)).map(rowToTransaction);
+/** At most this many transfers on one page of the operator's list. */
+export const transferPageMax = 1000;
+
+/**
+ * One page of the pending bank transfers of every account, newest first (keyset: ids below
+ * `before`), so a new transfer is always on the first page; `nextBefore` continues, null at the end.
+ */
+export async function pendingTransfers(
+  ctx: Platform,
+  page: { before?: number; limit?: number },
+): Promise<{ transfers: Transaction[]; nextBefore: number | null }> {
+  await expirePendingTransfers(ctx);
+  const limit = Math.min(page.limit ?? 100, transferPageMax);
+  const rows = await paymentRepository.pendingTransfers(ctx.db, { before: page.before, limit: limit + 1 });
+  const shown = rows.slice(0, limit);
+  return {
+    transfers: shown.map(rowToTransaction),
+    nextBefore: rows.length > limit ? shown[shown.length - 1]!.id : null,
+  };
 }

@@ -11,6 +11,7 @@ import { runBackupSweep } from '../snapshots/backup.sweep.ts';
 import { recordDueEvents } from '../events/event.service.ts';
 import { deliverWebhooks } from '../events/webhook.service.ts';
 import { issueMonthlyDocuments } from '../documents/document.service.ts';
+import { expirePendingTransfers } from '../payments/payment.service.ts';
 import { expireSimulatedCheckouts } from '../payments/simulated.processor.ts';
 
 export interface Sweep {
@@ -31,6 +32,7 @@ export const sweeps: Sweep[] = [
   { name: 'daily backups', run: runBackupSweep },
   { name: 'due events', run: recordDueEvents },
   { name: 'webhook delivery', run: deliverWebhooks },
+  { name: 'expired bank transfers', run: expirePendingTransfers },
 ];
 
 export async function runSweepRound(ctx: Platform): Promise<void> {

@@ -19,7 +19,8 @@ let account: TestAccount;
 let logs: CapturedLogs;
 before(async () => {
   nubis = await startTestInstance({
-    TRUST_PROXY: 'true',
+    // The test client is the proxy; 203.0.113.9 a second one, so the first X-Forwarded-For entry is the client.
+    TRUST_PROXY: '127.0.0.1,::1,203.0.113.9',
     RATE_LOGIN_PER_ADDRESS_PER_MINUTE: String(PER_ADDRESS),
     RATE_LOGIN_PER_MINUTE: String(PER_EMAIL),
     RATE_REGISTER_PER_MINUTE: String(OTHER_BUDGETS),
@@ -40,7 +41,7 @@ test.afterEach(() => {
   assert.deepEqual(logs.errors(), [], 'client input produced no error-level log line');
 });
 
-/** A fresh client address, never used before in this file (believed: TRUST_PROXY is on). */
+/** A fresh client address, never used before in this file (believed: it comes through the listed proxies). */
 let addresses = 0;
 const address = () => {
   addresses++;

@@ -14,6 +14,8 @@ import { ADMIN_TOKEN, startTestInstance, testDb, type HttpResult, type TestInsta
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import { deployServer } from '../support/servers.ts';
 import { type CapturedLogs, captureLogs } from '../support/logs.ts';
+import { sweeps } from '../../src/sweeps/sweeps.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const CLIENTS = 16;
 const OPERATIONS_PER_CLIENT = 30;
@@ -254,9 +256,19 @@ describe(`concurrency stress on ${testDb}: ${CLIENTS} clients × ${OPERATIONS_PE
         }
       }),
     );
-    // Let the sweeper finish a round over what the clients left behind.
+    // Let the sweeper finish a whole round over what the clients left behind: one that began after
+    // the advance (counted, not timed: a loaded machine takes longer than any fixed wait).
     await nubis.advance(86_400);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const roundsDone = async () => {
+      const runs = (await nubis.running.ctx.metrics.sweepRuns.get()).values;
+      return Math.min(
+        ...sweeps.map((sweep) =>
+          runs.filter((run) => run.labels.sweep === sweep.name).reduce((sum, run) => sum + run.value, 0),
+        ),
+      );
+    };
+    const roundsBefore = await roundsDone();
+    while ((await roundsDone()) < roundsBefore + 2) await sleep(50);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
 
     const failures = answers.filter((a) => a.status >= 500);

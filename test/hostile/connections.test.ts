@@ -87,16 +87,27 @@ describe('connections from one address', () => {
     });
     await new Promise((resolve) => silent.once('close', resolve));
     assert.equal(startedClosed, false, 'the connection mid-request outlived the silent one');
+    // The answer, or the close: whichever comes (events, not a time limit a loaded machine may pass).
+    const answered = new Promise<void>((resolve) => {
+      const check = () => {
+        if (/"ok"/.test(received)) resolve();
+      };
+      started.on('data', check);
+      started.once('close', () => resolve());
+    });
     started.write('\r\n');
-    for (let tries = 0; !/"ok"/.test(received) && !startedClosed && tries < 500; tries++)
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    await answered;
     started.destroy();
     assert.match(received, /^HTTP\/1\.1 200/);
   });
 });
 
 test('behind a trusted proxy, its address is not capped; an untrusted one is', async () => {
-  const nubis = await startTestInstance({ TRUST_PROXY: '127.0.0.1', MAX_CONNECTIONS_PER_ADDRESS: '5' });
+  const nubis = await startTestInstance({
+    TRUST_PROXY: '127.0.0.1',
+    MAX_CONNECTIONS_PER_ADDRESS: '5',
+    FIRST_BYTE_TIMEOUT_MS: '600000',
+  });
   const url = new URL(nubis.url);
   try {
     // Twenty clients at once through the proxy (each named by X-Forwarded-For).
@@ -109,12 +120,9 @@ test('behind a trusted proxy, its address is not capped; an untrusted one is', a
     // An untrusted address holds at most five: a sixth connection is closed at once.
     const five = await Promise.all(Array.from({ length: 5 }, () => open(url, '127.0.0.2')));
     const sixth = await open(url, '127.0.0.2');
-    const closed = await new Promise((resolve) => {
-      if (sixth.destroyed) resolve(true);
-      sixth.once('close', () => resolve(true));
-      setTimeout(() => resolve(false), 2_000);
-    });
-    assert.equal(closed, true, 'the sixth connection from one address is closed');
+    // Let in, it would stay open (no first-byte timeout within the test): its close is the refusal.
+    if (!sixth.destroyed) await new Promise((resolve) => sixth.once('close', resolve));
+    assert.equal(sixth.bytesRead, 0, 'the sixth connection from one address is closed, unanswered');
     for (const socket of five) socket.destroy();
   } finally {
     await nubis.close();

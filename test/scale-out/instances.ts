@@ -77,6 +77,8 @@ export async function deployment(
     AUTO_ACTIVATE: 'true',
     PASSWORD_HASH_COST: '12',
     SWEEPS: 'false',
+    // Stopped by SIGTERM between tests: no load balancer to wait for.
+    SHUTDOWN_GRACE_SECONDS: '0',
     SIM_PROVISION_SECONDS: '1',
     SIM_BOOT_SECONDS: '1',
     SIM_STOP_SECONDS: '1',

@@ -115,6 +115,10 @@ export async function startTestInstance(
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     PASSWORD_HASH_COST: '12',
     SWEEPS: 'false',
+    // The test and the server share one event loop. After a long synchronous stretch (rows stored
+    // straight into SQLite), fetch reused its pooled connection in the same turn and the server's
+    // keep-alive timer, overdue, then closed it: ECONNRESET under load. Idle connections outlive a test.
+    KEEP_ALIVE_TIMEOUT_MS: '600000',
     // Generous budgets so suites that register many accounts from one address do not trip them;
     // the rate-limit tests set their own.
     RATE_REGISTER_PER_MINUTE: '100000',

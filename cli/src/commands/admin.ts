@@ -74,7 +74,7 @@ export function addAdminCommands(program: Command, kit: CommandKit): void {
       done(command, data, `credited ${amount} USD to ${id} (transaction ${data.id})`);
     });
   const transfers = group(admin, 'transfers', 'bank transfers customers announced');
-  leaf(transfers, 'list', 'bank transfers waiting for money, oldest first').action(
+  leaf(transfers, 'list', 'bank transfers waiting for money, the newest 100 first').action(
     async (_options, command: Command) => {
       const data = await unwrap(adminClient(command).GET('/admin/transfers'));
       printRows(command, data, data.transfers as Row[], [

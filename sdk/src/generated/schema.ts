@@ -2233,7 +2233,7 @@ export interface paths {
         };
         /**
          * List bank transfers awaited
-         * @description Every pending bank transfer (oldest first, at most 1000), with its reference and account.
+         * @description Pending bank transfers of every account, newest first, with reference and account; `limit` per page (default 100). Page on with `before` set to `meta.next_before` (null on the last page). Transfers past BANK_TRANSFER_EXPIRY_DAYS are expired and not listed.
          */
         get: operations["adminListPendingTransfers"];
         put?: never;
@@ -19553,7 +19553,10 @@ export interface operations {
     };
     adminListPendingTransfers: {
         parameters: {
-            query?: never;
+            query?: {
+                before?: number;
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -19588,6 +19591,10 @@ export interface operations {
                             ts_last_changed: string;
                             account_id: number;
                         }[];
+                        meta: {
+                            /** @description the `before` of the next page; null when this page is the last */
+                            next_before: number | null;
+                        };
                     };
                 };
             };

@@ -4,7 +4,8 @@
 import { Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
-import { markTransferReceived, pendingTransfers } from '../../payments/payment.service.ts';
+import { markTransferReceived, pendingTransfers, transferPageMax } from '../../payments/payment.service.ts';
+import { MAX_ROW_ID } from '../../platform/ids.ts';
 import { parseRef } from '../../platform/ids.ts';
 import { NotFound } from '../../platform/errors.ts';
 import { responses, PageMeta } from '../v1_3/schemas.ts';
@@ -63,8 +64,14 @@ export function operatorPaymentRoutes(app: ApiApp, ctx: Platform): void {
     schema: {
       operationId: 'adminListPendingTransfers',
       summary: 'List bank transfers awaited',
-      description: 'Every pending bank transfer (oldest first, at most 1000), with its reference and account.',
+      description:
+        'Pending bank transfers of every account, newest first, with reference and account; `limit` per page (default 100). Page on with `before` set to `meta.next_before` (null on the last page). Transfers past BANK_TRANSFER_EXPIRY_DAYS are expired and not listed.',
       tags,
+      querystring: Type.Object({
+        // An id as its column holds it (32-bit on PostgreSQL).
+        before: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ROW_ID })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: transferPageMax })),
+      }),
       response: responses(
         {
           200: Type.Object({
@@ -74,17 +81,26 @@ export function operatorPaymentRoutes(app: ApiApp, ctx: Platform): void {
                 { description: 'a pending bank transfer' },
               ),
             ),
+            meta: Type.Object({
+              next_before: Type.Union([Type.Integer(), Type.Null()], {
+                description: 'the `before` of the next page; null when this page is the last',
+              }),
+            }),
           }),
         },
         adminErrors,
       ),
     },
-    handler: async () => ({
-      transfers: (await pendingTransfers(ctx)).map((transfer) => ({
-        ...adminTransactionObject(transfer),
-        account_id: transfer.accountId,
-      })),
-    }),
+    handler: async (request) => {
+      const { transfers, nextBefore } = await pendingTransfers(ctx, request.query);
+      return {
+        transfers: transfers.map((transfer) => ({
+          ...adminTransactionObject(transfer),
+          account_id: transfer.accountId,
+        })),
+        meta: { next_before: nextBefore },
+      };
+    },
   });
 
   app.route({
