@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Actor, Platform } from '../platform/context.ts';
-import { NotFound, Unauthorized, Forbidden } from '../platform/errors.ts';
+import { type DomainError, NotFound, Unauthorized, Forbidden } from '../platform/errors.ts';
 import { emulatorToolsOff, emulatorToolsOn } from '../config.ts';
 import { authenticateDigest, tokenDigestOf } from '../tokens/token.service.ts';
 import { secretEquals } from '../platform/secrets.ts';

@@ -16,7 +16,6 @@ import type { Storage } from '../db/connect.ts';
 import { answerShadowed, apiScope, operatorRefusal, sendProblem, wrongMethodProblem } from './api-scope.ts';
 import { toProblem } from './error-mapping.ts';
 import { wrongMethods } from './wrong-method.ts';
-import { toProblem } from './error-mapping.ts';
 import { logFailure } from './failure-log.ts';
 import { ajvFormats } from './formats.ts';
 import { linearPatterns, linearRegExpEngine } from './linear-patterns.ts';
