@@ -1,10 +1,11 @@
 // Gauges of stored state, read when /metrics is scraped (one small grouped query each):
-// servers by shown state, accounts by standing, the mail outbox by delivery state, and the
+// servers by shown state, servers whose machine is lost, accounts by standing, the mail outbox by delivery state, and the
 // database pool's connections.
 
 import { sql } from 'kysely';
 import type { PoolStats } from '../db/connect.ts';
 import type { Platform } from '../platform/context.ts';
+import { isLost, parseConditions } from '../servers/server-conditions.ts';
 
 export function registerStateMetrics(ctx: Platform, poolStats: () => PoolStats): void {
   const { metrics } = ctx;
@@ -21,6 +22,18 @@ export function registerStateMetrics(ctx: Platform, poolStats: () => PoolStats):
                count(*) as count
         from servers group by 1`.execute(ctx.db);
       return rows.map((row) => ({ labels: { state: row.state }, value: Number(row.count) }));
+    },
+  );
+
+  metrics.addCollected(
+    'nubis_servers_lost',
+    'Servers whose machine the engine made is gone (condition MachinePresent false, InstanceMissing); none is made again until an action',
+    [],
+    async () => {
+      // Conditions are only written once a real engine (or an emulator fault) reports: few rows to read.
+      const { rows } = await sql<{ conditions: string }>`
+        select conditions from servers where conditions is not null`.execute(ctx.db);
+      return [{ labels: {}, value: rows.filter((row) => isLost(parseConditions(row.conditions))).length }];
     },
   );
 

@@ -22,6 +22,7 @@ import { settlesStopped, type PowerCommand, type SettledPower } from './power-st
 import { overageHold, requireUnderAllowance } from './overage-gate.ts';
 import { markComputeFault } from '../faults/compute-fault.ts';
 import type { ServerRow } from './server.table.ts';
+import { isLost, parseConditions } from './server-conditions.ts';
 import { transaction } from '../db/transaction.ts';
 
 /** Runs a state change on the caller's server, locked for the length of the transaction. */
@@ -40,12 +41,24 @@ function onServer<T>(
   });
 }
 
+/**
+ * A machine the engine made and lost is recovered only by an action that makes a new disk
+ * (restore, rebuild, reinstall) or by removing the server; every other action answers 409.
+ */
+export function requireMachine(server: Pick<ServerRow, 'conditions'>): void {
+  if (isLost(parseConditions(server.conditions)))
+    throw new Conflict(
+      "the server's machine is lost: restore a backup or snapshot, rebuild, reinstall or remove the server",
+    );
+}
+
 export function powerServer(ctx: Platform, actor: Actor, ref: string | number, command: PowerCommand): Promise<void> {
   return onServer(ctx, actor, ref, async (trx, server) => {
-    const change = powerChange(command, server);
+    requireMachine(server);
+    const change = powerChange(command, server, ctx.clock.now());
     if (change === null) return; // already where the caller wants it
     // Powering on is what an out-of-funds account may not do (a running server is billed).
-    if (powersOn(change)) {
+    if (powersOn(change, ctx.clock.now())) {
       await requireFunds(ctx, trx, server.account_id, 0, { action: 'start the server' });
       await requireUnderAllowance(ctx, trx, server, 'start the server');
     }
@@ -59,8 +72,9 @@ export function powerServer(ctx: Platform, actor: Actor, ref: string | number, c
  */
 export function setRescue(ctx: Platform, actor: Actor, ref: string | number, enable: boolean): Promise<void> {
   return onServer(ctx, actor, ref, async (trx, server) => {
+    requireMachine(server);
     const change = changes.rescue(server, enable);
-    if (powersOn(change)) {
+    if (powersOn(change, ctx.clock.now())) {
       await requireFunds(ctx, trx, server.account_id, 0, { action: 'boot the server into rescue mode' });
       await requireUnderAllowance(ctx, trx, server, 'boot the server into rescue mode');
     }
@@ -73,7 +87,7 @@ export function setRescue(ctx: Platform, actor: Actor, ref: string | number, ena
  * needs funds it lacks or it is held off for bandwidth overage.
  */
 async function settlesAfterWrite(ctx: Platform, trx: Tx, server: ServerRow): Promise<SettledPower> {
-  if (!settlesStopped(server)) return 'running';
+  if (!settlesStopped(server, ctx.clock.now())) return 'running';
   if ((await overageHold(ctx, trx, server)) !== null) return 'stopped';
   return (await mayPowerOn(ctx, trx, server.account_id)) ? 'running' : 'stopped';
 }
@@ -149,6 +163,7 @@ export async function resizeServer(
   await transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, ref, true);
+    requireMachine(server);
     const plan = findIn(ctx.catalog.plans, planRef);
     if (!plan)
       throw new Invalid('plan_id', 'bad value: no plan with this id or uuid (see GET /server/resize/{server_id})');

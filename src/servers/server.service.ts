@@ -298,6 +298,11 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
         power_generation: 0,
         options: '{}',
         rdns: null,
+        // The engine reports the status once it made the machine.
+        observed_power: null,
+        observed_disk_generation: null,
+        observed_power_generation: null,
+        conditions: null,
         script_outcome: null,
         throttled: 0,
         overage_billed_month: null,

@@ -12,6 +12,7 @@ import { firstHourMicros, snapshotItem } from '../billing/pricing.ts';
 import { requireFunds } from '../billing/funds.ts';
 import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
 import { findServer } from '../servers/server.service.ts';
+import { requireMachine } from '../servers/server-actions.service.ts';
 import { restoreOnto } from '../servers/server-actions.service.ts';
 import { catalogOf } from '../servers/server-details.ts';
 import type { ServerRow } from '../servers/server.table.ts';
@@ -75,6 +76,8 @@ export async function createSnapshot(
   return transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, input.server_id, true);
+    // There is no disk to copy.
+    requireMachine(server);
     const now = ctx.clock.now();
     const estimate = imageEstimate(ctx, server, now);
     const uuid = ctx.random.uuid();

@@ -2409,7 +2409,7 @@ export interface components {
              * @description the settled power, or the transition under way
              * @enum {string}
              */
-            power: "provisioning" | "running" | "stopped" | "booting" | "stopping" | "rebooting" | "rebuilding" | "reinstalling" | "resizing" | "restoring" | "snapshotting";
+            power: "provisioning" | "running" | "stopped" | "booting" | "stopping" | "rebooting" | "rebuilding" | "reinstalling" | "resizing" | "restoring" | "snapshotting" | "unknown";
             rescue: boolean;
             region_id: number;
             /** @description the region's city */
@@ -2423,6 +2423,9 @@ export interface components {
             created: string;
             /** @description why the compute engine last failed this server, e.g. a provisioning that ran out of attempts (COMPUTE_DRIVER=lxd); null when it has not */
             engine_error: string | null;
+            /** @description the machine the engine made for it is gone (condition MachinePresent false, InstanceMissing); nothing is made again until its owner or the operator restores, rebuilds, reinstalls or removes it */
+            lost: boolean;
+            conditions: components["schemas"]["ServerCondition"][];
         };
         /** @description a transaction with its operator note */
         AdminTransaction: {
@@ -2841,10 +2844,10 @@ export interface components {
             regions: number[];
         };
         /**
-         * @description provisioning, running, stopped, or a transition under way (shown until it ends)
+         * @description provisioning, running, stopped, or a transition under way (shown until it ends); with a real engine the engine's truth: stopped while its machine is lost, unknown (our addition) while the engine cannot be reached
          * @enum {string}
          */
-        PowerState: "provisioning" | "running" | "stopped" | "booting" | "stopping" | "rebooting" | "rebuilding" | "reinstalling" | "resizing" | "restoring" | "snapshotting";
+        PowerState: "provisioning" | "running" | "stopped" | "booting" | "stopping" | "rebooting" | "rebuilding" | "reinstalling" | "resizing" | "restoring" | "snapshotting" | "unknown";
         /** @description a region of the catalog (spec: Region object) */
         Region: {
             uuid: string;
@@ -2892,6 +2895,8 @@ export interface components {
             /** @description the label */
             name: string;
             power: components["schemas"]["PowerState"];
+            /** @description our addition: the machine's conditions as the engine reports them (Kubernetes-style), empty until it first reports */
+            conditions: components["schemas"]["ServerCondition"][];
             /**
              * @description UTC, YYYY-MM-DDTHH:MM:SSZ
              * @example 2026-11-22T12:00:00Z
@@ -2978,6 +2983,24 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+        };
+        /** @description our addition: one condition of the server's machine as the engine last reported it, and since when its status holds */
+        ServerCondition: {
+            /**
+             * @description EngineReachable, MachinePresent, DiskConsistent, or Degraded (true while another is not true)
+             * @enum {string}
+             */
+            type: "EngineReachable" | "MachinePresent" | "DiskConsistent" | "Degraded";
+            status: "true" | "false" | "unknown";
+            /** @description a CamelCase word (InstanceMissing, EngineUnreachable, …) */
+            reason: string;
+            /** @description the same in words */
+            message: string;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            since: string;
         };
         /** @description one address of a server */
         ServerInterface: {
@@ -3170,6 +3193,7 @@ export type Region = components['schemas']['Region'];
 export type ScriptOutcome = components['schemas']['ScriptOutcome'];
 export type Server = components['schemas']['Server'];
 export type ServerActivityEntry = components['schemas']['ServerActivityEntry'];
+export type ServerCondition = components['schemas']['ServerCondition'];
 export type ServerInterface = components['schemas']['ServerInterface'];
 export type ServerMetricPoint = components['schemas']['ServerMetricPoint'];
 export type ServerMetrics = components['schemas']['ServerMetrics'];
@@ -16381,7 +16405,7 @@ export interface operations {
             query?: {
                 account?: string;
                 /** @description the shown power */
-                power?: "provisioning" | "running" | "stopped" | "booting" | "stopping" | "rebooting" | "rebuilding" | "reinstalling" | "resizing" | "restoring" | "snapshotting";
+                power?: "provisioning" | "running" | "stopped" | "booting" | "stopping" | "rebooting" | "rebuilding" | "reinstalling" | "resizing" | "restoring" | "snapshotting" | "unknown";
                 region?: number;
                 after?: number;
                 limit?: number;

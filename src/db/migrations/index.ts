@@ -19,6 +19,7 @@ import { payments } from './0013_payments.ts';
 import { serverMetrics } from './0014_server_metrics.ts';
 import { computeSeam } from './0011_compute_seam.ts';
 import { serverImages } from './0015_server_images.ts';
+import { serverStatus } from './0016_failure-truth_server_status.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
   const all: Record<string, Migration> = {
@@ -39,6 +40,7 @@ export function migrations(dialect: DialectName): MigrationProvider {
     '0014_server_metrics': serverMetrics(dialect),
     '0011_compute_seam': computeSeam(dialect),
     '0015_server_images': serverImages(),
+    '0016_failure-truth_server_status': serverStatus(),
   };
   return { getMigrations: async () => all };
 }
