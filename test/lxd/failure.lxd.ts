@@ -97,7 +97,7 @@ test('an instance deleted behind Nubis is shown lost within one reconciliation a
     token: alice.token,
     body: { server_id: uuid },
   });
-  assert.equal(reinstall.status, 200, JSON.stringify(reinstall.body));
+  assert.equal(reinstall.status, 202, JSON.stringify(reinstall.body));
   const back = await eventually('recovered', 180, async () => {
     const info = await serverInfo(nubis, alice.token, uuid);
     return info.power === 'running' && condition(info, 'MachinePresent')?.status === 'true' ? info : undefined;
