@@ -43,6 +43,7 @@ import { recordUsage } from '../server-metrics/server-metric.service.ts';
 import { transaction } from '../db/transaction.ts';
 import { artifactTransitions } from './machine-intents.ts';
 import { recordTraffic } from './traffic-meter.ts';
+import { copyFailed } from '../snapshots/copy-failure.ts';
 import { jobRepository } from './job.repository.ts';
 
 /**
@@ -166,6 +167,18 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
   }
   ctx.log.error({ line: job.line, action: job.action, attempts: job.attempts, err: message }, 'compute job gave up');
   await transaction(ctx, async (trx) => {
+    // A copy given up on ends failed and is told (its account's lock first: before the server's row).
+    const copy =
+      job.action !== convergeJob && copyingArtifacts.includes(job.action)
+        ? (JSON.parse(job.payload) as Artifact)
+        : null;
+    if (copy && 'snapshot' in copy)
+      await copyFailed(
+        ctx,
+        trx,
+        copy.snapshot,
+        `the copy failed after ${job.attempts} attempts: ${message}`.slice(0, 2000),
+      );
     const server = await jobRepository.serverAction(trx, job.line);
     // Named by the transition under way (a provisioning), else by the work itself.
     const what = server?.action && (server.action_until ?? 0) > now ? server.action : job.action;

@@ -23,6 +23,7 @@ import {
 import { dropWaitingJobs, queueArtifact, queueConverge } from './job-queue.ts';
 import { recordTraffic } from './traffic-meter.ts';
 import { computeRepository } from './compute.repository.ts';
+import { machinePresent, reportStatus } from './machine-status.ts';
 
 /** A snapshot or backup as a restore writes it. */
 export interface RestoredImage {
@@ -317,5 +318,9 @@ export async function recordIntent(
     updated_at: now,
   });
   await serverTransition(ctx, trx, updated);
+  // The simulated driver is its own engine: a new disk it makes is there at once (a machine lost by
+  // an emulator fault comes back so); a real engine reports its new machine when it made it.
+  if (!engine && server.conditions !== null && updated.disk_generation !== server.disk_generation)
+    await reportStatus(ctx, trx, server.uuid, { conditions: [machinePresent] });
   return updated;
 }

@@ -1,5 +1,5 @@
 // Gauges of stored state, read when /metrics is scraped (one small grouped query each):
-// servers by shown state, servers whose machine is lost, accounts by standing, the mail outbox by delivery state, and the
+// servers by shown state, servers whose machine is lost, failed copies, accounts by standing, the mail outbox by delivery state, and the
 // database pool's connections.
 
 import { sql } from 'kysely';
@@ -30,10 +30,22 @@ export function registerStateMetrics(ctx: Platform, poolStats: () => PoolStats):
     'Servers whose machine the engine made is gone (condition MachinePresent false, InstanceMissing); none is made again until an action',
     [],
     async () => {
-      // Conditions are only written once a real engine (or an emulator fault) reports: few rows to read.
+      // Narrowed by the reason's text, then read as conditions.
       const { rows } = await sql<{ conditions: string }>`
-        select conditions from servers where conditions is not null`.execute(ctx.db);
+        select conditions from servers where conditions like '%InstanceMissing%'`.execute(ctx.db);
       return [{ labels: {}, value: rows.filter((row) => isLost(parseConditions(row.conditions))).length }];
+    },
+  );
+
+  metrics.addCollected(
+    'nubis_snapshots_failed',
+    'Snapshots and backups whose copy the engine gave up on (status failed), by type, until removed',
+    ['type'],
+    async () => {
+      const { rows } = await sql<{ type: string; count: number | string }>`
+        select type, count(*) as count from snapshots where failure is not null group by type`.execute(ctx.db);
+      const counts = new Map(rows.map((row) => [row.type, Number(row.count)]));
+      return ['snapshot', 'backup'].map((type) => ({ labels: { type }, value: counts.get(type) ?? 0 }));
     },
   );
 

@@ -83,7 +83,9 @@ export function shownPower(server: PowerFields, now: number): string {
  * action starts from (a machine stopped outside Nubis can be started; one lost is not running).
  */
 export function currentPower(server: PowerFields, now: number): SettledPower {
-  const power = transitionUnderWay(server, now) ? server.power : settledPower(server);
+  const settled = settledPower(server);
+  // While the engine is silent, the last power asked for is the best guess to act from.
+  const power = transitionUnderWay(server, now) || settled === unknownPower ? server.power : settled;
   return power === 'running' ? 'running' : 'stopped';
 }
 

@@ -1912,6 +1912,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/faults/machines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a server's machine lost or its engine unreachable
+         * @description Simulated driver only (409 with a real engine, which reports its own): the server shows what a real engine would report, with the same conditions, power, events and mail, so a client can test its handling.
+         */
+        post: operations["adminAddMachineFault"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/faults/machines/{server}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Let a server's engine answer again
+         * @description Ends an engine_unreachable fault (EngineReachable true again). A lost machine stays lost: as with a real engine, only its owner's restore, rebuild or reinstall brings it back. 409 with a real engine.
+         */
+        delete: operations["adminRemoveMachineFault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/faults": {
         parameters: {
             query?: never;
@@ -3067,8 +3107,11 @@ export interface components {
             server_id: string;
             /** @description when a backup is deleted; null for snapshots */
             expires: string | null;
-            /** @enum {string} */
-            status: "processing" | "completed";
+            /**
+             * @description processing, completed, or failed (our addition: the engine gave up on the copy; the owner is told why by mail and a `snapshot.failed` or `backup.failed` event, it is no longer billed, and it cannot be restored)
+             * @enum {string}
+             */
+            status: "processing" | "completed" | "failed";
             size_gb: number;
             /**
              * @description UTC, YYYY-MM-DDTHH:MM:SSZ
@@ -16905,6 +16948,312 @@ export interface operations {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
                      *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    adminAddMachineFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    server: components["schemas"]["IdOrUuid"];
+                    /**
+                     * @description machine_lost: its machine and disk are gone (MachinePresent false, power stopped, a server.lost event and a mail; only the owner's restore, rebuild or reinstall brings it back); engine_unreachable: its engine does not answer (EngineReachable false, power unknown) until the fault is removed
+                     * @enum {string}
+                     */
+                    fault: "machine_lost" | "engine_unreachable";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the server's uuid */
+                        server: string;
+                        fault: string;
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account lacks permission for this operation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "account not found, check the id or uuid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the clock is the system clock: start with CLOCK=virtual to move it"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    adminRemoveMachineFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description integer id or 36-character uuid */
+                server: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: nothing to return */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account lacks permission for this operation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "account not found, check the id or uuid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the clock is the system clock: start with CLOCK=virtual to move it"
                      *       }
                      *     }
                      */

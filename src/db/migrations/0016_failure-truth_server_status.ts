@@ -3,6 +3,7 @@
 // (EngineReachable, MachinePresent, DiskConsistent, Degraded), which only the engine's reports
 // write; `power`, `disk_generation` and `power_generation` stay the spec, which only actions write.
 // All null until the engine first reports (the simulated driver has none: it shows the spec).
+// Beside them, a snapshot's or backup's copy that the engine gave up on: `failed`, with its reason.
 
 import type { Kysely } from 'kysely';
 
@@ -14,8 +15,10 @@ export function serverStatus() {
       await db.schema.alterTable('servers').addColumn('observed_power_generation', 'integer').execute();
       // JSON array of conditions (src/servers/server-conditions.ts), each with its status, reason and time.
       await db.schema.alterTable('servers').addColumn('conditions', 'text').execute();
+      await db.schema.alterTable('snapshots').addColumn('failure', 'text').execute();
     },
     async down(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable('snapshots').dropColumn('failure').execute();
       for (const column of ['conditions', 'observed_power_generation', 'observed_disk_generation', 'observed_power'])
         await db.schema.alterTable('servers').dropColumn(column).execute();
     },
