@@ -185,8 +185,9 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
     const reason = (
       lost ? `${what} refused: ${message}` : `${what} failed after ${job.attempts} attempts: ${message}`
     ).slice(0, 2000);
-    await jobRepository.setEngineError(trx, job.line, reason);
+    // First: a machine turning lost takes its account's lock (its billing stops) before the server's row.
     if (lost) await reportStatus(ctx, trx, job.line, { conditions: [engineReachable, machineMissing] });
+    await jobRepository.setEngineError(trx, job.line, reason);
     await endTransition(ctx, trx, job, true);
     await jobRepository.deleteJob(trx, job);
   });

@@ -218,6 +218,8 @@ export const jobRepository = {
       .selectFrom('servers')
       .select([
         'id',
+        'uuid',
+        'account_id',
         'engine_error',
         'observed_power',
         'observed_disk_generation',

@@ -20,6 +20,9 @@ import {
 } from '../servers/server-conditions.ts';
 import type { ServerRow, ServerUpdate } from '../servers/server.table.ts';
 import { jobRepository } from './job.repository.ts';
+import { lockAccount } from '../accounts/account-lock.ts';
+import { closeInvoiceItems } from '../billing/invoice-items.ts';
+import { machineItems } from '../billing/pricing.ts';
 import type { EngineObservation } from './compute-driver.ts';
 
 /** What one report says of a server's machine. */
@@ -137,10 +140,15 @@ export async function reportStatus(
   if (!row) return null;
   const change = statusChange(row, report, ctx.clock.now());
   if (!change) return null;
+  const turnsLost = isLost(parseConditions(change.conditions ?? null)) && !isLost(parseConditions(row.conditions));
+  // The machine's billing stops with it: the account's lock comes before the server's row.
+  if (turnsLost) await lockAccount(ctx, trx, row.account_id);
   const written = await jobRepository.writeStatus(trx, row.id, row.conditions, change);
   if (!written) return null;
-  if (isLost(parseConditions(written.conditions)) && !isLost(parseConditions(row.conditions)))
+  if (turnsLost) {
+    await closeInvoiceItems(ctx, trx, written.uuid, [...machineItems]);
     await tellLost(ctx, trx, written);
+  }
   return written;
 }
 
@@ -155,7 +163,7 @@ async function tellLost(ctx: Platform, trx: Tx, server: ServerRow): Promise<void
     text: letterText(account.firstname, [
       `The machine of your server ${server.name} (${server.hostname}, ${server.uuid}) no longer exists in our`,
       'infrastructure, and its disk is gone with it. We have not made a new one in its place: your data may still',
-      'be in a backup or snapshot.',
+      'be in a backup or snapshot. The server and its licence are not billed while it has no machine.',
       'To bring it back, restore a backup or snapshot, rebuild or reinstall it; or remove it.',
     ]),
   });

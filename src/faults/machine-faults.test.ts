@@ -26,6 +26,15 @@ async function inject(server: string | number, fault: string) {
   return answer.body as { server: string; fault: string };
 }
 
+/** How many of the account's machines are billed now (open server items). */
+async function machinesBilled(): Promise<number> {
+  const list = await nubis.request('GET', '/v1.3/invoice/list', { token: alice.token });
+  assert.equal(list.status, 200);
+  return (list.body.invoices as { active: number; resource_type: string }[]).filter(
+    (item) => item.active === 1 && item.resource_type === 'server',
+  ).length;
+}
+
 describe('machine faults', () => {
   test('a server without faults shows no conditions and its power', async () => {
     const server = await deployServer(nubis, alice.token);
@@ -36,6 +45,7 @@ describe('machine faults', () => {
 
   test('machine_lost: conditions, power stopped, event, mail, operator and metrics; only a reinstall recovers', async () => {
     const server = await deployServer(nubis, alice.token, { label: 'doomed', hostname: 'doomed.example.com' });
+    const billedBefore = await machinesBilled();
     assert.deepEqual(await inject(server.id, 'machine_lost'), { server: server.uuid, fault: 'machine_lost' });
 
     const lost = await serverInfo(nubis, alice.token, server.uuid);
@@ -59,6 +69,8 @@ describe('machine faults', () => {
     assert.match(mails[0]!.text, /restore a backup or snapshot, rebuild or reinstall/);
     const seen = await nubis.admin('GET', `/admin/servers/${server.uuid}`);
     assert.equal(seen.body.lost, true);
+    // A machine that does not exist is not billed (its backups and addresses still are).
+    assert.equal(await machinesBilled(), billedBefore - 1);
     assert.equal(seen.body.power, 'stopped');
 
     // Told once: the same report again changes nothing.
@@ -91,6 +103,8 @@ describe('machine faults', () => {
     assert.equal(condition(back, 'MachinePresent')?.status, 'true');
     assert.equal(condition(back, 'Degraded')?.status, 'false');
     assert.equal((await nubis.admin('GET', `/admin/servers/${server.uuid}`)).body.lost, false);
+    // Billing resumed once, with the action that made the new disk.
+    assert.equal(await machinesBilled(), billedBefore);
   });
 
   test('engine_unreachable: power unknown while it lasts, actions still accepted, back when removed', async () => {

@@ -13,9 +13,10 @@ import { lockAccount } from '../accounts/account-lock.ts';
 import { findIn, planAvailableIn } from '../catalog/catalog.ts';
 import type { Image } from '../catalog/catalog.types.ts';
 import { changes, powerChange, powersOn, recordIntent } from '../compute/machine-intents.ts';
-import { backupItem, firstHourMicros, serverItems, type PricedItem } from '../billing/pricing.ts';
+import { backupItem, firstHourMicros, machineItems, serverItems, type PricedItem } from '../billing/pricing.ts';
 import { mayPowerOn, requireFunds } from '../billing/funds.ts';
 import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
+import { billingRepository } from '../billing/billing.repository.ts';
 import { catalogOf, rootPassword } from './server-details.ts';
 import { findServer, newRootPassword } from './server.service.ts';
 import { settlesStopped, type PowerCommand, type SettledPower } from './power-state.ts';
@@ -92,6 +93,21 @@ async function settlesAfterWrite(ctx: Platform, trx: Tx, server: ServerRow): Pro
   return (await mayPowerOn(ctx, trx, server.account_id)) ? 'running' : 'stopped';
 }
 
+/**
+ * A lost machine's billing was paused (machine-status.ts): the action that makes it a new disk
+ * resumes it, at its current plan and image (a new image's licence then follows, repriceLicence).
+ */
+async function resumeBilling(ctx: Platform, trx: Tx, server: ServerRow): Promise<void> {
+  if (!isLost(parseConditions(server.conditions))) return;
+  // Asked again before the engine reported the new disk: resumed already.
+  if ((await billingRepository.openItemsOfResource(trx, server.uuid, ['server'])).length) return;
+  const { plan, image } = catalogOf(ctx, server);
+  const items = serverItems({ plan, image, backups: false, ddosProtection: false, name: server.name }).filter((item) =>
+    (machineItems as readonly string[]).includes(item.resourceType),
+  );
+  await openInvoiceItems(ctx, trx, server.account_id, server.uuid, items);
+}
+
 /** Bills a change of operating system image: its licence item follows the image. */
 async function repriceLicence(ctx: Platform, trx: Tx, server: ServerRow, to: Image): Promise<void> {
   if (to.id === server.image_id) return;
@@ -113,6 +129,7 @@ async function writeImage(
 ): Promise<void> {
   const password = newRootPassword(ctx.random);
   const sealed = ctx.secrets.encrypt(password);
+  await resumeBilling(ctx, trx, server);
   await repriceLicence(ctx, trx, server, image);
   await recordIntent(ctx, trx, change(server, image, sealed, await settlesAfterWrite(ctx, trx, server)));
   rootPassword(ctx, server.id, sealed, password);
@@ -209,6 +226,7 @@ export async function restoreOnto(
 ): Promise<void> {
   const target = ctx.catalog.images.get(image.image_id);
   if (!target) throw new Conflict('the image of this snapshot is no longer offered');
+  await resumeBilling(ctx, trx, server);
   await repriceLicence(ctx, trx, server, target);
   await recordIntent(ctx, trx, changes.restore(server, image, await settlesAfterWrite(ctx, trx, server)));
 }
