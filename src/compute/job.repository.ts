@@ -37,6 +37,15 @@ const idleAt = (now: number) => (eb: ExpressionBuilder<Database, 'servers'>) =>
     eb('uuid', 'not in', eb.selectFrom('compute_jobs').select('line')),
   ]);
 
+/** A server's status: what the engine's reports write (machine-status.ts) and are compared with. */
+const statusColumns = [
+  'engine_error',
+  'observed_power',
+  'observed_disk_generation',
+  'observed_power_generation',
+  'conditions',
+] as const;
+
 export const jobRepository = {
   /**
    * The next due job, locked (PostgreSQL, skipping held ones): the first of its line, with no
@@ -192,17 +201,7 @@ export const jobRepository = {
   idleServers(db: Queryable, now: number) {
     return db
       .selectFrom('servers')
-      .select([
-        'id',
-        'uuid',
-        'power',
-        'disk_generation',
-        'engine_error',
-        'observed_power',
-        'observed_disk_generation',
-        'observed_power_generation',
-        'conditions',
-      ])
+      .select(['id', 'uuid', 'power', 'disk_generation', ...statusColumns])
       .where(idleAt(now))
       .execute();
   },
@@ -216,16 +215,7 @@ export const jobRepository = {
   serverStatus(trx: Tx, serverUuid: string) {
     return trx
       .selectFrom('servers')
-      .select([
-        'id',
-        'uuid',
-        'account_id',
-        'engine_error',
-        'observed_power',
-        'observed_disk_generation',
-        'observed_power_generation',
-        'conditions',
-      ])
+      .select(['id', 'uuid', 'account_id', ...statusColumns])
       .where('uuid', '=', serverUuid)
       .executeTakeFirst();
   },

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LxdClient } from '../../src/compute/lxd/lxd-client.ts';
@@ -208,4 +209,41 @@ export function sshEventually(address: string, auth: SshAuth, command: string, s
     const result = ssh(address, auth, command);
     return result.code === 0 ? result : undefined;
   });
+}
+
+/** A unix socket in front of the engine's that refuses every connection until `open`. */
+export class EngineGate {
+  readonly path = join(mkdtempSync(join(tmpdir(), 'nubis-gate-')), 'lxd.socket');
+  open = false;
+  refused = 0;
+  readonly #server: Server;
+  readonly #sockets = new Set<Socket>();
+  constructor(target: string) {
+    this.#server = createServer((client) => {
+      this.#sockets.add(client);
+      client.on('close', () => this.#sockets.delete(client));
+      if (!this.open) {
+        this.refused++;
+        client.destroy();
+        return;
+      }
+      const upstream = createConnection(target);
+      client.pipe(upstream).pipe(client);
+      upstream.on('error', () => client.destroy());
+      client.on('close', () => upstream.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+  }
+  /** Shuts the gate and cuts the connections through it (a client's kept-alive ones too). */
+  cut(): void {
+    this.open = false;
+    for (const socket of this.#sockets) socket.destroy();
+  }
+  listen(): Promise<void> {
+    return new Promise((resolve) => this.#server.listen(this.path, resolve));
+  }
+  close(): Promise<void> {
+    for (const socket of this.#sockets) socket.destroy();
+    return new Promise((resolve) => this.#server.close(() => resolve()));
+  }
 }
