@@ -167,7 +167,9 @@ test("charge: each whole GB past the point is billed once at the region's rate, 
 // meter for all of them in one statement, past the number of values a statement may bind (SQLite
 // 32,766, PostgreSQL 65,535), so it failed every round and no policy was carried out.
 test('a fleet past what one statement can bind: the sweep still reaches the last server', async () => {
-  const own = await startTestInstance({}, { captureLog: true });
+  // Storing the fleet leaves the test's pooled connection idle for seconds: one the server closes
+  // just as the next request reuses it fails that request (ECONNRESET), so idle ones are kept.
+  const own = await startTestInstance({ KEEP_ALIVE_TIMEOUT_MS: '600000' }, { captureLog: true });
   try {
     const [owner, fleetOwner] = await Promise.all([
       createAccount(own, { credit: 1000 }),
