@@ -2774,7 +2774,7 @@ export interface components {
             price: number;
             /** @description the label */
             name: string;
-            /** @description active (running), stopped, pending (provisioning), or the v1.3 name of a transition under way: booting, stopping, rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting */
+            /** @description active (running), stopped, pending (provisioning), or the v1.3 name of a transition under way: booting, stopping, rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting; unknown while the engine cannot be reached (as v1.3) */
             power: string;
             /**
              * @description UTC, YYYY-MM-DDTHH:MM:SSz (lower-case z, as the legacy document shows)
