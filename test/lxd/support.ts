@@ -115,7 +115,8 @@ export function awaitPower(nubis: TestInstance, token: string, id: string | numb
 
 /**
  * Creates a server for a new account on a Nubis whose engine will refuse it, and waits until its
- * provisioning has given up (the server settles stopped): its owner and uuid.
+ * provisioning has given up: its owner and uuid. It shows `unknown` once reconciliation found the
+ * engine unreachable (EngineReachable false), else `stopped` (nothing was made).
  */
 export async function createRefused(nubis: TestInstance, hostname: string, seconds = 60) {
   const owner = await createAccount(nubis);
@@ -124,7 +125,10 @@ export async function createRefused(nubis: TestInstance, hostname: string, secon
     body: { hostname, label: hostname.split('.')[0], region: 101, image: TEST_IMAGE, plan: 1 },
   });
   assert.equal(created.status, 201, JSON.stringify(created.body));
-  const settled = await awaitPower(nubis, owner.token, created.body.uuid, 'stopped', seconds);
+  const settled = await eventually(`server ${created.body.uuid} given up`, seconds, async () => {
+    const info = await serverInfo(nubis, owner.token, created.body.uuid);
+    return info.power === 'unknown' || info.power === 'stopped' ? info : undefined;
+  });
   return { owner, uuid: created.body.uuid as string, settled };
 }
 
