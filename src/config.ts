@@ -497,6 +497,18 @@ export const variables = {
     integer(1, 86400),
     "lxd driver: seconds between two reconciliations of the servers' power with the engine's",
   ),
+  computeObserveTimeoutSeconds: v(
+    'COMPUTE_OBSERVE_TIMEOUT_SECONDS',
+    10,
+    integer(1, 3600),
+    'lxd driver: longest a reconciliation waits for the engine before its servers show EngineReachable=false and power unknown',
+  ),
+  computeGracefulStopSeconds: v(
+    'COMPUTE_GRACEFUL_STOP_SECONDS',
+    30,
+    integer(1, 3600),
+    'lxd driver: seconds a stop or reboot waits for the guest to shut down cleanly before forcing it (the event says so)',
+  ),
   computeActionTimeoutSeconds: v(
     'COMPUTE_ACTION_TIMEOUT_SECONDS',
     3600,

@@ -23,6 +23,12 @@ export const SNAPSHOT_GB_MONTHLY_MICROS = 50_000;
 
 const hourly = (monthly: number) => Math.ceil(monthly / HOURS_PER_MONTH);
 
+/**
+ * The items of a server's machine itself (its plan and its image's licence): paused while the
+ * machine is lost, resumed by the action that makes it a new disk (docs/decisions.md).
+ */
+export const machineItems = ['server', 'license'] as const satisfies readonly PricedItem['resourceType'][];
+
 export function serverItems(options: {
   plan: Plan;
   image: Image;

@@ -20,6 +20,20 @@ export type DiskSource = { kind: 'image'; image: Image } | { kind: 'snapshot'; s
 export interface MachineDisk {
   generation: number;
   source: DiskSource;
+  /**
+   * The engine reported this generation made: an instance missing now is a lost machine (the
+   * engine throws `MachineLost`), never a reason to make a blank disk again. Only an action that
+   * bumps the generation (rebuild, reinstall, restore) makes a disk anew.
+   */
+  made?: boolean;
+}
+
+/** The machine the engine made for the spec's disk is gone: only an explicit action recovers it. */
+export class MachineLost extends Error {
+  constructor(serverUuid: string) {
+    super(`the engine has no machine for server ${serverUuid}, whose disk it made: it is lost, and is not made again`);
+    this.name = 'MachineLost';
+  }
 }
 
 /** What the plan allows the machine. */
@@ -151,11 +165,19 @@ export interface EngineObservation {
   usage: InstanceUsage | null;
   /** What differs from the spec in what Nubis controls (limits, NICs), in words; empty when nothing. */
   drift: string[];
+  /** The disk generation the machine was made for, and the power generation it last applied, where known. */
+  diskGeneration?: number;
+  powerGeneration?: number;
 }
 
 /** What the engine reports once it converged a machine. */
 export interface ConvergeReport {
   power?: Power;
+  /** The disk and power generations the machine now holds (the status: written beside the spec, never into it). */
+  diskGeneration?: number;
+  powerGeneration?: number;
+  /** The guest did not stop cleanly within COMPUTE_GRACEFUL_STOP_SECONDS: it was stopped by force. */
+  forced?: boolean;
   /** The counters as found before acting (a stop or restart resets them). */
   traffic?: TrafficCounter | null;
 }

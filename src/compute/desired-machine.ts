@@ -86,6 +86,7 @@ function specOf(
       source: server.source_snapshot_uuid
         ? { kind: 'snapshot', snapshot: server.source_snapshot_uuid, image }
         : { kind: 'image', image },
+      made: server.observed_disk_generation === server.disk_generation,
     },
     limits: { vcpus: plan.vcpus, memoryMb: plan.ram_mb, diskGb: plan.disk_gb },
     ipv4: held.addresses.find((a) => a.version === 4)?.address ?? null,

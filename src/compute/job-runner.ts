@@ -14,6 +14,7 @@ import {
 } from '../events/resource-events.ts';
 import type { Platform } from '../platform/context.ts';
 import { provisioningTransition } from '../servers/power-state.ts';
+import { parseConditions } from '../servers/server-conditions.ts';
 import type { ComputeJobRow } from './compute-job.table.ts';
 import {
   type Artifact,
@@ -23,8 +24,18 @@ import {
   copyingArtifacts,
   type Engine,
   type EngineObservation,
+  MachineLost,
 } from './compute-driver.ts';
 import { desiredMachine, desiredMachines } from './desired-machine.ts';
+import {
+  engineReachable,
+  engineUnreachable,
+  machineMissing,
+  missingReport,
+  reportStatus,
+  seenReport,
+  statusChange,
+} from './machine-status.ts';
 import { queueConverge } from './job-queue.ts';
 import { enforceEgress } from './egress-policy.ts';
 import { collectScriptReports } from './script-reports.ts';
@@ -32,6 +43,7 @@ import { recordUsage } from '../server-metrics/server-metric.service.ts';
 import { transaction } from '../db/transaction.ts';
 import { artifactTransitions } from './machine-intents.ts';
 import { recordTraffic } from './traffic-meter.ts';
+import { copyFailed } from '../snapshots/copy-failure.ts';
 import { jobRepository } from './job.repository.ts';
 
 /**
@@ -77,7 +89,13 @@ async function claim(ctx: Platform): Promise<ComputeJobRow | null> {
  * not asked again since: a converge ends any but an artifact's, an artifact its own. With
  * `failed`, a provisioning that ends so leaves the server stopped. The end is an event.
  */
-async function endTransition(ctx: Platform, trx: Tx, job: ComputeJobRow, failed: boolean): Promise<void> {
+async function endTransition(
+  ctx: Platform,
+  trx: Tx,
+  job: ComputeJobRow,
+  failed: boolean,
+  forced = false,
+): Promise<void> {
   const now = ctx.clock.now();
   const own = job.action === convergeJob ? null : artifactTransitions[job.action];
   if (job.action !== convergeJob && !own) return;
@@ -92,16 +110,22 @@ async function endTransition(ctx: Platform, trx: Tx, job: ComputeJobRow, failed:
   if (!ended) return;
   const server =
     failed && ended.action === provisioningTransition ? await jobRepository.stopServer(trx, ended.id) : ended;
-  await serverSettledByEngine(ctx, trx, server, server.action ?? '');
+  await serverSettledByEngine(ctx, trx, server, server.action ?? '', forced);
 }
 
-/** The machine converged: the server settles as the engine reports, the counters read go to the meter. */
+/**
+ * The machine converged: the server's status takes what the engine reports (never its spec: the
+ * power asked for stays as asked), the transition ends, the counters read go to the meter.
+ */
 async function settleConverge(ctx: Platform, job: ComputeJobRow, report: ConvergeReport): Promise<void> {
   await transaction(ctx, async (trx) => {
     if (report.traffic) await recordTraffic(trx, job.line, report.traffic);
-    // The spec it converged to is the latest unless the server was changed again since.
-    if (report.power) await jobRepository.settlePower(trx, job, report.power);
-    await endTransition(ctx, trx, job, false);
+    if (report.power) {
+      const { power, diskGeneration, powerGeneration } = report;
+      const seen = seenReport({ disk_generation: diskGeneration ?? 0 }, { power, diskGeneration, powerGeneration });
+      await reportStatus(ctx, trx, job.line, { ...seen, engineError: null });
+    }
+    await endTransition(ctx, trx, job, false, report.forced);
     await jobRepository.deleteJob(trx, job);
   });
 }
@@ -131,7 +155,9 @@ async function settleArtifact(
 async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<void> {
   const message = (error as Error).message ?? String(error);
   const now = ctx.clock.now();
-  if (job.attempts < ctx.config.computeJobAttempts) {
+  // A lost machine is not retried: nothing but an explicit action (a new disk, a removal) can help.
+  const lost = error instanceof MachineLost;
+  if (!lost && job.attempts < ctx.config.computeJobAttempts) {
     ctx.log.warn(
       { line: job.line, action: job.action, attempt: job.attempts, err: message },
       'compute job failed; retrying',
@@ -141,10 +167,26 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
   }
   ctx.log.error({ line: job.line, action: job.action, attempts: job.attempts, err: message }, 'compute job gave up');
   await transaction(ctx, async (trx) => {
+    // A copy given up on ends failed and is told (its account's lock first: before the server's row).
+    const copy =
+      job.action !== convergeJob && copyingArtifacts.includes(job.action)
+        ? (JSON.parse(job.payload) as Artifact)
+        : null;
+    if (copy && 'snapshot' in copy)
+      await copyFailed(
+        ctx,
+        trx,
+        copy.snapshot,
+        `the copy failed after ${job.attempts} attempts: ${message}`.slice(0, 2000),
+      );
     const server = await jobRepository.serverAction(trx, job.line);
     // Named by the transition under way (a provisioning), else by the work itself.
     const what = server?.action && (server.action_until ?? 0) > now ? server.action : job.action;
-    const reason = `${what} failed after ${job.attempts} attempts: ${message}`.slice(0, 2000);
+    const reason = (
+      lost ? `${what} refused: ${message}` : `${what} failed after ${job.attempts} attempts: ${message}`
+    ).slice(0, 2000);
+    // First: a machine turning lost takes its account's lock (its billing stops) before the server's row.
+    if (lost) await reportStatus(ctx, trx, job.line, { conditions: [engineReachable, machineMissing] });
     await jobRepository.setEngineError(trx, job.line, reason);
     await endTransition(ctx, trx, job, true);
     await jobRepository.deleteJob(trx, job);
@@ -204,18 +246,64 @@ const sampleUsage: ObservationConsumer = async (ctx, seen, now) => {
 
 export const observationConsumers: ObservationConsumer[] = [meterTraffic, sampleUsage];
 
+/** The engine's view, or why it could not be had within COMPUTE_OBSERVE_TIMEOUT_SECONDS. */
+async function observeBounded(
+  ctx: Platform,
+  engine: Engine,
+  uuids: readonly string[],
+  now: number,
+): Promise<{ seen: Map<string, EngineObservation> } | { unreachable: string }> {
+  const boundMs = ctx.config.computeObserveTimeoutSeconds * 1000;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the engine did not answer within ${boundMs / 1000} s`)), boundMs);
+  });
+  try {
+    const specs = await desiredMachines(ctx, ctx.db, uuids);
+    return { seen: await Promise.race([engine.observe(specs, now), late]) };
+  } catch (error) {
+    return { unreachable: (error as Error).message ?? String(error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
- * Reconciliation: each server with no transition and no job under way takes the power the engine
- * reports (a machine stopped outside Nubis shows stopped, with a server.power event); limits or
- * NICs changed outside Nubis are put back (a converge job, with a server.drift event saying what);
- * a machine the engine lost is noted. Answers how many servers it corrected.
+ * The engine did not answer: every server's status says so (EngineReachable false, power shown
+ * unknown); its spec and queued work stay as they are, to be carried out when it is back.
+ */
+async function markUnreachable(ctx: Platform, reason: string): Promise<number> {
+  const condition = engineUnreachable(reason);
+  let marked = 0;
+  for (const row of await jobRepository.serverConditions(ctx.db)) {
+    if (parseConditions(row.conditions).some((c) => c.type === 'EngineReachable' && c.status === 'false')) continue;
+    marked += await transaction(ctx, async (trx) =>
+      (await reportStatus(ctx, trx, row.uuid, { conditions: [condition] })) ? 1 : 0,
+    );
+  }
+  return marked;
+}
+
+/**
+ * Reconciliation: each server with no transition and no job under way takes the engine's report
+ * into its status (never its spec): the observed power (a machine stopped outside Nubis shows
+ * stopped, with a server.power event), generations and conditions; a machine the engine made and
+ * no longer has is lost (told once; never made again on its own); limits or NICs changed outside
+ * Nubis are put back (a converge job, with a server.drift event saying what). An engine that does
+ * not answer marks every server unreachable. Answers how many servers it corrected.
  */
 export async function reconcile(ctx: Platform): Promise<number> {
   const engine = ctx.compute.engine;
   if (!engine) return 0;
   const uuids = await jobRepository.serverUuids(ctx.db);
   const now = ctx.clock.now();
-  const seen = await engine.observe(await desiredMachines(ctx, ctx.db, uuids), now);
+  const observed = await observeBounded(ctx, engine, uuids, now);
+  if ('unreachable' in observed) {
+    const marked = await markUnreachable(ctx, observed.unreachable);
+    if (marked) ctx.log.warn({ marked, err: observed.unreachable }, 'the engine is unreachable');
+    return marked;
+  }
+  const { seen } = observed;
   // An operator's change of an account's smtp or blocked ports reaches its running servers here.
   await enforceEgress(ctx).catch((error: unknown) =>
     ctx.log.warn({ err: (error as Error).message }, 'blocked ports: the engine refused the rules; next round retries'),
@@ -226,24 +314,21 @@ export async function reconcile(ctx: Platform): Promise<number> {
   let corrected = 0;
   for (const row of rows) {
     const machine = seen.get(row.uuid);
-    const update = machine
-      ? machine.power !== row.power
-        ? { power: machine.power }
-        : null
-      : row.engine_error === null
-        ? { engine_error: 'the engine has no machine for this server' }
-        : null;
     const drift = machine?.drift ?? [];
-    if (!update && drift.length === 0) continue;
+    const before = row.observed_power ?? row.power;
+    const report = machine ? seenReport(row, machine) : missingReport(row);
+    // A round with nothing new writes nothing (and opens no transaction).
+    if (drift.length === 0 && !statusChange(row, report, now)) continue;
     corrected += await transaction(ctx, async (trx) => {
-      const result = await jobRepository.correctIdle(trx, row.id, { ...update, updated_at: now }, now);
-      if (!result) return 0;
+      const written = await reportStatus(ctx, trx, row.uuid, report);
       // A machine stopped (or started) outside Nubis: the events tell it too.
-      if (update?.power) await serverPowerChanged(ctx, trx, result, update.power, 'the engine reported it');
-      if (drift.length) {
-        await queueConverge(ctx, trx, row.uuid);
-        await serverDriftCorrected(ctx, trx, result, drift);
-      }
+      if (written && machine && machine.power !== before)
+        await serverPowerChanged(ctx, trx, written, machine.power, 'the engine reported it');
+      if (drift.length === 0) return written ? 1 : 0;
+      const idle = await jobRepository.correctIdle(trx, row.id, { updated_at: now }, now);
+      if (!idle) return written ? 1 : 0;
+      await queueConverge(ctx, trx, row.uuid);
+      await serverDriftCorrected(ctx, trx, idle, drift);
       return 1;
     });
   }

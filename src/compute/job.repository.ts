@@ -8,7 +8,6 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import type { Database, DialectName, Queryable, Tx } from '../db/database.ts';
 import type { ServerRow, ServerUpdate } from '../servers/server.table.ts';
 import type { ComputeJobRow } from './compute-job.table.ts';
-import type { Power } from './compute-driver.ts';
 import { convergeJob, copyingArtifacts, forgettingImage } from './compute-driver.ts';
 import type { Transition } from '../servers/power-state.ts';
 
@@ -37,6 +36,15 @@ const idleAt = (now: number) => (eb: ExpressionBuilder<Database, 'servers'>) =>
     eb.or([eb('action_until', 'is', null), eb('action_until', '<=', now)]),
     eb('uuid', 'not in', eb.selectFrom('compute_jobs').select('line')),
   ]);
+
+/** A server's status: what the engine's reports write (machine-status.ts) and are compared with. */
+const statusColumns = [
+  'engine_error',
+  'observed_power',
+  'observed_disk_generation',
+  'observed_power_generation',
+  'conditions',
+] as const;
 
 export const jobRepository = {
   /**
@@ -161,16 +169,6 @@ export const jobRepository = {
       .executeTakeFirstOrThrow();
   },
 
-  /** The power the engine reported, unless the server was changed again since the job. */
-  async settlePower(trx: Tx, job: ComputeJobRow, power: Power): Promise<void> {
-    await trx
-      .updateTable('servers')
-      .set({ power, engine_error: null })
-      .where('uuid', '=', job.line)
-      .where(({ not, exists }) => not(exists(laterAsked(trx, job))))
-      .execute();
-  },
-
   /** A snapshot's copy completed now (at the size the engine reports); undefined when it was already. */
   completeCopy(trx: Tx, snapshotUuid: string, now: number, sizeGb: number | undefined) {
     return trx
@@ -201,7 +199,40 @@ export const jobRepository = {
 
   /** Servers with no transition under way and no job in their line: what reconciliation may correct. */
   idleServers(db: Queryable, now: number) {
-    return db.selectFrom('servers').select(['id', 'uuid', 'power', 'engine_error']).where(idleAt(now)).execute();
+    return db
+      .selectFrom('servers')
+      .select(['id', 'uuid', 'power', 'disk_generation', ...statusColumns])
+      .where(idleAt(now))
+      .execute();
+  },
+
+  /** Every server's uuid with its conditions: what an unreachable engine marks. */
+  serverConditions(db: Queryable) {
+    return db.selectFrom('servers').select(['uuid', 'conditions']).execute();
+  },
+
+  /** A server's status as last written (its conditions are what `writeStatus` compares and sets). */
+  serverStatus(trx: Tx, serverUuid: string) {
+    return trx
+      .selectFrom('servers')
+      .select(['id', 'uuid', 'account_id', ...statusColumns])
+      .where('uuid', '=', serverUuid)
+      .executeTakeFirst();
+  },
+
+  /**
+   * The engine's report written into the status columns (never the spec's), if the conditions are
+   * still as read (compare-and-set: of two reports at once, the one that read first loses and its
+   * round reports again); answers the server as written.
+   */
+  writeStatus(trx: Tx, serverId: number, read: string | null, change: ServerUpdate): Promise<ServerRow | undefined> {
+    return trx
+      .updateTable('servers')
+      .set(change)
+      .where('id', '=', serverId)
+      .where((eb) => (read === null ? eb('conditions', 'is', null) : eb('conditions', '=', read)))
+      .returningAll()
+      .executeTakeFirst();
   },
 
   /** Reconciliation's correction, if the server is still idle; answers it as corrected. */

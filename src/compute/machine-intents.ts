@@ -10,7 +10,7 @@ import { serverPoweredOff, serverTransition } from '../events/resource-events.ts
 import { injectedComputeFailure } from '../faults/compute-fault.ts';
 import type { Platform } from '../platform/context.ts';
 import { machineFacts } from '../servers/server-details.ts';
-import type { Transition } from '../servers/power-state.ts';
+import { currentPower, type Transition } from '../servers/power-state.ts';
 import type { ServerRow, ServerUpdate } from '../servers/server.table.ts';
 import {
   type Artifact,
@@ -23,6 +23,7 @@ import {
 import { dropWaitingJobs, queueArtifact, queueConverge } from './job-queue.ts';
 import { recordTraffic } from './traffic-meter.ts';
 import { computeRepository } from './compute.repository.ts';
+import { machinePresent, reportStatus } from './machine-status.ts';
 
 /** A snapshot or backup as a restore writes it. */
 export interface RestoredImage {
@@ -125,10 +126,14 @@ interface Shown {
 /** The transition an artifact shows on its server while it is made (the others show none). */
 export const artifactTransitions: Partial<Record<JobAction, Transition>> = { takeSnapshot: 'snapshotting' };
 
-const settled = (server: ServerRow): Power => (server.power === 'running' ? 'running' : 'stopped');
+/**
+ * The power a change starts from: the engine's truth once no transition is under way (a machine
+ * stopped outside Nubis can be started again), else the power the transition settles in.
+ */
+const settled = (server: ServerRow, now: number): Power => currentPower(server, now);
 
 /** The transition each change shows (null: none, it takes effect at once or unseen). */
-function shownBy(change: ServerChange): Shown | null {
+function shownBy(change: ServerChange, now: number): Shown | null {
   const { server } = change;
   // A power intent the engine is to apply once (see MachineSpec.powerGeneration).
   const powerIntent = { power_generation: server.power_generation + 1 };
@@ -139,13 +144,13 @@ function shownBy(change: ServerChange): Shown | null {
       return { transition: 'stopping', settlesTo: 'stopped', row: powerIntent };
     case 'reboot':
       return {
-        transition: settled(server) === 'running' ? 'rebooting' : 'booting',
+        transition: settled(server, now) === 'running' ? 'rebooting' : 'booting',
         settlesTo: 'running',
         row: powerIntent,
       };
     case 'rescue':
       return {
-        transition: settled(server) === 'running' ? 'rebooting' : 'booting',
+        transition: settled(server, now) === 'running' ? 'rebooting' : 'booting',
         settlesTo: 'running',
         row: { rescue: change.enable ? 1 : 0, ...powerIntent },
       };
@@ -166,7 +171,7 @@ function shownBy(change: ServerChange): Shown | null {
         },
       };
     case 'resize':
-      return { transition: 'resizing', settlesTo: settled(server), row: { plan_id: change.plan.id } };
+      return { transition: 'resizing', settlesTo: settled(server, now), row: { plan_id: change.plan.id } };
     case 'restore':
       return {
         transition: 'restoring',
@@ -184,7 +189,7 @@ function shownBy(change: ServerChange): Shown | null {
         sizeGb: change.from.size_gb,
       };
     case 'snapshot':
-      return { transition: 'snapshotting', settlesTo: settled(server), row: {}, sizeGb: change.sizeGb };
+      return { transition: 'snapshotting', settlesTo: settled(server, now), row: {}, sizeGb: change.sizeGb };
     case 'power-off':
     case 'remove':
       return null;
@@ -192,8 +197,8 @@ function shownBy(change: ServerChange): Shown | null {
 }
 
 /** The power a change of power asks for from a command ('start', 'stop', 'reboot'); null: already so. */
-export function powerChange(command: 'start' | 'stop' | 'reboot', server: ServerRow): ServerChange | null {
-  const stopped = settled(server) === 'stopped';
+export function powerChange(command: 'start' | 'stop' | 'reboot', server: ServerRow, now: number): ServerChange | null {
+  const stopped = settled(server, now) === 'stopped';
   switch (command) {
     case 'start':
       return stopped ? changes.start(server) : null;
@@ -206,8 +211,8 @@ export function powerChange(command: 'start' | 'stop' | 'reboot', server: Server
 }
 
 /** True when the change powers a stopped server on (what an account out of funds may not do). */
-export function powersOn(change: ServerChange): boolean {
-  return settled(change.server) === 'stopped' && shownBy(change)?.settlesTo === 'running';
+export function powersOn(change: ServerChange, now: number): boolean {
+  return settled(change.server, now) === 'stopped' && shownBy(change, now)?.settlesTo === 'running';
 }
 
 /** A disk copy's size (an estimate until the engine reports) and how long the server shows it. */
@@ -296,7 +301,7 @@ export async function recordIntent(
       return updated;
     }
   }
-  const shown = shownBy(intent)!;
+  const shown = shownBy(intent, now)!;
   if (engine) {
     if (intent.kind === 'snapshot') await queueArtifact(ctx, trx, artifacts.snapshot(intent.snapshot, server.uuid));
     else await queueConverge(ctx, trx, server.uuid);
@@ -313,5 +318,9 @@ export async function recordIntent(
     updated_at: now,
   });
   await serverTransition(ctx, trx, updated);
+  // The simulated driver is its own engine: a new disk it makes is there at once (a machine lost by
+  // an emulator fault comes back so); a real engine reports its new machine when it made it.
+  if (!engine && server.conditions !== null && updated.disk_generation !== server.disk_generation)
+    await reportStatus(ctx, trx, server.uuid, { conditions: [machinePresent] });
   return updated;
 }

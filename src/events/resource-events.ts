@@ -94,10 +94,31 @@ function serverSettlement(server: ServerRow): { event: EventInput; dueAt: number
  * recorded now, as the engine left the server, in place of the one scheduled at the driver's
  * upper bound with the power that was asked for.
  */
-export async function serverSettledByEngine(ctx: Platform, trx: Tx, server: ServerRow, after: string): Promise<void> {
-  await recordEvent(ctx, trx, serverEvent(server, 'server.power', 'engine', powerData(server, after)), {
+export async function serverSettledByEngine(
+  ctx: Platform,
+  trx: Tx,
+  server: ServerRow,
+  after: string,
+  forced = false,
+): Promise<void> {
+  const data = powerData(server, after);
+  // The guest did not shut down cleanly in time: the customer learns its processes were killed.
+  if (forced) data.forced = 'the guest did not stop cleanly in time; it was stopped by force';
+  await recordEvent(ctx, trx, serverEvent(server, 'server.power', 'engine', data), {
     replaces: 'server.power',
   });
+}
+
+/** The engine no longer has the machine it made for the server: lost, and not made again on its own. */
+export async function serverLost(ctx: Platform, trx: Tx, server: ServerRow, reason: string): Promise<void> {
+  await recordEvent(
+    ctx,
+    trx,
+    serverEvent(server, 'server.lost', 'engine', {
+      reason,
+      recovery: 'restore a backup or snapshot, rebuild, reinstall, or remove the server',
+    }),
+  );
 }
 
 /** A server powered off at once by a sweep, outside any transition (out of funds). */

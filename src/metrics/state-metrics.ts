@@ -1,10 +1,11 @@
 // Gauges of stored state, read when /metrics is scraped (one small grouped query each):
-// servers by shown state, accounts by standing, the mail outbox by delivery state, and the
+// servers by shown state, servers whose machine is lost, failed copies, accounts by standing, the mail outbox by delivery state, and the
 // database pool's connections.
 
 import { sql } from 'kysely';
 import type { PoolStats } from '../db/connect.ts';
 import type { Platform } from '../platform/context.ts';
+import { isLost, parseConditions } from '../servers/server-conditions.ts';
 
 export function registerStateMetrics(ctx: Platform, poolStats: () => PoolStats): void {
   const { metrics } = ctx;
@@ -21,6 +22,30 @@ export function registerStateMetrics(ctx: Platform, poolStats: () => PoolStats):
                count(*) as count
         from servers group by 1`.execute(ctx.db);
       return rows.map((row) => ({ labels: { state: row.state }, value: Number(row.count) }));
+    },
+  );
+
+  metrics.addCollected(
+    'nubis_servers_lost',
+    'Servers whose machine the engine made is gone (condition MachinePresent false, InstanceMissing); none is made again until an action',
+    [],
+    async () => {
+      // Narrowed by the reason's text, then read as conditions.
+      const { rows } = await sql<{ conditions: string }>`
+        select conditions from servers where conditions like '%InstanceMissing%'`.execute(ctx.db);
+      return [{ labels: {}, value: rows.filter((row) => isLost(parseConditions(row.conditions))).length }];
+    },
+  );
+
+  metrics.addCollected(
+    'nubis_snapshots_failed',
+    'Snapshots and backups whose copy the engine gave up on (status failed), by type, until removed',
+    ['type'],
+    async () => {
+      const { rows } = await sql<{ type: string; count: number | string }>`
+        select type, count(*) as count from snapshots where failure is not null group by type`.execute(ctx.db);
+      const counts = new Map(rows.map((row) => [row.type, Number(row.count)]));
+      return ['snapshot', 'backup'].map((type) => ({ labels: { type }, value: counts.get(type) ?? 0 }));
     },
   );
 

@@ -13,15 +13,17 @@ import { lockAccount } from '../accounts/account-lock.ts';
 import { findIn, planAvailableIn } from '../catalog/catalog.ts';
 import type { Image } from '../catalog/catalog.types.ts';
 import { changes, powerChange, powersOn, recordIntent } from '../compute/machine-intents.ts';
-import { backupItem, firstHourMicros, serverItems, type PricedItem } from '../billing/pricing.ts';
+import { backupItem, firstHourMicros, machineItems, serverItems, type PricedItem } from '../billing/pricing.ts';
 import { mayPowerOn, requireFunds } from '../billing/funds.ts';
 import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
+import { billingRepository } from '../billing/billing.repository.ts';
 import { catalogOf, rootPassword } from './server-details.ts';
 import { findServer, newRootPassword } from './server.service.ts';
 import { settlesStopped, type PowerCommand, type SettledPower } from './power-state.ts';
 import { overageHold, requireUnderAllowance } from './overage-gate.ts';
 import { markComputeFault } from '../faults/compute-fault.ts';
 import type { ServerRow } from './server.table.ts';
+import { isLost, parseConditions } from './server-conditions.ts';
 import { transaction } from '../db/transaction.ts';
 
 /** Runs a state change on the caller's server, locked for the length of the transaction. */
@@ -40,12 +42,24 @@ function onServer<T>(
   });
 }
 
+/**
+ * A machine the engine made and lost is recovered only by an action that makes a new disk
+ * (restore, rebuild, reinstall) or by removing the server; every other action answers 409.
+ */
+export function requireMachine(server: Pick<ServerRow, 'conditions'>): void {
+  if (isLost(parseConditions(server.conditions)))
+    throw new Conflict(
+      "the server's machine is lost: restore a backup or snapshot, rebuild, reinstall or remove the server",
+    );
+}
+
 export function powerServer(ctx: Platform, actor: Actor, ref: string | number, command: PowerCommand): Promise<void> {
   return onServer(ctx, actor, ref, async (trx, server) => {
-    const change = powerChange(command, server);
+    requireMachine(server);
+    const change = powerChange(command, server, ctx.clock.now());
     if (change === null) return; // already where the caller wants it
     // Powering on is what an out-of-funds account may not do (a running server is billed).
-    if (powersOn(change)) {
+    if (powersOn(change, ctx.clock.now())) {
       await requireFunds(ctx, trx, server.account_id, 0, { action: 'start the server' });
       await requireUnderAllowance(ctx, trx, server, 'start the server');
     }
@@ -59,8 +73,9 @@ export function powerServer(ctx: Platform, actor: Actor, ref: string | number, c
  */
 export function setRescue(ctx: Platform, actor: Actor, ref: string | number, enable: boolean): Promise<void> {
   return onServer(ctx, actor, ref, async (trx, server) => {
+    requireMachine(server);
     const change = changes.rescue(server, enable);
-    if (powersOn(change)) {
+    if (powersOn(change, ctx.clock.now())) {
       await requireFunds(ctx, trx, server.account_id, 0, { action: 'boot the server into rescue mode' });
       await requireUnderAllowance(ctx, trx, server, 'boot the server into rescue mode');
     }
@@ -73,9 +88,24 @@ export function setRescue(ctx: Platform, actor: Actor, ref: string | number, ena
  * needs funds it lacks or it is held off for bandwidth overage.
  */
 async function settlesAfterWrite(ctx: Platform, trx: Tx, server: ServerRow): Promise<SettledPower> {
-  if (!settlesStopped(server)) return 'running';
+  if (!settlesStopped(server, ctx.clock.now())) return 'running';
   if ((await overageHold(ctx, trx, server)) !== null) return 'stopped';
   return (await mayPowerOn(ctx, trx, server.account_id)) ? 'running' : 'stopped';
+}
+
+/**
+ * A lost machine's billing was paused (machine-status.ts): the action that makes it a new disk
+ * resumes it, at its current plan and image (a new image's licence then follows, repriceLicence).
+ */
+async function resumeBilling(ctx: Platform, trx: Tx, server: ServerRow): Promise<void> {
+  if (!isLost(parseConditions(server.conditions))) return;
+  // Asked again before the engine reported the new disk: resumed already.
+  if ((await billingRepository.openItemsOfResource(trx, server.uuid, ['server'])).length) return;
+  const { plan, image } = catalogOf(ctx, server);
+  const items = serverItems({ plan, image, backups: false, ddosProtection: false, name: server.name }).filter((item) =>
+    (machineItems as readonly string[]).includes(item.resourceType),
+  );
+  await openInvoiceItems(ctx, trx, server.account_id, server.uuid, items);
 }
 
 /** Bills a change of operating system image: its licence item follows the image. */
@@ -99,6 +129,7 @@ async function writeImage(
 ): Promise<void> {
   const password = newRootPassword(ctx.random);
   const sealed = ctx.secrets.encrypt(password);
+  await resumeBilling(ctx, trx, server);
   await repriceLicence(ctx, trx, server, image);
   await recordIntent(ctx, trx, change(server, image, sealed, await settlesAfterWrite(ctx, trx, server)));
   rootPassword(ctx, server.id, sealed, password);
@@ -149,6 +180,7 @@ export async function resizeServer(
   await transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, ref, true);
+    requireMachine(server);
     const plan = findIn(ctx.catalog.plans, planRef);
     if (!plan)
       throw new Invalid('plan_id', 'bad value: no plan with this id or uuid (see GET /server/resize/{server_id})');
@@ -194,6 +226,7 @@ export async function restoreOnto(
 ): Promise<void> {
   const target = ctx.catalog.images.get(image.image_id);
   if (!target) throw new Conflict('the image of this snapshot is no longer offered');
+  await resumeBilling(ctx, trx, server);
   await repriceLicence(ctx, trx, server, target);
   await recordIntent(ctx, trx, changes.restore(server, image, await settlesAfterWrite(ctx, trx, server)));
 }

@@ -13,6 +13,7 @@ import { monthBounds } from '../billing/metering.ts';
 import { describeAllocated, ipv6Gateway } from '../network/ip-pool.ts';
 import { serverItems } from '../billing/pricing.ts';
 import { isProvisioning, shownPower } from './power-state.ts';
+import { type Condition, parseConditions } from './server-conditions.ts';
 import { effectiveOptions, type ServerOptions } from './server-options.ts';
 import { overageOf, type Overage } from './overage.ts';
 import { scriptState, type ScriptState } from './script-outcome.ts';
@@ -57,6 +58,8 @@ export interface ServerDetails {
   overage: Overage;
   /** The first-boot script's outcome; null without a script_url. */
   script: ScriptState | null;
+  /** The engine's conditions of the machine (server-conditions.ts); empty until the engine reports. */
+  conditions: Condition[];
 }
 
 /** A public address the server holds, with its reverse name as stored (null: the default). */
@@ -314,6 +317,7 @@ export async function detailsWith(
       options,
       overage: overageOf(options, catalog.plan.bandwidth_gb, usage.get(row.uuid) ?? 0),
       script: scriptState(row.script_url, row.script_outcome, Boolean(ctx.compute.engine)),
+      conditions: parseConditions(row.conditions),
     };
   });
 }

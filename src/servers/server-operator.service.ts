@@ -2,6 +2,7 @@
 // region), pull the plug (force stop, whatever the server is doing) and remove one. The owner's
 // rules (permissions, busy transitions) do not apply: this is the operator's override.
 
+import { type Condition, isLost, parseConditions } from './server-conditions.ts';
 import type { Platform } from '../platform/context.ts';
 import { NotFound } from '../platform/errors.ts';
 import { parseRef } from '../platform/ids.ts';
@@ -39,6 +40,9 @@ export interface OperatorServer {
   createdAt: number;
   /** Why the compute engine last failed this server (real driver), or null. */
   engineError: string | null;
+  /** The machine the engine made is gone (MachinePresent false, InstanceMissing): only an action recovers it. */
+  lost: boolean;
+  conditions: Condition[];
 }
 
 export interface OperatorServerQuery {
@@ -55,6 +59,7 @@ export interface OperatorServerQuery {
 type ServerWithOwner = ServerRow & { account_email: string };
 
 function toOperatorServer(ctx: Platform, row: ServerWithOwner, now: number): OperatorServer {
+  const conditions = parseConditions(row.conditions);
   return {
     id: row.id,
     uuid: row.uuid,
@@ -70,6 +75,8 @@ function toOperatorServer(ctx: Platform, row: ServerWithOwner, now: number): Ope
     plan: ctx.catalog.plans.get(row.plan_id)?.name ?? String(row.plan_id),
     createdAt: row.created_at,
     engineError: row.engine_error,
+    lost: isLost(conditions),
+    conditions,
   };
 }
 

@@ -42,6 +42,8 @@ export type ShownRow = Pick<
   | 'power'
   | 'action'
   | 'action_until'
+  | 'observed_power'
+  | 'conditions'
   | 'rescue'
   | 'options'
   | 'script_outcome'
@@ -80,6 +82,8 @@ const shownColumns = [
   'power',
   'action',
   'action_until',
+  'observed_power',
+  'conditions',
   'rescue',
   'options',
   'script_outcome',
@@ -266,6 +270,10 @@ const insertedColumns = [
   'options',
   'rdns',
   'engine_error',
+  'observed_power',
+  'observed_disk_generation',
+  'observed_power_generation',
+  'conditions',
   'script_outcome',
   'throttled',
   'overage_billed_month',

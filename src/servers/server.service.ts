@@ -3,7 +3,7 @@
 
 import type { Queryable, Tx } from '../db/database.ts';
 import type { Actor, Platform } from '../platform/context.ts';
-import { Forbidden, Invalid, NotFound, type FieldProblem } from '../platform/errors.ts';
+import { Conflict, Forbidden, Invalid, NotFound, type FieldProblem } from '../platform/errors.ts';
 import { parseRef } from '../platform/ids.ts';
 import type { RandomSource } from '../platform/random.ts';
 import { upfrontCommitNote } from '../billing/ledger-notes.ts';
@@ -173,6 +173,7 @@ async function snapshotImage(
   const parsed = parseRef(ref);
   const snapshot = parsed ? await snapshotRepository.findOwned(trx, accountId, parsed) : undefined;
   if (!snapshot) throw new NotFound('snapshot');
+  if (snapshot.failure !== null) throw new Conflict(`the snapshot failed and holds no disk: ${snapshot.failure}`);
   // A snapshot still processing is a valid source: provisioning lasts until it completes (createServer).
   if (snapshot.region_id !== region.id)
     throw new Invalid('region', `bad value: the snapshot is in region ${snapshot.region_id}; create the server there`);
@@ -299,6 +300,11 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
         power_generation: 0,
         options: '{}',
         rdns: null,
+        // The engine reports the status once it made the machine.
+        observed_power: null,
+        observed_disk_generation: null,
+        observed_power_generation: null,
+        conditions: null,
         script_outcome: null,
         throttled: 0,
         overage_billed_month: null,

@@ -22,7 +22,10 @@ export interface ServerTable {
   private_network: number;
   script_url: string | null;
   ssh_key_id: number | null;
-  /** Settled power state: running or stopped. */
+  /**
+   * The power asked for (the spec): running or stopped, written only by actions. What the engine
+   * reports is `observed_power`; the power shown prefers it (power-state.ts).
+   */
   power: string;
   /** Transition under way (provisioning, booting, rebooting, stopping, rebuilding, ...), or null. */
   action: string | null;
@@ -38,6 +41,13 @@ export interface ServerTable {
   /** JSON object of server options (bw_overage_policy, bw_overage_threshold). */
   options: string;
   rdns: string | null;
+  /** The status, written only from the engine's reports (null until it reports; the simulated driver never does). */
+  observed_power: string | null;
+  /** The disk generation the engine made and last reported (never made again: a missing one is lost). */
+  observed_disk_generation: number | null;
+  observed_power_generation: number | null;
+  /** JSON array of Condition (server-conditions.ts): EngineReachable, MachinePresent, DiskConsistent, Degraded. */
+  conditions: string | null;
   /** Why the compute engine last failed this server (real driver), or null. */
   engine_error: string | null;
   /** JSON ScriptOutcome: what the first-boot script did, as the guest reported it; null until it reports. */

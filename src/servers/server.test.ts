@@ -45,6 +45,7 @@ describe('server/create', () => {
     const s = created.body;
     assert.deepEqual(Object.keys(s).sort(), [
       'bandwidth',
+      'conditions',
       'created',
       'id',
       'iface',

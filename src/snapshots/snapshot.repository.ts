@@ -6,6 +6,23 @@ import type { NewSnapshotRow, SnapshotRow } from './snapshot.table.ts';
 import { byRef } from '../db/by-ref.ts';
 
 export const snapshotRepository = {
+  /** The owner of a copy still being made (the lock order takes the account first). */
+  ownerOfCopy(db: Queryable, uuid: string) {
+    return db.selectFrom('snapshots').select('account_id').where('uuid', '=', uuid).executeTakeFirst();
+  },
+
+  /** The engine gave up on the copy: failed now, with its reason; undefined when it already ended. */
+  markFailed(db: Queryable, uuid: string, reason: string, now: number) {
+    return db
+      .updateTable('snapshots')
+      .set({ failure: reason, ready_at: now })
+      .where('uuid', '=', uuid)
+      .where('failure', 'is', null)
+      .where('ready_at', '>', now)
+      .returningAll()
+      .executeTakeFirst();
+  },
+
   insert(db: Queryable, row: NewSnapshotRow): Promise<SnapshotRow> {
     return db.insertInto('snapshots').values(row).returningAll().executeTakeFirstOrThrow();
   },

@@ -4,7 +4,7 @@
 import type { Tx } from '../db/database.ts';
 import { imageRemoved, imageTaken } from '../events/resource-events.ts';
 import type { Actor, Platform } from '../platform/context.ts';
-import { Invalid, NotFound } from '../platform/errors.ts';
+import { Conflict, Invalid, NotFound } from '../platform/errors.ts';
 import { parseRef } from '../platform/ids.ts';
 import { requirePermission } from '../accounts/permissions.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
@@ -12,6 +12,7 @@ import { firstHourMicros, snapshotItem } from '../billing/pricing.ts';
 import { requireFunds } from '../billing/funds.ts';
 import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
 import { findServer } from '../servers/server.service.ts';
+import { requireMachine } from '../servers/server-actions.service.ts';
 import { restoreOnto } from '../servers/server-actions.service.ts';
 import { catalogOf } from '../servers/server-details.ts';
 import type { ServerRow } from '../servers/server.table.ts';
@@ -34,6 +35,8 @@ export interface Snapshot {
   expiresAt: number | null;
   /** Still being taken at the time asked. */
   processing: boolean;
+  /** Why the engine gave up on the copy (status failed), or null. */
+  failure: string | null;
   sizeGb: number;
   /** Clock ms. */
   createdAt: number;
@@ -48,7 +51,8 @@ export function rowToSnapshot(row: SnapshotRow, now: number): Snapshot {
     name: row.name,
     serverUuid: row.server_uuid,
     expiresAt: row.expires_at,
-    processing: now < row.ready_at,
+    processing: row.failure === null && now < row.ready_at,
+    failure: row.failure,
     sizeGb: row.size_gb,
     createdAt: row.created_at,
   };
@@ -75,6 +79,8 @@ export async function createSnapshot(
   return transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, actor.accountId);
     const server = await findServer(ctx, trx, actor.accountId, input.server_id, true);
+    // There is no disk to copy.
+    requireMachine(server);
     const now = ctx.clock.now();
     const estimate = imageEstimate(ctx, server, now);
     const uuid = ctx.random.uuid();
@@ -111,6 +117,7 @@ export function checkRestorable(
   server: ServerRow,
   field: 'snapshot_id' | 'backup_id',
 ): void {
+  if (image.failure !== null) throw new Conflict(`the ${image.type} failed and holds no disk: ${image.failure}`);
   if (image.region_id !== server.region_id)
     throw new Invalid(
       field,

@@ -13,8 +13,10 @@ export interface SnapshotTable {
   type: string;
   name: string;
   size_gb: number;
-  /** `processing` until this instant, `completed` after. */
+  /** `processing` until this instant, `completed` after (unless it failed). */
   ready_at: number;
+  /** Why the engine gave up on the copy (status `failed`), or null. */
+  failure: string | null;
   expires_at: number | null;
   /** For backups: the daily slot (epoch day) it fills; unique per server so a sweep run twice makes one. */
   backup_slot: number | null;

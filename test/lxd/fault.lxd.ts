@@ -3,16 +3,13 @@
 // scenario the real suite runs on PostgreSQL (jobs claimed with FOR UPDATE SKIP LOCKED).
 
 import assert from 'node:assert/strict';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import {
   awaitPower,
   createRefused,
+  EngineGate,
   engine,
   eventually,
   lxdUrl,
@@ -22,38 +19,6 @@ import {
   startLxdInstance,
   TEST_IMAGE,
 } from './support.ts';
-
-/** A unix socket in front of the engine's that refuses every connection until `open`. */
-class EngineGate {
-  readonly path = join(mkdtempSync(join(tmpdir(), 'nubis-gate-')), 'lxd.socket');
-  open = false;
-  refused = 0;
-  readonly #server: Server;
-  readonly #sockets = new Set<Socket>();
-  constructor(target: string) {
-    this.#server = createServer((client) => {
-      this.#sockets.add(client);
-      client.on('close', () => this.#sockets.delete(client));
-      if (!this.open) {
-        this.refused++;
-        client.destroy();
-        return;
-      }
-      const upstream = createConnection(target);
-      client.pipe(upstream).pipe(client);
-      upstream.on('error', () => client.destroy());
-      client.on('close', () => upstream.destroy());
-      client.on('error', () => upstream.destroy());
-    });
-  }
-  listen(): Promise<void> {
-    return new Promise((resolve) => this.#server.listen(this.path, resolve));
-  }
-  close(): Promise<void> {
-    for (const socket of this.#sockets) socket.destroy();
-    return new Promise((resolve) => this.#server.close(() => resolve()));
-  }
-}
 
 let nubis: TestInstance;
 let alice: TestAccount;

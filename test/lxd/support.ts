@@ -6,7 +6,14 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { type AddressInfo, createServer as createTcpServer } from 'node:net';
+import {
+  type AddressInfo,
+  createConnection,
+  createServer,
+  createServer as createTcpServer,
+  type Server,
+  type Socket,
+} from 'node:net';
 import { join } from 'node:path';
 import { LxdClient } from '../../src/compute/lxd/lxd-client.ts';
 import { createAccount } from '../support/accounts.ts';
@@ -143,7 +150,8 @@ export function awaitPower(nubis: TestInstance, token: string, id: string | numb
 
 /**
  * Creates a server for a new account on a Nubis whose engine will refuse it, and waits until its
- * provisioning has given up (the server settles stopped): its owner and uuid.
+ * provisioning has given up: its owner and uuid. It shows `unknown` once reconciliation found the
+ * engine unreachable (EngineReachable false), else `stopped` (nothing was made).
  */
 export async function createRefused(nubis: TestInstance, hostname: string, seconds = 60) {
   const owner = await createAccount(nubis);
@@ -152,7 +160,10 @@ export async function createRefused(nubis: TestInstance, hostname: string, secon
     body: { hostname, label: hostname.split('.')[0], region: 101, image: TEST_IMAGE, plan: 1 },
   });
   assert.equal(created.status, 201, JSON.stringify(created.body));
-  const settled = await awaitPower(nubis, owner.token, created.body.uuid, 'stopped', seconds);
+  const settled = await eventually(`server ${created.body.uuid} given up`, seconds, async () => {
+    const info = await serverInfo(nubis, owner.token, created.body.uuid);
+    return info.power === 'unknown' || info.power === 'stopped' ? info : undefined;
+  });
   return { owner, uuid: created.body.uuid as string, settled };
 }
 
@@ -257,5 +268,42 @@ export async function sendFromGuest(lxd: LxdClient, serverUuid: string, mib: num
     assert.equal(sent.stdout.trim(), 'sent', sent.stderr);
   } finally {
     sink.close();
+  }
+}
+
+/** A unix socket in front of the engine's that refuses every connection until `open`. */
+export class EngineGate {
+  readonly path = join(mkdtempSync(join(tmpdir(), 'nubis-gate-')), 'lxd.socket');
+  open = false;
+  refused = 0;
+  readonly #server: Server;
+  readonly #sockets = new Set<Socket>();
+  constructor(target: string) {
+    this.#server = createServer((client) => {
+      this.#sockets.add(client);
+      client.on('close', () => this.#sockets.delete(client));
+      if (!this.open) {
+        this.refused++;
+        client.destroy();
+        return;
+      }
+      const upstream = createConnection(target);
+      client.pipe(upstream).pipe(client);
+      upstream.on('error', () => client.destroy());
+      client.on('close', () => upstream.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+  }
+  /** Shuts the gate and cuts the connections through it (a client's kept-alive ones too). */
+  cut(): void {
+    this.open = false;
+    for (const socket of this.#sockets) socket.destroy();
+  }
+  listen(): Promise<void> {
+    return new Promise((resolve) => this.#server.listen(this.path, resolve));
+  }
+  close(): Promise<void> {
+    for (const socket of this.#sockets) socket.destroy();
+    return new Promise((resolve) => this.#server.close(() => resolve()));
   }
 }

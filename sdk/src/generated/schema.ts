@@ -1912,6 +1912,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/faults/machines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a server's machine lost or its engine unreachable
+         * @description Simulated driver only (409 with a real engine, which reports its own): the server shows what a real engine would report, with the same conditions, power, events and mail, so a client can test its handling.
+         */
+        post: operations["adminAddMachineFault"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/faults/machines/{server}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Let a server's engine answer again
+         * @description Ends an engine_unreachable fault (EngineReachable true again). A lost machine stays lost: as with a real engine, only its owner's restore, rebuild or reinstall brings it back. 409 with a real engine.
+         */
+        delete: operations["adminRemoveMachineFault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/faults": {
         parameters: {
             query?: never;
@@ -2429,7 +2469,7 @@ export interface components {
              * @description the settled power, or the transition under way
              * @enum {string}
              */
-            power: "provisioning" | "running" | "stopped" | "booting" | "stopping" | "rebooting" | "rebuilding" | "reinstalling" | "resizing" | "restoring" | "snapshotting";
+            power: "provisioning" | "running" | "stopped" | "booting" | "stopping" | "rebooting" | "rebuilding" | "reinstalling" | "resizing" | "restoring" | "snapshotting" | "unknown";
             rescue: boolean;
             region_id: number;
             /** @description the region's city */
@@ -2443,6 +2483,9 @@ export interface components {
             created: string;
             /** @description why the compute engine last failed this server, e.g. a provisioning that ran out of attempts (COMPUTE_DRIVER=lxd); null when it has not */
             engine_error: string | null;
+            /** @description the machine the engine made for it is gone (condition MachinePresent false, InstanceMissing); nothing is made again until its owner or the operator restores, rebuilds, reinstalls or removes it */
+            lost: boolean;
+            conditions: components["schemas"]["ServerCondition"][];
         };
         /** @description a transaction with its operator note */
         AdminTransaction: {
@@ -2770,7 +2813,7 @@ export interface components {
             price: number;
             /** @description the label */
             name: string;
-            /** @description active (running), stopped, pending (provisioning), or the v1.3 name of a transition under way: booting, stopping, rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting */
+            /** @description active (running), stopped, pending (provisioning), or the v1.3 name of a transition under way: booting, stopping, rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting; unknown while the engine cannot be reached (as v1.3) */
             power: string;
             /**
              * @description UTC, YYYY-MM-DDTHH:MM:SSz (lower-case z, as the legacy document shows)
@@ -2880,10 +2923,10 @@ export interface components {
             regions: number[];
         };
         /**
-         * @description provisioning, running, stopped, or a transition under way (shown until it ends)
+         * @description provisioning, running, stopped, or a transition under way (shown until it ends); with a real engine the engine's truth: stopped while its machine is lost, unknown (our addition) while the engine cannot be reached
          * @enum {string}
          */
-        PowerState: "provisioning" | "running" | "stopped" | "booting" | "stopping" | "rebooting" | "rebuilding" | "reinstalling" | "resizing" | "restoring" | "snapshotting";
+        PowerState: "provisioning" | "running" | "stopped" | "booting" | "stopping" | "rebooting" | "rebuilding" | "reinstalling" | "resizing" | "restoring" | "snapshotting" | "unknown";
         /** @description a region of the catalog (spec: Region object) */
         Region: {
             uuid: string;
@@ -2931,6 +2974,8 @@ export interface components {
             /** @description the label */
             name: string;
             power: components["schemas"]["PowerState"];
+            /** @description our addition: the machine's conditions as the engine reports them (Kubernetes-style), empty until it first reports */
+            conditions: components["schemas"]["ServerCondition"][];
             /**
              * @description UTC, YYYY-MM-DDTHH:MM:SSZ
              * @example 2026-11-22T12:00:00Z
@@ -3018,6 +3063,24 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description our addition: one condition of the server's machine as the engine last reported it, and since when its status holds */
+        ServerCondition: {
+            /**
+             * @description EngineReachable, MachinePresent, DiskConsistent, or Degraded (true while another is not true)
+             * @enum {string}
+             */
+            type: "EngineReachable" | "MachinePresent" | "DiskConsistent" | "Degraded";
+            status: "true" | "false" | "unknown";
+            /** @description a CamelCase word (InstanceMissing, EngineUnreachable, …) */
+            reason: string;
+            /** @description the same in words */
+            message: string;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            since: string;
+        };
         /** @description one address of a server */
         ServerInterface: {
             address: string;
@@ -3083,8 +3146,11 @@ export interface components {
             server_id: string;
             /** @description when a backup is deleted; null for snapshots */
             expires: string | null;
-            /** @enum {string} */
-            status: "processing" | "completed";
+            /**
+             * @description processing, completed, or failed (our addition: the engine gave up on the copy; the owner is told why by mail and a `snapshot.failed` or `backup.failed` event, it is no longer billed, and it cannot be restored)
+             * @enum {string}
+             */
+            status: "processing" | "completed" | "failed";
             size_gb: number;
             /**
              * @description UTC, YYYY-MM-DDTHH:MM:SSZ
@@ -3210,6 +3276,7 @@ export type Region = components['schemas']['Region'];
 export type ScriptOutcome = components['schemas']['ScriptOutcome'];
 export type Server = components['schemas']['Server'];
 export type ServerActivityEntry = components['schemas']['ServerActivityEntry'];
+export type ServerCondition = components['schemas']['ServerCondition'];
 export type ServerInterface = components['schemas']['ServerInterface'];
 export type ServerMetricPoint = components['schemas']['ServerMetricPoint'];
 export type ServerMetrics = components['schemas']['ServerMetrics'];
@@ -16421,7 +16488,7 @@ export interface operations {
             query?: {
                 account?: string;
                 /** @description the shown power */
-                power?: "provisioning" | "running" | "stopped" | "booting" | "stopping" | "rebooting" | "rebuilding" | "reinstalling" | "resizing" | "restoring" | "snapshotting";
+                power?: "provisioning" | "running" | "stopped" | "booting" | "stopping" | "rebooting" | "rebuilding" | "reinstalling" | "resizing" | "restoring" | "snapshotting" | "unknown";
                 region?: number;
                 after?: number;
                 limit?: number;
@@ -16921,6 +16988,312 @@ export interface operations {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
                      *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    adminAddMachineFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    server: components["schemas"]["IdOrUuid"];
+                    /**
+                     * @description machine_lost: its machine and disk are gone (MachinePresent false, power stopped, a server.lost event and a mail; only the owner's restore, rebuild or reinstall brings it back); engine_unreachable: its engine does not answer (EngineReachable false, power unknown) until the fault is removed
+                     * @enum {string}
+                     */
+                    fault: "machine_lost" | "engine_unreachable";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the server's uuid */
+                        server: string;
+                        fault: string;
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account lacks permission for this operation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "account not found, check the id or uuid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the clock is the system clock: start with CLOCK=virtual to move it"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    adminRemoveMachineFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description integer id or 36-character uuid */
+                server: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: nothing to return */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account lacks permission for this operation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "account not found, check the id or uuid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the clock is the system clock: start with CLOCK=virtual to move it"
                      *       }
                      *     }
                      */

@@ -12,8 +12,9 @@ import {
   removeAllFaultRules,
   removeFaultRule,
 } from '../../faults/fault.service.ts';
+import { clearMachineFault, injectMachineFault, machineFaults } from '../../faults/machine-fault.ts';
 import { isoSeconds } from '../../platform/clock.ts';
-import { responses, Timestamp } from '../v1_3/schemas.ts';
+import { IdOrUuid, PathRef, responses, Timestamp } from '../v1_3/schemas.ts';
 import { adminErrors, tags } from './format.ts';
 
 const FaultRule = Type.Object({
@@ -101,7 +102,60 @@ const FaultRuleInput = Type.Object({
   note: Type.Optional(Type.String({ maxLength: 500 })),
 });
 
+const MachineFaultBody = Type.Object({
+  server: IdOrUuid,
+  fault: Type.String({
+    enum: [...machineFaults],
+    description:
+      "machine_lost: its machine and disk are gone (MachinePresent false, power stopped, a server.lost event and a mail; only the owner's restore, rebuild or reinstall brings it back); engine_unreachable: its engine does not answer (EngineReachable false, power unknown) until the fault is removed",
+  }),
+});
+const MachineFaultObject = Type.Object({
+  server: Type.String({ description: "the server's uuid" }),
+  fault: Type.String(),
+});
+
 export function faultRoutes(app: ApiApp, ctx: Platform): void {
+  app.route({
+    method: 'POST',
+    url: '/faults/machines',
+    config: { access: 'operator' },
+    schema: {
+      tags,
+      operationId: 'adminAddMachineFault',
+      summary: "Make a server's machine lost or its engine unreachable",
+      description:
+        'Simulated driver only (409 with a real engine, which reports its own): the server shows what a real engine would report, with the same conditions, power, events and mail, so a client can test its handling.',
+      body: MachineFaultBody,
+      response: responses({ 201: MachineFaultObject }, [...adminErrors, 409]),
+    },
+    handler: async (request, reply) => {
+      const { server, fault } = request.body;
+      const uuid = await injectMachineFault(ctx, String(server), fault as (typeof machineFaults)[number]);
+      reply.code(201);
+      return { server: uuid, fault };
+    },
+  });
+
+  app.route({
+    method: 'DELETE',
+    url: '/faults/machines/:server',
+    config: { access: 'operator' },
+    schema: {
+      tags,
+      operationId: 'adminRemoveMachineFault',
+      summary: "Let a server's engine answer again",
+      description:
+        "Ends an engine_unreachable fault (EngineReachable true again). A lost machine stays lost: as with a real engine, only its owner's restore, rebuild or reinstall brings it back. 409 with a real engine.",
+      params: Type.Object({ server: PathRef }),
+      response: responses({ 204: Type.Null() }, [...adminErrors, 409]),
+    },
+    handler: async (request, reply) => {
+      await clearMachineFault(ctx, String(request.params.server));
+      return reply.code(204).send(null);
+    },
+  });
+
   app.route({
     method: 'POST',
     url: '/faults',

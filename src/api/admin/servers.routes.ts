@@ -15,6 +15,7 @@ import { isoSeconds } from '../../platform/clock.ts';
 import { POWER_STATES } from '../../servers/power-state.ts';
 import { MAX_ROW_ID } from '../../platform/ids.ts';
 import { PathRef, responses, Timestamp } from '../v1_3/schemas.ts';
+import { conditionObject, ServerCondition } from '../v1_3/server.routes.ts';
 import { adminErrors, tags } from './format.ts';
 
 export const OperatorServer = Type.Object(
@@ -36,6 +37,11 @@ export const OperatorServer = Type.Object(
       description:
         'why the compute engine last failed this server, e.g. a provisioning that ran out of attempts (COMPUTE_DRIVER=lxd); null when it has not',
     }),
+    lost: Type.Boolean({
+      description:
+        'the machine the engine made for it is gone (condition MachinePresent false, InstanceMissing); nothing is made again until its owner or the operator restores, rebuilds, reinstalls or removes it',
+    }),
+    conditions: Type.Array(ServerCondition),
   },
   { $id: 'AdminServer', description: 'a server as the operator sees it, with its owner' },
 );
@@ -56,6 +62,8 @@ function operatorServerObject(server: DomainOperatorServer): Static<typeof Opera
     plan: server.plan,
     created: isoSeconds(server.createdAt),
     engine_error: server.engineError,
+    lost: server.lost,
+    conditions: server.conditions.map(conditionObject),
   };
 }
 

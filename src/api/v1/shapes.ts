@@ -198,7 +198,7 @@ export const LegacyServer = Type.Object(
     name: Type.String({ description: 'the label' }),
     power: Type.String({
       description:
-        'active (running), stopped, pending (provisioning), or the v1.3 name of a transition under way: booting, stopping, rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting',
+        'active (running), stopped, pending (provisioning), or the v1.3 name of a transition under way: booting, stopping, rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting; unknown while the engine cannot be reached (as v1.3)',
     }),
     created: Timestamp,
     iface: Type.Object(

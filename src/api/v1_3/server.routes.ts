@@ -28,6 +28,7 @@ import { toCents } from '../../platform/money.ts';
 import { accepted } from './format.ts';
 import { authErrors, IdOrUuid, NullableTimestamp, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
 import { POWER_STATES } from '../../servers/power-state.ts';
+import { type Condition, conditionTypes } from '../../servers/server-conditions.ts';
 
 const tags = ['v1.3 servers'];
 
@@ -71,6 +72,29 @@ export const ScriptOutcome = Type.Object(
   },
 );
 
+export const ServerCondition = Type.Object(
+  {
+    type: Type.String({
+      enum: [...conditionTypes],
+      description: 'EngineReachable, MachinePresent, DiskConsistent, or Degraded (true while another is not true)',
+    }),
+    status: Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('unknown')]),
+    reason: Type.String({ description: 'a CamelCase word (InstanceMissing, EngineUnreachable, …)' }),
+    message: Type.String({ description: 'the same in words' }),
+    since: Timestamp,
+  },
+  {
+    $id: 'ServerCondition',
+    description:
+      "our addition: one condition of the server's machine as the engine last reported it, and since when its status holds",
+  },
+);
+
+/** A condition shaped for the wire (the Server object and the operator's AdminServer). */
+export function conditionObject(c: Condition): Static<typeof ServerCondition> {
+  return { type: c.type, status: c.status, reason: c.reason, message: c.message, since: isoSeconds(c.since) };
+}
+
 export const ServerSchema = Type.Object(
   {
     id: Type.Integer({ description: 'integer id (our addition: every server_id accepts it)' }),
@@ -79,7 +103,12 @@ export const ServerSchema = Type.Object(
     power: Type.String({
       $id: 'PowerState',
       enum: [...POWER_STATES],
-      description: 'provisioning, running, stopped, or a transition under way (shown until it ends)',
+      description:
+        "provisioning, running, stopped, or a transition under way (shown until it ends); with a real engine the engine's truth: stopped while its machine is lost, unknown (our addition) while the engine cannot be reached",
+    }),
+    conditions: Type.Array(ServerCondition, {
+      description:
+        "our addition: the machine's conditions as the engine reports them (Kubernetes-style), empty until it first reports",
     }),
     created: Timestamp,
     price: Type.Number({ description: 'monthly price in USD of everything the server is billed for' }),
@@ -187,6 +216,7 @@ export function serverObject(details: ServerDetails): ServerObject {
     uuid: row.uuid,
     name: row.name,
     power: details.power,
+    conditions: details.conditions.map(conditionObject),
     created: createdText(row.created_at),
     price,
     iface: details.interfaces,

@@ -26,7 +26,11 @@ const Snapshot = Type.Object(
     name: Type.String(),
     server_id: Type.String({ description: 'uuid of the server it was taken from' }),
     expires: Type.Union([Timestamp, Type.Null()], { description: 'when a backup is deleted; null for snapshots' }),
-    status: Type.String({ enum: ['processing', 'completed'] }),
+    status: Type.String({
+      enum: ['processing', 'completed', 'failed'],
+      description:
+        'processing, completed, or failed (our addition: the engine gave up on the copy; the owner is told why by mail and a `snapshot.failed` or `backup.failed` event, it is no longer billed, and it cannot be restored)',
+    }),
     size_gb: Type.Integer(),
     created: Timestamp,
   },
@@ -42,7 +46,7 @@ function snapshotObject(snapshot: DomainSnapshot): Static<typeof Snapshot> {
     name: snapshot.name,
     server_id: snapshot.serverUuid,
     expires: isoOrNull(snapshot.expiresAt),
-    status: snapshot.processing ? 'processing' : 'completed',
+    status: snapshot.failure !== null ? 'failed' : snapshot.processing ? 'processing' : 'completed',
     size_gb: snapshot.sizeGb,
     created: isoSeconds(snapshot.createdAt),
   };

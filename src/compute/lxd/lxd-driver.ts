@@ -26,6 +26,7 @@ import type {
   Power,
   TrafficCounter,
 } from '../compute-driver.ts';
+import { MachineLost } from '../compute-driver.ts';
 import { LxdClient, LxdError } from './lxd-client.ts';
 import { openLxdConsole } from './console.ts';
 import {
@@ -239,6 +240,8 @@ export class LxdDriver implements ComputeDriver, Engine {
         traffic,
         usage: usageOf(carrier.state),
         drift: spec ? this.#driftOf(server, spec) : [],
+        diskGeneration: generationOf(server),
+        ...(server.config[powerKey] !== undefined ? { powerGeneration: Number(server.config[powerKey]) } : {}),
       });
     }
     return seen;
@@ -260,6 +263,8 @@ export class LxdDriver implements ComputeDriver, Engine {
     // The counters as they are before a stop, restart or new disk restarts them.
     const traffic = await this.#readTraffic(serverUuid, now);
     let instance = await this.#instance(name);
+    // A disk the engine made and no longer has is lost: told, never made again blank in its place.
+    if (!instance && spec.disk.made) throw new MachineLost(serverUuid);
     if (!instance || generationOf(instance) !== spec.disk.generation) {
       // A rescue system holds the server's address: it goes before the instance is re-created.
       await this.#delete(rescueInstanceName(serverUuid));
@@ -276,7 +281,14 @@ export class LxdDriver implements ComputeDriver, Engine {
     await beforeNetwork?.();
     await this.#applyLimits(name, spec);
     await this.#applyNetwork(name, spec);
-    return { power: await this.#applyPower(spec), traffic };
+    const { power, forced } = await this.#applyPower(spec);
+    return {
+      power,
+      traffic,
+      diskGeneration: spec.disk.generation,
+      powerGeneration: spec.powerGeneration,
+      ...(forced ? { forced } : {}),
+    };
   }
 
   produce(artifact: Artifact): Promise<ArtifactReport> {
@@ -490,10 +502,11 @@ export class LxdDriver implements ComputeDriver, Engine {
   /**
    * Power and rescue mode, once per power generation: the instance carrying the server (its own,
    * or its rescue system) is brought to the spec's power, and one that was running already is
-   * restarted (a reboot). A generation already applied leaves the machine's power as the engine
-   * has it (stopped outside Nubis, it stays so: reconciliation reports it). Reports the power.
+   * restarted (a reboot: a clean shutdown, then a start). A generation already applied leaves the
+   * machine's power as the engine has it (stopped outside Nubis, it stays so: reconciliation
+   * reports it). Reports the power, and whether a stop had to be forced.
    */
-  async #applyPower(spec: MachineSpec): Promise<Power> {
+  async #applyPower(spec: MachineSpec): Promise<{ power: Power; forced: boolean }> {
     const name = instanceName(spec.uuid);
     const applied = (await this.#client.get<InstanceBody>(`/1.0/instances/${name}`)).config[powerKey];
     if (applied === String(spec.powerGeneration)) {
@@ -501,19 +514,40 @@ export class LxdDriver implements ComputeDriver, Engine {
         ? rescueInstanceName(spec.uuid)
         : name;
       const state = await this.#client.get<InstanceState>(`/1.0/instances/${carrier}/state`);
-      return state.status === 'Running' ? 'running' : 'stopped';
+      return { power: state.status === 'Running' ? 'running' : 'stopped', forced: false };
     }
     const carrier = await this.#carrier(spec);
-    if (spec.power === 'running') {
-      const state = await this.#client.get<InstanceState>(`/1.0/instances/${carrier}/state`);
-      if (state.status === 'Running')
-        await this.#client.run('PUT', `/1.0/instances/${carrier}/state`, {
-          body: { action: 'restart', force: true, timeout: 30 },
-        });
-    }
-    const power = await this.#power(carrier, spec.power);
+    // A reboot is a clean shutdown and a start: the guest's processes get SIGTERM first.
+    const forced = spec.power === 'running' ? await this.#shutDown(carrier) : false;
+    const { power, forced: stopForced } = await this.#power(carrier, spec.power);
     await this.#setConfig(name, { [powerKey]: String(spec.powerGeneration) });
-    return power;
+    return { power, forced: forced || stopForced };
+  }
+
+  /**
+   * Shuts a running instance down as the power-off button does: the guest is asked to stop
+   * cleanly and given COMPUTE_GRACEFUL_STOP_SECONDS; one still running then is stopped by force.
+   * Answers whether it had to be forced.
+   */
+  async #shutDown(name: string): Promise<boolean> {
+    const running = async () =>
+      (await this.#client.get<InstanceState>(`/1.0/instances/${name}/state`)).status === 'Running';
+    if (!(await running())) return false;
+    const seconds = this.#config.computeGracefulStopSeconds;
+    // The engine answers an error when the guest did not stop in time: the state below tells.
+    await this.#client
+      .run(
+        'PUT',
+        `/1.0/instances/${name}/state`,
+        { body: { action: 'stop', force: false, timeout: seconds } },
+        seconds + 30,
+      )
+      .catch(() => {});
+    if (!(await running())) return false;
+    await this.#client.run('PUT', `/1.0/instances/${name}/state`, {
+      body: { action: 'stop', force: true, timeout: 30 },
+    });
+    return true;
   }
 
   /**
@@ -545,19 +579,19 @@ export class LxdDriver implements ComputeDriver, Engine {
     return rescue;
   }
 
-  /** Brings the instance to `want` and reports the engine's state; a started one has its address. */
-  async #power(name: string, want: Power): Promise<Power> {
+  /**
+   * Brings the instance to `want` (a stop is a clean shutdown, forced only after the grace time)
+   * and reports the engine's state; a started one has its address.
+   */
+  async #power(name: string, want: Power): Promise<{ power: Power; forced: boolean }> {
     const state = await this.#client.get<InstanceState>(`/1.0/instances/${name}/state`);
     const running = state.status === 'Running';
     if (want === 'running' && !running)
       await this.#client.run('PUT', `/1.0/instances/${name}/state`, { body: { action: 'start', timeout: 30 } });
-    if (want === 'stopped' && running)
-      await this.#client.run('PUT', `/1.0/instances/${name}/state`, {
-        body: { action: 'stop', force: true, timeout: 30 },
-      });
+    const forced = want === 'stopped' && running ? await this.#shutDown(name) : false;
     if (want === 'running') await this.#awaitAddress(name);
     const after = await this.#client.get<InstanceState>(`/1.0/instances/${name}/state`);
-    return after.status === 'Running' ? 'running' : 'stopped';
+    return { power: after.status === 'Running' ? 'running' : 'stopped', forced };
   }
 
   /** Waits (up to 30 s) until the machine holds an IPv4 address on eth0: running means reachable. */

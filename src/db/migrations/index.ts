@@ -21,6 +21,7 @@ import { computeSeam } from './0011_compute_seam.ts';
 import { serverImages } from './0015_server_images.ts';
 import { ptrOutbox } from './0016_rdns_ptr_outbox.ts';
 import { dueTimes } from './0016_fleet_perf_due_times.ts';
+import { serverStatus } from './0016_failure-truth_server_status.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
   const all: Record<string, Migration> = {
@@ -43,6 +44,7 @@ export function migrations(dialect: DialectName): MigrationProvider {
     '0015_server_images': serverImages(),
     '0016_rdns_ptr_outbox': ptrOutbox(),
     '0016_fleet_perf_due_times': dueTimes(),
+    '0016_failure-truth_server_status': serverStatus(),
   };
   return { getMigrations: async () => all };
 }

@@ -1,0 +1,170 @@
+// A server's status as the engine reports it, written apart from its spec: the observed power and
+// generations and the conditions (server-conditions.ts). Only the engine's reports come here (a
+// job's report, reconciliation, a job that found its machine lost, the emulator's machine faults);
+// actions write the spec (machine-intents.ts) and never this. A machine found lost is told once,
+// when its condition turns: a `server.lost` event and a mail to the owner.
+
+import type { Tx } from '../db/database.ts';
+import type { Platform } from '../platform/context.ts';
+import { serverLost } from '../events/resource-events.ts';
+import { accountRepository } from '../accounts/account.repository.ts';
+import { queueMail } from '../mail/mail.service.ts';
+import { letterText } from '../mail/letter.ts';
+import {
+  applyConditions,
+  type ConditionReport,
+  engineUnreachableReason,
+  isLost,
+  machineLostReason,
+  parseConditions,
+} from '../servers/server-conditions.ts';
+import type { ServerRow, ServerUpdate } from '../servers/server.table.ts';
+import { jobRepository } from './job.repository.ts';
+import { lockAccount } from '../accounts/account-lock.ts';
+import { closeInvoiceItems } from '../billing/invoice-items.ts';
+import { machineItems } from '../billing/pricing.ts';
+import type { EngineObservation } from './compute-driver.ts';
+
+/** What one report says of a server's machine. */
+export interface StatusReport {
+  /** Observed values (absent: unchanged). */
+  observed?: Pick<ServerUpdate, 'observed_power' | 'observed_disk_generation' | 'observed_power_generation'>;
+  conditions: ConditionReport[];
+  /** Clears the engine error (the engine answered for this machine) or sets one. */
+  engineError?: string | null;
+}
+
+export const engineReachable: ConditionReport = {
+  type: 'EngineReachable',
+  status: 'true',
+  reason: 'EngineAnswered',
+  message: 'the engine answered',
+};
+
+export function engineUnreachable(message: string): ConditionReport {
+  return { type: 'EngineReachable', status: 'false', reason: engineUnreachableReason, message };
+}
+
+export const machinePresent: ConditionReport = {
+  type: 'MachinePresent',
+  status: 'true',
+  reason: 'InstanceFound',
+  message: 'the engine runs a machine for this server',
+};
+
+export const machineMissing: ConditionReport = {
+  type: 'MachinePresent',
+  status: 'false',
+  reason: machineLostReason,
+  message: 'the engine no longer has the machine it made for this server; its disk is gone with it',
+};
+
+const machineNotMade: ConditionReport = {
+  type: 'MachinePresent',
+  status: 'false',
+  reason: 'NotMade',
+  message: "the engine has not made this server's disk (its making failed, or is still to come)",
+};
+
+/** DiskConsistent from the generation the machine was made for, compared with the spec's. */
+function diskConsistency(made: number | undefined, wanted: number): ConditionReport {
+  if (made === undefined)
+    return { type: 'DiskConsistent', status: 'unknown', reason: 'NotReported', message: 'the engine did not say' };
+  return made === wanted
+    ? { type: 'DiskConsistent', status: 'true', reason: 'DiskAsSpecified', message: 'the disk is the one asked for' }
+    : {
+        type: 'DiskConsistent',
+        status: 'false',
+        reason: 'DiskGenerationDiffers',
+        message: `the machine holds disk generation ${made}; the server asks for ${wanted}`,
+      };
+}
+
+/** The status a machine the engine reported on (a job's report or an observation) is written with. */
+export function seenReport(
+  row: Pick<ServerRow, 'disk_generation'>,
+  seen: Pick<EngineObservation, 'power' | 'diskGeneration' | 'powerGeneration'>,
+): StatusReport {
+  return {
+    observed: {
+      observed_power: seen.power,
+      ...(seen.diskGeneration !== undefined ? { observed_disk_generation: seen.diskGeneration } : {}),
+      ...(seen.powerGeneration !== undefined ? { observed_power_generation: seen.powerGeneration } : {}),
+    },
+    conditions: [engineReachable, machinePresent, diskConsistency(seen.diskGeneration, row.disk_generation)],
+  };
+}
+
+/** The engine answered and has no machine for the server: lost when its disk was made, else not made yet. */
+export function missingReport(row: Pick<ServerRow, 'disk_generation' | 'observed_disk_generation'>): StatusReport {
+  const made = row.observed_disk_generation === row.disk_generation;
+  return {
+    observed: { observed_power: null },
+    conditions: [engineReachable, made ? machineMissing : machineNotMade],
+  };
+}
+
+/** The status columns a report is compared with. */
+export type StatusRow = Pick<
+  ServerRow,
+  'engine_error' | 'observed_power' | 'observed_disk_generation' | 'observed_power_generation' | 'conditions'
+>;
+
+/** What the report changes in the row's status (null: nothing, so a quiet round writes nothing). */
+export function statusChange(row: StatusRow, report: StatusReport, now: number): ServerUpdate | null {
+  const next = applyConditions(row.conditions, report.conditions, now);
+  const observed = Object.entries(report.observed ?? {}).filter(
+    ([column, value]) => row[column as keyof StatusRow] !== value,
+  );
+  const errorChanged = report.engineError !== undefined && report.engineError !== row.engine_error;
+  if (!next.changed && observed.length === 0 && !errorChanged) return null;
+  return {
+    ...Object.fromEntries(observed),
+    ...(errorChanged ? { engine_error: report.engineError } : {}),
+    conditions: next.json,
+  };
+}
+
+/**
+ * Writes the report into the server's status (in the caller's transaction) when it changes
+ * anything; a machine that turns lost is told to its owner. Answers the server as written, or
+ * null when nothing changed (or the server is gone).
+ */
+export async function reportStatus(
+  ctx: Platform,
+  trx: Tx,
+  serverUuid: string,
+  report: StatusReport,
+): Promise<ServerRow | null> {
+  const row = await jobRepository.serverStatus(trx, serverUuid);
+  if (!row) return null;
+  const change = statusChange(row, report, ctx.clock.now());
+  if (!change) return null;
+  const turnsLost = isLost(parseConditions(change.conditions ?? null)) && !isLost(parseConditions(row.conditions));
+  // The machine's billing stops with it: the account's lock comes before the server's row.
+  if (turnsLost) await lockAccount(ctx, trx, row.account_id);
+  const written = await jobRepository.writeStatus(trx, row.id, row.conditions, change);
+  if (!written) return null;
+  if (turnsLost) {
+    await closeInvoiceItems(ctx, trx, written.uuid, [...machineItems]);
+    await tellLost(ctx, trx, written);
+  }
+  return written;
+}
+
+/** The owner learns the machine is lost, and what brings it back (nothing does on its own). */
+async function tellLost(ctx: Platform, trx: Tx, server: ServerRow): Promise<void> {
+  ctx.log.warn({ server: server.uuid }, 'a server lost its machine in the engine; nothing is made again on its own');
+  await serverLost(ctx, trx, server, machineMissing.message);
+  const account = await accountRepository.addressee(trx, server.account_id);
+  await queueMail(ctx, trx, {
+    to: account.email,
+    subject: `Your server ${server.name} is lost: its machine no longer exists`,
+    text: letterText(account.firstname, [
+      `The machine of your server ${server.name} (${server.hostname}, ${server.uuid}) no longer exists in our`,
+      'infrastructure, and its disk is gone with it. We have not made a new one in its place: your data may still',
+      'be in a backup or snapshot. The server and its licence are not billed while it has no machine.',
+      'To bring it back, restore a backup or snapshot, rebuild or reinstall it; or remove it.',
+    ]),
+  });
+}

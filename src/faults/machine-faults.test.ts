@@ -1,0 +1,146 @@
+// The emulator's machine faults (issue 36): the operator makes a server's machine lost or its
+// engine unreachable, and the owner sees exactly what a real engine's report shows — the
+// conditions, the power, the event and the mail — and recovers as with a real engine.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
+import { createAccount, mailsTo, type TestAccount } from '../../test/support/accounts.ts';
+import { deployServer, SETTLE_SECONDS, serverInfo } from '../../test/support/servers.ts';
+
+let nubis: TestInstance;
+let alice: TestAccount;
+
+before(async () => {
+  nubis = await startTestInstance();
+  alice = await createAccount(nubis);
+});
+after(() => nubis.close());
+
+type Condition = { type: string; status: string; reason: string; message: string; since: string };
+const condition = (info: { conditions: Condition[] }, type: string) => info.conditions.find((c) => c.type === type);
+
+async function inject(server: string | number, fault: string) {
+  const answer = await nubis.admin('POST', '/admin/faults/machines', { server, fault });
+  assert.equal(answer.status, 201, JSON.stringify(answer.body));
+  return answer.body as { server: string; fault: string };
+}
+
+/** How many of the account's machines are billed now (open server items). */
+async function machinesBilled(): Promise<number> {
+  const list = await nubis.request('GET', '/v1.3/invoice/list', { token: alice.token });
+  assert.equal(list.status, 200);
+  return (list.body.invoices as { active: number; resource_type: string }[]).filter(
+    (item) => item.active === 1 && item.resource_type === 'server',
+  ).length;
+}
+
+describe('machine faults', () => {
+  test('a server without faults shows no conditions and its power', async () => {
+    const server = await deployServer(nubis, alice.token);
+    const info = await serverInfo(nubis, alice.token, server.uuid);
+    assert.deepEqual(info.conditions, []);
+    assert.equal(info.power, 'running');
+  });
+
+  test('machine_lost: conditions, power stopped, event, mail, operator and metrics; only a reinstall recovers', async () => {
+    const server = await deployServer(nubis, alice.token, { label: 'doomed', hostname: 'doomed.example.com' });
+    const billedBefore = await machinesBilled();
+    assert.deepEqual(await inject(server.id, 'machine_lost'), { server: server.uuid, fault: 'machine_lost' });
+
+    const lost = await serverInfo(nubis, alice.token, server.uuid);
+    assert.equal(lost.power, 'stopped');
+    assert.deepEqual(
+      { ...condition(lost, 'MachinePresent'), message: undefined, since: undefined },
+      { type: 'MachinePresent', status: 'false', reason: 'InstanceMissing', message: undefined, since: undefined },
+    );
+    assert.match(condition(lost, 'MachinePresent')!.since, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    assert.equal(condition(lost, 'EngineReachable')?.status, 'true');
+    assert.equal(condition(lost, 'Degraded')?.status, 'true');
+    assert.equal(condition(lost, 'Degraded')?.reason, 'InstanceMissing');
+
+    const events = await nubis.admin('GET', `/admin/events?account=${alice.id}&limit=1000`);
+    const told = events.body.events.filter(
+      (e: { type: string; resource: { uuid: string } }) => e.type === 'server.lost' && e.resource.uuid === server.uuid,
+    );
+    assert.equal(told.length, 1, 'one server.lost event');
+    const mails = (await mailsTo(nubis, alice.email)).filter((m) => m.subject.includes('doomed is lost'));
+    assert.equal(mails.length, 1, 'one mail');
+    assert.match(mails[0]!.text, /restore a backup or snapshot, rebuild or reinstall/);
+    const seen = await nubis.admin('GET', `/admin/servers/${server.uuid}`);
+    assert.equal(seen.body.lost, true);
+    // A machine that does not exist is not billed (its backups and addresses still are).
+    assert.equal(await machinesBilled(), billedBefore - 1);
+    assert.equal(seen.body.power, 'stopped');
+
+    // Told once: the same report again changes nothing.
+    await inject(server.uuid, 'machine_lost');
+    const again = await nubis.admin('GET', `/admin/events?account=${alice.id}&limit=1000`);
+    assert.equal(again.body.events.length, events.body.events.length);
+
+    // Actions that need the machine are refused; a reinstall makes a new disk.
+    for (const command of ['start', 'stop', 'reboot']) {
+      const refused = await nubis.request('PATCH', `/v1.3/server/${command}`, {
+        token: alice.token,
+        body: { server_id: server.uuid },
+      });
+      assert.equal(refused.status, 409, `${command}: ${JSON.stringify(refused.body)}`);
+      assert.match(JSON.stringify(refused.body), /machine is lost/);
+    }
+    const snapshot = await nubis.request('POST', '/v1.3/snapshot/create', {
+      token: alice.token,
+      body: { name: 'nothing', server_id: server.uuid },
+    });
+    assert.equal(snapshot.status, 409);
+    const reinstall = await nubis.request('POST', '/v1.3/server/reinstall', {
+      token: alice.token,
+      body: { server_id: server.uuid },
+    });
+    assert.equal(reinstall.status, 202, JSON.stringify(reinstall.body));
+    await nubis.advance(SETTLE_SECONDS);
+    const back = await serverInfo(nubis, alice.token, server.uuid);
+    assert.equal(back.power, 'running');
+    assert.equal(condition(back, 'MachinePresent')?.status, 'true');
+    assert.equal(condition(back, 'Degraded')?.status, 'false');
+    assert.equal((await nubis.admin('GET', `/admin/servers/${server.uuid}`)).body.lost, false);
+    // Billing resumed once, with the action that made the new disk.
+    assert.equal(await machinesBilled(), billedBefore);
+  });
+
+  test('engine_unreachable: power unknown while it lasts, actions still accepted, back when removed', async () => {
+    const server = await deployServer(nubis, alice.token);
+    await inject(server.uuid, 'engine_unreachable');
+    const silent = await serverInfo(nubis, alice.token, server.uuid);
+    assert.equal(silent.power, 'unknown');
+    assert.equal(condition(silent, 'EngineReachable')?.status, 'false');
+    assert.equal(condition(silent, 'EngineReachable')?.reason, 'EngineUnreachable');
+
+    const stop = await nubis.request('PATCH', '/v1.3/server/stop', {
+      token: alice.token,
+      body: { server_id: server.uuid },
+    });
+    assert.equal(stop.status, 202, JSON.stringify(stop.body));
+    assert.equal((await serverInfo(nubis, alice.token, server.uuid)).power, 'stopping');
+
+    const removed = await nubis.admin('DELETE', `/admin/faults/machines/${server.uuid}`);
+    assert.equal(removed.status, 204);
+    await nubis.advance(SETTLE_SECONDS);
+    const back = await serverInfo(nubis, alice.token, server.uuid);
+    assert.equal(back.power, 'stopped');
+    assert.equal(condition(back, 'EngineReachable')?.status, 'true');
+  });
+
+  test('bad input answers 400 naming the field; an unknown server 404', async () => {
+    const bad = await nubis.admin('POST', '/admin/faults/machines', { server: 1, fault: 'melted' });
+    assert.equal(bad.status, 400);
+    assert.match(JSON.stringify(bad.body), /fault/);
+    const missing = await nubis.admin('POST', '/admin/faults/machines', { fault: 'machine_lost' });
+    assert.equal(missing.status, 400);
+    assert.match(JSON.stringify(missing.body), /server/);
+    const unknown = await nubis.admin('POST', '/admin/faults/machines', {
+      server: '00000000-0000-4000-8000-000000000000',
+      fault: 'machine_lost',
+    });
+    assert.equal(unknown.status, 404);
+  });
+});

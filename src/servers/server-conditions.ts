@@ -1,0 +1,88 @@
+// A server's conditions, as Kubernetes keeps them: each a type with a status (true, false or
+// unknown), a reason (a CamelCase word), a message and the time its status last changed. Only the
+// engine's reports write them (reconciliation, a job's report, the emulator's machine faults);
+// actions never do. Degraded is derived: true while any other condition is not true.
+
+export const conditionTypes = ['EngineReachable', 'MachinePresent', 'DiskConsistent', 'Degraded'] as const;
+export type ConditionType = (typeof conditionTypes)[number];
+export type ConditionStatus = 'true' | 'false' | 'unknown';
+
+export interface Condition {
+  type: ConditionType;
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+  /** Clock ms when the status last changed. */
+  since: number;
+}
+
+/** What a report says of one condition (Degraded is never reported: it follows from the others). */
+export interface ConditionReport {
+  type: Exclude<ConditionType, 'Degraded'>;
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+}
+
+/** The reason MachinePresent is false for a machine the engine made and no longer has. */
+export const machineLostReason = 'InstanceMissing';
+/** The reason EngineReachable is false while the engine does not answer. */
+export const engineUnreachableReason = 'EngineUnreachable';
+
+export function parseConditions(json: string | null): Condition[] {
+  return json ? (JSON.parse(json) as Condition[]) : [];
+}
+
+export function conditionOf(conditions: readonly Condition[], type: ConditionType): Condition | undefined {
+  return conditions.find((c) => c.type === type);
+}
+
+/** True when the machine the engine made is gone (MachinePresent false for that reason). */
+export function isLost(conditions: readonly Condition[]): boolean {
+  const present = conditionOf(conditions, 'MachinePresent');
+  return present?.status === 'false' && present.reason === machineLostReason;
+}
+
+/**
+ * The conditions after `reports` (the others kept as they were), with Degraded derived; a status
+ * unchanged keeps its time. `changed` is false when nothing but the order would differ, so a round
+ * with nothing new writes nothing.
+ */
+export function applyConditions(
+  json: string | null,
+  reports: readonly ConditionReport[],
+  now: number,
+): { json: string; changed: boolean; conditions: Condition[] } {
+  const before = parseConditions(json);
+  const next = new Map<ConditionType, Condition>(before.map((c) => [c.type, c]));
+  const put = (report: Omit<Condition, 'since'>) => {
+    const old = next.get(report.type);
+    next.set(report.type, {
+      ...report,
+      since: old && old.status === report.status ? old.since : now,
+    });
+  };
+  for (const report of reports) put(report);
+  const failing = [...next.values()].filter((c) => c.type !== 'Degraded' && c.status !== 'true');
+  put(
+    failing.length
+      ? {
+          type: 'Degraded',
+          status: 'true',
+          reason: failing[0]!.reason,
+          message: failing.map((c) => `${c.type}: ${c.message}`).join('; '),
+        }
+      : {
+          type: 'Degraded',
+          status: 'false',
+          reason: 'AllConditionsTrue',
+          message: 'the machine is as the engine made it',
+        },
+  );
+  const conditions = conditionTypes.flatMap((type) => {
+    const c = next.get(type);
+    return c ? [c] : [];
+  });
+  const text = JSON.stringify(conditions);
+  return { json: text, changed: text !== (json ?? ''), conditions };
+}
