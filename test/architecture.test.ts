@@ -59,6 +59,7 @@ export const computeOnServersNotYetMoved: Record<string, string> = {
   'src/compute/job.repository.ts': 'reads ServerRow, declared in src/servers',
   'src/compute/lxd/lxd-driver.ts': 'the transition type and script reports are declared in src/servers',
   'src/compute/machine-intents.ts': 'shows transitions through src/servers/power-state.ts',
+  'src/compute/machine-status.ts': "writes the engine's report into ServerRow, declared in src/servers",
   'src/compute/script-reports.ts': 'records the outcome through src/servers/script-outcome.ts',
   'src/compute/simulated-driver.ts': 'derives power from src/servers/power-state.ts',
 };

@@ -14,7 +14,7 @@ import {
 } from '../events/resource-events.ts';
 import type { Platform } from '../platform/context.ts';
 import { provisioningTransition } from '../servers/power-state.ts';
-import { parseConditions } from '../servers/server-conditions.ts';
+import { parseConditions } from './machine-conditions.ts';
 import type { ComputeJobRow } from './compute-job.table.ts';
 import {
   type Artifact,

@@ -1,5 +1,5 @@
 // A server's status as the engine reports it, written apart from its spec: the observed power and
-// generations and the conditions (server-conditions.ts). Only the engine's reports come here (a
+// generations and the conditions (src/compute/machine-conditions.ts). Only the engine's reports come here (a
 // job's report, reconciliation, a job that found its machine lost, the emulator's machine faults);
 // actions write the spec (machine-intents.ts) and never this. A machine found lost is told once,
 // when its condition turns: a `server.lost` event and a mail to the owner.
@@ -17,7 +17,7 @@ import {
   isLost,
   machineLostReason,
   parseConditions,
-} from '../servers/server-conditions.ts';
+} from './machine-conditions.ts';
 import type { ServerRow, ServerUpdate } from '../servers/server.table.ts';
 import { jobRepository } from './job.repository.ts';
 import { lockAccount } from '../accounts/account-lock.ts';

@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import type { PoolStats } from '../db/connect.ts';
 import type { Platform } from '../platform/context.ts';
-import { isLost, parseConditions } from '../servers/server-conditions.ts';
+import { isLost, parseConditions } from '../compute/machine-conditions.ts';
 
 export function registerStateMetrics(ctx: Platform, poolStats: () => PoolStats): void {
   const { metrics } = ctx;

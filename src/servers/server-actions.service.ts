@@ -23,7 +23,7 @@ import { settlesStopped, type PowerCommand, type SettledPower } from './power-st
 import { overageHold, requireUnderAllowance } from './overage-gate.ts';
 import { markComputeFault } from '../faults/compute-fault.ts';
 import type { ServerRow } from './server.table.ts';
-import { isLost, parseConditions } from './server-conditions.ts';
+import { isLost, parseConditions } from '../compute/machine-conditions.ts';
 import { transaction } from '../db/transaction.ts';
 
 /** Runs a state change on the caller's server, locked for the length of the transaction. */

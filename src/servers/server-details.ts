@@ -13,7 +13,7 @@ import { monthBounds } from '../billing/metering.ts';
 import { describeAllocated, ipv6Gateway } from '../network/ip-pool.ts';
 import { serverItems } from '../billing/pricing.ts';
 import { isProvisioning, shownPower } from './power-state.ts';
-import { type Condition, parseConditions } from './server-conditions.ts';
+import { type Condition, parseConditions } from '../compute/machine-conditions.ts';
 import { effectiveOptions, type ServerOptions } from './server-options.ts';
 import { overageOf, type Overage } from './overage.ts';
 import { scriptState, type ScriptState } from './script-outcome.ts';
@@ -58,7 +58,7 @@ export interface ServerDetails {
   overage: Overage;
   /** The first-boot script's outcome; null without a script_url. */
   script: ScriptState | null;
-  /** The engine's conditions of the machine (server-conditions.ts); empty until the engine reports. */
+  /** The engine's conditions of the machine (src/compute/machine-conditions.ts); empty until the engine reports. */
   conditions: Condition[];
 }
 

@@ -2,7 +2,7 @@
 // region), pull the plug (force stop, whatever the server is doing) and remove one. The owner's
 // rules (permissions, busy transitions) do not apply: this is the operator's override.
 
-import { type Condition, isLost, parseConditions } from './server-conditions.ts';
+import { type Condition, isLost, parseConditions } from '../compute/machine-conditions.ts';
 import type { Platform } from '../platform/context.ts';
 import { NotFound } from '../platform/errors.ts';
 import { parseRef } from '../platform/ids.ts';

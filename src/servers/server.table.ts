@@ -46,7 +46,7 @@ export interface ServerTable {
   /** The disk generation the engine made and last reported (never made again: a missing one is lost). */
   observed_disk_generation: number | null;
   observed_power_generation: number | null;
-  /** JSON array of Condition (server-conditions.ts): EngineReachable, MachinePresent, DiskConsistent, Degraded. */
+  /** JSON array of Condition (src/compute/machine-conditions.ts): EngineReachable, MachinePresent, DiskConsistent, Degraded. */
   conditions: string | null;
   /** Why the compute engine last failed this server (real driver), or null. */
   engine_error: string | null;

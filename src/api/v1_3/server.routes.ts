@@ -28,7 +28,7 @@ import { toCents } from '../../platform/money.ts';
 import { accepted } from './format.ts';
 import { authErrors, IdOrUuid, NullableTimestamp, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
 import { POWER_STATES } from '../../servers/power-state.ts';
-import { type Condition, conditionTypes } from '../../servers/server-conditions.ts';
+import { type Condition, conditionTypes } from '../../compute/machine-conditions.ts';
 
 const tags = ['v1.3 servers'];
 

@@ -13,7 +13,7 @@ export function serverStatus() {
       await db.schema.alterTable('servers').addColumn('observed_power', 'text').execute();
       await db.schema.alterTable('servers').addColumn('observed_disk_generation', 'integer').execute();
       await db.schema.alterTable('servers').addColumn('observed_power_generation', 'integer').execute();
-      // JSON array of conditions (src/servers/server-conditions.ts), each with its status, reason and time.
+      // JSON array of conditions (src/compute/machine-conditions.ts), each with its status, reason and time.
       await db.schema.alterTable('servers').addColumn('conditions', 'text').execute();
       await db.schema.alterTable('snapshots').addColumn('failure', 'text').execute();
     },
