@@ -14,6 +14,7 @@ const claims = new Map([
   ['compute/job.repository.ts', 'compute_jobs'],
   ['events/event.repository.ts', 'event_schedule'],
   ['mail/mail.repository.ts', 'mail_outbox'],
+  ['reverse-dns/ptr-outbox.repository.ts', 'ptr_outbox'],
   ['snapshots/snapshot.repository.ts', 'snapshots'],
 ]);
 

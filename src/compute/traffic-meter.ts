@@ -122,3 +122,14 @@ export async function monthTrafficGb(...asked: Parameters<typeof monthTrafficByt
   const bytes = await monthTrafficBytes(...asked);
   return new Map([...bytes].map(([uuid, value]) => [uuid, Math.round((value / gib) * 100) / 100]));
 }
+
+/**
+ * Bytes a millisecond the machine moves now, as its driver foresees it (0 when the driver reads its
+ * counters rather than foreseeing them, or the machine is stopped): what the overage sweep plans with.
+ */
+export function trafficRatePerMs(ctx: Platform, machine: MachineFacts, now: number): number {
+  const hour = 3_600_000;
+  const from = ctx.compute.trafficCounter(machine, now);
+  const to = ctx.compute.trafficCounter(machine, now + hour);
+  return from && to && to.epoch === from.epoch ? Math.max(0, (to.bytes - from.bytes) / hour) : 0;
+}

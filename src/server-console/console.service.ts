@@ -11,6 +11,7 @@ import { findServer } from '../servers/server.service.ts';
 import { operatorServerInfo } from '../servers/server-operator.service.ts';
 import { shownPower } from '../servers/power-state.ts';
 import type { MachineConsole } from '../compute/compute-driver.ts';
+import { openConsole } from '../compute/machine-console.ts';
 import { recordOperatorAction } from '../audit/audit.service.ts';
 
 /** Who asks for a console, by the token they presented. */
@@ -64,7 +65,7 @@ export async function openMachineConsole(
   serverUuid: string,
   size: { cols: number; rows: number },
 ): Promise<MachineConsole> {
-  const opening = await ctx.compute.openConsole(serverUuid, size);
+  const opening = await openConsole(ctx, serverUuid, size);
   if ('unavailable' in opening) throw new Conflict(opening.unavailable);
   return opening.console;
 }

@@ -19,7 +19,8 @@ import { letterText } from '../mail/letter.ts';
 import { bandwidthOverageItem } from '../billing/pricing.ts';
 import { chargeOnce } from '../billing/one-off-charge.ts';
 import { catalogOf, machineFacts } from './server-details.ts';
-import { HOUR_MS, monthBounds } from '../billing/metering.ts';
+import { monthBounds } from '../billing/metering.ts';
+import { trafficRatePerMs } from '../compute/traffic-meter.ts';
 import { effectiveOptions } from './server-options.ts';
 import { monthUsageGb } from './month-usage.ts';
 import { monthOf, overageOf, type Overage } from './overage.ts';
@@ -112,10 +113,7 @@ function nextLook(
   // In a transition the machine moves no traffic yet; how it moves once settled is read then.
   if (row.action_until !== null && row.action_until > now)
     return lift === null ? row.action_until : Math.min(row.action_until, lift);
-  const facts = machineFacts(ctx, row);
-  const from = ctx.compute.trafficCounter(facts, now);
-  const to = ctx.compute.trafficCounter(facts, now + HOUR_MS);
-  const perMs = from && to && to.epoch === from.epoch ? (to.bytes - from.bytes) / HOUR_MS : 0;
+  const perMs = trafficRatePerMs(ctx, machineFacts(ctx, row), now);
   if (perMs <= 0) return lift;
   // A little early rather than late: the usage shown is rounded to the hundredth of a GB.
   const eta = now + Math.max(1000, Math.floor(((targetGb - usageGb - 0.01) * gib) / perMs));
