@@ -45,6 +45,11 @@ async function seedBilling(dataDir: string): Promise<void> {
   ).run(now, now);
   // The settled total the services keep beside every transaction (billing/settled.ts).
   db.prepare('update accounts set settled_micros = settled_micros + 1000000000000').run();
+  // The lists' totals the services keep beside every insert (migration 0017).
+  db.prepare(
+    `update accounts set transaction_count = transaction_count + 1,
+       invoice_item_count = invoice_item_count + (select count(*) from servers where servers.account_id = accounts.id)`,
+  ).run();
   db.exec('commit');
   db.close();
 }

@@ -159,7 +159,16 @@ export async function seedHistory(config: Config, accountId: number, items: numb
         updated_at: start,
       })
       .execute();
-    // The credit and the final charges cancel out: the settled total is unchanged.
+    // The credit and the final charges cancel out: the settled total is unchanged. The lists'
+    // totals are kept on the account row, as every insert of the services keeps them.
+    await trx
+      .updateTable('accounts')
+      .set((eb) => ({
+        invoice_item_count: eb('invoice_item_count', '+', items),
+        transaction_count: eb('transaction_count', '+', 1),
+      }))
+      .where('id', '=', accountId)
+      .execute();
   });
   await storage.close();
 }

@@ -32,6 +32,10 @@ export interface AccountTable {
   settled_micros: Generated<number>;
   /** When the out-of-funds sweep looks at the account next: 0 once its ledger changed, null when nothing is billed (billing/funds-due.ts). */
   funds_due_at: Generated<number | null>;
+  /** How many transactions the account has: transaction/list's total, kept by every insert. */
+  transaction_count: Generated<number>;
+  /** How many invoice items the account has: invoice/list's total, kept by every insert. */
+  invoice_item_count: Generated<number>;
   created_at: number;
   updated_at: number;
   last_login_at: number | null;

@@ -6,7 +6,15 @@
 // Lock order: every write here that changes what an account has is made by a caller holding
 // the account lock (lockAccount) first; settled_micros is then the account row's only write.
 
-import { type Insertable, type Kysely, type QueryCreator, type RawBuilder, type Selectable, sql } from 'kysely';
+import {
+  type ExpressionBuilder,
+  type Insertable,
+  type Kysely,
+  type QueryCreator,
+  type RawBuilder,
+  type Selectable,
+  sql,
+} from 'kysely';
 import type { Database, DialectName, Queryable, Tx } from '../db/database.ts';
 import { batches, maxBoundValues } from '../db/batches.ts';
 import { jsonTuples, objectsOf } from '../db/json-tuples.ts';
@@ -65,7 +73,7 @@ export async function insertOpeningItems(db: Queryable, opening: OpeningItems): 
     insertsByCount.set(opening.count, insert);
   }
   await insert.run(db, ...opening.values);
-  await markFundsDue(db, opening.values[0] as number);
+  await markFundsDue(db, opening.values[0] as number, opening.count);
 }
 
 const itemColumns = [
@@ -144,18 +152,38 @@ const addToSettled = prepared<[number, number], never>(2, (db, delta, accountId)
     .where('id', '=', accountId),
 );
 
-const fundsDueNow = prepared<[number], never>(1, (db, accountId) =>
-  db.updateTable('accounts').set({ funds_due_at: 0 }).where('id', '=', accountId),
+const fundsDueNow = prepared<[number, number], never>(2, (db, opened, accountId) =>
+  db
+    .updateTable('accounts')
+    .set((eb) => ({ funds_due_at: 0, invoice_item_count: eb('invoice_item_count', '+', opened) }))
+    .where('id', '=', accountId),
 );
 
 /**
  * Puts the account before the out-of-funds sweep's next round: every write that can bring its
  * balance to zero sooner (an opened item, a charge) calls it in its transaction (funds-due.ts).
- * The caller holds the account lock already (the lock order: account first).
+ * The same update counts the `opened` items it follows (invoice/list's total), so an insert of
+ * items pays no statement of its own for it. The caller holds the account lock already (the lock
+ * order: account first).
  */
-export async function markFundsDue(db: Queryable, accountId: number): Promise<void> {
-  await fundsDueNow.run(db, accountId);
+export async function markFundsDue(db: Queryable, accountId: number, opened: number): Promise<void> {
+  await fundsDueNow.run(db, opened, accountId);
 }
+
+/**
+ * The account's invoice_item_count after `opened` more items, as a value of the update that
+ * opens them in one statement with something else (server.repository.ts insertWithItems).
+ */
+export function countedItems(eb: ExpressionBuilder<Database, 'accounts'>, opened: number) {
+  return eb('invoice_item_count', '+', opened);
+}
+
+const countOneTransaction = prepared<[number], never>(1, (db, accountId) =>
+  db
+    .updateTable('accounts')
+    .set((eb) => ({ transaction_count: eb('transaction_count', '+', 1) }))
+    .where('id', '=', accountId),
+);
 
 /** The account's rows a list shows a page of: invoice items and transactions. */
 type AccountListed = 'invoice_items' | 'transactions';
@@ -178,14 +206,29 @@ function newestOfAccount<T extends AccountListed>(
     .execute() as Promise<Selectable<Database[T]>[]>;
 }
 
-/** How many rows the account has in the list (the page's total). */
+const countColumn = { invoice_items: 'invoice_item_count', transactions: 'transaction_count' } as const;
+
+/**
+ * How many rows the account has in the list (the page's total): the count its row keeps, so the
+ * read costs the same whatever the account's age (migration 0017). None for an unknown account.
+ */
 async function countOfAccount(db: Queryable, table: AccountListed, accountId: number): Promise<number> {
   const row = await db
-    .selectFrom(table)
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
+    .selectFrom('accounts')
+    .select(`${countColumn[table]} as count`)
+    .where('id', '=', accountId)
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
+}
+
+/**
+ * Inserts a transaction and counts it on the account row (transaction/list's total), in the
+ * caller's transaction: the one way into the transactions table.
+ */
+export async function insertTransactionRow(trx: Tx, row: Insertable<TransactionTable>): Promise<TransactionRow> {
+  const inserted = await trx.insertInto('transactions').values(row).returningAll().executeTakeFirstOrThrow();
+  await countOneTransaction.run(trx, row.account_id);
+  return inserted;
 }
 
 export const billingRepository = {
@@ -230,7 +273,7 @@ export const billingRepository = {
 
   async insertItem(trx: Tx, row: Insertable<InvoiceItemTable>): Promise<void> {
     await trx.insertInto('invoice_items').values(row).execute();
-    await markFundsDue(trx, row.account_id);
+    await markFundsDue(trx, row.account_id, 1);
   },
 
   /** The account's items newest first, `limit` from `offset`. */
@@ -266,7 +309,7 @@ export const billingRepository = {
   },
 
   insertTransaction(trx: Tx, row: Insertable<TransactionTable>): Promise<TransactionRow> {
-    return trx.insertInto('transactions').values(row).returningAll().executeTakeFirstOrThrow();
+    return insertTransactionRow(trx, row);
   },
 
   /** The account's transactions newest first, at most `limit`. */

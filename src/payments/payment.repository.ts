@@ -5,13 +5,15 @@
 import type { Insertable } from 'kysely';
 import type { Queryable, Tx } from '../db/database.ts';
 import type { TransactionRow, TransactionTable } from '../billing/billing.table.ts';
+import { insertTransactionRow } from '../billing/billing.repository.ts';
 
 /** Which payment a processor's event is about: by the checkout's ref, or by the payment's ref. */
 export type PaymentRef = { ptype: string; processorRef: string } | { ptype: string; paymentRef: string };
 
 export const paymentRepository = {
-  insert(db: Queryable, row: Insertable<TransactionTable>): Promise<TransactionRow> {
-    return db.insertInto('transactions').values(row).returningAll().executeTakeFirstOrThrow();
+  /** Inserts a payment (or its refund or dispute), counted on the account row in `trx`. */
+  insert(trx: Tx, row: Insertable<TransactionTable>): Promise<TransactionRow> {
+    return insertTransactionRow(trx, row);
   },
 
   byId(db: Queryable, id: number): Promise<TransactionRow | undefined> {

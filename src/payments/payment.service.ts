@@ -105,16 +105,21 @@ export async function startCheckout(
   const account = await payer(ctx, actor);
   const rate = vatRateBp(ctx, account.country);
   const now = ctx.clock.now();
-  const row = await paymentRepository.insert(ctx.db, {
-    account_id: account.id,
-    ptype: processor.name,
-    pstatus: 'pending',
-    amount_micros: net,
-    fee_micros: 0,
-    taxrate_bp: rate,
-    note: null,
-    created_at: now,
-    updated_at: now,
+  // Its own transaction: the payment and the account's count of transactions land together
+  // (the account row first: the lock order).
+  const row = await transaction(ctx, async (trx) => {
+    await lockAccount(ctx, trx, account.id);
+    return paymentRepository.insert(trx, {
+      account_id: account.id,
+      ptype: processor.name,
+      pstatus: 'pending',
+      amount_micros: net,
+      fee_micros: 0,
+      taxrate_bp: rate,
+      note: null,
+      created_at: now,
+      updated_at: now,
+    });
   });
   let session: { ref: string; url: string };
   try {

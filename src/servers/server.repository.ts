@@ -9,6 +9,7 @@ import {
   insertOpeningItems,
   openedItemWidth,
   openingItemsInsert,
+  countedItems,
   type OpeningItems,
 } from '../billing/billing.repository.ts';
 import { jsonTuples, objectsOf, ownColumns } from '../db/json-tuples.ts';
@@ -325,11 +326,12 @@ function insertWithItems(count: number): PreparedQuery<unknown[], ServerRow> {
     insert = prepared<unknown[], ServerRow>(insertedColumns.length + count * openedItemWidth, (db, ...values) =>
       db
         .with('opened', (qc) => openingItemsInsert(qc, count, values.slice(insertedColumns.length)).returning('id'))
-        // The opened items put the account before the out-of-funds sweep (billing/funds-due.ts).
+        // The opened items put the account before the out-of-funds sweep (billing/funds-due.ts),
+        // and are counted for invoice/list's total, in the update markFundsDue makes elsewhere.
         .with('funds_due', (qc) =>
           qc
             .updateTable('accounts')
-            .set({ funds_due_at: 0 })
+            .set((eb) => ({ funds_due_at: 0, invoice_item_count: countedItems(eb, count) }))
             .where('id', '=', values[insertedColumns.indexOf('account_id')] as number)
             .returning('id'),
         )
