@@ -188,8 +188,24 @@ function describe(row: FaultRuleRow): FaultRule {
   };
 }
 
-export async function addFaultRule(ctx: Platform, input: FaultRuleInput): Promise<FaultRule> {
+/**
+ * `documented`: the statuses an operation documents, by its id (undefined for an id the API does
+ * not have). A 4xx fires only where documented (matches), so a rule for one exact operation with
+ * a 4xx it never answers would never fire: refused.
+ */
+export async function addFaultRule(
+  ctx: Platform,
+  input: FaultRuleInput,
+  documented: (operation: string) => ReadonlySet<number> | undefined = () => undefined,
+): Promise<FaultRule> {
   const { match, action } = input;
+  const statuses = match.operation === undefined ? undefined : documented(match.operation);
+  if (action.status !== undefined && action.status < 500 && statuses && !statuses.has(action.status))
+    throw new Invalid(
+      'action.status',
+      `${match.operation} never answers ${action.status}, so the rule would never fire; it documents ` +
+        `${[...statuses].sort((a, b) => a - b).join(', ')} (any 5xx may be injected)`,
+    );
   if (action.status === undefined && !action.latency_ms && !action.compute_fail)
     throw new Invalid('action', 'name a status to answer, a latency_ms to add, or compute_fail');
   if (action.compute_fail && action.status !== undefined)

@@ -76,6 +76,30 @@ describe('fault rules', () => {
     await nubis.admin('DELETE', `/admin/faults/${rule.id}`);
   });
 
+  test('a rule for one operation with a 4xx it never answers is refused, naming the status and what it documents', async () => {
+    // ssh_key/rename never answers 403 (the specification); the rule could never fire.
+    const rulesBefore = (await nubis.admin('GET', '/admin/faults')).body.faults.length;
+    const refused = await nubis.admin('POST', '/admin/faults', {
+      match: { operation: 'renameSshKey' },
+      action: { status: 403 },
+    });
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    const text = JSON.stringify(refused.body);
+    assert.match(text, /action\.status/);
+    const documented = (((await nubis.request('GET', '/openapi.json')).body.paths as Record<string, unknown>)[
+      '/v1.3/ssh_key/rename'
+    ] ?? {}) as Record<string, { responses: Record<string, unknown> }>;
+    const statuses = Object.values(documented).flatMap((operation) => Object.keys(operation.responses));
+    assert.ok(statuses.includes('404'), "the document lists rename's statuses");
+    for (const status of statuses) assert.match(text, new RegExp(`\\b${status}\\b`), `names ${status}`);
+    assert.equal((await nubis.admin('GET', '/admin/faults')).body.faults.length, rulesBefore, 'nothing was added');
+    // A documented 4xx, and any 5xx, are accepted on the same operation.
+    for (const status of [404, 502]) {
+      const rule = await addRule({ match: { operation: 'renameSshKey' }, action: { status } });
+      await nubis.admin('DELETE', `/admin/faults/${rule.id}`);
+    }
+  });
+
   test('429 carries Retry-After and the RateLimit headers', async () => {
     await addRule({ match: { path: '/v1.3/ssh_key/list' }, action: { status: 429 }, times: 1 });
     const limited = await nubis.request('GET', '/v1.3/ssh_key/list', { token: alice.token });

@@ -180,14 +180,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   observeRequests(app, ctx);
   applyConnectionLimits(app.server, ctx.config);
-  lifecycle.connections = trackConnections(app.server);
-  lingerBeforeClosing(app.server);
+  lifecycle.connections = trackConnections(app.server, app.log);
+  lingerBeforeClosing(app.server, app.log);
   const trusted = trustProxyFunction(ctx.config.trustProxy);
   shareConnections(app.server, {
     maxConnections: ctx.config.maxConnections,
     maxConnectionsPerAddress: ctx.config.maxConnectionsPerAddress,
     firstByteTimeoutMs: ctx.config.firstByteTimeoutMs,
     isTrustedProxy: (address) => trusted(address, 0),
+    log: app.log,
   });
   // The machine consoles' WebSockets (upgrades never reach Fastify's routes).
   serverConsoleSockets(app, ctx);

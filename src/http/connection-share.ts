@@ -9,6 +9,8 @@
 
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Logger } from '../platform/context.ts';
+import { ownErrors } from '../platform/own-errors.ts';
 
 export interface ConnectionShare {
   maxConnections: number;
@@ -16,6 +18,7 @@ export interface ConnectionShare {
   firstByteTimeoutMs: number;
   /** Whether a peer is a trusted proxy (the first hop of TRUST_PROXY). */
   isTrustedProxy: (address: string) => boolean;
+  log: Logger;
 }
 
 const openedAt = Symbol('opened at');
@@ -29,7 +32,9 @@ export function shareConnections(server: Server, share: ConnectionShare): void {
   // Connections that have not sent a byte yet, oldest first.
   const silent = new Set<NewSocket>();
 
-  server.on('connection', (socket: NewSocket) => {
+  // A connection the share could not count is closed: letting it in uncounted would open a way
+  // around the cap.
+  const admit = (socket: NewSocket) => {
     const address = socket.remoteAddress ?? '';
     if (open >= share.maxConnections) {
       socket.destroy();
@@ -52,22 +57,26 @@ export function shareConnections(server: Server, share: ConnectionShare): void {
     socket.once('close', () => open--);
     socket[openedAt] = Date.now();
     silent.add(socket);
-  });
+  };
+  server.on(
+    'connection',
+    ownErrors(share.log, 'the connection share listener', admit, (socket) => socket.destroy()),
+  );
 
   // The HTTP parser reads from the socket's handle directly (no 'data' events): its byte count
   // tells whether anything arrived. Checked a few times per timeout, like Node's own timeouts.
   // Timers run before the poll phase reads: after the process was busy for a while, bytes that
   // arrived meanwhile still wait in the kernel. So a connection found silent is closed only if it
   // is still silent once a poll phase has run (setImmediate runs right after it).
-  const close = (overdue: NewSocket[]) => {
+  const close = ownErrors(share.log, 'the silent connection sweep', (overdue: NewSocket[]) => {
     for (const socket of overdue)
       if (!socket.destroyed && socket.bytesRead === 0) {
         silent.delete(socket);
         socket.destroy();
       }
-  };
+  });
   const check = setInterval(
-    () => {
+    ownErrors(share.log, 'the silent connection check', () => {
       const now = Date.now();
       const overdue: NewSocket[] = [];
       for (const socket of silent) {
@@ -75,7 +84,7 @@ export function shareConnections(server: Server, share: ConnectionShare): void {
         else if (now - (socket[openedAt] ?? now) >= share.firstByteTimeoutMs) overdue.push(socket);
       }
       if (overdue.length) setImmediate(close, overdue);
-    },
+    }),
     Math.max(50, Math.floor(share.firstByteTimeoutMs / 4)),
   );
   check.unref();

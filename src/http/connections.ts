@@ -3,10 +3,12 @@
 // malformed head), and the drain on shutdown (stop accepting, finish what is in flight within a
 // deadline, close idle keep-alive connections at once, answer late arrivals 503 + Connection: close).
 
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
+import type { Logger } from '../platform/context.ts';
+import { ownErrors } from '../platform/own-errors.ts';
 import { statusLine } from './error-mapping.ts';
 
 /** What the shutdown tells the HTTP layer. */
@@ -51,8 +53,16 @@ export function connectionsCheckingInterval(config: Config): number {
 /**
  * Node refused a request before routing (timeout, a head too large, a malformed request): answer
  * in the API's error shape, with the headers every answer carries, and close the connection.
+ * Fastify calls it bound to the app; a failure is logged and the connection closed.
  */
-export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+export function clientErrorHandler(this: { log: Logger }, error: NodeJS.ErrnoException, socket: Socket): void {
+  ownErrors(this.log, 'the clientError listener', answerClientError, (_error, failed) => failed.destroy())(
+    error,
+    socket,
+  );
+}
+
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const status =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
@@ -94,24 +104,30 @@ interface TrackedSocket extends Socket {
  * connection is left to send its request (answered 503 while draining) or to meet the timeouts.
  * Also counts accepted connections, for the drain.
  */
-export function trackConnections(server: Server): ConnectionCounts {
+export function trackConnections(server: Server, log: Logger): ConnectionCounts {
   const sockets = new Set<TrackedSocket>();
   let accepted = 0;
   let requests = 0;
-  server.on('connection', (socket: TrackedSocket) => {
-    accepted++;
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
-  server.on('request', (request, response) => {
-    requests++;
-    const socket = request.socket as TrackedSocket;
-    socket[active] = (socket[active] ?? 0) + 1;
-    response.once('close', () => {
-      socket[active] = (socket[active] ?? 1) - 1;
-      socket[served] = (socket[served] ?? 0) + 1;
-    });
-  });
+  server.on(
+    'connection',
+    ownErrors(log, 'the connection tracking listener', (socket: TrackedSocket) => {
+      accepted++;
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+    }),
+  );
+  server.on(
+    'request',
+    ownErrors(log, 'the request tracking listener', (request: IncomingMessage, response: ServerResponse) => {
+      requests++;
+      const socket = request.socket as TrackedSocket;
+      socket[active] = (socket[active] ?? 0) + 1;
+      response.once('close', () => {
+        socket[active] = (socket[active] ?? 1) - 1;
+        socket[served] = (socket[served] ?? 0) + 1;
+      });
+    }),
+  );
   server.closeIdleConnections = () => {
     for (const socket of sockets) if (socket[served] && !socket[active]) socket.destroy();
   };
@@ -163,12 +179,18 @@ export function stopAccepting(app: FastifyInstance): void {
 export async function drainHttp(app: FastifyInstance, deadlineMs: number): Promise<boolean> {
   const server = app.server;
   server.closeIdleConnections();
-  const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+  const idleSweep = setInterval(
+    ownErrors(app.log, "the drain's idle sweep", () => server.closeIdleConnections()),
+    100,
+  );
   let inTime = true;
-  const deadline = setTimeout(() => {
-    inTime = false;
-    server.closeAllConnections();
-  }, deadlineMs);
+  const deadline = setTimeout(
+    ownErrors(app.log, "the drain's deadline", () => {
+      inTime = false;
+      server.closeAllConnections();
+    }),
+    deadlineMs,
+  );
   try {
     await app.close();
   } finally {

@@ -70,3 +70,30 @@ export function openapiDocument(app: FastifyInstance, options: SwaggerOptions): 
     yaml: async () => (await build()).swagger({ yaml: true }),
   };
 }
+
+const statusesOfDocument = new WeakMap<OpenapiDocument, Promise<Map<string, ReadonlySet<number>>>>();
+
+/**
+ * Each operation's documented statuses (its responses), by operationId: what a fault rule may
+ * answer on it (the fault hook reads the same responses from the route's schema).
+ */
+export function documentedStatuses(document: OpenapiDocument): Promise<Map<string, ReadonlySet<number>>> {
+  let statuses = statusesOfDocument.get(document);
+  if (!statuses) {
+    statuses = document.json().then((json) => {
+      const byOperation = new Map<string, Set<number>>();
+      const paths = (json.paths ?? {}) as Record<string, Record<string, { operationId?: string; responses?: object }>>;
+      for (const item of Object.values(paths))
+        for (const operation of Object.values(item)) {
+          if (!operation?.operationId || !operation.responses) continue;
+          const known = byOperation.get(operation.operationId) ?? new Set<number>();
+          for (const status of Object.keys(operation.responses).map(Number))
+            if (Number.isInteger(status)) known.add(status);
+          byOperation.set(operation.operationId, known);
+        }
+      return byOperation;
+    });
+    statusesOfDocument.set(document, statuses);
+  }
+  return statuses;
+}
