@@ -168,6 +168,8 @@ describe('machine faults', () => {
     assert.deepEqual(await foundByPower(owner, 'stopped'), [lost.uuid]);
     assert.deepEqual(await foundByPower(owner, 'unknown'), [silent.uuid]);
     assert.deepEqual(await foundByPower(owner, 'running'), []);
+    const account = await nubis.request('GET', '/v1.3/account/info', { token: owner.token });
+    assert.equal(account.body.servers.running, 0, 'account/info counts no server running');
     // A transition under way is shown (and found) before any condition.
     const reinstall = await nubis.request('POST', '/v1.3/server/reinstall', {
       token: owner.token,

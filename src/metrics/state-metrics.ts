@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import type { PoolStats } from '../db/connect.ts';
 import type { Platform } from '../platform/context.ts';
 import { isLost, parseConditions } from '../compute/machine-conditions.ts';
-import { shownPowerSql } from '../servers/shown-power-query.ts';
+import { shownPowerSql } from '../servers/shown-power.repository.ts';
 
 export function registerStateMetrics(ctx: Platform, poolStats: () => PoolStats): void {
   const { metrics } = ctx;

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import type { DialectName, Queryable, Tx } from '../db/database.ts';
 import type { Ref } from '../platform/ids.ts';
 import { byRef } from '../db/by-ref.ts';
-import { shownPowerSql } from './shown-power-query.ts';
+import { shownPowerSql } from './shown-power.repository.ts';
 
 export interface OperatorServerFilter {
   accountId?: number;
