@@ -5,10 +5,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Locator } from 'playwright-core';
-import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../support/instance.ts';
+import { startTestInstance, type TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import { deployServer } from '../support/servers.ts';
-import { button, field, heading, launch, newPage, signIn, withScreenshots } from './browser.ts';
+import { heading, launch, newPage, signIn, signInOperator, withScreenshots } from './browser.ts';
 
 let nubis: TestInstance;
 let browser: Browser;
@@ -78,10 +78,7 @@ describe("the machine's conditions in the console", () => {
           .waitFor();
 
         // The operator's list of servers: the same marks and reasons.
-        await page.goto(`${nubis.url}/#/admin`);
-        await field(page, 'Operator token').fill(ADMIN_TOKEN);
-        await button(page, 'Sign in as operator').click();
-        await heading(page, 'Accounts').waitFor();
+        await signInOperator(page, nubis.url);
         await page.goto(`${nubis.url}/#/admin/servers`);
         await heading(page, 'Servers across accounts').waitFor();
         const operatorLost = rowOf(page.locator('table'), 'lost-1');

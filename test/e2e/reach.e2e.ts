@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../support/instance.ts';
+import { startTestInstance, type TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import { deployServer, ecdsaPublicKey } from '../support/servers.ts';
-import { button, field, heading, launch, signIn, watchRequests, withScreenshots } from './browser.ts';
+import { button, field, heading, launch, signIn, signInOperator, watchRequests, withScreenshots } from './browser.ts';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
@@ -157,10 +157,7 @@ describe('every page, both themes, 1280 and 375 px', () => {
             await page.getByRole('region', { name: 'Conditions', exact: true }).getByRole('table').waitFor();
             findings.push(...(await check(page, requests, '/servers/<uuid> of a lost machine')));
 
-            await page.goto(`${nubis.url}/#/admin`);
-            await field(page, 'Operator token').fill(ADMIN_TOKEN);
-            await button(page, 'Sign in as operator').click();
-            await heading(page, 'Accounts').waitFor();
+            await signInOperator(page, nubis.url);
             for (const [path, title] of operatorPages) {
               await page.goto(`${nubis.url}/#${path}`);
               await heading(page, title).waitFor();
