@@ -1,7 +1,8 @@
 // How values read in the console: money, times (one format: 2026-11-28 02:20:07 UTC, the graphs'
-// axes the same without seconds), durations, a transaction in a customer's words, the power badge.
+// axes the same without seconds), durations, a transaction in a customer's words, the power badge
+// and the marks of a machine's conditions.
 
-import type { Transaction } from './api.ts';
+import type { Server, Transaction } from './api.ts';
 
 export function money(value: number | null | undefined, digits = 2): string {
   if (value === null || value === undefined) return '–';
@@ -54,4 +55,35 @@ export function duration(seconds: number | null | undefined): string {
 
 export function PowerBadge(props: { power: string }) {
   return <span class={`badge power-${props.power.replace(/[^a-z]/g, '')}`}>{props.power}</span>;
+}
+
+export type ServerCondition = Server['conditions'][number];
+
+/** A condition that calls for a mark beside the power: the machine lost, the engine silent. */
+export function conditionMark(condition: ServerCondition): string | null {
+  if (condition.status !== 'false') return null;
+  if (condition.type === 'MachinePresent') return condition.reason === 'InstanceMissing' ? 'lost' : 'no machine';
+  if (condition.type === 'EngineReachable') return 'engine unreachable';
+  return null;
+}
+
+/**
+ * The marks of a server's conditions, each a badge with its reason beside it (the message on
+ * hover): what the power badge alone cannot say (a lost machine shows as stopped).
+ */
+export function ConditionBadges(props: { conditions: readonly ServerCondition[] }) {
+  return (
+    <>
+      {props.conditions.flatMap((condition) => {
+        const mark = conditionMark(condition);
+        return mark
+          ? [
+              <span key={condition.type} class="condition-mark" title={condition.message}>
+                <span class="badge condition">{mark}</span> <span class="condition-reason">{condition.reason}</span>
+              </span>,
+            ]
+          : [];
+      })}
+    </>
+  );
 }

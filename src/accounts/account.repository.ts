@@ -5,6 +5,7 @@ import { prepared } from '../db/prepared.ts';
 import { type Compilable, sql } from 'kysely';
 import { openItemsJson, openItemsOf } from '../billing/billing.repository.ts';
 import { jsonTuples, objectsOf, ownColumns } from '../db/json-tuples.ts';
+import { shownPowerSql } from '../servers/shown-power.repository.ts';
 import type {
   AccountActivityRow,
   AccountRow,
@@ -92,8 +93,8 @@ const accountInfoRow = prepared<[number, number], AccountInfoRow>(
           .selectFrom('servers')
           .select((s) => s.fn.countAll<number>().as('count'))
           .where('account_id', '=', accountId)
-          .where('power', '=', 'running')
-          .where((w) => w.or([w('action', 'is', null), w('action_until', '<=', now)]))
+          // Running as the server shows it (its engine's report and conditions), as the list does.
+          .where(sql<boolean>`${shownPowerSql(now)} = 'running'`)
           .as('running'),
       ) as unknown as Compilable<AccountInfoRow>,
 );

@@ -29,6 +29,14 @@ export const machineLostReason = 'InstanceMissing';
 /** The reason EngineReachable is false while the engine does not answer. */
 export const engineUnreachableReason = 'EngineUnreachable';
 
+/**
+ * The text that the stored conditions (applyConditions' JSON) hold exactly when `type` has
+ * `status`: for the queries that count or filter servers by it without parsing the JSON.
+ */
+export function conditionStored(type: ConditionType, status: ConditionStatus): string {
+  return JSON.stringify({ type, status }).slice(1, -1);
+}
+
 export function parseConditions(json: string | null): Condition[] {
   return json ? (JSON.parse(json) as Condition[]) : [];
 }
@@ -55,12 +63,10 @@ export function applyConditions(
 ): { json: string; changed: boolean; conditions: Condition[] } {
   const before = parseConditions(json);
   const next = new Map<ConditionType, Condition>(before.map((c) => [c.type, c]));
-  const put = (report: Omit<Condition, 'since'>) => {
-    const old = next.get(report.type);
-    next.set(report.type, {
-      ...report,
-      since: old && old.status === report.status ? old.since : now,
-    });
+  const put = ({ type, status, reason, message }: Omit<Condition, 'since'>) => {
+    const old = next.get(type);
+    // The keys in this order, always: conditionStored matches the stored text.
+    next.set(type, { type, status, reason, message, since: old && old.status === status ? old.since : now });
   };
   for (const report of reports) put(report);
   const failing = [...next.values()].filter((c) => c.type !== 'Degraded' && c.status !== 'true');

@@ -11,8 +11,10 @@ import { deployServer, SETTLE_SECONDS, serverInfo } from '../../test/support/ser
 let nubis: TestInstance;
 let alice: TestAccount;
 
+const METRICS_TOKEN = 'metrics-token-0123456789';
+
 before(async () => {
-  nubis = await startTestInstance();
+  nubis = await startTestInstance({ METRICS_TOKEN });
   alice = await createAccount(nubis);
 });
 after(() => nubis.close());
@@ -33,6 +35,23 @@ async function machinesBilled(): Promise<number> {
   return (list.body.invoices as { active: number; resource_type: string }[]).filter(
     (item) => item.active === 1 && item.resource_type === 'server',
   ).length;
+}
+
+/** The nubis_servers gauge by state, as scraped. */
+async function serversGauge(): Promise<Record<string, number>> {
+  const answer = await fetch(`${nubis.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  assert.equal(answer.status, 200);
+  const text = await answer.text();
+  return Object.fromEntries(
+    [...text.matchAll(/^nubis_servers\{state="([a-z]+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]),
+  );
+}
+
+/** The owner's servers the operator's list finds with `power=`. */
+async function foundByPower(owner: TestAccount, power: string): Promise<string[]> {
+  const answer = await nubis.admin('GET', `/admin/servers?account=${owner.id}&power=${power}`);
+  assert.equal(answer.status, 200, JSON.stringify(answer.body));
+  return (answer.body.servers as { uuid: string }[]).map((s) => s.uuid);
 }
 
 describe('machine faults', () => {
@@ -128,6 +147,38 @@ describe('machine faults', () => {
     const back = await serverInfo(nubis, alice.token, server.uuid);
     assert.equal(back.power, 'stopped');
     assert.equal(condition(back, 'EngineReachable')?.status, 'true');
+  });
+
+  // The gauge and the operator's filter read the power the API shows, not the power asked for.
+  test('the nubis_servers gauge and the power= filter count a lost machine and a silent engine as shown', async () => {
+    const owner = await createAccount(nubis);
+    const lost = await deployServer(nubis, owner.token);
+    const silent = await deployServer(nubis, owner.token);
+    const before = await serversGauge();
+    await inject(lost.uuid, 'machine_lost');
+    await inject(silent.uuid, 'engine_unreachable');
+
+    assert.equal((await serverInfo(nubis, owner.token, lost.uuid)).power, 'stopped');
+    assert.equal((await serverInfo(nubis, owner.token, silent.uuid)).power, 'unknown');
+    const after = await serversGauge();
+    assert.equal(after.running, (before.running ?? 0) - 2);
+    assert.equal(after.stopped, (before.stopped ?? 0) + 1);
+    assert.equal(after.unknown, (before.unknown ?? 0) + 1);
+
+    assert.deepEqual(await foundByPower(owner, 'stopped'), [lost.uuid]);
+    assert.deepEqual(await foundByPower(owner, 'unknown'), [silent.uuid]);
+    assert.deepEqual(await foundByPower(owner, 'running'), []);
+    const account = await nubis.request('GET', '/v1.3/account/info', { token: owner.token });
+    assert.equal(account.body.servers.running, 0, 'account/info counts no server running');
+    // A transition under way is shown (and found) before any condition.
+    const reinstall = await nubis.request('POST', '/v1.3/server/reinstall', {
+      token: owner.token,
+      body: { server_id: lost.uuid },
+    });
+    assert.equal(reinstall.status, 202, JSON.stringify(reinstall.body));
+    assert.deepEqual(await foundByPower(owner, 'reinstalling'), [lost.uuid]);
+    await nubis.advance(SETTLE_SECONDS);
+    assert.deepEqual(await foundByPower(owner, 'running'), [lost.uuid]);
   });
 
   test('bad input answers 400 naming the field; an unknown server 404', async () => {

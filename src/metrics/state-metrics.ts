@@ -6,21 +6,19 @@ import { sql } from 'kysely';
 import type { PoolStats } from '../db/connect.ts';
 import type { Platform } from '../platform/context.ts';
 import { isLost, parseConditions } from '../compute/machine-conditions.ts';
+import { shownPowerSql } from '../servers/shown-power.repository.ts';
 
 export function registerStateMetrics(ctx: Platform, poolStats: () => PoolStats): void {
   const { metrics } = ctx;
 
   metrics.addCollected(
     'nubis_servers',
-    'Servers by shown state: running, stopped, or the transition under way (provisioning, booting, …)',
+    'Servers by shown power, as the API shows it: the transition under way (provisioning, booting, …), else unknown (engine unreachable), stopped (machine lost), running or stopped as the engine reports it',
     ['state'],
     async () => {
       const now = ctx.clock.now();
       const { rows } = await sql<{ state: string; count: number | string }>`
-        select case when action is not null and action_until is not null and action_until > ${now}
-                    then action else power end as state,
-               count(*) as count
-        from servers group by 1`.execute(ctx.db);
+        select ${shownPowerSql(now)} as state, count(*) as count from servers group by 1`.execute(ctx.db);
       return rows.map((row) => ({ labels: { state: row.state }, value: Number(row.count) }));
     },
   );

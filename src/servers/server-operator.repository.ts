@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import type { DialectName, Queryable, Tx } from '../db/database.ts';
 import type { Ref } from '../platform/ids.ts';
 import { byRef } from '../db/by-ref.ts';
+import { shownPowerSql } from './shown-power.repository.ts';
 
 export interface OperatorServerFilter {
   accountId?: number;
@@ -31,14 +32,7 @@ export const serverOperatorRepository = {
     if (filter.accountId !== undefined) select = select.where('servers.account_id', '=', filter.accountId);
     if (filter.region !== undefined) select = select.where('servers.region_id', '=', filter.region);
     if (filter.after !== undefined) select = select.where('servers.id', '>', filter.after);
-    if (filter.power !== undefined) {
-      // The shown power, as power-state.ts derives it: the transition while it lasts, else the settled power.
-      const underWay = sql<boolean>`servers.action is not null and servers.action_until is not null and servers.action_until > ${filter.now}`;
-      select =
-        filter.power === 'running' || filter.power === 'stopped'
-          ? select.where('servers.power', '=', filter.power).where(sql<boolean>`not (${underWay})`)
-          : select.where('servers.action', '=', filter.power).where(underWay);
-    }
+    if (filter.power !== undefined) select = select.where(sql<boolean>`${shownPowerSql(filter.now)} = ${filter.power}`);
     return select.execute();
   },
 

@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { ADMIN_TOKEN } from '../support/instance.ts';
 
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const screenshotDir = resolve(import.meta.dirname, '../../test-results');
@@ -59,6 +60,14 @@ export async function signIn(page: Page, baseUrl: string, who: { email: string; 
   await field(page, 'Password').fill(who.password);
   await button(page, 'Log in').click();
   await heading(page, 'Servers').waitFor();
+}
+
+/** Signs the operator in with the operator token at `baseUrl` and waits for the accounts page. */
+export async function signInOperator(page: Page, baseUrl: string): Promise<void> {
+  await page.goto(`${baseUrl}/#/admin`);
+  await field(page, 'Operator token').fill(ADMIN_TOKEN);
+  await button(page, 'Sign in as operator').click();
+  await heading(page, 'Accounts').waitFor();
 }
 
 /**

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../support/instance.ts';
+import { startTestInstance, type TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import { deployServer, ecdsaPublicKey } from '../support/servers.ts';
-import { button, field, heading, launch, signIn, watchRequests, withScreenshots } from './browser.ts';
+import { button, field, heading, launch, signIn, signInOperator, watchRequests, withScreenshots } from './browser.ts';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
@@ -18,6 +18,7 @@ let nubis: TestInstance;
 let browser: Browser;
 let account: TestAccount;
 let serverUuid: string;
+let lostUuid: string;
 
 before(async () => {
   nubis = await startTestInstance();
@@ -33,6 +34,10 @@ before(async () => {
   await call('POST', '/v1.3/ssh_key/create', { name: 'laptop', public_key: ecdsaPublicKey('reach@laptop') });
   await call('POST', '/v1.3/snapshot/create', { server_id: serverUuid, name: 'before-upgrade' });
   await call('POST', '/v1.3/account/token_create', { name: 'ci' });
+  // A lost machine, so the lists and a server page show the conditions' marks and table (issue 36).
+  lostUuid = (await deployServer(nubis, account.token, { label: 'gone 1' })).uuid;
+  const lost = await nubis.admin('POST', '/admin/faults/machines', { server: lostUuid, fault: 'machine_lost' });
+  assert.equal(lost.status, 201, JSON.stringify(lost.body));
   await nubis.advance(2 * 86_400);
 });
 
@@ -147,11 +152,12 @@ describe('every page, both themes, 1280 and 375 px', () => {
               .filter({ hasText: /The console closed/ })
               .waitFor();
             findings.push(...(await check(page, requests, '/servers/<uuid> with the console')));
+            await page.goto(`${nubis.url}/#/servers/${lostUuid}`);
+            await heading(page, 'gone 1').waitFor();
+            await page.getByRole('region', { name: 'Conditions', exact: true }).getByRole('table').waitFor();
+            findings.push(...(await check(page, requests, '/servers/<uuid> of a lost machine')));
 
-            await page.goto(`${nubis.url}/#/admin`);
-            await field(page, 'Operator token').fill(ADMIN_TOKEN);
-            await button(page, 'Sign in as operator').click();
-            await heading(page, 'Accounts').waitFor();
+            await signInOperator(page, nubis.url);
             for (const [path, title] of operatorPages) {
               await page.goto(`${nubis.url}/#${path}`);
               await heading(page, title).waitFor();

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../support/instance.ts';
+import { startTestInstance, type TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import { bootThenSnapshot, deployServer, quickSystemClock, SETTLE_SECONDS } from '../support/servers.ts';
-import { button, field, heading, launch, newPage, signIn, withScreenshots } from './browser.ts';
+import { button, heading, launch, newPage, signIn, signInOperator, withScreenshots } from './browser.ts';
 
 let nubis: TestInstance;
 let browser: Browser;
@@ -187,10 +187,7 @@ describe("the server's page", () => {
         assert.equal(await page.getByRole('region', { name: /^Console of/ }).count(), 0);
 
         // The operator's console of any server: the same answer.
-        await page.goto(`${nubis.url}/#/admin`);
-        await field(page, 'Operator token').fill(ADMIN_TOKEN);
-        await button(page, 'Sign in as operator').click();
-        await heading(page, 'Accounts').waitFor();
+        await signInOperator(page, nubis.url);
         await page.goto(`${nubis.url}/#/admin/servers`);
         await button(page, 'Console of console-sim').click();
         await page

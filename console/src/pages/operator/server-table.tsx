@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { admin } from '../../api.ts';
 import { session } from '../../session.ts';
 import { ConfirmButton, RemoveButton } from '../../buttons.tsx';
-import { PowerBadge, when } from '../../format.tsx';
+import { ConditionBadges, PowerBadge, when } from '../../format.tsx';
 import { FormStatus, useForm } from '../../forms.tsx';
 import { ListTable } from '../../list-table.tsx';
 import { Link } from '../../router.tsx';
@@ -44,6 +44,7 @@ export function ServerTable(props: {
             </td>
             <td>
               <PowerBadge power={s.power} />
+              <ConditionBadges conditions={s.conditions} />
             </td>
             <td>{s.region}</td>
             <td>{s.plan}</td>

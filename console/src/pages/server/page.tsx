@@ -1,11 +1,11 @@
 // One server's page: the power actions, the machine console, and its sections (overview,
-// options, rebuild, network in a grid; addresses, snapshots, graphs and activity across the page),
+// options, rebuild, network in a grid; conditions, addresses, snapshots, graphs and activity across the page),
 // each in its own file.
 
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { ConfirmButton } from '../../buttons.tsx';
-import { PowerBadge } from '../../format.tsx';
+import { ConditionBadges, PowerBadge } from '../../format.tsx';
 import { ErrorLine, FormStatus, useForm } from '../../forms.tsx';
 import { Page } from '../../page.tsx';
 import { TerminalPanel } from '../../terminal.tsx';
@@ -13,6 +13,7 @@ import { session } from '../../session.ts';
 import { navigate } from '../../router.tsx';
 import { useLoad } from '../../use-load.ts';
 import { ActivitySection } from './activity.tsx';
+import { ConditionsSection } from './conditions.tsx';
 import { MetricsSection } from './metrics.tsx';
 import { OverviewSection } from './overview.tsx';
 import { AddressesSection } from './addresses.tsx';
@@ -49,6 +50,7 @@ export function ServerPage(props: { uuid: string }) {
       actions={
         <>
           <PowerBadge power={s.power} />
+          <ConditionBadges conditions={s.conditions} />
           <button
             type="button"
             disabled={!settled || s.power === 'running'}
@@ -106,6 +108,7 @@ export function ServerPage(props: { uuid: string }) {
         <NetworkSection server={s} />
       </div>
       {/* Tables of several columns take the page's width: in the grid they scrolled, hiding columns. */}
+      <ConditionsSection server={s} />
       <AddressesSection server={s} onChange={server.reload} />
       <SnapshotsSection server={s} onChange={server.reload} />
       <MetricsSection server={s} />

@@ -2,7 +2,7 @@
 
 import { useMemo, useRef, useState } from 'preact/hooks';
 import { api, type Server } from '../../api.ts';
-import { money, PowerBadge } from '../../format.tsx';
+import { ConditionBadges, conditionMark, money, PowerBadge } from '../../format.tsx';
 import { ErrorLine, Field } from '../../forms.tsx';
 import { Page } from '../../page.tsx';
 import { Link } from '../../router.tsx';
@@ -24,7 +24,9 @@ export function ServerListPage() {
     const needle = filter.trim().toLowerCase();
     return needle
       ? all.filter((s) =>
-          `${s.name} ${s.info.hostname ?? ''} ${primaryAddress(s)} ${s.power}`.toLowerCase().includes(needle),
+          `${s.name} ${s.info.hostname ?? ''} ${primaryAddress(s)} ${s.power} ${s.conditions.map(conditionMark).join(' ')}`
+            .toLowerCase()
+            .includes(needle),
         )
       : all;
   }, [servers.data, filter]);
@@ -92,6 +94,7 @@ export function ServerListPage() {
                   </td>
                   <td>
                     <PowerBadge power={server.power} />
+                    <ConditionBadges conditions={server.conditions} />
                   </td>
                   <td class="mono">{primaryAddress(server)}</td>
                   <td>{server.info.region ?? server.info.reg_city}</td>

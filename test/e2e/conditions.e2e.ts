@@ -1,0 +1,92 @@
+// The machine's conditions in the console (issue 36): after the emulator's machine faults, the
+// server's page lists the conditions with their reasons, and the owner's and the operator's
+// server lists mark a lost machine and an unreachable engine, each with its reason.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Locator } from 'playwright-core';
+import { startTestInstance, type TestInstance } from '../support/instance.ts';
+import { createAccount, type TestAccount } from '../support/accounts.ts';
+import { deployServer } from '../support/servers.ts';
+import { heading, launch, newPage, signIn, signInOperator, withScreenshots } from './browser.ts';
+
+let nubis: TestInstance;
+let browser: Browser;
+let account: TestAccount;
+
+before(async () => {
+  nubis = await startTestInstance();
+  browser = await launch();
+  account = await createAccount(nubis);
+});
+
+after(async () => {
+  await browser?.close();
+  await nubis?.close();
+});
+
+async function inject(server: string, fault: 'machine_lost' | 'engine_unreachable'): Promise<void> {
+  const answer = await nubis.admin('POST', '/admin/faults/machines', { server, fault });
+  assert.equal(answer.status, 201, JSON.stringify(answer.body));
+}
+
+/** The row of a table with a cell that reads exactly `name` (a server, a condition). */
+const rowOf = (scope: Locator, name: string) =>
+  scope.locator('tbody tr').filter({ has: scope.page().getByRole('cell', { name, exact: true }) });
+
+describe("the machine's conditions in the console", () => {
+  test('a lost machine and an unreachable engine are told on the server page and in both lists', async () => {
+    const page = await newPage(browser);
+    await withScreenshots(
+      'machine conditions',
+      () => [page],
+      async () => {
+        const lost = await deployServer(nubis, account.token, { label: 'lost-1' });
+        const silent = await deployServer(nubis, account.token, { label: 'silent-1' });
+        const healthy = await deployServer(nubis, account.token, { label: 'healthy-1' });
+        await inject(lost.uuid, 'machine_lost');
+        await inject(silent.uuid, 'engine_unreachable');
+
+        await signIn(page, nubis.url, account);
+        await page.goto(`${nubis.url}/#/servers`);
+        const list = page.getByRole('region', { name: 'Server list' });
+        const lostRow = rowOf(list, 'lost-1');
+        await lostRow.locator('.badge', { hasText: /^lost$/ }).waitFor();
+        await lostRow.getByText('InstanceMissing').waitFor();
+        const silentRow = rowOf(list, 'silent-1');
+        await silentRow.locator('.badge', { hasText: /^engine unreachable$/ }).waitFor();
+        await silentRow.getByText('EngineUnreachable').waitFor();
+        assert.equal(await rowOf(list, 'healthy-1').locator('.badge.condition').count(), 0);
+
+        await page.goto(`${nubis.url}/#/servers/${lost.uuid}`);
+        await heading(page, 'lost-1').waitFor();
+        await page.locator('.page-header .badge', { hasText: /^lost$/ }).waitFor();
+        const conditions = page.getByRole('region', { name: 'Conditions', exact: true });
+        const present = rowOf(conditions, 'MachinePresent');
+        await present.getByRole('cell', { name: 'InstanceMissing' }).waitFor();
+        const cells = await present.locator('td, th').allTextContents();
+        assert.equal(cells[1], 'false', cells.join(' | '));
+        assert.match(cells.join(' '), /no longer has the machine it made/);
+        assert.match(cells.join(' '), /\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
+        await rowOf(conditions, 'Degraded').getByRole('cell', { name: 'true', exact: true }).waitFor();
+
+        await page.goto(`${nubis.url}/#/servers/${healthy.uuid}`);
+        await heading(page, 'healthy-1').waitFor();
+        await page
+          .getByRole('region', { name: 'Conditions', exact: true })
+          .getByText('The engine has reported nothing out of the ordinary.')
+          .waitFor();
+
+        // The operator's list of servers: the same marks and reasons.
+        await signInOperator(page, nubis.url);
+        await page.goto(`${nubis.url}/#/admin/servers`);
+        await heading(page, 'Servers across accounts').waitFor();
+        const operatorLost = rowOf(page.locator('table'), 'lost-1');
+        await operatorLost.locator('.badge', { hasText: /^lost$/ }).waitFor();
+        await operatorLost.getByText('InstanceMissing').waitFor();
+        const operatorSilent = rowOf(page.locator('table'), 'silent-1');
+        await operatorSilent.locator('.badge', { hasText: /^engine unreachable$/ }).waitFor();
+      },
+    );
+  });
+});
