@@ -57,7 +57,7 @@ export interface FaultRequest {
   operationId: string | undefined;
   accountId: number | null;
   api: 'v1.3' | 'v1';
-  /** The statuses the operation documents (unknown: any). A rule's 4xx fires only where documented. */
+  /** The statuses the operation documents (an unknown operation: every status). A rule's 4xx fires only where documented. */
   documented?: ReadonlySet<number>;
 }
 
