@@ -29,6 +29,19 @@ export const floatingIpRepository = {
     return listOfAccount.all(db, accountId);
   },
 
+  /** The IPv4 address of each of these servers (by server id): the bridge an IPv6 block routed to it is reached through. */
+  async serversIpv4(db: Queryable, serverIds: number[]): Promise<Map<number, string>> {
+    if (serverIds.length === 0) return new Map();
+    const rows = await db
+      .selectFrom('servers')
+      .innerJoin('ip_addresses', 'ip_addresses.holder_uuid', 'servers.uuid')
+      .select(['servers.id as server_id', 'ip_addresses.address'])
+      .where('servers.id', 'in', serverIds)
+      .where('ip_addresses.version', '=', 4)
+      .execute();
+    return new Map(rows.map((row) => [row.server_id, row.address]));
+  },
+
   async countForAccount(db: Queryable, accountId: number): Promise<number> {
     const row = await db
       .selectFrom('floating_ips')

@@ -11,7 +11,7 @@ import { lockAccount } from '../accounts/account-lock.ts';
 import { requireFunds } from '../billing/funds.ts';
 import { firstHourMicros, floatingIpItem } from '../billing/pricing.ts';
 import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
-import { allocateAddress, releaseAddresses } from '../network/ip-pool.ts';
+import { allocateAddress, ipv6Gateway, releaseAddresses } from '../network/ip-pool.ts';
 import { assertRemovalHoldOver, regionOffering } from '../network/region-rules.ts';
 import { type AttachableServer, changeAttachment } from '../network/attachable-server.ts';
 import { floatingIpRepository } from './floating-ip.repository.ts';
@@ -37,6 +37,31 @@ export interface FloatingIp {
   createdAt: number;
 }
 
+/**
+ * The gateway a floating IP is shown with. An IPv6 block is reached through the gateway of the
+ * bridge of the server it is routed to, as that server's iface shows (unattached: the region's
+ * first bridge), so it is derived, not stored: rows made before this was shown hold fe80::1.
+ * `serverIpv4`: the attached server's IPv4, which names its bridge.
+ */
+function shownGateway(ctx: Platform, row: FloatingIpRow, serverIpv4: string | undefined): string {
+  if (row.version !== 6) return row.gateway;
+  const region = ctx.catalog.regions.get(row.region_id);
+  return (region && ipv6Gateway(region, serverIpv4)) ?? row.gateway;
+}
+
+/** The rows as the domain shows them, with the gateways their guests use (one query for attached IPv6 blocks). */
+async function withGateways(ctx: Platform, db: Queryable, rows: FloatingIpRow[]): Promise<FloatingIp[]> {
+  const attachedBlocks = rows.filter((row) => row.version === 6 && row.server_id !== null);
+  const ipv4 = await floatingIpRepository.serversIpv4(
+    db,
+    attachedBlocks.map((row) => row.server_id as number),
+  );
+  return rows.map((row) => ({
+    ...rowToFloatingIp(row),
+    gateway: shownGateway(ctx, row, row.server_id === null ? undefined : ipv4.get(row.server_id)),
+  }));
+}
+
 export function rowToFloatingIp(row: FloatingIpRow): FloatingIp {
   return {
     id: row.id,
@@ -53,7 +78,7 @@ export function rowToFloatingIp(row: FloatingIpRow): FloatingIp {
 }
 
 export async function listFloatingIps(ctx: Platform, actor: Actor): Promise<FloatingIp[]> {
-  return (await floatingIpRepository.listByAccount(ctx.db, actor.accountId)).map(rowToFloatingIp);
+  return withGateways(ctx, ctx.db, await floatingIpRepository.listByAccount(ctx.db, actor.accountId));
 }
 
 export async function createFloatingIp(
@@ -101,7 +126,7 @@ export async function createFloatingIp(
       created_at: ctx.clock.now(),
     });
     await openInvoiceItems(ctx, trx, actor.accountId, uuid, [floatingIpItem(allocated.address)]);
-    return rowToFloatingIp(row);
+    return { ...rowToFloatingIp(row), gateway: shownGateway(ctx, row, undefined) };
   });
 }
 
@@ -136,7 +161,7 @@ export async function findFloatingIpByAddress(ctx: Platform, actor: Actor, addre
           (candidate) => canonicalAddress(candidate.address) === wanted,
         );
   if (!row) throw new NotFound('floating IP');
-  return rowToFloatingIp(row);
+  return (await withGateways(ctx, ctx.db, [row]))[0]!;
 }
 
 export interface AttachmentInput {

@@ -367,6 +367,22 @@ describe('attach and detach', () => {
     assert.ok(!info.iface.v4.some((e: Iface) => e.type === 'floating'));
   });
 
+  test("an IPv6 block's gateway is the one its server's guest uses, in the list as in iface.v6", async () => {
+    const account = await createAccount(nubis);
+    const dual = await deployServer(nubis, account.token, { ipv6_networking: true });
+    const block = await created(account, { region_id: 101, ip_version: 6 });
+    // Before it is attached: the region's first bridge, whose gateway is <pool>:0:1::1.
+    assert.equal(block.gateway, '2001:db8:101:0:1::1');
+    assert.equal((await list(account)).find((entry) => entry.uuid === block.uuid)?.gateway, block.gateway);
+
+    assert.equal((await attach(account, { server_id: dual.id, ip_id: block.uuid })).status, 202);
+    const info = await serverInfo(nubis, account.token, dual.id);
+    const own = info.iface.v6.find((e: Iface) => e.type === 'public');
+    const floating = info.iface.v6.find((e: Iface) => e.type === 'floating');
+    assert.equal(floating.gateway, own.gateway);
+    assert.equal((await list(account)).find((entry) => entry.uuid === block.uuid)?.gateway, own.gateway);
+  });
+
   test('remove refuses an attached IP with a 409; detached, it goes', async () => {
     const account = await createAccount(nubis);
     const host = await deployServer(nubis, account.token);
