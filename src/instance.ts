@@ -20,6 +20,7 @@ import type { Catalog } from './catalog/catalog.types.ts';
 import { settleMailDeliveries } from './mail/mail.service.ts';
 import { reverseDnsServer } from './reverse-dns/powerdns.ts';
 import { withOfferedFeatures } from './catalog/region-features.ts';
+import { settleWithdrawnOptions } from './servers/withdrawn-options.ts';
 import { settlePtrPublishing } from './reverse-dns/reverse-dns.service.ts';
 import { smtpTransport } from './mail/mail.transport.ts';
 import { settingsRepository } from './settings/settings.repository.ts';
@@ -280,6 +281,8 @@ export async function startInstance(
       ? await seedEmulatorAccount(ctx)
       : null;
   registerStateMetrics(ctx, storage.poolStats);
+  // What a region no longer offers is not billed on, from before the first request.
+  await settleWithdrawnOptions(ctx);
   if (redis && ctx.actors instanceof ActorCache) {
     ctx.actors.share(redisGenerations(redis, config.redisPrefix));
     // Generations may have been lost with Redis (it keeps nothing on disk): start over when it is back.

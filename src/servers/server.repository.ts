@@ -449,6 +449,28 @@ export const serverRepository = {
   },
 
   /** Puts the server before the overage sweep's next round (its traffic, options or machine changed). */
+  /** Servers with DDoS protection on in these regions (through the partial index of them). */
+  async ddosProtectedIn(db: Queryable, regionIds: number[]): Promise<{ id: number; uuid: string }[]> {
+    if (regionIds.length === 0) return [];
+    return db
+      .selectFrom('servers')
+      .select(['id', 'uuid'])
+      .where('ddos_protection', '=', 1)
+      .where('region_id', 'in', regionIds)
+      .execute();
+  },
+
+  /** Turns DDoS protection off; false when it was off already (another instance got there first). */
+  async dropDdosProtection(db: Queryable, id: number): Promise<boolean> {
+    const result = await db
+      .updateTable('servers')
+      .set({ ddos_protection: 0 })
+      .where('id', '=', id)
+      .where('ddos_protection', '=', 1)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  },
+
   async markOverageDue(db: Queryable, serverId: number): Promise<void> {
     await db
       .updateTable('servers')

@@ -22,6 +22,7 @@ import { serverImages } from './0015_server_images.ts';
 import { ptrOutbox } from './0016_rdns_ptr_outbox.ts';
 import { dueTimes } from './0016_fleet_perf_due_times.ts';
 import { serverStatus } from './0016_failure-truth_server_status.ts';
+import { ddosIndex } from './0018_withdrawn-options_ddos_index.ts';
 import { accountCounts } from './0017_list-totals_account_counts.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
@@ -47,6 +48,7 @@ export function migrations(dialect: DialectName): MigrationProvider {
     '0016_fleet_perf_due_times': dueTimes(),
     '0016_failure-truth_server_status': serverStatus(),
     '0017_list-totals_account_counts': accountCounts(),
+    '0018_withdrawn-options_ddos_index': ddosIndex(),
   };
   return { getMigrations: async () => all };
 }
