@@ -6,6 +6,7 @@
 // commit and settles the server from the engine's report; reconciliation compares the engine's
 // view with the specs and puts drift back. docs/architecture.md draws it.
 
+import { type Static, Type } from 'typebox';
 import type { Image, Plan, Region } from '../catalog/catalog.types.ts';
 import type { Transition } from '../servers/power-state.ts';
 import type { ServerEgress } from './server-egress.ts';
@@ -88,18 +89,22 @@ export interface MachineSpec extends MachineNetwork, FirstBoot {
 }
 
 /** A server reference an artifact carries: the line its job waits in. */
-type OfServer = { snapshot: string; server: string };
+const ofServer = { snapshot: Type.String({ minLength: 1 }), server: Type.String({ minLength: 1 }) };
+const closed = { additionalProperties: false };
 
 /**
  * What is made or forgotten rather than set: each kind with its own ids. `takeSnapshot` and
  * `takeBackup` copy the server's disk into an image the engine keeps (it outlives the server);
- * `forgetImage` deletes one; `forgetVpcNetwork` deletes a removed VPC's engine network.
+ * `forgetImage` deletes one; `forgetVpcNetwork` deletes a removed VPC's engine network. The
+ * schema is also how a job's stored payload is read back (artifact-payload.ts).
  */
-export type Artifact =
-  | ({ kind: 'takeSnapshot' } & OfServer)
-  | ({ kind: 'takeBackup' } & OfServer)
-  | ({ kind: 'forgetImage' } & OfServer)
-  | { kind: 'forgetVpcNetwork'; vpc: string };
+export const ArtifactSchema = Type.Union([
+  Type.Object({ kind: Type.Literal('takeSnapshot'), ...ofServer }, closed),
+  Type.Object({ kind: Type.Literal('takeBackup'), ...ofServer }, closed),
+  Type.Object({ kind: Type.Literal('forgetImage'), ...ofServer }, closed),
+  Type.Object({ kind: Type.Literal('forgetVpcNetwork'), vpc: Type.String({ minLength: 1 }) }, closed),
+]);
+export type Artifact = Static<typeof ArtifactSchema>;
 
 export type ArtifactKind = Artifact['kind'];
 

@@ -45,6 +45,7 @@ import { artifactTransitions } from './machine-intents.ts';
 import { recordTraffic } from './traffic-meter.ts';
 import { copyFailed } from '../snapshots/copy-failure.ts';
 import { jobRepository } from './job.repository.ts';
+import { artifactOrNull, parseArtifact } from './artifact-payload.ts';
 
 /**
  * How long a claimed job is held without a sign of life: the instance performing it renews the
@@ -169,9 +170,7 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
   await transaction(ctx, async (trx) => {
     // A copy given up on ends failed and is told (its account's lock first: before the server's row).
     const copy =
-      job.action !== convergeJob && copyingArtifacts.includes(job.action)
-        ? (JSON.parse(job.payload) as Artifact)
-        : null;
+      job.action !== convergeJob && copyingArtifacts.includes(job.action) ? artifactOrNull(job.payload) : null;
     if (copy && 'snapshot' in copy)
       await copyFailed(
         ctx,
@@ -209,7 +208,7 @@ async function perform(ctx: Platform, engine: Engine, job: ComputeJobRow): Promi
       );
       await settleConverge(ctx, job, report);
     } else {
-      const artifact = JSON.parse(job.payload) as Artifact;
+      const artifact = parseArtifact(job.payload);
       await settleArtifact(ctx, job, artifact, await engine.produce(artifact));
     }
   } catch (error) {
