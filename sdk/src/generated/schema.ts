@@ -1967,7 +1967,7 @@ export interface paths {
         put?: never;
         /**
          * Add a fault rule
-         * @description Matching customer requests (v1.3 and v1) answer the given status in that API’s error shape, and/or answer late. Injected answers carry the header Nubis-Fault with the rule id. Other instances apply a new rule within a second. A 4xx fires only on operations that document it: a rule naming one operation with a 4xx it does not document is refused (400, action.status).
+         * @description Matching customer requests (v1.3 and v1) answer the given status in that API’s error shape, and/or answer late. Injected answers carry the header Nubis-Fault with the rule id. Other instances apply a new rule within a second. A 4xx fires only on operations that document it: a rule that can only match operations that do not document its 4xx (one operation named, or an exact path, with or without a method) is refused (400, action.status).
          */
         post: operations["adminAddFaultRule"];
         /**
