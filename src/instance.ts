@@ -27,6 +27,7 @@ import { settingsRepository } from './settings/settings.repository.ts';
 import { createRateLimiters } from './http/rate-limit.ts';
 import { buildApp } from './http/app.ts';
 import { createLifecycle, drainHttp, settleReceived, stopAccepting } from './http/connections.ts';
+import { listenOn } from './http/listeners.ts';
 import { startSweeper } from './sweeps/sweeps.ts';
 import { createComputeDriver } from './compute/registry.ts';
 import { createMetrics } from './platform/metrics.ts';
@@ -208,7 +209,7 @@ async function listenQuietly(app: FastifyInstance, options: { port: number; host
   const log = app.log;
   app.log = log.child({}, { level: 'warn' });
   try {
-    return await app.listen(options);
+    return await listenOn(app, options);
   } finally {
     app.log = log;
   }

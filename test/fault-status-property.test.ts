@@ -2,6 +2,8 @@
 // rule may answer, adding a rule for exactly that operation either is refused with 400 naming
 // `action.status` (a 4xx the operation does not document: it could never fire), or is accepted
 // and then answers the operation's next request with exactly that status, marked Nubis-Fault.
+// The rule pins the operation in one of three forms: its id, its method and route
+// (`/v1.3/server/:server_id`), or its method and a request's exact path (`/v1.3/server/1`).
 // PROPERTY_RUNS (default 100) sets the cases; PROPERTY_SEED replays a run.
 
 import assert from 'node:assert/strict';
@@ -42,16 +44,17 @@ describe('a fault rule for one exact operation', () => {
     const cases = fc.record({
       operation: fc.constantFrom(...byId.keys()),
       status: fc.constantFrom(...injectableStatuses),
+      form: fc.constantFrom('operation', 'route', 'path'),
     });
     await fc.assert(
-      fc.asyncProperty(cases, async ({ operation, status }) => {
+      fc.asyncProperty(cases, async ({ operation, status, form }) => {
         const op = byId.get(operation) as Operation;
-        const added = await nubis.admin('POST', '/admin/faults', {
-          match: { operation: op.id },
-          action: { status },
-          times: 1,
-        });
-        const where = `${status} on ${op.method} ${op.path} (${op.id}; documents ${[...op.responses.keys()].join(', ')})`;
+        const match =
+          form === 'operation'
+            ? { operation: op.id }
+            : { method: op.method, path: form === 'route' ? op.path.replace(/\{([^}]+)\}/g, ':$1') : urlOf(op) };
+        const added = await nubis.admin('POST', '/admin/faults', { match, action: { status }, times: 1 });
+        const where = `${status} on ${op.method} ${op.path} (${op.id}, by ${form}; documents ${[...op.responses.keys()].join(', ')})`;
         if (status < 500 && !op.responses.has(status)) {
           assert.equal(added.status, 400, `${where}: ${JSON.stringify(added.body)}`);
           const text = JSON.stringify(added.body);

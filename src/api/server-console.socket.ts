@@ -13,7 +13,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import WebSocket, { WebSocketServer } from 'ws';
-import type { Platform } from '../platform/context.ts';
+import type { Logger, Platform } from '../platform/context.ts';
+import { ownErrors } from '../platform/own-errors.ts';
 import { Conflict, Forbidden, NotFound, Unauthorized } from '../platform/errors.ts';
 import type { MachineConsole } from '../compute/compute-driver.ts';
 import {
@@ -96,11 +97,13 @@ export function consoleTarget(
 const reasons: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 500: 'Internal Server Error' };
 
 /** Answers an upgrade the console does not take, then lets the connection go. */
-function refuseUpgrade(socket: Duplex, status: 400 | 404 | 500): void {
+function refuseUpgrade(log: Logger, socket: Duplex, status: 400 | 404 | 500): void {
   if (socket.destroyed) return;
   socket.end(`HTTP/1.1 ${status} ${reasons[status]}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
-  // A client that never reads the answer does not keep the socket.
-  setTimeout(() => socket.destroy(), 5000).unref();
+  // A client that never reads the answer does not keep the socket. The timer runs outside any
+  // request: what it throws is its own (own-errors.ts), and the socket is let go all the same.
+  const letGo = () => socket.destroy();
+  setTimeout(ownErrors(log, "the refused upgrade's timer", letGo, letGo), 5000).unref();
 }
 
 /** Attaches the console endpoints to the app's HTTP server; every open console closes with the app. */
@@ -116,7 +119,7 @@ export function serverConsoleSockets(app: FastifyInstance, ctx: Platform): void 
     try {
       const target = consoleTarget(request.url ?? '');
       if ('status' in target) {
-        refuseUpgrade(socket, target.status);
+        refuseUpgrade(ctx.log, socket, target.status);
         return;
       }
       const session: Session = {
@@ -134,7 +137,7 @@ export function serverConsoleSockets(app: FastifyInstance, ctx: Platform): void 
       });
     } catch (error) {
       ctx.log.error({ err: error, url: request.url }, 'console: an upgrade request failed');
-      refuseUpgrade(socket, 500);
+      refuseUpgrade(ctx.log, socket, 500);
     }
   });
   app.addHook('preClose', async () => {

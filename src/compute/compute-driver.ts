@@ -164,6 +164,8 @@ export interface InstanceUsage {
 
 /** The engine's view of a server's machine at a reconciliation. */
 export interface EngineObservation {
+  /** The engine's name for the machine (nubis-<uuid>), where it has one. */
+  instance?: string;
   power: Power;
   /** The public NIC's counters, null when the machine is not running. */
   traffic: TrafficCounter | null;

@@ -46,6 +46,7 @@ import { recordTraffic } from './traffic-meter.ts';
 import { copyFailed } from '../snapshots/copy-failure.ts';
 import { jobRepository } from './job.repository.ts';
 import { artifactOrNull, parseArtifact } from './artifact-payload.ts';
+import { noteOrphanMachines } from './orphan-machines.ts';
 
 /**
  * How long a claimed job is held without a sign of life: the instance performing it renews the
@@ -289,7 +290,8 @@ async function markUnreachable(ctx: Platform, reason: string): Promise<number> {
  * stopped, with a server.power event), generations and conditions; a machine the engine made and
  * no longer has is lost (told once; never made again on its own); limits or NICs changed outside
  * Nubis are put back (a converge job, with a server.drift event saying what). An engine that does
- * not answer marks every server unreachable. Answers how many servers it corrected.
+ * not answer marks every server unreachable. A machine no server owns is reported (orphan-machines.ts).
+ * Answers how many servers it corrected.
  */
 export async function reconcile(ctx: Platform): Promise<number> {
   const engine = ctx.compute.engine;
@@ -303,6 +305,10 @@ export async function reconcile(ctx: Platform): Promise<number> {
     return marked;
   }
   const { seen } = observed;
+  // Machines no server owns (an older database restored): reported, never removed on their own.
+  await noteOrphanMachines(ctx, seen, uuids, now).catch((error: unknown) =>
+    ctx.log.warn({ err: (error as Error).message }, 'reconciliation: looking for orphaned machines failed'),
+  );
   // An operator's change of an account's smtp or blocked ports reaches its running servers here.
   await enforceEgress(ctx).catch((error: unknown) =>
     ctx.log.warn({ err: (error as Error).message }, 'blocked ports: the engine refused the rules; next round retries'),

@@ -197,6 +197,11 @@ export const jobRepository = {
     return (await db.selectFrom('servers').select('uuid').execute()).map((s) => s.uuid);
   },
 
+  /** The lines (server uuids, mostly) with a job waiting or under way: a removal still to reach the engine, say. */
+  async busyLines(db: Queryable): Promise<Set<string>> {
+    return new Set((await db.selectFrom('compute_jobs').select('line').distinct().execute()).map((j) => j.line));
+  },
+
   /** Servers with no transition under way and no job in their line: what reconciliation may correct. */
   idleServers(db: Queryable, now: number) {
     return db

@@ -188,24 +188,85 @@ function describe(row: FaultRuleRow): FaultRule {
   };
 }
 
+/** An operation of the API as a rule sees it: where it is served and the statuses it documents. */
+export interface OperationContract {
+  id: string;
+  /** Upper case. */
+  method: string;
+  /** As the OpenAPI document writes it: `/v1.3/server/{server_id}`. */
+  path: string;
+  statuses: ReadonlySet<number>;
+}
+
+/** A path's parameters written alike (`{id}`, `:id`), so a route pattern compares with the document's. */
+const routeForm = (path: string) => path.replace(/\{[^}/]+\}|:[^/]+/g, ':');
+
+/** The document's path as a pattern a request's path matches (a parameter: one segment). */
+function pathPattern(path: string): RegExp {
+  const literal = path
+    .split(/\{[^}/]+\}/)
+    .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+    .join('[^/]+');
+  return new RegExp(`^${literal}$`);
+}
+
 /**
- * `documented`: the statuses an operation documents, by its id (undefined for an id the API does
- * not have). A 4xx fires only where documented (matches), so a rule for one exact operation with
- * a 4xx it never answers would never fire: refused.
+ * The operations a rule can match, or undefined when it may match any (no operation, and a path
+ * absent or ending in `*`). A path is the request's (`/v1.3/server/42`) or the route's
+ * (`/v1.3/server/:server_id`), as `matches` reads it; per method, a route written out in full wins
+ * over one with a parameter, as the router chooses.
+ */
+function reachableOperations(
+  match: FaultRuleInput['match'],
+  operations: readonly OperationContract[],
+): OperationContract[] | undefined {
+  const path = match.path;
+  const exactPath = path !== undefined && !path.endsWith('*');
+  if (match.operation === undefined && !exactPath) return undefined;
+  const method = match.method?.toUpperCase();
+  let found = operations.filter(
+    (op) => (match.operation === undefined || op.id === match.operation) && (!method || op.method === method),
+  );
+  if (exactPath) {
+    const byMethod = new Map<string, OperationContract[]>();
+    for (const op of found) byMethod.set(op.method, [...(byMethod.get(op.method) ?? []), op]);
+    found = [...byMethod.values()].flatMap((ops) => {
+      const same = ops.filter((op) => routeForm(op.path) === routeForm(path));
+      return same.length > 0 ? same : ops.filter((op) => pathPattern(op.path).test(path));
+    });
+  }
+  return found;
+}
+
+/**
+ * `operations`: the API's, with their documented statuses. A 4xx fires only where documented
+ * (matches), so a rule that can only match operations that never answer its 4xx (one operation
+ * named, or an exact path) would never fire: refused.
  */
 export async function addFaultRule(
   ctx: Platform,
   input: FaultRuleInput,
-  documented: (operation: string) => ReadonlySet<number> | undefined = () => undefined,
+  operations: readonly OperationContract[] = [],
 ): Promise<FaultRule> {
   const { match, action } = input;
-  const statuses = match.operation === undefined ? undefined : documented(match.operation);
-  if (action.status !== undefined && action.status < 500 && statuses && !statuses.has(action.status))
+  const reachable = reachableOperations(match, operations);
+  if (
+    action.status !== undefined &&
+    action.status < 500 &&
+    reachable &&
+    reachable.length > 0 &&
+    !reachable.some((op) => op.statuses.has(action.status as number))
+  ) {
+    const statuses = new Set(reachable.flatMap((op) => [...op.statuses]));
+    const what =
+      match.operation ??
+      `${match.method?.toUpperCase() ?? 'any method on'} ${match.path} (${[...new Set(reachable.map((op) => op.id))].join(', ')})`;
     throw new Invalid(
       'action.status',
-      `${match.operation} never answers ${action.status}, so the rule would never fire; it documents ` +
+      `${what} never answers ${action.status}, so the rule would never fire; it documents ` +
         `${[...statuses].sort((a, b) => a - b).join(', ')} (any 5xx may be injected)`,
     );
+  }
   if (action.status === undefined && !action.latency_ms && !action.compute_fail)
     throw new Invalid('action', 'name a status to answer, a latency_ms to add, or compute_fail');
   if (action.compute_fail && action.status !== undefined)

@@ -10,6 +10,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../platform/context.ts';
 import { ownErrors } from '../platform/own-errors.ts';
 import { statusLine } from './error-mapping.ts';
+import { closeListeners, extraListenersClosed } from './listeners.ts';
 
 /** What the shutdown tells the HTTP layer. */
 export interface Lifecycle {
@@ -164,11 +165,12 @@ export async function settleReceived(counts: ConnectionCounts, minMs = 100, maxM
 }
 
 /**
- * Closes the listener: new connections are refused from now on; open ones stay. (Fastify's own
- * close later waits on the same server for its connections to end.)
+ * Closes every listener (listeners.ts: several with HOST=localhost): new connections are refused
+ * from now on; open ones stay. (Fastify's own close later waits on the same server for its
+ * connections to end; the drain waits for the other listeners' too.)
  */
 export function stopAccepting(app: FastifyInstance): void {
-  if (app.server.listening) app.server.close();
+  closeListeners(app);
 }
 
 /**
@@ -192,7 +194,7 @@ export async function drainHttp(app: FastifyInstance, deadlineMs: number): Promi
     deadlineMs,
   );
   try {
-    await app.close();
+    await Promise.all([app.close(), extraListenersClosed(app)]);
   } finally {
     clearInterval(idleSweep);
     clearTimeout(deadline);

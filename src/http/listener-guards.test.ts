@@ -1,5 +1,5 @@
 // Issue 34: a listener Node calls outside any request (the `connection` listeners, the
-// `clientError` answer, the lingering close) owns what it throws. A failure is planted in one
+// `clientError` answer, the lingering close, a refused upgrade's timer) owns what it throws. A failure is planted in one
 // connection's socket (a property the listener reads throws); the listener's throw is logged with
 // its cause and its name, and the instance goes on answering. Before, the throw escaped the
 // listener and ended the process.
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, mock, test } from 'node:test';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 
 const planted = 'planted listener failure 51c2';
@@ -43,10 +43,10 @@ function throwing(socket: Socket, property: string, access: 'get' | 'set') {
 }
 
 /** Opens a raw connection with `breakIt` planted on the server's side of it. */
-async function plantedConnection(breakIt: (socket: Socket) => void): Promise<Socket> {
+async function plantedConnection(breakIt: (socket: Socket) => void, allowHalfOpen = false): Promise<Socket> {
   plant = breakIt;
   const url = new URL(nubis.url);
-  const client = connect(Number(url.port), url.hostname);
+  const client = connect({ port: Number(url.port), host: url.hostname, allowHalfOpen });
   client.on('error', () => {});
   await once(client, 'connect');
   return client;
@@ -94,6 +94,39 @@ describe('a listener outside Fastify that throws', () => {
     client.write('NOT HTTP AT ALL\r\n\r\n');
     await once(client, 'close');
     assert.equal(linesNaming(seen, 'the clientError listener').length, 1, JSON.stringify(nubis.errorLog()));
+    await assertStillServing();
+  });
+
+  test("a refused upgrade's timer: logged, the connection let go, the others served", async () => {
+    const seen = nubis.errorLog().length;
+    // The server's side of the connection: its first destroy (the timer's, 5 s after the answer) throws.
+    let serverSide: Socket | undefined;
+    const client = await plantedConnection((socket) => {
+      serverSide = socket;
+      Object.defineProperty(socket, 'destroy', {
+        configurable: true,
+        value: () => {
+          delete (socket as { destroy?: unknown }).destroy;
+          throw new Error(planted);
+        },
+      });
+    }, true);
+    // The timer fires on the test's tick: nothing else runs on a mocked setTimeout meanwhile
+    // (the refused upgrade never reaches Fastify).
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      // A client that reads the answer and never ends its side: only the timer lets the connection go.
+      client.write('GET /%ff HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n');
+      const [answer] = (await once(client, 'data')) as [Buffer];
+      assert.match(answer.toString(), /^HTTP\/1\.1 404/);
+      const closed = once(serverSide as Socket, 'close');
+      mock.timers.tick(5000);
+      await closed;
+      client.destroy();
+    } finally {
+      mock.timers.reset();
+    }
+    assert.equal(linesNaming(seen, "the refused upgrade's timer").length, 1, JSON.stringify(nubis.errorLog()));
     await assertStillServing();
   });
 });

@@ -71,29 +71,37 @@ export function openapiDocument(app: FastifyInstance, options: SwaggerOptions): 
   };
 }
 
-const statusesOfDocument = new WeakMap<OpenapiDocument, Promise<Map<string, ReadonlySet<number>>>>();
+const operationsOfDocument = new WeakMap<OpenapiDocument, Promise<DocumentedOperation[]>>();
+
+/** One operation of the document: where it is served and the statuses it documents (its responses). */
+export interface DocumentedOperation {
+  id: string;
+  /** Upper case. */
+  method: string;
+  /** As the document writes it: `/v1.3/server/{server_id}`. */
+  path: string;
+  statuses: ReadonlySet<number>;
+}
 
 /**
- * Each operation's documented statuses (its responses), by operationId: what a fault rule may
- * answer on it (the fault hook reads the same responses from the route's schema).
+ * Every operation of the document, with its documented statuses: what a fault rule may answer on
+ * it (the fault hook reads the same responses from the route's schema).
  */
-export function documentedStatuses(document: OpenapiDocument): Promise<Map<string, ReadonlySet<number>>> {
-  let statuses = statusesOfDocument.get(document);
-  if (!statuses) {
-    statuses = document.json().then((json) => {
-      const byOperation = new Map<string, Set<number>>();
+export function documentedOperations(document: OpenapiDocument): Promise<DocumentedOperation[]> {
+  let operations = operationsOfDocument.get(document);
+  if (!operations) {
+    operations = document.json().then((json) => {
+      const found: DocumentedOperation[] = [];
       const paths = (json.paths ?? {}) as Record<string, Record<string, { operationId?: string; responses?: object }>>;
-      for (const item of Object.values(paths))
-        for (const operation of Object.values(item)) {
+      for (const [path, item] of Object.entries(paths))
+        for (const [method, operation] of Object.entries(item)) {
           if (!operation?.operationId || !operation.responses) continue;
-          const known = byOperation.get(operation.operationId) ?? new Set<number>();
-          for (const status of Object.keys(operation.responses).map(Number))
-            if (Number.isInteger(status)) known.add(status);
-          byOperation.set(operation.operationId, known);
+          const statuses = new Set(Object.keys(operation.responses).map(Number).filter(Number.isInteger));
+          found.push({ id: operation.operationId, method: method.toUpperCase(), path, statuses });
         }
-      return byOperation;
+      return found;
     });
-    statusesOfDocument.set(document, statuses);
+    operationsOfDocument.set(document, operations);
   }
-  return statuses;
+  return operations;
 }

@@ -1,11 +1,12 @@
 // Gauges of stored state, read when /metrics is scraped (one small grouped query each):
-// servers by shown state, servers whose machine is lost, failed copies, accounts by standing, the mail outbox by delivery state, and the
+// servers by shown state, servers whose machine is lost, machines no server owns, failed copies, accounts by standing, the mail outbox by delivery state, and the
 // database pool's connections.
 
 import { sql } from 'kysely';
 import type { PoolStats } from '../db/connect.ts';
 import type { Platform } from '../platform/context.ts';
 import { isLost, parseConditions } from '../compute/machine-conditions.ts';
+import { listOrphanMachines } from '../compute/orphan-machines.ts';
 import { shownPowerSql } from '../servers/shown-power.repository.ts';
 
 export function registerStateMetrics(ctx: Platform, poolStats: () => PoolStats): void {
@@ -33,6 +34,13 @@ export function registerStateMetrics(ctx: Platform, poolStats: () => PoolStats):
         select conditions from servers where conditions like '%InstanceMissing%'`.execute(ctx.db);
       return [{ labels: {}, value: rows.filter((row) => isLost(parseConditions(row.conditions))).length }];
     },
+  );
+
+  metrics.addCollected(
+    'nubis_machines_orphaned',
+    "Engine machines under Nubis's names that no server owns (after a restore of an older database, say), as of this instance's last reconciliation; kept until the operator removes them",
+    [],
+    async () => [{ labels: {}, value: listOrphanMachines(ctx).length }],
   );
 
   metrics.addCollected(

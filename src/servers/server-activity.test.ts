@@ -152,14 +152,27 @@ describe('a server’s activity on the system clock, with no sweep running', () 
 
   test('tells the end of provisioning once it has come, and not before', async () => {
     const alice = await createAccount(live);
+    const asked = Date.now();
     const created = await deployServer(live, alice.token, {}, { settle: false });
     const types = async () =>
       (await live.request('GET', `/v1.3/server/activity/${created.uuid}`, { token: alice.token })).body.activity.map(
         (entry: Entry) => `${entry.type} ${entry.data.power ?? ''}`.trim(),
       );
     assert.deepEqual(await types(), ['server.created']);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    assert.deepEqual(await types(), ['server.power running', 'server.created']);
+    // Read until the end is told (bounded), not after a fixed wait: never before its second has come.
+    const until = Date.now() + 60_000;
+    for (;;) {
+      const read = Date.now();
+      const told = await types();
+      if (told.length > 1) {
+        assert.deepEqual(told, ['server.power running', 'server.created']);
+        assert.ok(Date.now() - asked >= 1_000, `told ${Date.now() - asked} ms after the create`);
+        break;
+      }
+      assert.deepEqual(told, ['server.created']);
+      assert.ok(read < until, 'the end of provisioning was never told');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   });
 
   // A transition's end is written down when it is next read, after what happened since: the

@@ -47,18 +47,23 @@ describe('connections from one address', () => {
     const held = new Set<Socket>();
     let attacking = true;
     let opened = 0;
+    // The attacker has opened its 1,000 connections before the others arrive (a count, not a
+    // time a loaded machine may overrun).
+    let allOpened: () => void = () => {};
+    const filled = new Promise<void>((resolve) => {
+      allOpened = resolve;
+    });
     const hold = async (): Promise<void> => {
       while (attacking) {
         const socket = await open(url, '127.0.0.1');
-        opened++;
+        if (++opened === 1_000) allOpened();
         held.add(socket);
         await new Promise((resolve) => socket.once('close', resolve));
         held.delete(socket);
       }
     };
     const attackers = Array.from({ length: 1_000 }, hold);
-    // Let the attacker fill what it can (and be cut, and come back) before the others arrive.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await filled;
     const answers: string[] = [];
     for (let round = 0; round < 50; round++)
       answers.push(...(await Promise.all(Array.from({ length: 10 }, () => get(url, '/healthz', '127.0.0.2')))));
@@ -73,9 +78,25 @@ describe('connections from one address', () => {
 
   test('a connection that sent nothing is closed before one whose request is under way', async () => {
     // The connection mid-request is the older one: by the headers timeout alone it would go first.
+    const server = nubis.running.app.server;
+    const accepted = new Promise<Socket>((resolve) => {
+      const onConnection = (socket: Socket) => {
+        if (socket.remoteAddress !== '127.0.0.3') return;
+        server.off('connection', onConnection);
+        resolve(socket);
+      };
+      server.on('connection', onConnection);
+    });
     const started = await open(url, '127.0.0.3');
     started.write('GET /healthz HTTP/1.1\r\nHost: nubis\r\n');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Under way once the server has read its first bytes (what connection-share.ts checks), not
+    // after a time: the silent connection is opened only then.
+    const serverSide = await accepted;
+    const until = Date.now() + 60_000;
+    while (serverSide.bytesRead === 0) {
+      assert.ok(Date.now() < until, 'the server never read the request under way');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     const silent = await open(url, '127.0.0.3');
     let startedClosed = false;
     started.once('close', () => {

@@ -147,8 +147,14 @@ describe('two instances', () => {
       ),
     );
     for (const server of servers) assert.equal(server.status, 201, JSON.stringify(server.body));
-    // Provisioning takes SIM_PROVISION_SECONDS=1 in this deployment.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Provisioning takes SIM_PROVISION_SECONDS=1 in this deployment: read until each shows it ended
+    // (a read records the end), bounded, rather than wait a fixed time.
+    for (const server of servers)
+      for (const end = Date.now() + 60_000; ; await new Promise((resolve) => setTimeout(resolve, 50))) {
+        const info = await call(a.url, 'GET', `/v1.3/server/info/${server.body.uuid}`, { token: account.token });
+        if ((info.body.server ?? info.body).power === 'running') break;
+        assert.ok(Date.now() < end, `server ${server.body.uuid} never left provisioning: ${JSON.stringify(info.body)}`);
+      }
     const codes = await Promise.all([deploy.sweepOnce(), deploy.sweepOnce(), deploy.sweepOnce()]);
     assert.deepEqual(codes, [0, 0, 0]);
     assert.equal(await deploy.sweepOnce(), 0);

@@ -1912,6 +1912,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/machines/orphans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Engine machines no server owns
+         * @description Machines the compute engine runs under Nubis’s names whose server this database does not have (after a restore of an older backup, say), as of the last reconciliation (COMPUTE_RECONCILE_SECONDS). They are never removed on their own: check the backup, then remove each one. Always empty with the simulated driver.
+         */
+        get: operations["adminListOrphanMachines"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/machines/orphans/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an engine machine no server owns
+         * @description Queues the removal of the machine, its rescue system and its engine backups (202). 404 unless the last reconciliation reported it as orphaned; 409 when a server holds that uuid by now.
+         */
+        delete: operations["adminRemoveOrphanMachine"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/faults/machines": {
         parameters: {
             query?: never;
@@ -1967,7 +2007,7 @@ export interface paths {
         put?: never;
         /**
          * Add a fault rule
-         * @description Matching customer requests (v1.3 and v1) answer the given status in that API’s error shape, and/or answer late. Injected answers carry the header Nubis-Fault with the rule id. Other instances apply a new rule within a second. A 4xx fires only on operations that document it: a rule naming one operation with a 4xx it does not document is refused (400, action.status).
+         * @description Matching customer requests (v1.3 and v1) answer the given status in that API’s error shape, and/or answer late. Injected answers carry the header Nubis-Fault with the rule id. Other instances apply a new rule within a second. A 4xx fires only on operations that document it: a rule that can only match operations that do not document its 4xx (one operation named, or an exact path, with or without a method) is refused (400, action.status).
          */
         post: operations["adminAddFaultRule"];
         /**
@@ -2456,6 +2496,22 @@ export interface components {
                 status: string;
             }[];
             blocked: boolean;
+        };
+        /** @description an engine machine under Nubis’s names that no server owns */
+        AdminOrphanMachine: {
+            /** @description the server uuid in the machine’s name; no server of this database has it */
+            uuid: string;
+            /** @description the engine’s name for it (nubis-<uuid>) */
+            instance: string | null;
+            /** @enum {string} */
+            power: "running" | "stopped";
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SSZ
+             * @example 2026-11-22T12:00:00Z
+             */
+            first_seen: string;
+            /** @description the operator asked for its removal; it goes at the next engine job */
+            removing: boolean;
         };
         /** @description a server as the operator sees it, with its owner */
         AdminServer: {
@@ -3249,6 +3305,7 @@ export interface components {
 }
 export type Account = components['schemas']['Account'];
 export type AdminAccount = components['schemas']['AdminAccount'];
+export type AdminOrphanMachine = components['schemas']['AdminOrphanMachine'];
 export type AdminServer = components['schemas']['AdminServer'];
 export type AdminTransaction = components['schemas']['AdminTransaction'];
 export type AuditEntry = components['schemas']['AuditEntry'];
@@ -16988,6 +17045,283 @@ export interface operations {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
                      *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    adminListOrphanMachines: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        orphans: components["schemas"]["AdminOrphanMachine"][];
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account lacks permission for this operation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "account not found, check the id or uuid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    adminRemoveOrphanMachine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the AdminOrphanMachine */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminOrphanMachine"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account lacks permission for this operation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "account not found, check the id or uuid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the clock is the system clock: start with CLOCK=virtual to move it"
                      *       }
                      *     }
                      */

@@ -4,7 +4,7 @@
 import { type Static, Type } from 'typebox';
 import type { Platform } from '../../platform/context.ts';
 import type { ApiApp } from '../../http/api-app.ts';
-import { documentedStatuses } from '../../http/openapi-document.ts';
+import { documentedOperations } from '../../http/openapi-document.ts';
 import {
   addFaultRule,
   type FaultRule as DomainFaultRule,
@@ -168,14 +168,13 @@ export function faultRoutes(app: ApiApp, ctx: Platform): void {
       description:
         'Matching customer requests (v1.3 and v1) answer the given status in that API’s error shape, and/or answer late. ' +
         'Injected answers carry the header Nubis-Fault with the rule id. Other instances apply a new rule within a second. ' +
-        'A 4xx fires only on operations that document it: a rule naming one operation with a 4xx it does not document is refused (400, action.status).',
+        'A 4xx fires only on operations that document it: a rule that can only match operations that do not document its 4xx (one operation named, or an exact path, with or without a method) is refused (400, action.status).',
       body: FaultRuleInput,
       response: responses({ 201: FaultRule }, adminErrors),
     },
     handler: async (request, reply) => {
       reply.code(201);
-      const documented = await documentedStatuses(app.openapi);
-      return faultRuleObject(await addFaultRule(ctx, request.body, (operation) => documented.get(operation)));
+      return faultRuleObject(await addFaultRule(ctx, request.body, await documentedOperations(app.openapi)));
     },
   });
 

@@ -6,6 +6,7 @@ import { operatorAuditRoutes } from './audit.routes.ts';
 import { faultRoutes } from './faults.routes.ts';
 import { journalRoutes } from './journal.routes.ts';
 import { operatorServerRoutes } from './servers.routes.ts';
+import { operatorMachineRoutes } from './machines.routes.ts';
 import { stateRoutes } from './state.routes.ts';
 import { eventRoutes } from './events.routes.ts';
 import { operatorPaymentRoutes } from './payments.routes.ts';
@@ -16,6 +17,7 @@ export function adminRoutes(): RouteModule[] {
     operatorAuditRoutes,
     operatorRoutes,
     operatorServerRoutes,
+    operatorMachineRoutes,
     faultRoutes,
     stateRoutes,
     journalRoutes,

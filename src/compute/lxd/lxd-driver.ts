@@ -236,6 +236,7 @@ export class LxdDriver implements ComputeDriver, Engine {
       if (traffic) this.#traffic.set(uuid, traffic);
       const spec = specs.get(uuid);
       seen.set(uuid, {
+        instance: server.name,
         power: carrier.status === 'Running' ? 'running' : 'stopped',
         traffic,
         usage: usageOf(carrier.state),
