@@ -41,8 +41,8 @@ export class LxdInformer {
   #reconnect: NodeJS.Timeout | null = null;
   #heartbeat: NodeJS.Timeout | null = null;
   #closed = false;
-  /** How many times the stream was opened (a test reads it). */
-  opened = 0;
+  /** Messages the stream brought, of any kind (a test waits on it). */
+  heard = 0;
 
   constructor(client: LxdClient, timing: InformerTiming) {
     this.#client = client;
@@ -85,7 +85,6 @@ export class LxdInformer {
       this.#retry();
       return;
     }
-    this.opened++;
     this.#socket = socket;
     let answered = true;
     socket.on('open', () => {
@@ -114,7 +113,13 @@ export class LxdInformer {
     });
   }
 
+  /** The stream is open: what changes is heard. */
+  get listening(): boolean {
+    return this.#listening;
+  }
+
   #heard(text: string): void {
+    this.heard++;
     let event: { type?: string; metadata?: { source?: string } };
     try {
       event = JSON.parse(text);
