@@ -2,8 +2,9 @@
 // PostgreSQL, so any number of instances share the queue; the queries: job.repository.ts), has the engine converge a server's
 // machine to its spec or produce an artifact after the intent has committed, settles the server
 // from the engine's report, and retries a failure with back-off. Beside it, reconciliation: the
-// engine's view of each idle machine is compared with its spec (power: the engine's wins; limits
-// and NICs: the spec's is put back), and its observations feed the traffic meter.
+// engine's view of each idle machine its events said changed (of every one at a full read) is
+// compared with its spec (power: the engine's wins; limits and NICs: the spec's is put back); and
+// the usage reading: the running machines' counters feed the traffic meter and the graphs.
 
 import type { Tx } from '../db/database.ts';
 import {
