@@ -1,8 +1,11 @@
-// `npm run bench -- --only fleet`: what a round of the periodic sweeps costs as the fleet grows.
-// For each size it seeds a SQLite database with that many running servers (100 an account, each
-// with its open invoice item, every account in credit: nothing is due), opens the platform in this
-// process as `nubis sweep` does, runs one round to warm up, then measures the CPU of the next
-// round and of each sweep in it. A round with nothing due must cost the same at every size.
+// `npm run bench -- --only fleet`: what a round of the periodic sweeps, and a round of the engine's
+// reconciliation, cost as the fleet grows. For each size it seeds a SQLite database with that many
+// running servers (100 an account, each with its open invoice item, every account in credit:
+// nothing is due), opens the platform in this process as `nubis sweep` does, runs one round to
+// warm up, then measures the CPU of the next round and of each sweep in it. The reconciliation
+// runs against an engine stand-in that answers as the informer-fed LXD driver does
+// (test/support/engine-stand-in.ts): a round with nothing heard, then one with 100 machines
+// changed. A round with nothing due must cost the same at every size.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,11 +15,17 @@ import { loadConfig } from '../src/config.ts';
 import { createPlatform, prepareStorage } from '../src/instance.ts';
 import { sweeps } from '../src/sweeps/sweeps.ts';
 import { seed } from './seed.ts';
+import { reconcile } from '../src/compute/job-runner.ts';
+import { EngineStandIn, standInDriver } from '../test/support/engine-stand-in.ts';
+import type { Platform } from '../src/platform/context.ts';
 
 export interface FleetRow {
   servers: number;
   sweepRoundCpuMs: number;
   perSweepCpuMs: Record<string, number>;
+  /** A reconciliation with no change heard, and one with `changedMachines` machines changed. */
+  reconcileRoundCpuMs: number;
+  reconcileChangedCpuMs: number;
   residentMb: number;
   seedSeconds: number;
 }
@@ -54,6 +63,33 @@ async function seedBilling(dataDir: string): Promise<void> {
   db.close();
 }
 
+const changedMachines = 100;
+
+/**
+ * The CPU of a reconciliation round against the stand-in: one with nothing heard (after a warm-up
+ * round), then one in which `changedMachines` servers' machines were heard to change (stopped
+ * outside Nubis: each is read, and its status and a server.power event written).
+ */
+async function reconcileRounds(
+  platform: Platform,
+): Promise<{ reconcileRoundCpuMs: number; reconcileChangedCpuMs: number }> {
+  const engine = new EngineStandIn();
+  const ctx: Platform = { ...platform, compute: standInDriver(engine) };
+  // The informer has listened since its last full read: its first answer is spent here.
+  engine.changes();
+  await reconcile(ctx);
+  const quiet = process.cpuUsage();
+  await reconcile(ctx);
+  const reconcileRoundCpuMs = Math.round(cpuMs(quiet) * 10) / 10;
+  const some = await ctx.db.selectFrom('servers').select('uuid').orderBy('id').limit(changedMachines).execute();
+  for (const { uuid } of some) engine.set(uuid, { power: 'stopped', diskGeneration: 0, powerGeneration: 0 });
+  const changed = process.cpuUsage();
+  await reconcile(ctx);
+  const reconcileChangedCpuMs = Math.round(cpuMs(changed) * 10) / 10;
+  if (engine.read !== changedMachines) throw new Error(`the changed round read ${engine.read} machines`);
+  return { reconcileRoundCpuMs, reconcileChangedCpuMs };
+}
+
 export async function benchFleet(sizes: number[]): Promise<FleetRow[]> {
   const rows: FleetRow[] = [];
   for (const servers of sizes) {
@@ -82,15 +118,26 @@ export async function benchFleet(sizes: number[]): Promise<FleetRow[]> {
         perSweepCpuMs[sweep.name] = Math.round(cpuMs(started) * 10) / 10;
       }
       const sweepRoundCpuMs = Math.round(cpuMs(round) * 10) / 10;
+      const { reconcileRoundCpuMs, reconcileChangedCpuMs } = await reconcileRounds(ctx);
       const residentMb = Math.round(process.memoryUsage().rss / 2 ** 20);
       await storage.close();
-      const row = { servers, sweepRoundCpuMs, perSweepCpuMs, residentMb, seedSeconds: Math.round(seedSeconds) };
+      const row = {
+        servers,
+        sweepRoundCpuMs,
+        perSweepCpuMs,
+        reconcileRoundCpuMs,
+        reconcileChangedCpuMs,
+        residentMb,
+        seedSeconds: Math.round(seedSeconds),
+      };
       console.log(
-        `fleet: ${servers} servers: sweep round ${sweepRoundCpuMs} ms CPU, resident ${residentMb} MB (${Object.entries(
+        `fleet: ${servers} servers: sweep round ${sweepRoundCpuMs} ms CPU, reconcile round ${reconcileRoundCpuMs} ms CPU, resident ${residentMb} MB (${Object.entries(
           perSweepCpuMs,
         )
           .map(([name, ms]) => `${name} ${ms}`)
-          .join(', ')}; seeded in ${row.seedSeconds} s)`,
+          .join(
+            ', ',
+          )}; reconcile with ${changedMachines} machines changed ${reconcileChangedCpuMs} ms CPU; seeded in ${row.seedSeconds} s)`,
       );
       rows.push(row);
     } finally {

@@ -15,7 +15,7 @@
 //          --stored N (servers seeded for `large`, default 1000000), --history N (default 100000),
 //          --lxd (the real driver's scenario alone: bench/lxd.ts)
 //   testing    @nubis/testing's startNubis() and reset() (bench/testing.ts; --only testing alone)
-//   fleet      a sweep round with nothing due at 1,000 and 1,000,000 servers (bench/fleet.ts;
+//   fleet      a sweep round and a reconciliation with nothing due at 1,000 and 1,000,000 servers (bench/fleet.ts;
 //              --only fleet alone, --fleet N,M for other sizes)
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -35,7 +35,7 @@ if (process.argv.includes('--lxd')) {
   await import('./lxd.ts');
   process.exit(0);
 }
-// --only fleet: what a sweep round costs as the fleet grows, in this process (bench/fleet.ts).
+// --only fleet: what a sweep round and a reconciliation round cost as the fleet grows, in this process (bench/fleet.ts).
 const onlyAt = process.argv.indexOf('--only');
 if (onlyAt >= 0 && process.argv[onlyAt + 1] === 'fleet') {
   const sizesAt = process.argv.indexOf('--fleet');

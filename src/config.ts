@@ -497,6 +497,18 @@ export const variables = {
     integer(1, 86400),
     "lxd driver: seconds between two reconciliations of the servers' power with the engine's",
   ),
+  computeResyncSeconds: v(
+    'COMPUTE_RESYNC_SECONDS',
+    600,
+    integer(1, 86400),
+    "lxd driver: longest time between two full reads of every instance; between them a reconciliation re-reads only what the engine's events said changed",
+  ),
+  computeUsageSeconds: v(
+    'COMPUTE_USAGE_SECONDS',
+    60,
+    integer(1, 86400),
+    "lxd driver: seconds between two readings of the running machines' counters (one engine call: the traffic meter and the usage graphs)",
+  ),
   computeObserveTimeoutSeconds: v(
     'COMPUTE_OBSERVE_TIMEOUT_SECONDS',
     10,

@@ -14,6 +14,8 @@ import { permissionNames } from './permissions.ts';
 import { storedPorts, type BlockedPorts } from './port-policy.ts';
 import { invalidateActors } from '../tokens/token.service.ts';
 import { transaction } from '../db/transaction.ts';
+import { changes as machineChanges, recordIntent } from '../compute/machine-intents.ts';
+import { serverRepository } from '../servers/server.repository.ts';
 
 export interface AccountPatch {
   activated?: boolean;
@@ -78,7 +80,14 @@ export async function patchAccount(ctx: Platform, ref: string, patch: AccountPat
     const current = JSON.parse(account.permissions) as Record<string, boolean>;
     changes.permissions = JSON.stringify({ ...current, ...patch.permissions });
   }
-  await accountRepository.update(ctx.db, account.id, changes);
+  await transaction(ctx, async (trx) => {
+    await accountRepository.update(trx, account.id, changes);
+    // What its servers may send changed: each converges its network (the engine's rules with it),
+    // rather than every reconciliation rewriting every server's rules.
+    if (patch.smtp !== undefined || patch.blocked_ports !== undefined)
+      for (const uuid of await serverRepository.uuidsOfAccount(trx, account.id))
+        await recordIntent(ctx, trx, machineChanges.network({ uuid }));
+  });
   await invalidateActors(ctx, account.id);
   return operatorView(ctx, (await accountRepository.findById(ctx.db, account.id))!);
 }

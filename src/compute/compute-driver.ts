@@ -221,9 +221,25 @@ export interface Engine {
   scriptReport?(serverUuid: string): Promise<ScriptReport | null>;
   /**
    * The engine's view of every machine it runs for Nubis, compared with the specs given, by
-   * server uuid (`now`: the clock's time, which its readings carry).
+   * server uuid (`now`: the clock's time, which its readings carry); with `only`, of those
+   * servers' machines alone (an empty set still asks the engine whether it answers).
    */
-  observe(specs: ReadonlyMap<string, MachineSpec>, now: number): Promise<Map<string, EngineObservation>>;
+  observe(
+    specs: ReadonlyMap<string, MachineSpec>,
+    now: number,
+    only?: ReadonlySet<string>,
+  ): Promise<Map<string, EngineObservation>>;
+  /**
+   * The servers whose machines changed since the last call, as the engine's event stream told
+   * (an informer: lxd/lxd-informer.ts); null when everything must be read (the first call, a
+   * stream that dropped, COMPUTE_RESYNC_SECONDS passed). Absent: every reconciliation reads all.
+   */
+  changes?(): ReadonlySet<string> | null;
+  /**
+   * The counters and use of every running machine, in one batch (the traffic meter's and the
+   * graphs' readings, every COMPUTE_USAGE_SECONDS). Absent: reconciliation's observations feed them.
+   */
+  readUsage?(now: number): Promise<Map<string, Pick<EngineObservation, 'traffic' | 'usage'>>>;
   close(): void;
 }
 

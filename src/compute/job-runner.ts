@@ -2,8 +2,9 @@
 // PostgreSQL, so any number of instances share the queue; the queries: job.repository.ts), has the engine converge a server's
 // machine to its spec or produce an artifact after the intent has committed, settles the server
 // from the engine's report, and retries a failure with back-off. Beside it, reconciliation: the
-// engine's view of each idle machine is compared with its spec (power: the engine's wins; limits
-// and NICs: the spec's is put back), and its observations feed the traffic meter.
+// engine's view of each idle machine its events said changed (of every one at a full read) is
+// compared with its spec (power: the engine's wins; limits and NICs: the spec's is put back); and
+// the usage reading: the running machines' counters feed the traffic meter and the graphs.
 
 import type { Tx } from '../db/database.ts';
 import {
@@ -227,7 +228,7 @@ async function perform(ctx: Platform, engine: Engine, job: ComputeJobRow): Promi
  */
 export type ObservationConsumer = (
   ctx: Platform,
-  seen: ReadonlyMap<string, EngineObservation>,
+  seen: ReadonlyMap<string, Pick<EngineObservation, 'traffic' | 'usage'>>,
   now: number,
 ) => Promise<void>;
 
@@ -252,6 +253,7 @@ async function observeBounded(
   engine: Engine,
   uuids: readonly string[],
   now: number,
+  only?: ReadonlySet<string>,
 ): Promise<{ seen: Map<string, EngineObservation> } | { unreachable: string }> {
   const boundMs = ctx.config.computeObserveTimeoutSeconds * 1000;
   let timer: NodeJS.Timeout | undefined;
@@ -260,7 +262,7 @@ async function observeBounded(
   });
   try {
     const specs = await desiredMachines(ctx, ctx.db, uuids);
-    return { seen: await Promise.race([engine.observe(specs, now), late]) };
+    return { seen: await Promise.race([engine.observe(specs, now, only), late]) };
   } catch (error) {
     return { unreachable: (error as Error).message ?? String(error) };
   } finally {
@@ -284,6 +286,9 @@ async function markUnreachable(ctx: Platform, reason: string): Promise<number> {
   return marked;
 }
 
+/** Engines whose last round found them unreachable: the next round that reaches one reads everything. */
+const unreachableEngines = new WeakSet<Engine>();
+
 /**
  * Reconciliation: each server with no transition and no job under way takes the engine's report
  * into its status (never its spec): the observed power (a machine stopped outside Nubis shows
@@ -291,31 +296,47 @@ async function markUnreachable(ctx: Platform, reason: string): Promise<number> {
  * no longer has is lost (told once; never made again on its own); limits or NICs changed outside
  * Nubis are put back (a converge job, with a server.drift event saying what). An engine that does
  * not answer marks every server unreachable. A machine no server owns is reported (orphan-machines.ts).
- * Answers how many servers it corrected.
+ * With an engine that tells what changed (an informer on its events), a round reads only those
+ * servers and their machines, so a round with nothing changed costs the same whatever the fleet;
+ * every COMPUTE_RESYNC_SECONDS, after a dropped event stream and after an outage it reads
+ * everything. Answers how many servers it corrected.
  */
 export async function reconcile(ctx: Platform): Promise<number> {
   const engine = ctx.compute.engine;
   if (!engine) return 0;
-  const uuids = await jobRepository.serverUuids(ctx.db);
+  const told = engine.changes?.() ?? null;
+  const changed = told && !unreachableEngines.has(engine) ? told : null;
+  const uuids = changed ? [...changed] : await jobRepository.serverUuids(ctx.db);
   const now = ctx.clock.now();
-  const observed = await observeBounded(ctx, engine, uuids, now);
+  const observed = await observeBounded(ctx, engine, uuids, now, changed ?? undefined);
   if ('unreachable' in observed) {
+    unreachableEngines.add(engine);
     const marked = await markUnreachable(ctx, observed.unreachable);
     if (marked) ctx.log.warn({ marked, err: observed.unreachable }, 'the engine is unreachable');
     return marked;
   }
+  unreachableEngines.delete(engine);
   const { seen } = observed;
-  // Machines no server owns (an older database restored): reported, never removed on their own.
-  await noteOrphanMachines(ctx, seen, uuids, now).catch((error: unknown) =>
-    ctx.log.warn({ err: (error as Error).message }, 'reconciliation: looking for orphaned machines failed'),
-  );
-  // An operator's change of an account's smtp or blocked ports reaches its running servers here.
-  await enforceEgress(ctx).catch((error: unknown) =>
-    ctx.log.warn({ err: (error as Error).message }, 'blocked ports: the engine refused the rules; next round retries'),
-  );
+  if (!changed) {
+    // Machines no server owns (an older database restored): reported, never removed on their own.
+    // Only a full round sees every machine, so only a full round rebuilds the list.
+    await noteOrphanMachines(ctx, seen, uuids, now).catch((error: unknown) =>
+      ctx.log.warn({ err: (error as Error).message }, 'reconciliation: looking for orphaned machines failed'),
+    );
+    // An operator's change of an account's smtp or blocked ports reaches its servers through a
+    // network change of each (operator.service.ts); a full round puts back whatever else moved.
+    await enforceEgress(ctx).catch((error: unknown) =>
+      ctx.log.warn(
+        { err: (error as Error).message },
+        'blocked ports: the engine refused the rules; next round retries',
+      ),
+    );
+  }
   // The first-boot scripts' outcomes the guests recorded since the last round.
   await collectScriptReports(ctx);
-  const rows = await jobRepository.idleServers(ctx.db, now);
+  const rows = changed
+    ? await jobRepository.idleServersAmong(ctx.db, now, uuids)
+    : await jobRepository.idleServers(ctx.db, now);
   let corrected = 0;
   for (const row of rows) {
     const machine = seen.get(row.uuid);
@@ -337,14 +358,40 @@ export async function reconcile(ctx: Platform): Promise<number> {
       return 1;
     });
   }
+  // An engine that reads its running machines' counters in one batch feeds the meter on its own cadence.
+  if (!engine.readUsage) await consumeObservations(ctx, seen, now);
+  return corrected;
+}
+
+async function consumeObservations(
+  ctx: Platform,
+  seen: ReadonlyMap<string, Pick<EngineObservation, 'traffic' | 'usage'>>,
+  now: number,
+): Promise<void> {
   for (const consume of observationConsumers)
     await consume(ctx, seen, now).catch((error: unknown) =>
       ctx.log.warn({ err: (error as Error).message }, 'reconciliation: an observation consumer failed'),
     );
-  return corrected;
 }
 
-/** Runs jobs (up to COMPUTE_JOB_CONCURRENCY at once) and reconciles every COMPUTE_RECONCILE_SECONDS. */
+/**
+ * The running machines' counters and use, read in one batch every COMPUTE_USAGE_SECONDS for the
+ * traffic meter and the graphs: its cost follows the machines running, as the readings it yields
+ * do (docs/decisions.md). Answers how many machines were read.
+ */
+export async function readUsage(ctx: Platform): Promise<number> {
+  const engine = ctx.compute.engine;
+  if (!engine?.readUsage) return 0;
+  const now = ctx.clock.now();
+  const read = await engine.readUsage(now);
+  await consumeObservations(ctx, read, now);
+  return read.size;
+}
+
+/**
+ * Runs jobs (up to COMPUTE_JOB_CONCURRENCY at once), reconciles every COMPUTE_RECONCILE_SECONDS and
+ * reads the running machines' use every COMPUTE_USAGE_SECONDS.
+ */
 export function startJobRunner(ctx: Platform): { stop(): Promise<void> } {
   const engine = ctx.compute.engine;
   if (!engine) return { stop: async () => {} };
@@ -352,6 +399,8 @@ export function startJobRunner(ctx: Platform): { stop(): Promise<void> } {
   let stopped = false;
   let lastReconcile = 0;
   let reconciling: Promise<void> | null = null;
+  let lastReading = 0;
+  let reading: Promise<void> | null = null;
 
   const tick = async () => {
     while (!stopped && running.size < ctx.config.computeJobConcurrency) {
@@ -362,6 +411,16 @@ export function startJobRunner(ctx: Platform): { stop(): Promise<void> } {
       if (!job) break;
       const work = perform(ctx, engine, job).finally(() => running.delete(work));
       running.add(work);
+    }
+    if (!stopped && !reading && engine.readUsage && Date.now() - lastReading >= ctx.config.computeUsageSeconds * 1000) {
+      lastReading = Date.now();
+      reading = readUsage(ctx)
+        .catch((error: unknown) =>
+          ctx.log.warn({ err: (error as Error).message }, "reading the machines' use failed; next reading retries"),
+        )
+        .then(() => {
+          reading = null;
+        });
     }
     if (!stopped && !reconciling && Date.now() - lastReconcile >= ctx.config.computeReconcileSeconds * 1000) {
       lastReconcile = Date.now();
@@ -392,6 +451,7 @@ export function startJobRunner(ctx: Platform): { stop(): Promise<void> } {
       clearInterval(timer);
       await ticking;
       await reconciling;
+      await reading;
       await Promise.allSettled([...running]);
       engine.close();
     },

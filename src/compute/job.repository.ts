@@ -10,6 +10,7 @@ import type { ServerRow, ServerUpdate } from '../servers/server.table.ts';
 import type { ComputeJobRow } from './compute-job.table.ts';
 import { convergeJob, copyingArtifacts, forgettingImage } from './compute-driver.ts';
 import type { Transition } from '../servers/power-state.ts';
+import { batches } from '../db/batches.ts';
 
 /** A job key that names the snapshot `column` holds (`<line>:<action>:<snapshot>[#id]`). */
 const namesSnapshotOf = (column: string) => sql<string>`'%:' || ${sql.ref(column)} || '%'`;
@@ -209,6 +210,21 @@ export const jobRepository = {
       .select(['id', 'uuid', 'power', 'disk_generation', ...statusColumns])
       .where(idleAt(now))
       .execute();
+  },
+
+  /** The idle servers among `uuids` (those the engine's events named), a thousand a statement. */
+  async idleServersAmong(db: Queryable, now: number, uuids: readonly string[]) {
+    const rows = [];
+    for (const batch of batches(uuids, 1000))
+      rows.push(
+        ...(await db
+          .selectFrom('servers')
+          .select(['id', 'uuid', 'power', 'disk_generation', ...statusColumns])
+          .where('uuid', 'in', batch)
+          .where(idleAt(now))
+          .execute()),
+      );
+    return rows;
   },
 
   /** Every server's uuid with its conditions: what an unreachable engine marks. */

@@ -418,6 +418,12 @@ export const serverRepository = {
     return Number((await runningCount.first(db, accountId, now))?.count ?? 0);
   },
 
+  /** The uuids of an account's servers (what a change of its egress policy reaches). */
+  async uuidsOfAccount(db: Queryable, accountId: number): Promise<string[]> {
+    const rows = await db.selectFrom('servers').select('uuid').where('account_id', '=', accountId).execute();
+    return rows.map((row) => row.uuid);
+  },
+
   async update(db: Queryable, id: number, changes: ServerUpdate): Promise<ServerRow> {
     return db.updateTable('servers').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   },

@@ -56,6 +56,7 @@ async function startNubis(): Promise<Nubis> {
       LXD_URL: lxdUrl,
       CATALOG_FILE: catalog,
       COMPUTE_RECONCILE_SECONDS: '1',
+      COMPUTE_USAGE_SECONDS: '1',
       COMPUTE_JOB_CONCURRENCY: '4',
       PASSWORD_HASH_COST: '12',
       RATE_REGISTER_PER_MINUTE: '100000',

@@ -107,6 +107,7 @@ export function startLxdInstance(env: Record<string, string> = {}): Promise<Test
     ...testStorage,
     CATALOG_FILE: process.env.LXD_TEST_CATALOG ?? writeTestCatalog(),
     COMPUTE_RECONCILE_SECONDS: '1',
+    COMPUTE_USAGE_SECONDS: '1',
     COMPUTE_JOB_CONCURRENCY: '4',
     CLOCK: 'system',
     // The suite pauses between calls while machines boot and SSH runs: an idle connection the

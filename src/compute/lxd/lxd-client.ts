@@ -141,6 +141,11 @@ export class LxdClient {
     });
   }
 
+  /** The engine's event stream of `type` (lifecycle, operation) in the client's project. */
+  events(type: string): WebSocket {
+    return this.webSocket(this.#path(`/1.0/events?type=${encodeURIComponent(type)}`));
+  }
+
   #path(path: string): string {
     if (!this.#project || path.startsWith('/1.0/operations')) return path;
     return `${path}${path.includes('?') ? '&' : '?'}project=${encodeURIComponent(this.#project)}`;

@@ -2,7 +2,8 @@
 // bounds how long a transition is shown; the job runner then calls `converge`, which compares the
 // engine's instance with the server's spec and makes the smallest change (idempotently: a retried
 // job finds half its work done, and a disk generation already made is never made again), or
-// `produce` for an artifact; `observe` reads every instance for reconciliation.
+// `produce` for an artifact; `observe` reads the instances reconciliation asks for (every one, or
+// those the informer heard change: lxd-informer.ts), `readUsage` the running ones' counters.
 
 import type { Config } from '../../config.ts';
 import { type LxdUsageState, usageOf } from './instance-usage.ts';
@@ -29,6 +30,8 @@ import type {
 import { MachineLost } from '../compute-driver.ts';
 import { LxdClient, LxdError } from './lxd-client.ts';
 import { openLxdConsole } from './console.ts';
+import { LxdInformer } from './lxd-informer.ts';
+import { batches } from '../../db/batches.ts';
 import {
   createRescue,
   lendNic,
@@ -76,6 +79,9 @@ interface InstanceState extends LxdUsageState {
     { addresses: { family: string; address: string }[]; counters: { bytes_received: number; bytes_sent: number } }
   > | null;
 }
+
+/** An instance as the list answers it with recursion=2. */
+type ListedInstance = InstanceBody & { state: InstanceState | null };
 
 const gb = 1024 ** 3;
 /** Properties of a snapshot's or backup's engine image: the server it was taken from, and which it is. */
@@ -181,6 +187,8 @@ export class LxdDriver implements ComputeDriver, Engine {
   /** Each machine's NIC counters as last read (reconciliation, or a converge), by server uuid. */
   readonly #traffic = new Map<string, TrafficCounter>();
   #poolDriver: string | null = null;
+  /** Opened by the first reconciliation that asks what changed. */
+  #informer: LxdInformer | null = null;
 
   constructor(config: Config, client: LxdClient = lxdClientFrom(config)) {
     this.#config = config;
@@ -215,14 +223,63 @@ export class LxdDriver implements ComputeDriver, Engine {
   // --- After the commit: the job runner's calls. ---
 
   close(): void {
+    this.#informer?.close();
     this.#client.close();
   }
 
-  async observe(specs: ReadonlyMap<string, MachineSpec>, now: number): Promise<Map<string, EngineObservation>> {
-    const instances =
-      await this.#client.get<(InstanceBody & { state: InstanceState | null })[]>('/1.0/instances?recursion=2');
+  async observe(
+    specs: ReadonlyMap<string, MachineSpec>,
+    now: number,
+    only?: ReadonlySet<string>,
+  ): Promise<Map<string, EngineObservation>> {
+    if (!only)
+      return this.#observed(await this.#client.get<ListedInstance[]>('/1.0/instances?recursion=2'), specs, now);
+    // Nothing changed: one small call still tells whether the engine answers (unknown power otherwise).
+    if (only.size === 0) {
+      await this.#client.get('/1.0');
+      return new Map();
+    }
+    const instances: ListedInstance[] = [];
+    // A few dozen servers a call: each is named twice (its instance, its rescue system) in the filter.
+    for (const batch of batches([...only], 40)) {
+      const names = batch.flatMap((uuid) => [instanceName(uuid), rescueInstanceName(uuid)]);
+      const filter = encodeURIComponent(names.map((name) => `name eq ${name}`).join(' or '));
+      instances.push(...(await this.#client.get<ListedInstance[]>(`/1.0/instances?recursion=2&filter=${filter}`)));
+    }
+    return this.#observed(instances, specs, now);
+  }
+
+  /** What the event stream told changed since the last call (lxd-informer.ts); null: read everything. */
+  changes(): ReadonlySet<string> | null {
+    this.#informer ??= new LxdInformer(this.#client, { resyncMs: this.#config.computeResyncSeconds * 1000 });
+    return this.#informer.take();
+  }
+
+  /** Every running machine's counters and use, in one call (the carrier: the rescue system in rescue mode). */
+  async readUsage(now: number): Promise<Map<string, Pick<EngineObservation, 'traffic' | 'usage'>>> {
+    const running = await this.#client.get<ListedInstance[]>(
+      `/1.0/instances?recursion=2&filter=${encodeURIComponent('status eq Running')}`,
+    );
+    const read = new Map<string, Pick<EngineObservation, 'traffic' | 'usage'>>();
+    for (const instance of running) {
+      const rescue = serverOfRescueInstance(instance.name);
+      const uuid = rescue ?? serverOfInstance(instance.name);
+      if (!uuid || (!rescue && read.has(uuid))) continue;
+      const traffic = trafficOf(instance.name, instance.state, now, this.#config.trafficMetered);
+      if (traffic) this.#traffic.set(uuid, traffic);
+      read.set(uuid, { traffic, usage: usageOf(instance.state) });
+    }
+    return read;
+  }
+
+  /** The servers' observations from the instances listed (a server's and its rescue system's). */
+  #observed(
+    instances: ListedInstance[],
+    specs: ReadonlyMap<string, MachineSpec>,
+    now: number,
+  ): Map<string, EngineObservation> {
     const seen = new Map<string, EngineObservation>();
-    const rescues = new Map<string, (typeof instances)[number]>();
+    const rescues = new Map<string, ListedInstance>();
     for (const instance of instances) {
       const uuid = serverOfRescueInstance(instance.name);
       if (uuid) rescues.set(uuid, instance);

@@ -24,6 +24,7 @@ import { dueTimes } from './0016_fleet_perf_due_times.ts';
 import { serverStatus } from './0016_failure-truth_server_status.ts';
 import { ddosIndex } from './0018_withdrawn-options_ddos_index.ts';
 import { accountCounts } from './0017_list-totals_account_counts.ts';
+import { awaitingScript } from './0018_engine-events_awaiting_script.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
   const all: Record<string, Migration> = {
@@ -49,6 +50,7 @@ export function migrations(dialect: DialectName): MigrationProvider {
     '0016_failure-truth_server_status': serverStatus(),
     '0017_list-totals_account_counts': accountCounts(),
     '0018_withdrawn-options_ddos_index': ddosIndex(),
+    '0018_engine-events_awaiting_script': awaitingScript(),
   };
   return { getMigrations: async () => all };
 }

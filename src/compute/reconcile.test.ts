@@ -1,0 +1,79 @@
+// Reconciliation listens rather than polls (issue 38): with an engine that tells what changed (the
+// LXD driver's informer; here a stand-in that answers as it does), a round reads only the machines
+// whose events were heard; a round with nothing heard reads none; a dropped event stream and an
+// outage are followed by a full read. The failure truth holds: a machine stopped or deleted behind
+// Nubis's back shows within one round, an engine out of reach shows as such.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
+import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
+import { deployServer, serverInfo } from '../../test/support/servers.ts';
+import { EngineStandIn, standInDriver } from '../../test/support/engine-stand-in.ts';
+import type { Platform } from '../platform/context.ts';
+import { reconcile } from './job-runner.ts';
+
+let nubis: TestInstance;
+let alice: TestAccount;
+let ctx: Platform;
+const engine = new EngineStandIn();
+const servers: string[] = [];
+
+before(async () => {
+  nubis = await startTestInstance();
+  alice = await createAccount(nubis);
+  for (let i = 0; i < 6; i++) servers.push((await deployServer(nubis, alice.token)).uuid);
+  // The instance's own storage and clock, with the stand-in as its engine (no job runner: rounds are run here).
+  ctx = { ...nubis.running.ctx, compute: standInDriver(engine) };
+  for (const uuid of servers) engine.set(uuid, { power: 'running', diskGeneration: 0, powerGeneration: 0 });
+});
+after(() => nubis.close());
+
+type Condition = { type: string; status: string; reason: string };
+const condition = async (uuid: string, type: string) =>
+  ((await serverInfo(nubis, alice.token, uuid)).conditions as Condition[]).find((c) => c.type === type);
+
+/** One round, and what it read of the engine. */
+async function round(): Promise<{ read: number; calls: number }> {
+  engine.resetCounts();
+  await reconcile(ctx);
+  return { read: engine.read, calls: engine.calls };
+}
+
+test('a round reads only the machines whose events were heard, and none when nothing changed', async () => {
+  // The first round has heard nothing yet: it reads every machine.
+  assert.deepEqual(await round(), { read: servers.length, calls: 1 });
+  assert.equal((await condition(servers[0]!, 'MachinePresent'))?.status, 'true');
+
+  // Nothing changed: the engine is asked whether it answers, and no machine is read.
+  assert.deepEqual(await round(), { read: 0, calls: 1 });
+
+  // A machine stopped outside Nubis: its event names it, the round reads it alone and shows it.
+  engine.set(servers[1]!, { power: 'stopped', diskGeneration: 0, powerGeneration: 0 });
+  assert.deepEqual(await round(), { read: 1, calls: 1 });
+  assert.equal((await serverInfo(nubis, alice.token, servers[1]!)).power, 'stopped');
+  assert.equal((await serverInfo(nubis, alice.token, servers[2]!)).power, 'running');
+
+  // A machine deleted behind Nubis's back is lost within one round (its deleted event).
+  engine.delete(servers[2]!);
+  assert.deepEqual(await round(), { read: 0, calls: 1 });
+  assert.equal((await condition(servers[2]!, 'MachinePresent'))?.reason, 'InstanceMissing');
+});
+
+test('a dropped event stream, the resync and an outage are each followed by a full read', async () => {
+  engine.dropStream();
+  assert.deepEqual(await round(), { read: engine.machines.size, calls: 1 });
+  assert.deepEqual(await round(), { read: 0, calls: 1 });
+
+  // Out of reach: the cheap question fails, every server shows it; the events may have been missed.
+  engine.unreachable = true;
+  await round();
+  assert.equal((await condition(servers[0]!, 'EngineReachable'))?.status, 'false');
+  assert.equal((await serverInfo(nubis, alice.token, servers[0]!)).power, 'unknown');
+  engine.unreachable = false;
+  // Back: the next round reads everything, though the stream told of no change.
+  assert.deepEqual(await round(), { read: engine.machines.size, calls: 1 });
+  assert.equal((await condition(servers[0]!, 'EngineReachable'))?.status, 'true');
+  assert.equal((await serverInfo(nubis, alice.token, servers[0]!)).power, 'running');
+  assert.deepEqual(await round(), { read: 0, calls: 1 });
+});

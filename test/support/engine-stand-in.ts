@@ -1,0 +1,106 @@
+// An engine stand-in that answers reconciliation as the informer-fed LXD driver does (no LXD
+// needed): it holds a machine per server, tells which changed since the last call (`changes`:
+// null the first time, after a dropped stream or when told to resync), reads only the machines it
+// is asked for, and counts what each round read. For the reconciliation tests and the fleet bench.
+
+import type {
+  ComputeDriver,
+  Engine,
+  EngineObservation,
+  MachineSpec,
+  Power,
+  TrafficCounter,
+} from '../../src/compute/compute-driver.ts';
+
+export interface StandInMachine {
+  power: Power;
+  diskGeneration: number;
+  powerGeneration: number;
+}
+
+export class EngineStandIn implements Engine {
+  readonly machines = new Map<string, StandInMachine>();
+  #changed = new Set<string>();
+  #full = true;
+  /** Machines read by `observe`, and its calls, since `resetCounts`. */
+  read = 0;
+  calls = 0;
+  /** While set, every call fails as an engine out of reach does. */
+  unreachable = false;
+
+  /** A machine made, or changed outside Nubis: its event is heard. */
+  set(uuid: string, machine: StandInMachine): void {
+    this.machines.set(uuid, machine);
+    this.#changed.add(uuid);
+  }
+
+  /** A machine deleted (behind Nubis's back): its event is heard. */
+  delete(uuid: string): void {
+    this.machines.delete(uuid);
+    this.#changed.add(uuid);
+  }
+
+  /** The event stream dropped (or the resync is due): the next round reads everything. */
+  dropStream(): void {
+    this.#full = true;
+  }
+
+  resetCounts(): void {
+    this.read = 0;
+    this.calls = 0;
+  }
+
+  changes(): ReadonlySet<string> | null {
+    const changed = this.#changed;
+    this.#changed = new Set();
+    if (!this.#full) return changed;
+    this.#full = false;
+    return null;
+  }
+
+  async observe(
+    _specs: ReadonlyMap<string, MachineSpec>,
+    _now: number,
+    only?: ReadonlySet<string>,
+  ): Promise<Map<string, EngineObservation>> {
+    this.calls++;
+    if (this.unreachable) throw new Error('the engine stand-in is out of reach');
+    const seen = new Map<string, EngineObservation>();
+    for (const uuid of only ?? this.machines.keys()) {
+      const machine = this.machines.get(uuid);
+      if (!machine) continue;
+      this.read++;
+      seen.set(uuid, {
+        power: machine.power,
+        traffic: null,
+        usage: null,
+        drift: [],
+        diskGeneration: machine.diskGeneration,
+        powerGeneration: machine.powerGeneration,
+      });
+    }
+    return seen;
+  }
+
+  async converge(): Promise<never> {
+    throw new Error('the engine stand-in converges nothing');
+  }
+
+  async produce(): Promise<never> {
+    throw new Error('the engine stand-in produces nothing');
+  }
+
+  close(): void {}
+}
+
+/** A compute driver whose engine is the stand-in. */
+export function standInDriver(engine: EngineStandIn): ComputeDriver {
+  return {
+    name: 'stand-in',
+    engine,
+    transitionMs: () => 60_000,
+    imageEstimate: () => ({ sizeGb: 1, durationMs: 60_000 }),
+    trafficCounter: (): TrafficCounter | null => null,
+    openConsole: async () => ({ unavailable: 'the engine stand-in has no console' }),
+  };
+}
