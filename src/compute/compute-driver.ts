@@ -85,6 +85,8 @@ export interface MachineSpec extends MachineNetwork, FirstBoot {
   powerGeneration: number;
   disk: MachineDisk;
   limits: MachineLimits;
+  /** Hosts a new machine must not land on (recovery: the lost host); absent or empty: any. */
+  avoidHosts?: string[];
 }
 
 /** A server reference an artifact carries: the line its job waits in. */
@@ -168,6 +170,8 @@ export interface EngineObservation {
   /** The disk generation the machine was made for, and the power generation it last applied, where known. */
   diskGeneration?: number;
   powerGeneration?: number;
+  /** The host the machine runs on (LXD: the instance's `location`), where known. */
+  host?: string;
 }
 
 /** What the engine reports once it converged a machine. */
@@ -180,6 +184,20 @@ export interface ConvergeReport {
   forced?: boolean;
   /** The counters as found before acting (a stop or restart resets them). */
   traffic?: TrafficCounter | null;
+  /** The host the machine runs on (LXD: the instance's `location`), where known. */
+  host?: string;
+}
+
+/** One host (an engine cluster member; a single engine is one host) as the engine reports it. */
+export interface HostReport {
+  /** LXD member name (a non-clustered engine: its server_name). */
+  name: string;
+  /** LXD: Online / Evacuated / Offline (any other status is offline, its message kept). */
+  status: 'online' | 'evacuated' | 'offline';
+  message: string;
+  /** Cluster groups the member is in. */
+  groups: string[];
+  capacity: { vcpus: number; memoryBytes: number; diskBytes: number | null };
 }
 
 /** What the engine reports once it produced an artifact. */
@@ -217,6 +235,12 @@ export interface Engine {
    * server uuid (`now`: the clock's time, which its readings carry).
    */
   observe(specs: ReadonlyMap<string, MachineSpec>, now: number): Promise<Map<string, EngineObservation>>;
+  /** The engine's hosts (a single engine is one host). */
+  hosts(): Promise<HostReport[]>;
+  /** Moves every machine off the host (LXD: POST /1.0/cluster/members/<name>/state {action:"evacuate"}). */
+  evacuateHost(name: string): Promise<void>;
+  /** Lets the host take machines again, bringing back those evacuated (action "restore"). */
+  restoreHost(name: string): Promise<void>;
   close(): void;
 }
 

@@ -21,6 +21,7 @@ import type {
   ConvergeReport,
   Engine,
   EngineObservation,
+  HostReport,
   MachineFacts,
   MachineSpec,
   Power,
@@ -28,6 +29,7 @@ import type {
 } from '../compute-driver.ts';
 import { MachineLost } from '../compute-driver.ts';
 import { LxdClient, LxdError } from './lxd-client.ts';
+import { lxdHosts, setHostState } from './lxd-hosts.ts';
 import { openLxdConsole } from './console.ts';
 import {
   createRescue,
@@ -65,6 +67,8 @@ interface InstanceBody {
   ephemeral?: boolean;
   architecture?: string;
   stateful?: boolean;
+  /** The cluster member the instance is on ("none" on an engine that is not clustered). */
+  location?: string;
 }
 
 interface InstanceState extends LxdUsageState {
@@ -216,6 +220,18 @@ export class LxdDriver implements ComputeDriver, Engine {
 
   close(): void {
     this.#client.close();
+  }
+
+  hosts(): Promise<HostReport[]> {
+    return lxdHosts(this.#client, this.#config.lxdStoragePool);
+  }
+
+  evacuateHost(name: string): Promise<void> {
+    return setHostState(this.#client, name, 'evacuate');
+  }
+
+  restoreHost(name: string): Promise<void> {
+    return setHostState(this.#client, name, 'restore');
   }
 
   async observe(specs: ReadonlyMap<string, MachineSpec>, now: number): Promise<Map<string, EngineObservation>> {
