@@ -196,17 +196,7 @@ async function makeMember(index: number): Promise<void> {
     '-c',
     `environment.NUBIS_GATEWAY=${mgmtNetwork.prefix}.1`,
   ]);
-  lxc([
-    'config',
-    'device',
-    'add',
-    name,
-    'eth0',
-    'nic',
-    'nictype=bridged',
-    `parent=${mgmtNetwork.name}`,
-    'name=eth0',
-  ]);
+  lxc(['config', 'device', 'add', name, 'eth0', 'nic', 'nictype=bridged', `parent=${mgmtNetwork.name}`, 'name=eth0']);
   // Isolated on the uplink: the members' servers reach the host there, not each other's member
   // directly (what port isolation does on one member's bridge, kept across members).
   lxc([
@@ -327,4 +317,3 @@ export function nestingProblem(): string | null {
   if (process.getuid?.() !== 0) return 'not root: the members are privileged containers';
   return null;
 }
-

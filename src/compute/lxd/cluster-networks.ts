@@ -114,9 +114,7 @@ export function ensureClusterVpcNetwork(
       const found = await client.get<{ status?: string }>(`/1.0/networks/${name}`);
       if (found.status === 'Created') return;
     }
-    const networks = await client.get<{ name: string; config: Record<string, string> }[]>(
-      '/1.0/networks?recursion=1',
-    );
+    const networks = await client.get<{ name: string; config: Record<string, string> }[]>('/1.0/networks?recursion=1');
     const taken = new Set(
       networks
         .filter((n) => n.name !== name)

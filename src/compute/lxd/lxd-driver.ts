@@ -30,6 +30,8 @@ import type {
 import { MachineLost } from '../compute-driver.ts';
 import { LxdClient, LxdError } from './lxd-client.ts';
 import { lxdHosts, setHostState } from './lxd-hosts.ts';
+import { clusterMemberNames, clusterVpcNetwork, ensureClusterVpcNetwork } from './cluster-networks.ts';
+import { placementTarget } from './cluster-placement.ts';
 import { openLxdConsole } from './console.ts';
 import {
   createRescue,
@@ -185,6 +187,8 @@ export class LxdDriver implements ComputeDriver, Engine {
   /** Each machine's NIC counters as last read (reconciliation, or a converge), by server uuid. */
   readonly #traffic = new Map<string, TrafficCounter>();
   #poolDriver: string | null = null;
+  /** Whether the engine is a cluster (read once: VPC networks are named and made differently there). */
+  #clustered: boolean | null = null;
 
   constructor(config: Config, client: LxdClient = lxdClientFrom(config)) {
     this.#config = config;
@@ -235,6 +239,7 @@ export class LxdDriver implements ComputeDriver, Engine {
   }
 
   async observe(specs: ReadonlyMap<string, MachineSpec>, now: number): Promise<Map<string, EngineObservation>> {
+    await this.#isClustered();
     const instances =
       await this.#client.get<(InstanceBody & { state: InstanceState | null })[]>('/1.0/instances?recursion=2');
     const seen = new Map<string, EngineObservation>();
@@ -258,6 +263,7 @@ export class LxdDriver implements ComputeDriver, Engine {
         drift: spec ? this.#driftOf(server, spec) : [],
         diskGeneration: generationOf(server),
         ...(server.config[powerKey] !== undefined ? { powerGeneration: Number(server.config[powerKey]) } : {}),
+        ...hostOf(server),
       });
     }
     return seen;
@@ -270,6 +276,7 @@ export class LxdDriver implements ComputeDriver, Engine {
     beforeNetwork?: () => Promise<void>,
   ): Promise<ConvergeReport> {
     const name = instanceName(serverUuid);
+    await this.#isClustered();
     if (!spec) {
       await this.#delete(rescueInstanceName(serverUuid));
       await this.#delete(name);
@@ -304,6 +311,7 @@ export class LxdDriver implements ComputeDriver, Engine {
       diskGeneration: spec.disk.generation,
       powerGeneration: spec.powerGeneration,
       ...(forced ? { forced } : {}),
+      ...hostOf(instance),
     };
   }
 
@@ -320,7 +328,8 @@ export class LxdDriver implements ComputeDriver, Engine {
       return {};
     },
     forgetVpcNetwork: async (a) => {
-      await this.#client.call('DELETE', `/1.0/networks/${vpcNetwork(a.vpc)}`).catch(ignoreMissing);
+      await this.#isClustered();
+      await this.#client.call('DELETE', `/1.0/networks/${this.#vpcNetwork(a.vpc)}`).catch(ignoreMissing);
       return {};
     },
   };
@@ -424,7 +433,7 @@ export class LxdDriver implements ComputeDriver, Engine {
       devices[`eth${index + 1}`] = {
         type: 'nic',
         nictype: 'bridged',
-        parent: vpcNetwork(vpc.uuid),
+        parent: this.#vpcNetwork(vpc.uuid),
         name: `eth${index + 1}`,
         ...vpcNicSecurity(vpc.address),
       };
@@ -455,7 +464,22 @@ export class LxdDriver implements ComputeDriver, Engine {
     };
   }
 
+  async #isClustered(): Promise<boolean> {
+    this.#clustered ??= (await clusterMemberNames(this.#client)) !== null;
+    return this.#clustered;
+  }
+
+  /** A VPC's engine network: on a cluster a shorter name, leaving room for its tunnel's (cluster-networks.ts). */
+  #vpcNetwork(vpcUuid: string): string {
+    return this.#clustered ? clusterVpcNetwork(vpcUuid) : vpcNetwork(vpcUuid);
+  }
+
   async #ensureVpcNetworks(spec: MachineSpec): Promise<void> {
+    const members = (await this.#isClustered()) ? await clusterMemberNames(this.#client) : null;
+    if (members) {
+      for (const vpc of spec.vpcs) await ensureClusterVpcNetwork(this.#client, members, vpc);
+      return;
+    }
     for (const vpc of spec.vpcs) {
       const network = vpcNetwork(vpc.uuid);
       if (await this.#client.exists(`/1.0/networks/${network}`)) continue;
@@ -481,8 +505,8 @@ export class LxdDriver implements ComputeDriver, Engine {
     await this.#ensureVpcNetworks(spec);
     const source = spec.disk.source;
     const alias = source.kind === 'snapshot' ? snapshotAlias(source.snapshot) : imageAlias(source.image);
-    const group = spec.region.engine?.cluster_group;
-    await this.#client.run('POST', `/1.0/instances${group ? `?target=${encodeURIComponent(`@${group}`)}` : ''}`, {
+    const target = await placementTarget(this.#client, spec.region.engine?.cluster_group, spec.avoidHosts ?? []);
+    await this.#client.run('POST', `/1.0/instances${target ? `?target=${encodeURIComponent(target)}` : ''}`, {
       body: {
         name,
         type: instanceType(spec.region, spec.plan),
@@ -815,4 +839,9 @@ export function canonicalDevices(devices: Record<string, Record<string, string>>
 function ignoreMissing(error: unknown): void {
   if (error instanceof LxdError && (error.status === 404 || /not found/i.test(error.message))) return;
   throw error;
+}
+
+/** The cluster member an instance is on (its `location`; "none" on an engine that is not clustered). */
+function hostOf(instance: InstanceBody): { host?: string } {
+  return instance.location && instance.location !== 'none' ? { host: instance.location } : {};
 }

@@ -165,7 +165,7 @@ async function ensureStoragePool(
     return;
   }
   const driver = config.lxdStorageDriver;
-  const size = config.lxdStorageSize && driver !== 'dir' ? { size: config.lxdStorageSize } : {};
+  const size: Record<string, string> = config.lxdStorageSize && driver !== 'dir' ? { size: config.lxdStorageSize } : {};
   // On a cluster the size is each member's own (a loop file on each).
   if (members) await createOnCluster(client, '/1.0/storage-pools', members, { name: pool, driver }, () => size, {});
   else await client.call('POST', '/1.0/storage-pools', { body: { name: pool, driver, config: size } });
@@ -209,7 +209,9 @@ async function ensureBridge(
       () => cluster.member,
       wanted,
     );
-    report.created.push(`network ${bridge.name} (${describe(wanted)}${uplink ? `, uplink ${uplink}` : ''}, on ${members.length} members)`);
+    report.created.push(
+      `network ${bridge.name} (${describe(wanted)}${uplink ? `, uplink ${uplink}` : ''}, on ${members.length} members)`,
+    );
     return;
   }
   if (status === null) {
