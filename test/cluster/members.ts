@@ -13,7 +13,7 @@ import { join } from 'node:path';
 
 export const memberImageAlias = 'nubis-member';
 /** Bump with every change to the member root (its packages or its init): a run rebuilds an older one. */
-export const memberImageRevision = '1';
+export const memberImageRevision = '2';
 export const memberNames = ['nubis-member-1', 'nubis-member-2', 'nubis-member-3'];
 export const mgmtNetwork = { name: 'nubisc-mgmt', prefix: '172.31.200', bits: 24 };
 /** The public uplink: the cluster region's pool is 172.31.201.0/24, the host holds its last address. */
@@ -37,6 +37,17 @@ const memberInit = `#!/bin/sh
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mount -t tmpfs tmpfs /run 2>/dev/null
 mkdir -p /run/lock /var/log/lxd
+# The cgroup hierarchies the nested LXD puts its instances' limits in (v1 as this host has them, else v2).
+if ! mountpoint -q /sys/fs/cgroup; then
+  mount -t tmpfs -o mode=755 tmpfs /sys/fs/cgroup
+  hierarchies=$(cut -d: -f2 /proc/self/cgroup)
+  for controllers in $hierarchies; do
+    dir=\${controllers#name=}
+    case $controllers in name=*) options=none,$controllers ;; *) options=$controllers ;; esac
+    mkdir -p "/sys/fs/cgroup/$dir" && mount -t cgroup -o "$options" cgroup "/sys/fs/cgroup/$dir"
+  done
+  [ -z "$hierarchies" ] && mount -t cgroup2 cgroup2 /sys/fs/cgroup
+fi
 ip link set lo up
 ip link set eth0 up
 ip addr add "$NUBIS_ADDRESS" dev eth0
@@ -156,6 +167,15 @@ export function clusterMembers(): ClusterMember[] | null {
   }
 }
 
+/** Whether every member is of the current member image (older ones are made afresh). */
+function current(): boolean {
+  return memberNames.every(
+    (name) =>
+      spawnSync('lxc', ['config', 'get', name, 'user.nubis.revision'], { encoding: 'utf8' }).stdout.trim() ===
+      memberImageRevision,
+  );
+}
+
 function healthy(): boolean {
   const members = clusterMembers();
   return (
@@ -191,6 +211,8 @@ async function makeMember(index: number): Promise<void> {
     'security.nesting=true',
     '-c',
     'limits.memory=1536MiB',
+    '-c',
+    `user.nubis.revision=${memberImageRevision}`,
     '-c',
     `environment.NUBIS_ADDRESS=${memberAddress(index)}/${mgmtNetwork.bits}`,
     '-c',
@@ -273,12 +295,13 @@ export function clusterConnection(): TestCluster {
  * when every member is online in the cluster group.
  */
 export async function ensureCluster(log: (line: string) => void): Promise<TestCluster> {
-  for (const name of memberNames) if (memberState(name) === 'STOPPED') lxc(['start', name]);
-  if (memberNames.every((name) => memberState(name) === 'RUNNING')) {
+  const reusable = current();
+  if (reusable) for (const name of memberNames) if (memberState(name) === 'STOPPED') lxc(['start', name]);
+  if (reusable && memberNames.every((name) => memberState(name) === 'RUNNING')) {
     for (const name of memberNames) await lxdReady(name).catch(() => {});
     await until('the cluster online', 60, healthy).catch(() => {});
   }
-  if (healthy()) {
+  if (reusable && healthy()) {
     log(`reusing the cluster of ${memberNames.length} members (${memberNames.join(', ')})`);
   } else {
     ensureMemberImage(log);
