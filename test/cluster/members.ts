@@ -129,7 +129,9 @@ function ensureHostNetworks(): void {
       'create',
       mgmtNetwork.name,
       `ipv4.address=${mgmtNetwork.prefix}.1/${mgmtNetwork.bits}`,
-      'ipv4.nat=true',
+      // No NAT: it would rewrite the source of the VPC tunnels' multicast to the host's address,
+      // and the members would answer the host instead of each other.
+      'ipv4.nat=false',
       'ipv4.dhcp=false',
       'ipv6.address=none',
     ]);
