@@ -43,6 +43,7 @@ const statusColumns = [
   'observed_power',
   'observed_disk_generation',
   'observed_power_generation',
+  'host',
   'conditions',
 ] as const;
 

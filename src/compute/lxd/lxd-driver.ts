@@ -258,6 +258,7 @@ export class LxdDriver implements ComputeDriver, Engine {
         drift: spec ? this.#driftOf(server, spec) : [],
         diskGeneration: generationOf(server),
         ...(server.config[powerKey] !== undefined ? { powerGeneration: Number(server.config[powerKey]) } : {}),
+        ...hostOf(server),
       });
     }
     return seen;
@@ -284,7 +285,7 @@ export class LxdDriver implements ComputeDriver, Engine {
     if (!instance || generationOf(instance) !== spec.disk.generation) {
       // A rescue system holds the server's address: it goes before the instance is re-created.
       await this.#delete(rescueInstanceName(serverUuid));
-      await this.#delete(name);
+      await this.#deleteOld(instance, spec);
       await this.#create(spec);
       instance = await this.#client.get<InstanceBody>(`/1.0/instances/${name}`);
     }
@@ -304,6 +305,7 @@ export class LxdDriver implements ComputeDriver, Engine {
       diskGeneration: spec.disk.generation,
       powerGeneration: spec.powerGeneration,
       ...(forced ? { forced } : {}),
+      ...hostOf(instance),
     };
   }
 
@@ -481,8 +483,7 @@ export class LxdDriver implements ComputeDriver, Engine {
     await this.#ensureVpcNetworks(spec);
     const source = spec.disk.source;
     const alias = source.kind === 'snapshot' ? snapshotAlias(source.snapshot) : imageAlias(source.image);
-    const group = spec.region.engine?.cluster_group;
-    await this.#client.run('POST', `/1.0/instances${group ? `?target=${encodeURIComponent(`@${group}`)}` : ''}`, {
+    await this.#client.run('POST', `/1.0/instances${await this.#target(spec)}`, {
       body: {
         name,
         type: instanceType(spec.region, spec.plan),
@@ -618,6 +619,46 @@ export class LxdDriver implements ComputeDriver, Engine {
       if (state.network?.eth0?.addresses.some((a) => a.family === 'inet')) return;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
+  }
+
+  /**
+   * The instance of an older disk goes before the new one is made. On a host the spec avoids (a
+   * recovery from a lost member) the engine cannot reach it: LXD drops it only when the operator
+   * removes the lost member (`lxc cluster remove --force`); until then the job fails and is retried.
+   */
+  async #deleteOld(instance: InstanceBody | null, spec: MachineSpec): Promise<void> {
+    if (!instance) return;
+    try {
+      await this.#delete(instance.name);
+    } catch (error) {
+      const location = instance.location;
+      if (!location || !spec.avoidHosts?.includes(location)) throw error;
+      throw new Error(
+        `the lost machine is still recorded on member ${location}, which does not answer (${(error as Error).message}); ` +
+          `remove that member from the cluster (lxc cluster remove --force ${location}) and the recovery goes on`,
+      );
+    }
+  }
+
+  /**
+   * Where a new instance is made: the region's cluster group (LXD's scheduler picks the member);
+   * with hosts to avoid (a recovery), the online member of the group, other than those, that runs
+   * the fewest instances.
+   */
+  async #target(spec: MachineSpec): Promise<string> {
+    const group = spec.region.engine?.cluster_group;
+    const avoid = spec.avoidHosts ?? [];
+    if (avoid.length === 0) return group ? `?target=${encodeURIComponent(`@${group}`)}` : '';
+    const members = (await this.hosts()).filter(
+      (host) => host.status === 'online' && !avoid.includes(host.name) && (!group || host.groups.includes(group)),
+    );
+    // A single engine (no cluster): there is no other host to choose.
+    if (members.length === 0 || (members.length === 1 && members[0]!.groups.length === 0))
+      return group ? `?target=${encodeURIComponent(`@${group}`)}` : '';
+    const instances = await this.#client.get<{ location?: string }[]>('/1.0/instances?recursion=1');
+    const load = (name: string) => instances.filter((instance) => instance.location === name).length;
+    members.sort((a, b) => load(a.name) - load(b.name) || a.name.localeCompare(b.name));
+    return `?target=${encodeURIComponent(members[0]!.name)}`;
   }
 
   async #delete(name: string): Promise<void> {
@@ -778,6 +819,12 @@ function limitsConfig(spec: MachineSpec): Record<string, string> {
     'limits.memory': `${spec.limits.memoryMb}MiB`,
     ...isolationConfig(spec.limits),
   };
+}
+
+/** The member an instance is on, as a report carries it (none on an engine that is not clustered). */
+function hostOf(instance: Pick<InstanceBody, 'location'>): { host?: string } {
+  const location = instance.location;
+  return location && location !== 'none' ? { host: location } : {};
 }
 
 /** The disk generation the instance was made for (0: made before generations were kept). */
