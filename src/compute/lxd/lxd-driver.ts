@@ -29,7 +29,7 @@ import type {
 } from '../compute-driver.ts';
 import { MachineLost } from '../compute-driver.ts';
 import { LxdClient, LxdError } from './lxd-client.ts';
-import { lxdHosts, setHostState } from './lxd-hosts.ts';
+import { type CapacityCache, lxdHosts, setHostState } from './lxd-hosts.ts';
 import { openLxdConsole } from './console.ts';
 import {
   createRescue,
@@ -185,6 +185,8 @@ export class LxdDriver implements ComputeDriver, Engine {
   /** Each machine's NIC counters as last read (reconciliation, or a converge), by server uuid. */
   readonly #traffic = new Map<string, TrafficCounter>();
   #poolDriver: string | null = null;
+  /** The hosts' capacities as read lately (lxd-hosts.ts): reconciliation asks for the hosts every round. */
+  readonly #capacities: CapacityCache = new Map();
 
   constructor(config: Config, client: LxdClient = lxdClientFrom(config)) {
     this.#config = config;
@@ -223,7 +225,7 @@ export class LxdDriver implements ComputeDriver, Engine {
   }
 
   hosts(): Promise<HostReport[]> {
-    return lxdHosts(this.#client, this.#config.lxdStoragePool);
+    return lxdHosts(this.#client, this.#config.lxdStoragePool, this.#capacities);
   }
 
   evacuateHost(name: string): Promise<void> {
