@@ -9,6 +9,12 @@ import { after, before, describe, test } from 'node:test';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, mailsTo, type TestAccount } from '../../test/support/accounts.ts';
 import { deployServer, SETTLE_SECONDS, serverInfo } from '../../test/support/servers.ts';
+import { Writable } from 'node:stream';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { exitCodes, runCli } from '@nubis/cli';
+import { ADMIN_TOKEN } from '../../test/support/instance.ts';
 
 let nubis: TestInstance;
 let alice: TestAccount;
@@ -200,6 +206,60 @@ describe('hosts', () => {
     await nubis.admin('POST', '/admin/faults/hosts', { host, fault: 'host_offline' });
     assert.equal((await nubis.admin('POST', `/admin/hosts/${host}/drain`)).status, 409);
     await nubis.admin('DELETE', `/admin/faults/hosts/${host}`);
+  });
+});
+
+/** Runs the CLI in this process against the instance, as the operator. */
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const into = (append: (text: string) => void) =>
+    new Writable({
+      write(chunk, _encoding, done) {
+        append(String(chunk));
+        done();
+      },
+    });
+  const code = await runCli(args, {
+    stdout: into((text) => {
+      stdout += text;
+    }),
+    stderr: into((text) => {
+      stderr += text;
+    }),
+    env: {
+      XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'nubis-hosts-cli-')),
+      NUBIS_URL: nubis.url,
+      NUBIS_TOKEN: alice.token,
+      ADMIN_TOKEN,
+    },
+  });
+  return { code, stdout, stderr };
+}
+
+describe('hosts from the command line', () => {
+  test('admin hosts list, drain and restore; admin servers list shows the host; recover refuses a server not lost', async () => {
+    const server = await deployServer(nubis, alice.token, { label: 'cli host' });
+    const host = (await hostOf(server.uuid))!;
+    const listed = await cli(['admin', 'hosts', 'list']);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /^NAME\s+STATUS\s+SERVERS\s+VCPUS\s+MEMORY GB\s+DISK GB/m);
+    assert.match(listed.stdout, new RegExp(`^${host}\\s+online\\s+\\d+\\s+\\d+/16`, 'm'));
+    const json = await cli(['-o', 'json', 'admin', 'hosts', 'list']);
+    assert.ok(JSON.parse(json.stdout).hosts.some((h: Host) => h.name === host));
+
+    const drained = await cli(['admin', 'hosts', 'drain', host]);
+    assert.equal(drained.code, 0, drained.stderr);
+    assert.match(drained.stdout, new RegExp(`^${host}\\s+evacuated`, 'm'));
+    const servers = await cli(['admin', 'servers', 'list', '--account', String(alice.id)]);
+    assert.match(servers.stdout, /HOST/);
+    assert.notEqual(await hostOf(server.uuid), host);
+    const restored = await cli(['admin', 'hosts', 'restore', host]);
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.equal(await hostOf(server.uuid), host);
+
+    const refused = await cli(['admin', 'servers', 'recover', server.uuid, '--backup', '1']);
+    assert.ok(refused.code === exitCodes.conflict || refused.code === exitCodes.notFound, refused.stderr);
   });
 });
 
