@@ -14,10 +14,13 @@ import { engineReachable, hostLostReport, machinePresent, reportStatus } from '.
 
 const gb = 1024 ** 3;
 
-/** The simulated hosts the settings name, as rows (online until drained or made offline). */
-function configuredHosts(ctx: Platform, now: number): HostRow[] {
+/** The simulated hosts the settings name (of one region, or all), as rows (online until drained or made offline). */
+function configuredHosts(ctx: Platform, now: number, regionId?: number): HostRow[] {
   const { simHosts, simHostVcpus, simHostMemoryGb, simHostDiskGb } = ctx.config;
-  return [...ctx.catalog.regions.values()].flatMap((region) =>
+  const regions = [...ctx.catalog.regions.values()].filter(
+    (region) => regionId === undefined || region.id === regionId,
+  );
+  return regions.flatMap((region) =>
     Array.from({ length: simHosts }, (_, index) => ({
       name: `${region.slug}-${index + 1}`,
       region_id: region.id,
@@ -35,6 +38,31 @@ function configuredHosts(ctx: Platform, now: number): HostRow[] {
 /** Makes sure the simulated hosts exist, their capacity as the settings say (their status kept). */
 export async function ensureSimulatedHosts(ctx: Platform, db: Queryable): Promise<void> {
   await hostRepository.upsert(db, configuredHosts(ctx, ctx.clock.now()), true);
+}
+
+/**
+ * The region's simulated hosts, made (or their capacity set) first when they are not as the
+ * settings say: one read on every creation once they are.
+ */
+async function regionHosts(ctx: Platform, db: Queryable, regionId: number): Promise<HostRow[]> {
+  const wanted = configuredHosts(ctx, ctx.clock.now(), regionId);
+  const found = await hostRepository.inRegion(db, regionId);
+  const same = (a: HostRow, b: HostRow | undefined) =>
+    b !== undefined &&
+    a.vcpus === b.vcpus &&
+    a.memory_bytes === Number(b.memory_bytes) &&
+    a.disk_bytes === (b.disk_bytes === null ? null : Number(b.disk_bytes));
+  if (
+    wanted.every((host) =>
+      same(
+        host,
+        found.find((row) => row.name === host.name),
+      ),
+    )
+  )
+    return found;
+  await hostRepository.upsert(db, wanted, true);
+  return hostRepository.inRegion(db, regionId);
 }
 
 /** The memory and vCPUs the servers on each host of the region use (from their plans). */
@@ -64,10 +92,11 @@ export async function placeSimulated(
   regionId: number,
   avoid: readonly string[] = [],
 ): Promise<string | null> {
-  await ensureSimulatedHosts(ctx, db);
-  const hosts = (await hostRepository.inRegion(db, regionId)).filter(
+  const hosts = (await regionHosts(ctx, db, regionId)).filter(
     (host) => host.status === 'online' && !avoid.includes(host.name),
   );
+  // One host to choose from (SIM_HOSTS=1, the default): no need to weigh what runs there.
+  if (hosts.length <= 1) return hosts[0]?.name ?? null;
   const used = await usedIn(ctx, db, regionId);
   const room = (host: HostRow) => {
     const u = used.get(host.name) ?? { mem: 0, cpu: 0 };
