@@ -35,7 +35,26 @@ function rowOf(report: HostReport, now: number): HostRow {
   };
 }
 
-/** The engine's hosts within COMPUTE_OBSERVE_TIMEOUT_SECONDS, written into the hosts table. */
+/** True when the kept rows say what the reports say (the time aside). */
+function sameAsKept(kept: readonly HostRow[], reports: readonly HostReport[]): boolean {
+  if (kept.length !== reports.length) return false;
+  return reports.every((report) => {
+    const row = kept.find((k) => k.name === report.name);
+    const want = rowOf(report, 0);
+    return (
+      row !== undefined &&
+      row.region_id === null &&
+      row.status === want.status &&
+      row.message === want.message &&
+      row.groups === want.groups &&
+      row.vcpus === want.vcpus &&
+      Number(row.memory_bytes) === want.memory_bytes &&
+      (row.disk_bytes === null ? null : Number(row.disk_bytes)) === want.disk_bytes
+    );
+  });
+}
+
+/** The engine's hosts within COMPUTE_OBSERVE_TIMEOUT_SECONDS, written into the hosts table when they changed. */
 export async function refreshEngineHosts(ctx: Platform, engine: Engine): Promise<HostReport[]> {
   const boundMs = ctx.config.computeObserveTimeoutSeconds * 1000;
   let timer: NodeJS.Timeout | undefined;
@@ -48,6 +67,8 @@ export async function refreshEngineHosts(ctx: Platform, engine: Engine): Promise
   try {
     const reports = await Promise.race([engine.hosts(), late]);
     const now = ctx.clock.now();
+    // A round with nothing new writes nothing.
+    if (sameAsKept(await hostRepository.all(ctx.db), reports)) return reports;
     await transaction(ctx, async (trx) => {
       await hostRepository.upsert(
         trx,
