@@ -12,7 +12,8 @@ import { createAccount, mailsTo, type TestAccount } from '../../test/support/acc
 import { deployServer, serverInfo } from '../../test/support/servers.ts';
 import type { Platform } from '../platform/context.ts';
 import type { Engine, EngineObservation, HostReport } from './compute-driver.ts';
-import { reconcile } from './job-runner.ts';
+import { reconcile, startJobRunner } from './job-runner.ts';
+import { drainHost, restoreHost } from '../hosts/host.service.ts';
 
 let nubis: TestInstance;
 let alice: TestAccount;
@@ -27,6 +28,9 @@ after(() => nubis.close());
 const world = {
   hosts: new Map<string, HostReport['status']>(),
   placed: new Map<string, string>(),
+  /** Where an evacuation moved each machine from. */
+  origin: new Map<string, string>(),
+  calls: [] as string[],
 };
 
 const standIn: Engine = {
@@ -62,8 +66,26 @@ const standIn: Engine = {
   async produce() {
     return {};
   },
-  async evacuateHost() {},
-  async restoreHost() {},
+  // As LXD's evacuation: the member's machines move to another online member, and back on restore.
+  async evacuateHost(name) {
+    const to = [...world.hosts].find(([other, status]) => other !== name && status === 'online')![0];
+    for (const [uuid, host] of world.placed)
+      if (host === name) {
+        world.placed.set(uuid, to);
+        world.origin.set(uuid, name);
+      }
+    world.hosts.set(name, 'evacuated');
+    world.calls.push(`evacuate ${name}`);
+  },
+  async restoreHost(name) {
+    world.hosts.set(name, 'online');
+    for (const [uuid, from] of world.origin)
+      if (from === name) {
+        world.placed.set(uuid, name);
+        world.origin.delete(uuid);
+      }
+    world.calls.push(`restore ${name}`);
+  },
   close() {},
 };
 
@@ -140,4 +162,50 @@ test('hosts reported, a move told, a host offline loses its servers within one r
   assert.equal(back.power, 'running');
   assert.equal((await operatorView(a.uuid)).lost, false);
   assert.equal(await machinesBilled(), billed, 'billed again once its host is back');
+});
+
+/** Polls `probe` (every 50 ms, at most 20 s) until it answers true. */
+async function until(what: string, probe: () => Promise<boolean>): Promise<void> {
+  const end = Date.now() + 20_000;
+  while (!(await probe())) {
+    if (Date.now() > end) throw new Error(`${what}: not within 20 s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+test('a drain is a job after the commit: the engine evacuates once, each moved server is told; restore brings it back', async () => {
+  const ctx = withEngine(nubis.running.ctx);
+  world.hosts.clear();
+  world.hosts.set('m1', 'online').set('m2', 'online');
+  const server = await deployServer(nubis, alice.token, { label: 'drained' });
+  await ctx.db.updateTable('servers').set({ host: null }).where('uuid', '=', server.uuid).execute();
+  world.placed.set(server.uuid, 'm1');
+  await reconcile(ctx);
+  assert.equal((await operatorView(server.uuid)).host, 'm1');
+  world.calls.length = 0;
+
+  // Recorded twice before it runs: one job, one evacuation.
+  await drainHost(ctx, 'm1');
+  await drainHost(ctx, 'm1');
+  assert.deepEqual(world.calls, [], 'nothing done in the transaction');
+  const runner = startJobRunner(ctx);
+  try {
+    await until('the server moved', async () => (await operatorView(server.uuid)).host === 'm2');
+    await until(
+      'the job done',
+      async () => (await ctx.db.selectFrom('compute_jobs').selectAll().execute()).length === 0,
+    );
+    assert.deepEqual(world.calls, ['evacuate m1']);
+    assert.deepEqual(
+      (await events(server.uuid, 'server.moved')).map((e) => e.data),
+      [{ from: 'm1', to: 'm2' }],
+    );
+    await restoreHost(ctx, 'm1');
+    await until('the server back', async () => (await operatorView(server.uuid)).host === 'm1');
+    assert.deepEqual(world.calls, ['evacuate m1', 'restore m1']);
+    assert.deepEqual((await events(server.uuid, 'server.moved')).map((e) => e.data).at(-1), { from: 'm2', to: 'm1' });
+  } finally {
+    // The stand-in is not closed by the runner's stop: it holds nothing.
+    await runner.stop();
+  }
 });

@@ -166,7 +166,7 @@ export async function reportStatus(
   const turnsFound = !isLost(parseConditions(change.conditions ?? null)) && isLost(parseConditions(row.conditions));
   // The machine's billing stops with it: the account's lock comes before the server's row.
   if (turnsLost || turnsFound) await lockAccount(ctx, trx, row.account_id);
-  const written = await jobRepository.writeStatus(trx, row.id, row.conditions, change);
+  const written = await jobRepository.writeStatus(trx, row.id, row, change);
   if (!written) return null;
   if (turnsLost) {
     await closeInvoiceItems(ctx, trx, written.uuid, [...machineItems]);
