@@ -73,6 +73,8 @@ export async function reportedHosts(ctx: Platform): Promise<Host[]> {
 }
 
 async function withHost<T>(ctx: Platform, name: string, work: (trx: Tx, host: HostRow) => Promise<T>): Promise<T> {
+  // The engine's word on its hosts first (before any reconciliation has read them, say).
+  if (ctx.compute.engine) await currentHosts(ctx);
   return transaction(ctx, async (trx) => {
     const host = await knownHost(ctx, trx, name);
     if (!host) throw new NotFound('host');
