@@ -134,7 +134,12 @@ export const outlivingServer: readonly ArtifactKind[] = ['takeSnapshot', 'forget
 
 /** The job that converges a server's machine to its spec (or removes it once the server is gone). */
 export const convergeJob = 'converge';
-export type JobAction = typeof convergeJob | ArtifactKind;
+
+/** The jobs that evacuate or restore a host (their line: hostLine of the host's name). */
+export const hostJobs = { evacuate: 'evacuateHost', restore: 'restoreHost' } as const;
+export type HostJob = (typeof hostJobs)[keyof typeof hostJobs];
+
+export type JobAction = typeof convergeJob | ArtifactKind | HostJob;
 
 /**
  * NIC counters of a machine (the bytes its public NIC sent, and received where TRAFFIC_METERED is

@@ -24,12 +24,15 @@ import {
   copyingArtifacts,
   type Engine,
   type EngineObservation,
+  type HostJob,
+  hostJobs,
   MachineLost,
 } from './compute-driver.ts';
 import { desiredMachine, desiredMachines } from './desired-machine.ts';
 import {
   engineReachable,
   engineUnreachable,
+  hostLostReport,
   machineMissing,
   missingReport,
   reportStatus,
@@ -45,6 +48,7 @@ import { artifactTransitions } from './machine-intents.ts';
 import { recordTraffic } from './traffic-meter.ts';
 import { copyFailed } from '../snapshots/copy-failure.ts';
 import { jobRepository } from './job.repository.ts';
+import { hostView, performHostJob, refreshEngineHosts } from './host-work.ts';
 
 /**
  * How long a claimed job is held without a sign of life: the instance performing it renews the
@@ -121,8 +125,11 @@ async function settleConverge(ctx: Platform, job: ComputeJobRow, report: Converg
   await transaction(ctx, async (trx) => {
     if (report.traffic) await recordTraffic(trx, job.line, report.traffic);
     if (report.power) {
-      const { power, diskGeneration, powerGeneration } = report;
-      const seen = seenReport({ disk_generation: diskGeneration ?? 0 }, { power, diskGeneration, powerGeneration });
+      const { power, diskGeneration, powerGeneration, host } = report;
+      const seen = seenReport(
+        { disk_generation: diskGeneration ?? 0 },
+        { power, diskGeneration, powerGeneration, host },
+      );
       await reportStatus(ctx, trx, job.line, { ...seen, engineError: null });
     }
     await endTransition(ctx, trx, job, false, report.forced);
@@ -169,7 +176,7 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
   await transaction(ctx, async (trx) => {
     // A copy given up on ends failed and is told (its account's lock first: before the server's row).
     const copy =
-      job.action !== convergeJob && copyingArtifacts.includes(job.action)
+      job.action !== convergeJob && (copyingArtifacts as readonly string[]).includes(job.action)
         ? (JSON.parse(job.payload) as Artifact)
         : null;
     if (copy && 'snapshot' in copy)
@@ -193,6 +200,9 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
   });
 }
 
+const hostJobNames: readonly string[] = Object.values(hostJobs);
+const isHostJob = (action: string): action is HostJob => hostJobNames.includes(action);
+
 async function perform(ctx: Platform, engine: Engine, job: ComputeJobRow): Promise<void> {
   // Signs of life while the engine works, so the lease outlives no dead instance for long.
   const renewal = setInterval(() => {
@@ -208,6 +218,11 @@ async function perform(ctx: Platform, engine: Engine, job: ComputeJobRow): Promi
         enforceEgress(ctx),
       );
       await settleConverge(ctx, job, report);
+    } else if (isHostJob(job.action)) {
+      await performHostJob(ctx, engine, job.action, job.payload);
+      // The machines the engine moved are told now (server.moved each), not at the next round.
+      await reconcile(ctx);
+      await transaction(ctx, (trx) => jobRepository.deleteJob(trx, job));
     } else {
       const artifact = JSON.parse(job.payload) as Artifact;
       await settleArtifact(ctx, job, artifact, await engine.produce(artifact));
@@ -310,19 +325,28 @@ export async function reconcile(ctx: Platform): Promise<number> {
   );
   // The first-boot scripts' outcomes the guests recorded since the last round.
   await collectScriptReports(ctx);
+  // The hosts: one the engine reports offline has its machines lost with it (HostLost).
+  const hosts = await refreshEngineHosts(ctx, engine).then(hostView, (error: unknown) => {
+    ctx.log.warn({ err: (error as Error).message }, 'reconciliation: the engine did not list its hosts');
+    return hostView([]);
+  });
   const rows = await jobRepository.idleServers(ctx.db, now);
   let corrected = 0;
   for (const row of rows) {
-    const machine = seen.get(row.uuid);
-    const drift = machine?.drift ?? [];
+    const found = seen.get(row.uuid);
+    // A single engine's instances carry no member name: they are on its one host.
+    const machine = found && found.host === undefined && hosts.only ? { ...found, host: hosts.only } : found;
+    const host = machine?.host ?? row.host;
+    const onLostHost = host !== null && host !== undefined && hosts.offline.has(host);
+    const drift = onLostHost ? [] : (machine?.drift ?? []);
     const before = row.observed_power ?? row.power;
-    const report = machine ? seenReport(row, machine) : missingReport(row);
+    const report = onLostHost ? hostLostReport(host) : machine ? seenReport(row, machine) : missingReport(row);
     // A round with nothing new writes nothing (and opens no transaction).
     if (drift.length === 0 && !statusChange(row, report, now)) continue;
     corrected += await transaction(ctx, async (trx) => {
       const written = await reportStatus(ctx, trx, row.uuid, report);
       // A machine stopped (or started) outside Nubis: the events tell it too.
-      if (written && machine && machine.power !== before)
+      if (written && machine && !onLostHost && machine.power !== before)
         await serverPowerChanged(ctx, trx, written, machine.power, 'the engine reported it');
       if (drift.length === 0) return written ? 1 : 0;
       const idle = await jobRepository.correctIdle(trx, row.id, { updated_at: now }, now);

@@ -10,6 +10,7 @@ import { stateRoutes } from './state.routes.ts';
 import { eventRoutes } from './events.routes.ts';
 import { operatorPaymentRoutes } from './payments.routes.ts';
 import { reverseDnsRoutes } from './reverse-dns.routes.ts';
+import { hostRoutes } from './hosts.routes.ts';
 
 export function adminRoutes(): RouteModule[] {
   return [
@@ -22,5 +23,6 @@ export function adminRoutes(): RouteModule[] {
     eventRoutes,
     operatorPaymentRoutes,
     reverseDnsRoutes,
+    hostRoutes,
   ];
 }

@@ -29,9 +29,8 @@ import type {
 } from '../compute-driver.ts';
 import { MachineLost } from '../compute-driver.ts';
 import { LxdClient, LxdError } from './lxd-client.ts';
-import { lxdHosts, setHostState } from './lxd-hosts.ts';
+import { type CapacityCache, lxdHosts, setHostState } from './lxd-hosts.ts';
 import { clusterMemberNames, clusterVpcNetwork, ensureClusterVpcNetwork } from './cluster-networks.ts';
-import { placementTarget } from './cluster-placement.ts';
 import { openLxdConsole } from './console.ts';
 import {
   createRescue,
@@ -189,6 +188,8 @@ export class LxdDriver implements ComputeDriver, Engine {
   #poolDriver: string | null = null;
   /** Whether the engine is a cluster (read once: VPC networks are named and made differently there). */
   #clustered: boolean | null = null;
+  /** The hosts' capacities as read lately (lxd-hosts.ts): reconciliation asks for the hosts every round. */
+  readonly #capacities: CapacityCache = new Map();
 
   constructor(config: Config, client: LxdClient = lxdClientFrom(config)) {
     this.#config = config;
@@ -227,7 +228,7 @@ export class LxdDriver implements ComputeDriver, Engine {
   }
 
   hosts(): Promise<HostReport[]> {
-    return lxdHosts(this.#client, this.#config.lxdStoragePool);
+    return lxdHosts(this.#client, this.#config.lxdStoragePool, this.#capacities);
   }
 
   evacuateHost(name: string): Promise<void> {
@@ -291,7 +292,7 @@ export class LxdDriver implements ComputeDriver, Engine {
     if (!instance || generationOf(instance) !== spec.disk.generation) {
       // A rescue system holds the server's address: it goes before the instance is re-created.
       await this.#delete(rescueInstanceName(serverUuid));
-      await this.#delete(name);
+      await this.#deleteOld(instance, spec);
       await this.#create(spec);
       instance = await this.#client.get<InstanceBody>(`/1.0/instances/${name}`);
     }
@@ -505,8 +506,7 @@ export class LxdDriver implements ComputeDriver, Engine {
     await this.#ensureVpcNetworks(spec);
     const source = spec.disk.source;
     const alias = source.kind === 'snapshot' ? snapshotAlias(source.snapshot) : imageAlias(source.image);
-    const target = await placementTarget(this.#client, spec.region.engine?.cluster_group, spec.avoidHosts ?? []);
-    await this.#client.run('POST', `/1.0/instances${target ? `?target=${encodeURIComponent(target)}` : ''}`, {
+    await this.#client.run('POST', `/1.0/instances${await this.#target(spec)}`, {
       body: {
         name,
         type: instanceType(spec.region, spec.plan),
@@ -642,6 +642,46 @@ export class LxdDriver implements ComputeDriver, Engine {
       if (state.network?.eth0?.addresses.some((a) => a.family === 'inet')) return;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
+  }
+
+  /**
+   * The instance of an older disk goes before the new one is made. On a host the spec avoids (a
+   * recovery from a lost member) the engine cannot reach it: LXD drops it only when the operator
+   * removes the lost member (`lxc cluster remove --force`); until then the job fails and is retried.
+   */
+  async #deleteOld(instance: InstanceBody | null, spec: MachineSpec): Promise<void> {
+    if (!instance) return;
+    try {
+      await this.#delete(instance.name);
+    } catch (error) {
+      const location = instance.location;
+      if (!location || !spec.avoidHosts?.includes(location)) throw error;
+      throw new Error(
+        `the lost machine is still recorded on member ${location}, which does not answer (${(error as Error).message}); ` +
+          `remove that member from the cluster (lxc cluster remove --force ${location}) and the recovery goes on`,
+      );
+    }
+  }
+
+  /**
+   * Where a new instance is made: the region's cluster group (LXD's scheduler picks the member);
+   * with hosts to avoid (a recovery), the online member of the group, other than those, that runs
+   * the fewest instances.
+   */
+  async #target(spec: MachineSpec): Promise<string> {
+    const group = spec.region.engine?.cluster_group;
+    const avoid = spec.avoidHosts ?? [];
+    if (avoid.length === 0) return group ? `?target=${encodeURIComponent(`@${group}`)}` : '';
+    const members = (await this.hosts()).filter(
+      (host) => host.status === 'online' && !avoid.includes(host.name) && (!group || host.groups.includes(group)),
+    );
+    // A single engine (no cluster): there is no other host to choose.
+    if (members.length === 0 || (members.length === 1 && members[0]!.groups.length === 0))
+      return group ? `?target=${encodeURIComponent(`@${group}`)}` : '';
+    const instances = await this.#client.get<{ location?: string }[]>('/1.0/instances?recursion=1');
+    const load = (name: string) => instances.filter((instance) => instance.location === name).length;
+    members.sort((a, b) => load(a.name) - load(b.name) || a.name.localeCompare(b.name));
+    return `?target=${encodeURIComponent(members[0]!.name)}`;
   }
 
   async #delete(name: string): Promise<void> {
@@ -804,6 +844,12 @@ function limitsConfig(spec: MachineSpec): Record<string, string> {
   };
 }
 
+/** The member an instance is on, as a report carries it (none on an engine that is not clustered). */
+function hostOf(instance: Pick<InstanceBody, 'location'>): { host?: string } {
+  const location = instance.location;
+  return location && location !== 'none' ? { host: location } : {};
+}
+
 /** The disk generation the instance was made for (0: made before generations were kept). */
 function generationOf(instance: InstanceBody): number {
   return Number(instance.config[diskKey] ?? 0);
@@ -839,9 +885,4 @@ export function canonicalDevices(devices: Record<string, Record<string, string>>
 function ignoreMissing(error: unknown): void {
   if (error instanceof LxdError && (error.status === 404 || /not found/i.test(error.message))) return;
   throw error;
-}
-
-/** The cluster member an instance is on (its `location`; "none" on an engine that is not clustered). */
-function hostOf(instance: InstanceBody): { host?: string } {
-  return instance.location && instance.location !== 'none' ? { host: instance.location } : {};
 }

@@ -50,8 +50,28 @@ async function capacityOf(client: LxdClient, pool: string, member: string | null
   }
 }
 
+/** Capacities read lately, by member (`''`: a single engine), with the real time each was read. */
+export type CapacityCache = Map<string, { at: number; capacity: HostReport['capacity'] }>;
+
+/** A member's resources change rarely: read again after a minute, not at every reconciliation. */
+const capacityFreshMs = 60_000;
+
+async function cachedCapacity(
+  client: LxdClient,
+  pool: string,
+  member: string | null,
+  cache: CapacityCache | undefined,
+): Promise<HostReport['capacity']> {
+  const key = member ?? '';
+  const known = cache?.get(key);
+  if (known && Date.now() - known.at < capacityFreshMs) return known.capacity;
+  const capacity = await capacityOf(client, pool, member);
+  if (capacity.vcpus > 0) cache?.set(key, { at: Date.now(), capacity });
+  return capacity;
+}
+
 /** The engine's hosts as it reports them: its cluster members, or itself alone. */
-export async function lxdHosts(client: LxdClient, pool: string): Promise<HostReport[]> {
+export async function lxdHosts(client: LxdClient, pool: string, cache?: CapacityCache): Promise<HostReport[]> {
   const server = await client.get<LxdServer>('/1.0');
   if (!server.environment.server_clustered)
     return [
@@ -60,7 +80,7 @@ export async function lxdHosts(client: LxdClient, pool: string): Promise<HostRep
         status: 'online',
         message: 'Fully operational',
         groups: [],
-        capacity: await capacityOf(client, pool, null),
+        capacity: await cachedCapacity(client, pool, null, cache),
       },
     ];
   const members = await client.get<LxdMember[]>('/1.0/cluster/members?recursion=1');
@@ -75,7 +95,7 @@ export async function lxdHosts(client: LxdClient, pool: string): Promise<HostRep
         capacity:
           status === 'offline'
             ? { vcpus: 0, memoryBytes: 0, diskBytes: null }
-            : await capacityOf(client, pool, member.server_name),
+            : await cachedCapacity(client, pool, member.server_name, cache),
       };
     }),
   );

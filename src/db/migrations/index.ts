@@ -23,6 +23,7 @@ import { ptrOutbox } from './0016_rdns_ptr_outbox.ts';
 import { dueTimes } from './0016_fleet_perf_due_times.ts';
 import { serverStatus } from './0016_failure-truth_server_status.ts';
 import { accountCounts } from './0017_list-totals_account_counts.ts';
+import { clusterHosts } from './0018_cluster-hosts_hosts.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
   const all: Record<string, Migration> = {
@@ -47,6 +48,7 @@ export function migrations(dialect: DialectName): MigrationProvider {
     '0016_fleet_perf_due_times': dueTimes(),
     '0016_failure-truth_server_status': serverStatus(),
     '0017_list-totals_account_counts': accountCounts(),
+    '0018_cluster-hosts_hosts': clusterHosts(),
   };
   return { getMigrations: async () => all };
 }
