@@ -333,6 +333,39 @@ export async function ensureCluster(log: (line: string) => void): Promise<TestCl
   return clusterConnection();
 }
 
+/**
+ * Puts a member back after a test took it (a member lost: stopped hard, then removed from the
+ * cluster): the container made afresh and joined again, with the member's own keys of the pools and
+ * networks the cluster has by now (the uplink for a bridge, defaults for the rest).
+ */
+export async function replaceMember(name: string): Promise<void> {
+  const index = memberNames.indexOf(name);
+  if (index < 1) throw new Error(`${name}: only a member other than the first is replaced`);
+  const first = memberNames[0]!;
+  const members = clusterMembers() ?? [];
+  if (members.some((m) => m.server_name === name))
+    lxc(['exec', first, '--', 'lxc', 'cluster', 'remove', '--force', name], 'yes\n');
+  if (memberState(name) !== null) lxc(['delete', '--force', name]);
+  await makeMember(index);
+  const token = inMember(first, `lxc cluster add ${name} --quiet`).trim();
+  const cluster = JSON.parse(inMember(first, 'lxc query /1.0/cluster')) as {
+    member_config?: { entity: string; name: string; key: string }[];
+  };
+  const memberConfig = (cluster.member_config ?? [])
+    .map(
+      (entry) =>
+        `  - entity: ${entry.entity}\n    name: ${entry.name}\n    key: ${entry.key}\n    value: "${entry.key === 'bridge.external_interfaces' ? uplinkInterface : ''}"\n`,
+    )
+    .join('');
+  inMember(
+    name,
+    'lxd init --preseed',
+    `cluster:\n  enabled: true\n  server_name: ${name}\n  server_address: ${memberAddress(index)}:8443\n  cluster_token: ${token}\n${memberConfig ? `  member_config:\n${memberConfig}` : ''}`,
+  );
+  inMember(first, `lxc cluster group assign ${name} default,${clusterGroup}`);
+  await until('the cluster online', 120, healthy);
+}
+
 /** Whether this machine can run the members: an engine, and nesting (a privileged container's). */
 export function nestingProblem(): string | null {
   if (spawnSync('lxc', ['info'], { encoding: 'utf8' }).status !== 0)
