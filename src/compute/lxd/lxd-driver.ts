@@ -252,6 +252,12 @@ export class LxdDriver implements ComputeDriver, Engine {
     for (const server of instances) {
       const uuid = serverOfInstance(server.name);
       if (!uuid) continue;
+      // On a member that does not answer, the cluster lists the instance with no configuration
+      // (status Error): only where it is is known, which tells the machine lost with its host.
+      if (!server.config) {
+        seen.set(uuid, { power: 'stopped', traffic: null, usage: null, drift: [], ...hostOf(server) });
+        continue;
+      }
       // In rescue mode the rescue system is what runs (and moves traffic) for the server.
       const carrier = rescues.get(uuid) ?? server;
       const traffic = trafficOf(carrier.name, carrier.state, now, this.#config.trafficMetered);
