@@ -524,6 +524,9 @@ export class LxdDriver implements ComputeDriver, Engine {
           ...imageConfig(spec.image),
           'cloud-init.user-data': userData(spec),
           'user.nubis.server': spec.uuid,
+          // On a cluster an evacuation moves the machine (stop, copy, start on another member):
+          // LXD's default (auto) only stopped Nubis's machines in place here.
+          ...(this.#clustered ? { 'cluster.evacuate': 'migrate' } : {}),
           [diskKey]: String(spec.disk.generation),
           [firstBootKey]: 'pending',
         },
