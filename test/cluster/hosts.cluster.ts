@@ -15,7 +15,6 @@ import {
   keyPair,
   publicAddress,
   removeServers,
-  ssh,
   sshEventually,
   TEST_IMAGE,
 } from '../lxd/support.ts';
