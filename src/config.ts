@@ -576,6 +576,25 @@ export const variables = {
     integer(0, 1_000_000),
     'simulated driver: traffic every running server receives per day besides what it asks for (a flood from outside)',
   ),
+  simHosts: v(
+    'SIM_HOSTS',
+    1,
+    integer(1, 1000),
+    'simulated driver: hosts each region has (named <region>-1, <region>-2, …); a new server lands on the one with most room',
+  ),
+  simHostVcpus: v('SIM_HOST_VCPUS', 64, integer(1, 100_000), 'simulated driver: vCPUs each simulated host has'),
+  simHostMemoryGb: v(
+    'SIM_HOST_MEMORY_GB',
+    256,
+    integer(1, 1_000_000),
+    'simulated driver: memory each simulated host has, in GB',
+  ),
+  simHostDiskGb: v(
+    'SIM_HOST_DISK_GB',
+    4000,
+    integer(1, 100_000_000),
+    'simulated driver: storage each simulated host has, in GB',
+  ),
   trafficMetered: v(
     'TRAFFIC_METERED',
     'outbound',

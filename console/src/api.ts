@@ -292,7 +292,13 @@ export const admin = {
     call(operatorClient.GET('/admin/audit', { params: { query: { limit: 200 } } }), null) as Promise<{
       entries: AuditEntry[];
     }>,
+  hosts: () => call(operatorClient.GET('/admin/hosts'), null) as Promise<{ hosts: AdminHost[] }>,
+  drainHost: (name: string) => call(operatorClient.POST('/admin/hosts/{name}/drain', path('name', name)), null),
+  restoreHost: (name: string) => call(operatorClient.POST('/admin/hosts/{name}/restore', path('name', name)), null),
 };
+
+/** A compute host as the engine reports it, with what its servers use (the SDK's type). */
+export type AdminHost = components['schemas']['AdminHost'];
 
 /** A server as the operator sees it, with its owner (the SDK's type). */
 export type OperatorServer = Json<paths['/admin/servers']['get']['responses'][200]>['servers'][number];

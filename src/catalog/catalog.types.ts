@@ -79,8 +79,9 @@ export const RegionSchema = Type.Object(
     /**
      * What the real compute driver (COMPUTE_DRIVER=lxd) uses here: the engine network the
      * region's first IPv4 pool is served on (default nubis-<id>; the further pools on <network>p2,
-     * p3 ...), a cluster group to place servers in, the instance type (container unless set), and
-     * the image rescue mode boots (default nubis-tiny).
+     * p3 ...), a cluster group to place servers in, the instance type (container unless set), the
+     * image rescue mode boots (default nubis-tiny), and on a cluster the uplink: the interface every
+     * member has on the region's shared public segment, which the region's bridge takes in.
      */
     engine: Type.Optional(
       Type.Object(
@@ -89,6 +90,7 @@ export const RegionSchema = Type.Object(
           cluster_group: Type.Optional(EngineName),
           instance_type: Type.Optional(InstanceType),
           rescue_image: Type.Optional(EngineName),
+          uplink: Type.Optional(EngineName),
         },
         { additionalProperties: false },
       ),

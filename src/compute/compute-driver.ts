@@ -86,6 +86,8 @@ export interface MachineSpec extends MachineNetwork, FirstBoot {
   powerGeneration: number;
   disk: MachineDisk;
   limits: MachineLimits;
+  /** Hosts a new machine must not land on (recovery: the lost host); absent or empty: any. */
+  avoidHosts?: string[];
 }
 
 /** A server reference an artifact carries: the line its job waits in. */
@@ -137,7 +139,12 @@ export const outlivingServer: readonly ArtifactKind[] = ['takeSnapshot', 'forget
 
 /** The job that converges a server's machine to its spec (or removes it once the server is gone). */
 export const convergeJob = 'converge';
-export type JobAction = typeof convergeJob | ArtifactKind;
+
+/** The jobs that evacuate or restore a host (their line: hostLine of the host's name). */
+export const hostJobs = { evacuate: 'evacuateHost', restore: 'restoreHost' } as const;
+export type HostJob = (typeof hostJobs)[keyof typeof hostJobs];
+
+export type JobAction = typeof convergeJob | ArtifactKind | HostJob;
 
 /**
  * NIC counters of a machine (the bytes its public NIC sent, and received where TRAFFIC_METERED is
@@ -175,6 +182,8 @@ export interface EngineObservation {
   /** The disk generation the machine was made for, and the power generation it last applied, where known. */
   diskGeneration?: number;
   powerGeneration?: number;
+  /** The host the machine runs on (LXD: the instance's `location`), where known. */
+  host?: string;
 }
 
 /** What the engine reports once it converged a machine. */
@@ -187,6 +196,20 @@ export interface ConvergeReport {
   forced?: boolean;
   /** The counters as found before acting (a stop or restart resets them). */
   traffic?: TrafficCounter | null;
+  /** The host the machine runs on (LXD: the instance's `location`), where known. */
+  host?: string;
+}
+
+/** One host (an engine cluster member; a single engine is one host) as the engine reports it. */
+export interface HostReport {
+  /** LXD member name (a non-clustered engine: its server_name). */
+  name: string;
+  /** LXD: Online / Evacuated / Offline (any other status is offline, its message kept). */
+  status: 'online' | 'evacuated' | 'offline';
+  message: string;
+  /** Cluster groups the member is in. */
+  groups: string[];
+  capacity: { vcpus: number; memoryBytes: number; diskBytes: number | null };
 }
 
 /** What the engine reports once it produced an artifact. */
@@ -240,6 +263,12 @@ export interface Engine {
    * graphs' readings, every COMPUTE_USAGE_SECONDS). Absent: reconciliation's observations feed them.
    */
   readUsage?(now: number): Promise<Map<string, Pick<EngineObservation, 'traffic' | 'usage'>>>;
+  /** The engine's hosts (a single engine is one host). */
+  hosts(): Promise<HostReport[]>;
+  /** Moves every machine off the host (LXD: POST /1.0/cluster/members/<name>/state {action:"evacuate"}). */
+  evacuateHost(name: string): Promise<void>;
+  /** Lets the host take machines again, bringing back those evacuated (action "restore"). */
+  restoreHost(name: string): Promise<void>;
   close(): void;
 }
 

@@ -97,5 +97,7 @@ function specOf(
     sshPublicKey: held.sshPublicKey,
     scriptUrl: server.script_url,
     throttle: server.throttled === 1 ? ctx.config.throttleRate : null,
+    // A recovery's new machine lands elsewhere than the lost host.
+    ...(server.avoid_host ? { avoidHosts: [server.avoid_host] } : {}),
   };
 }

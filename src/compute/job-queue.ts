@@ -3,7 +3,7 @@
 
 import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
-import { type Artifact, convergeJob, type JobAction, outlivingServer } from './compute-driver.ts';
+import { type Artifact, convergeJob, type HostJob, type JobAction, outlivingServer } from './compute-driver.ts';
 import { computeRepository } from './compute.repository.ts';
 
 /** The line an artifact's job waits in: its server's (a VPC's network: the VPC's own). */
@@ -22,7 +22,7 @@ async function enqueue(
   db: Queryable,
   line: string,
   action: JobAction,
-  artifact: Artifact | null,
+  artifact: Artifact | { host: string } | null,
 ): Promise<void> {
   const now = ctx.clock.now();
   const key = `${line}:${action}${artifact && 'snapshot' in artifact ? `:${artifact.snapshot}` : ''}`;
@@ -51,6 +51,16 @@ export function queueConverge(ctx: Platform, db: Queryable, serverUuid: string):
  */
 export function queueArtifact(ctx: Platform, db: Queryable, artifact: Artifact): Promise<void> {
   return enqueue(ctx, db, lineOf(artifact), artifact.kind, artifact);
+}
+
+/** The line a host's jobs wait in (apart from every server's). */
+export function hostLine(name: string): string {
+  return `host:${name}`;
+}
+
+/** A host is to be evacuated or restored by the engine (one waiting job per host and action). */
+export function queueHostJob(ctx: Platform, db: Queryable, action: HostJob, host: string): Promise<void> {
+  return enqueue(ctx, db, hostLine(host), action, { host });
 }
 
 /**

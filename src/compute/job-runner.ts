@@ -25,12 +25,15 @@ import {
   copyingArtifacts,
   type Engine,
   type EngineObservation,
+  type HostJob,
+  hostJobs,
   MachineLost,
 } from './compute-driver.ts';
 import { desiredMachine, desiredMachines } from './desired-machine.ts';
 import {
   engineReachable,
   engineUnreachable,
+  hostLostReport,
   machineMissing,
   missingReport,
   reportStatus,
@@ -48,6 +51,7 @@ import { copyFailed } from '../snapshots/copy-failure.ts';
 import { jobRepository } from './job.repository.ts';
 import { artifactOrNull, parseArtifact } from './artifact-payload.ts';
 import { noteOrphanMachines } from './orphan-machines.ts';
+import { hostView, performHostJob, refreshEngineHosts } from './host-work.ts';
 
 /**
  * How long a claimed job is held without a sign of life: the instance performing it renews the
@@ -124,8 +128,11 @@ async function settleConverge(ctx: Platform, job: ComputeJobRow, report: Converg
   await transaction(ctx, async (trx) => {
     if (report.traffic) await recordTraffic(trx, job.line, report.traffic);
     if (report.power) {
-      const { power, diskGeneration, powerGeneration } = report;
-      const seen = seenReport({ disk_generation: diskGeneration ?? 0 }, { power, diskGeneration, powerGeneration });
+      const { power, diskGeneration, powerGeneration, host } = report;
+      const seen = seenReport(
+        { disk_generation: diskGeneration ?? 0 },
+        { power, diskGeneration, powerGeneration, host },
+      );
       await reportStatus(ctx, trx, job.line, { ...seen, engineError: null });
     }
     await endTransition(ctx, trx, job, false, report.forced);
@@ -172,7 +179,9 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
   await transaction(ctx, async (trx) => {
     // A copy given up on ends failed and is told (its account's lock first: before the server's row).
     const copy =
-      job.action !== convergeJob && copyingArtifacts.includes(job.action) ? artifactOrNull(job.payload) : null;
+      job.action !== convergeJob && (copyingArtifacts as readonly string[]).includes(job.action)
+        ? artifactOrNull(job.payload)
+        : null;
     if (copy && 'snapshot' in copy)
       await copyFailed(
         ctx,
@@ -194,6 +203,9 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
   });
 }
 
+const hostJobNames: readonly string[] = Object.values(hostJobs);
+const isHostJob = (action: string): action is HostJob => hostJobNames.includes(action);
+
 async function perform(ctx: Platform, engine: Engine, job: ComputeJobRow): Promise<void> {
   // Signs of life while the engine works, so the lease outlives no dead instance for long.
   const renewal = setInterval(() => {
@@ -209,6 +221,11 @@ async function perform(ctx: Platform, engine: Engine, job: ComputeJobRow): Promi
         enforceEgress(ctx),
       );
       await settleConverge(ctx, job, report);
+    } else if (isHostJob(job.action)) {
+      await performHostJob(ctx, engine, job.action, job.payload);
+      // The machines the engine moved are told now (server.moved each), not at the next round.
+      await reconcile(ctx);
+      await transaction(ctx, (trx) => jobRepository.deleteJob(trx, job));
     } else {
       const artifact = parseArtifact(job.payload);
       await settleArtifact(ctx, job, artifact, await engine.produce(artifact));
@@ -301,20 +318,41 @@ const unreachableEngines = new WeakSet<Engine>();
  * every COMPUTE_RESYNC_SECONDS, after a dropped event stream and after an outage it reads
  * everything. Answers how many servers it corrected.
  */
+/** The hosts each engine reported offline at its last round, named in order. */
+const offlineHosts = new WeakMap<Engine, string>();
+
+/** A round that could not reach the engine: every server says so; the next round that reaches it reads all. */
+async function unreachableRound(ctx: Platform, engine: Engine, error: string): Promise<number> {
+  unreachableEngines.add(engine);
+  const marked = await markUnreachable(ctx, error);
+  if (marked) ctx.log.warn({ marked, err: error }, 'the engine is unreachable');
+  return marked;
+}
+
 export async function reconcile(ctx: Platform): Promise<number> {
   const engine = ctx.compute.engine;
   if (!engine) return 0;
   const told = engine.changes?.() ?? null;
-  const changed = told && !unreachableEngines.has(engine) ? told : null;
-  const uuids = changed ? [...changed] : await jobRepository.serverUuids(ctx.db);
+  let changed = told && !unreachableEngines.has(engine) ? told : null;
+  let uuids = changed ? [...changed] : await jobRepository.serverUuids(ctx.db);
   const now = ctx.clock.now();
-  const observed = await observeBounded(ctx, engine, uuids, now, changed ?? undefined);
-  if ('unreachable' in observed) {
-    unreachableEngines.add(engine);
-    const marked = await markUnreachable(ctx, observed.unreachable);
-    if (marked) ctx.log.warn({ marked, err: observed.unreachable }, 'the engine is unreachable');
-    return marked;
+  let observed = await observeBounded(ctx, engine, uuids, now, changed ?? undefined);
+  if ('unreachable' in observed) return unreachableRound(ctx, engine, observed.unreachable);
+  // The hosts: one the engine reports offline has its machines lost with it (HostLost).
+  const hosts = await refreshEngineHosts(ctx, engine).then(hostView, (error: unknown) => {
+    ctx.log.warn({ err: (error as Error).message }, 'reconciliation: the engine did not list its hosts');
+    return hostView([]);
+  });
+  // A host gone offline (or back) tells nothing through events of its machines: the round that
+  // finds it reads every server, so those on it are shown as they are within this round.
+  const offline = [...hosts.offline].sort().join(' ');
+  if (changed && offline !== offlineHosts.get(engine)) {
+    changed = null;
+    uuids = await jobRepository.serverUuids(ctx.db);
+    observed = await observeBounded(ctx, engine, uuids, now);
+    if ('unreachable' in observed) return unreachableRound(ctx, engine, observed.unreachable);
   }
+  offlineHosts.set(engine, offline);
   unreachableEngines.delete(engine);
   const { seen } = observed;
   if (!changed) {
@@ -339,16 +377,20 @@ export async function reconcile(ctx: Platform): Promise<number> {
     : await jobRepository.idleServers(ctx.db, now);
   let corrected = 0;
   for (const row of rows) {
-    const machine = seen.get(row.uuid);
-    const drift = machine?.drift ?? [];
+    const found = seen.get(row.uuid);
+    // A single engine's instances carry no member name: they are on its one host.
+    const machine = found && found.host === undefined && hosts.only ? { ...found, host: hosts.only } : found;
+    const host = machine?.host ?? row.host;
+    const onLostHost = host !== null && host !== undefined && hosts.offline.has(host);
+    const drift = onLostHost ? [] : (machine?.drift ?? []);
     const before = row.observed_power ?? row.power;
-    const report = machine ? seenReport(row, machine) : missingReport(row);
+    const report = onLostHost ? hostLostReport(host) : machine ? seenReport(row, machine) : missingReport(row);
     // A round with nothing new writes nothing (and opens no transaction).
     if (drift.length === 0 && !statusChange(row, report, now)) continue;
     corrected += await transaction(ctx, async (trx) => {
       const written = await reportStatus(ctx, trx, row.uuid, report);
       // A machine stopped (or started) outside Nubis: the events tell it too.
-      if (written && machine && machine.power !== before)
+      if (written && machine && !onLostHost && machine.power !== before)
         await serverPowerChanged(ctx, trx, written, machine.power, 'the engine reported it');
       if (drift.length === 0) return written ? 1 : 0;
       const idle = await jobRepository.correctIdle(trx, row.id, { updated_at: now }, now);

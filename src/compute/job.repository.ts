@@ -44,6 +44,7 @@ const statusColumns = [
   'observed_power',
   'observed_disk_generation',
   'observed_power_generation',
+  'host',
   'conditions',
 ] as const;
 
@@ -242,16 +243,22 @@ export const jobRepository = {
   },
 
   /**
-   * The engine's report written into the status columns (never the spec's), if the conditions are
-   * still as read (compare-and-set: of two reports at once, the one that read first loses and its
-   * round reports again); answers the server as written.
+   * The engine's report written into the status columns (never the spec's), if the conditions and
+   * the host are still as read (compare-and-set: of two reports at once, the one that read first
+   * loses and its round reports again, so a move or a loss is told once); answers the server as written.
    */
-  writeStatus(trx: Tx, serverId: number, read: string | null, change: ServerUpdate): Promise<ServerRow | undefined> {
+  writeStatus(
+    trx: Tx,
+    serverId: number,
+    read: { conditions: string | null; host: string | null },
+    change: ServerUpdate,
+  ): Promise<ServerRow | undefined> {
     return trx
       .updateTable('servers')
       .set(change)
       .where('id', '=', serverId)
-      .where((eb) => (read === null ? eb('conditions', 'is', null) : eb('conditions', '=', read)))
+      .where((eb) => (read.conditions === null ? eb('conditions', 'is', null) : eb('conditions', '=', read.conditions)))
+      .where((eb) => (read.host === null ? eb('host', 'is', null) : eb('host', '=', read.host)))
       .returningAll()
       .executeTakeFirst();
   },

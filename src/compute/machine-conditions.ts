@@ -26,6 +26,10 @@ export interface ConditionReport {
 
 /** The reason MachinePresent is false for a machine the engine made and no longer has. */
 export const machineLostReason = 'InstanceMissing';
+/** The reason MachinePresent is false for a machine on a host the engine reports offline (lost with it). */
+export const hostLostReason = 'HostLost';
+/** The reasons that make a machine lost: only an explicit action (restore, rebuild, reinstall, recover) brings it back. */
+export const lostReasons: readonly string[] = [machineLostReason, hostLostReason];
 /** The reason EngineReachable is false while the engine does not answer. */
 export const engineUnreachableReason = 'EngineUnreachable';
 
@@ -45,10 +49,10 @@ export function conditionOf(conditions: readonly Condition[], type: ConditionTyp
   return conditions.find((c) => c.type === type);
 }
 
-/** True when the machine the engine made is gone (MachinePresent false for that reason). */
+/** True when the machine the engine made is gone, alone or with its host (MachinePresent false for either reason). */
 export function isLost(conditions: readonly Condition[]): boolean {
   const present = conditionOf(conditions, 'MachinePresent');
-  return present?.status === 'false' && present.reason === machineLostReason;
+  return present?.status === 'false' && lostReasons.includes(present.reason);
 }
 
 /**

@@ -24,6 +24,7 @@ import { dropWaitingJobs, queueArtifact, queueConverge } from './job-queue.ts';
 import { recordTraffic } from './traffic-meter.ts';
 import { computeRepository } from './compute.repository.ts';
 import { machinePresent, reportStatus } from './machine-status.ts';
+import { placeNewDisk, placeSimulated } from './simulated-hosts.ts';
 
 /** A snapshot or backup as a restore writes it. */
 export interface RestoredImage {
@@ -63,6 +64,8 @@ export type ServerChange =
 export interface NewMachine {
   kind: 'create';
   facts: MachineFacts;
+  /** The region it is made in (the simulated driver places it on one of the region's hosts). */
+  regionId: number;
   /** A server made from a snapshot still being copied is made once the copy completes. */
   startsAt: number;
 }
@@ -73,6 +76,8 @@ export interface Provisioning {
   action: Transition;
   action_until: number;
   engine_error: string | null;
+  /** The host the simulated driver placed it on; null with an engine (it reports the host once it made the machine). */
+  host: string | null;
 }
 
 /** The changes' constructors: services name a change by calling one. */
@@ -111,7 +116,12 @@ export const changes = {
   network: (server: { uuid: string }): NetworkChange => ({ kind: 'network', server }),
   powerOff: (server: ServerRow): ServerChange => ({ kind: 'power-off', server }),
   remove: (server: ServerRow): ServerChange => ({ kind: 'remove', server }),
-  create: (facts: MachineFacts, startsAt: number): NewMachine => ({ kind: 'create', facts, startsAt }),
+  create: (facts: MachineFacts, startsAt: number, regionId: number): NewMachine => ({
+    kind: 'create',
+    facts,
+    startsAt,
+    regionId,
+  }),
 };
 
 /** A change shown as a transition: which, how the server settles, and what its row takes. */
@@ -274,6 +284,8 @@ export async function recordIntent(
       action_until:
         Math.max(intent.facts.createdAt, intent.startsAt) + ctx.compute.transitionMs(transition, intent.facts),
       engine_error: failure,
+      // The simulated driver is its own engine: it places the machine now (a real engine reports where it did).
+      host: engine ? null : await placeSimulated(ctx, trx, intent.regionId),
     };
   }
   if (intent.kind === 'network') {
@@ -322,5 +334,7 @@ export async function recordIntent(
   // an emulator fault comes back so); a real engine reports its new machine when it made it.
   if (!engine && server.conditions !== null && updated.disk_generation !== server.disk_generation)
     await reportStatus(ctx, trx, server.uuid, { conditions: [machinePresent] });
+  // A new disk it makes lands on another host when its own is out of reach or to be avoided (a recovery).
+  if (!engine && updated.disk_generation !== server.disk_generation) await placeNewDisk(ctx, trx, updated);
   return updated;
 }

@@ -6,14 +6,16 @@
 
 import type { Tx } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
-import { serverLost } from '../events/resource-events.ts';
+import { serverLost, serverMoved } from '../events/resource-events.ts';
 import { accountRepository } from '../accounts/account.repository.ts';
 import { queueMail } from '../mail/mail.service.ts';
 import { letterText } from '../mail/letter.ts';
 import {
   applyConditions,
   type ConditionReport,
+  conditionOf,
   engineUnreachableReason,
+  hostLostReason,
   isLost,
   machineLostReason,
   parseConditions,
@@ -21,14 +23,15 @@ import {
 import type { ServerRow, ServerUpdate } from '../servers/server.table.ts';
 import { jobRepository } from './job.repository.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
-import { closeInvoiceItems } from '../billing/invoice-items.ts';
-import { machineItems } from '../billing/pricing.ts';
+import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
+import { machineItems, serverItems } from '../billing/pricing.ts';
+import { billingRepository } from '../billing/billing.repository.ts';
 import type { EngineObservation } from './compute-driver.ts';
 
 /** What one report says of a server's machine. */
 export interface StatusReport {
   /** Observed values (absent: unchanged). */
-  observed?: Pick<ServerUpdate, 'observed_power' | 'observed_disk_generation' | 'observed_power_generation'>;
+  observed?: Pick<ServerUpdate, 'observed_power' | 'observed_disk_generation' | 'observed_power_generation' | 'host'>;
   conditions: ConditionReport[];
   /** Clears the engine error (the engine answered for this machine) or sets one. */
   engineError?: string | null;
@@ -59,6 +62,21 @@ export const machineMissing: ConditionReport = {
   message: 'the engine no longer has the machine it made for this server; its disk is gone with it',
 };
 
+/** The machine is on a host the engine reports offline: lost with it (recovered on another host from an image). */
+export function machineOnLostHost(host: string): ConditionReport {
+  return {
+    type: 'MachinePresent',
+    status: 'false',
+    reason: hostLostReason,
+    message: `the host ${host} the machine ran on is lost (the engine reports it offline); its disk is out of reach with it`,
+  };
+}
+
+/** The engine answered and reports the machine's host offline: the machine is lost with its host. */
+export function hostLostReport(host: string): StatusReport {
+  return { observed: { observed_power: null }, conditions: [engineReachable, machineOnLostHost(host)] };
+}
+
 const machineNotMade: ConditionReport = {
   type: 'MachinePresent',
   status: 'false',
@@ -83,11 +101,12 @@ function diskConsistency(made: number | undefined, wanted: number): ConditionRep
 /** The status a machine the engine reported on (a job's report or an observation) is written with. */
 export function seenReport(
   row: Pick<ServerRow, 'disk_generation'>,
-  seen: Pick<EngineObservation, 'power' | 'diskGeneration' | 'powerGeneration'>,
+  seen: Pick<EngineObservation, 'power' | 'diskGeneration' | 'powerGeneration' | 'host'>,
 ): StatusReport {
   return {
     observed: {
       observed_power: seen.power,
+      ...(seen.host !== undefined ? { host: seen.host } : {}),
       ...(seen.diskGeneration !== undefined ? { observed_disk_generation: seen.diskGeneration } : {}),
       ...(seen.powerGeneration !== undefined ? { observed_power_generation: seen.powerGeneration } : {}),
     },
@@ -107,12 +126,15 @@ export function missingReport(row: Pick<ServerRow, 'disk_generation' | 'observed
 /** The status columns a report is compared with. */
 export type StatusRow = Pick<
   ServerRow,
-  'engine_error' | 'observed_power' | 'observed_disk_generation' | 'observed_power_generation' | 'conditions'
+  'engine_error' | 'observed_power' | 'observed_disk_generation' | 'observed_power_generation' | 'host' | 'conditions'
 >;
 
 /** What the report changes in the row's status (null: nothing, so a quiet round writes nothing). */
 export function statusChange(row: StatusRow, report: StatusReport, now: number): ServerUpdate | null {
-  const next = applyConditions(row.conditions, report.conditions, now);
+  // A report of observed values alone (the simulated driver's host) leaves the conditions as they are.
+  const next = report.conditions.length
+    ? applyConditions(row.conditions, report.conditions, now)
+    : { changed: false, json: row.conditions };
   const observed = Object.entries(report.observed ?? {}).filter(
     ([column, value]) => row[column as keyof StatusRow] !== value,
   );
@@ -141,30 +163,61 @@ export async function reportStatus(
   const change = statusChange(row, report, ctx.clock.now());
   if (!change) return null;
   const turnsLost = isLost(parseConditions(change.conditions ?? null)) && !isLost(parseConditions(row.conditions));
+  const turnsFound = !isLost(parseConditions(change.conditions ?? null)) && isLost(parseConditions(row.conditions));
   // The machine's billing stops with it: the account's lock comes before the server's row.
-  if (turnsLost) await lockAccount(ctx, trx, row.account_id);
-  const written = await jobRepository.writeStatus(trx, row.id, row.conditions, change);
+  if (turnsLost || turnsFound) await lockAccount(ctx, trx, row.account_id);
+  const written = await jobRepository.writeStatus(trx, row.id, row, change);
   if (!written) return null;
   if (turnsLost) {
     await closeInvoiceItems(ctx, trx, written.uuid, [...machineItems]);
     await tellLost(ctx, trx, written);
   }
+  // Its host came back with it (the action that makes a new disk resumed billing already otherwise).
+  if (turnsFound) await resumeMachineBilling(ctx, trx, written);
+  // A machine the engine reports on another host than before moved (an evacuation, or the engine's own doing).
+  if (row.host !== null && written.host !== null && written.host !== row.host)
+    await serverMoved(ctx, trx, written, row.host, written.host);
   return written;
 }
 
 /** The owner learns the machine is lost, and what brings it back (nothing does on its own). */
 async function tellLost(ctx: Platform, trx: Tx, server: ServerRow): Promise<void> {
   ctx.log.warn({ server: server.uuid }, 'a server lost its machine in the engine; nothing is made again on its own');
-  await serverLost(ctx, trx, server, machineMissing.message);
+  const present = conditionOf(parseConditions(server.conditions), 'MachinePresent');
+  const withHost = present?.reason === hostLostReason;
+  await serverLost(ctx, trx, server, present?.message ?? machineMissing.message);
   const account = await accountRepository.addressee(trx, server.account_id);
   await queueMail(ctx, trx, {
     to: account.email,
-    subject: `Your server ${server.name} is lost: its machine no longer exists`,
+    subject: withHost
+      ? `Your server ${server.name} is lost: the host it ran on failed`
+      : `Your server ${server.name} is lost: its machine no longer exists`,
     text: letterText(account.firstname, [
-      `The machine of your server ${server.name} (${server.hostname}, ${server.uuid}) no longer exists in our`,
-      'infrastructure, and its disk is gone with it. We have not made a new one in its place: your data may still',
-      'be in a backup or snapshot. The server and its licence are not billed while it has no machine.',
+      ...(withHost
+        ? [
+            `The host machine your server ${server.name} (${server.hostname}, ${server.uuid}) ran on has failed in our`,
+            'infrastructure, and its disk is out of reach with it. We have not made a new one in its place: your data',
+            'may still be in a backup or snapshot, from which we can recover it on another host.',
+          ]
+        : [
+            `The machine of your server ${server.name} (${server.hostname}, ${server.uuid}) no longer exists in our`,
+            'infrastructure, and its disk is gone with it. We have not made a new one in its place: your data may still',
+            'be in a backup or snapshot.',
+          ]),
+      'The server and its licence are not billed while it has no machine.',
       'To bring it back, restore a backup or snapshot, rebuild or reinstall it; or remove it.',
     ]),
   });
+}
+
+/** A machine found again (its host came back) is billed again, at its plan and image, unless it is already. */
+async function resumeMachineBilling(ctx: Platform, trx: Tx, server: ServerRow): Promise<void> {
+  if ((await billingRepository.openItemsOfResource(trx, server.uuid, ['server'])).length) return;
+  const plan = ctx.catalog.plans.get(server.plan_id);
+  const image = ctx.catalog.images.get(server.image_id);
+  if (!plan || !image) return;
+  const items = serverItems({ plan, image, backups: false, ddosProtection: false, name: server.name }).filter((item) =>
+    (machineItems as readonly string[]).includes(item.resourceType),
+  );
+  await openInvoiceItems(ctx, trx, server.account_id, server.uuid, items);
 }

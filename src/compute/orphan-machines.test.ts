@@ -24,6 +24,9 @@ describe('machines the engine has and the database does not (a restored older da
     observe: async () => new Map(machines),
     converge: async () => ({}),
     produce: async () => ({}),
+    hosts: async () => [],
+    evacuateHost: async () => {},
+    restoreHost: async () => {},
     close() {},
   } satisfies Engine;
 

@@ -77,3 +77,18 @@ test('a dropped event stream, the resync and an outage are each followed by a fu
   assert.equal((await serverInfo(nubis, alice.token, servers[0]!)).power, 'running');
   assert.deepEqual(await round(), { read: 0, calls: 1 });
 });
+
+test('a host gone offline, of which no event tells, shows its machines lost within one round', async () => {
+  const onB = servers[4]!;
+  engine.set(onB, { power: 'running', diskGeneration: 0, powerGeneration: 0, host: 'host-b' });
+  await round();
+  assert.deepEqual(await round(), { read: 0, calls: 1 });
+
+  // The member stops answering: its machines send no event; the engine's hosts list says it.
+  engine.offline.add('host-b');
+  await round();
+  assert.equal((await condition(onB, 'MachinePresent'))?.reason, 'HostLost');
+  assert.equal((await condition(servers[0]!, 'MachinePresent'))?.status, 'true');
+  // Then rounds are quiet again: the loss is shown, nothing more to read.
+  assert.deepEqual(await round(), { read: 0, calls: 1 });
+});

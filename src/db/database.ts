@@ -14,6 +14,7 @@ import type {
   TransactionTable,
 } from '../billing/billing.table.ts';
 import type { ServerTable } from '../servers/server.table.ts';
+import type { HostTable } from '../hosts/host.table.ts';
 import type { IpAddressTable } from '../network/ip-address.table.ts';
 import type { SnapshotTable } from '../snapshots/snapshot.table.ts';
 import type { FloatingIpTable } from '../floating-ips/floating-ip.table.ts';
@@ -46,6 +47,7 @@ export interface Database {
   payment_events: PaymentEventTable;
   invoice_documents: InvoiceDocumentTable;
   servers: ServerTable;
+  hosts: HostTable;
   ip_addresses: IpAddressTable;
   snapshots: SnapshotTable;
   floating_ips: FloatingIpTable;

@@ -121,6 +121,21 @@ export async function serverLost(ctx: Platform, trx: Tx, server: ServerRow, reas
   );
 }
 
+/** The engine reports the server's machine on another host than before (an evacuation, a move). */
+export async function serverMoved(ctx: Platform, trx: Tx, server: ServerRow, from: string, to: string): Promise<void> {
+  await recordEvent(ctx, trx, serverEvent(server, 'server.moved', 'engine', { from, to }));
+}
+
+/** The operator recovered a lost server's machine on another host from one of its images. */
+export async function serverRecovered(
+  ctx: Platform,
+  trx: Tx,
+  server: ServerRow,
+  data: { image: string; avoided: string | null },
+): Promise<void> {
+  await recordEvent(ctx, trx, serverEvent(server, 'server.recovered', 'operator', data));
+}
+
 /** A server powered off at once by a sweep, outside any transition (out of funds). */
 export function serverPoweredOff(ctx: Platform, trx: Tx, server: ServerRow, reason: string): Promise<void> {
   return serverPowerChanged(ctx, trx, server, 'stopped', reason, 'sweep');

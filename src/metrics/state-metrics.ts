@@ -8,9 +8,11 @@ import type { Platform } from '../platform/context.ts';
 import { isLost, parseConditions } from '../compute/machine-conditions.ts';
 import { listOrphanMachines } from '../compute/orphan-machines.ts';
 import { shownPowerSql } from '../servers/shown-power.repository.ts';
+import { registerHostMetrics } from '../hosts/host-metrics.ts';
 
 export function registerStateMetrics(ctx: Platform, poolStats: () => PoolStats): void {
   const { metrics } = ctx;
+  registerHostMetrics(ctx);
 
   metrics.addCollected(
     'nubis_servers',
@@ -26,12 +28,14 @@ export function registerStateMetrics(ctx: Platform, poolStats: () => PoolStats):
 
   metrics.addCollected(
     'nubis_servers_lost',
-    'Servers whose machine the engine made is gone (condition MachinePresent false, InstanceMissing); none is made again until an action',
+    'Servers whose machine the engine made is gone, alone or with its host (condition MachinePresent false, InstanceMissing or HostLost); none is made again until an action',
     [],
     async () => {
       // Narrowed by the reason's text, then read as conditions.
       const { rows } = await sql<{ conditions: string }>`
-        select conditions from servers where conditions like '%InstanceMissing%'`.execute(ctx.db);
+        select conditions from servers where conditions like '%InstanceMissing%' or conditions like '%HostLost%'`.execute(
+        ctx.db,
+      );
       return [{ labels: {}, value: rows.filter((row) => isLost(parseConditions(row.conditions))).length }];
     },
   );

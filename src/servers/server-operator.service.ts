@@ -40,8 +40,10 @@ export interface OperatorServer {
   createdAt: number;
   /** Why the compute engine last failed this server (real driver), or null. */
   engineError: string | null;
-  /** The machine the engine made is gone (MachinePresent false, InstanceMissing): only an action recovers it. */
+  /** The machine the engine made is gone (MachinePresent false, InstanceMissing or HostLost): only an action recovers it. */
   lost: boolean;
+  /** The host its machine runs on, as the engine last reported it (null until it has). */
+  host: string | null;
   conditions: Condition[];
 }
 
@@ -56,9 +58,9 @@ export interface OperatorServerQuery {
   limit?: number;
 }
 
-type ServerWithOwner = ServerRow & { account_email: string };
+export type ServerWithOwner = ServerRow & { account_email: string };
 
-function toOperatorServer(ctx: Platform, row: ServerWithOwner, now: number): OperatorServer {
+export function toOperatorServer(ctx: Platform, row: ServerWithOwner, now: number): OperatorServer {
   const conditions = parseConditions(row.conditions);
   return {
     id: row.id,
@@ -76,6 +78,7 @@ function toOperatorServer(ctx: Platform, row: ServerWithOwner, now: number): Ope
     createdAt: row.created_at,
     engineError: row.engine_error,
     lost: isLost(conditions),
+    host: row.host,
     conditions,
   };
 }
@@ -106,7 +109,7 @@ async function findAnyServer(ctx: Platform, trx: Tx, ref: string, lock = true): 
  * Any account's server, locked for a change: its owner is found without a lock, then the account
  * and the server are locked in the order every owner's change takes them (404 if it changed hands).
  */
-async function lockAnyServer(ctx: Platform, trx: Tx, ref: string): Promise<ServerWithOwner> {
+export async function lockAnyServer(ctx: Platform, trx: Tx, ref: string): Promise<ServerWithOwner> {
   const owner = await findAnyServer(ctx, trx, ref, false);
   await lockAccount(ctx, trx, owner.account_id);
   const server = await findAnyServer(ctx, trx, ref);

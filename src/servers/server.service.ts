@@ -271,7 +271,11 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
         })
       : null;
     const facts = { uuid, plan, image, createdAt: now, power: 'running', action: null, actionUntil: null };
-    const provisioning = await recordIntent(ctx, trx, changes.create(facts, sourceSnapshot?.ready_at ?? now));
+    const provisioning = await recordIntent(
+      ctx,
+      trx,
+      changes.create(facts, sourceSnapshot?.ready_at ?? now, region.id),
+    );
 
     // Billing starts with the server (its items inserted with it); their events are recorded below.
     const billed = openingItems(ctx, actor.accountId, uuid, items, commit > 0 ? now + commit * hourMs : null);
@@ -305,6 +309,8 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
         observed_disk_generation: null,
         observed_power_generation: null,
         conditions: null,
+        avoid_host: null,
+        evacuated_from: null,
         script_outcome: null,
         throttled: 0,
         overage_billed_month: null,

@@ -46,6 +46,12 @@ export interface ServerTable {
   /** The disk generation the engine made and last reported (never made again: a missing one is lost). */
   observed_disk_generation: number | null;
   observed_power_generation: number | null;
+  /** The host the machine runs on, as the engine last reported it (null until it reports one). */
+  host: string | null;
+  /** A host a new machine of this server must not land on (a recovery's lost host; the spec: only the recover action writes it). */
+  avoid_host: string | null;
+  /** Simulated driver: the host an evacuation moved the machine from (a restore of that host brings it back). */
+  evacuated_from: string | null;
   /** JSON array of Condition (src/compute/machine-conditions.ts): EngineReachable, MachinePresent, DiskConsistent, Degraded. */
   conditions: string | null;
   /** Why the compute engine last failed this server (real driver), or null. */

@@ -7,6 +7,7 @@ import type {
   ComputeDriver,
   Engine,
   EngineObservation,
+  HostReport,
   MachineSpec,
   Power,
   TrafficCounter,
@@ -16,7 +17,12 @@ export interface StandInMachine {
   power: Power;
   diskGeneration: number;
   powerGeneration: number;
+  /** The host it runs on (its engine's one host when absent). */
+  host?: string;
 }
+
+/** The stand-in's one host, where a machine of no host of its own runs. */
+export const standInHost = 'stand-in';
 
 export class EngineStandIn implements Engine {
   readonly machines = new Map<string, StandInMachine>();
@@ -27,6 +33,8 @@ export class EngineStandIn implements Engine {
   calls = 0;
   /** While set, every call fails as an engine out of reach does. */
   unreachable = false;
+  /** Hosts that stopped answering: no event tells it, only the engine's list of hosts. */
+  readonly offline = new Set<string>();
 
   /** A machine made, or changed outside Nubis: its event is heard. */
   set(uuid: string, machine: StandInMachine): void {
@@ -77,9 +85,30 @@ export class EngineStandIn implements Engine {
         drift: [],
         diskGeneration: machine.diskGeneration,
         powerGeneration: machine.powerGeneration,
+        host: machine.host ?? standInHost,
       });
     }
     return seen;
+  }
+
+  async hosts(): Promise<HostReport[]> {
+    if (this.unreachable) throw new Error('the engine stand-in is out of reach');
+    const names = new Set([standInHost, ...[...this.machines.values()].map((m) => m.host ?? standInHost)]);
+    return [...names].sort().map((name) => ({
+      name,
+      status: this.offline.has(name) ? 'offline' : 'online',
+      message: this.offline.has(name) ? 'No heartbeat' : 'Fully operational',
+      groups: ['default'],
+      capacity: { vcpus: 8, memoryBytes: 16 * 1024 ** 3, diskBytes: null },
+    }));
+  }
+
+  async evacuateHost(): Promise<never> {
+    throw new Error('the engine stand-in moves nothing');
+  }
+
+  async restoreHost(): Promise<never> {
+    throw new Error('the engine stand-in moves nothing');
   }
 
   async converge(): Promise<never> {

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { unwrap } from '@nubis/sdk';
 import { boolean, CliError, type CommandKit, exitCodes, number, type Row } from '../command-kit.ts';
 import { addEmulatorCommands } from './admin-emulator.ts';
+import { addHostCommands } from './admin-hosts.ts';
 import { type Column, details, table } from '../output.ts';
 
 export function addAdminCommands(program: Command, kit: CommandKit): void {
@@ -14,7 +15,7 @@ export function addAdminCommands(program: Command, kit: CommandKit): void {
   const admin = group(
     program,
     'admin',
-    'operator commands (ADMIN_TOKEN): accounts, outbox, clock, reset, servers, audit, faults, state, requests, events, webhooks',
+    'operator commands (ADMIN_TOKEN): accounts, outbox, clock, reset, servers, hosts, audit, faults, state, requests, events, webhooks',
   );
   const accountColumns: Column[] = [
     { header: 'ID', value: 'id' },
@@ -136,6 +137,7 @@ export function addAdminCommands(program: Command, kit: CommandKit): void {
     { header: 'NAME', value: 'name' },
     { header: 'POWER', value: 'power' },
     { header: 'REGION', value: 'region' },
+    { header: 'HOST', value: 'host' },
     { header: 'PLAN', value: 'plan' },
     { header: 'CREATED', value: 'created' },
   ];
@@ -171,6 +173,7 @@ export function addAdminCommands(program: Command, kit: CommandKit): void {
       done(command, data, `server ${id} removed`);
     },
   );
+  addHostCommands(admin, servers, kit, adminServerColumns);
   leaf(admin, 'audit', 'the operator audit log, newest first')
     .option('--call <text>', 'only calls whose route contains this')
     .option('--limit <n>', 'at most this many (default 100)', number('--limit'))

@@ -1912,6 +1912,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/servers/{server}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover a lost server from its backup or snapshot
+         * @description Remakes a lost server's machine (MachinePresent false) on another host from one of its own backups or snapshots: a new disk as that image holds it, at the same addresses, the host it was lost with avoided. The server shows `restoring` until the engine made it; the owner gets a server.recovered event and a mail, and billing resumes. 409 when the server is not lost, or the image is another server's, failed or still being copied.
+         */
+        post: operations["adminRecoverServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/machines/orphans": {
         parameters: {
             query?: never;
@@ -2364,6 +2384,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/hosts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the hosts
+         * @description Every host the compute engine reports (an LXD cluster's members; one for a single engine; SIM_HOSTS per region with the simulated driver), with its status, capacity, what its servers use and how many run there. Asked of the engine now; its last report when it does not answer.
+         */
+        get: operations["adminListHosts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/hosts/{name}/drain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Drain a host for maintenance
+         * @description The engine moves every machine off the host to others of its group (LXD evacuation: stop, move, start, keeping addresses and data), after the answer; each moved server gets a server.moved event (from, to) and the host shows evacuated. 409 when the host is offline or there is no other host.
+         */
+        post: operations["adminDrainHost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/hosts/{name}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a drained host
+         * @description The host takes machines again, and those moved off it by its drain come back (each with a server.moved event), after the answer. 409 when the host is offline.
+         */
+        post: operations["adminRestoreHost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/faults/hosts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a host offline
+         * @description Emulator, simulated driver only (409 with a real engine, which reports its own hosts): the host shows offline and its servers lost, as a real engine would report them, so a client or operator can practise a recovery.
+         */
+        post: operations["adminAddHostFault"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/faults/hosts/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Bring a host back online
+         * @description Ends a host_offline fault: the host is online again, and the machines still on it (not recovered elsewhere meanwhile) are there again. 409 with a real engine.
+         */
+        delete: operations["adminRemoveHostFault"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2497,6 +2617,37 @@ export interface components {
             }[];
             blocked: boolean;
         };
+        /** @description a host (an engine cluster member) as the engine reports it */
+        AdminHost: {
+            /** @description the engine's name for it (an LXD cluster member; a single engine's server name) */
+            name: string;
+            /**
+             * @description online: takes machines; evacuated: drained, takes none; offline: the engine cannot reach it
+             * @enum {string}
+             */
+            status: "online" | "evacuated" | "offline";
+            /** @description the engine's words for its status */
+            message: string;
+            /** @description cluster groups it is in (a region maps to one) */
+            groups: string[];
+            capacity: {
+                vcpus: number;
+                /** @description memory */
+                memory_bytes: number;
+                /** @description null: not reported */
+                disk_bytes: number | null;
+            };
+            /** @description what the plans of the servers on it take */
+            used: {
+                vcpus: number;
+                /** @description memory */
+                memory_bytes: number;
+                /** @description disk */
+                disk_bytes: number;
+            };
+            /** @description servers whose machine the engine reports on it */
+            servers: number;
+        };
         /** @description an engine machine under Nubis’s names that no server owns */
         AdminOrphanMachine: {
             /** @description the server uuid in the machine’s name; no server of this database has it */
@@ -2539,8 +2690,10 @@ export interface components {
             created: string;
             /** @description why the compute engine last failed this server, e.g. a provisioning that ran out of attempts (COMPUTE_DRIVER=lxd); null when it has not */
             engine_error: string | null;
-            /** @description the machine the engine made for it is gone (condition MachinePresent false, InstanceMissing); nothing is made again until its owner or the operator restores, rebuilds, reinstalls or removes it */
+            /** @description the machine the engine made for it is gone, alone or with its host (condition MachinePresent false, InstanceMissing or HostLost); nothing is made again until its owner or the operator restores, rebuilds, reinstalls, recovers or removes it */
             lost: boolean;
+            /** @description the host its machine runs on, as the engine last reported it (see GET /admin/hosts); null until it has */
+            host: string | null;
             conditions: components["schemas"]["ServerCondition"][];
         };
         /** @description a transaction with its operator note */
@@ -3305,6 +3458,7 @@ export interface components {
 }
 export type Account = components['schemas']['Account'];
 export type AdminAccount = components['schemas']['AdminAccount'];
+export type AdminHost = components['schemas']['AdminHost'];
 export type AdminOrphanMachine = components['schemas']['AdminOrphanMachine'];
 export type AdminServer = components['schemas']['AdminServer'];
 export type AdminTransaction = components['schemas']['AdminTransaction'];
@@ -17072,6 +17226,160 @@ export interface operations {
             };
         };
     };
+    adminRecoverServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description integer id or 36-character uuid */
+                server: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    backup: components["schemas"]["IdOrUuid"];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the AdminServer */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminServer"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account lacks permission for this operation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "account not found, check the id or uuid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the clock is the system clock: start with CLOCK=virtual to move it"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
     adminListOrphanMachines: {
         parameters: {
             query?: never;
@@ -20684,6 +20992,733 @@ export interface operations {
                      *       "errors": {
                      *         "response": "405 Method Not Allowed",
                      *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    adminListHosts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        hosts: components["schemas"]["AdminHost"][];
+                    };
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account lacks permission for this operation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "account not found, check the id or uuid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    adminDrainHost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the AdminHost */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminHost"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account lacks permission for this operation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "account not found, check the id or uuid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the clock is the system clock: start with CLOCK=virtual to move it"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    adminRestoreHost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the AdminHost */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminHost"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account lacks permission for this operation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "account not found, check the id or uuid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the clock is the system clock: start with CLOCK=virtual to move it"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    adminAddHostFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    host: string;
+                    /**
+                     * @description host_offline: the host stops answering, as an engine reports a member lost: its servers show their machine lost (MachinePresent false, HostLost, power stopped), one server.lost event and mail each, until recovered or the fault is removed
+                     * @enum {string}
+                     */
+                    fault: "host_offline";
+                };
+            };
+        };
+        responses: {
+            /** @description Created: the AdminHost */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminHost"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account lacks permission for this operation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "account not found, check the id or uuid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the clock is the system clock: start with CLOCK=virtual to move it"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Service Unavailable: storage is unreachable or the server is shutting down; retry later */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "503 Service Unavailable",
+                     *         "reason": "storage unavailable, retry in a few moments"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    adminRemoveHostFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the AdminHost */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminHost"];
+                };
+            };
+            /** @description Bad Request: a field, the body, the query or the path is invalid (each bad field is named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "field": "label",
+                     *           "reason": "missing required field"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Unauthorized: no token, or one that is unknown, expired or removed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "401 Unauthorized",
+                     *         "reason": "authentication required: send a valid token as Authorization: Bearer <token>"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Forbidden: the account is blocked, not activated, or lacks the permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "403 Forbidden",
+                     *         "reason": "the account lacks permission for this operation"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Not Found: no such resource on this account (another account's ids answer the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "404 Not Found",
+                     *         "reason": "account not found, check the id or uuid"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Method Not Allowed: the path exists but not with this method (`Allow` lists the methods it serves) */
+            405: {
+                headers: {
+                    /** @description the methods the path serves */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "405 Method Not Allowed",
+                     *         "reason": "wrong method DELETE: use GET"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description Conflict: the resource's state or a limit does not allow it now */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": {
+                     *         "response": "409 Conflict",
+                     *         "reason": "the clock is the system clock: start with CLOCK=virtual to move it"
                      *       }
                      *     }
                      */

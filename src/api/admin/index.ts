@@ -11,6 +11,7 @@ import { stateRoutes } from './state.routes.ts';
 import { eventRoutes } from './events.routes.ts';
 import { operatorPaymentRoutes } from './payments.routes.ts';
 import { reverseDnsRoutes } from './reverse-dns.routes.ts';
+import { hostRoutes } from './hosts.routes.ts';
 
 export function adminRoutes(): RouteModule[] {
   return [
@@ -24,5 +25,6 @@ export function adminRoutes(): RouteModule[] {
     eventRoutes,
     operatorPaymentRoutes,
     reverseDnsRoutes,
+    hostRoutes,
   ];
 }

@@ -14,9 +14,10 @@ import {
 import { isoSeconds } from '../../platform/clock.ts';
 import { POWER_STATES } from '../../servers/power-state.ts';
 import { MAX_ROW_ID } from '../../platform/ids.ts';
-import { PathRef, responses, Timestamp } from '../v1_3/schemas.ts';
+import { IdOrUuid, PathRef, responses, Timestamp } from '../v1_3/schemas.ts';
 import { conditionObject, ServerCondition } from '../v1_3/server.routes.ts';
 import { adminErrors, tags } from './format.ts';
+import { recoverServer } from '../../hosts/server-recovery.service.ts';
 
 export const OperatorServer = Type.Object(
   {
@@ -39,7 +40,11 @@ export const OperatorServer = Type.Object(
     }),
     lost: Type.Boolean({
       description:
-        'the machine the engine made for it is gone (condition MachinePresent false, InstanceMissing); nothing is made again until its owner or the operator restores, rebuilds, reinstalls or removes it',
+        'the machine the engine made for it is gone, alone or with its host (condition MachinePresent false, InstanceMissing or HostLost); nothing is made again until its owner or the operator restores, rebuilds, reinstalls, recovers or removes it',
+    }),
+    host: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'the host its machine runs on, as the engine last reported it (see GET /admin/hosts); null until it has',
     }),
     conditions: Type.Array(ServerCondition),
   },
@@ -63,6 +68,7 @@ function operatorServerObject(server: DomainOperatorServer): Static<typeof Opera
     created: isoSeconds(server.createdAt),
     engine_error: server.engineError,
     lost: server.lost,
+    host: server.host,
     conditions: server.conditions.map(conditionObject),
   };
 }
@@ -125,6 +131,27 @@ export function operatorServerRoutes(app: ApiApp, ctx: Platform): void {
       response: responses({ 200: OperatorServer }, adminErrors),
     },
     handler: async (request) => operatorServerObject(await forceStopServer(ctx, request.params.server)),
+  });
+
+  app.route({
+    method: 'POST',
+    url: '/servers/:server/recover',
+    config: { access: 'operator' },
+    schema: {
+      operationId: 'adminRecoverServer',
+      tags,
+      summary: 'Recover a lost server from its backup or snapshot',
+      description:
+        "Remakes a lost server's machine (MachinePresent false) on another host from one of its own backups or snapshots: a new disk as that image holds it, at the same addresses, the host it was lost with avoided. The server shows `restoring` until the engine made it; the owner gets a server.recovered event and a mail, and billing resumes. 409 when the server is not lost, or the image is another server's, failed or still being copied.",
+      params: ServerRef,
+      body: Type.Object({ backup: IdOrUuid }),
+      response: responses({ 202: OperatorServer }, [...adminErrors, 409]),
+    },
+    handler: async (request, reply) => {
+      const server = await recoverServer(ctx, request.params.server, request.body.backup);
+      reply.code(202);
+      return operatorServerObject(server);
+    },
   });
 
   app.route({

@@ -22,6 +22,7 @@ import type {
   ConvergeReport,
   Engine,
   EngineObservation,
+  HostReport,
   MachineFacts,
   MachineSpec,
   Power,
@@ -29,6 +30,8 @@ import type {
 } from '../compute-driver.ts';
 import { MachineLost } from '../compute-driver.ts';
 import { LxdClient, LxdError } from './lxd-client.ts';
+import { type CapacityCache, lxdHosts, setHostState } from './lxd-hosts.ts';
+import { clusterMemberNames, clusterVpcNetwork, ensureClusterVpcNetwork } from './cluster-networks.ts';
 import { openLxdConsole } from './console.ts';
 import { LxdInformer } from './lxd-informer.ts';
 import { batches } from '../../db/batches.ts';
@@ -68,6 +71,8 @@ interface InstanceBody {
   ephemeral?: boolean;
   architecture?: string;
   stateful?: boolean;
+  /** The cluster member the instance is on ("none" on an engine that is not clustered). */
+  location?: string;
 }
 
 interface InstanceState extends LxdUsageState {
@@ -189,6 +194,10 @@ export class LxdDriver implements ComputeDriver, Engine {
   #poolDriver: string | null = null;
   /** Opened by the first reconciliation that asks what changed. */
   #informer: LxdInformer | null = null;
+  /** Whether the engine is a cluster (read once: VPC networks are named and made differently there). */
+  #clustered: boolean | null = null;
+  /** The hosts' capacities as read lately (lxd-hosts.ts): reconciliation asks for the hosts every round. */
+  readonly #capacities: CapacityCache = new Map();
 
   constructor(config: Config, client: LxdClient = lxdClientFrom(config)) {
     this.#config = config;
@@ -227,18 +236,32 @@ export class LxdDriver implements ComputeDriver, Engine {
     this.#client.close();
   }
 
+  hosts(): Promise<HostReport[]> {
+    return lxdHosts(this.#client, this.#config.lxdStoragePool, this.#capacities);
+  }
+
+  evacuateHost(name: string): Promise<void> {
+    return setHostState(this.#client, name, 'evacuate');
+  }
+
+  restoreHost(name: string): Promise<void> {
+    return setHostState(this.#client, name, 'restore');
+  }
+
   async observe(
     specs: ReadonlyMap<string, MachineSpec>,
     now: number,
     only?: ReadonlySet<string>,
   ): Promise<Map<string, EngineObservation>> {
-    if (!only)
-      return this.#observed(await this.#client.get<ListedInstance[]>('/1.0/instances?recursion=2'), specs, now);
     // Nothing changed: one small call still tells whether the engine answers (unknown power otherwise).
-    if (only.size === 0) {
+    if (only?.size === 0) {
       await this.#client.get('/1.0');
       return new Map();
     }
+    // The VPC networks the drift compares are named differently on a cluster.
+    await this.#isClustered();
+    if (!only)
+      return this.#observed(await this.#client.get<ListedInstance[]>('/1.0/instances?recursion=2'), specs, now);
     const instances: ListedInstance[] = [];
     // A few dozen servers a call: each is named twice (its instance, its rescue system) in the filter.
     for (const batch of batches([...only], 40)) {
@@ -287,6 +310,12 @@ export class LxdDriver implements ComputeDriver, Engine {
     for (const server of instances) {
       const uuid = serverOfInstance(server.name);
       if (!uuid) continue;
+      // On a member that does not answer, the cluster lists the instance with no configuration
+      // (status Error): only where it is is known, which tells the machine lost with its host.
+      if (!server.config) {
+        seen.set(uuid, { power: 'stopped', traffic: null, usage: null, drift: [], ...hostOf(server) });
+        continue;
+      }
       // In rescue mode the rescue system is what runs (and moves traffic) for the server.
       const carrier = rescues.get(uuid) ?? server;
       const traffic = trafficOf(carrier.name, carrier.state, now, this.#config.trafficMetered);
@@ -300,6 +329,7 @@ export class LxdDriver implements ComputeDriver, Engine {
         drift: spec ? this.#driftOf(server, spec) : [],
         diskGeneration: generationOf(server),
         ...(server.config[powerKey] !== undefined ? { powerGeneration: Number(server.config[powerKey]) } : {}),
+        ...hostOf(server),
       });
     }
     return seen;
@@ -312,6 +342,7 @@ export class LxdDriver implements ComputeDriver, Engine {
     beforeNetwork?: () => Promise<void>,
   ): Promise<ConvergeReport> {
     const name = instanceName(serverUuid);
+    await this.#isClustered();
     if (!spec) {
       await this.#delete(rescueInstanceName(serverUuid));
       await this.#delete(name);
@@ -326,7 +357,7 @@ export class LxdDriver implements ComputeDriver, Engine {
     if (!instance || generationOf(instance) !== spec.disk.generation) {
       // A rescue system holds the server's address: it goes before the instance is re-created.
       await this.#delete(rescueInstanceName(serverUuid));
-      await this.#delete(name);
+      await this.#deleteOld(instance, spec);
       await this.#create(spec);
       instance = await this.#client.get<InstanceBody>(`/1.0/instances/${name}`);
     }
@@ -346,6 +377,7 @@ export class LxdDriver implements ComputeDriver, Engine {
       diskGeneration: spec.disk.generation,
       powerGeneration: spec.powerGeneration,
       ...(forced ? { forced } : {}),
+      ...hostOf(instance),
     };
   }
 
@@ -362,7 +394,8 @@ export class LxdDriver implements ComputeDriver, Engine {
       return {};
     },
     forgetVpcNetwork: async (a) => {
-      await this.#client.call('DELETE', `/1.0/networks/${vpcNetwork(a.vpc)}`).catch(ignoreMissing);
+      await this.#isClustered();
+      await this.#client.call('DELETE', `/1.0/networks/${this.#vpcNetwork(a.vpc)}`).catch(ignoreMissing);
       return {};
     },
   };
@@ -466,7 +499,7 @@ export class LxdDriver implements ComputeDriver, Engine {
       devices[`eth${index + 1}`] = {
         type: 'nic',
         nictype: 'bridged',
-        parent: vpcNetwork(vpc.uuid),
+        parent: this.#vpcNetwork(vpc.uuid),
         name: `eth${index + 1}`,
         ...vpcNicSecurity(vpc.address),
       };
@@ -497,7 +530,22 @@ export class LxdDriver implements ComputeDriver, Engine {
     };
   }
 
+  async #isClustered(): Promise<boolean> {
+    this.#clustered ??= (await clusterMemberNames(this.#client)) !== null;
+    return this.#clustered;
+  }
+
+  /** A VPC's engine network: on a cluster a shorter name, leaving room for its tunnel's (cluster-networks.ts). */
+  #vpcNetwork(vpcUuid: string): string {
+    return this.#clustered ? clusterVpcNetwork(vpcUuid) : vpcNetwork(vpcUuid);
+  }
+
   async #ensureVpcNetworks(spec: MachineSpec): Promise<void> {
+    const members = (await this.#isClustered()) ? await clusterMemberNames(this.#client) : null;
+    if (members) {
+      for (const vpc of spec.vpcs) await ensureClusterVpcNetwork(this.#client, members, vpc);
+      return;
+    }
     for (const vpc of spec.vpcs) {
       const network = vpcNetwork(vpc.uuid);
       if (await this.#client.exists(`/1.0/networks/${network}`)) continue;
@@ -523,8 +571,7 @@ export class LxdDriver implements ComputeDriver, Engine {
     await this.#ensureVpcNetworks(spec);
     const source = spec.disk.source;
     const alias = source.kind === 'snapshot' ? snapshotAlias(source.snapshot) : imageAlias(source.image);
-    const group = spec.region.engine?.cluster_group;
-    await this.#client.run('POST', `/1.0/instances${group ? `?target=${encodeURIComponent(`@${group}`)}` : ''}`, {
+    await this.#client.run('POST', `/1.0/instances${await this.#target(spec)}`, {
       body: {
         name,
         type: instanceType(spec.region, spec.plan),
@@ -536,6 +583,9 @@ export class LxdDriver implements ComputeDriver, Engine {
           ...imageConfig(spec.image),
           'cloud-init.user-data': userData(spec),
           'user.nubis.server': spec.uuid,
+          // On a cluster an evacuation moves the machine (stop, copy, start on another member):
+          // LXD's default (auto) only stopped Nubis's machines in place here.
+          ...(this.#clustered ? { 'cluster.evacuate': 'migrate' } : {}),
           [diskKey]: String(spec.disk.generation),
           [firstBootKey]: 'pending',
         },
@@ -660,6 +710,46 @@ export class LxdDriver implements ComputeDriver, Engine {
       if (state.network?.eth0?.addresses.some((a) => a.family === 'inet')) return;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
+  }
+
+  /**
+   * The instance of an older disk goes before the new one is made. On a host the spec avoids (a
+   * recovery from a lost member) the engine cannot reach it: LXD drops it only when the operator
+   * removes the lost member (`lxc cluster remove --force`); until then the job fails and is retried.
+   */
+  async #deleteOld(instance: InstanceBody | null, spec: MachineSpec): Promise<void> {
+    if (!instance) return;
+    try {
+      await this.#delete(instance.name);
+    } catch (error) {
+      const location = instance.location;
+      if (!location || !spec.avoidHosts?.includes(location)) throw error;
+      throw new Error(
+        `the lost machine is still recorded on member ${location}, which does not answer (${(error as Error).message}); ` +
+          `remove that member from the cluster (lxc cluster remove --force ${location}) and the recovery goes on`,
+      );
+    }
+  }
+
+  /**
+   * Where a new instance is made: the region's cluster group (LXD's scheduler picks the member);
+   * with hosts to avoid (a recovery), the online member of the group, other than those, that runs
+   * the fewest instances.
+   */
+  async #target(spec: MachineSpec): Promise<string> {
+    const group = spec.region.engine?.cluster_group;
+    const avoid = spec.avoidHosts ?? [];
+    if (avoid.length === 0) return group ? `?target=${encodeURIComponent(`@${group}`)}` : '';
+    const members = (await this.hosts()).filter(
+      (host) => host.status === 'online' && !avoid.includes(host.name) && (!group || host.groups.includes(group)),
+    );
+    // A single engine (no cluster): there is no other host to choose.
+    if (members.length === 0 || (members.length === 1 && members[0]!.groups.length === 0))
+      return group ? `?target=${encodeURIComponent(`@${group}`)}` : '';
+    const instances = await this.#client.get<{ location?: string }[]>('/1.0/instances?recursion=1');
+    const load = (name: string) => instances.filter((instance) => instance.location === name).length;
+    members.sort((a, b) => load(a.name) - load(b.name) || a.name.localeCompare(b.name));
+    return `?target=${encodeURIComponent(members[0]!.name)}`;
   }
 
   async #delete(name: string): Promise<void> {
@@ -820,6 +910,12 @@ function limitsConfig(spec: MachineSpec): Record<string, string> {
     'limits.memory': `${spec.limits.memoryMb}MiB`,
     ...isolationConfig(spec.limits),
   };
+}
+
+/** The member an instance is on, as a report carries it (none on an engine that is not clustered). */
+function hostOf(instance: Pick<InstanceBody, 'location'>): { host?: string } {
+  const location = instance.location;
+  return location && location !== 'none' ? { host: location } : {};
 }
 
 /** The disk generation the instance was made for (0: made before generations were kept). */

@@ -111,6 +111,8 @@ test('the driver reads only the instances asked for, and asks one small question
     const uuid = randomUUID();
     await driver.observe(new Map(), 0, new Set([uuid]));
     assert.deepEqual(requests, [
+      // Once per driver: whether the engine is a cluster (its VPC networks are named differently).
+      '/1.0',
       `/1.0/instances?recursion=2&filter=name eq nubis-${uuid} or name eq nubis-rescue-${uuid}`,
     ]);
     requests.length = 0;

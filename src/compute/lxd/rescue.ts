@@ -31,6 +31,13 @@ interface Instance {
   ephemeral?: boolean;
   stateful?: boolean;
   description?: string;
+  /** The cluster member it is on ("none" on an engine that is not clustered). */
+  location?: string;
+}
+
+/** The member of a cluster an instance is on, or null on an engine that is not clustered. */
+function memberOf(instance: Instance): string | null {
+  return instance.location && instance.location !== 'none' ? instance.location : null;
 }
 
 interface LentNic {
@@ -111,23 +118,35 @@ export async function shiftOnce(client: LxdClient, serverUuid: string): Promise<
  * it is shifted to the idmap both containers share (see shiftOnce); shifted at mount time on a
  * host whose engine keeps rootfs unshifted and idmaps it instead (no idmap recorded).
  */
-async function serverDisk(client: LxdClient, pool: string, project: string, serverUuid: string): Promise<Device> {
+async function serverDisk(
+  client: LxdClient,
+  pool: string,
+  project: string,
+  serverUuid: string,
+): Promise<{ device: Device; member: string | null }> {
   const name = instanceName(serverUuid);
-  const storage = await client.get<{ driver: string; config: Record<string, string> }>(`/1.0/storage-pools/${pool}`);
+  const server = await client.get<Instance>(`/1.0/instances/${name}`);
+  // On a cluster the disk is on the server's member, whose own pool source says where.
+  const member = memberOf(server);
+  const storage = await client.get<{ driver: string; config: Record<string, string> }>(
+    `/1.0/storage-pools/${pool}${member ? `?target=${encodeURIComponent(member)}` : ''}`,
+  );
   const mount = poolMount(pool, storage);
   if (!mount)
     throw new Error(
       `rescue mode needs a btrfs or dir storage pool: pool ${pool} is ${storage.driver}, which does not keep a stopped container's disk reachable`,
     );
-  const server = await client.get<Instance>(`/1.0/instances/${name}`);
   if (server.type && server.type !== 'container')
     throw new Error('rescue mode is available for container servers only');
   const shifted = (server.config['volatile.last_state.idmap'] ?? '[]') !== '[]';
   return {
-    type: 'disk',
-    source: containerRootfs(mount, project, name),
-    path: rescueMountPath,
-    ...(shifted ? {} : { shift: 'true' }),
+    device: {
+      type: 'disk',
+      source: containerRootfs(mount, project, name),
+      path: rescueMountPath,
+      ...(shifted ? {} : { shift: 'true' }),
+    },
+    member,
   };
 }
 
@@ -152,7 +171,9 @@ export async function createRescue(
   options: { pool: string; project: string; spec: MachineSpec; nic: Device; userData: string },
 ): Promise<void> {
   const { spec } = options;
-  await client.run('POST', '/1.0/instances', {
+  const disk = await serverDisk(client, options.pool, options.project, spec.uuid);
+  // Beside the server: the disk it mounts is a path on that member.
+  await client.run('POST', `/1.0/instances${disk.member ? `?target=${encodeURIComponent(disk.member)}` : ''}`, {
     body: {
       name: rescueInstanceName(spec.uuid),
       type: 'container',
@@ -167,7 +188,7 @@ export async function createRescue(
       },
       devices: {
         eth0: options.nic,
-        disk: await serverDisk(client, options.pool, options.project, spec.uuid),
+        disk: disk.device,
       },
     },
   });

@@ -6,6 +6,7 @@
 import { networkInterfaces } from 'node:os';
 import type { Config } from '../../config.ts';
 import type { Catalog, Region } from '../../catalog/catalog.types.ts';
+import { clusterMemberNames, createOnCluster, uplinkedBridgeConfig } from './cluster-networks.ts';
 import { LxdError, type LxdClient } from './lxd-client.ts';
 import { canonicalDevices } from './lxd-driver.ts';
 import { imageAlias, profileName, rescueImageAlias } from './lxd-names.ts';
@@ -95,14 +96,18 @@ export interface SetupReport {
 export async function computeSetup(config: Config, catalog: Catalog, client: LxdClient): Promise<SetupReport> {
   const regions = [...catalog.regions.values()].filter((r) => r.features.instances && r.pools.v4.length > 0);
   const ours = new Set(regions.flatMap((region) => regionBridges(region).map((bridge) => bridge.name)));
-  const problems = overlapProblems(regions, hostNetworks(ours));
+  const members = await clusterMemberNames(client);
+  // A cluster's networks are on its members, not on the host Nubis runs on: only the names are checked.
+  const problems = overlapProblems(regions, members ? [] : hostNetworks(ours));
   if (problems.length) throw new SetupError(problems.join('\n'));
 
   const report: SetupReport = { created: [], updated: [], present: [], missingImages: [], warnings: [] };
   const pool = config.lxdStoragePool;
-  await ensureStoragePool(client, report, config);
+  if (members) await ensureImageReplicas(client, report);
+  await ensureStoragePool(client, report, config, members);
   for (const region of regions)
-    for (const bridge of regionBridges(region)) await ensureBridge(client, report, region, bridge);
+    for (const [index, bridge] of regionBridges(region).entries())
+      await ensureBridge(client, report, region, bridge, members, index === 0 ? region.engine?.uplink : undefined);
   const profile = {
     description: "Nubis servers: the root disk on Nubis's storage pool",
     config: {},
@@ -142,7 +147,12 @@ const quotaDrivers = new Set(['btrfs', 'zfs', 'lvm', 'ceph', 'cephfs']);
  * LXD_STORAGE_SIZE or the engine's default size) when missing; one already there is used as it is,
  * with a warning when it has no quotas (a `dir` pool: a server could fill the host's disk).
  */
-async function ensureStoragePool(client: LxdClient, report: SetupReport, config: Config): Promise<void> {
+async function ensureStoragePool(
+  client: LxdClient,
+  report: SetupReport,
+  config: Config,
+  members: string[] | null,
+): Promise<void> {
   const pool = config.lxdStoragePool;
   const path = `/1.0/storage-pools/${pool}`;
   if (await client.exists(path)) {
@@ -155,21 +165,61 @@ async function ensureStoragePool(client: LxdClient, report: SetupReport, config:
     return;
   }
   const driver = config.lxdStorageDriver;
-  const size = config.lxdStorageSize && driver !== 'dir' ? { size: config.lxdStorageSize } : {};
-  await client.call('POST', '/1.0/storage-pools', { body: { name: pool, driver, config: size } });
+  const size: Record<string, string> = config.lxdStorageSize && driver !== 'dir' ? { size: config.lxdStorageSize } : {};
+  // On a cluster the size is each member's own (a loop file on each).
+  if (members) await createOnCluster(client, '/1.0/storage-pools', members, { name: pool, driver }, () => size, {});
+  else await client.call('POST', '/1.0/storage-pools', { body: { name: pool, driver, config: size } });
   report.created.push(`storage pool ${pool} (${driver}${size.size ? `, ${size.size}` : ''})`);
 }
 
+/**
+ * On a cluster every member keeps every image (`cluster.images_minimal_replica=-1`): the servers'
+ * snapshots and backups are images, and a member's loss must take none of them.
+ */
+async function ensureImageReplicas(client: LxdClient, report: SetupReport): Promise<void> {
+  const server = await client.get<{ config: Record<string, string> }>('/1.0');
+  if (server.config['cluster.images_minimal_replica'] === '-1') {
+    report.present.push('cluster.images_minimal_replica -1 (every member keeps every image)');
+    return;
+  }
+  await client.call('PATCH', '/1.0', { body: { config: { 'cluster.images_minimal_replica': '-1' } } });
+  report.updated.push('cluster.images_minimal_replica -1 (every member keeps every image)');
+}
+
 /** Creates the bridge, or upgrades one an earlier setup made (IPv6 added, say) without renumbering it. */
-async function ensureBridge(client: LxdClient, report: SetupReport, region: Region, bridge: RegionBridge) {
+async function ensureBridge(
+  client: LxdClient,
+  report: SetupReport,
+  region: Region,
+  bridge: RegionBridge,
+  members: string[] | null,
+  uplink: string | undefined,
+) {
   const path = `/1.0/networks/${bridge.name}`;
-  const wanted = bridge.config;
-  if (!(await client.exists(path))) {
+  const cluster = members ? uplinkedBridgeConfig(bridge.config, uplink) : null;
+  const wanted = cluster ? cluster.global : bridge.config;
+  const description = `Nubis region ${region.id} (${region.slug}), pool ${bridge.pool}`;
+  const status = (await client.exists(path)) ? (await client.get<{ status?: string }>(path)).status : null;
+  if (members && cluster && (status === null || status === 'Pending' || status === 'Errored')) {
+    await createOnCluster(
+      client,
+      '/1.0/networks',
+      members,
+      { name: bridge.name, type: 'bridge', description },
+      () => cluster.member,
+      wanted,
+    );
+    report.created.push(
+      `network ${bridge.name} (${describe(wanted)}${uplink ? `, uplink ${uplink}` : ''}, on ${members.length} members)`,
+    );
+    return;
+  }
+  if (status === null) {
     await client.call('POST', '/1.0/networks', {
       body: {
         name: bridge.name,
         type: 'bridge',
-        description: `Nubis region ${region.id} (${region.slug}), pool ${bridge.pool}`,
+        description,
         config: wanted,
       },
     });

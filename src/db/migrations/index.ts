@@ -25,6 +25,7 @@ import { serverStatus } from './0016_failure-truth_server_status.ts';
 import { ddosIndex } from './0018_withdrawn-options_ddos_index.ts';
 import { accountCounts } from './0017_list-totals_account_counts.ts';
 import { awaitingScript } from './0018_engine-events_awaiting_script.ts';
+import { clusterHosts } from './0018_cluster-hosts_hosts.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
   const all: Record<string, Migration> = {
@@ -51,6 +52,7 @@ export function migrations(dialect: DialectName): MigrationProvider {
     '0017_list-totals_account_counts': accountCounts(),
     '0018_withdrawn-options_ddos_index': ddosIndex(),
     '0018_engine-events_awaiting_script': awaitingScript(),
+    '0018_cluster-hosts_hosts': clusterHosts(),
   };
   return { getMigrations: async () => all };
 }

@@ -1,11 +1,12 @@
 // The operator's console, signed in with the operator token (ADMIN_TOKEN): its navigation and
-// pages — accounts, servers across accounts, the mail outbox, the clock and the audit log.
+// pages — accounts, servers across accounts, hosts, the mail outbox, the clock and the audit log.
 
 import { session } from '../../session.ts';
 import { Link, navigate } from '../../router.tsx';
 import { AccountsPage } from './accounts.tsx';
 import { AccountPage } from './account.tsx';
 import { ServersPage } from './servers.tsx';
+import { HostsPage } from './hosts.tsx';
 import { OutboxPage } from './outbox.tsx';
 import { ClockPage } from './clock.tsx';
 import { AuditPage } from './audit.tsx';
@@ -13,6 +14,7 @@ import { AuditPage } from './audit.tsx';
 const nav: [string, string][] = [
   ['/admin/accounts', 'Accounts'],
   ['/admin/servers', 'Servers'],
+  ['/admin/hosts', 'Hosts'],
   ['/admin/outbox', 'Outbox'],
   ['/admin/clock', 'Clock'],
   ['/admin/audit', 'Audit log'],
@@ -23,6 +25,7 @@ export function OperatorApp(props: { path: string }) {
   let page = null;
   if (parts[1] === 'accounts' && parts[2]) page = <AccountPage account={decodeURIComponent(parts[2])} />;
   else if (parts[1] === 'servers') page = <ServersPage />;
+  else if (parts[1] === 'hosts') page = <HostsPage />;
   else if (parts[1] === 'outbox') page = <OutboxPage />;
   else if (parts[1] === 'clock') page = <ClockPage />;
   else if (parts[1] === 'audit') page = <AuditPage />;

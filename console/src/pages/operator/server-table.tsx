@@ -31,7 +31,7 @@ export function ServerTable(props: {
         />
       )}
       <ListTable
-        headers={['Name', 'Account', 'State', 'Region', 'Plan', 'Created', 'Actions']}
+        headers={['Name', 'Account', 'State', 'Region', 'Host', 'Plan', 'Created', 'Actions']}
         rows={props.servers}
         rowKey={(s) => s.uuid}
         empty="No servers."
@@ -47,6 +47,7 @@ export function ServerTable(props: {
               <ConditionBadges conditions={s.conditions} />
             </td>
             <td>{s.region}</td>
+            <td>{s.host ?? '–'}</td>
             <td>{s.plan}</td>
             <td>{when(s.created)}</td>
             <td class="row">

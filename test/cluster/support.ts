@@ -1,0 +1,80 @@
+// The cluster suite's harness: a catalog whose region 101 sits on the test cluster (its pool on the
+// uplink `nubisc-up`, its servers in the cluster group), and a Nubis talking to the cluster over
+// HTTPS with a client certificate, to its first member. SSH and polling come from the LXD suite.
+
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LxdClient } from '../../src/compute/lxd/lxd-client.ts';
+import { type JsonBody, startTestInstance, type TestInstance } from '../support/instance.ts';
+import { TEST_IMAGE } from '../lxd/support.ts';
+import { clusterConnection, clusterGroup, uplinkInterface } from './members.ts';
+
+/** Region 101 of the cluster catalog: its pool on the uplink (the host holds .254). */
+export const clusterPool = '172.31.201.0/24';
+export const CLUSTER_REGION = 101;
+
+/** The catalog of the cluster suite: region 101 on the cluster, image 1001 = nubis-tiny. */
+export function writeClusterCatalog(): string {
+  const catalog = JSON.parse(readFileSync(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8'));
+  const region = catalog.regions.find((r: JsonBody) => r.id === CLUSTER_REGION);
+  region.pools = { v4: [clusterPool], v6: null };
+  region.features.ipv6 = false;
+  region.ping_ip = '';
+  region.engine = { cluster_group: clusterGroup, uplink: uplinkInterface };
+  catalog.regions = [region];
+  const image = catalog.images.find((i: JsonBody) => i.id === TEST_IMAGE);
+  image.name = 'Nubis test image';
+  image.min_disk_gb = 1;
+  image.regions = [CLUSTER_REGION];
+  image.engine = { image: 'nubis-tiny' };
+  catalog.images = [image];
+  catalog.plans = catalog.plans.map((plan: JsonBody) => ({ ...plan, regions: [] }));
+  const path = join(mkdtempSync(join(tmpdir(), 'nubis-cluster-catalog-')), 'catalog.json');
+  writeFileSync(path, JSON.stringify(catalog, null, 2));
+  return path;
+}
+
+/** What a Nubis on the test cluster is configured with (the engine part). */
+export function clusterEnv(catalog = process.env.CLUSTER_TEST_CATALOG ?? writeClusterCatalog()) {
+  const cluster = clusterConnection();
+  return {
+    COMPUTE_DRIVER: 'lxd',
+    LXD_URL: cluster.url,
+    LXD_CLIENT_CERT: cluster.clientCert,
+    LXD_CLIENT_KEY: cluster.clientKey,
+    LXD_SERVER_CERT: cluster.serverCert,
+    // The members' roots are directories of the host's: their pool is `dir` (no loop devices nested).
+    LXD_STORAGE_POOL: 'nubis',
+    LXD_STORAGE_DRIVER: 'dir',
+    CATALOG_FILE: catalog,
+  };
+}
+
+/** The cluster as Nubis sees it: over HTTPS to the first member. */
+export function clusterEngine(): LxdClient {
+  const cluster = clusterConnection();
+  return new LxdClient({
+    url: cluster.url,
+    clientCert: cluster.clientCert,
+    clientKey: cluster.clientKey,
+    serverCert: cluster.serverCert,
+  });
+}
+
+export function startClusterInstance(env: Record<string, string> = {}): Promise<TestInstance> {
+  return startTestInstance({
+    ...clusterEnv(),
+    COMPUTE_RECONCILE_SECONDS: '1',
+    COMPUTE_JOB_CONCURRENCY: '4',
+    CLOCK: 'system',
+    KEEP_ALIVE_TIMEOUT_MS: '600000',
+    ...env,
+  });
+}
+
+/** The member an instance is on, as the engine reports it. */
+export async function locationOf(lxd: LxdClient, serverUuid: string): Promise<string> {
+  const instance = await lxd.get<{ location: string }>(`/1.0/instances/nubis-${serverUuid}`);
+  return instance.location;
+}
