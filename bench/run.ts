@@ -17,6 +17,8 @@
 //   testing    @nubis/testing's startNubis() and reset() (bench/testing.ts; --only testing alone)
 //   fleet      a sweep round with nothing due at 1,000 and 1,000,000 servers (bench/fleet.ts;
 //              --only fleet alone, --fleet N,M for other sizes)
+//   cli        the installed `nubis` command: --help and a list call, CPU and wall (bench/cli.ts;
+//              --only cli alone, --runs N, default 15)
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
@@ -47,6 +49,17 @@ if (onlyAt >= 0 && process.argv[onlyAt + 1] === 'fleet') {
     join(new URL('..', import.meta.url).pathname, '.bench/fleet.json'),
     JSON.stringify({ at: new Date().toISOString(), load: loadavg(), rows }, null, 2),
   );
+  process.exit(0);
+}
+
+// --only cli: the packed and installed `nubis` command, in processes of its own (bench/cli.ts).
+if (onlyAt >= 0 && process.argv[onlyAt + 1] === 'cli') {
+  const runsAt = process.argv.indexOf('--runs');
+  const { benchCli, reportCli } = await import('./cli.ts');
+  const figures = await benchCli(runsAt >= 0 ? Number(process.argv[runsAt + 1]) : 15);
+  reportCli(figures);
+  mkdirSync(join(new URL('..', import.meta.url).pathname, '.bench'), { recursive: true });
+  writeFileSync(join(new URL('..', import.meta.url).pathname, '.bench/cli.json'), JSON.stringify(figures, null, 2));
   process.exit(0);
 }
 
