@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { unwrap } from '@nubis/sdk';
+import { cliCommands, runCli } from '@nubis/cli';
+import { Writable } from 'node:stream';
 import { CliError, clientOf, exitCodes } from '../cli/src/command-kit.ts';
 import { createAccount, type TestAccount } from './support/accounts.ts';
 import { startTestInstance, type TestInstance } from './support/instance.ts';
@@ -159,5 +161,20 @@ test('https: a certificate the system does not trust is refused naming the URL; 
     );
   } finally {
     server.close();
+  }
+});
+
+test('each command line registers its own noun alone, and each noun answers its --help', async () => {
+  for (const command of cliCommands) {
+    let text = '';
+    const out = new Writable({
+      write(chunk, _encoding, done) {
+        text += chunk;
+        done();
+      },
+    });
+    const code = await runCli(['-o', 'json', command, '--help'], { stdout: out, stderr: out, env: {} });
+    assert.equal(code, exitCodes.ok, text);
+    assert.match(text, new RegExp(`^Usage: nubis ${command} `), text);
   }
 });
