@@ -46,4 +46,10 @@ test('a start loads the server without the packages of rare requests', () => {
     builtins.filter((name) => /undici/.test(name)),
     [],
   );
+  // node:zlib (ws's compression, prom-client's push gateway) and node:v8 (prom-client's default
+  // metrics): nothing a start uses. (node:cluster loads anyway: node:net's listen asks for it.)
+  assert.deepEqual(
+    builtins.filter((name) => /^NativeModule (zlib|v8)$/.test(name)),
+    [],
+  );
 });
