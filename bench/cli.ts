@@ -6,7 +6,8 @@
 // round so the machine's load falls on all alike. Each run is timed by the wall clock and by the
 // CPU its process used (user + system, from bash's `times`: getrusage of the children, in ms);
 // CPU moves far less with what else runs on the machine. Targets (issue 39): `--help` ≤ 150 ms,
-// a list call ≤ 300 ms.
+// a list call ≤ 300 ms. `installed` measures a project where the packages are installed already
+// (an older build, to compare) instead of packing this checkout.
 
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -65,23 +66,29 @@ async function timedRun(
   return { wall, cpu: (seconds[0]! + seconds[1]!) * 1000 };
 }
 
-export async function benchCli(runs = 15): Promise<CliFigures> {
+/** This checkout packed (`npm run pack`) and installed into a scratch project; the project's folder. */
+function install(scratch: string): string {
+  const packages = join(scratch, 'packages');
+  const project = join(scratch, 'project');
+  mkdirSync(project);
+  execFileSync(process.execPath, [join(root, 'scripts/pack.ts'), '--out', packages], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  writeFileSync(join(project, 'package.json'), '{"name":"bench-client","private":true,"type":"module"}\n');
+  const tarballs = readdirSync(packages)
+    .filter((name) => name.endsWith('.tgz'))
+    .map((name) => join(packages, name));
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs], {
+    cwd: project,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return project;
+}
+
+export async function benchCli(runs = 15, installed?: string): Promise<CliFigures> {
   const scratch = mkdtempSync(join(tmpdir(), 'nubis-bench-cli-'));
   try {
-    const packages = join(scratch, 'packages');
-    const project = join(scratch, 'project');
-    mkdirSync(project);
-    execFileSync(process.execPath, [join(root, 'scripts/pack.ts'), '--out', packages], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    writeFileSync(join(project, 'package.json'), '{"name":"bench-client","private":true,"type":"module"}\n');
-    const tarballs = readdirSync(packages)
-      .filter((name) => name.endsWith('.tgz'))
-      .map((name) => join(packages, name));
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs], {
-      cwd: project,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    const project = installed ? resolve(installed) : install(scratch);
     // The bin's `#!/usr/bin/env node` finds this Node; nothing of a developer's own context leaks in.
     const env: NodeJS.ProcessEnv = {
       PATH: [dirname(process.execPath), process.env.PATH].join(delimiter),
@@ -161,4 +168,4 @@ export function reportCli(figures: CliFigures): void {
     );
 }
 
-if (import.meta.main) reportCli(await benchCli(Number(process.argv[2] ?? 15)));
+if (import.meta.main) reportCli(await benchCli(Number(process.argv[2] ?? 15), process.argv[3]));

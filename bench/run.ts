@@ -18,7 +18,8 @@
 //   fleet      a sweep round with nothing due at 1,000 and 1,000,000 servers (bench/fleet.ts;
 //              --only fleet alone, --fleet N,M for other sizes)
 //   cli        the installed `nubis` command: --help and a list call, CPU and wall (bench/cli.ts;
-//              --only cli alone, --runs N, default 15)
+//              --only cli alone, --runs N, default 15; --installed DIR: a project where the packages
+//              are installed already, e.g. an older build to compare, instead of packing this one)
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
@@ -56,7 +57,11 @@ if (onlyAt >= 0 && process.argv[onlyAt + 1] === 'fleet') {
 if (onlyAt >= 0 && process.argv[onlyAt + 1] === 'cli') {
   const runsAt = process.argv.indexOf('--runs');
   const { benchCli, reportCli } = await import('./cli.ts');
-  const figures = await benchCli(runsAt >= 0 ? Number(process.argv[runsAt + 1]) : 15);
+  const installedAt = process.argv.indexOf('--installed');
+  const figures = await benchCli(
+    runsAt >= 0 ? Number(process.argv[runsAt + 1]) : 15,
+    installedAt >= 0 ? process.argv[installedAt + 1] : undefined,
+  );
   reportCli(figures);
   mkdirSync(join(new URL('..', import.meta.url).pathname, '.bench'), { recursive: true });
   writeFileSync(join(new URL('..', import.meta.url).pathname, '.bench/cli.json'), JSON.stringify(figures, null, 2));
