@@ -8,8 +8,7 @@
 
 import type { Plugin } from 'rolldown';
 
-const importLine =
-  /^import (?:([\w$]+)(?:, )?)?(?:\{ ([^}]*) \}|\* as ([\w$]+))? from "(node:[\w/]+)";$/gm;
+const importLine = /^import (?:([\w$]+)(?:, )?)?(?:\{ ([^}]*) \}|\* as ([\w$]+))? from "(node:[\w/]+)";$/gm;
 
 /** `a`, `a as b` → `a`, `a: b` (a destructuring pattern). */
 const pattern = (names: string) =>
