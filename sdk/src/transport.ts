@@ -44,7 +44,7 @@ export interface TransportAnswer {
 interface CallOptions {
   params?: { path?: Record<string, unknown>; query?: Record<string, unknown>; header?: Record<string, unknown> };
   body?: unknown;
-  headers?: Record<string, unknown>;
+  headers?: HeaderSource;
   parseAs?: 'json' | 'text' | 'arrayBuffer' | 'blob' | 'stream';
   signal?: AbortSignal;
 }
@@ -56,10 +56,19 @@ export interface TransportClientOptions {
   transport: Transport;
 }
 
-function headerRecord(...sources: (Record<string, unknown> | undefined)[]): Record<string, string> {
+/** A call's headers as openapi-fetch takes them: a record, a Headers object, or [name, value] pairs. */
+type HeaderSource = Record<string, unknown> | Iterable<[string, unknown]> | undefined;
+
+function entriesOf(source: HeaderSource): [string, unknown][] {
+  if (!source) return [];
+  if (Symbol.iterator in source) return [...(source as Iterable<[string, unknown]>)];
+  return Object.entries(source);
+}
+
+function headerRecord(...sources: HeaderSource[]): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const source of sources)
-    for (const [name, value] of Object.entries(source ?? {})) {
+    for (const [name, value] of entriesOf(source)) {
       if (value === null) delete headers[name.toLowerCase()];
       else if (value !== undefined)
         headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);

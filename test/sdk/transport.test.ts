@@ -67,6 +67,11 @@ test('calls through a transport answer what the fetch path answers', async () =>
   assert.ok(listed.ssh_keys.some((entry) => entry.uuid === key.uuid));
   await unwrap(viaTransport.GET('/v1.3/invoice/list', { params: { query: { start_id: 0 } } }));
   assert.equal(sent.at(-1)?.url, `${nubis.url}/v1.3/invoice/list?start_id=0`);
+  // A call's own headers, as a record, a Headers object or pairs.
+  await unwrap(viaTransport.GET('/v1.3/account/info', { headers: new Headers({ 'X-Request-Id': 'from-headers' }) }));
+  assert.equal(sent.at(-1)?.headers['x-request-id'], 'from-headers');
+  await unwrap(viaTransport.GET('/v1.3/account/info', { headers: [['X-Request-Id', 'from-pairs']] }));
+  assert.equal(sent.at(-1)?.headers['x-request-id'], 'from-pairs');
   // A 204: no data, and the response's status.
   const removed = await viaTransport.DELETE('/v1.3/ssh_key/remove/{ssh_key_id}', {
     params: { path: { ssh_key_id: key.uuid } },
