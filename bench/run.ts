@@ -17,6 +17,9 @@
 //   testing    @nubis/testing's startNubis() and reset() (bench/testing.ts; --only testing alone)
 //   fleet      a sweep round and a reconciliation with nothing due at 1,000 and 1,000,000 servers (bench/fleet.ts;
 //              --only fleet alone, --fleet N,M for other sizes)
+//   cli        the installed `nubis` command: --help and a list call, CPU and wall (bench/cli.ts;
+//              --only cli alone, --runs N, default 15; --installed DIR: a project where the packages
+//              are installed already, e.g. an older build to compare, instead of packing this one)
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
@@ -47,6 +50,21 @@ if (onlyAt >= 0 && process.argv[onlyAt + 1] === 'fleet') {
     join(new URL('..', import.meta.url).pathname, '.bench/fleet.json'),
     JSON.stringify({ at: new Date().toISOString(), load: loadavg(), rows }, null, 2),
   );
+  process.exit(0);
+}
+
+// --only cli: the packed and installed `nubis` command, in processes of its own (bench/cli.ts).
+if (onlyAt >= 0 && process.argv[onlyAt + 1] === 'cli') {
+  const runsAt = process.argv.indexOf('--runs');
+  const { benchCli, reportCli } = await import('./cli.ts');
+  const installedAt = process.argv.indexOf('--installed');
+  const figures = await benchCli(
+    runsAt >= 0 ? Number(process.argv[runsAt + 1]) : 15,
+    installedAt >= 0 ? process.argv[installedAt + 1] : undefined,
+  );
+  reportCli(figures);
+  mkdirSync(join(new URL('..', import.meta.url).pathname, '.bench'), { recursive: true });
+  writeFileSync(join(new URL('..', import.meta.url).pathname, '.bench/cli.json'), JSON.stringify(figures, null, 2));
   process.exit(0);
 }
 

@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { rolldown, type Plugin } from 'rolldown';
+import { builtinModulesPlugin } from './builtin-modules.ts';
 import { externalPackages, packageOf } from './bundle-externals.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -152,7 +153,7 @@ async function buildServer(): Promise<string> {
     },
     platform: 'node',
     external: (id) => isBare(id) && externalPackages.has(packageOf(id)),
-    plugins: [sourcePlaces],
+    plugins: [sourcePlaces, builtinModulesPlugin],
     logLevel: 'silent',
   });
   const { output } = await bundle.write({

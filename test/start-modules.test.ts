@@ -37,12 +37,19 @@ test('a start loads the server without the packages of rare requests', () => {
   const { packages, builtins } = startLoads();
   // The reader sees what loads: Fastify and Kysely always do.
   assert.ok(packages.has('fastify') && packages.has('kysely'), [...packages].join(' '));
-  // Stripe: the first call to Stripe. pdfkit: the first invoice document.
-  for (const rare of ['stripe', 'pdfkit']) assert.ok(!packages.has(rare), `${rare} loaded at start`);
+  // Stripe: the first call to Stripe. pdfkit: the first invoice document. ws (with node:zlib
+  // behind it): the first machine console opened.
+  for (const rare of ['stripe', 'pdfkit', 'ws']) assert.ok(!packages.has(rare), `${rare} loaded at start`);
   // Node's bundled undici (fetch), which an ESM import of node:http loads for its facade.
   assert.ok(Array.isArray(builtins) && builtins.length > 0, 'process.moduleLoadList is readable');
   assert.deepEqual(
     builtins.filter((name) => /undici/.test(name)),
+    [],
+  );
+  // node:zlib (ws's compression, prom-client's push gateway) and node:v8 (prom-client's default
+  // metrics): nothing a start uses. (node:cluster loads anyway: node:net's listen asks for it.)
+  assert.deepEqual(
+    builtins.filter((name) => /^NativeModule (zlib|v8)$/.test(name)),
     [],
   );
 });

@@ -2,9 +2,10 @@
 // and the kit of helpers built once per program (so output and errors stay one style everywhere).
 
 import type { Command } from 'commander';
-import { createNubisClient, type NubisClient, type PowerState, waitForServer } from '@nubis/sdk';
+import { createNubisClient, type NubisClient, type PowerState, type Transport, waitForServer } from '@nubis/sdk';
 import { activeContext, type Context } from './context.ts';
 import { type Column, type Format, table } from './output.ts';
+import { nodeTransport, UnreachableError } from './transport.ts';
 
 /** What the process exits with. */
 export const exitCodes = {
@@ -29,21 +30,25 @@ export const exitCodes = {
   unreachable: 9,
 } as const;
 
+/** How long a call may stay silent before the command gives up on it (exit 9). */
+export const silenceMs = 30_000;
+
 /**
- * An SDK client for the CLI: a request that gets no answer at all (refused, unknown host, reset)
- * fails with one line naming the URL tried, since a wrong NUBIS_URL or context is the usual cause.
+ * An SDK client for the CLI, sending on node:http (transport.ts): a request that gets no answer
+ * at all (refused, unknown host, reset, a certificate refused, silence) fails with one line
+ * naming the URL tried, since a wrong NUBIS_URL or context is the usual cause.
  */
-export function clientOf(url: string, token?: string | null): NubisClient {
-  const reaching: typeof fetch = async (input, init) => {
+export function clientOf(url: string, token?: string | null, timeoutMs = silenceMs): NubisClient {
+  const send = nodeTransport(timeoutMs);
+  const reaching: Transport = async (request) => {
     try {
-      return await fetch(input, init);
+      return await send(request);
     } catch (error) {
-      const cause = (error as { cause?: { code?: string; message?: string; errors?: { code?: string }[] } }).cause;
-      const reason = cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (error as Error).message;
-      throw new CliError(`cannot reach ${url}: ${reason}`, exitCodes.unreachable);
+      if (!(error instanceof UnreachableError)) throw error;
+      throw new CliError(`cannot reach ${url}: ${error.message}`, exitCodes.unreachable);
     }
   };
-  return createNubisClient({ baseUrl: url, token, fetch: reaching });
+  return createNubisClient({ baseUrl: url, token, transport: reaching });
 }
 
 /** An error of the command line or of a call: one line on stderr, and its exit code. */

@@ -23,7 +23,7 @@ export class NubisError extends Error {
   /** `Retry-After` in seconds on a 429 or 503, when sent. */
   readonly retryAfterSeconds: number | null;
 
-  constructor(status: number, body: unknown, headers?: Headers) {
+  constructor(status: number, body: unknown, headers?: { get(name: string): string | null }) {
     const { response, reason, fields } = describe(body);
     super(`${response || status}${reason ? `: ${reason}` : ''}`);
     this.status = status;

@@ -2,10 +2,12 @@
 // OpenAPI document (src/generated/, by openapi-typescript); requests go through openapi-fetch,
 // a thin wrapper over the platform's fetch, so the client runs unchanged in Node and browsers.
 // The hand-written part is small: the client factory, typed errors, waiting for a server's
-// state, and paging invoice items.
+// state, and paging invoice items. A short-lived Node process can hand its own transport instead
+// of fetch (transport.ts: the `nubis` command sends on node:http, sparing undici's load).
 
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from './generated/schema.ts';
+import { type Transport, transportClient } from './transport.ts';
 
 export type * from './generated/schema.ts';
 
@@ -24,10 +26,23 @@ export interface NubisClientOptions {
   fetch?: typeof globalThis.fetch;
   /** Headers sent with every request. */
   headers?: Record<string, string>;
+  /**
+   * Sends the requests instead of fetch (transport.ts): plain values in and out, for a process
+   * that should not load fetch's machinery. `response` is then a `TransportAnswer` (status, ok,
+   * url, headers.get), and neither middleware (`use`) nor `parseAs: 'stream'` is offered.
+   */
+  transport?: Transport;
 }
 
 /** A client for one Nubis server. Every call resolves to `{ data, error, response }`; `unwrap` throws instead. */
 export function createNubisClient(options: NubisClientOptions): NubisClient {
+  if (options.transport)
+    return transportClient({
+      baseUrl: options.baseUrl,
+      token: options.token,
+      headers: options.headers,
+      transport: options.transport,
+    });
   const client = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers: options.headers,
@@ -48,3 +63,4 @@ export function createNubisClient(options: NubisClientOptions): NubisClient {
 
 export * from './errors.ts';
 export * from './helpers.ts';
+export type { Transport, TransportAnswer, TransportRequest, TransportResponse } from './transport.ts';

@@ -12,7 +12,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import WebSocket, { WebSocketServer } from 'ws';
+import type WebSocket from 'ws';
+import type { WebSocketServer } from 'ws';
 import type { Logger, Platform } from '../platform/context.ts';
 import { ownErrors } from '../platform/own-errors.ts';
 import { Conflict, Forbidden, NotFound, Unauthorized } from '../platform/errors.ts';
@@ -106,13 +107,22 @@ function refuseUpgrade(log: Logger, socket: Duplex, status: 400 | 404 | 500): vo
   setTimeout(ownErrors(log, "the refused upgrade's timer", letGo, letGo), 5000).unref();
 }
 
-/** Attaches the console endpoints to the app's HTTP server; every open console closes with the app. */
+/**
+ * Attaches the console endpoints to the app's HTTP server; every open console closes with the app.
+ * The ws package loads with the first console asked for: at start it would load node:zlib and
+ * its own modules (~10 ms of CPU) into every process, each test file's included.
+ */
 export function serverConsoleSockets(app: FastifyInstance, ctx: Platform): void {
-  const sockets = new WebSocketServer({
-    noServer: true,
-    maxPayload: 64 * 1024,
-    handleProtocols: (protocols) => (protocols.has(CONSOLE_PROTOCOL) ? CONSOLE_PROTOCOL : false),
-  });
+  let sockets: Promise<WebSocketServer> | null = null;
+  const socketServer = () =>
+    (sockets ??= import('ws').then(
+      ({ WebSocketServer }) =>
+        new WebSocketServer({
+          noServer: true,
+          maxPayload: 64 * 1024,
+          handleProtocols: (protocols) => (protocols.has(CONSOLE_PROTOCOL) ? CONSOLE_PROTOCOL : false),
+        }),
+    ));
   app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     // Outside Fastify: nothing here may throw past this listener (one request never ends the process).
     socket.on('error', () => {});
@@ -129,20 +139,32 @@ export function serverConsoleSockets(app: FastifyInstance, ctx: Platform): void 
         address: request.socket.remoteAddress ?? '',
         path: target.path,
       };
-      sockets.handleUpgrade(request, socket, head, (client) => {
-        relay(ctx, client, session).catch((error: unknown) => {
-          ctx.log.error({ reqId: session.reqId, server: session.ref, err: error }, 'console: the session failed');
-          client.close(1011, 'the console failed');
-        });
-      });
+      socketServer().then(
+        (server) => {
+          // The client may have gone while ws loaded: nothing to upgrade.
+          if (socket.destroyed) return;
+          server.handleUpgrade(request, socket, head, (client) => {
+            relay(ctx, client, session).catch((error: unknown) => {
+              ctx.log.error({ reqId: session.reqId, server: session.ref, err: error }, 'console: the session failed');
+              client.close(1011, 'the console failed');
+            });
+          });
+        },
+        (error: unknown) => {
+          ctx.log.error({ err: error, url: request.url }, 'console: an upgrade request failed');
+          refuseUpgrade(ctx.log, socket, 500);
+        },
+      );
     } catch (error) {
       ctx.log.error({ err: error, url: request.url }, 'console: an upgrade request failed');
       refuseUpgrade(ctx.log, socket, 500);
     }
   });
   app.addHook('preClose', async () => {
-    for (const client of sockets.clients) client.close(1001, 'Nubis is shutting down');
-    sockets.close();
+    if (!sockets) return;
+    const server = await sockets;
+    for (const client of server.clients) client.close(1001, 'Nubis is shutting down');
+    server.close();
   });
 }
 
@@ -165,7 +187,7 @@ async function relay(ctx: Platform, client: WebSocket, session: Session): Promis
   let timer: NodeJS.Timeout | null = null;
   let opened = false;
   const close = (code: number, reason: string) => {
-    if (client.readyState === WebSocket.OPEN || client.readyState === WebSocket.CONNECTING)
+    if (client.readyState === client.OPEN || client.readyState === client.CONNECTING)
       client.close(code, reason.slice(0, 120));
   };
   const flow = consoleRelay(client, {
@@ -205,7 +227,7 @@ async function relay(ctx: Platform, client: WebSocket, session: Session): Promis
     close(code, reason);
     return;
   }
-  if (client.readyState !== WebSocket.OPEN) {
+  if (client.readyState !== client.OPEN) {
     machine.close();
     return;
   }

@@ -3,7 +3,13 @@
 // sweeper its rounds, the rate limiter its refusals; gauges that describe stored state
 // (servers by state, accounts, the mail queue, the database pool) are read when scraped.
 
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+// The four classes from their own modules: the package's index also loads its push gateway
+// (node:http, node:https, node:zlib), its default metrics (node:v8, node:perf_hooks) and its
+// cluster aggregator (node:cluster), ~60 ms of CPU at every start for parts Nubis never uses.
+import Counter from 'prom-client/lib/counter.js';
+import Gauge from 'prom-client/lib/gauge.js';
+import Histogram from 'prom-client/lib/histogram.js';
+import Registry from 'prom-client/lib/registry.js';
 
 export interface Metrics {
   registry: Registry;
