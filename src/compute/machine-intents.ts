@@ -251,22 +251,29 @@ export async function powerOffBySweep(ctx: Platform, trx: Tx, server: ServerRow,
   await serverPoweredOff(ctx, trx, server, reason);
 }
 
+/** Every intent a service records. */
+export type Intent = MachineChange | NewMachine | Artifact;
+
+/** What recording an intent answers: the server's row as changed, or what a new server is inserted with; nothing for the rest. */
+export type Recorded<I extends Intent> = I extends ServerChange
+  ? ServerRow
+  : I extends NewMachine
+    ? Provisioning
+    : undefined;
+
 /**
  * Records a compute intent in the caller's transaction (which holds the server's lock):
  * - a change of a server's machine: its row takes the change and the transition shown, and the
  *   engine's job is queued; answers the row as updated;
  * - a new server: what it is inserted with (the job is queued under its uuid);
- * - an artifact: its job is queued.
+ * - a network change or an artifact: its job is queued.
  */
-export async function recordIntent(ctx: Platform, trx: Tx, intent: ServerChange): Promise<ServerRow>;
-export async function recordIntent(ctx: Platform, trx: Tx, intent: NetworkChange): Promise<undefined>;
-export async function recordIntent(ctx: Platform, trx: Tx, intent: NewMachine): Promise<Provisioning>;
-export async function recordIntent(ctx: Platform, trx: Tx, intent: Artifact): Promise<undefined>;
-export async function recordIntent(
-  ctx: Platform,
-  trx: Tx,
-  intent: MachineChange | NewMachine | Artifact,
-): Promise<ServerRow | Provisioning | undefined> {
+export async function recordIntent<I extends Intent>(ctx: Platform, trx: Tx, intent: I): Promise<Recorded<I>> {
+  // One signature for every intent; the answer's type follows the intent's (Recorded).
+  return (await recordAny(ctx, trx, intent)) as Recorded<I>;
+}
+
+async function recordAny(ctx: Platform, trx: Tx, intent: Intent): Promise<ServerRow | Provisioning | undefined> {
   const engine = ctx.compute.engine;
   const now = ctx.clock.now();
   if (isArtifact(intent)) {
