@@ -642,9 +642,13 @@ export class LxdDriver implements ComputeDriver, Engine {
   async #keepAsImage(serverUuid: string, snapshotUuid: string, what: 'snapshot' | 'backup'): Promise<number> {
     const name = instanceName(serverUuid);
     const alias = snapshotAlias(snapshotUuid);
-    const existing = await this.#imageByAlias(alias);
-    if (existing) return Math.max(1, Math.ceil(existing.size / gb));
     const engineSnapshot = `n${snapshotUuid.replace(/-/g, '').slice(0, 12)}`;
+    const existing = await this.#imageByAlias(alias);
+    if (existing) {
+      // Made by an attempt that stopped (the engine or Nubis killed) before removing its source.
+      await this.#client.run('DELETE', `/1.0/instances/${name}/snapshots/${engineSnapshot}`).catch(ignoreMissing);
+      return Math.max(1, Math.ceil(existing.size / gb));
+    }
     if (!(await this.#client.exists(`/1.0/instances/${name}/snapshots/${engineSnapshot}`)))
       await this.#client.run('POST', `/1.0/instances/${name}/snapshots`, { body: { name: engineSnapshot } });
     try {
