@@ -28,6 +28,7 @@ import {
 } from './compute-driver.ts';
 import { desiredMachine, desiredMachines } from './desired-machine.ts';
 import {
+  createFailed,
   engineReachable,
   engineUnreachable,
   machineMissing,
@@ -185,12 +186,21 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
     const reason = (
       lost ? `${what} refused: ${message}` : `${what} failed after ${job.attempts} attempts: ${message}`
     ).slice(0, 2000);
-    // First: a machine turning lost takes its account's lock (its billing stops) before the server's row.
+    // First: a machine turning lost, or a disk given up making, takes its account's lock (its
+    // billing stops) before the server's row.
     if (lost) await reportStatus(ctx, trx, job.line, { conditions: [engineReachable, machineMissing] });
+    else if (job.action === convergeJob && (await diskUnmade(trx, job.line)))
+      await reportStatus(ctx, trx, job.line, { conditions: [createFailed(message)] });
     await jobRepository.setEngineError(trx, job.line, reason);
     await endTransition(ctx, trx, job, true);
     await jobRepository.deleteJob(trx, job);
   });
+}
+
+/** True when the engine never reported the disk the server asks for made (a create given up). */
+async function diskUnmade(trx: Tx, serverUuid: string): Promise<boolean> {
+  const status = await jobRepository.serverStatus(trx, serverUuid);
+  return status !== undefined && status.observed_disk_generation !== status.disk_generation;
 }
 
 async function perform(ctx: Platform, engine: Engine, job: ComputeJobRow): Promise<void> {

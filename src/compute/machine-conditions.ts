@@ -26,6 +26,8 @@ export interface ConditionReport {
 
 /** The reason MachinePresent is false for a machine the engine made and no longer has. */
 export const machineLostReason = 'InstanceMissing';
+/** The reason MachinePresent is false for a disk the engine gave up making (a create, rebuild...). */
+export const createFailedReason = 'CreateFailed';
 /** The reason EngineReachable is false while the engine does not answer. */
 export const engineUnreachableReason = 'EngineUnreachable';
 
@@ -49,6 +51,15 @@ export function conditionOf(conditions: readonly Condition[], type: ConditionTyp
 export function isLost(conditions: readonly Condition[]): boolean {
   const present = conditionOf(conditions, 'MachinePresent');
   return present?.status === 'false' && present.reason === machineLostReason;
+}
+
+/**
+ * True when the server has no machine: lost, or its disk's making given up. Its machine is not
+ * billed, and only an action that makes a new disk (or a removal) helps (docs/decisions.md).
+ */
+export function isWithoutMachine(conditions: readonly Condition[]): boolean {
+  const present = conditionOf(conditions, 'MachinePresent');
+  return present?.status === 'false' && (present.reason === machineLostReason || present.reason === createFailedReason);
 }
 
 /**

@@ -13,8 +13,11 @@ import { letterText } from '../mail/letter.ts';
 import {
   applyConditions,
   type ConditionReport,
+  conditionOf,
+  createFailedReason,
   engineUnreachableReason,
   isLost,
+  isWithoutMachine,
   machineLostReason,
   parseConditions,
 } from './machine-conditions.ts';
@@ -66,6 +69,24 @@ const machineNotMade: ConditionReport = {
   message: "the engine has not made this server's disk (its making failed, or is still to come)",
 };
 
+/**
+ * The engine gave up making the server's disk, and why in the owner's words: the engine's own
+ * (host paths and all) stay in engine_error, for the operator.
+ */
+export function createFailed(engineError: string): ConditionReport {
+  const why = /no space left|quota exceeded|not enough space/i.test(engineError)
+    ? 'its storage is full'
+    : /unreachable|did not answer|ECONNREFUSED|ENOENT/i.test(engineError)
+      ? 'the engine could not be reached'
+      : 'the engine refused it';
+  return {
+    type: 'MachinePresent',
+    status: 'false',
+    reason: createFailedReason,
+    message: `the engine could not make this server's disk: ${why}; reinstall, rebuild or restore it to try again, or remove it`,
+  };
+}
+
 /** DiskConsistent from the generation the machine was made for, compared with the spec's. */
 function diskConsistency(made: number | undefined, wanted: number): ConditionReport {
   if (made === undefined)
@@ -95,12 +116,18 @@ export function seenReport(
   };
 }
 
-/** The engine answered and has no machine for the server: lost when its disk was made, else not made yet. */
-export function missingReport(row: Pick<ServerRow, 'disk_generation' | 'observed_disk_generation'>): StatusReport {
+/**
+ * The engine answered and has no machine for the server: lost when its disk was made, else not
+ * made yet, or not made because its making was given up (that reason stays until a new try).
+ */
+export function missingReport(
+  row: Pick<ServerRow, 'disk_generation' | 'observed_disk_generation' | 'conditions'>,
+): StatusReport {
   const made = row.observed_disk_generation === row.disk_generation;
+  const givenUp = conditionOf(parseConditions(row.conditions), 'MachinePresent')?.reason === createFailedReason;
   return {
     observed: { observed_power: null },
-    conditions: [engineReachable, made ? machineMissing : machineNotMade],
+    conditions: [engineReachable, ...(made ? [machineMissing] : givenUp ? [] : [machineNotMade])],
   };
 }
 
@@ -140,15 +167,15 @@ export async function reportStatus(
   if (!row) return null;
   const change = statusChange(row, report, ctx.clock.now());
   if (!change) return null;
-  const turnsLost = isLost(parseConditions(change.conditions ?? null)) && !isLost(parseConditions(row.conditions));
+  const [before, after] = [parseConditions(row.conditions), parseConditions(change.conditions ?? null)];
+  const turnsLost = isLost(after) && !isLost(before);
+  const turnsWithout = isWithoutMachine(after) && !isWithoutMachine(before);
   // The machine's billing stops with it: the account's lock comes before the server's row.
-  if (turnsLost) await lockAccount(ctx, trx, row.account_id);
+  if (turnsWithout) await lockAccount(ctx, trx, row.account_id);
   const written = await jobRepository.writeStatus(trx, row.id, row.conditions, change);
   if (!written) return null;
-  if (turnsLost) {
-    await closeInvoiceItems(ctx, trx, written.uuid, [...machineItems]);
-    await tellLost(ctx, trx, written);
-  }
+  if (turnsWithout) await closeInvoiceItems(ctx, trx, written.uuid, [...machineItems]);
+  if (turnsLost) await tellLost(ctx, trx, written);
   return written;
 }
 
