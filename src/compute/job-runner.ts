@@ -295,6 +295,22 @@ async function markUnreachable(ctx: Platform, reason: string): Promise<number> {
 }
 
 /**
+ * The engine answered: a server mid-job (skipped by the idle servers' round, its job reports the
+ * rest) shows it reachable at once, not only when its job reports. Answers how many it marked.
+ */
+async function markReachable(ctx: Platform, reconciled: ReadonlySet<string>): Promise<number> {
+  let marked = 0;
+  for (const row of await jobRepository.serverConditions(ctx.db)) {
+    if (reconciled.has(row.uuid)) continue;
+    if (!parseConditions(row.conditions).some((c) => c.type === 'EngineReachable' && c.status === 'false')) continue;
+    marked += await transaction(ctx, async (trx) =>
+      (await reportStatus(ctx, trx, row.uuid, { conditions: [engineReachable] })) ? 1 : 0,
+    );
+  }
+  return marked;
+}
+
+/**
  * Reconciliation: each server with no transition and no job under way takes the engine's report
  * into its status (never its spec): the observed power (a machine stopped outside Nubis shows
  * stopped, with a server.power event), generations and conditions; a machine the engine made and
@@ -342,6 +358,7 @@ export async function reconcile(ctx: Platform): Promise<number> {
       return 1;
     });
   }
+  corrected += await markReachable(ctx, new Set(rows.map((row) => row.uuid)));
   for (const consume of observationConsumers)
     await consume(ctx, seen, now).catch((error: unknown) =>
       ctx.log.warn({ err: (error as Error).message }, 'reconciliation: an observation consumer failed'),
