@@ -275,7 +275,15 @@ export class LxdDriver implements ComputeDriver, Engine {
     // A disk made but left before its first-boot files were written (a crash) gets them now, once.
     const firstBoot = instance.config[firstBootKey];
     if (firstBoot !== undefined && firstBoot !== String(spec.disk.generation)) {
-      await this.#firstBoot(name, spec);
+      await this.#firstBoot(name, spec).catch(async (error: unknown) => {
+        // A create the engine did not finish (its daemon killed mid-way) can leave an instance
+        // with no root filesystem. Never booted (first boot still pending), it holds no data:
+        // it is made again rather than adopted.
+        if (firstBoot !== 'pending' || !/rootfs: no such file/i.test((error as Error).message)) throw error;
+        await this.#delete(name);
+        await this.#create(spec);
+        await this.#firstBoot(name, spec);
+      });
       await this.#setConfig(name, { [firstBootKey]: String(spec.disk.generation) });
     }
     await beforeNetwork?.();
