@@ -11,6 +11,8 @@ export function ConfirmButton(props: {
   onConfirm: () => unknown;
   danger?: boolean;
   disabled?: boolean;
+  /** The id of what says why the button is disabled, if it can be. */
+  describedBy?: string;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   return (
@@ -19,6 +21,7 @@ export function ConfirmButton(props: {
         type="button"
         class={props.danger ? 'danger' : undefined}
         disabled={props.disabled}
+        aria-describedby={props.describedBy}
         onClick={() => dialog.current?.showModal()}
       >
         {props.label}

@@ -31,6 +31,7 @@ import {
 } from './compute-driver.ts';
 import { desiredMachine, desiredMachines } from './desired-machine.ts';
 import {
+  createFailed,
   engineReachable,
   engineUnreachable,
   hostLostReport,
@@ -195,8 +196,11 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
     const reason = (
       lost ? `${what} refused: ${message}` : `${what} failed after ${job.attempts} attempts: ${message}`
     ).slice(0, 2000);
-    // First: a machine turning lost takes its account's lock (its billing stops) before the server's row.
+    // First: a machine turning lost, or a disk given up making, takes its account's lock (its
+    // billing stops) before the server's row.
     if (lost) await reportStatus(ctx, trx, job.line, { conditions: [engineReachable, machineMissing] });
+    else if (job.action === convergeJob && (await diskUnmade(trx, job.line)))
+      await reportStatus(ctx, trx, job.line, { conditions: [createFailed(message)] });
     await jobRepository.setEngineError(trx, job.line, reason);
     await endTransition(ctx, trx, job, true);
     await jobRepository.deleteJob(trx, job);
@@ -205,6 +209,12 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
 
 const hostJobNames: readonly string[] = Object.values(hostJobs);
 const isHostJob = (action: string): action is HostJob => hostJobNames.includes(action);
+
+/** True when the engine never reported the disk the server asks for made (a create given up). */
+async function diskUnmade(trx: Tx, serverUuid: string): Promise<boolean> {
+  const status = await jobRepository.serverStatus(trx, serverUuid);
+  return status !== undefined && status.observed_disk_generation !== status.disk_generation;
+}
 
 async function perform(ctx: Platform, engine: Engine, job: ComputeJobRow): Promise<void> {
   // Signs of life while the engine works, so the lease outlives no dead instance for long.
@@ -307,6 +317,22 @@ async function markUnreachable(ctx: Platform, reason: string): Promise<number> {
 const unreachableEngines = new WeakSet<Engine>();
 
 /**
+ * The engine answered: a server mid-job (skipped by the idle servers' round, its job reports the
+ * rest) shows it reachable at once, not only when its job reports. Answers how many it marked.
+ */
+async function markReachable(ctx: Platform, reconciled: ReadonlySet<string>): Promise<number> {
+  let marked = 0;
+  for (const row of await jobRepository.serverConditions(ctx.db)) {
+    if (reconciled.has(row.uuid)) continue;
+    if (!parseConditions(row.conditions).some((c) => c.type === 'EngineReachable' && c.status === 'false')) continue;
+    marked += await transaction(ctx, async (trx) =>
+      (await reportStatus(ctx, trx, row.uuid, { conditions: [engineReachable] })) ? 1 : 0,
+    );
+  }
+  return marked;
+}
+
+/**
  * Reconciliation: each server with no transition and no job under way takes the engine's report
  * into its status (never its spec): the observed power (a machine stopped outside Nubis shows
  * stopped, with a server.power event), generations and conditions; a machine the engine made and
@@ -333,7 +359,8 @@ export async function reconcile(ctx: Platform): Promise<number> {
   const engine = ctx.compute.engine;
   if (!engine) return 0;
   const told = engine.changes?.() ?? null;
-  let changed = told && !unreachableEngines.has(engine) ? told : null;
+  const wasUnreachable = unreachableEngines.has(engine);
+  let changed = told && !wasUnreachable ? told : null;
   let uuids = changed ? [...changed] : await jobRepository.serverUuids(ctx.db);
   const now = ctx.clock.now();
   let observed = await observeBounded(ctx, engine, uuids, now, changed ?? undefined);
@@ -400,6 +427,8 @@ export async function reconcile(ctx: Platform): Promise<number> {
       return 1;
     });
   }
+  // Back after an outage: servers mid-job (not in this round's rows) show the engine reachable too.
+  if (wasUnreachable) corrected += await markReachable(ctx, new Set(rows.map((row) => row.uuid)));
   // An engine that reads its running machines' counters in one batch feeds the meter on its own cadence.
   if (!engine.readUsage) await consumeObservations(ctx, seen, now);
   return corrected;

@@ -237,7 +237,7 @@ export const jobRepository = {
   serverStatus(trx: Tx, serverUuid: string) {
     return trx
       .selectFrom('servers')
-      .select(['id', 'uuid', 'account_id', ...statusColumns])
+      .select(['id', 'uuid', 'account_id', 'disk_generation', ...statusColumns])
       .where('uuid', '=', serverUuid)
       .executeTakeFirst();
   },

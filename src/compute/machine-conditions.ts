@@ -30,6 +30,8 @@ export const machineLostReason = 'InstanceMissing';
 export const hostLostReason = 'HostLost';
 /** The reasons that make a machine lost: only an explicit action (restore, rebuild, reinstall, recover) brings it back. */
 export const lostReasons: readonly string[] = [machineLostReason, hostLostReason];
+/** The reason MachinePresent is false for a disk the engine gave up making (a create, rebuild...). */
+export const createFailedReason = 'CreateFailed';
 /** The reason EngineReachable is false while the engine does not answer. */
 export const engineUnreachableReason = 'EngineUnreachable';
 
@@ -53,6 +55,15 @@ export function conditionOf(conditions: readonly Condition[], type: ConditionTyp
 export function isLost(conditions: readonly Condition[]): boolean {
   const present = conditionOf(conditions, 'MachinePresent');
   return present?.status === 'false' && lostReasons.includes(present.reason);
+}
+
+/**
+ * True when the server has no machine: lost, or its disk's making given up. Its machine is not
+ * billed, and only an action that makes a new disk (or a removal) helps (docs/decisions.md).
+ */
+export function isWithoutMachine(conditions: readonly Condition[]): boolean {
+  const present = conditionOf(conditions, 'MachinePresent');
+  return present?.status === 'false' && (lostReasons.includes(present.reason) || present.reason === createFailedReason);
 }
 
 /**

@@ -14,9 +14,11 @@ import {
   applyConditions,
   type ConditionReport,
   conditionOf,
+  createFailedReason,
   engineUnreachableReason,
   hostLostReason,
   isLost,
+  isWithoutMachine,
   machineLostReason,
   parseConditions,
 } from './machine-conditions.ts';
@@ -84,6 +86,24 @@ const machineNotMade: ConditionReport = {
   message: "the engine has not made this server's disk (its making failed, or is still to come)",
 };
 
+/**
+ * The engine gave up making the server's disk, and why in the owner's words: the engine's own
+ * (host paths and all) stay in engine_error, for the operator.
+ */
+export function createFailed(engineError: string): ConditionReport {
+  const why = /no space left|quota exceeded|not enough space/i.test(engineError)
+    ? 'its storage is full'
+    : /unreachable|did not answer|ECONNREFUSED|ENOENT/i.test(engineError)
+      ? 'the engine could not be reached'
+      : 'the engine refused it';
+  return {
+    type: 'MachinePresent',
+    status: 'false',
+    reason: createFailedReason,
+    message: `the engine could not make this server's disk: ${why}; reinstall, rebuild or restore it to try again, or remove it`,
+  };
+}
+
 /** DiskConsistent from the generation the machine was made for, compared with the spec's. */
 function diskConsistency(made: number | undefined, wanted: number): ConditionReport {
   if (made === undefined)
@@ -114,12 +134,18 @@ export function seenReport(
   };
 }
 
-/** The engine answered and has no machine for the server: lost when its disk was made, else not made yet. */
-export function missingReport(row: Pick<ServerRow, 'disk_generation' | 'observed_disk_generation'>): StatusReport {
+/**
+ * The engine answered and has no machine for the server: lost when its disk was made, else not
+ * made yet, or not made because its making was given up (that reason stays until a new try).
+ */
+export function missingReport(
+  row: Pick<ServerRow, 'disk_generation' | 'observed_disk_generation' | 'conditions'>,
+): StatusReport {
   const made = row.observed_disk_generation === row.disk_generation;
+  const givenUp = conditionOf(parseConditions(row.conditions), 'MachinePresent')?.reason === createFailedReason;
   return {
     observed: { observed_power: null },
-    conditions: [engineReachable, made ? machineMissing : machineNotMade],
+    conditions: [engineReachable, ...(made ? [machineMissing] : givenUp ? [] : [machineNotMade])],
   };
 }
 
@@ -162,16 +188,16 @@ export async function reportStatus(
   if (!row) return null;
   const change = statusChange(row, report, ctx.clock.now());
   if (!change) return null;
-  const turnsLost = isLost(parseConditions(change.conditions ?? null)) && !isLost(parseConditions(row.conditions));
-  const turnsFound = !isLost(parseConditions(change.conditions ?? null)) && isLost(parseConditions(row.conditions));
+  const [before, after] = [parseConditions(row.conditions), parseConditions(change.conditions ?? null)];
+  const turnsLost = isLost(after) && !isLost(before);
+  const turnsWithout = isWithoutMachine(after) && !isWithoutMachine(before);
+  const turnsFound = !isWithoutMachine(after) && isWithoutMachine(before);
   // The machine's billing stops with it: the account's lock comes before the server's row.
-  if (turnsLost || turnsFound) await lockAccount(ctx, trx, row.account_id);
+  if (turnsWithout || turnsFound) await lockAccount(ctx, trx, row.account_id);
   const written = await jobRepository.writeStatus(trx, row.id, row, change);
   if (!written) return null;
-  if (turnsLost) {
-    await closeInvoiceItems(ctx, trx, written.uuid, [...machineItems]);
-    await tellLost(ctx, trx, written);
-  }
+  if (turnsWithout) await closeInvoiceItems(ctx, trx, written.uuid, [...machineItems]);
+  if (turnsLost) await tellLost(ctx, trx, written);
   // Its host came back with it (the action that makes a new disk resumed billing already otherwise).
   if (turnsFound) await resumeMachineBilling(ctx, trx, written);
   // A machine the engine reports on another host than before moved (an evacuation, or the engine's own doing).

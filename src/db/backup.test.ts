@@ -111,7 +111,7 @@ async function accountView(base: string, id: number, token: string) {
     status: [info.status, servers.status, transactions.status, documents.status],
     ledgerBalance: ledgerBalance(info.body),
     info: withoutClockFigures(info.body),
-    servers: servers.body,
+    servers: withoutClockTraffic(servers.body),
     transactions: transactions.body,
     documents: documents.body,
   };
@@ -126,6 +126,17 @@ function withoutClockFigures(info: { balance?: number; billing?: Record<string, 
   // The balance less the cost so far, in cents: it moves only by a rounding between two readings.
   const { balance: _balance, ...rest } = info;
   return { ...rest, billing };
+}
+
+/** The servers less their traffic so far, which the simulated driver derives from the flowing clock. */
+function withoutClockTraffic(list: { servers?: { bandwidth?: Record<string, unknown> }[] }) {
+  return {
+    ...list,
+    servers: (list.servers ?? []).map(({ bandwidth, ...server }) => {
+      const { usage: _usage, ...rest } = bandwidth ?? {};
+      return { ...server, bandwidth: rest };
+    }),
+  };
 }
 
 /** The balance with the cost so far added back: what the ledger holds, whenever it is read. */

@@ -23,7 +23,7 @@ import { settlesStopped, type PowerCommand, type SettledPower } from './power-st
 import { overageHold, requireUnderAllowance } from './overage-gate.ts';
 import { markComputeFault } from '../faults/compute-fault.ts';
 import type { ServerRow } from './server.table.ts';
-import { isLost, parseConditions } from '../compute/machine-conditions.ts';
+import { isLost, isWithoutMachine, parseConditions } from '../compute/machine-conditions.ts';
 import { transaction } from '../db/transaction.ts';
 
 /** Runs a state change on the caller's server, locked for the length of the transaction. */
@@ -43,13 +43,15 @@ function onServer<T>(
 }
 
 /**
- * A machine the engine made and lost is recovered only by an action that makes a new disk
- * (restore, rebuild, reinstall) or by removing the server; every other action answers 409.
+ * A server without a machine (the engine lost it, or gave up making its disk) is recovered only
+ * by an action that makes a new disk (restore, rebuild, reinstall) or by removing the server;
+ * every other action answers 409.
  */
 export function requireMachine(server: Pick<ServerRow, 'conditions'>): void {
-  if (isLost(parseConditions(server.conditions)))
+  const conditions = parseConditions(server.conditions);
+  if (isWithoutMachine(conditions))
     throw new Conflict(
-      "the server's machine is lost: restore a backup or snapshot, rebuild, reinstall or remove the server",
+      `the server's machine is ${isLost(conditions) ? 'lost' : 'not made (the engine could not make its disk)'}: restore a backup or snapshot, rebuild, reinstall or remove the server`,
     );
 }
 
@@ -94,11 +96,11 @@ async function settlesAfterWrite(ctx: Platform, trx: Tx, server: ServerRow): Pro
 }
 
 /**
- * A lost machine's billing was paused (machine-status.ts): the action that makes it a new disk
+ * A machine's billing paused while it has none (lost, or never made: machine-status.ts): the action that makes it a new disk
  * resumes it, at its current plan and image (a new image's licence then follows, repriceLicence).
  */
 async function resumeBilling(ctx: Platform, trx: Tx, server: ServerRow): Promise<void> {
-  if (!isLost(parseConditions(server.conditions))) return;
+  if (!isWithoutMachine(parseConditions(server.conditions))) return;
   // Asked again before the engine reported the new disk: resumed already.
   if ((await billingRepository.openItemsOfResource(trx, server.uuid, ['server'])).length) return;
   const { plan, image } = catalogOf(ctx, server);

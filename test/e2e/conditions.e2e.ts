@@ -89,4 +89,41 @@ describe("the machine's conditions in the console", () => {
       },
     );
   });
+
+  test("a lost server's page disables the actions that need a machine, and says why", async () => {
+    const page = await newPage(browser);
+    await withScreenshots(
+      'lost machine actions',
+      () => [page],
+      async () => {
+        const lost = await deployServer(nubis, account.token, { label: 'lost-2' });
+        const healthy = await deployServer(nubis, account.token, { label: 'healthy-2' });
+        await inject(lost.uuid, 'machine_lost');
+        await signIn(page, nubis.url, account);
+
+        await page.goto(`${nubis.url}/#/servers/${lost.uuid}`);
+        await heading(page, 'lost-2').waitFor();
+        await page.locator('.page-header .badge', { hasText: /^lost$/ }).waitFor();
+        const reason = page.getByText(/needs a machine: this one is lost/);
+        await reason.waitFor();
+        // What the API answers 409 for: disabled, each described by the reason.
+        for (const name of ['Start', 'Stop', 'Reboot', 'Rescue mode', 'Resize', 'Take snapshot']) {
+          const button = page.getByRole('button', { name, exact: true });
+          assert.equal(await button.isDisabled(), true, `${name} disabled`);
+          const described = await button.getAttribute('aria-describedby');
+          assert.ok(described, `${name} says why`);
+          assert.match(await page.locator(`#${described}`).innerText(), /lost/);
+        }
+        // The recovery stays open.
+        assert.equal(await page.getByRole('button', { name: 'Reinstall', exact: true }).isDisabled(), false);
+        assert.equal(await page.getByRole('button', { name: 'Remove server', exact: true }).isDisabled(), false);
+
+        await page.goto(`${nubis.url}/#/servers/${healthy.uuid}`);
+        await heading(page, 'healthy-2').waitFor();
+        await page.getByRole('button', { name: 'Rescue mode', exact: true }).waitFor();
+        assert.equal(await page.getByText(/needs a machine/).count(), 0);
+        assert.equal(await page.getByRole('button', { name: 'Reboot', exact: true }).isDisabled(), false);
+      },
+    );
+  });
 });

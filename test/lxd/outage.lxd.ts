@@ -76,7 +76,23 @@ test('engine unreachable: unknown power within the bound, an action queued and d
   assert.equal(reboot.status, 202, JSON.stringify(reboot.body));
   assert.equal((await serverInfo(nubis, alice.token, uuid)).power, 'rebooting');
 
+  // The engine answers again while the reboot is under way (its stop held at the gate): the
+  // server shows the engine reachable at once, not only when its job reports.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  gate.before(/^PUT \/1\.0\/instances\/nubis-[^/ ]+\/state /m, () => held);
   gate.open = true;
+  try {
+    const reachable = await eventually('reachable while the job is under way', 15, async () => {
+      const info = await serverInfo(nubis, alice.token, uuid);
+      return condition(info, 'EngineReachable')?.status === 'true' ? info : undefined;
+    });
+    assert.equal(reachable.power, 'rebooting', 'its job is still under way');
+  } finally {
+    release();
+  }
   const back = await eventually('back', 120, async () => {
     const info = await serverInfo(nubis, alice.token, uuid);
     return info.power === 'running' && condition(info, 'EngineReachable')?.status === 'true' ? info : undefined;

@@ -5,104 +5,26 @@
 // comes back, without making the disk a second time.
 
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
-import type { HttpResult, JsonBody, RequestOptions, TestInstance } from '../support/instance.ts';
+import type { JsonBody } from '../support/instance.ts';
+import { type Nubis, startNubis, stopNubis } from './nubis-process.ts';
 import {
   awaitPower,
   engine,
   eventually,
-  lxdUrl,
   publicAddress,
   sendFromGuest,
   serverInfo,
   sshEventually,
   TEST_IMAGE,
-  writeTestCatalog,
 } from './support.ts';
 
-const root = new URL('../../', import.meta.url).pathname;
-const adminToken = 'seam-admin-token-0123456789';
 const dataDir = mkdtempSync(join(tmpdir(), 'nubis-seam-'));
-const catalog = process.env.LXD_TEST_CATALOG ?? writeTestCatalog();
 const lxd = engine();
-
-/** A `nubis serve` process on the shared data directory, with the harness's request helpers. */
-interface Nubis {
-  child: ChildProcess;
-  exited: Promise<number | null>;
-  client: TestInstance;
-}
-
-async function startNubis(): Promise<Nubis> {
-  const child = spawn(process.execPath, ['bin/nubis.ts', 'serve'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      DATABASE_URL: '',
-      REDIS_URL: '',
-      ADMIN_TOKEN: adminToken,
-      CLOCK: 'system',
-      SWEEPS: 'false',
-      LOG_LEVEL: 'info',
-      COMPUTE_DRIVER: 'lxd',
-      LXD_URL: lxdUrl,
-      CATALOG_FILE: catalog,
-      COMPUTE_RECONCILE_SECONDS: '1',
-      COMPUTE_USAGE_SECONDS: '1',
-      COMPUTE_JOB_CONCURRENCY: '4',
-      PASSWORD_HASH_COST: '12',
-      RATE_REGISTER_PER_MINUTE: '100000',
-      RATE_LOGIN_PER_MINUTE: '100000',
-      RATE_ACTIVATE_PER_MINUTE: '100000',
-      KEEP_ALIVE_TIMEOUT_MS: '600000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening at (\S+?)["\s]/.exec(output);
-      if (match) resolve(match[1]!);
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    void exited.then((code) => reject(new Error(`nubis exited (${code}) before listening: ${output.slice(-2000)}`)));
-  });
-  async function request<T = JsonBody>(method: string, path: string, options: RequestOptions = {}) {
-    const headers: Record<string, string> = {};
-    if (options.token) headers.authorization = `Bearer ${options.token}`;
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(url + path, {
-      method,
-      headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: (text ? JSON.parse(text) : null) as T, headers: response.headers };
-  }
-  const client = {
-    url,
-    request,
-    admin: <T = JsonBody>(method: string, path: string, body?: unknown): Promise<HttpResult<T>> =>
-      request<T>(method, path, { token: adminToken, body }),
-  } as unknown as TestInstance;
-  return { child, exited, client };
-}
-
-async function stopNubis(nubis: Nubis, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  nubis.child.kill(signal);
-  await nubis.exited;
-}
 
 let nubis: Nubis;
 let alice: TestAccount;
@@ -121,7 +43,7 @@ async function instance() {
 const usage = async () => (await serverInfo(nubis.client, alice.token, uuid)).bandwidth.usage as number;
 
 before(async () => {
-  nubis = await startNubis();
+  nubis = await startNubis(dataDir);
   alice = await createAccount(nubis.client);
   const created = await nubis.client.request('POST', '/v1.3/server/create', {
     token: alice.token,
@@ -165,7 +87,7 @@ test('bandwidth: a stop and start, and a restart of Nubis, lower nothing already
   assert.ok(afterStopStart >= counted, `${afterStopStart} GB after a stop and start, ${counted} GB before`);
 
   await stopNubis(nubis);
-  nubis = await startNubis();
+  nubis = await startNubis(dataDir);
   const afterRestart = await usage();
   console.log(`bandwidth: ${afterRestart} GB after a restart of Nubis`);
   assert.ok(afterRestart >= afterStopStart, `${afterRestart} GB after a restart, ${afterStopStart} GB before`);
@@ -218,7 +140,7 @@ test('a rebuild killed halfway converges when Nubis is back, without making the 
     return now && now.created_at !== first ? now.created_at : undefined;
   });
   await stopNubis(nubis, 'SIGKILL');
-  nubis = await startNubis();
+  nubis = await startNubis(dataDir);
   const shown = await serverInfo(nubis.client, alice.token, uuid);
   assert.equal(shown.power, 'rebuilding', 'the job was still open when its process was killed');
   const running = await awaitPower(nubis.client, alice.token, uuid, 'running', 180);

@@ -279,6 +279,8 @@ export class EngineGate {
   refused = 0;
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
+  #watch: { request: RegExp; accepted: () => void } | null = null;
+  #hold: { request: RegExp; first: () => Promise<void> } | null = null;
   constructor(target: string) {
     this.#server = createServer((client) => {
       this.#sockets.add(client);
@@ -289,11 +291,49 @@ export class EngineGate {
         return;
       }
       const upstream = createConnection(target);
-      client.pipe(upstream).pipe(client);
+      let armed = false;
+      client.on('data', (chunk: Buffer) => {
+        const text = chunk.toString('latin1');
+        if (this.#watch && this.#watch.request.test(text)) armed = true;
+        const held = this.#hold;
+        if (!held || !held.request.test(text)) {
+          upstream.write(chunk);
+          return;
+        }
+        // What happens before the engine sees this request happens first; then it is sent on.
+        this.#hold = null;
+        client.pause();
+        void held.first().finally(() => {
+          upstream.write(chunk);
+          client.resume();
+        });
+      });
+      upstream.on('data', (chunk: Buffer) => {
+        // The engine accepted it as a background operation: the work is under way.
+        if (!armed || !this.#watch || !chunk.toString('latin1').startsWith('HTTP/1.1 202')) return;
+        armed = false;
+        const { accepted } = this.#watch;
+        this.#watch = null;
+        accepted();
+      });
+      upstream.pipe(client);
       upstream.on('error', () => client.destroy());
       client.on('close', () => upstream.destroy());
       client.on('error', () => upstream.destroy());
     });
+  }
+  /**
+   * Resolves once a request matching `request` (its request line, say `POST /1.0/images `) passed
+   * through and the engine accepted it as an operation (202): the engine is doing that work now.
+   */
+  accepted(request: RegExp): Promise<void> {
+    return new Promise((resolve) => {
+      this.#watch = { request, accepted: resolve };
+    });
+  }
+  /** Holds the next request matching `request` until `first` has run (a crash of the engine, say). */
+  before(request: RegExp, first: () => Promise<void>): void {
+    this.#hold = { request, first };
   }
   /** Shuts the gate and cuts the connections through it (a client's kept-alive ones too). */
   cut(): void {

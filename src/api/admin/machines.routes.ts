@@ -34,7 +34,7 @@ function orphanObject(orphan: DomainOrphanMachine): Static<typeof OrphanMachine>
   };
 }
 
-const Uuid = Type.Object({ uuid: Type.String({ pattern: '^[0-9a-f-]{36}$' }) });
+const Uuid = Type.Object({ uuid: Type.String({ pattern: '^[0-9a-f-]{36}$', maxLength: 36 }) });
 
 export function operatorMachineRoutes(app: ApiApp, ctx: Platform): void {
   app.route({

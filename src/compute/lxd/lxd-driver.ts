@@ -364,7 +364,15 @@ export class LxdDriver implements ComputeDriver, Engine {
     // A disk made but left before its first-boot files were written (a crash) gets them now, once.
     const firstBoot = instance.config[firstBootKey];
     if (firstBoot !== undefined && firstBoot !== String(spec.disk.generation)) {
-      await this.#firstBoot(name, spec);
+      await this.#firstBoot(name, spec).catch(async (error: unknown) => {
+        // A create the engine did not finish (its daemon killed mid-way) can leave an instance
+        // with no root filesystem. Never booted (first boot still pending), it holds no data:
+        // it is made again rather than adopted.
+        if (firstBoot !== 'pending' || !/rootfs: no such file/i.test((error as Error).message)) throw error;
+        await this.#delete(name);
+        await this.#create(spec);
+        await this.#firstBoot(name, spec);
+      });
       await this.#setConfig(name, { [firstBootKey]: String(spec.disk.generation) });
     }
     await beforeNetwork?.();
@@ -790,9 +798,13 @@ export class LxdDriver implements ComputeDriver, Engine {
   async #keepAsImage(serverUuid: string, snapshotUuid: string, what: 'snapshot' | 'backup'): Promise<number> {
     const name = instanceName(serverUuid);
     const alias = snapshotAlias(snapshotUuid);
-    const existing = await this.#imageByAlias(alias);
-    if (existing) return Math.max(1, Math.ceil(existing.size / gb));
     const engineSnapshot = `n${snapshotUuid.replace(/-/g, '').slice(0, 12)}`;
+    const existing = await this.#imageByAlias(alias);
+    if (existing) {
+      // Made by an attempt that stopped (the engine or Nubis killed) before removing its source.
+      await this.#client.run('DELETE', `/1.0/instances/${name}/snapshots/${engineSnapshot}`).catch(ignoreMissing);
+      return Math.max(1, Math.ceil(existing.size / gb));
+    }
     if (!(await this.#client.exists(`/1.0/instances/${name}/snapshots/${engineSnapshot}`)))
       await this.#client.run('POST', `/1.0/instances/${name}/snapshots`, { body: { name: engineSnapshot } });
     try {

@@ -5,6 +5,7 @@ import { api, type Server } from '../../api.ts';
 import { ConfirmButton } from '../../buttons.tsx';
 import { Field, Form, FormStatus, Select, useForm } from '../../forms.tsx';
 import { Section } from '../../section.tsx';
+import { noMachine, noMachineReasonId } from './no-machine.ts';
 
 export function OptionsSection(props: { server: Server; onChange: () => Promise<void> }) {
   const s = props.server;
@@ -15,6 +16,7 @@ export function OptionsSection(props: { server: Server; onChange: () => Promise<
     String(options.bw_overage_threshold ?? options.bw_overage_tresgold ?? '1'),
   );
   const backups = Boolean(s.info.backup_enabled);
+  const missing = noMachine(s);
   const rescue = (s.info.features as string[] | undefined)?.includes('rescue_mode') ?? false;
   return (
     <Section title="Options">
@@ -70,6 +72,8 @@ export function OptionsSection(props: { server: Server; onChange: () => Promise<
         </button>
         <ConfirmButton
           label={rescue ? 'Leave rescue mode' : 'Rescue mode'}
+          disabled={missing !== null}
+          describedBy={missing ? noMachineReasonId : undefined}
           question={
             rescue
               ? 'Reboot the server from its own disk?'

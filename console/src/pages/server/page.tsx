@@ -21,6 +21,7 @@ import { OptionsSection } from './options.tsx';
 import { RebuildSection } from './rebuild.tsx';
 import { SnapshotsSection } from './snapshots.tsx';
 import { NetworkSection } from './network.tsx';
+import { noMachine, noMachineReasonId } from './no-machine.ts';
 
 const POLL_MS = 2000;
 
@@ -30,6 +31,9 @@ export function ServerPage(props: { uuid: string }) {
   const [consoleOpen, setConsoleOpen] = useState(false);
   const s = server.data;
   const settled = s && (s.power === 'running' || s.power === 'stopped');
+  const missing = s ? noMachine(s) : null;
+  // What the API would refuse (409) is disabled, pointing at the line that says why.
+  const needsMachine = missing ? { 'aria-describedby': noMachineReasonId } : {};
   const act = (run: () => Promise<unknown>, done: string) =>
     action.run(async () => {
       await run();
@@ -53,21 +57,24 @@ export function ServerPage(props: { uuid: string }) {
           <ConditionBadges conditions={s.conditions} />
           <button
             type="button"
-            disabled={!settled || s.power === 'running'}
+            disabled={!settled || s.power === 'running' || missing !== null}
+            {...needsMachine}
             onClick={() => act(() => api.power('start', s.uuid), 'Starting.')}
           >
             Start
           </button>
           <button
             type="button"
-            disabled={!settled || s.power === 'stopped'}
+            disabled={!settled || s.power === 'stopped' || missing !== null}
+            {...needsMachine}
             onClick={() => act(() => api.power('stop', s.uuid), 'Stopping.')}
           >
             Stop
           </button>
           <button
             type="button"
-            disabled={!settled}
+            disabled={!settled || missing !== null}
+            {...needsMachine}
             onClick={() => act(() => api.power('reboot', s.uuid), 'Rebooting.')}
           >
             Reboot
@@ -92,6 +99,11 @@ export function ServerPage(props: { uuid: string }) {
     >
       <ErrorLine error={server.error} />
       <FormStatus form={action} />
+      {missing && (
+        <p id={noMachineReasonId} class="hint">
+          {missing}
+        </p>
+      )}
       {consoleOpen && (
         <TerminalPanel
           path={`/v1.3/server/console/${encodeURIComponent(s.uuid)}`}

@@ -5,10 +5,12 @@ import { api, type Server } from '../../api.ts';
 import { ConfirmButton } from '../../buttons.tsx';
 import { FormStatus, Select, useForm } from '../../forms.tsx';
 import { Section } from '../../section.tsx';
+import { noMachine, noMachineReasonId } from './no-machine.ts';
 import { useLoad } from '../../use-load.ts';
 
 export function RebuildSection(props: { server: Server; onChange: () => Promise<void> }) {
   const s = props.server;
+  const missing = noMachine(s);
   const form = useForm();
   const images = useLoad(() => api.rebuildImages(s.uuid), [s.uuid]);
   const plans = useLoad(() => api.resizePlans(s.uuid), [s.uuid]);
@@ -63,7 +65,8 @@ export function RebuildSection(props: { server: Server; onChange: () => Promise<
         />
         <ConfirmButton
           label="Resize"
-          disabled={!plan}
+          disabled={!plan || missing !== null}
+          describedBy={missing ? noMachineReasonId : undefined}
           question="Resize the server to the chosen plan? It restarts, and is billed at the new plan's price."
           confirmLabel="Yes, resize"
           onConfirm={() =>

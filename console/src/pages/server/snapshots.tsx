@@ -7,12 +7,14 @@ import { when } from '../../format.tsx';
 import { Field, Form, FormStatus, useForm } from '../../forms.tsx';
 import { ListTable } from '../../list-table.tsx';
 import { Section } from '../../section.tsx';
+import { noMachine, noMachineReasonId } from './no-machine.ts';
 import { useLoad } from '../../use-load.ts';
 
 const POLL_MS = 4000;
 
 export function SnapshotsSection(props: { server: Server; onChange: () => Promise<void> }) {
   const s = props.server;
+  const missing = noMachine(s);
   const form = useForm();
   const snapshots = useLoad(() => api.snapshots(), [s.uuid], POLL_MS * 2);
   const [name, setName] = useState('');
@@ -31,7 +33,11 @@ export function SnapshotsSection(props: { server: Server; onChange: () => Promis
         }
       >
         <Field label="Snapshot name" name="name" value={name} onValue={setName} errors={form.errors} />
-        <button type="submit" disabled={form.busy}>
+        <button
+          type="submit"
+          disabled={form.busy || missing !== null}
+          aria-describedby={missing ? noMachineReasonId : undefined}
+        >
           Take snapshot
         </button>
       </Form>
