@@ -120,6 +120,14 @@ test('a hostile tenant cannot reach or harm its neighbour', async (t) => {
   const macA = (await instance(serverA.uuid)).config['volatile.eth0.hwaddr']!;
   assert.match(macA, /^[0-9a-f:]{17}$/);
 
+  await t.test("neighbours on one bridge still reach each other's public address, through the host", async () => {
+    // Port isolation keeps their frames apart: what one server sends the other goes by the gateway.
+    const banner = await inA(`echo | timeout 5 nc -w 3 ${serverB.address} 22 | head -c 7; echo`);
+    assert.equal(banner.stdout.trim(), 'SSH-2.0', `A to B's SSH: ${banner.stdout}${banner.stderr}`);
+    const pinged = await inA(`ping -c 1 -W 3 ${serverB.address} >/dev/null 2>&1 && echo answered`);
+    assert.equal(pinged.stdout.trim(), 'answered', "A pings B's address");
+  });
+
   await t.test("A sends as B's address and as an unassigned one: nothing arrives, no ARP is believed", async () => {
     for (const forged of [serverB.address, unassigned]) {
       // The forged address on A's eth0, announced by unsolicited ARP, then used as the source
