@@ -133,8 +133,14 @@ test('every pool of a region is served: the second IPv4 pool, IPv6, floating IPs
     created.push(made.body.uuid);
     const neighbour = publicAddress(await awaitPower(nubis, alice.token, made.body.uuid, 'running'));
     await sshEventually(neighbour, { key: key.path }, 'true');
-    // Port isolation keeps their frames apart: each reaches the other by the gateway.
-    for (const address of [v4, v6]) {
+    // Until duplicate address detection ends, the kernel sends from no global IPv6 address.
+    await eventually("the neighbour's IPv6 addresses are past duplicate address detection", 20, async () => {
+      const found = await lxd.exec(`nubis-${made.body.uuid}`, ['/bin/sh', '-c', 'ip -6 addr show dev eth0']);
+      return found.code === 0 && !found.stdout.includes('tentative') ? true : undefined;
+    });
+    // Port isolation keeps their frames apart: each reaches the other by the gateway. Twice: the
+    // host's redirect after the first (for IPv6 it names the neighbour's MAC) must not be obeyed.
+    for (const address of [v4, v6, v4, v6]) {
       const banner = await lxd.exec(`nubis-${made.body.uuid}`, [
         '/bin/sh',
         '-c',

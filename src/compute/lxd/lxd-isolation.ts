@@ -15,7 +15,8 @@ import { formatAddress, parsePrefix, type RegionBridge } from './lxd-networks.ts
  * NIC has a pinned IPv6 address, so one is pinned in the bridge's /80 (the server's IPv4 as its last
  * 32 bits: unique on the bridge, and the guest need not use it). Port isolation keeps every frame
  * of one server from the others on the bridge: a DHCP reply from the server's own address (which
- * the address filter lets pass) reaches only the host.
+ * the address filter lets pass) reaches only the host. Servers of one bridge still reach each
+ * other through the host, as the guest holds its address as a /32 (networkScript, lxd-driver.ts).
  */
 export function publicNicSecurity(bridge: RegionBridge | undefined, ipv4: string | null): Record<string, string> {
   return {
