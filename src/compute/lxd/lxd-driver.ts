@@ -137,7 +137,7 @@ export function networkScript(spec: Pick<MachineSpec, 'region' | 'ipv4' | 'ipv6'
     '}',
     // The host redirects a packet for a neighbour to the neighbour itself (IPv6's redirect even
     // names its MAC), which port isolation drops: the way to a neighbour stays the host.
-    'for family in ipv4 ipv6; do echo 0 > "${NUBIS_PROC:-/proc}/sys/net/$family/conf/eth0/accept_redirects"; done 2>/dev/null',
+    `for family in ipv4 ipv6; do echo 0 > "\${NUBIS_PROC:-/proc}/sys/net/$family/conf/eth0/accept_redirects"; done 2>/dev/null`,
     // Every IPv4 address is a /32, the server's own and its floating ones.
     `hold 4 "${v4.join(' ')}" $(ip -4 -o addr show dev eth0 | awk '$4 ~ /\\/32$/ {print $4}')`,
   ];
