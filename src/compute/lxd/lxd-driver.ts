@@ -35,7 +35,7 @@ import {
   lentNicKey,
   pushRescueFiles,
   rescueHostname,
-  shiftOnce,
+  shiftToItsMap,
   takeNicBack,
 } from './rescue.ts';
 import {
@@ -586,8 +586,8 @@ export class LxdDriver implements ComputeDriver, Engine {
       await takeNicBack(this.#client, spec.uuid);
       return name;
     }
-    await shiftOnce(this.#client, spec.uuid);
     await this.#power(name, 'stopped');
+    await shiftToItsMap(this.#client, spec.uuid);
     const nic = await lendNic(this.#client, spec.uuid, this.#publicNic(spec));
     if (!(await this.#client.exists(`/1.0/instances/${rescue}`)))
       await createRescue(this.#client, {

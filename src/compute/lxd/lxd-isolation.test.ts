@@ -49,9 +49,12 @@ test('a VPC NIC sends only from its pinned private address, with its own MAC', (
   });
 });
 
-test('the process limit and the disk I/O ceiling follow the plan', () => {
+test('the process limit and the disk I/O ceiling follow the plan; every server has its own id map', () => {
   assert.equal(processLimit({ memoryMb: 1024 }), 1024);
   assert.equal(processLimit({ memoryMb: 8192 }), 4096);
-  assert.deepEqual(isolationConfig({ memoryMb: 4096 }), { 'limits.processes': '2048' });
+  assert.deepEqual(isolationConfig({ memoryMb: 4096 }), {
+    'limits.processes': '2048',
+    'security.idmap.isolated': 'true',
+  });
   assert.deepEqual(rootDiskLimits({ vcpus: 2 }), { 'limits.read': '200MB', 'limits.write': '100MB' });
 });

@@ -1,7 +1,7 @@
 // Strangers on one host: what keeps one tenant's server from another's on LXD — the engine's own
 // NIC filtering (a server sends only from its MAC and the addresses it was given), port isolation
 // on the public bridge (no frame of one server reaches another directly: no rogue DHCP, router
-// advertisement or ARP), and the per-plan limits of processes and disk I/O with an id map of its own.
+// advertisement or ARP), the per-plan limits of processes and disk I/O, and an id map of its own.
 
 import type { Image } from '../../catalog/catalog.types.ts';
 import type { MachineLimits } from '../compute-driver.ts';
@@ -59,9 +59,15 @@ export function processLimit(limits: Pick<MachineLimits, 'memoryMb'>): number {
   return Math.max(1024, Math.round((limits.memoryMb / 1024) * 512));
 }
 
-/** The instance config that isolates a server beyond CPU and memory: its process limit. */
+/**
+ * The instance config that isolates a server beyond CPU and memory: its process limit, and an id
+ * map of its own (`security.idmap.isolated`: LXD gives each such container 65,536 host uids and
+ * gids no other container has, from root's range in /etc/subuid and /etc/subgid), so a process
+ * that escapes one server is an unprivileged host id no other tenant shares. The rescue system
+ * takes the server's map (rescue.ts).
+ */
 export function isolationConfig(limits: Pick<MachineLimits, 'memoryMb'>): Record<string, string> {
-  return { 'limits.processes': String(processLimit(limits)) };
+  return { 'limits.processes': String(processLimit(limits)), 'security.idmap.isolated': 'true' };
 }
 
 /**
