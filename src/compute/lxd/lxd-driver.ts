@@ -52,7 +52,14 @@ import {
 } from './lxd-names.ts';
 import { bridgeOf, formatAddress, ipv6FirstHost, nicRoutes, parsePrefix } from './lxd-networks.ts';
 import { meteredBytes, type TrafficMetered } from '../traffic-meter.ts';
-import { imageConfig, isolationConfig, publicNicSecurity, rootDiskLimits, vpcNicSecurity } from './lxd-isolation.ts';
+import {
+  imageConfig,
+  isolationConfig,
+  oneAtATime,
+  publicNicSecurity,
+  rootDiskLimits,
+  vpcNicSecurity,
+} from './lxd-isolation.ts';
 
 interface InstanceBody {
   name: string;
@@ -204,6 +211,8 @@ export class LxdDriver implements ComputeDriver, Engine {
   readonly #client: LxdClient;
   /** Each machine's NIC counters as last read (reconciliation, or a converge), by server uuid. */
   readonly #traffic = new Map<string, TrafficCounter>();
+  /** Containers are made one at a time: each gets its own id range (oneAtATime, lxd-isolation.ts). */
+  readonly #making = oneAtATime();
   #poolDriver: string | null = null;
 
   constructor(config: Config, client: LxdClient = lxdClientFrom(config)) {
@@ -490,24 +499,27 @@ export class LxdDriver implements ComputeDriver, Engine {
     const source = spec.disk.source;
     const alias = source.kind === 'snapshot' ? snapshotAlias(source.snapshot) : imageAlias(source.image);
     const group = spec.region.engine?.cluster_group;
-    await this.#client.run('POST', `/1.0/instances${group ? `?target=${encodeURIComponent(`@${group}`)}` : ''}`, {
-      body: {
-        name,
-        type: instanceType(spec.region, spec.plan),
-        description: `Nubis server ${spec.hostname}`,
-        source: { type: 'image', alias },
-        profiles: [profileName],
-        config: {
-          ...limitsConfig(spec),
-          ...imageConfig(spec.image),
-          'cloud-init.user-data': userData(spec),
-          'user.nubis.server': spec.uuid,
-          [diskKey]: String(spec.disk.generation),
-          [firstBootKey]: 'pending',
+    const devices = await this.#devices(spec);
+    await this.#making(() =>
+      this.#client.run('POST', `/1.0/instances${group ? `?target=${encodeURIComponent(`@${group}`)}` : ''}`, {
+        body: {
+          name,
+          type: instanceType(spec.region, spec.plan),
+          description: `Nubis server ${spec.hostname}`,
+          source: { type: 'image', alias },
+          profiles: [profileName],
+          config: {
+            ...limitsConfig(spec),
+            ...imageConfig(spec.image),
+            'cloud-init.user-data': userData(spec),
+            'user.nubis.server': spec.uuid,
+            [diskKey]: String(spec.disk.generation),
+            [firstBootKey]: 'pending',
+          },
+          devices,
         },
-        devices: await this.#devices(spec),
-      },
-    });
+      }),
+    );
   }
 
   /** Files the Nubis images read at boot: hostname, root password (consumed), key, script URL, addresses. */
@@ -590,13 +602,15 @@ export class LxdDriver implements ComputeDriver, Engine {
     await shiftToItsMap(this.#client, spec.uuid);
     const nic = await lendNic(this.#client, spec.uuid, this.#publicNic(spec));
     if (!(await this.#client.exists(`/1.0/instances/${rescue}`)))
-      await createRescue(this.#client, {
-        pool: this.#config.lxdStoragePool,
-        project: this.#config.lxdProject,
-        spec,
-        nic,
-        userData: userData({ ...spec, hostname: rescueHostname, scriptUrl: null }),
-      });
+      await this.#making(() =>
+        createRescue(this.#client, {
+          pool: this.#config.lxdStoragePool,
+          project: this.#config.lxdProject,
+          spec,
+          nic,
+          userData: userData({ ...spec, hostname: rescueHostname, scriptUrl: null }),
+        }),
+      );
     const state = await this.#client.get<InstanceState>(`/1.0/instances/${rescue}/state`);
     // Written before each boot (it reads them then), so a half-made rescue system gets them on a retry.
     if (state.status !== 'Running') await pushRescueFiles(this.#client, spec);

@@ -71,6 +71,23 @@ export function isolationConfig(limits: Pick<MachineLimits, 'memoryMb'>): Record
 }
 
 /**
+ * Runs the engine calls that make a container one after another. LXD 5.0 hands each isolated
+ * container a free id range when it is made, reading every other container's `volatile.idmap.base`;
+ * one still being made has none yet and counts as holding host ids 0-65535, after which its
+ * search can answer a range below root's in /etc/subuid: the container is made but never starts
+ * ("newuidmap: uid range [0-65536) -> [65536-131072) not allowed"; seen with two servers created at
+ * once). One creation at a time per Nubis process keeps the ranges where LXD may map them.
+ */
+export function oneAtATime(): <T>(work: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return <T>(work: () => Promise<T>): Promise<T> => {
+    const turn = last.then(work, work);
+    last = turn.catch(() => {});
+    return turn;
+  };
+}
+
+/**
  * The root disk's I/O ceiling: 100 MB/s read and 50 MB/s written per vCPU of the plan, so one
  * server's disk storm leaves the host's disk to the others. Limits in bytes per second rather than
  * `limits.disk.priority`: on this kernel (cgroup v1 without blkio.weight, the CFQ scheduler's) LXD 5.0
