@@ -116,6 +116,42 @@ test('every pool of a region is served: the second IPv4 pool, IPv6, floating IPs
     assert.match(result.stdout, new RegExp(`^default via ${gateway.replace(/[.:]/g, '\\$&')} `, 'm'));
   });
 
+  await t.test("a neighbour on the same bridge reaches the server's IPv4 and IPv6, through the host", async () => {
+    const made = await nubis.request('POST', '/v1.3/server/create', {
+      token: alice.token,
+      body: {
+        region,
+        image: TEST_IMAGE,
+        plan: 1,
+        hostname: 'seven.example.com',
+        label: 'seven',
+        ssh_key: keyId.body.uuid,
+        ipv6_networking: true,
+      },
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    created.push(made.body.uuid);
+    const neighbour = publicAddress(await awaitPower(nubis, alice.token, made.body.uuid, 'running'));
+    await sshEventually(neighbour, { key: key.path }, 'true');
+    // Until duplicate address detection ends, the kernel sends from no global IPv6 address.
+    await eventually("the neighbour's IPv6 addresses are past duplicate address detection", 20, async () => {
+      const found = await lxd.exec(`nubis-${made.body.uuid}`, ['/bin/sh', '-c', 'ip -6 addr show dev eth0']);
+      return found.code === 0 && !found.stdout.includes('tentative') ? true : undefined;
+    });
+    // Port isolation keeps their frames apart: each reaches the other by the gateway. Twice: the
+    // host's redirect after the first (for IPv6 it names the neighbour's MAC) must not be obeyed.
+    for (const address of [v4, v6, v4, v6]) {
+      const banner = await lxd.exec(`nubis-${made.body.uuid}`, [
+        '/bin/sh',
+        '-c',
+        `echo | timeout 5 nc -w 3 ${address} 22 | head -c 7; echo`,
+      ]);
+      assert.equal(banner.stdout.trim(), 'SSH-2.0', `the neighbour to ${address}: ${banner.stdout}${banner.stderr}`);
+    }
+    const back = await sshEventually(v4, { key: key.path }, `echo | timeout 5 nc -w 3 ${neighbour} 22 | head -c 7`);
+    assert.equal(back.stdout.trim(), 'SSH-2.0', `the server to its neighbour ${neighbour}: ${back.stdout}`);
+  });
+
   await t.test(
     "a floating IPv4 from the region's other pool answers once attached, and stops once detached",
     async () => {

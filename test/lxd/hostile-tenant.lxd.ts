@@ -101,6 +101,15 @@ async function inA(command: string) {
   return lxd.exec(`nubis-${serverA.uuid}`, ['/bin/sh', '-c', command]);
 }
 
+/** One range of an LXD id map: `Maprange` ids from `Nsid` in the container, from `Hostid` on the host. */
+interface IdmapEntry {
+  Isuid: boolean;
+  Isgid: boolean;
+  Hostid: number;
+  Nsid: number;
+  Maprange: number;
+}
+
 async function instance(uuid: string) {
   return lxd.get<{ config: Record<string, string> }>(`/1.0/instances/nubis-${uuid}`);
 }
@@ -119,6 +128,14 @@ function neighbour(address: string): string {
 test('a hostile tenant cannot reach or harm its neighbour', async (t) => {
   const macA = (await instance(serverA.uuid)).config['volatile.eth0.hwaddr']!;
   assert.match(macA, /^[0-9a-f:]{17}$/);
+
+  await t.test("neighbours on one bridge still reach each other's public address, through the host", async () => {
+    // Port isolation keeps their frames apart: what one server sends the other goes by the gateway.
+    const banner = await inA(`echo | timeout 5 nc -w 3 ${serverB.address} 22 | head -c 7; echo`);
+    assert.equal(banner.stdout.trim(), 'SSH-2.0', `A to B's SSH: ${banner.stdout}${banner.stderr}`);
+    const pinged = await inA(`ping -c 1 -W 3 ${serverB.address} >/dev/null 2>&1 && echo answered`);
+    assert.equal(pinged.stdout.trim(), 'answered', "A pings B's address");
+  });
 
   await t.test("A sends as B's address and as an unassigned one: nothing arrives, no ARP is believed", async () => {
     for (const forged of [serverB.address, unassigned]) {
@@ -204,6 +221,25 @@ test('a hostile tenant cannot reach or harm its neighbour', async (t) => {
     const processes = Number(spawned.stdout.trim().split('\n')[0]);
     assert.ok(processes <= limit, `${processes} processes running with limits.processes ${limit}`);
     await bAnswers();
+  });
+
+  await t.test('each server has host ids of its own: root in A is no one in B', async () => {
+    const ranges = async (uuid: string) => {
+      const map = JSON.parse((await instance(uuid)).config['volatile.idmap.current'] ?? '[]') as IdmapEntry[];
+      assert.ok(map.length > 0, `the running container of ${uuid} has an id map`);
+      return map;
+    };
+    const [mapA, mapB] = await Promise.all([ranges(serverA.uuid), ranges(serverB.uuid)]);
+    for (const kind of ['Isuid', 'Isgid'] as const)
+      for (const x of mapA.filter((entry) => entry[kind]))
+        for (const y of mapB.filter((entry) => entry[kind]))
+          assert.ok(
+            x.Hostid + x.Maprange <= y.Hostid || y.Hostid + y.Maprange <= x.Hostid,
+            `A's ${kind === 'Isuid' ? 'uids' : 'gids'} ${x.Hostid}+${x.Maprange} overlap B's ${y.Hostid}+${y.Maprange}`,
+          );
+    // Root in A is an unprivileged host uid: no one's in B, and nobody's on the host.
+    const rootA = mapA.find((entry) => entry.Isuid && entry.Nsid === 0)!;
+    assert.ok(rootA.Hostid >= 100000, `root in A is host uid ${rootA.Hostid}`);
   });
 
   await t.test("a flood of B from outside does not count against B's allowance", async () => {

@@ -115,6 +115,18 @@ test('rescue mode: the rescue system on the server’s address, its disk at /mnt
       'echo repaired-in-rescue > /mnt/root/note && touch /mnt/root/new-file && ls -ln /mnt/root/note && sync',
     );
     assert.match(repaired.stdout, /^-\S+\s+\d+\s+0\s+0\s/, 'a file written in rescue belongs to the server’s root');
+    // Each server has an id map of its own: the rescue system runs in the server's.
+    const maps = await Promise.all(
+      [own, rescueSystem].map(
+        async (name) => (await lxd.get<{ config: Record<string, string> }>(`/1.0/instances/${name}`)).config,
+      ),
+    );
+    assert.equal(maps[0]!['security.idmap.isolated'], 'true');
+    assert.deepEqual(
+      JSON.parse(maps[1]!['volatile.idmap.current'] ?? '[]'),
+      JSON.parse(maps[0]!['volatile.last_state.idmap'] ?? '[]'),
+      "the rescue system's ids are the server's",
+    );
   });
 
   await t.test('rescue on again: the rescue system reboots, the repair stays', async () => {

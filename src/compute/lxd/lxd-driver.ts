@@ -41,7 +41,7 @@ import {
   lentNicKey,
   pushRescueFiles,
   rescueHostname,
-  shiftOnce,
+  shiftToItsMap,
   takeNicBack,
 } from './rescue.ts';
 import {
@@ -56,9 +56,16 @@ import {
   snapshotAlias,
   vpcNetwork,
 } from './lxd-names.ts';
-import { bridgeOf, ipv6FirstHost, nicRoutes } from './lxd-networks.ts';
+import { bridgeOf, formatAddress, ipv6FirstHost, nicRoutes, parsePrefix } from './lxd-networks.ts';
 import { meteredBytes, type TrafficMetered } from '../traffic-meter.ts';
-import { imageConfig, isolationConfig, publicNicSecurity, rootDiskLimits, vpcNicSecurity } from './lxd-isolation.ts';
+import {
+  imageConfig,
+  isolationConfig,
+  oneAtATime,
+  publicNicSecurity,
+  rootDiskLimits,
+  vpcNicSecurity,
+} from './lxd-isolation.ts';
 
 interface InstanceBody {
   name: string;
@@ -114,31 +121,55 @@ export function lxdClientFrom(config: Config): LxdClient {
 }
 
 /**
- * The shell script a Nubis image runs at boot and on every network change: the server's IPv6 and
- * floating addresses on eth0 (each IPv6 /64 answered on its first host, ::1) with the IPv6 route
- * through its bridge, the VPC addresses on eth1... Addresses already in place stay, so a session
- * on one survives a change to another.
+ * The shell script a Nubis image runs at boot and on every network change: the server's IPv4 as a
+ * /32 with its gateway on-link, its IPv6 and floating addresses on eth0 (each IPv6 /64 answered on
+ * its first host, ::1) with the IPv6 route through its bridge, the VPC addresses on eth1...
+ * Addresses already in place stay, so a session on one survives a change to another.
+ *
+ * The /32: the bridge's DHCP hands out the pool's prefix, with which a server would reach a
+ * neighbour on its bridge directly (ARP), and port isolation (lxd-isolation.ts) keeps their
+ * frames apart. With no neighbour on-link, what a server sends a neighbour goes by the host,
+ * which routes it back out on the bridge: port isolation allows that, and the NIC filters see it.
+ * (NUBIS_PROC, where /proc is, is for the script's own test only.)
  */
 export function networkScript(spec: Pick<MachineSpec, 'region' | 'ipv4' | 'ipv6' | 'floating' | 'vpcs'>): string {
-  const v4 = spec.floating.filter((a) => !a.includes(':')).map((a) => `${a}/32`);
+  // The server's own IPv4 first (the source the kernel picks), then its floating ones: all /32s.
+  const v4 = [...(spec.ipv4 ? [spec.ipv4] : []), ...spec.floating.filter((a) => !a.includes(':'))].map(
+    (a) => `${a}/32`,
+  );
   // The server's own /64 comes as its block (2001:db8:1:2a::), shown by the API as its ::1.
   const v6 = [...(spec.ipv6 ? [spec.ipv6] : []), ...spec.floating.filter((a) => a.includes(':'))].map(
     (a) => `${ipv6FirstHost(a)}/64`,
   );
-  const gateway = bridgeOf(spec.region, spec.ipv4)?.ipv6;
+  const bridge = bridgeOf(spec.region, spec.ipv4);
+  const gateway = bridge?.ipv6;
+  const pool = bridge ? parsePrefix(bridge.pool) : null;
   const lines = [
     '#!/bin/sh',
-    '# Written by Nubis: the IPv6, floating and private (VPC) addresses of this server.',
+    '# Written by Nubis: the public, floating and private (VPC) addresses of this server.',
     '# hold FAMILY WANTED FOUND...: removes from eth0 what is found but not wanted, adds what is missing.',
     'hold() {',
     '  family=$1 wanted=" $2 "; shift 2',
     '  for a in "$@"; do case "$wanted" in *" $a "*) ;; *) ip -"$family" addr del "$a" dev eth0 ;; esac; done',
     '  for a in $wanted; do case " $* " in *" $a "*) ;; *) ip -"$family" addr add "$a" dev eth0 ;; esac; done',
     '}',
-    // The DHCP address is the pool's prefix; the floating ones are the /32s.
+    // The host redirects a packet for a neighbour to the neighbour itself (IPv6's redirect even
+    // names its MAC), which port isolation drops: the way to a neighbour stays the host.
+    `for family in ipv4 ipv6; do echo 0 > "\${NUBIS_PROC:-/proc}/sys/net/$family/conf/eth0/accept_redirects"; done 2>/dev/null`,
+    // Every IPv4 address is a /32, the server's own and its floating ones.
     `hold 4 "${v4.join(' ')}" $(ip -4 -o addr show dev eth0 | awk '$4 ~ /\\/32$/ {print $4}')`,
-    `hold 6 "${v6.join(' ')}" $(ip -6 -o addr show dev eth0 scope global | awk '{print $4}')`,
   ];
+  if (spec.ipv4 && pool && pool.bits < 32) {
+    const gateway4 = formatAddress(4, pool.network + 1n);
+    // The gateway on-link before the pool's prefix (from DHCP) goes, so the host never loses the
+    // way back; the server's own address as the source (among /32s the kernel would take the first).
+    lines.push(
+      `ip -4 route replace ${gateway4} dev eth0 scope link src ${spec.ipv4}`,
+      `for a in $(ip -4 -o addr show dev eth0 | awk '$4 == "${spec.ipv4}/${pool.bits}" {print $4}'); do ip -4 addr del "$a" dev eth0; done`,
+      `ip -4 route replace default via ${gateway4} dev eth0 src ${spec.ipv4}`,
+    );
+  }
+  lines.push(`hold 6 "${v6.join(' ')}" $(ip -6 -o addr show dev eth0 scope global | awk '{print $4}')`);
   if (v6.length && gateway)
     lines.push(
       `ip -6 route replace ${gateway.subnet} dev eth0`,
@@ -191,6 +222,8 @@ export class LxdDriver implements ComputeDriver, Engine {
   readonly #client: LxdClient;
   /** Each machine's NIC counters as last read (reconciliation, or a converge), by server uuid. */
   readonly #traffic = new Map<string, TrafficCounter>();
+  /** Containers are made one at a time: each gets its own id range (oneAtATime, lxd-isolation.ts). */
+  readonly #making = oneAtATime();
   #poolDriver: string | null = null;
   /** Opened by the first reconciliation that asks what changed. */
   #informer: LxdInformer | null = null;
@@ -579,27 +612,32 @@ export class LxdDriver implements ComputeDriver, Engine {
     await this.#ensureVpcNetworks(spec);
     const source = spec.disk.source;
     const alias = source.kind === 'snapshot' ? snapshotAlias(source.snapshot) : imageAlias(source.image);
-    await this.#client.run('POST', `/1.0/instances${await this.#target(spec)}`, {
-      body: {
-        name,
-        type: instanceType(spec.region, spec.plan),
-        description: `Nubis server ${spec.hostname}`,
-        source: { type: 'image', alias },
-        profiles: [profileName],
-        config: {
-          ...limitsConfig(spec),
-          ...imageConfig(spec.image),
-          'cloud-init.user-data': userData(spec),
-          'user.nubis.server': spec.uuid,
-          // On a cluster an evacuation moves the machine (stop, copy, start on another member):
-          // LXD's default (auto) only stopped Nubis's machines in place here.
-          ...(this.#clustered ? { 'cluster.evacuate': 'migrate' } : {}),
-          [diskKey]: String(spec.disk.generation),
-          [firstBootKey]: 'pending',
+    // Made before the call: #making lets one make run at a time (lxd-isolation.ts, oneAtATime).
+    const devices = await this.#devices(spec);
+    const target = await this.#target(spec);
+    await this.#making(() =>
+      this.#client.run('POST', `/1.0/instances${target}`, {
+        body: {
+          name,
+          type: instanceType(spec.region, spec.plan),
+          description: `Nubis server ${spec.hostname}`,
+          source: { type: 'image', alias },
+          profiles: [profileName],
+          config: {
+            ...limitsConfig(spec),
+            ...imageConfig(spec.image),
+            'cloud-init.user-data': userData(spec),
+            'user.nubis.server': spec.uuid,
+            // On a cluster an evacuation moves the machine (stop, copy, start on another member):
+            // LXD's default (auto) only stopped Nubis's machines in place here.
+            ...(this.#clustered ? { 'cluster.evacuate': 'migrate' } : {}),
+            [diskKey]: String(spec.disk.generation),
+            [firstBootKey]: 'pending',
+          },
+          devices,
         },
-        devices: await this.#devices(spec),
-      },
-    });
+      }),
+    );
   }
 
   /** Files the Nubis images read at boot: hostname, root password (consumed), key, script URL, addresses. */
@@ -678,17 +716,19 @@ export class LxdDriver implements ComputeDriver, Engine {
       await takeNicBack(this.#client, spec.uuid);
       return name;
     }
-    await shiftOnce(this.#client, spec.uuid);
     await this.#power(name, 'stopped');
+    await shiftToItsMap(this.#client, spec.uuid);
     const nic = await lendNic(this.#client, spec.uuid, this.#publicNic(spec));
     if (!(await this.#client.exists(`/1.0/instances/${rescue}`)))
-      await createRescue(this.#client, {
-        pool: this.#config.lxdStoragePool,
-        project: this.#config.lxdProject,
-        spec,
-        nic,
-        userData: userData({ ...spec, hostname: rescueHostname, scriptUrl: null }),
-      });
+      await this.#making(() =>
+        createRescue(this.#client, {
+          pool: this.#config.lxdStoragePool,
+          project: this.#config.lxdProject,
+          spec,
+          nic,
+          userData: userData({ ...spec, hostname: rescueHostname, scriptUrl: null }),
+        }),
+      );
     const state = await this.#client.get<InstanceState>(`/1.0/instances/${rescue}/state`);
     // Written before each boot (it reads them then), so a half-made rescue system gets them on a retry.
     if (state.status !== 'Running') await pushRescueFiles(this.#client, spec);

@@ -7,6 +7,7 @@ import { loadCatalog } from '../../catalog/catalog.ts';
 import type { Region } from '../../catalog/catalog.types.ts';
 import {
   isolationConfig,
+  oneAtATime,
   pinnedIpv6,
   processLimit,
   publicNicSecurity,
@@ -49,9 +50,32 @@ test('a VPC NIC sends only from its pinned private address, with its own MAC', (
   });
 });
 
-test('the process limit and the disk I/O ceiling follow the plan', () => {
+test('the process limit and the disk I/O ceiling follow the plan; every server has its own id map', () => {
   assert.equal(processLimit({ memoryMb: 1024 }), 1024);
   assert.equal(processLimit({ memoryMb: 8192 }), 4096);
-  assert.deepEqual(isolationConfig({ memoryMb: 4096 }), { 'limits.processes': '2048' });
+  assert.deepEqual(isolationConfig({ memoryMb: 4096 }), {
+    'limits.processes': '2048',
+    'security.idmap.isolated': 'true',
+  });
   assert.deepEqual(rootDiskLimits({ vcpus: 2 }), { 'limits.read': '200MB', 'limits.write': '100MB' });
+});
+
+test('containers are made one at a time, and a failed one does not hold up the next', async () => {
+  const making = oneAtATime();
+  const order: string[] = [];
+  const step =
+    (name: string, fail = false) =>
+    async () => {
+      order.push(`${name} starts`);
+      await new Promise((resolve) => setImmediate(resolve));
+      order.push(`${name} ends`);
+      if (fail) throw new Error(`${name} failed`);
+      return name;
+    };
+  const results = await Promise.allSettled([making(step('a')), making(step('b', true)), making(step('c'))]);
+  assert.deepEqual(order, ['a starts', 'a ends', 'b starts', 'b ends', 'c starts', 'c ends']);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
 });

@@ -1,7 +1,7 @@
 // Strangers on one host: what keeps one tenant's server from another's on LXD — the engine's own
 // NIC filtering (a server sends only from its MAC and the addresses it was given), port isolation
 // on the public bridge (no frame of one server reaches another directly: no rogue DHCP, router
-// advertisement or ARP), and the per-plan limits of processes and disk I/O with an id map of its own.
+// advertisement or ARP), the per-plan limits of processes and disk I/O, and an id map of its own.
 
 import type { Image } from '../../catalog/catalog.types.ts';
 import type { MachineLimits } from '../compute-driver.ts';
@@ -15,7 +15,8 @@ import { formatAddress, parsePrefix, type RegionBridge } from './lxd-networks.ts
  * NIC has a pinned IPv6 address, so one is pinned in the bridge's /80 (the server's IPv4 as its last
  * 32 bits: unique on the bridge, and the guest need not use it). Port isolation keeps every frame
  * of one server from the others on the bridge: a DHCP reply from the server's own address (which
- * the address filter lets pass) reaches only the host.
+ * the address filter lets pass) reaches only the host. Servers of one bridge still reach each
+ * other through the host, as the guest holds its address as a /32 (networkScript, lxd-driver.ts).
  */
 export function publicNicSecurity(bridge: RegionBridge | undefined, ipv4: string | null): Record<string, string> {
   return {
@@ -58,9 +59,32 @@ export function processLimit(limits: Pick<MachineLimits, 'memoryMb'>): number {
   return Math.max(1024, Math.round((limits.memoryMb / 1024) * 512));
 }
 
-/** The instance config that isolates a server beyond CPU and memory: its process limit. */
+/**
+ * The instance config that isolates a server beyond CPU and memory: its process limit, and an id
+ * map of its own (`security.idmap.isolated`: LXD gives each such container 65,536 host uids and
+ * gids no other container has, from root's range in /etc/subuid and /etc/subgid), so a process
+ * that escapes one server is an unprivileged host id no other tenant shares. The rescue system
+ * takes the server's map (rescue.ts).
+ */
 export function isolationConfig(limits: Pick<MachineLimits, 'memoryMb'>): Record<string, string> {
-  return { 'limits.processes': String(processLimit(limits)) };
+  return { 'limits.processes': String(processLimit(limits)), 'security.idmap.isolated': 'true' };
+}
+
+/**
+ * Runs the engine calls that make a container one after another. LXD 5.0 hands each isolated
+ * container a free id range when it is made, reading every other container's `volatile.idmap.base`;
+ * one still being made has none yet and counts as holding host ids 0-65535, after which its
+ * search can answer a range below root's in /etc/subuid: the container is made but never starts
+ * ("newuidmap: uid range [0-65536) -> [65536-131072) not allowed"; seen with two servers created at
+ * once). One creation at a time per Nubis process keeps the ranges where LXD may map them.
+ */
+export function oneAtATime(): <T>(work: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return <T>(work: () => Promise<T>): Promise<T> => {
+    const turn = last.then(work, work);
+    last = turn.catch(() => {});
+    return turn;
+  };
 }
 
 /**

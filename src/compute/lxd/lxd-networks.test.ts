@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCatalog } from '../../catalog/catalog.ts';
@@ -88,10 +88,21 @@ esac
 `,
   );
   chmodSync(join(dir, 'ip'), 0o755);
+  // A stand-in /proc too: the script must not set this host's own settings.
+  const settings = ['ipv4', 'ipv6'].map((family) => join(dir, `proc/sys/net/${family}/conf/eth0`));
+  for (const folder of settings) {
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'accept_redirects'), '1\n');
+  }
   const script = join(dir, 'network');
   writeFileSync(script, networkScript(spec));
-  const result = spawnSync('sh', [script], { env: { PATH: `${dir}:/usr/bin:/bin` }, encoding: 'utf8' });
+  const result = spawnSync('sh', [script], {
+    env: { PATH: `${dir}:/usr/bin:/bin`, NUBIS_PROC: join(dir, 'proc') },
+    encoding: 'utf8',
+  });
   assert.equal(result.status, 0, result.stderr);
+  for (const folder of settings)
+    assert.equal(readFileSync(join(folder, 'accept_redirects'), 'utf8'), '0\n', `${folder}: redirects ignored`);
   try {
     return readFileSync(log, 'utf8').trim().split('\n').filter(Boolean);
   } catch {
@@ -99,7 +110,7 @@ esac
   }
 }
 
-test('the network script holds the IPv6 and floating addresses on eth0, leaving in place what stays', () => {
+test('the network script holds the public, IPv6 and floating addresses on eth0, leaving in place what stays', () => {
   const spec = {
     region,
     ipv4: '172.30.103.7',
@@ -107,8 +118,13 @@ test('the network script holds the IPv6 and floating addresses on eth0, leaving 
     floating: ['172.30.102.2', 'fd4e:7562:6973:b0::'],
     vpcs: [],
   } as unknown as MachineSpec;
+  // DHCP gave the pool's prefix: the server's address becomes a /32 with its gateway on-link.
   assert.deepEqual(runScript(spec, { v4: ['172.30.103.7/24'], v6: [] }), [
+    '-4 addr add 172.30.103.7/32 dev eth0',
     '-4 addr add 172.30.102.2/32 dev eth0',
+    '-4 route replace 172.30.103.1 dev eth0 scope link src 172.30.103.7',
+    '-4 addr del 172.30.103.7/24 dev eth0',
+    '-4 route replace default via 172.30.103.1 dev eth0 src 172.30.103.7',
     '-6 addr add fd4e:7562:6973:2a::1/64 dev eth0',
     '-6 addr add fd4e:7562:6973:b0::1/64 dev eth0',
     '-6 route replace fd4e:7562:6973:0:2::/80 dev eth0',
@@ -119,12 +135,14 @@ test('the network script holds the IPv6 and floating addresses on eth0, leaving 
     runScript(
       { ...spec, floating: ['fd4e:7562:6973:b0::'] },
       {
-        v4: ['172.30.103.7/24', '172.30.102.2/32'],
+        v4: ['172.30.103.7/32', '172.30.102.2/32'],
         v6: ['fd4e:7562:6973:2a::1/64', 'fd4e:7562:6973:b0::1/64', 'fd4e:7562:6973:c1::1/64'],
       },
     ),
     [
       '-4 addr del 172.30.102.2/32 dev eth0',
+      '-4 route replace 172.30.103.1 dev eth0 scope link src 172.30.103.7',
+      '-4 route replace default via 172.30.103.1 dev eth0 src 172.30.103.7',
       '-6 addr del fd4e:7562:6973:c1::1/64 dev eth0',
       '-6 route replace fd4e:7562:6973:0:2::/80 dev eth0',
       '-6 route replace default via fd4e:7562:6973:0:2::1 dev eth0',

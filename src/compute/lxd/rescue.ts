@@ -99,23 +99,55 @@ export async function takeNicBack(client: LxdClient, serverUuid: string): Promis
   });
 }
 
+/** One range of an LXD id map (`volatile.idmap.*`): `Maprange` ids from `Nsid` inside, from `Hostid` on the host. */
+interface IdmapEntry {
+  Isuid: boolean;
+  Isgid: boolean;
+  Hostid: number;
+  Nsid: number;
+  Maprange: number;
+}
+
+function idmapOf(text: string | undefined): IdmapEntry[] {
+  return JSON.parse(text || '[]') as IdmapEntry[];
+}
+
 /**
- * Starts and stops a server container that never ran (created stopped): the engine shifts a
- * container's rootfs on disk to its idmap at its first start, and the rescue container, with the
- * same default idmap, then sees the owners right. Mounting it unshifted would need idmapped mounts
- * for disk devices, which not every host has (LXD answers "idmapping abilities are required").
+ * Makes the (stopped) server container's rootfs on disk hold its own id map: the engine shifts a
+ * container's files to its map when it starts, so a container that never ran, or whose map changed
+ * since it last ran (it became isolated), is started and stopped once. The rescue system, given
+ * the same map (rescueIdmap), then sees the owners right. Mounting the disk unshifted would need
+ * idmapped mounts for disk devices, which not every host has (LXD answers "idmapping abilities
+ * are required"); an engine that has them keeps rootfs unshifted (an empty map after a start).
  */
-export async function shiftOnce(client: LxdClient, serverUuid: string): Promise<void> {
+export async function shiftToItsMap(client: LxdClient, serverUuid: string): Promise<void> {
   const name = instanceName(serverUuid);
-  const instance = await client.get<Instance>(`/1.0/instances/${name}`);
-  if (instance.config['volatile.last_state.power']) return;
+  const { config } = await client.get<Instance>(`/1.0/instances/${name}`);
+  const onDisk = idmapOf(config['volatile.last_state.idmap']);
+  const ranOnce = !!config['volatile.last_state.power'];
+  const next = JSON.stringify(idmapOf(config['volatile.idmap.next']));
+  if (ranOnce && (onDisk.length === 0 || JSON.stringify(onDisk) === next)) return;
   await client.run('PUT', `/1.0/instances/${name}/state`, { body: { action: 'start', timeout: 30 } });
   await client.run('PUT', `/1.0/instances/${name}/state`, { body: { action: 'stop', force: true, timeout: 30 } });
 }
 
 /**
+ * The rescue system's id map: the one the server's files are shifted to (its own isolated range),
+ * so root in the rescue system is root of the server's disk and no one else's; on an engine that
+ * keeps rootfs unshifted, a range of its own (the disk is idmapped at mount).
+ */
+async function rescueIdmap(client: LxdClient, serverUuid: string): Promise<Record<string, string>> {
+  const { config } = await client.get<Instance>(`/1.0/instances/${instanceName(serverUuid)}`);
+  const root = idmapOf(config['volatile.last_state.idmap']).find((entry) => entry.Isuid && entry.Nsid === 0);
+  return {
+    'security.idmap.isolated': 'true',
+    ...(root ? { 'security.idmap.base': String(root.Hostid), 'security.idmap.size': String(root.Maprange) } : {}),
+  };
+}
+
+/**
  * The disk device that shows the server's root filesystem in the rescue system: as stored, since
- * it is shifted to the idmap both containers share (see shiftOnce); shifted at mount time on a
+ * it is shifted to the id map both containers share (see shiftToItsMap); shifted at mount time on a
  * host whose engine keeps rootfs unshifted and idmaps it instead (no idmap recorded).
  */
 async function serverDisk(
@@ -183,6 +215,7 @@ export async function createRescue(
       config: {
         'limits.cpu': String(spec.plan.vcpus),
         'limits.memory': `${spec.plan.ram_mb}MiB`,
+        ...(await rescueIdmap(client, spec.uuid)),
         'cloud-init.user-data': options.userData,
         'user.nubis.rescue': spec.uuid,
       },
