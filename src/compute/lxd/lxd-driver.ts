@@ -8,6 +8,7 @@ import type { Config } from '../../config.ts';
 import { type LxdUsageState, usageOf } from './instance-usage.ts';
 import { parseScriptStatus, type ScriptReport } from '../../servers/script-outcome.ts';
 import { scriptRunner } from './images.ts';
+import { cloudInitNetworkConfig } from './cloud-init-network.ts';
 import type { Region } from '../../catalog/catalog.types.ts';
 import type { ServerEgress } from '../server-egress.ts';
 import { applyBridgeAcls, bridgeAcls } from './lxd-acls.ts';
@@ -91,6 +92,7 @@ const diskKey = 'user.nubis.disk';
 const firstBootKey = 'user.nubis.first-boot';
 const powerKey = 'user.nubis.power';
 const networkKey = 'user.nubis.network';
+const cloudNetworkKey = 'cloud-init.network-config';
 
 export function lxdClientFrom(config: Config): LxdClient {
   return new LxdClient({
@@ -477,6 +479,7 @@ export class LxdDriver implements ComputeDriver, Engine {
           ...limitsConfig(spec),
           ...imageConfig(spec.image),
           'cloud-init.user-data': userData(spec),
+          [cloudNetworkKey]: cloudInitNetworkConfig(spec),
           'user.nubis.server': spec.uuid,
           [diskKey]: String(spec.disk.generation),
           [firstBootKey]: 'pending',
@@ -733,6 +736,11 @@ export class LxdDriver implements ComputeDriver, Engine {
         const fallback = { ...devices, eth0 };
         if (canonicalDevices(fallback) !== canonicalDevices(instance.devices)) await put(fallback);
       });
+    // cloud-init applies its network config once per instance (at the disk's first boot): kept
+    // current all the same, for what the customer re-runs (`cloud-init clean`) and for a rebuild.
+    const cloudNetwork = cloudInitNetworkConfig(spec);
+    if (instance.config[cloudNetworkKey] !== cloudNetwork)
+      await this.#setConfig(name, { [cloudNetworkKey]: cloudNetwork });
     const script = networkScript(spec);
     const digest = createHash('sha256').update(script).digest('hex').slice(0, 16);
     if (instance.config[networkKey] === digest) return;
