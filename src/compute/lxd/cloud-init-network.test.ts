@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { loadCatalog } from '../../catalog/catalog.ts';
 import type { Region } from '../../catalog/catalog.types.ts';
 import { cloudInitNetwork, cloudInitNetworkConfig } from './cloud-init-network.ts';
+import type { MachineSpec } from '../compute-driver.ts';
+import { userData } from './lxd-driver.ts';
 
 const shipped = loadCatalog(null, 0).regions.get(101)!;
 const region: Region = {
@@ -65,4 +67,9 @@ test('the engine holds it as text cloud-init reads as YAML (JSON), the same for 
   const text = cloudInitNetworkConfig(bare);
   assert.deepEqual(JSON.parse(text), cloudInitNetwork(bare));
   assert.equal(text, cloudInitNetworkConfig({ ...bare }));
+});
+
+test('the user data asks cloud-init to apply the network config at every boot, not only the first', () => {
+  const spec = { hostname: 'a.example.com', rootPassword: 'pw', sshPublicKey: null, scriptUrl: null } as MachineSpec;
+  assert.match(userData(spec), /^updates:\n {2}network:\n {4}when: \[boot-new-instance, boot\]$/m);
 });

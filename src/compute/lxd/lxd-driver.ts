@@ -156,6 +156,11 @@ export function userData(spec: MachineSpec): string {
     // The server's hostname as given (web-1.example.com), as `hostname` prints it.
     'prefer_fqdn_over_hostname: true',
     'preserve_hostname: false',
+    // The network config (cloud-init-network.ts) applied at every boot, not only the first: the
+    // engine's copy follows floating IPs attached since, and a reboot brings them in.
+    'updates:',
+    '  network:',
+    '    when: [boot-new-instance, boot]',
     'disable_root: false',
     'ssh_pwauth: true',
     'chpasswd:',
