@@ -496,10 +496,14 @@ export class LxdDriver implements ComputeDriver, Engine {
 
   /** Files the Nubis images read at boot: hostname, root password (consumed), key, script URL, addresses. */
   async #firstBoot(name: string, spec: MachineSpec): Promise<void> {
+    // An image that is not Nubis's (one configured by cloud-init alone) has neither folder.
+    await this.#client.ensureDirectory(name, '/etc/nubis');
     await this.#client.pushFile(name, '/etc/hostname', `${spec.hostname}\n`);
     await this.#client.pushFile(name, '/etc/nubis/root-password', spec.rootPassword, '0600');
-    if (spec.sshPublicKey)
+    if (spec.sshPublicKey) {
+      await this.#client.ensureDirectory(name, '/root/.ssh', '0700');
       await this.#client.pushFile(name, '/root/.ssh/authorized_keys', `${spec.sshPublicKey.trim()}\n`, '0600');
+    }
     if (spec.scriptUrl) {
       await this.#client.pushFile(name, '/etc/nubis/script_url', `${spec.scriptUrl}\n`);
       await this.#client.pushFile(name, '/etc/nubis/run-script', scriptRunner, '0755');
