@@ -100,7 +100,7 @@ const serverCommands: Record<string, ServerCommand> = {
     },
   },
   images: {
-    usage: 'images build [--only tiny|debian] [--mirror URL]',
+    usage: 'images build [--only tiny|debian|cloud] [--mirror URL]',
     summary: "build the engine images from Debian's packages and import them",
     options: { only: { type: 'string' }, mirror: { type: 'string' } },
     run: async (values, positionals) => {

@@ -1,12 +1,12 @@
 // `npm run test:lxd`: the real-driver suite on LXD (or Incus). Prepares the engine for the test
-// catalog (`nubis compute setup`, and `nubis images build --only tiny` when the test image is
-// missing), then runs test/lxd/*.lxd.ts on SQLite and the PostgreSQL scenario. Without a
+// catalog (`nubis compute setup`, and `nubis images build --only tiny` or `--only cloud` when a
+// test image is missing or of an older revision), then runs test/lxd/*.lxd.ts on SQLite and the PostgreSQL scenario. Without a
 // reachable engine it prints "not run: ..." and, under CI=true, fails.
 
 import { spawnSync } from 'node:child_process';
 import { LxdClient } from '../src/compute/lxd/lxd-client.ts';
 import { lxdUrl, testStorage, writeTestCatalog } from '../test/lxd/support.ts';
-import { tinyImageRevision } from '../src/compute/lxd/images.ts';
+import { cloudImageRevision, tinyImageRevision } from '../src/compute/lxd/images.ts';
 
 const ci = /^(1|true|yes)$/i.test(process.env.CI ?? '');
 const client = new LxdClient({ url: lxdUrl, timeoutMs: 5000 });
@@ -30,16 +30,21 @@ const env = {
 };
 const nubis = (...args: string[]) => spawnSync(process.execPath, ['bin/nubis.ts', ...args], { stdio: 'inherit', env });
 
-/** The revision of the test image the engine holds ('' when it has none, or one from before revisions). */
-async function tinyRevision(): Promise<string | null> {
-  if (!(await client.exists('/1.0/images/aliases/nubis-tiny'))) return null;
-  const alias = await client.get<{ target: string }>('/1.0/images/aliases/nubis-tiny');
-  const image = await client.get<{ properties?: Record<string, string> }>(`/1.0/images/${alias.target}`);
+/** The revision of a test image the engine holds (null when it has none, '' for one from before revisions). */
+async function revision(alias: string): Promise<string | null> {
+  if (!(await client.exists(`/1.0/images/aliases/${alias}`))) return null;
+  const target = await client.get<{ target: string }>(`/1.0/images/aliases/${alias}`);
+  const image = await client.get<{ properties?: Record<string, string> }>(`/1.0/images/${target.target}`);
   return image.properties?.['nubis.revision'] ?? '';
 }
-if ((await tinyRevision()) !== tinyImageRevision) {
-  console.log('\n=== building the test image (nubis images build --only tiny) ===');
-  if (nubis('images', 'build', '--only', 'tiny').status !== 0) process.exit(1);
+// nubis-cloud is a debootstrap of Debian: minutes to build, so kept in the engine between runs.
+for (const [only, alias, wanted] of [
+  ['tiny', 'nubis-tiny', tinyImageRevision],
+  ['cloud', 'nubis-cloud', cloudImageRevision],
+] as const) {
+  if ((await revision(alias)) === wanted) continue;
+  console.log(`\n=== building a test image (nubis images build --only ${only}) ===`);
+  if (nubis('images', 'build', '--only', only).status !== 0) process.exit(1);
 }
 client.close();
 console.log('\n=== nubis compute setup (test catalog) ===');

@@ -26,6 +26,8 @@ export const TEST_IMAGE = 1001;
 /** Windows Server 2022 (no engine image of its own) and Docker (nesting) in region 101 of the test catalog. */
 export const TEST_WINDOWS_IMAGE = 1101;
 export const TEST_DOCKER_IMAGE = 2001;
+/** Debian 12 in region 102 of the test catalog on nubis-cloud: configured by cloud-init alone (no Nubis unit). */
+export const TEST_CLOUD_IMAGE = 1011;
 /**
  * The suite's storage pool: btrfs on a loop file (made by `nubis compute setup`), so every root
  * disk has its plan's quota; apart from a host's own `nubis` pool, which may be `dir`.
@@ -50,7 +52,10 @@ export const addressRegion = {
   },
 };
 
-/** The catalog the real suite runs on: regions 101 (on `testPool`) and 102, image 1001 = nubis-tiny. */
+/**
+ * The catalog the real suite runs on: regions 101 (on `testPool`) and 102, image 1001 = nubis-tiny,
+ * image 1011 = nubis-cloud (region 102).
+ */
 export function writeTestCatalog(): string {
   const catalog = JSON.parse(readFileSync(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8'));
   const region = catalog.regions.find((r: JsonBody) => r.id === 101);
@@ -73,7 +78,9 @@ export function writeTestCatalog(): string {
   windows.regions = [101];
   const docker = catalog.images.find((i: JsonBody) => i.id === TEST_DOCKER_IMAGE);
   Object.assign(docker, { min_disk_gb: 1, regions: [101], engine: { image: 'nubis-tiny', nesting: true } });
-  catalog.images = [image, windows, docker];
+  const cloud = catalog.images.find((i: JsonBody) => i.id === TEST_CLOUD_IMAGE);
+  Object.assign(cloud, { min_disk_gb: 2, regions: [addressRegion.id], engine: { image: 'nubis-cloud' } });
+  catalog.images = [image, windows, docker, cloud];
   catalog.plans = catalog.plans.map((plan: JsonBody) => ({ ...plan, regions: [] }));
   catalog.plans.push({
     ...catalog.plans[0],

@@ -4,7 +4,7 @@ import { ConfigError, type Config } from '../../config.ts';
 import { loadCatalog } from '../../catalog/catalog.ts';
 import { lxdClientFrom } from './lxd-driver.ts';
 import { computeSetup, SetupError } from './setup.ts';
-import { buildImages, type ImageName } from './images.ts';
+import { buildImages, type ImageName, imageNames } from './images.ts';
 
 export async function runComputeSetup(config: Config): Promise<void> {
   const client = lxdClientFrom(config);
@@ -42,10 +42,10 @@ export async function runComputeTrust(config: Config, token: string): Promise<vo
 }
 
 export async function runImagesBuild(config: Config, options: { only?: string; mirror?: string }): Promise<void> {
-  const names: ImageName[] = options.only ? [options.only as ImageName] : ['tiny', 'debian'];
+  const names = (options.only ? [options.only] : ['tiny', 'debian']) as ImageName[];
   for (const name of names)
-    if (name !== 'tiny' && name !== 'debian')
-      throw new ConfigError(`images build --only takes tiny or debian, got "${name}"`);
+    if (!imageNames.includes(name))
+      throw new ConfigError(`images build --only takes ${imageNames.join(', ')}, got "${name}"`);
   const client = lxdClientFrom(config);
   try {
     await buildImages(client, names, {

@@ -5,8 +5,11 @@
 // - nubis-tiny: busybox (static) and dropbear from Debian, a shell init: boots in about a second.
 //   What the tests and the bench boot.
 // - nubis-debian: a minimal Debian (debootstrap minbase) with systemd, openssh-server and cloud-init.
+// - nubis-cloud: nubis-debian without the Nubis first-boot unit: cloud-init alone sets it up,
+//   network included (the engine's `cloud-init.network-config`), as a customer's cloud image does.
+//   What the tests boot to check the network config cloud-init gets.
 //
-// Both read the first-boot files the driver writes through the API (/etc/hostname,
+// nubis-tiny and nubis-debian read the first-boot files the driver writes through the API (/etc/hostname,
 // /etc/nubis/root-password, /root/.ssh/authorized_keys, /etc/nubis/script_url, /etc/nubis/network,
 // /etc/nubis/run-script).
 
@@ -25,9 +28,10 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LxdClient } from './lxd-client.ts';
-import { defaultImageAlias, tinyImageAlias } from './lxd-names.ts';
+import { cloudImageAlias, defaultImageAlias, tinyImageAlias } from './lxd-names.ts';
 
-export type ImageName = 'tiny' | 'debian';
+export type ImageName = 'tiny' | 'debian' | 'cloud';
+export const imageNames: readonly ImageName[] = ['tiny', 'debian', 'cloud'];
 
 const tinyPackages = [
   'busybox-static',
@@ -52,6 +56,11 @@ const debianPackages = [
   'ca-certificates',
   'wget',
 ];
+/**
+ * The cloud-init-only image adds resolvconf: ifupdown hands it the `dns-nameservers` cloud-init
+ * renders from the network config (without it a static configuration leaves resolv.conf as built).
+ */
+const cloudPackages = [...debianPackages, 'resolvconf'];
 
 /** Applies the first-boot files: shared by both images (busybox sh and dash both run it). */
 const firstBoot = `#!/bin/sh
@@ -211,9 +220,24 @@ function buildTiny(dir: string): void {
   );
 }
 
-function buildDebian(dir: string, mirror: string): void {
+/**
+ * The cloud-init-only image's revision, kept in its properties: `npm run test:lxd` builds it when
+ * the engine has none of this revision. Bump it with every change to the image's files.
+ */
+export const cloudImageRevision = '1';
+
+function buildDebian(dir: string, mirror: string, cloudOnly = false): void {
   const rootfs = join(dir, 'rootfs');
-  run('debootstrap', ['--variant=minbase', `--include=${debianPackages.join(',')}`, 'bookworm', rootfs, mirror]);
+  const packages = cloudOnly ? cloudPackages : debianPackages;
+  run('debootstrap', ['--variant=minbase', `--include=${packages.join(',')}`, 'bookworm', rootfs, mirror]);
+  if (cloudOnly) {
+    cloudOnlyFiles(rootfs);
+    writeFileSync(
+      join(dir, 'metadata.yaml'),
+      metadata('Nubis Debian 12 configured by cloud-init alone (test image)', cloudImageRevision),
+    );
+    return;
+  }
   mkdirSync(join(rootfs, 'etc/nubis'), { recursive: true });
   writeFileSync(join(rootfs, 'etc/nubis/first-boot'), firstBoot, { mode: 0o755 });
   writeFileSync(join(rootfs, 'etc/systemd/system/nubis-first-boot.service'), debianUnit);
@@ -227,6 +251,22 @@ function buildDebian(dir: string, mirror: string): void {
     'auto lo\niface lo inet loopback\nauto eth0\niface eth0 inet dhcp\n',
   );
   writeFileSync(join(rootfs, 'etc/ssh/sshd_config.d/nubis.conf'), 'PermitRootLogin yes\nPasswordAuthentication yes\n');
+  commonDebianFiles(rootfs);
+  writeFileSync(join(dir, 'metadata.yaml'), metadata('Nubis Debian 12 (minimal, openssh-server, cloud-init)'));
+}
+
+/**
+ * What the cloud-init-only image has of its own: interfaces that only source cloud-init's file
+ * (/etc/network/interfaces.d/50-cloud-init, its ENI renderer's output), and no Nubis unit.
+ */
+function cloudOnlyFiles(rootfs: string): void {
+  writeFileSync(join(rootfs, 'etc/network/interfaces'), 'source /etc/network/interfaces.d/*\n');
+  mkdirSync(join(rootfs, 'etc/systemd/system/multi-user.target.wants'), { recursive: true });
+  commonDebianFiles(rootfs);
+}
+
+/** The datasource, the apt cache emptied, and SSH host keys made per machine at its first boot. */
+function commonDebianFiles(rootfs: string): void {
   writeFileSync(join(rootfs, 'etc/cloud/cloud.cfg.d/90-nubis.cfg'), 'datasource_list: [ LXD, NoCloud, None ]\n');
   rmSync(join(rootfs, 'var/cache/apt/archives'), { recursive: true, force: true });
   mkdirSync(join(rootfs, 'var/cache/apt/archives/partial'), { recursive: true });
@@ -241,7 +281,6 @@ function buildDebian(dir: string, mirror: string): void {
     '/etc/systemd/system/ssh-keygen.service',
     join(rootfs, 'etc/systemd/system/multi-user.target.wants/ssh-keygen.service'),
   );
-  writeFileSync(join(dir, 'metadata.yaml'), metadata('Nubis Debian 12 (minimal, openssh-server, cloud-init)'));
 }
 
 /** Uploads a unified tarball and points the alias at it (replacing an older image under it). */
@@ -272,9 +311,9 @@ export async function buildImages(
     try {
       options.log(`building ${name} in ${dir}`);
       if (name === 'tiny') buildTiny(dir);
-      else buildDebian(dir, options.mirror);
+      else buildDebian(dir, options.mirror, name === 'cloud');
       run('tar', ['--numeric-owner', '-czf', 'image.tar.gz', 'metadata.yaml', 'rootfs'], dir);
-      const alias = name === 'tiny' ? tinyImageAlias : defaultImageAlias;
+      const alias = { tiny: tinyImageAlias, debian: defaultImageAlias, cloud: cloudImageAlias }[name];
       built[alias] = await importImage(client, join(dir, 'image.tar.gz'), alias);
       options.log(`imported ${alias}: ${built[alias]}`);
     } finally {

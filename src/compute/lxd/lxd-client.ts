@@ -293,6 +293,15 @@ export class LxdClient {
     });
   }
 
+  /** Makes a directory in an instance unless it has one (a file push does not make its parents). */
+  async ensureDirectory(instance: string, path: string, mode = '0755'): Promise<void> {
+    if ((await this.pullFile(instance, path)) !== null) return;
+    await this.call('POST', `/1.0/instances/${instance}/files?path=${encodeURIComponent(path)}`, {
+      raw: Buffer.alloc(0),
+      headers: { 'x-lxd-uid': '0', 'x-lxd-gid': '0', 'x-lxd-mode': mode, 'x-lxd-type': 'directory' },
+    });
+  }
+
   /** Reads a file of an instance (it need not be running); null when there is none. */
   async pullFile(instance: string, path: string): Promise<Buffer | null> {
     const answer = await this.rawRequest('GET', `/1.0/instances/${instance}/files?path=${encodeURIComponent(path)}`);

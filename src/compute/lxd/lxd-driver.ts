@@ -9,6 +9,7 @@ import type { Config } from '../../config.ts';
 import { type LxdUsageState, usageOf } from './instance-usage.ts';
 import { parseScriptStatus, type ScriptReport } from '../../servers/script-outcome.ts';
 import { scriptRunner } from './images.ts';
+import { cloudInitNetworkConfig } from './cloud-init-network.ts';
 import type { Region } from '../../catalog/catalog.types.ts';
 import type { ServerEgress } from '../server-egress.ts';
 import { applyBridgeAcls, bridgeAcls } from './lxd-acls.ts';
@@ -109,6 +110,7 @@ const diskKey = 'user.nubis.disk';
 const firstBootKey = 'user.nubis.first-boot';
 const powerKey = 'user.nubis.power';
 const networkKey = 'user.nubis.network';
+const cloudNetworkKey = 'cloud-init.network-config';
 
 export function lxdClientFrom(config: Config): LxdClient {
   return new LxdClient({
@@ -196,6 +198,11 @@ export function userData(spec: MachineSpec): string {
     // The server's hostname as given (web-1.example.com), as `hostname` prints it.
     'prefer_fqdn_over_hostname: true',
     'preserve_hostname: false',
+    // The network config (cloud-init-network.ts) applied at every boot, not only the first: the
+    // engine's copy follows floating IPs attached since, and a reboot brings them in.
+    'updates:',
+    '  network:',
+    '    when: [boot-new-instance, boot]',
     'disable_root: false',
     'ssh_pwauth: true',
     'chpasswd:',
@@ -627,6 +634,7 @@ export class LxdDriver implements ComputeDriver, Engine {
             ...limitsConfig(spec),
             ...imageConfig(spec.image),
             'cloud-init.user-data': userData(spec),
+            [cloudNetworkKey]: cloudInitNetworkConfig(spec),
             'user.nubis.server': spec.uuid,
             // On a cluster an evacuation moves the machine (stop, copy, start on another member):
             // LXD's default (auto) only stopped Nubis's machines in place here.
@@ -642,10 +650,14 @@ export class LxdDriver implements ComputeDriver, Engine {
 
   /** Files the Nubis images read at boot: hostname, root password (consumed), key, script URL, addresses. */
   async #firstBoot(name: string, spec: MachineSpec): Promise<void> {
+    // An image that is not Nubis's (one configured by cloud-init alone) has neither folder.
+    await this.#client.ensureDirectory(name, '/etc/nubis');
     await this.#client.pushFile(name, '/etc/hostname', `${spec.hostname}\n`);
     await this.#client.pushFile(name, '/etc/nubis/root-password', spec.rootPassword, '0600');
-    if (spec.sshPublicKey)
+    if (spec.sshPublicKey) {
+      await this.#client.ensureDirectory(name, '/root/.ssh', '0700');
       await this.#client.pushFile(name, '/root/.ssh/authorized_keys', `${spec.sshPublicKey.trim()}\n`, '0600');
+    }
     if (spec.scriptUrl) {
       await this.#client.pushFile(name, '/etc/nubis/script_url', `${spec.scriptUrl}\n`);
       await this.#client.pushFile(name, '/etc/nubis/run-script', scriptRunner, '0755');
@@ -933,6 +945,11 @@ export class LxdDriver implements ComputeDriver, Engine {
         const fallback = { ...devices, eth0 };
         if (canonicalDevices(fallback) !== canonicalDevices(instance.devices)) await put(fallback);
       });
+    // cloud-init applies its network config once per instance (at the disk's first boot): kept
+    // current all the same, for what the customer re-runs (`cloud-init clean`) and for a rebuild.
+    const cloudNetwork = cloudInitNetworkConfig(spec);
+    if (instance.config[cloudNetworkKey] !== cloudNetwork)
+      await this.#setConfig(name, { [cloudNetworkKey]: cloudNetwork });
     const script = networkScript(spec);
     const digest = createHash('sha256').update(script).digest('hex').slice(0, 16);
     if (instance.config[networkKey] === digest) return;

@@ -8,6 +8,8 @@ export const rescuePrefix = 'nubis-rescue-';
 export const profileName = 'nubis';
 export const defaultImageAlias = 'nubis-debian';
 export const tinyImageAlias = 'nubis-tiny';
+/** The test image that cloud-init alone configures (network included): `nubis images build --only cloud`. */
+export const cloudImageAlias = 'nubis-cloud';
 
 export function instanceName(serverUuid: string): string {
   return `${instancePrefix}${serverUuid}`;
