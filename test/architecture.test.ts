@@ -89,7 +89,8 @@ const rules: Rule[] = [
     why: '@nubis/testing starts Nubis from its configuration and assembly only (prebuilt or not), and talks to it through the SDK',
   },
   {
-    files: (path) => !/^(src\/compute|bin|scripts|bench|test\/lxd|test\/cluster)\//.test(path) && !(path in lxdImportsElsewhere),
+    files: (path) =>
+      !/^(src\/compute|bin|scripts|bench|test\/lxd|test\/cluster)\//.test(path) && !(path in lxdImportsElsewhere),
     forbids: (target) => /^src\/compute\/lxd\//.test(target),
     why: 'the LXD driver is reached through the compute seam (src/compute), or from the command line and its own suites',
   },
