@@ -37,6 +37,8 @@ function firstRunBlock(): string {
 interface Served {
   url: string;
   stderr(): string;
+  /** Resolves once the output holds `text` (lines logged after the listening line come a moment later). */
+  said(text: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -48,9 +50,11 @@ async function serve(env: Record<string, string>): Promise<Served> {
   });
   // The log (stdout) and anything else it prints, together: what the person at the terminal sees.
   let stderr = '';
+  const waiters = new Set<() => void>();
   const url = await new Promise<string>((resolve, reject) => {
     const read = (chunk: Buffer) => {
       stderr += chunk;
+      for (const waiter of waiters) waiter();
       const listening = /"msg":"Server listening at (http:\/\/[^"]+)"/.exec(stderr);
       if (listening) resolve(listening[1]!);
     };
@@ -61,6 +65,21 @@ async function serve(env: Record<string, string>): Promise<Served> {
   return {
     url,
     stderr: () => stderr,
+    said: (text) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`not said within 15 s: ${text}\n${stderr}`));
+        }, 15_000);
+        function check() {
+          if (!stderr.includes(text)) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve();
+        }
+        waiters.add(check);
+        check();
+      }),
     async stop() {
       child.kill('SIGTERM');
       if (child.exitCode === null) await once(child, 'exit');
@@ -91,10 +110,8 @@ describe('server mode, first run', () => {
     const first = await serve(env);
     let token: string;
     try {
-      assert.ok(
-        first.stderr().includes(`operator token written to ${file} (readable only by this user)`),
-        first.stderr(),
-      );
+      // Logged just after the listening line: waited for, not assumed there already.
+      await first.said(`operator token written to ${file} (readable only by this user)`);
       assert.equal(statSync(file).mode & 0o777, 0o600);
       token = readFileSync(file, 'utf8').trim();
       assert.match(token, /^[0-9a-f]{64}$/);
