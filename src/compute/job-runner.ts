@@ -382,12 +382,12 @@ export async function reconcile(ctx: Platform): Promise<number> {
   offlineHosts.set(engine, offline);
   unreachableEngines.delete(engine);
   const { seen } = observed;
+  // Machines no server owns (an older database restored): reported, never removed on their own. A
+  // round that read only what changed judges only those (each checked against the servers' rows).
+  await noteOrphanMachines(ctx, seen, changed ? [] : uuids, now, changed ?? undefined).catch((error: unknown) =>
+    ctx.log.warn({ err: (error as Error).message }, 'reconciliation: looking for orphaned machines failed'),
+  );
   if (!changed) {
-    // Machines no server owns (an older database restored): reported, never removed on their own.
-    // Only a full round sees every machine, so only a full round rebuilds the list.
-    await noteOrphanMachines(ctx, seen, uuids, now).catch((error: unknown) =>
-      ctx.log.warn({ err: (error as Error).message }, 'reconciliation: looking for orphaned machines failed'),
-    );
     // An operator's change of an account's smtp or blocked ports reaches its servers through a
     // network change of each (operator.service.ts); a full round puts back whatever else moved.
     await enforceEgress(ctx).catch((error: unknown) =>

@@ -40,18 +40,21 @@ function orphans(ctx: Platform): Map<string, OrphanMachine> {
  * Takes one reconciliation's view: the machines seen whose uuid no server row holds and no job
  * line works on (a removal on its way to the engine is not an orphan). `known`: the server uuids
  * read before the engine answered; the few others are read again, so a server made meanwhile
- * (its row always precedes its machine) is not taken for one.
+ * (its row always precedes its machine) is not taken for one. `only`: the round read just these.
  */
 export async function noteOrphanMachines(
   ctx: Platform,
   seen: ReadonlyMap<string, EngineObservation>,
   known: readonly string[],
   now: number,
+  only?: ReadonlySet<string>,
 ): Promise<void> {
   const knownSet = new Set(known);
   const candidates = [...seen.keys()].filter((uuid) => !knownSet.has(uuid));
   const previous = orphans(ctx);
-  const next = new Map<string, OrphanMachine>();
+  // A round that read only the machines whose events were heard (`only`) judges those alone:
+  // the others stay as the last full round found them (one removed is heard, and goes here).
+  const next = new Map<string, OrphanMachine>(only ? [...previous].filter(([uuid]) => !only.has(uuid)) : []);
   if (candidates.length > 0) {
     const busy = await jobRepository.busyLines(ctx.db);
     for (const uuid of candidates) {

@@ -12,6 +12,8 @@ import { deployServer, serverInfo } from '../../test/support/servers.ts';
 import { EngineStandIn, standInDriver } from '../../test/support/engine-stand-in.ts';
 import type { Platform } from '../platform/context.ts';
 import { reconcile } from './job-runner.ts';
+import { listOrphanMachines } from './orphan-machines.ts';
+import { randomUUID } from 'node:crypto';
 
 let nubis: TestInstance;
 let alice: TestAccount;
@@ -91,4 +93,33 @@ test('a host gone offline, of which no event tells, shows its machines lost with
   assert.equal((await condition(servers[0]!, 'MachinePresent'))?.status, 'true');
   // Then rounds are quiet again: the loss is shown, nothing more to read.
   assert.deepEqual(await round(), { read: 0, calls: 1 });
+});
+
+test('a round that reads only what changed keeps the orphan list true: one made is listed, one removed goes', async () => {
+  const first = randomUUID();
+  const second = randomUUID();
+  engine.set(first, { power: 'running', diskGeneration: 0, powerGeneration: 0 });
+  await round();
+  assert.deepEqual(
+    listOrphanMachines(ctx).map((o) => o.uuid),
+    [first],
+  );
+  engine.set(second, { power: 'running', diskGeneration: 0, powerGeneration: 0 });
+  await round();
+  assert.deepEqual(
+    listOrphanMachines(ctx)
+      .map((o) => o.uuid)
+      .sort(),
+    [first, second].sort(),
+  );
+  // The operator's removal reaches the engine: its deleted event is heard, and only it leaves the list.
+  engine.delete(first);
+  assert.deepEqual(await round(), { read: 0, calls: 1 });
+  assert.deepEqual(
+    listOrphanMachines(ctx).map((o) => o.uuid),
+    [second],
+  );
+  engine.delete(second);
+  await round();
+  assert.deepEqual(listOrphanMachines(ctx), []);
 });
