@@ -86,7 +86,7 @@ export interface MachineSpec extends MachineNetwork, FirstBoot {
   powerGeneration: number;
   disk: MachineDisk;
   limits: MachineLimits;
-  /** Hosts a new machine must not land on (recovery: the lost host); absent or empty: any. */
+  /** Hosts a new machine must not land on (recovery: the lost host); absent or empty, every host may take it. */
   avoidHosts?: string[];
 }
 

@@ -1,6 +1,6 @@
 // An informer on the engine's lifecycle events (GET /1.0/events?type=lifecycle, a WebSocket): it
 // keeps which servers' instances changed (started, stopped, deleted, updated, created, renamed,
-// restarted: any lifecycle event naming an instance), so a reconciliation re-reads only those. It
+// restarted — each lifecycle event naming an instance), so a reconciliation re-reads only those. It
 // cannot vouch for what it did not hear: before it first listened, while its stream was down, and
 // once COMPUTE_RESYNC_SECONDS passed since the last full read (the safety net), it answers "read
 // everything". A stream that stops answering pings is dropped and opened again.
