@@ -127,7 +127,7 @@ The server commands read their configuration from environment variables: nubis h
 `;
 }
 
-/** `nubis help config`: every variable, its default and meaning (docs/configuration.md is the same table). */
+/** `nubis help config`: every variable, its default and meaning, by area (docs/configuration.md has the same tables). */
 function configHelp(): string {
   return `Environment variables of the server commands (serve, dev, migrate, sweep, compute, images):
 

@@ -30,16 +30,21 @@ const { values } = parseArgs({ options: { out: { type: 'string' } } });
 const out = values.out ? resolve(values.out) : outputDir;
 
 /**
- * The configuration stays the sources' own module, shared with whoever loaded the bundle
+ * The configuration stays the sources' own modules, shared with whoever loaded the bundle
  * (bin/nubis.ts, @nubis/testing read it first): one ConfigError class, which `nubis` turns into
- * its one-line refusal whichever side threw it.
+ * its one-line refusal whichever side threw it. That is src/config.ts, the pieces its areas are
+ * written with (src/platform/config-*.ts) and the areas' own `*.config.ts`.
  */
-const configModule = resolve(root, 'src/config.ts');
+const isConfigModule = (path: string) =>
+  path === resolve(root, 'src/config.ts') ||
+  (path.startsWith(`${root}/src/`) && (/\.config\.ts$/.test(path) || /\/platform\/config-[^/]+\.ts$/.test(path)));
 const sharedConfig: Plugin = {
   name: 'nubis-shared-config',
   resolveId(id, importer) {
-    if (!id.startsWith('.') || !importer || resolve(dirname(importer), id) !== configModule) return null;
-    return { id: `./${relative(out, configModule)}`, external: true };
+    if (!id.startsWith('.') || !importer) return null;
+    const path = resolve(dirname(importer), id);
+    if (!isConfigModule(path)) return null;
+    return { id: `./${relative(out, path)}`, external: true };
   },
 };
 

@@ -45,6 +45,9 @@ interface Rule {
 
 const isHttpLayer = (path: string) => /^src\/(http|api)\//.test(path);
 
+/** An area's configuration (`src/<area>/*.config.ts`): declarations of variables, whatever its folder. */
+const isConfigArea = (path: string) => /^src\/.+\.config\.ts$/.test(path);
+
 /** Files outside the compute seam that import the LXD driver, and why. */
 export const lxdImportsElsewhere: Record<string, string> = {
   'src/network/ip-pool.test.ts': 'ties the gateway the API shows to the bridges the LXD driver makes',
@@ -67,8 +70,13 @@ const rules: Rule[] = [
   {
     files: (path) =>
       path.startsWith('src/') && !isHttpLayer(path) && path !== 'src/instance.ts' && !path.endsWith('.test.ts'),
-    forbids: (target) => /^(fastify|@fastify\/)/.test(target) || isHttpLayer(target),
+    forbids: (target) => /^(fastify|@fastify\/)/.test(target) || (isHttpLayer(target) && !isConfigArea(target)),
     why: 'services and the domain never see HTTP (src/http, src/api, Fastify)',
+  },
+  {
+    files: (path) => isConfigArea(path) && !path.endsWith('.test.ts'),
+    forbids: (target) => !/^node:/.test(target) && !/^src\/platform\/config-[^/]+\.ts$/.test(target),
+    why: "an area's configuration declares variables only: it imports the configuration's pieces (src/platform/config-*.ts) and Node's built-ins, so src/config.ts reaching it reaches nothing else",
   },
   {
     files: (path) => path.startsWith('sdk/'),
@@ -172,6 +180,20 @@ test('a service importing HTTP is reported', () => {
   assert.equal(rule.forbids(relative(root, resolve(root, 'src/servers', '../http/app.ts'))), true);
   assert.equal(rule.forbids('fastify'), true);
   assert.equal(rule.forbids('kysely'), false);
+  // The HTTP area's variables are declarations, which the configuration assembles.
+  assert.equal(rule.files('src/config.ts'), true);
+  assert.equal(rule.forbids('src/http/http.config.ts'), false);
+});
+
+test("an area's configuration importing anything but the configuration's pieces is reported", () => {
+  const rule = rules.find((one) => one.why.startsWith("an area's configuration"))!;
+  assert.equal(rule.files('src/http/http.config.ts'), true);
+  assert.equal(rule.files('src/http/app.ts'), false);
+  assert.equal(rule.forbids('fastify'), true);
+  assert.equal(rule.forbids('src/http/app.ts'), true);
+  assert.equal(rule.forbids('src/platform/clock.ts'), true);
+  assert.equal(rule.forbids('src/platform/config-parsers.ts'), false);
+  assert.equal(rule.forbids('node:net'), false);
 });
 
 // Where things live (issue 28): a service returns domain values and the API layer formats them,

@@ -8,7 +8,7 @@ import { Conflict } from '../platform/errors.ts';
 import { catalogOf } from './server-details.ts';
 import { monthUsageGb } from './month-usage.ts';
 import { effectiveOptions } from './server-options.ts';
-import { overageOf } from './overage.ts';
+import { overageOf, overageSteps } from './overage.ts';
 import type { ServerRow } from './server.table.ts';
 
 /** The reason the server may not be powered on now, or null when it may (`db`: the caller's transaction). */
@@ -18,7 +18,7 @@ export async function overageHold(ctx: Platform, db: Queryable, server: ServerRo
   const limit = catalogOf(ctx, server).plan.bandwidth_gb;
   const usage = (await monthUsageGb(ctx, db, [server])).get(server.uuid) ?? 0;
   const overage = overageOf(options, limit, usage);
-  if (!overage.over) return null;
+  if (!overageSteps(overage).holdOff) return null;
   return `the server moved ${usage} GB this month, past its bandwidth point of ${overage.pointGb} GB (bw_overage_threshold ${options.bw_overage_threshold} × ${limit} GB) under bw_overage_policy power_off; raise bw_overage_threshold or change bw_overage_policy (option/set), or wait for the next month`;
 }
 

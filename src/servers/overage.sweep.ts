@@ -1,6 +1,6 @@
-// Bandwidth overage, carried out (rules in overage.ts, the decisions table in docs/decisions.md):
-// each round reads the due servers' month usage from the traffic meter (src/compute/traffic-meter.ts,
-// on either driver), and where it has reached the server's point:
+// Bandwidth overage, carried out (the decision is overageSteps in overage.ts; the decisions table
+// in docs/decisions.md): each round reads the due servers' month usage from the traffic meter
+// (src/compute/traffic-meter.ts, on either driver), and where it has reached the server's point:
 // - power_off: the server is powered off (event, and a mail saying why); a start is refused while
 //   the point is still reached (server-actions.service.ts);
 // - throttle: the server's NIC is rate-limited (BANDWIDTH_THROTTLE_RATE) by a network job, and
@@ -23,7 +23,7 @@ import { monthBounds } from '../billing/metering.ts';
 import { trafficRatePerMs } from '../compute/traffic-meter.ts';
 import { effectiveOptions } from './server-options.ts';
 import { monthUsageGb } from './month-usage.ts';
-import { monthOf, overageOf, type Overage } from './overage.ts';
+import { monthOf, overageOf, overageSteps, type Overage } from './overage.ts';
 import type { ServerRow } from './server.table.ts';
 import { serverRepository } from './server.repository.ts';
 import { transaction } from '../db/transaction.ts';
@@ -62,20 +62,18 @@ async function sweepPage(ctx: Platform, rows: ServerRow[], now: number, report: 
     const usageGb = usage.get(row.uuid) ?? 0;
     const limitGb = catalogOf(ctx, row).plan.bandwidth_gb;
     const overage = overageOf(effectiveOptions(row.options), limitGb, usageGb);
-    const throttle = overage.policy === 'throttle' && overage.over;
+    const month = monthOf(now);
+    const billed = row.overage_billed_month === month ? row.overage_billed_gb : 0;
+    const { throttle, holdOff, billGb } = overageSteps(overage, billed);
     if (throttle !== (row.throttled === 1)) {
       if (await transaction(ctx, (trx) => setThrottle(ctx, trx, row, throttle, overage, usageGb)))
         report[throttle ? 'throttled' : 'unthrottled']++;
     }
-    if (overage.policy === 'power_off' && overage.over && row.power === 'running') {
+    if (holdOff && row.power === 'running') {
       if (await transaction(ctx, (trx) => powerOff(ctx, trx, row, overage, usageGb))) report.poweredOff++;
     }
-    if (overage.policy === 'charge') {
-      const month = monthOf(now);
-      const billed = row.overage_billed_month === month ? row.overage_billed_gb : 0;
-      if (overage.gbOver > billed)
-        report.billedGb += await transaction(ctx, (trx) => charge(ctx, trx, row, month, billed, overage, usageGb));
-    }
+    if (billGb > 0)
+      report.billedGb += await transaction(ctx, (trx) => charge(ctx, trx, row, month, billed, overage, usageGb));
     // A power-off above marked the server due again (its marks moved): this write then does not land.
     const next = nextLook(ctx, row, limitGb, overage, usageGb, throttle, now);
     await serverRepository.setOverageDue(ctx.db, row.id, Number(row.overage_marks), next);

@@ -1,6 +1,7 @@
 // Bandwidth overage, as rules: where a server's month usage crosses its allowance point
-// (bw_overage_threshold × the plan's bandwidth), and what its policy does there. Usage is in GB
-// with two decimals (as the API shows it); the arithmetic is in hundredths of a GB, in integers.
+// (bw_overage_threshold × the plan's bandwidth), and what its policy does there (overageSteps: the
+// one decision the sweep carries out and the start gate obeys). Usage is in GB with two decimals
+// (as the API shows it); the arithmetic is in hundredths of a GB, in integers.
 
 import type { ServerOptions } from './server-options.ts';
 
@@ -30,6 +31,25 @@ export function overageOf(options: ServerOptions, limitGb: number, usageGb: numb
     pointGb: point / 100,
     over: usage >= point,
     gbOver: usage > point ? Math.floor((usage - point) / 100) : 0,
+  };
+}
+
+/** What a server's overage asks for now (docs/decisions.md, "`power_off` at the point" and the rows after it). */
+export interface OverageSteps {
+  /** throttle at or past the point: its public NIC limited (false: any limit lifted). */
+  throttle: boolean;
+  /** power_off at or past the point: powered off when running, and no start until that changes. */
+  holdOff: boolean;
+  /** charge: the whole GB past the point to bill now, beyond the `billedGb` billed this month. */
+  billGb: number;
+}
+
+/** The decision of bandwidth overage, from where the server stands (overageOf) and what was billed this month. */
+export function overageSteps(overage: Overage, billedGb = 0): OverageSteps {
+  return {
+    throttle: overage.policy === 'throttle' && overage.over,
+    holdOff: overage.policy === 'power_off' && overage.over,
+    billGb: overage.policy === 'charge' ? Math.max(0, overage.gbOver - billedGb) : 0,
   };
 }
 
