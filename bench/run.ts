@@ -13,7 +13,7 @@
 // Options: --only sqlite|postgres|large (one case), --duration S (per scenario, default 5),
 //          --connections N (default 50), --rounds N (of each read beside the floor, default 3), --servers N (list size, default 1000),
 //          --stored N (servers seeded for `large`, default 1000000), --history N (default 100000),
-//          --lxd (the real driver's scenario alone: bench/lxd.ts)
+//          --lxd or --only lxd (the real driver's scenario alone: bench/lxd.ts; under flock /tmp/nubis-lxd.lock)
 //   testing    @nubis/testing's startNubis() and reset() (bench/testing.ts; --only testing alone)
 //   fleet      a sweep round and a reconciliation with nothing due at 1,000 and 1,000,000 servers (bench/fleet.ts;
 //              --only fleet alone, --fleet N,M for other sizes)
@@ -33,8 +33,9 @@ import { throwawaySchema, type ThrowawaySchema } from '../test/support/postgres-
 import { seed, seedFloor, seedHistory } from './seed.ts';
 import { benchTesting, reportTesting } from './testing.ts';
 
-// --lxd: the real compute driver's scenario instead (bench/lxd.ts: create → SSH, creates a minute).
-if (process.argv.includes('--lxd')) {
+// --lxd or --only lxd: the real compute driver's scenario instead (bench/lxd.ts: a Debian server's create → SSH
+// beside the engine's own launch, nubis-tiny's, creates a minute).
+if (process.argv.includes('--lxd') || process.argv.join(' ').includes('--only lxd')) {
   await import('./lxd.ts');
   process.exit(0);
 }

@@ -23,6 +23,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { rolldown, type Plugin } from 'rolldown';
 import { externalPackages, packageOf } from './bundle-externals.ts';
+import { prefixMatchWithoutEval } from './prefix-match.ts';
 import { manifestName, outputDir, type Manifest, type ManifestEntry } from '../src/prebuilt.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -67,7 +68,7 @@ const bundle = await rolldown({
   input: resolve(root, 'src/instance.ts'),
   platform: 'node',
   external: (id) => !id.startsWith('.') && !id.startsWith('/') && externalPackages.has(packageOf(id)),
-  plugins: [sharedConfig, sourceLocations],
+  plugins: [sharedConfig, sourceLocations, prefixMatchWithoutEval],
   logLevel: 'silent',
 });
 const { output } = await bundle.generate({
@@ -76,6 +77,9 @@ const { output } = await bundle.generate({
   chunkFileNames: '[name]-[hash].js',
   // Licences stay in node_modules; the rest of the comments are the size of the code again.
   comments: { legal: false, jsdoc: false, annotation: true },
+  // Non-ASCII characters escaped: Node decodes an ASCII file into a one-byte string, about half
+  // the time of decoding the same UTF-8 into two-byte text, at every start.
+  charset: 'ascii',
 });
 await bundle.close();
 const chunks = output.filter((file) => file.type === 'chunk');
