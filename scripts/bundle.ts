@@ -23,7 +23,6 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { rolldown, type Plugin } from 'rolldown';
 import { externalPackages, packageOf } from './bundle-externals.ts';
-import { prefixMatchWithoutEval } from './prefix-match.ts';
 import { manifestName, outputDir, type Manifest, type ManifestEntry } from '../src/prebuilt.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -68,7 +67,7 @@ const bundle = await rolldown({
   input: resolve(root, 'src/instance.ts'),
   platform: 'node',
   external: (id) => !id.startsWith('.') && !id.startsWith('/') && externalPackages.has(packageOf(id)),
-  plugins: [sharedConfig, sourceLocations, prefixMatchWithoutEval],
+  plugins: [sharedConfig, sourceLocations],
   logLevel: 'silent',
 });
 const { output } = await bundle.generate({

@@ -16,7 +16,6 @@ import { parseArgs } from 'node:util';
 import { rolldown, type Plugin } from 'rolldown';
 import { builtinModulesPlugin } from './builtin-modules.ts';
 import { externalPackages, packageOf } from './bundle-externals.ts';
-import { prefixMatchWithoutEval } from './prefix-match.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const { values } = parseArgs({ options: { out: { type: 'string' } } });
@@ -154,7 +153,7 @@ async function buildServer(): Promise<string> {
     },
     platform: 'node',
     external: (id) => isBare(id) && externalPackages.has(packageOf(id)),
-    plugins: [sourcePlaces, builtinModulesPlugin, prefixMatchWithoutEval],
+    plugins: [sourcePlaces, builtinModulesPlugin],
     logLevel: 'silent',
   });
   const { output } = await bundle.write({
