@@ -16,7 +16,6 @@ import { jsonTuples, objectsOf, ownColumns } from '../db/json-tuples.ts';
 import type { Ref } from '../platform/ids.ts';
 import type { FloatingIpRow } from '../floating-ips/floating-ip.table.ts';
 import type { NewServerRow, ServerRow, ServerTable, ServerUpdate } from './server.table.ts';
-import type { Provisioning } from '../compute/machine-intents.ts';
 import { byRef } from '../db/by-ref.ts';
 import {
   type MonthReading,
@@ -293,8 +292,11 @@ export interface NewServer {
   privateNetwork: boolean;
   scriptUrl: string | null;
   sshKeyId: number | null;
-  /** What recording the create intent answered: the transition shown, the host where placed. */
-  provisioning: Provisioning;
+  /**
+   * What recording the create intent answered (compute/machine-intents.ts's Provisioning, named
+   * by its columns here: compute imports this module): the transition shown, the host where placed.
+   */
+  provisioning: Pick<ServerRow, 'power' | 'action' | 'action_until' | 'engine_error' | 'host'>;
   createdAt: number;
 }
 
