@@ -1,13 +1,13 @@
-// Gauges of stored state, read when /metrics is scraped (one small grouped query each):
+// Gauges of stored state, read when /metrics is scraped (one small grouped query each, in
+// state-metrics.repository.ts):
 // servers by shown state, servers whose machine is lost, machines no server owns, failed copies, accounts by standing, the mail outbox by delivery state, and the
 // database pool's connections.
 
-import { sql } from 'kysely';
 import type { PoolStats } from '../db/connect.ts';
 import type { Platform } from '../platform/context.ts';
 import { isLost, parseConditions } from '../compute/machine-conditions.ts';
 import { listOrphanMachines } from '../compute/orphan-machines.ts';
-import { shownPowerSql } from '../servers/shown-power.repository.ts';
+import { type Counted, stateMetricsRepository } from './state-metrics.repository.ts';
 import { registerHostMetrics } from '../hosts/host-metrics.ts';
 
 export function registerStateMetrics(ctx: Platform, poolStats: () => PoolStats): void {
@@ -19,10 +19,8 @@ export function registerStateMetrics(ctx: Platform, poolStats: () => PoolStats):
     'Servers by shown power, as the API shows it: the transition under way (provisioning, booting, …), else unknown (engine unreachable), stopped (machine lost), running or stopped as the engine reports it',
     ['state'],
     async () => {
-      const now = ctx.clock.now();
-      const { rows } = await sql<{ state: string; count: number | string }>`
-        select ${shownPowerSql(now)} as state, count(*) as count from servers group by 1`.execute(ctx.db);
-      return rows.map((row) => ({ labels: { state: row.state }, value: Number(row.count) }));
+      const rows = await stateMetricsRepository.serversByShownPower(ctx.db, ctx.clock.now());
+      return rows.map((row) => ({ labels: { state: row.label }, value: row.count }));
     },
   );
 
@@ -31,12 +29,8 @@ export function registerStateMetrics(ctx: Platform, poolStats: () => PoolStats):
     'Servers whose machine the engine made is gone, alone or with its host (condition MachinePresent false, InstanceMissing or HostLost); none is made again until an action',
     [],
     async () => {
-      // Narrowed by the reason's text, then read as conditions.
-      const { rows } = await sql<{ conditions: string }>`
-        select conditions from servers where conditions like '%InstanceMissing%' or conditions like '%HostLost%'`.execute(
-        ctx.db,
-      );
-      return [{ labels: {}, value: rows.filter((row) => isLost(parseConditions(row.conditions))).length }];
+      const named = await stateMetricsRepository.conditionsNamingALoss(ctx.db);
+      return [{ labels: {}, value: named.filter((conditions) => isLost(parseConditions(conditions))).length }];
     },
   );
 
@@ -52,9 +46,7 @@ export function registerStateMetrics(ctx: Platform, poolStats: () => PoolStats):
     'Snapshots and backups whose copy the engine gave up on (status failed), by type, until removed',
     ['type'],
     async () => {
-      const { rows } = await sql<{ type: string; count: number | string }>`
-        select type, count(*) as count from snapshots where failure is not null group by type`.execute(ctx.db);
-      const counts = new Map(rows.map((row) => [row.type, Number(row.count)]));
+      const counts = byLabel(await stateMetricsRepository.failedSnapshotsByType(ctx.db));
       return ['snapshot', 'backup'].map((type) => ({ labels: { type }, value: counts.get(type) ?? 0 }));
     },
   );
@@ -64,12 +56,7 @@ export function registerStateMetrics(ctx: Platform, poolStats: () => PoolStats):
     'Accounts by standing: active (activated, not blocked), not_activated, blocked',
     ['standing'],
     async () => {
-      const { rows } = await sql<{ standing: string; count: number | string }>`
-        select case when blocked = 1 then 'blocked' when activated = 1 then 'active' else 'not_activated' end
-                 as standing,
-               count(*) as count
-        from accounts group by 1`.execute(ctx.db);
-      const counts = new Map(rows.map((row) => [row.standing, Number(row.count)]));
+      const counts = byLabel(await stateMetricsRepository.accountsByStanding(ctx.db));
       return ['active', 'not_activated', 'blocked'].map((standing) => ({
         labels: { standing },
         value: counts.get(standing) ?? 0,
@@ -82,14 +69,7 @@ export function registerStateMetrics(ctx: Platform, poolStats: () => PoolStats):
     'Mails in the outbox by SMTP delivery: queued (an attempt is due), delivered, given_up, kept (no SMTP_URL: outbox only)',
     ['state'],
     async () => {
-      const { rows } = await sql<{ state: string; count: number | string }>`
-        select case when delivered_at is not null then 'delivered'
-                    when next_attempt_at is not null then 'queued'
-                    when attempts > 0 then 'given_up'
-                    else 'kept' end as state,
-               count(*) as count
-        from mail_outbox group by 1`.execute(ctx.db);
-      const counts = new Map(rows.map((row) => [row.state, Number(row.count)]));
+      const counts = byLabel(await stateMetricsRepository.mailsByDelivery(ctx.db));
       return ['queued', 'delivered', 'given_up', 'kept'].map((state) => ({
         labels: { state },
         value: counts.get(state) ?? 0,
@@ -109,4 +89,9 @@ export function registerStateMetrics(ctx: Platform, poolStats: () => PoolStats):
       }));
     },
   );
+}
+
+/** A gauge's counts by label; a label no row carries reads 0 where the gauge lists it. */
+function byLabel(rows: Counted<string>[]): Map<string, number> {
+  return new Map(rows.map((row) => [row.label, row.count]));
 }

@@ -15,7 +15,7 @@ import {
 import { jsonTuples, objectsOf, ownColumns } from '../db/json-tuples.ts';
 import type { Ref } from '../platform/ids.ts';
 import type { FloatingIpRow } from '../floating-ips/floating-ip.table.ts';
-import type { NewServerRow, ServerRow, ServerUpdate } from './server.table.ts';
+import type { NewServerRow, ServerRow, ServerTable, ServerUpdate } from './server.table.ts';
 import { byRef } from '../db/by-ref.ts';
 import {
   type MonthReading,
@@ -23,33 +23,6 @@ import {
   monthReadingsJson,
   type ReadingsOf,
 } from '../compute/traffic.repository.ts';
-
-/** What a Server object shows of a row. */
-export type ShownRow = Pick<
-  ServerRow,
-  | 'id'
-  | 'uuid'
-  | 'name'
-  | 'hostname'
-  | 'region_id'
-  | 'image_id'
-  | 'plan_id'
-  | 'password_sealed'
-  | 'ipv6_enabled'
-  | 'ddos_protection'
-  | 'backup_enabled'
-  | 'script_url'
-  | 'ssh_key_id'
-  | 'power'
-  | 'action'
-  | 'action_until'
-  | 'observed_power'
-  | 'conditions'
-  | 'rescue'
-  | 'options'
-  | 'script_outcome'
-  | 'created_at'
->;
 
 /** A public address a server holds as its own (its primary interface), as the pool row has it. */
 export interface HeldAddress {
@@ -66,6 +39,7 @@ export interface VpcMembership {
   cidr: string;
 }
 
+/** What a Server object shows of a row: its columns, listed once (ShownRow follows). */
 const shownColumns = [
   'id',
   'uuid',
@@ -89,7 +63,11 @@ const shownColumns = [
   'options',
   'script_outcome',
   'created_at',
-] as const satisfies readonly (keyof ShownRow)[];
+] as const satisfies readonly (keyof ServerRow)[];
+
+/** What a Server object shows of a row. */
+export type ShownRow = Pick<ServerRow, (typeof shownColumns)[number]>;
+
 const heldColumns = ['holder_uuid', 'pool', 'address', 'version', 'reverse'] as const;
 const floatingColumns = ['server_id', 'uuid', 'address', 'version', 'netmask', 'gateway', 'reverse'] as const;
 const membershipColumns = ['vpc_members.server_id', 'vpc_members.address', 'vpcs.cidr'] as const;
@@ -245,76 +223,152 @@ const createChecks = prepared<[number, number], { servers_limit: number; count: 
       .where('accounts.id', '=', accountId),
 );
 
-/** The columns a new server row sets, in the order its insert binds them. */
-const insertedColumns = [
-  'uuid',
-  'account_id',
-  'name',
-  'hostname',
-  'region_id',
-  'image_id',
-  'plan_id',
-  'source_snapshot_uuid',
-  'password_sealed',
-  'ipv6_enabled',
-  'ddos_protection',
-  'backup_enabled',
-  'private_network',
-  'script_url',
-  'ssh_key_id',
-  'power',
-  'action',
-  'action_until',
-  'rescue',
-  'disk_generation',
-  'power_generation',
-  'options',
-  'rdns',
-  'engine_error',
-  'observed_power',
-  'observed_disk_generation',
-  'observed_power_generation',
-  'conditions',
-  'host',
-  'avoid_host',
-  'evacuated_from',
-  'script_outcome',
-  'throttled',
-  'overage_billed_month',
-  'overage_billed_gb',
-  'overage_due_at',
-  'overage_marks',
-  'created_at',
-  'updated_at',
-] as const satisfies readonly (keyof NewServerRow)[];
-// A column added to ServerTable but not above fails type-checking here.
-const everyColumnInserted: Exclude<keyof NewServerRow, 'id' | (typeof insertedColumns)[number]> extends never
-  ? true
-  : never = true;
-void everyColumnInserted;
+type Column = Exclude<keyof ServerTable, 'id'>;
+
+/**
+ * Every column but the id, in the order an insert binds them and the statements below name
+ * them: the keys of an object typed by the table, so a column the table gains and this lacks
+ * (or one it lost) fails type-checking.
+ */
+const serverColumns = Object.keys({
+  uuid: true,
+  account_id: true,
+  name: true,
+  hostname: true,
+  region_id: true,
+  image_id: true,
+  plan_id: true,
+  source_snapshot_uuid: true,
+  password_sealed: true,
+  ipv6_enabled: true,
+  ddos_protection: true,
+  backup_enabled: true,
+  private_network: true,
+  script_url: true,
+  ssh_key_id: true,
+  power: true,
+  action: true,
+  action_until: true,
+  rescue: true,
+  disk_generation: true,
+  power_generation: true,
+  options: true,
+  rdns: true,
+  engine_error: true,
+  observed_power: true,
+  observed_disk_generation: true,
+  observed_power_generation: true,
+  conditions: true,
+  host: true,
+  avoid_host: true,
+  evacuated_from: true,
+  script_outcome: true,
+  throttled: true,
+  overage_billed_month: true,
+  overage_billed_gb: true,
+  overage_due_at: true,
+  overage_marks: true,
+  created_at: true,
+  updated_at: true,
+} satisfies Record<Column, true>) as Column[];
+
+/** A new server as create decides it; newServerRow makes its row. */
+export interface NewServer {
+  uuid: string;
+  accountId: number;
+  /** The label (the row's name). */
+  label: string;
+  hostname: string;
+  regionId: number;
+  imageId: number;
+  planId: number;
+  /** The snapshot it is made from (image_type snapshot), or null. */
+  sourceSnapshotUuid: string | null;
+  passwordSealed: string;
+  ipv6: boolean;
+  ddosProtection: boolean;
+  autoBackups: boolean;
+  /** True when it joins a VPC as it is made. */
+  privateNetwork: boolean;
+  scriptUrl: string | null;
+  sshKeyId: number | null;
+  /**
+   * What recording the create intent answered (compute/machine-intents.ts's Provisioning, named
+   * by its columns here: compute imports this module): the transition shown, the host where placed.
+   */
+  provisioning: Pick<ServerRow, 'power' | 'action' | 'action_until' | 'engine_error' | 'host'>;
+  createdAt: number;
+}
+
+/** The one mapping of a new server to its row: its own values, and every other column as a server starts. */
+function newServerRow(server: NewServer): Required<Omit<NewServerRow, 'id'>> {
+  return {
+    uuid: server.uuid,
+    account_id: server.accountId,
+    name: server.label,
+    hostname: server.hostname,
+    region_id: server.regionId,
+    image_id: server.imageId,
+    plan_id: server.planId,
+    source_snapshot_uuid: server.sourceSnapshotUuid,
+    password_sealed: server.passwordSealed,
+    ipv6_enabled: server.ipv6 ? 1 : 0,
+    ddos_protection: server.ddosProtection ? 1 : 0,
+    backup_enabled: server.autoBackups ? 1 : 0,
+    private_network: server.privateNetwork ? 1 : 0,
+    script_url: server.scriptUrl,
+    ssh_key_id: server.sshKeyId,
+    power: server.provisioning.power,
+    action: server.provisioning.action,
+    action_until: server.provisioning.action_until,
+    engine_error: server.provisioning.engine_error,
+    host: server.provisioning.host,
+    rescue: 0,
+    disk_generation: 0,
+    power_generation: 0,
+    options: '{}',
+    rdns: null,
+    // The engine reports the status once it made the machine.
+    observed_power: null,
+    observed_disk_generation: null,
+    observed_power_generation: null,
+    conditions: null,
+    avoid_host: null,
+    evacuated_from: null,
+    script_outcome: null,
+    throttled: 0,
+    overage_billed_month: null,
+    overage_billed_gb: 0,
+    // A new server is due at the overage sweep, which works out when to look again.
+    overage_due_at: 0,
+    overage_marks: 0,
+    created_at: server.createdAt,
+    updated_at: server.createdAt,
+  };
+}
 
 // Every create inserts a server: prepared. The columns come back by name, not `returning *`, so
 // a column added by a later migration cannot change the result of a statement a running
 // instance has prepared on PostgreSQL.
-const insertServer = prepared<unknown[], ServerRow>(insertedColumns.length, (db, ...values) =>
+const insertServer = prepared<unknown[], ServerRow>(serverColumns.length, (db, ...values) =>
   db
     .insertInto('servers')
-    .values(Object.fromEntries(insertedColumns.map((column, index) => [column, values[index]])) as NewServerRow)
-    .returning(['id', ...insertedColumns]),
+    .values(Object.fromEntries(serverColumns.map((column, index) => [column, values[index]])) as NewServerRow)
+    .returning(['id', ...serverColumns]),
 );
 
 // Every read of one server (server/info aside) finds it first: prepared, by each kind of reference.
 const ownedById = prepared<[number, number], ServerRow>(2, (db, accountId, id) =>
   db
     .selectFrom('servers')
-    .select(['id', ...insertedColumns])
+    .select(['id', ...serverColumns])
     .where('account_id', '=', accountId)
     .where('id', '=', id),
 );
 const ownedByUuid = prepared<[number, string], ServerRow>(2, (db, accountId, uuid) =>
   db
     .selectFrom('servers')
-    .select(['id', ...insertedColumns])
+    .select(['id', ...serverColumns])
     .where('account_id', '=', accountId)
     .where('uuid', '=', uuid),
 );
@@ -326,21 +380,21 @@ const withItemsByCount = new Map<number, PreparedQuery<unknown[], ServerRow>>();
 function insertWithItems(count: number): PreparedQuery<unknown[], ServerRow> {
   let insert = withItemsByCount.get(count);
   if (!insert) {
-    insert = prepared<unknown[], ServerRow>(insertedColumns.length + count * openedItemWidth, (db, ...values) =>
+    insert = prepared<unknown[], ServerRow>(serverColumns.length + count * openedItemWidth, (db, ...values) =>
       db
-        .with('opened', (qc) => openingItemsInsert(qc, count, values.slice(insertedColumns.length)).returning('id'))
+        .with('opened', (qc) => openingItemsInsert(qc, count, values.slice(serverColumns.length)).returning('id'))
         // The opened items put the account before the out-of-funds sweep (billing/funds-due.ts),
         // and are counted for invoice/list's total, in the update markFundsDue makes elsewhere.
         .with('funds_due', (qc) =>
           qc
             .updateTable('accounts')
             .set((eb) => ({ funds_due_at: 0, invoice_item_count: countedItems(eb, count) }))
-            .where('id', '=', values[insertedColumns.indexOf('account_id')] as number)
+            .where('id', '=', values[serverColumns.indexOf('account_id')] as number)
             .returning('id'),
         )
         .insertInto('servers')
-        .values(Object.fromEntries(insertedColumns.map((column, index) => [column, values[index]])) as NewServerRow)
-        .returning(['id', ...insertedColumns]),
+        .values(Object.fromEntries(serverColumns.map((column, index) => [column, values[index]])) as NewServerRow)
+        .returning(['id', ...serverColumns]),
     );
     withItemsByCount.set(count, insert);
   }
@@ -349,13 +403,9 @@ function insertWithItems(count: number): PreparedQuery<unknown[], ServerRow> {
 
 export const serverRepository = {
   /** Inserts a new server, and opens its invoice items (`billed`): on PostgreSQL in one statement. */
-  async insert(
-    db: Queryable,
-    dialect: DialectName,
-    row: Required<Omit<NewServerRow, 'id'>>,
-    billed: OpeningItems,
-  ): Promise<ServerRow> {
-    const values = insertedColumns.map((column) => row[column]);
+  async insert(db: Queryable, dialect: DialectName, server: NewServer, billed: OpeningItems): Promise<ServerRow> {
+    const row = newServerRow(server);
+    const values = serverColumns.map((column) => row[column]);
     let inserted: ServerRow | undefined;
     if (dialect === 'postgres' && billed.count > 0) {
       inserted = await insertWithItems(billed.count).first(db, ...values, ...billed.values);

@@ -43,20 +43,18 @@ export async function runBackupSweep(ctx: Platform, pageSize = 200): Promise<{ t
         const server = await snapshotRepository.lockServerForBackup(ctx.dialect, trx, candidate.id);
         if (!server) return false;
         const estimate = imageEstimate(ctx, server, now);
-        const backup = await snapshotRepository.insertBackup(trx, {
-          uuid: ctx.random.uuid(),
-          account_id: server.account_id,
-          server_uuid: server.uuid,
-          region_id: server.region_id,
-          image_id: server.image_id,
-          type: 'backup',
-          name: `backup ${new Date(slot * dayMs).toISOString().slice(0, 10)}`,
-          size_gb: estimate.sizeGb,
-          ready_at: now + estimate.durationMs,
-          expires_at: now + ctx.config.backupRetentionDays * dayMs,
-          backup_slot: slot,
-          created_at: now,
-        });
+        const backup = await snapshotRepository.insertBackup(
+          trx,
+          {
+            uuid: ctx.random.uuid(),
+            server,
+            name: `backup ${new Date(slot * dayMs).toISOString().slice(0, 10)}`,
+            sizeGb: estimate.sizeGb,
+            readyAt: now + estimate.durationMs,
+            createdAt: now,
+          },
+          { expiresAt: now + ctx.config.backupRetentionDays * dayMs, slot },
+        );
         if (!backup) return false;
         await imageTaken(ctx, trx, backup, 'sweep');
         await recordIntent(ctx, trx, artifacts.backup(backup.uuid, server.uuid));

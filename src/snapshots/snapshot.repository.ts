@@ -3,7 +3,44 @@
 import type { DialectName, Queryable, Tx } from '../db/database.ts';
 import type { Ref } from '../platform/ids.ts';
 import type { NewSnapshotRow, SnapshotRow } from './snapshot.table.ts';
+import type { ServerRow } from '../servers/server.table.ts';
 import { byRef } from '../db/by-ref.ts';
+
+/** A new copy of a server's disk, as a snapshot or the daily backup decides it. */
+export interface NewCopy {
+  uuid: string;
+  /** The server copied: the copy is its owner's, in its region, of its image. */
+  server: Pick<ServerRow, 'uuid' | 'account_id' | 'region_id' | 'image_id'>;
+  name: string;
+  sizeGb: number;
+  /** When the copy is taken (processing until then). */
+  readyAt: number;
+  createdAt: number;
+}
+
+/** What a backup adds to a copy: when it is deleted, and the daily slot (epoch day) it fills. */
+export interface BackupTerms {
+  expiresAt: number;
+  slot: number;
+}
+
+/** The one mapping of a new copy to its row: a snapshot, or a backup with its terms. */
+function copyRow(copy: NewCopy, backup: BackupTerms | null): NewSnapshotRow {
+  return {
+    uuid: copy.uuid,
+    account_id: copy.server.account_id,
+    server_uuid: copy.server.uuid,
+    region_id: copy.server.region_id,
+    image_id: copy.server.image_id,
+    type: backup ? 'backup' : 'snapshot',
+    name: copy.name,
+    size_gb: copy.sizeGb,
+    ready_at: copy.readyAt,
+    expires_at: backup?.expiresAt ?? null,
+    backup_slot: backup?.slot ?? null,
+    created_at: copy.createdAt,
+  };
+}
 
 export const snapshotRepository = {
   /** The owner of a copy still being made (the lock order takes the account first). */
@@ -23,15 +60,16 @@ export const snapshotRepository = {
       .executeTakeFirst();
   },
 
-  insert(db: Queryable, row: NewSnapshotRow): Promise<SnapshotRow> {
-    return db.insertInto('snapshots').values(row).returningAll().executeTakeFirstOrThrow();
+  /** Inserts a snapshot (a copy the customer asked for). */
+  insert(db: Queryable, snapshot: NewCopy): Promise<SnapshotRow> {
+    return db.insertInto('snapshots').values(copyRow(snapshot, null)).returningAll().executeTakeFirstOrThrow();
   },
 
   /** Inserts a backup unless its server already has one for the slot; null when it had. */
-  async insertBackup(db: Queryable, row: NewSnapshotRow): Promise<SnapshotRow | null> {
+  async insertBackup(db: Queryable, backup: NewCopy, terms: BackupTerms): Promise<SnapshotRow | null> {
     const inserted = await db
       .insertInto('snapshots')
-      .values(row)
+      .values(copyRow(backup, terms))
       .onConflict((oc) => oc.columns(['server_uuid', 'backup_slot']).doNothing())
       .returningAll()
       .executeTakeFirst();

@@ -88,17 +88,11 @@ export async function createSnapshot(
     await requireFunds(ctx, trx, actor.accountId, firstHourMicros([item]));
     const row = await snapshotRepository.insert(trx, {
       uuid,
-      account_id: actor.accountId,
-      server_uuid: server.uuid,
-      region_id: server.region_id,
-      image_id: server.image_id,
-      type: 'snapshot',
+      server,
       name,
-      size_gb: estimate.sizeGb,
-      ready_at: now + estimate.durationMs,
-      expires_at: null,
-      backup_slot: null,
-      created_at: now,
+      sizeGb: estimate.sizeGb,
+      readyAt: now + estimate.durationMs,
+      createdAt: now,
     });
     await openInvoiceItems(ctx, trx, actor.accountId, uuid, [item]);
     await imageTaken(ctx, trx, row);

@@ -11,6 +11,7 @@ import { defaultVpc } from '../../vpcs/vpc.service.ts';
 import { envelope, withLegacyFields } from './format.ts';
 import { authErrors, changeErrors, formBody, Id, responses, StatusEnvelope, tags } from './schemas.ts';
 import { keyed, Keyed, LegacyServer, toLegacyServer } from './shapes.ts';
+import { CreateServerBody } from '../v1_3/server.routes.ts';
 
 /** Server create's field → form field, for its 400s (`vpc` is what private_networking joins). */
 const createFields = {
@@ -51,7 +52,7 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
       consumes: formBody,
       body: Type.Object({
         label: Type.Optional(Type.String({ maxLength: 100, description: 'display name; the hostname when absent' })),
-        hostname: Type.String({ minLength: 1, maxLength: 253, description: 'RFC 1123 host name' }),
+        hostname: CreateServerBody.properties.hostname,
         OSID: Id,
         DCID: Id,
         PLAN: Id,

@@ -1,6 +1,9 @@
 // The legacy v1 objects: each declared once as a TypeBox schema (validation of what we send,
 // the OpenAPI document, and the TypeScript type) and mapped from the domain object in one
-// named function. Choices the spec leaves open are listed in the decisions table.
+// named function. Choices the spec leaves open are listed in the decisions table. A field the
+// legacy object shows exactly as v1.3's does (same type, same words) is taken from the v1.3
+// schema rather than declared again; the others differ on the wire (names, text for numbers,
+// the legacy timestamp).
 
 import { isIPv6 } from 'node:net';
 import { Type, type Static, type TSchema } from 'typebox';
@@ -11,6 +14,9 @@ import type { FloatingIp } from '../../floating-ips/floating-ip.service.ts';
 import type { NetworkInterface, ServerDetails } from '../../servers/server-details.ts';
 import type { Snapshot } from '../../snapshots/snapshot.service.ts';
 import { toCents, toDollars } from '../../platform/money.ts';
+import { Account } from '../v1_3/schemas.ts';
+import { ServerSchema } from '../v1_3/server.routes.ts';
+import { Snapshot as SnapshotSchema } from '../v1_3/snapshot.routes.ts';
 import { legacyTimestamp, Timestamp } from './schemas.ts';
 
 /** A list: a JSON object keyed by each entry's id as a string. */
@@ -29,10 +35,10 @@ export const LegacyAccount = Type.Object(
       description: 'USD with two decimals; positive is money available (as v1.3 balance)',
       examples: ['100.00'],
     }),
-    activated: Type.Boolean(),
-    smtp_allowed: Type.Boolean(),
-    blocked_ports: Type.Object({ TCP: Type.Array(Type.Integer()), UDP: Type.Array(Type.Integer()) }),
-    servers: Type.Object({ limit: Type.Integer(), running: Type.Integer() }),
+    activated: Account.properties.activated,
+    smtp_allowed: Account.properties.smtp,
+    blocked_ports: Account.properties.blocked_ports,
+    servers: Account.properties.servers,
     registerdate: Timestamp,
     lastlogin: Timestamp,
   },
@@ -195,7 +201,7 @@ export const LegacyServer = Type.Object(
   {
     ID: Type.Integer({ description: 'SUBID (v1.3 id)' }),
     price: Type.Number({ description: 'monthly price in USD (as v1.3)' }),
-    name: Type.String({ description: 'the label' }),
+    name: ServerSchema.properties.name,
     power: Type.String({
       description:
         'active (running), stopped, pending (provisioning), or the v1.3 name of a transition under way: booting, stopping, rebooting, rebuilding, reinstalling, resizing, restoring, snapshotting; unknown while the engine cannot be reached (as v1.3)',
@@ -210,7 +216,7 @@ export const LegacyServer = Type.Object(
       limit: Type.String({ description: 'GB a month in the plan' }),
     }),
     password: Type.String({ description: 'root password' }),
-    ddos_protection: Type.Boolean(),
+    ddos_protection: ServerSchema.properties.info.properties.ddos_protection,
   },
   { $id: 'LegacyServer', description: 'a server (legacy)' },
 );
@@ -260,7 +266,7 @@ export function toLegacyServer(details: ServerDetails): LegacyServerObject {
 export const LegacySnapshot = Type.Object(
   {
     ID: Type.Integer({ description: 'SNAPSHOTID (v1.3 id)' }),
-    label: Type.String(),
+    label: SnapshotSchema.properties.name,
     created: Timestamp,
   },
   { $id: 'LegacySnapshot', description: 'a snapshot (legacy)' },

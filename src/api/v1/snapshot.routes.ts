@@ -9,6 +9,7 @@ import { createSnapshot, listSnapshots, removeSnapshot, restoreImage } from '../
 import { envelope, withLegacyFields } from './format.ts';
 import { authErrors, changeErrors, formBody, Id, responses, StatusEnvelope, tags } from './schemas.ts';
 import { keyed, Keyed, LegacySnapshot, toLegacySnapshot } from './shapes.ts';
+import { CreateSnapshotBody } from '../v1_3/snapshot.routes.ts';
 
 const restoreErrors = [...changeErrors, 404, 409];
 
@@ -41,7 +42,7 @@ export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
       description: 'Snapshots a server (billed per GB until removed); the message is the new SNAPSHOTID.',
       tags,
       consumes: formBody,
-      body: Type.Object({ SUBID: Id, label: Type.String({ minLength: 1, maxLength: 100 }) }),
+      body: Type.Object({ SUBID: Id, label: CreateSnapshotBody.properties.name }),
       response: responses({ 200: StatusEnvelope }, [...changeErrors, 402, 404, 409]),
     },
     handler: async (request) => {

@@ -165,6 +165,30 @@ export const ServerSchema = Type.Object(
   { $id: 'Server', description: 'a server (spec: Server object)' },
 );
 
+/** server/create's body (the legacy create shares its hostname). */
+export const CreateServerBody = Type.Object(
+  {
+    hostname: Type.String({ minLength: 1, maxLength: 253, description: 'RFC 1123 host name' }),
+    label: Type.String({ minLength: 1, maxLength: 100 }),
+    region: IdOrUuid,
+    image: IdOrUuid,
+    plan: IdOrUuid,
+    ddos_protection: Type.Optional(Type.Boolean()),
+    auto_backups: Type.Optional(Type.Boolean()),
+    ipv6_networking: Type.Optional(Type.Boolean()),
+    ssh_key: Type.Optional(IdOrUuid),
+    script_url: Type.Optional(Type.String({ maxLength: 2048 })),
+    image_type: Type.Optional(Type.String({ enum: ['os', 'app', 'snapshot', 'iso'] })),
+    commit: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_COMMIT_HOURS, description: 'hours paid up front' })),
+    vpc: Type.Optional(IdOrUuid),
+  },
+  {
+    examples: [
+      { hostname: 'web-1.example.com', label: 'web 1', region: 101, image: 1001, plan: 1, ipv6_networking: true },
+    ],
+  },
+);
+
 type ServerObject = Static<typeof ServerSchema>;
 type ScriptObject = Static<typeof ScriptOutcome>;
 
@@ -308,30 +332,7 @@ export function serverRoutes(app: ApiApp, ctx: Platform): void {
       description:
         "Deploys a server from a region, an image and a plan of the catalog (`/region/list`, `/image/list`, `/plan/list`). Answers 201 with `power` `provisioning` and `iface` null; billing starts. 402 when the balance cannot pay for it; 409 at the account's server limit.",
       tags,
-      body: Type.Object(
-        {
-          hostname: Type.String({ minLength: 1, maxLength: 253, description: 'RFC 1123 host name' }),
-          label: Type.String({ minLength: 1, maxLength: 100 }),
-          region: IdOrUuid,
-          image: IdOrUuid,
-          plan: IdOrUuid,
-          ddos_protection: Type.Optional(Type.Boolean()),
-          auto_backups: Type.Optional(Type.Boolean()),
-          ipv6_networking: Type.Optional(Type.Boolean()),
-          ssh_key: Type.Optional(IdOrUuid),
-          script_url: Type.Optional(Type.String({ maxLength: 2048 })),
-          image_type: Type.Optional(Type.String({ enum: ['os', 'app', 'snapshot', 'iso'] })),
-          commit: Type.Optional(
-            Type.Integer({ minimum: 0, maximum: MAX_COMMIT_HOURS, description: 'hours paid up front' }),
-          ),
-          vpc: Type.Optional(IdOrUuid),
-        },
-        {
-          examples: [
-            { hostname: 'web-1.example.com', label: 'web 1', region: 101, image: 1001, plan: 1, ipv6_networking: true },
-          ],
-        },
-      ),
+      body: CreateServerBody,
       response: responses({ 201: ServerSchema }, [...authErrors, 402, 404, 409]),
     },
     handler: async (request, reply) => {

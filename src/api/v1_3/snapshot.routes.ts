@@ -17,7 +17,7 @@ import { authErrors, IdOrUuid, PathRef, responses, SuccessObject, Timestamp } fr
 
 const tags = ['v1.3 snapshots'];
 
-const Snapshot = Type.Object(
+export const Snapshot = Type.Object(
   {
     id: Type.Integer({ description: 'integer id (our addition: remove and restore accept it)' }),
     uuid: Type.String(),
@@ -36,6 +36,12 @@ const Snapshot = Type.Object(
   },
   { $id: 'Snapshot', description: 'a snapshot or automatic backup (spec: Snapshot object)' },
 );
+
+/** snapshot/create's body (the legacy create shares the name, as its label). */
+export const CreateSnapshotBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  server_id: IdOrUuid,
+});
 
 function snapshotObject(snapshot: DomainSnapshot): Static<typeof Snapshot> {
   return {
@@ -77,7 +83,7 @@ export function snapshotRoutes(app: ApiApp, ctx: Platform): void {
       description:
         "Takes a snapshot of a server's disk, billed per GB until removed. It is `processing` until taken, and the server shows `snapshotting` meanwhile.",
       tags,
-      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), server_id: IdOrUuid }),
+      body: CreateSnapshotBody,
       response: responses(
         {
           201: Type.Object({
