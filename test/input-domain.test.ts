@@ -188,6 +188,32 @@ describe('the input domain, the same on both databases', () => {
     assert.deepEqual(namedFields(missing.body), ['name']);
   });
 
+  it('refuses a number or boolean written as a string with a control character around it: 400 naming the field', async () => {
+    // The fuzz found `region_id=1%0B` answered 200: JavaScript's \s (and Number()) take vertical tab
+    // and form feed for spaces, so the conversion read "1\v" as 1 before the text rules saw it.
+    for (const around of ['\v', '\f', '\u0085', '\u00a0']) {
+      const listed = await nubis.request('GET', `/v1.3/image/list?region_id=1${encodeURIComponent(around)}`);
+      assert.equal(
+        listed.status,
+        400,
+        `region_id=1 + U+${around.codePointAt(0)?.toString(16)}: ${JSON.stringify(listed.body)}`,
+      );
+      assert.deepEqual(namedFields(listed.body), ['region_id']);
+      const created = await nubis.request('POST', '/v1.3/server/create', {
+        token: account.token,
+        body: { ...standardServer, plan: `${around}${standardServer.plan}` },
+      });
+      assert.equal(created.status, 400, JSON.stringify(created.body));
+      assert.deepEqual(namedFields(created.body), ['plan']);
+      const flagged = await nubis.request('POST', '/v1.3/server/create', {
+        token: account.token,
+        body: { ...standardServer, ipv6_networking: `true${around}` },
+      });
+      assert.equal(flagged.status, 400, JSON.stringify(flagged.body));
+      assert.deepEqual(namedFields(flagged.body), ['ipv6_networking']);
+    }
+  });
+
   it('wrote no error-level log line for any of it', () => {
     assert.deepEqual(nubis.errorLog(), []);
   });

@@ -25,7 +25,9 @@ export interface InputError {
   message: string;
 }
 
-const numeric = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
+// Spaces, tabs and line breaks around a number are taken; not JavaScript's wider \s (vertical tab, form feed,
+// NEL, no-break and other Unicode spaces), which Number() would also trim: those are refused like any other text.
+const numeric = /^[ \t\n\r]*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?[ \t\n\r]*$/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it finds
 const forbidden = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
@@ -105,7 +107,7 @@ function convertScalar(schema: Schema, value: unknown, options: InputOptions): u
     return Number.isFinite(number) ? number : unchanged;
   }
   if (type === 'boolean' && typeof value === 'string') {
-    const text = value.trim().toLowerCase();
+    const text = value.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, '').toLowerCase();
     if (text === 'true') return true;
     if (text === 'false') return false;
   }
