@@ -76,7 +76,9 @@ async function deleteLeftover(name: string): Promise<void> {
     const created = spawnSync('btrfs', ['subvolume', 'create', folder], { encoding: 'utf8' });
     assert.equal(created.status, 0, created.stderr);
   }
-  spawnSync('lxc', ['delete', '--force', name], { encoding: 'utf8' });
+  await lxd
+    .run('DELETE', `/1.0/instances/${name}`)
+    .catch((error: Error) => console.log(`${name}: not deleted: ${error.message}`));
   await eventually(`${name} deleted`, 60, async () =>
     (await lxd.exists(`/1.0/instances/${name}`)) ? undefined : true,
   );
