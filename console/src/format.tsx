@@ -59,17 +59,24 @@ export function PowerBadge(props: { power: string }) {
 
 export type ServerCondition = Server['conditions'][number];
 
-/** A condition that calls for a mark beside the power: the machine lost, the engine silent. */
+/** What a MachinePresent false says, by reason: lost (alone or with its host), never made, not made yet. */
+const withoutMachine: Record<string, string> = {
+  InstanceMissing: 'lost',
+  HostLost: 'lost',
+  CreateFailed: 'create failed',
+};
+
+/** A condition that calls for a mark beside the power: the machine lost or never made, the engine silent. */
 export function conditionMark(condition: ServerCondition): string | null {
   if (condition.status !== 'false') return null;
-  if (condition.type === 'MachinePresent') return condition.reason === 'InstanceMissing' ? 'lost' : 'no machine';
+  if (condition.type === 'MachinePresent') return withoutMachine[condition.reason] ?? 'no machine';
   if (condition.type === 'EngineReachable') return 'engine unreachable';
   return null;
 }
 
 /**
  * The marks of a server's conditions, each a badge with its reason beside it (the message on
- * hover): what the power badge alone cannot say (a lost machine shows as stopped).
+ * hover): what the power badge alone cannot say (a lost machine, or one never made, shows as stopped).
  */
 export function ConditionBadges(props: { conditions: readonly ServerCondition[] }) {
   return (

@@ -1,5 +1,5 @@
-// The emulator's machine faults (issue 36): the operator makes a server's machine lost or its
-// engine unreachable, and the owner sees exactly what a real engine's report shows — the
+// The emulator's machine faults (issue 36): the operator makes a server's machine lost, its
+// create given up or its engine unreachable, and the owner sees exactly what a real engine's report shows — the
 // conditions, the power, the event and the mail — and recovers as with a real engine.
 
 import assert from 'node:assert/strict';
@@ -124,6 +124,78 @@ describe('machine faults', () => {
     assert.equal((await nubis.admin('GET', `/admin/servers/${server.uuid}`)).body.lost, false);
     // Billing resumed once, with the action that made the new disk.
     assert.equal(await machinesBilled(), billedBefore);
+  });
+
+  test('create_failed: a create given up is told as the real engine tells it, unbilled; reinstall or remove', async () => {
+    const server = await deployServer(
+      nubis,
+      alice.token,
+      { label: 'unmade', hostname: 'unmade.example.com' },
+      {
+        settle: false,
+      },
+    );
+    const billedBefore = await machinesBilled();
+    assert.equal((await serverInfo(nubis, alice.token, server.uuid)).power, 'provisioning');
+    assert.deepEqual(await inject(server.uuid, 'create_failed'), { server: server.uuid, fault: 'create_failed' });
+
+    // At once, as when the engine's job gives up: the transition ends, the server settles stopped.
+    const failed = await serverInfo(nubis, alice.token, server.uuid);
+    assert.equal(failed.power, 'stopped');
+    const present = condition(failed, 'MachinePresent')!;
+    assert.equal(present.status, 'false');
+    assert.equal(present.reason, 'CreateFailed');
+    assert.match(present.message, /could not make this server's disk/);
+    assert.match(present.message, /reinstall, rebuild or restore it to try again, or remove it/);
+    assert.equal(condition(failed, 'EngineReachable')?.status, 'true');
+    assert.equal(condition(failed, 'Degraded')?.status, 'true');
+    assert.equal(condition(failed, 'Degraded')?.reason, 'CreateFailed');
+    const seen = await nubis.admin('GET', `/admin/servers/${server.uuid}`);
+    assert.match(seen.body.engine_error, /^provisioning failed: .*fault API/);
+    assert.equal(seen.body.lost, false, 'nothing was lost: it was never made');
+    // Unbilled: no machine exists to charge for.
+    assert.equal(await machinesBilled(), billedBefore - 1);
+    // Told by the event that ends the transition, with the error; no server.lost, no mail of loss.
+    const events = (await nubis.admin('GET', `/admin/events?account=${alice.id}&limit=1000`)).body.events as {
+      type: string;
+      resource: { uuid: string };
+      data: { error?: string };
+    }[];
+    const ours = events.filter((e) => e.resource.uuid === server.uuid);
+    assert.equal(ours.filter((e) => e.type === 'server.lost').length, 0);
+    assert.equal(ours.filter((e) => e.type === 'server.power' && e.data.error).length, 1, JSON.stringify(ours));
+    assert.equal((await mailsTo(nubis, alice.email)).filter((m) => m.subject.includes('unmade')).length, 0);
+
+    // Reconciliation-free emulator: it stays so; the actions needing a machine are refused.
+    await nubis.advance(SETTLE_SECONDS);
+    assert.equal(
+      condition(await serverInfo(nubis, alice.token, server.uuid), 'MachinePresent')?.reason,
+      'CreateFailed',
+    );
+    const start = await nubis.request('PATCH', '/v1.3/server/start', {
+      token: alice.token,
+      body: { server_id: server.uuid },
+    });
+    assert.equal(start.status, 409, JSON.stringify(start.body));
+
+    // A reinstall makes the disk: present, running, billed again once.
+    const reinstall = await nubis.request('POST', '/v1.3/server/reinstall', {
+      token: alice.token,
+      body: { server_id: server.uuid },
+    });
+    assert.equal(reinstall.status, 202, JSON.stringify(reinstall.body));
+    await nubis.advance(SETTLE_SECONDS);
+    const back = await serverInfo(nubis, alice.token, server.uuid);
+    assert.equal(back.power, 'running');
+    assert.equal(condition(back, 'MachinePresent')?.status, 'true');
+    assert.equal(await machinesBilled(), billedBefore);
+
+    // Given up again, then removed: the way out without a machine.
+    await inject(server.uuid, 'create_failed');
+    const removed = await nubis.request('DELETE', `/v1.3/server/remove/${server.uuid}`, { token: alice.token });
+    assert.equal(removed.status, 204, JSON.stringify(removed.body));
+    const gone = await nubis.request('GET', `/v1.3/server/info/${server.uuid}`, { token: alice.token });
+    assert.equal(gone.status, 404);
   });
 
   test('engine_unreachable: power unknown while it lasts, actions still accepted, back when removed', async () => {

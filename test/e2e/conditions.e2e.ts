@@ -1,6 +1,6 @@
 // The machine's conditions in the console (issue 36): after the emulator's machine faults, the
 // server's page lists the conditions with their reasons, and the owner's and the operator's
-// server lists mark a lost machine and an unreachable engine, each with its reason.
+// server lists mark a lost machine, a create given up and an unreachable engine, each with its reason.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,7 +25,7 @@ after(async () => {
   await nubis?.close();
 });
 
-async function inject(server: string, fault: 'machine_lost' | 'engine_unreachable'): Promise<void> {
+async function inject(server: string, fault: 'machine_lost' | 'create_failed' | 'engine_unreachable'): Promise<void> {
   const answer = await nubis.admin('POST', '/admin/faults/machines', { server, fault });
   assert.equal(answer.status, 201, JSON.stringify(answer.body));
 }
@@ -86,6 +86,44 @@ describe("the machine's conditions in the console", () => {
         await operatorLost.getByText('InstanceMissing').waitFor();
         const operatorSilent = rowOf(page.locator('table'), 'silent-1');
         await operatorSilent.locator('.badge', { hasText: /^engine unreachable$/ }).waitFor();
+      },
+    );
+  });
+
+  test('a create the engine gave up is marked in both lists and told on its page', async () => {
+    const page = await newPage(browser);
+    await withScreenshots(
+      'create failed',
+      () => [page],
+      async () => {
+        const unmade = await deployServer(nubis, account.token, { label: 'unmade-1' }, { settle: false });
+        await inject(unmade.uuid, 'create_failed');
+
+        await signIn(page, nubis.url, account);
+        await page.goto(`${nubis.url}/#/servers`);
+        const list = page.getByRole('region', { name: 'Server list' });
+        const row = rowOf(list, 'unmade-1');
+        await row.locator('.badge', { hasText: /^create failed$/ }).waitFor();
+        await row.getByText('CreateFailed').waitFor();
+        assert.equal(await row.locator('.badge', { hasText: /^stopped$/ }).count(), 1, 'shown stopped');
+        // The list's search finds it by its mark.
+        await page.getByLabel('Filter servers').fill('create failed');
+        await page.getByText(/^1 of \d+ servers$/).waitFor();
+        await row.waitFor();
+
+        await page.goto(`${nubis.url}/#/servers/${unmade.uuid}`);
+        await heading(page, 'unmade-1').waitFor();
+        await page.locator('.page-header .badge', { hasText: /^create failed$/ }).waitFor();
+        await page.getByText(/needs a machine: this one was never made/).waitFor();
+        assert.equal(await page.getByRole('button', { name: 'Start', exact: true }).isDisabled(), true);
+        assert.equal(await page.getByRole('button', { name: 'Reinstall', exact: true }).isDisabled(), false);
+
+        await signInOperator(page, nubis.url);
+        await page.goto(`${nubis.url}/#/admin/servers`);
+        await heading(page, 'Servers across accounts').waitFor();
+        const operatorRow = rowOf(page.locator('table'), 'unmade-1');
+        await operatorRow.locator('.badge', { hasText: /^create failed$/ }).waitFor();
+        await operatorRow.getByText('CreateFailed').waitFor();
       },
     );
   });

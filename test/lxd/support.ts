@@ -284,6 +284,8 @@ export class EngineGate {
   readonly path = join(mkdtempSync(join(tmpdir(), 'nubis-gate-')), 'lxd.socket');
   open = false;
   refused = 0;
+  /** The request line of each request passed to the engine (`POST /1.0/instances`), in order. */
+  readonly requests: string[] = [];
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
   #watch: { request: RegExp; accepted: () => void } | null = null;
@@ -301,6 +303,8 @@ export class EngineGate {
       let armed = false;
       client.on('data', (chunk: Buffer) => {
         const text = chunk.toString('latin1');
+        const line = /^([A-Z]+ \S+) HTTP\//.exec(text);
+        if (line) this.requests.push(line[1]!);
         if (this.#watch && this.#watch.request.test(text)) armed = true;
         const held = this.#hold;
         if (!held || !held.request.test(text)) {

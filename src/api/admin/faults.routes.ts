@@ -108,7 +108,7 @@ const MachineFaultBody = Type.Object({
   fault: Type.String({
     enum: [...machineFaults],
     description:
-      "machine_lost: its machine and disk are gone (MachinePresent false, power stopped, a server.lost event and a mail; only the owner's restore, rebuild or reinstall brings it back); engine_unreachable: its engine does not answer (EngineReachable false, power unknown) until the fault is removed",
+      "machine_lost: its machine and disk are gone (MachinePresent false, power stopped, a server.lost event and a mail; only the owner's restore, rebuild or reinstall brings it back); create_failed: the engine gave up making its disk, as a create out of attempts (MachinePresent false reason CreateFailed, power stopped, the transition under way ended with its server.power event carrying the error, engine_error set, unbilled; recovered as a lost machine is, or removed); engine_unreachable: its engine does not answer (EngineReachable false, power unknown) until the fault is removed",
   }),
 });
 const MachineFaultObject = Type.Object({
@@ -124,7 +124,7 @@ export function faultRoutes(app: ApiApp, ctx: Platform): void {
     schema: {
       tags,
       operationId: 'adminAddMachineFault',
-      summary: "Make a server's machine lost or its engine unreachable",
+      summary: "Make a server's machine lost, its create failed or its engine unreachable",
       description:
         'Simulated driver only (409 with a real engine, which reports its own): the server shows what a real engine would report, with the same conditions, power, events and mail, so a client can test its handling.',
       body: MachineFaultBody,
@@ -147,7 +147,7 @@ export function faultRoutes(app: ApiApp, ctx: Platform): void {
       operationId: 'adminRemoveMachineFault',
       summary: "Let a server's engine answer again",
       description:
-        "Ends an engine_unreachable fault (EngineReachable true again). A lost machine stays lost: as with a real engine, only its owner's restore, rebuild or reinstall brings it back. 409 with a real engine.",
+        "Ends an engine_unreachable fault (EngineReachable true again). A lost machine stays lost, and a create given up stays so: as with a real engine, only its owner's restore, rebuild or reinstall brings it back. 409 with a real engine.",
       params: Type.Object({ server: PathRef }),
       response: responses({ 204: Type.Null() }, [...adminErrors, 409]),
     },

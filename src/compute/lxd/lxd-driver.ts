@@ -820,7 +820,22 @@ export class LxdDriver implements ComputeDriver, Engine {
         body: { action: 'stop', force: true, timeout: 30 },
       });
     // Deleting the instance deletes its engine snapshots with it; Nubis snapshots are images.
-    await this.#client.run('DELETE', `/1.0/instances/${name}`).catch(ignoreMissing);
+    await this.#client
+      .run('DELETE', `/1.0/instances/${name}`)
+      .catch(ignoreMissing)
+      .catch((error: unknown) => {
+        if (!(error instanceof LxdError)) throw error;
+        // LXD 5.0, its daemon killed during a create, can keep an instance whose storage volume
+        // it never made (on btrfs an empty folder, not a subvolume) and then refuse to delete it.
+        // Nubis reaches the engine only through its API, which has no way around that: the
+        // operator is told (engine_error) what to remove by hand on the engine's host.
+        throw new LxdError(
+          error.status,
+          `the engine refused to delete instance ${name} (${error.message}); if its create was cut short ` +
+            "(the engine's daemon stopped), its storage volume may never have been made: remove the " +
+            `instance on the engine's host (see docs/lxd.md, "An instance the engine cannot delete")`,
+        );
+      });
   }
 
   /** The plan's CPU and memory limits and disk size, put back when they differ (a resize, or drift). */
