@@ -5,25 +5,68 @@
 // IPv6 pool). Run by `npm run test:lxd`.
 
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import { addressRegion, eventually, lxdSuite, publicAddress, ssh, sshEventually, TEST_CLOUD_IMAGE } from './support.ts';
+import { after, before, test } from 'node:test';
+import type { TestInstance } from '../support/instance.ts';
+import { createAccount, type TestAccount } from '../support/accounts.ts';
+import {
+  addressRegion,
+  awaitPower,
+  engine,
+  eventually,
+  keyPair,
+  publicAddress,
+  removeServers,
+  ssh,
+  sshEventually,
+  startLxdInstance,
+  TEST_CLOUD_IMAGE,
+} from './support.ts';
 
-const { nubis, alice, lxd, key, addKey, createServer, awaitRunning, power } = await lxdSuite({ credit: 500 });
+let nubis: TestInstance;
+let alice: TestAccount;
+const lxd = engine();
+const key = keyPair();
+const created: string[] = [];
+
+before(async () => {
+  nubis = await startLxdInstance();
+  alice = await createAccount(nubis, { credit: 500 });
+});
+
+after(async () => {
+  await removeServers(nubis, alice.token, created, lxd);
+  await nubis.close();
+  lxd.close();
+});
 
 const literal = (text: string) => text.replace(/[.:]/g, '\\$&');
 
 test('a cloud-init-only image gets its IPv4, its IPv6 via the gateway the API shows, and floating IPv6', async (t) => {
-  const made = await createServer({
-    region: addressRegion.id,
-    image: TEST_CLOUD_IMAGE,
-    hostname: 'cloud.example.com',
-    label: 'cloud',
-    ssh_key: await addKey(),
-    ipv6_networking: true,
+  const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
+    token: alice.token,
+    body: { name: 'laptop', public_key: key.publicKey },
   });
-  const uuid = made.uuid as string;
+  assert.equal(keyId.status, 201, JSON.stringify(keyId.body));
+  const made = await nubis.request('POST', '/v1.3/server/create', {
+    token: alice.token,
+    body: {
+      region: addressRegion.id,
+      image: TEST_CLOUD_IMAGE,
+      plan: 1,
+      hostname: 'cloud.example.com',
+      label: 'cloud',
+      ssh_key: keyId.body.uuid,
+      ipv6_networking: true,
+    },
+  });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  const uuid = made.body.uuid as string;
+  created.push(uuid);
   // The first server of a freshly built image waits for the engine to unpack it (and shift its ids).
-  const running = await awaitRunning(uuid, 480);
+  const running = await awaitPower(nubis, alice.token, uuid, 'running', 480).catch(async (error) => {
+    const seen = await nubis.admin('GET', `/admin/servers/${uuid}`);
+    throw new Error(`${error.message}; engine_error: ${seen.body.engine_error}`);
+  });
   const v4 = publicAddress(running);
   const public6 = running.iface?.v6?.find((i: { type: string }) => i.type === 'public');
   assert.ok(public6?.address && public6.gateway, `the server has IPv6: ${JSON.stringify(running.iface)}`);
@@ -72,7 +115,11 @@ test('a cloud-init-only image gets its IPv4, its IPv6 via the gateway the API sh
     const config = await lxd.get<{ config: Record<string, string> }>(`/1.0/instances/nubis-${uuid}`);
     assert.ok(config.config['cloud-init.network-config']?.includes(`${floating}/64`), 'network config kept current');
 
-    await power(uuid, 'reboot');
+    const reboot = await nubis.request('PATCH', '/v1.3/server/reboot', {
+      token: alice.token,
+      body: { server_id: uuid },
+    });
+    assert.equal(reboot.status, 202, JSON.stringify(reboot.body));
     const rebooted = await eventually('the server answers on its floating IPv6 after its reboot', 240, async () => {
       const result = ssh(floating, { key: key.path }, "awk '{print $22}' /proc/1/stat");
       return result.code === 0 && result.stdout !== before.stdout ? result : undefined;

@@ -144,8 +144,6 @@ export interface LxdSuite {
    * unless `body` says otherwise, and remembers it for removal: the create answer's body.
    */
   createServer(body: Record<string, unknown>, account?: TestAccount): Promise<JsonBody>;
-  /** Waits until alice's server `uuid` runs: its info; on timeout the error names the engine's error. */
-  awaitRunning(uuid: string, seconds?: number): Promise<JsonBody>;
   /** Asks for `command` (`start`, `stop`, `reboot`…) on alice's server `uuid`: accepted, 202. */
   power(uuid: string, command: string): Promise<void>;
 }
@@ -198,12 +196,6 @@ export async function lxdSuite(
       if (account === alice) created.push(made.body.uuid);
       else others.push({ token: account.token, uuid: made.body.uuid });
       return made.body;
-    },
-    awaitRunning(uuid, seconds) {
-      return awaitPower(nubis, alice.token, uuid, 'running', seconds).catch(async (error) => {
-        const seen = await nubis.admin('GET', `/admin/servers/${uuid}`);
-        throw new Error(`${error.message}; engine_error: ${seen.body.engine_error}`);
-      });
     },
     async power(uuid, command) {
       const answer = await nubis.request('PATCH', `/v1.3/server/${command}`, {
