@@ -5,7 +5,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
@@ -15,6 +14,7 @@ import { cliCommands, exitCodes, runCli } from '@nubis/cli';
 import { ADMIN_TOKEN, startTestInstance, type TestInstance } from './support/instance.ts';
 import { createAccount, type TestAccount } from './support/accounts.ts';
 import { ecdsaPublicKey } from './support/servers.ts';
+import { finished } from './support/processes.ts';
 
 const bin = new URL('../bin/nubis.ts', import.meta.url).pathname;
 
@@ -107,6 +107,11 @@ async function whileClockMoves<T>(work: Promise<T>): Promise<T> {
   return result;
 }
 
+/** `nubis server create` of `hostname` in region 101 on image 1001 and plan 1, `more` after it. */
+function serverCreate(hostname: string, ...more: string[]): string[] {
+  return ['server', 'create', '--hostname', hostname, '--region', '101', '--image', '1001', '--plan', '1', ...more];
+}
+
 function tableHeader(text: string): string[] {
   return text
     .split('\n')[0]!
@@ -197,23 +202,7 @@ describe('customer commands', () => {
 
   test('a server from create --wait to remove, through every action', async () => {
     const created = JSON.parse(
-      await whileClockMoves(
-        ok([
-          '-o',
-          'json',
-          'server',
-          'create',
-          '--hostname',
-          'cli-1.example.com',
-          '--region',
-          '101',
-          '--image',
-          '1001',
-          '--plan',
-          '1',
-          '--wait',
-        ]),
-      ),
+      await whileClockMoves(ok(['-o', 'json', ...serverCreate('cli-1.example.com', '--wait')])),
     );
     assert.equal(created.power, 'running');
     const id = String(created.id);
@@ -309,25 +298,7 @@ describe('customer commands', () => {
   });
 
   test('--wait shows a progress line only when stderr is a terminal, and clears it', async () => {
-    const run = await whileClockMoves(
-      cli(
-        [
-          'server',
-          'create',
-          '--hostname',
-          'tty.example.com',
-          '--region',
-          '101',
-          '--image',
-          '1001',
-          '--plan',
-          '1',
-          '--wait',
-        ],
-        {},
-        { tty: true },
-      ),
-    );
+    const run = await whileClockMoves(cli(serverCreate('tty.example.com', '--wait'), {}, { tty: true }));
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /^\r[|/\\-] server \d+: provisioning \(\d+s\)/);
     assert.ok(run.stderr.endsWith('\r\u001b[K'));
@@ -336,23 +307,8 @@ describe('customer commands', () => {
 
   test('exit codes: 402 is 6, 409 is 5, a --wait that runs out is 8', async () => {
     const poor = await createAccount(nubis, { credit: 0 });
-    await refused(
-      ['server', 'create', '--hostname', 'poor.example.com', '--region', '101', '--image', '1001', '--plan', '1'],
-      exitCodes.payment,
-      { NUBIS_TOKEN: poor.token },
-    );
-    const made = await json([
-      'server',
-      'create',
-      '--hostname',
-      'busy.example.com',
-      '--region',
-      '101',
-      '--image',
-      '1001',
-      '--plan',
-      '1',
-    ]);
+    await refused(serverCreate('poor.example.com'), exitCodes.payment, { NUBIS_TOKEN: poor.token });
+    const made = await json(serverCreate('busy.example.com'));
     await nubis.advance(600);
     // A floating IP that is attached to nothing cannot be detached: 409.
     const ip = await json(['floating-ip', 'create', '--region', '101']);
@@ -404,10 +360,7 @@ describe('usage', () => {
     await refused(['-o', 'yaml', 'server', 'list'], exitCodes.usage);
     await refused(['floating-ip', 'create', '--region', 'abc'], exitCodes.usage);
     // The API's own 400 (a bad host name) is 2 as well.
-    await refused(
-      ['server', 'create', '--hostname', 'not a host', '--region', '101', '--image', '1001', '--plan', '1'],
-      exitCodes.usage,
-    );
+    await refused(serverCreate('not a host'), exitCodes.usage);
   });
 
   test('the real binary: npx nubis --help lists every command; exit codes and one-line errors reach the shell', async () => {
@@ -415,15 +368,7 @@ describe('usage', () => {
       const child = spawn(process.execPath, [bin, ...args], {
         env: { ...process.env, XDG_CONFIG_HOME: configHome, NUBIS_URL: nubis.url, NUBIS_TOKEN: account.token },
       });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => {
-        stdout += chunk;
-      });
-      child.stderr.on('data', (chunk) => {
-        stderr += chunk;
-      });
-      const [code] = await once(child, 'close');
+      const { code, stdout, stderr } = await finished(child, 'close');
       return { code: code as number, stdout, stderr };
     };
     const help = await spawnNubis(['--help']);
@@ -524,18 +469,7 @@ describe('operator commands', () => {
     assert.ok(moved.now > clock.now);
     assert.match(await ok(['admin', 'clock', 'show']), /\(virtual\)$/m);
 
-    const made = await json([
-      'server',
-      'create',
-      '--hostname',
-      'ops.example.com',
-      '--region',
-      '101',
-      '--image',
-      '1001',
-      '--plan',
-      '1',
-    ]);
+    const made = await json(serverCreate('ops.example.com'));
     await nubis.advance(600);
     const listed = await ok(['admin', 'servers', 'list', '--account', account.email]);
     assert.match(

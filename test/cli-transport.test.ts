@@ -17,6 +17,7 @@ import { Writable } from 'node:stream';
 import { CliError, clientOf, exitCodes } from '../cli/src/command-kit.ts';
 import { createAccount, type TestAccount } from './support/accounts.ts';
 import { startTestInstance, type TestInstance } from './support/instance.ts';
+import { finished } from './support/processes.ts';
 
 const root = resolve(import.meta.dirname, '..');
 let nubis: TestInstance;
@@ -48,15 +49,7 @@ async function nubisCommand(
     ['--import', `data:text/javascript,${encodeURIComponent(record)}`, join(root, 'bin/nubis.ts'), ...args],
     { cwd: root, env: { PATH: process.env.PATH, HOME: scratch, XDG_CONFIG_HOME: scratch, ...env } },
   );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const [status] = (await once(child, 'exit')) as [number | null];
+  const { code: status, stdout, stderr } = await finished(child);
   return { status, stdout, stderr, builtins: JSON.parse(readFileSync(loaded, 'utf8')) };
 }
 

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { startTestInstance, type TestInstance } from './support/instance.ts';
 import { createAccount, type TestAccount } from './support/accounts.ts';
-import { deployServer, ecdsaPublicKey, standardServer } from './support/servers.ts';
+import { deployServer, ecdsaPublicKey, orderServer, standardServer } from './support/servers.ts';
 
 describe('concurrent clients', () => {
   let nubis: TestInstance;
@@ -163,7 +163,7 @@ describe('concurrent clients', () => {
         ]);
         assert.equal(removed.status, 204, JSON.stringify(removed.body));
         for (const other of others) assert.ok(other.status < 500, `${other.status} ${JSON.stringify(other.body)}`);
-        ids.push((await deployServer(nubis, account.token, {}, { settle: false })).id);
+        ids.push((await orderServer(nubis, account.token, {})).id);
       }),
       { numRuns: 10 },
     );

@@ -11,21 +11,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testStorageEnv } from './support/instance.ts';
+import { cleanEnv, finished } from './support/processes.ts';
 
 const root = new URL('..', import.meta.url).pathname;
-
-/** The environment of a spawned process: the test's own, without what Nubis reads. */
-function cleanEnv(extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env))
-    if (
-      value !== undefined &&
-      !key.startsWith('TEST_') &&
-      !/^(PORT|DATA_DIR|DATABASE_URL|ADMIN_TOKEN|NUBIS_.*)$/.test(key)
-    )
-      env[key] = value;
-  return { ...env, ...extra };
-}
 
 function firstRunBlock(): string {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -124,15 +112,7 @@ describe('server mode, first run', () => {
         env: cleanEnv({ PORT: port }),
         stdio: ['ignore', 'pipe', 'pipe'],
       });
-      let stdout = '';
-      let stderr = '';
-      block.stdout.on('data', (chunk) => {
-        stdout += chunk;
-      });
-      block.stderr.on('data', (chunk) => {
-        stderr += chunk;
-      });
-      const [code] = await once(block, 'exit');
+      const { code, stdout, stderr } = await finished(block);
       assert.equal(code, 0, stderr);
       assert.match(stdout, /^server \d+ is running$/m);
     } finally {

@@ -12,23 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './support/ports.ts';
 import { testStorageEnv } from './support/instance.ts';
+import { cleanEnv, finished } from './support/processes.ts';
 
 const root = new URL('..', import.meta.url).pathname;
-
-/** The environment of a spawned process: the test's own, without what Nubis reads. */
-function cleanEnv(extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env))
-    if (
-      value !== undefined &&
-      !key.startsWith('TEST_') &&
-      !/^(PORT|HOST|DATA_DIR|DATABASE_URL|REDIS_URL|ADMIN_TOKEN|CLOCK|LOG_LEVEL|NUBIS_MODE|AUTO_ACTIVATE|SECRET_KEY|METRICS_.*|RATE_.*)$/.test(
-        key,
-      )
-    )
-      env[key] = value;
-  return { ...env, ...extra };
-}
 
 function firstSession(): string {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -38,18 +24,8 @@ function firstSession(): string {
 }
 
 /** Runs a bash script to its end; its output and exit code. */
-async function bash(script: string, cwd: string, env: Record<string, string>) {
-  const shell = spawn('bash', ['-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  shell.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  shell.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const [code] = await once(shell, 'exit');
-  return { code: code as number, stdout, stderr };
+function bash(script: string, cwd: string, env: Record<string, string>) {
+  return finished(spawn('bash', ['-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 let storage: Awaited<ReturnType<typeof testStorageEnv>>;
@@ -219,15 +195,7 @@ describe('emulator preset', () => {
           env: cleanEnv({ XDG_CONFIG_HOME: home, NUBIS_URL: `http://127.0.0.1:${port}`, NUBIS_TOKEN: dev.token }),
         },
       );
-      let stdout = '';
-      let stderr = '';
-      cli.stdout.on('data', (chunk) => {
-        stdout += chunk;
-      });
-      cli.stderr.on('data', (chunk) => {
-        stderr += chunk;
-      });
-      const [code] = await once(cli, 'exit');
+      const { code, stdout, stderr } = await finished(cli);
       // Exit 8 would say the wait gave up: provisioning took longer than the timeout.
       assert.equal(code, 0, stderr);
       assert.equal(JSON.parse(stdout).power, 'running');

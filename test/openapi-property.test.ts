@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { ADMIN_TOKEN, startTestInstance, type TestInstance } from './support/instance.ts';
 import { createAccount, type TestAccount } from './support/accounts.ts';
-import { deployServer, ecdsaPublicKey } from './support/servers.ts';
+import { deployServer, ecdsaPublicKey, orderServer } from './support/servers.ts';
 import {
   describeCase,
   type GenContext,
@@ -268,7 +268,7 @@ describe('generated from /openapi.json: every operation', () => {
   it('an answer documented as several objects at once holds the fields of each, and no other', async () => {
     const validate = responseValidators(doc)(ops.find((op) => op.id === 'getReverseDns')!, 202)!;
     // A server of its own: the generated requests may have removed the ones made before.
-    const server = await deployServer(nubis, account.token, {}, { settle: false });
+    const server = await orderServer(nubis, account.token, {});
     const answer = await nubis.request('GET', `/v1.3/rdns/get/${server.uuid}`, { token: account.token });
     assert.equal(answer.status, 202, JSON.stringify(answer.body));
     assert.ok(validate(answer.body), JSON.stringify(validate.errors));

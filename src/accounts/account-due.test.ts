@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount } from '../../test/support/accounts.ts';
-import { deployServer } from '../../test/support/servers.ts';
+import { orderServer } from '../../test/support/servers.ts';
 
 let nubis: TestInstance;
 before(async () => {
@@ -15,7 +15,7 @@ after(() => nubis.close());
 
 test('a balance that lasts past year 9999 shows no due date instead of failing', async () => {
   const account = await createAccount(nubis);
-  await deployServer(nubis, account.token, {}, { settle: false });
+  await orderServer(nubis, account.token, {});
   const billed = await nubis.request('GET', '/v1.3/account/info', { token: account.token });
   assert.equal(billed.status, 200);
   assert.equal(typeof billed.body.billing.secondsdue, 'number', 'an ordinary balance has a due date');

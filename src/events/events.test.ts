@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
-import { deployServer } from '../../test/support/servers.ts';
+import { orderServer } from '../../test/support/servers.ts';
 
 let nubis: TestInstance;
 
@@ -43,7 +43,7 @@ async function lifeOf(uuid: string, account: number): Promise<string[]> {
 describe('events', () => {
   test("a server's life is told in order, each transition's end at the time it ended", async () => {
     const alice = await createAccount(nubis);
-    const created = await deployServer(nubis, alice.token, {}, { settle: false });
+    const created = await orderServer(nubis, alice.token, {});
     const createdAt = Date.parse((await events(`?account=${alice.id}`)).at(-1)!.occurred);
     await nubis.advance(600);
     assert.equal(
@@ -75,7 +75,7 @@ describe('events', () => {
 
   test('an action that supersedes a transition drops the end it would have had', async () => {
     const bob = await createAccount(nubis);
-    const created = await deployServer(nubis, bob.token, {}, { settle: false });
+    const created = await orderServer(nubis, bob.token, {});
     const rebuilt = await nubis.request('POST', '/v1.3/server/rebuild', {
       token: bob.token,
       body: { server_id: created.id, image_id: 1001 },
@@ -91,7 +91,7 @@ describe('events', () => {
 
   test('the feed pages after a sequence number and filters by account', async () => {
     const carol = await createAccount(nubis);
-    await deployServer(nubis, carol.token, {}, { settle: false });
+    await orderServer(nubis, carol.token, {});
     const all = await events(`?account=${carol.id}&limit=1000`);
     assert.ok(all.length >= 2);
     assert.ok(all.every((event) => event.account === carol.id));
@@ -115,7 +115,7 @@ describe('events', () => {
     // The document says what is served: the SDK and clients read the media type from it.
     const documented = (await nubis.request('GET', '/openapi.json')).body.paths['/admin/events/stream'].get;
     assert.deepEqual(Object.keys(documented.responses['200'].content), ['text/event-stream']);
-    const created = await deployServer(nubis, dave.token, {}, { settle: false });
+    const created = await orderServer(nubis, dave.token, {});
     const reader = response.body!.getReader();
     let text = '';
     while (!text.includes(created.uuid)) {
@@ -175,7 +175,7 @@ describe('webhooks', () => {
     const added = await nubis.admin('POST', `/admin/accounts/${erin.id}/webhooks`, { url: receiverUrl, secret });
     assert.equal(added.status, 201, JSON.stringify(added.body));
 
-    const created = await deployServer(nubis, erin.token, {}, { settle: false });
+    const created = await orderServer(nubis, erin.token, {});
     await until(() => received.some((r) => r.body.includes('server.created')), 'server.created delivered');
 
     down = true;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, mailsTo, type TestAccount } from '../../test/support/accounts.ts';
-import { deployServer, SETTLE_SECONDS, serverInfo } from '../../test/support/servers.ts';
+import { deployServer, orderServer, serverInfo, SETTLE_SECONDS } from '../../test/support/servers.ts';
 import { Writable } from 'node:stream';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,7 +97,7 @@ describe('hosts', () => {
 
     // A drained host takes no new machine.
     for (let i = 0; i < 3; i++) {
-      const another = await deployServer(nubis, alice.token, { label: `while drained ${i}` }, { settle: false });
+      const another = await orderServer(nubis, alice.token, { label: `while drained ${i}` });
       assert.notEqual(await hostOf(another.uuid), from);
     }
 

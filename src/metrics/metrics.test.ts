@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount } from '../../test/support/accounts.ts';
-import { deployServer } from '../../test/support/servers.ts';
+import { deployServer, orderServer } from '../../test/support/servers.ts';
 
 const METRICS_TOKEN = 'metrics-token-0123456789';
 
@@ -78,7 +78,7 @@ describe('/metrics', () => {
     const account = await createAccount(nubis);
     const unactivated = await createAccount(nubis, { activate: false });
     await deployServer(nubis, account.token);
-    await deployServer(nubis, account.token, {}, { settle: false });
+    await orderServer(nubis, account.token, {});
     for (let i = 0; i < 3; i++) await nubis.request('GET', '/v1.3/server/list', { token: account.token });
     assert.equal((await nubis.request('GET', '/v1.3/server/info/999999', { token: account.token })).status, 404);
     // Three logins against a budget of two: one refusal.

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
-import { deployServer } from '../../test/support/servers.ts';
+import { deployServer, orderServer } from '../../test/support/servers.ts';
 import type { Actor, Platform } from '../platform/context.ts';
 import { recordUsage, serverMetrics, type UsageReading } from './server-metric.service.ts';
 
@@ -69,7 +69,7 @@ describe('server metrics, simulated driver', () => {
   });
 
   test('a bad period is named, another account sees nothing, a token is needed', async () => {
-    const created = await deployServer(nubis, alice.token, {}, { settle: false });
+    const created = await orderServer(nubis, alice.token, {});
     const bad = await metrics(alice.token, created.uuid, 'week');
     assert.equal(bad.status, 400);
     assert.match(JSON.stringify(bad.body), /period/);

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
-import { deployServer, serverInfo, SETTLE_SECONDS } from '../../test/support/servers.ts';
+import { deployServer, orderServer, serverInfo, SETTLE_SECONDS } from '../../test/support/servers.ts';
 import { runBackupSweep } from '../snapshots/backup.sweep.ts';
 
 let nubis: TestInstance;
@@ -86,10 +86,7 @@ describe('power transitions', () => {
 
   test('servers.running counts the servers that show running', async () => {
     const carol = await createAccount(nubis);
-    const [a, b] = [
-      await deployServer(nubis, carol.token, {}, { settle: false }),
-      await deployServer(nubis, carol.token, {}, { settle: false }),
-    ];
+    const [a, b] = [await orderServer(nubis, carol.token, {}), await orderServer(nubis, carol.token, {})];
     assert.equal(await running(carol.token), 0);
     await nubis.advance(SETTLE_SECONDS);
     assert.equal(await running(carol.token), 2);
@@ -169,7 +166,7 @@ describe('rescue', () => {
   });
 
   test('enable is required and boolean', async () => {
-    const s = await deployServer(nubis, alice.token, {}, { settle: false });
+    const s = await orderServer(nubis, alice.token, {});
     const result = await act('POST', 'rescue', { server_id: s.id });
     assert.equal(result.status, 400);
     assert.equal(result.body.errors[0].field, 'enable');
@@ -389,7 +386,7 @@ describe('actions valid on any server', () => {
     const carol = await createAccount(slow, { credit: 1000 });
     const call = (method: string, path: string, body: Record<string, unknown>) =>
       slow.request(method, `/v1.3/${path}`, { token: carol.token, body });
-    const source = await deployServer(slow, carol.token, {}, { settle: false });
+    const source = await orderServer(slow, carol.token, {});
     const cases = [];
     for (const state of states)
       for (const action of actions) {
@@ -397,7 +394,7 @@ describe('actions valid on any server', () => {
         cases.push({
           state,
           action,
-          s: await deployServer(slow, carol.token, { auto_backups: true }, { settle: false }),
+          s: await orderServer(slow, carol.token, { auto_backups: true }),
         });
       }
     await slow.advance(settle);
@@ -417,7 +414,7 @@ describe('actions valid on any server', () => {
         cases.push({
           state: 'provisioning',
           action,
-          s: await deployServer(slow, carol.token, {}, { settle: false }),
+          s: await orderServer(slow, carol.token, {}),
         });
 
     for (const { state, action, s } of cases) {

@@ -5,7 +5,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount } from '../../test/support/accounts.ts';
-import { bootThenSnapshot, deployServer, quickSystemClock, SETTLE_SECONDS } from '../../test/support/servers.ts';
+import {
+  bootThenSnapshot,
+  deployServer,
+  orderServer,
+  quickSystemClock,
+  SETTLE_SECONDS,
+} from '../../test/support/servers.ts';
 import { serverImages } from '../db/migrations/0015_server_images.ts';
 
 let nubis: TestInstance;
@@ -125,7 +131,7 @@ describe("a server's activity", () => {
   test("another account's server is not found, nor is a reference to none; a token is needed", async () => {
     const alice = await createAccount(nubis);
     const bob = await createAccount(nubis);
-    const created = await deployServer(nubis, alice.token, {}, { settle: false });
+    const created = await orderServer(nubis, alice.token, {});
     const answer = await nubis.request('GET', `/v1.3/server/activity/${created.uuid}`, { token: bob.token });
     assert.equal(answer.status, 404);
     // As server/info answers the same reference.
@@ -153,7 +159,7 @@ describe('a server’s activity on the system clock, with no sweep running', () 
   test('tells the end of provisioning once it has come, and not before', async () => {
     const alice = await createAccount(live);
     const asked = Date.now();
-    const created = await deployServer(live, alice.token, {}, { settle: false });
+    const created = await orderServer(live, alice.token, {});
     const types = async () =>
       (await live.request('GET', `/v1.3/server/activity/${created.uuid}`, { token: alice.token })).body.activity.map(
         (entry: Entry) => `${entry.type} ${entry.data.power ?? ''}`.trim(),

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount } from '../../test/support/accounts.ts';
-import { deployServer, SETTLE_SECONDS, standardServer } from '../../test/support/servers.ts';
+import { deployServer, orderServer, SETTLE_SECONDS, standardServer } from '../../test/support/servers.ts';
 
 let nubis: TestInstance;
 let catalogDir: string;
@@ -63,7 +63,7 @@ describe('servers.limit', () => {
   test('a removed server frees its place under the limit', async () => {
     const account = await createAccount(nubis);
     await nubis.admin('PATCH', `/admin/accounts/${account.id}`, { servers_limit: 1 });
-    const first = await deployServer(nubis, account.token, { region: 201 }, { settle: false });
+    const first = await orderServer(nubis, account.token, { region: 201 });
     const refused = await nubis.request('POST', '/v1.3/server/create', {
       token: account.token,
       body: { ...standardServer, region: 201 },
@@ -89,7 +89,7 @@ describe('address pool', () => {
   test("runs out with a clear 409, and a removed server's address is handed out again", async () => {
     const account = await createAccount(nubis);
     const servers = [];
-    for (let i = 0; i < 5; i++) servers.push(await deployServer(nubis, account.token, {}, { settle: false }));
+    for (let i = 0; i < 5; i++) servers.push(await orderServer(nubis, account.token, {}));
     const full = await nubis.request('POST', '/v1.3/server/create', { token: account.token, body: standardServer });
     assert.equal(full.status, 409);
     assert.match(full.body.errors.reason, /no free IPv4 address left in region 101/);

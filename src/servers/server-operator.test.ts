@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
-import { deployServer, serverInfo } from '../../test/support/servers.ts';
+import { deployServer, orderServer, serverInfo } from '../../test/support/servers.ts';
 
 let nubis: TestInstance;
 let alice: TestAccount;
@@ -39,7 +39,7 @@ describe('operator servers', () => {
   test('the list spans every account and filters by account, power and region, with paging', async () => {
     const a1 = await deployServer(nubis, alice.token);
     const b1 = await deployServer(nubis, bob.token);
-    const a2 = await deployServer(nubis, alice.token, { region: 102 }, { settle: false });
+    const a2 = await orderServer(nubis, alice.token, { region: 102 });
     const all = await listed('?limit=1000');
     for (const [made, owner] of [
       [a1, alice],
@@ -95,7 +95,7 @@ describe('operator servers', () => {
 
   test('force stop turns a running or provisioning server off at once; a stopped one stays', async () => {
     const running = await deployServer(nubis, bob.token);
-    const fresh = await deployServer(nubis, bob.token, {}, { settle: false });
+    const fresh = await orderServer(nubis, bob.token, {});
     for (const made of [running, fresh]) {
       const stopped = await nubis.admin('POST', `/admin/servers/${made.id}/stop`);
       assert.equal(stopped.status, 200, JSON.stringify(stopped.body));

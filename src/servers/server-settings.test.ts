@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
-import { deployServer, serverInfo } from '../../test/support/servers.ts';
+import { deployServer, orderServer, serverInfo } from '../../test/support/servers.ts';
 
 let nubis: TestInstance;
 let alice: TestAccount;
@@ -129,7 +129,7 @@ describe('reverse DNS', () => {
   });
 
   test("another account's server is a 404 for both", async () => {
-    const s = await deployServer(nubis, alice.token, {}, { settle: false });
+    const s = await orderServer(nubis, alice.token, {});
     assert.equal((await nubis.request('GET', `/v1.3/rdns/get/${s.id}`, { token: bob.token })).status, 404);
     assert.equal(
       (
@@ -149,7 +149,7 @@ describe('reverse DNS', () => {
 
 describe('options', () => {
   test('option/get answers 200 with the default until set', async () => {
-    const s = await deployServer(nubis, alice.token, {}, { settle: false });
+    const s = await orderServer(nubis, alice.token, {});
     const policy = await nubis.request('PUT', `/v1.3/option/get/${s.id}`, {
       token: alice.token,
       body: { name: 'bw_overage_policy' },
@@ -168,7 +168,7 @@ describe('options', () => {
   });
 
   test('option/set creates, updates and (with the text null) removes an option; info shows it', async () => {
-    const s = await deployServer(nubis, alice.token, {}, { settle: false });
+    const s = await orderServer(nubis, alice.token, {});
     const set = async (name: string, value: unknown) =>
       nubis.request('PUT', `/v1.3/option/set/${s.id}`, { token: alice.token, body: { name, value } });
     const get = async (name: string) =>
@@ -198,7 +198,7 @@ describe('options', () => {
   });
 
   test('refuses unknown names and bad values, naming the field', async () => {
-    const s = await deployServer(nubis, alice.token, {}, { settle: false });
+    const s = await orderServer(nubis, alice.token, {});
     const unknown = await nubis.request('PUT', `/v1.3/option/set/${s.id}`, {
       token: alice.token,
       body: { name: 'colour', value: 'blue' },
@@ -226,7 +226,7 @@ describe('options', () => {
   });
 
   test("another account's server is a 404 for both", async () => {
-    const s = await deployServer(nubis, alice.token, {}, { settle: false });
+    const s = await orderServer(nubis, alice.token, {});
     assert.equal(
       (
         await nubis.request('PUT', `/v1.3/option/get/${s.id}`, {

@@ -10,6 +10,7 @@ import { createServer } from './server.service.ts';
 import {
   deployServer,
   ecdsaPublicKey,
+  orderServer,
   serverInfo,
   SETTLE_SECONDS,
   standardServer,
@@ -97,7 +98,7 @@ describe('server/create', () => {
   });
 
   test('provisions for SIM_PROVISION_SECONDS of the clock, then runs with its public address in iface', async () => {
-    const s = await deployServer(nubis, alice.token, { hostname: 'net.example.com' }, { settle: false });
+    const s = await orderServer(nubis, alice.token, { hostname: 'net.example.com' });
     await nubis.advance(30);
     assert.equal((await serverInfo(nubis, alice.token, s.id)).power, 'provisioning');
     await nubis.advance(31);
@@ -138,16 +139,14 @@ describe('server/create', () => {
   });
 
   test('a licensed image adds its licence to the price', async () => {
-    const s = await deployServer(nubis, alice.token, { image: 1101, plan: 3 }, { settle: false });
+    const s = await orderServer(nubis, alice.token, { image: 1101, plan: 3 });
     // $12 plan + 730 h × $0.022 licence.
     assert.equal(s.price, 28.06);
     assert.equal(s.info.image, 'Windows Server 2022 Standard');
   });
 
   test('addresses are unique across servers', async () => {
-    const servers = await Promise.all(
-      Array.from({ length: 6 }, () => deployServer(nubis, bob.token, {}, { settle: false })),
-    );
+    const servers = await Promise.all(Array.from({ length: 6 }, () => orderServer(nubis, bob.token, {})));
     await nubis.advance(SETTLE_SECONDS);
     const list = await nubis.request('GET', '/v1.3/server/list', { token: bob.token });
     const addresses = list.body.servers
@@ -234,17 +233,12 @@ describe('server/create', () => {
     const listing = await nubis.request('GET', '/v1.3/image/list?region_id=101');
     const regions = await nubis.request('GET', '/v1.3/region/list');
     const plans = await nubis.request('GET', '/v1.3/plan/list');
-    const s = await deployServer(
-      nubis,
-      alice.token,
-      {
-        image_type: 'app',
-        image: listing.body.images['2001'].uuid,
-        region: regions.body.regions['101'].uuid,
-        plan: plans.body.plans['3'].uuid,
-      },
-      { settle: false },
-    );
+    const s = await orderServer(nubis, alice.token, {
+      image_type: 'app',
+      image: listing.body.images['2001'].uuid,
+      region: regions.body.regions['101'].uuid,
+      plan: plans.body.plans['3'].uuid,
+    });
     assert.equal(s.info.img_id, 2001);
     assert.equal(s.info.reg_id, 101);
     assert.equal(s.info.plan_id, 3);
@@ -364,7 +358,7 @@ describe('server/list and server/info', () => {
   test("each account sees only its own servers; another account's id is a 404 like a missing one", async () => {
     const carol = await createAccount(nubis);
     const dave = await createAccount(nubis);
-    const mine = await deployServer(nubis, carol.token, {}, { settle: false });
+    const mine = await orderServer(nubis, carol.token, {});
     const list = await nubis.request('GET', '/v1.3/server/list', { token: carol.token });
     assert.equal(list.status, 200);
     assert.deepEqual(
@@ -459,8 +453,8 @@ describe('server/list and server/info', () => {
 
 describe('server/remove', () => {
   test('removes by uuid or id: 204, then 404; another account cannot', async () => {
-    const a = await deployServer(nubis, alice.token, {}, { settle: false });
-    const b = await deployServer(nubis, alice.token, {}, { settle: false });
+    const a = await orderServer(nubis, alice.token, {});
+    const b = await orderServer(nubis, alice.token, {});
     assert.equal((await nubis.request('DELETE', `/v1.3/server/remove/${a.id}`, { token: bob.token })).status, 404);
     assert.equal((await nubis.request('DELETE', `/v1.3/server/remove/${a.uuid}`, { token: alice.token })).status, 204);
     assert.equal((await nubis.request('DELETE', `/v1.3/server/remove/${b.id}`, { token: alice.token })).status, 204);
@@ -470,10 +464,7 @@ describe('server/remove', () => {
 
   test("detaches its floating IPs, which stay the account's and attach elsewhere", async () => {
     const frank = await createAccount(nubis);
-    const [a, b] = [
-      await deployServer(nubis, frank.token, {}, { settle: false }),
-      await deployServer(nubis, frank.token),
-    ];
+    const [a, b] = [await orderServer(nubis, frank.token, {}), await deployServer(nubis, frank.token)];
     const ip = await nubis.request('POST', '/v1.3/floating_ip/create', {
       token: frank.token,
       body: { region_id: 101, ip_version: 4 },

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
-import { deployServer, serverInfo, SETTLE_SECONDS } from '../../test/support/servers.ts';
+import { deployServer, orderServer, serverInfo, SETTLE_SECONDS } from '../../test/support/servers.ts';
 import { runBackupSweep } from './backup.sweep.ts';
 
 let nubis: TestInstance;
@@ -67,12 +67,12 @@ describe('backup/enable and backup/disable', () => {
   });
 
   test("refused in a region without backups, for another account's server, and without the permission", async () => {
-    const gru = await deployServer(nubis, alice.token, { region: 701 }, { settle: false });
+    const gru = await orderServer(nubis, alice.token, { region: 701 });
     const noBackups = await setBackups('enable', gru.id);
     assert.equal(noBackups.status, 400);
     assert.equal(noBackups.body.errors[0].field, 'server_id');
 
-    const s = await deployServer(nubis, alice.token, {}, { settle: false });
+    const s = await orderServer(nubis, alice.token, {});
     const foreign = await setBackups('enable', s.id, bob.token);
     const missing = await setBackups('enable', 99999999, bob.token);
     assert.equal(foreign.status, 404);
@@ -80,7 +80,7 @@ describe('backup/enable and backup/disable', () => {
 
     const restricted = await createAccount(nubis);
     await nubis.admin('PATCH', `/admin/accounts/${restricted.id}`, { permissions: { backups: false } });
-    const own = await deployServer(nubis, restricted.token, {}, { settle: false });
+    const own = await orderServer(nubis, restricted.token, {});
     assert.equal((await setBackups('enable', own.id, restricted.token)).status, 403);
     const atCreate = await nubis.request('POST', '/v1.3/server/create', {
       token: restricted.token,
@@ -93,7 +93,7 @@ describe('backup/enable and backup/disable', () => {
 describe('the daily backup sweep', () => {
   test('makes one backup per server and day, however often and on however many instances it runs', async () => {
     await toMorning();
-    const s = await deployServer(nubis, alice.token, { auto_backups: true }, { settle: false });
+    const s = await orderServer(nubis, alice.token, { auto_backups: true });
     // The clock's advance runs the sweep when the server finishes provisioning (60 s).
     await nubis.advance(60);
     await sweep();
@@ -121,8 +121,8 @@ describe('the daily backup sweep', () => {
 
   test('waits for a server to finish provisioning, and skips servers with backups off', async () => {
     await toMorning();
-    const provisioning = await deployServer(nubis, alice.token, { auto_backups: true }, { settle: false });
-    const without = await deployServer(nubis, alice.token, {}, { settle: false });
+    const provisioning = await orderServer(nubis, alice.token, { auto_backups: true });
+    const without = await orderServer(nubis, alice.token, {});
     await sweep();
     assert.equal((await backups(provisioning.uuid)).length, 0);
     await nubis.advance(120);

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
-import { deployServer, serverInfo, standardServer } from '../../test/support/servers.ts';
+import { deployServer, orderServer, serverInfo, standardServer } from '../../test/support/servers.ts';
 
 let nubis: TestInstance;
 let alice: TestAccount;
@@ -101,7 +101,7 @@ describe('snapshot/create and snapshot/list', () => {
 
   test("a larger disk image takes longer: a Windows server's snapshot", async () => {
     await withSlowInstance(async (slow, owner) => {
-      const s = await deployServer(slow, owner.token, { image: 1101, plan: 3 }, { settle: false });
+      const s = await orderServer(slow, owner.token, { image: 1101, plan: 3 });
       await slow.advance(slowTimings.provision);
       const created = await slow.request('POST', '/v1.3/snapshot/create', {
         token: owner.token,
@@ -131,7 +131,7 @@ describe('snapshot/create and snapshot/list', () => {
   });
 
   test("refusals: bad name 400, another account's server 404, no permission 403 (a provisioning server is snapshotted)", async () => {
-    const provisioning = await deployServer(nubis, alice.token, {}, { settle: false });
+    const provisioning = await orderServer(nubis, alice.token, {});
     const early = await snapshot(provisioning.id);
     assert.equal(early.status, 201);
     assert.equal((await serverInfo(nubis, alice.token, provisioning.id)).power, 'snapshotting');
@@ -376,7 +376,7 @@ describe('server/create from a snapshot', () => {
     assert.match(foreign.body.errors.reason, /snapshot not found/);
 
     await withSlowInstance(async (slow, owner) => {
-      const s = await deployServer(slow, owner.token, {}, { settle: false });
+      const s = await orderServer(slow, owner.token, {});
       await slow.advance(slowTimings.provision);
       const fresh = await slow.request('POST', '/v1.3/snapshot/create', {
         token: owner.token,

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, tokenWorks, type TestAccount } from '../../test/support/accounts.ts';
-import { deployServer } from '../../test/support/servers.ts';
+import { deployServer, orderServer } from '../../test/support/servers.ts';
 import { accountViews, furnish } from '../../test/support/state-views.ts';
 import { Kysely, Migrator } from 'kysely';
 import type { Database } from '../db/database.ts';
@@ -78,7 +78,7 @@ describe('saved states', () => {
     const saved = await nubis.admin('POST', '/admin/state/save', { name: 'fixture-1' });
     assert.equal(saved.status, 201);
     assert.equal(saved.body.name, 'fixture-1');
-    await deployServer(nubis, bob.token, { hostname: 'scratch.example.com' }, { settle: false });
+    await orderServer(nubis, bob.token, { hostname: 'scratch.example.com' });
     assert.notDeepEqual(await views(), fixture);
     const loaded = await nubis.admin('POST', '/admin/state/load', { name: 'fixture-1' });
     assert.equal(loaded.status, 200, JSON.stringify(loaded.body));

@@ -3,29 +3,15 @@
 // buttons. Each must show a page, never an empty #app.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { startTestInstance, type TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
+import { describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { createAccount } from '../support/accounts.ts';
 import { deployServer } from '../support/servers.ts';
-import { button, field, heading, launch, newPage, withScreenshots } from './browser.ts';
+import { button, consoleSuite, field, heading, newPage, withScreenshots } from './browser.ts';
 
-let nubis: TestInstance;
-let browser: Browser;
-let account: TestAccount;
-let serverUuid: string;
-
-before(async () => {
-  nubis = await startTestInstance();
-  browser = await launch();
-  account = await createAccount(nubis);
-  serverUuid = (await deployServer(nubis, account.token)).uuid;
-});
-
-after(async () => {
-  await browser?.close();
-  await nubis?.close();
-});
+const { nubis, browser } = await consoleSuite();
+const account = await createAccount(nubis);
+const serverUuid = (await deployServer(nubis, account.token)).uuid;
 
 async function logIn(page: Page): Promise<void> {
   await field(page, 'Email').fill(account.email);

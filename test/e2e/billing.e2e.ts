@@ -5,38 +5,21 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestInstance, type TestInstance } from '../support/instance.ts';
+import { describe, test } from 'node:test';
+import type { BrowserContext, Page } from 'playwright-core';
 import { createAccount } from '../support/accounts.ts';
 import { deployServer } from '../support/servers.ts';
-import { launch, signIn, withScreenshots } from './browser.ts';
+import { consoleSuite, heading, newPage, signIn, withScreenshots } from './browser.ts';
 
-const WAIT = 20_000;
-
-let nubis: TestInstance;
-let browser: Browser;
+const { nubis, browser } = await consoleSuite({ PAYMENT_PROCESSOR: 'simulated' });
 let context: BrowserContext | undefined;
 
-before(async () => {
-  nubis = await startTestInstance({ PAYMENT_PROCESSOR: 'simulated' });
-  browser = await launch();
-});
-
-after(async () => {
-  await context?.close().catch(() => {});
-  await browser?.close();
-  await nubis?.close();
-});
-
-const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
-
-/** A page in a context of its own (closed after the suite), at the console's usual size. */
+/** A page in a context of its own (the previous one closed), at the console's usual size. */
 async function freshPage(): Promise<Page> {
   await context?.close().catch(() => {});
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  context.setDefaultTimeout(WAIT);
-  return context.newPage();
+  const page = await newPage(browser);
+  context = page.context();
+  return page;
 }
 
 /** Logs `account` in through the form and opens Billing. */

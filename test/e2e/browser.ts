@@ -4,8 +4,9 @@
 
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { after } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { ADMIN_TOKEN } from '../support/instance.ts';
+import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../support/instance.ts';
 
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const screenshotDir = resolve(import.meta.dirname, '../../test-results');
@@ -24,6 +25,23 @@ export const chromiumArgs = [
 export async function launch(): Promise<Browser> {
   if (!existsSync(chromiumPath)) throw new Error(`Chromium not found at ${chromiumPath}`);
   return chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs });
+}
+
+/**
+ * What every browser suite starts with, at the file's top level (`const { nubis, browser } =
+ * await consoleSuite()`): a Nubis on the simulated driver (`env` added) serving the console, and
+ * Chromium; both closed after the file's tests.
+ */
+export async function consoleSuite(
+  env: Record<string, string> = {},
+): Promise<{ nubis: TestInstance; browser: Browser }> {
+  const nubis = await startTestInstance(env);
+  const browser = await launch();
+  after(async () => {
+    await browser.close();
+    await nubis.close();
+  });
+  return { nubis, browser };
 }
 
 /** Runs `body`; when it throws, every page in `pages()` is photographed into test-results/. */

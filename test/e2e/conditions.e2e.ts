@@ -2,28 +2,15 @@
 // server's page lists the conditions with their reasons, and the owner's and the operator's
 // server lists mark a lost machine, a create given up and an unreachable engine, each with its reason.
 
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Locator } from 'playwright-core';
-import { startTestInstance, type TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
+import type { Locator } from 'playwright-core';
+import { createAccount } from '../support/accounts.ts';
 import { deployServer } from '../support/servers.ts';
-import { heading, launch, newPage, signIn, signInOperator, withScreenshots } from './browser.ts';
+import { consoleSuite, heading, newPage, signIn, signInOperator, withScreenshots } from './browser.ts';
 
-let nubis: TestInstance;
-let browser: Browser;
-let account: TestAccount;
-
-before(async () => {
-  nubis = await startTestInstance();
-  browser = await launch();
-  account = await createAccount(nubis);
-});
-
-after(async () => {
-  await browser?.close();
-  await nubis?.close();
-});
+const { nubis, browser } = await consoleSuite();
+const account = await createAccount(nubis);
 
 async function inject(server: string, fault: 'machine_lost' | 'create_failed' | 'engine_unreachable'): Promise<void> {
   const answer = await nubis.admin('POST', '/admin/faults/machines', { server, fault });

@@ -6,36 +6,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ADMIN_TOKEN, startTestInstance, type TestInstance } from '../support/instance.ts';
+import { describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { ADMIN_TOKEN, startTestInstance } from '../support/instance.ts';
 import { createAccount, uniqueEmail } from '../support/accounts.ts';
 import { ecdsaPublicKey, SETTLE_SECONDS, standardServer } from '../support/servers.ts';
-import { button, field, heading, launch, withScreenshots } from './browser.ts';
+import { button, consoleSuite, field, heading, newPage, withScreenshots } from './browser.ts';
 
-const WAIT = 20_000;
-
-let nubis: TestInstance;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-
-before(async () => {
-  nubis = await startTestInstance();
-  browser = await launch();
-});
-
-after(async () => {
-  for (const context of contexts) await context.close().catch(() => {});
-  await browser?.close();
-  await nubis?.close();
-});
-
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  context.setDefaultTimeout(WAIT);
-  contexts.push(context);
-  return context.newPage();
-}
+const { nubis, browser } = await consoleSuite();
 
 async function theme(page: Page): Promise<string | undefined> {
   return page.evaluate(() => document.documentElement.dataset.theme);
@@ -51,7 +29,7 @@ async function logIn(page: Page, email: string, password: string, url = nubis.ur
 
 describe('the web console in Chromium', () => {
   test('a customer signs up, activates, logs in, deploys, stops, snapshots, sees billing, switches theme, logs out', async () => {
-    const page = await newPage();
+    const page = await newPage(browser);
     await withScreenshots(
       'customer journey',
       () => [page],
@@ -206,8 +184,8 @@ describe('the web console in Chromium', () => {
   });
 
   test('an operator credits an account and blocks it; the customer sees both', async () => {
-    const customer = await newPage();
-    const operator = await newPage();
+    const customer = await newPage(browser);
+    const operator = await newPage(browser);
     await withScreenshots(
       'operator credit and block',
       () => [customer, operator],
@@ -271,7 +249,7 @@ describe('the web console in Chromium', () => {
   });
 
   test('a forgotten password: the temporary one from the mail logs in, a new one is set, tokens are managed', async () => {
-    const page = await newPage();
+    const page = await newPage(browser);
     await withScreenshots(
       'password reset and tokens',
       () => [page],
@@ -332,7 +310,7 @@ describe('the web console in Chromium', () => {
   });
 
   test('the region forms: a floating IP and a VPC are made in the region chosen; no region, the field says why', async () => {
-    const page = await newPage();
+    const page = await newPage(browser);
     await withScreenshots(
       'floating IP and VPC forms',
       () => [page],
@@ -402,7 +380,7 @@ describe('the web console in Chromium', () => {
     catalog.regions.find((r: { id: number }) => r.id === standardServer.region).pools.v4 = ['10.64.0.0/20'];
     writeFileSync(join(dir, 'catalog.json'), JSON.stringify(catalog));
     const big = await startTestInstance({ CATALOG_FILE: join(dir, 'catalog.json'), SERVERS_LIMIT: '1000' });
-    const page = await newPage();
+    const page = await newPage(browser);
     try {
       await withScreenshots(
         'thousand servers',

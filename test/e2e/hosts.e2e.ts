@@ -2,28 +2,15 @@
 // the page (its server moved off, the host shown evacuated) and restored, and the host of each
 // server in the operator's server list.
 
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Locator } from 'playwright-core';
-import { startTestInstance, type TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
+import type { Locator } from 'playwright-core';
+import { createAccount } from '../support/accounts.ts';
 import { deployServer } from '../support/servers.ts';
-import { heading, launch, newPage, signInOperator, withScreenshots } from './browser.ts';
+import { consoleSuite, heading, newPage, signInOperator, withScreenshots } from './browser.ts';
 
-let nubis: TestInstance;
-let browser: Browser;
-let account: TestAccount;
-
-before(async () => {
-  nubis = await startTestInstance({ SIM_HOSTS: '2' });
-  browser = await launch();
-  account = await createAccount(nubis);
-});
-
-after(async () => {
-  await browser?.close();
-  await nubis?.close();
-});
+const { nubis, browser } = await consoleSuite({ SIM_HOSTS: '2' });
+const account = await createAccount(nubis);
 
 /** The row of a table with a cell that reads exactly `name`. */
 const rowOf = (scope: Locator, name: string) =>

@@ -5,25 +5,29 @@
 
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestInstance, type TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
+import { before, describe, test } from 'node:test';
+import type { BrowserContext, Page } from 'playwright-core';
+import { createAccount } from '../support/accounts.ts';
 import { deployServer, ecdsaPublicKey } from '../support/servers.ts';
-import { button, field, heading, launch, signIn, signInOperator, watchRequests, withScreenshots } from './browser.ts';
+import {
+  button,
+  consoleSuite,
+  field,
+  heading,
+  signIn,
+  signInOperator,
+  watchRequests,
+  withScreenshots,
+} from './browser.ts';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
-let nubis: TestInstance;
-let browser: Browser;
-let account: TestAccount;
+const { nubis, browser } = await consoleSuite();
+const account = await createAccount(nubis, { credit: 500 });
 let serverUuid: string;
 let lostUuid: string;
 
 before(async () => {
-  nubis = await startTestInstance();
-  browser = await launch();
-  account = await createAccount(nubis, { credit: 500 });
   const call = async (method: string, path: string, body?: unknown) => {
     const answer = await nubis.request(method, path, { token: account.token, body });
     assert.ok(answer.status < 400, `${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
@@ -39,11 +43,6 @@ before(async () => {
   const lost = await nubis.admin('POST', '/admin/faults/machines', { server: lostUuid, fault: 'machine_lost' });
   assert.equal(lost.status, 201, JSON.stringify(lost.body));
   await nubis.advance(2 * 86_400);
-});
-
-after(async () => {
-  await browser?.close();
-  await nubis?.close();
 });
 
 const widths = [1280, 375];

@@ -3,26 +3,14 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startTestInstance, type TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
+import { createAccount } from '../support/accounts.ts';
 import { bootThenSnapshot, deployServer, quickSystemClock, SETTLE_SECONDS } from '../support/servers.ts';
-import { button, heading, launch, newPage, signIn, signInOperator, withScreenshots } from './browser.ts';
+import { button, consoleSuite, heading, newPage, signIn, signInOperator, withScreenshots } from './browser.ts';
 
-let nubis: TestInstance;
-let browser: Browser;
-let account: TestAccount;
-
-before(async () => {
-  nubis = await startTestInstance();
-  browser = await launch();
-  account = await createAccount(nubis);
-});
-
-after(async () => {
-  await browser?.close();
-  await nubis?.close();
-});
+const { nubis, browser } = await consoleSuite();
+const account = await createAccount(nubis);
 
 async function openServer(page: Page, uuid: string, name: string): Promise<void> {
   await signIn(page, nubis.url, account);

@@ -4,41 +4,26 @@
 // reset and activate have per-address budgets too. A real user's requests keep being answered,
 // and no error-level line is logged.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { startTestInstance, type TestInstance } from '../support/instance.ts';
-import { createAccount, registerBody, uniqueEmail, type TestAccount } from '../support/accounts.ts';
-import { type CapturedLogs, captureLogs } from '../support/logs.ts';
+import { registerBody, uniqueEmail } from '../support/accounts.ts';
+import { hostileClientSuite } from '../support/logs.ts';
 
 const PER_ADDRESS = 6;
 const PER_EMAIL = 3;
 const OTHER_BUDGETS = 4;
-let nubis: TestInstance;
-let account: TestAccount;
-let logs: CapturedLogs;
-before(async () => {
-  nubis = await startTestInstance({
-    // The test client is the proxy; 203.0.113.9 a second one, so the first X-Forwarded-For entry is the client.
-    TRUST_PROXY: '127.0.0.1,::1,203.0.113.9',
-    RATE_LOGIN_PER_ADDRESS_PER_MINUTE: String(PER_ADDRESS),
-    RATE_LOGIN_PER_MINUTE: String(PER_EMAIL),
-    RATE_REGISTER_PER_MINUTE: String(OTHER_BUDGETS),
-    RATE_RESET_PER_MINUTE: String(OTHER_BUDGETS),
-    RATE_ACTIVATE_PER_MINUTE: String(OTHER_BUDGETS),
-    // Slow enough hashing, and room for one login's two checks at a time.
-    PASSWORD_HASH_COST: '14',
-    PASSWORD_HASH_CONCURRENCY: '2',
-    LOG_LEVEL: 'warn',
-  });
-  logs = captureLogs(nubis);
-  account = await createAccount(nubis);
-});
-after(async () => {
-  await nubis.close();
-});
-test.afterEach(() => {
-  assert.deepEqual(logs.errors(), [], 'client input produced no error-level log line');
+const { nubis, account } = await hostileClientSuite({
+  // The test client is the proxy; 203.0.113.9 a second one, so the first X-Forwarded-For entry is the client.
+  TRUST_PROXY: '127.0.0.1,::1,203.0.113.9',
+  RATE_LOGIN_PER_ADDRESS_PER_MINUTE: String(PER_ADDRESS),
+  RATE_LOGIN_PER_MINUTE: String(PER_EMAIL),
+  RATE_REGISTER_PER_MINUTE: String(OTHER_BUDGETS),
+  RATE_RESET_PER_MINUTE: String(OTHER_BUDGETS),
+  RATE_ACTIVATE_PER_MINUTE: String(OTHER_BUDGETS),
+  // Slow enough hashing, and room for one login's two checks at a time.
+  PASSWORD_HASH_COST: '14',
+  PASSWORD_HASH_CONCURRENCY: '2',
 });
 
 /** A fresh client address, never used before in this file (believed: it comes through the listed proxies). */

@@ -3,34 +3,19 @@
 // unauthenticated logins with distinct e-mails. The server cuts or refuses the excess, answers in
 // the API's error shape rather than resetting, and a real user's requests keep being answered.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
-import { startTestInstance, type TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
-import { type CapturedLogs, captureLogs } from '../support/logs.ts';
+import { startTestInstance } from '../support/instance.ts';
+import { createAccount } from '../support/accounts.ts';
+import { captureLogs, hostileClientSuite } from '../support/logs.ts';
 
 const MAX_CONNECTIONS = 40;
-let nubis: TestInstance;
-let account: TestAccount;
-let logs: CapturedLogs;
-before(async () => {
-  nubis = await startTestInstance({
-    HEADERS_TIMEOUT_MS: '1000',
-    REQUEST_TIMEOUT_MS: '2000',
-    KEEP_ALIVE_TIMEOUT_MS: '300',
-    MAX_CONNECTIONS: String(MAX_CONNECTIONS),
-    LOG_LEVEL: 'warn',
-  });
-  logs = captureLogs(nubis);
-  account = await createAccount(nubis);
-});
-after(async () => {
-  await nubis.close();
-});
-
-test.afterEach(() => {
-  assert.deepEqual(logs.errors(), [], 'client input produced no error-level log line');
+const { nubis, account } = await hostileClientSuite({
+  HEADERS_TIMEOUT_MS: '1000',
+  REQUEST_TIMEOUT_MS: '2000',
+  KEEP_ALIVE_TIMEOUT_MS: '300',
+  MAX_CONNECTIONS: String(MAX_CONNECTIONS),
 });
 
 interface Raw {

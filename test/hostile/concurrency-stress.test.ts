@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN_TOKEN, startTestInstance, testDb, type HttpResult, type TestInstance } from '../support/instance.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
-import { deployServer } from '../support/servers.ts';
+import { orderServer } from '../support/servers.ts';
 import { type CapturedLogs, captureLogs } from '../support/logs.ts';
 import { sweeps } from '../../src/sweeps/sweeps.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -79,7 +79,7 @@ describe(`concurrency stress on ${testDb}: ${CLIENTS} clients × ${OPERATIONS_PE
     for (let i = 0; i < ACCOUNTS; i++) {
       const account = await createAccount(nubis, { credit: 100_000 });
       const servers = [];
-      for (let s = 0; s < 3; s++) servers.push((await deployServer(nubis, account.token, {}, { settle: false })).id);
+      for (let s = 0; s < 3; s++) servers.push((await orderServer(nubis, account.token, {})).id);
       const fips = [];
       for (let f = 0; f < 2; f++) {
         const fip = await nubis.request('POST', '/v1.3/floating_ip/create', {

@@ -4,63 +4,28 @@
 // it; a snapshot removed while it is being taken leaves no image; a removed server's backups go.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { JsonBody, TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
-import {
-  awaitPower,
-  engine,
-  eventually,
-  keyPair,
-  publicAddress,
-  sshEventually,
-  startLxdInstance,
-  TEST_IMAGE,
-} from './support.ts';
+import { before, test } from 'node:test';
+import type { JsonBody } from '../support/instance.ts';
+import { awaitPower, eventually, lxdSuite, publicAddress, sshEventually } from './support.ts';
 
 const day = 86_400;
-let nubis: TestInstance;
-let alice: TestAccount;
-const lxd = engine();
-const key = keyPair();
+const { nubis, alice, lxd, key, addKey, createServer } = await lxdSuite({
+  // The virtual clock (moved by the test) with retention short enough to see it end.
+  env: { CLOCK: 'virtual', BACKUP_RETENTION_DAYS: '2' },
+  credit: 500,
+  async cleanUp() {
+    for (const snapshot of await engineImages().catch(() => []))
+      if (snapshot.properties?.['nubis.server'] === uuid)
+        await lxd.run('DELETE', `/1.0/images/${snapshot.fingerprint}`).catch(() => {});
+  },
+});
 let uuid = '';
 let address = '';
 
+// In a hook, not at the top: the suite's `after` removes the server even when this fails.
 before(async () => {
-  // The virtual clock (moved by the test) with retention short enough to see it end.
-  nubis = await startLxdInstance({ CLOCK: 'virtual', BACKUP_RETENTION_DAYS: '2' });
-  alice = await createAccount(nubis, { credit: 500 });
-  const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
-    token: alice.token,
-    body: { name: 'laptop', public_key: key.publicKey },
-  });
-  assert.equal(keyId.status, 201, JSON.stringify(keyId.body));
-  const created = await nubis.request('POST', '/v1.3/server/create', {
-    token: alice.token,
-    body: {
-      hostname: 'kept.example.com',
-      label: 'kept',
-      region: 101,
-      image: TEST_IMAGE,
-      plan: 1,
-      ssh_key: keyId.body.uuid,
-    },
-  });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  uuid = created.body.uuid;
+  uuid = (await createServer({ hostname: 'kept.example.com', label: 'kept', ssh_key: await addKey() })).uuid;
   address = publicAddress(await awaitPower(nubis, alice.token, uuid, 'running'));
-});
-
-after(async () => {
-  if (uuid) await nubis.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
-  await eventually('instance removed', 60, async () =>
-    uuid && (await lxd.exists(`/1.0/instances/nubis-${uuid}`)) ? undefined : true,
-  ).catch(() => {});
-  for (const snapshot of await engineImages().catch(() => []))
-    if (snapshot.properties?.['nubis.server'] === uuid)
-      await lxd.run('DELETE', `/1.0/images/${snapshot.fingerprint}`).catch(() => {});
-  await nubis.close();
-  lxd.close();
 });
 
 const alias = (snapshot: string) => `/1.0/images/aliases/nubis-snap-${snapshot}`;

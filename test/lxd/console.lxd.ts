@@ -6,50 +6,26 @@
 // and in rescue mode it is the rescue system's. Run by `npm run test:lxd`.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { after, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
 import WebSocket from 'ws';
-import { ADMIN_TOKEN, type TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
+import { ADMIN_TOKEN } from '../support/instance.ts';
+import { createAccount } from '../support/accounts.ts';
 import { button, heading, launch, newPage, signIn, withScreenshots } from '../e2e/browser.ts';
-import { awaitPower, engine, eventually, removeServers, startLxdInstance, TEST_IMAGE } from './support.ts';
+import { awaitPower, eventually, lxdSuite } from './support.ts';
 
-let nubis: TestInstance;
-let alice: TestAccount;
-let browser: Browser;
-const lxd = engine();
-const created: string[] = [];
-
-before(async () => {
-  nubis = await startLxdInstance();
-  alice = await createAccount(nubis, { credit: 500 });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await removeServers(nubis, alice.token, created, lxd);
-  await nubis.close();
-  lxd.close();
-});
+const { nubis, alice, createServer, power: ask } = await lxdSuite({ credit: 500 });
+const browser = await launch();
+after(() => browser.close());
 
 async function deploy(hostname: string): Promise<{ uuid: string; password: string }> {
-  const answer = await nubis.request('POST', '/v1.3/server/create', {
-    token: alice.token,
-    body: { hostname, label: hostname.split('.')[0], region: 101, image: TEST_IMAGE, plan: 1 },
-  });
-  assert.equal(answer.status, 201, JSON.stringify(answer.body));
-  created.push(answer.body.uuid);
-  const info = await awaitPower(nubis, alice.token, answer.body.uuid, 'running');
-  return { uuid: answer.body.uuid, password: info.info.password };
+  const made = await createServer({ hostname, label: hostname.split('.')[0] });
+  const info = await awaitPower(nubis, alice.token, made.uuid, 'running');
+  return { uuid: made.uuid, password: info.info.password };
 }
 
 async function power(uuid: string, verb: 'start' | 'stop') {
-  const answer = await nubis.request('PATCH', `/v1.3/server/${verb}`, {
-    token: alice.token,
-    body: { server_id: uuid },
-  });
-  assert.equal(answer.status, 202, JSON.stringify(answer.body));
+  await ask(uuid, verb);
   return awaitPower(nubis, alice.token, uuid, verb === 'start' ? 'running' : 'stopped');
 }
 

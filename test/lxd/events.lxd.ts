@@ -3,34 +3,20 @@
 // (COMPUTE_ACTION_TIMEOUT_SECONDS) with the power that was asked for.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import type { JsonBody, TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
-import { awaitPower, createRefused, engine, eventually, startLxdInstance, TEST_IMAGE } from './support.ts';
+import { awaitPower, createRefused, eventually, lxdSuite, startLxdInstance } from './support.ts';
 
-let nubis: TestInstance;
-let alice: TestAccount;
-const lxd = engine();
 let uuid = '';
 let snapshotUuid = '';
-
-before(async () => {
-  nubis = await startLxdInstance();
-  alice = await createAccount(nubis);
-});
-
-after(async () => {
+const { nubis, alice, lxd, createServer, power } = await lxdSuite({
   // A snapshot outlives its server: removed here, its engine image with it.
-  if (snapshotUuid) await nubis.request('DELETE', `/v1.3/snapshot/remove/${snapshotUuid}`, { token: alice.token });
-  await eventually('snapshot image deleted', 60, async () =>
-    snapshotUuid && (await lxd.exists(`/1.0/images/aliases/nubis-snap-${snapshotUuid}`)) ? undefined : true,
-  ).catch(() => {});
-  if (uuid) await nubis.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
-  await eventually('instance removed', 60, async () =>
-    uuid && (await lxd.exists(`/1.0/instances/nubis-${uuid}`)) ? undefined : true,
-  ).catch(() => {});
-  await nubis.close();
-  lxd.close();
+  async cleanUp() {
+    if (snapshotUuid) await nubis.request('DELETE', `/v1.3/snapshot/remove/${snapshotUuid}`, { token: alice.token });
+    await eventually('snapshot image deleted', 60, async () =>
+      snapshotUuid && (await lxd.exists(`/1.0/images/aliases/nubis-snap-${snapshotUuid}`)) ? undefined : true,
+    ).catch(() => {});
+  },
 });
 
 async function eventsOf(target: TestInstance, account: number, resource: string): Promise<JsonBody[]> {
@@ -52,19 +38,13 @@ const clockNow = async (target: TestInstance) => Date.parse((await target.admin(
 
 test('create, stop and snapshot: each end is an event when the engine reports', async () => {
   const started = await clockNow(nubis);
-  const created = await nubis.request('POST', '/v1.3/server/create', {
-    token: alice.token,
-    body: { hostname: 'told.example.com', label: 'told', region: 101, image: TEST_IMAGE, plan: 1 },
-  });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  uuid = created.body.uuid;
+  uuid = (await createServer({ hostname: 'told.example.com', label: 'told' })).uuid;
   await awaitPower(nubis, alice.token, uuid, 'running');
   const running = await awaitEvent(nubis, alice.id, uuid, 'server.power', { power: 'running', after: 'provisioning' });
   const runningAt = Date.parse(running.occurred);
   assert.ok(runningAt >= started - 1000 && runningAt <= (await clockNow(nubis)), running.occurred);
 
-  const stop = await nubis.request('PATCH', '/v1.3/server/stop', { token: alice.token, body: { server_id: uuid } });
-  assert.equal(stop.status, 202);
+  await power(uuid, 'stop');
   await awaitPower(nubis, alice.token, uuid, 'stopped');
   const stopped = await awaitEvent(nubis, alice.id, uuid, 'server.power', { power: 'stopped', after: 'stopping' });
   assert.ok(Date.parse(stopped.occurred) >= runningAt);

@@ -4,42 +4,25 @@
 // the owner asks for a reboot; recovery is an explicit action (here: reinstall).
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { JsonBody, TestInstance } from '../support/instance.ts';
-import { createAccount, mailsTo, type TestAccount } from '../support/accounts.ts';
-import { awaitPower, engine, eventually, removeServers, serverInfo, startLxdInstance, TEST_IMAGE } from './support.ts';
-
-let nubis: TestInstance;
-let alice: TestAccount;
-const lxd = engine();
-const made: string[] = [];
-const floating: string[] = [];
+import { test } from 'node:test';
+import type { JsonBody } from '../support/instance.ts';
+import { mailsTo } from '../support/accounts.ts';
+import { awaitPower, eventually, lxdSuite, serverInfo } from './support.ts';
 
 const METRICS_TOKEN = 'failure-metrics-0123456789';
-
-before(async () => {
-  nubis = await startLxdInstance({ METRICS_TOKEN });
-  alice = await createAccount(nubis);
-});
-
-after(async () => {
-  for (const ip of floating) await nubis.request('DELETE', `/v1.3/floating_ip/remove/${ip}`, { token: alice.token });
-  await removeServers(nubis, alice.token, made, lxd);
-  await nubis.close();
-  lxd.close();
+const floating: string[] = [];
+const { nubis, alice, lxd, createServer } = await lxdSuite({
+  env: { METRICS_TOKEN },
+  async cleanUp() {
+    for (const ip of floating) await nubis.request('DELETE', `/v1.3/floating_ip/remove/${ip}`, { token: alice.token });
+  },
 });
 
 const condition = (info: JsonBody, type: string) =>
   (info.conditions as JsonBody[] | undefined)?.find((c) => c.type === type);
 
 test('an instance deleted behind Nubis is shown lost within one reconciliation and never re-made', async () => {
-  const created = await nubis.request('POST', '/v1.3/server/create', {
-    token: alice.token,
-    body: { hostname: 'lost.example.com', label: 'lost', region: 101, image: TEST_IMAGE, plan: 1 },
-  });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  const uuid = created.body.uuid as string;
-  made.push(uuid);
+  const uuid = (await createServer({ hostname: 'lost.example.com', label: 'lost' })).uuid as string;
   await awaitPower(nubis, alice.token, uuid, 'running');
   const instance = `/1.0/instances/nubis-${uuid}`;
 

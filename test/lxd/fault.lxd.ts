@@ -3,54 +3,34 @@
 // scenario the real suite runs on PostgreSQL (jobs claimed with FOR UPDATE SKIP LOCKED).
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
+import { after, test } from 'node:test';
 import {
   awaitPower,
   createRefused,
   EngineGate,
-  engine,
   eventually,
+  lxdSuite,
   lxdUrl,
   publicAddress,
   sleep,
   sshEventually,
   startLxdInstance,
-  TEST_IMAGE,
 } from './support.ts';
 
-let nubis: TestInstance;
-let alice: TestAccount;
 const gate = new EngineGate(lxdUrl);
-const lxd = engine();
-let uuid = '';
-
-before(async () => {
-  await gate.listen();
-  nubis = await startLxdInstance({ LXD_URL: gate.path, COMPUTE_JOB_ATTEMPTS: '30' });
-  alice = await createAccount(nubis);
-});
-
-after(async () => {
+await gate.listen();
+// Hooks run in the order they were added: the gate opens before the suite removes its server,
+// and closes after its Nubis has.
+after(() => {
   gate.open = true;
-  if (uuid) await nubis.request('DELETE', `/v1.3/server/remove/${uuid}`, { token: alice.token });
-  await eventually('instance removed', 60, async () =>
-    uuid && (await lxd.exists(`/1.0/instances/nubis-${uuid}`)) ? undefined : true,
-  ).catch(() => {});
-  await nubis.close();
-  await gate.close();
-  lxd.close();
 });
+const { nubis, alice, createServer } = await lxdSuite({ env: { LXD_URL: gate.path, COMPUTE_JOB_ATTEMPTS: '30' } });
+after(() => gate.close());
 
 test('engine unreachable during create: the API answers, the job retries, the server runs once the engine is back', async () => {
-  const created = await nubis.request('POST', '/v1.3/server/create', {
-    token: alice.token,
-    body: { hostname: 'patient.example.com', label: 'patient', region: 101, image: TEST_IMAGE, plan: 1 },
-  });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  uuid = created.body.uuid;
-  assert.equal(created.body.power, 'provisioning');
+  const created = await createServer({ hostname: 'patient.example.com', label: 'patient' });
+  const uuid = created.uuid as string;
+  assert.equal(created.power, 'provisioning');
 
   // The job tries, fails and retries while the engine cannot be reached.
   await eventually('two refused attempts', 30, async () => (gate.refused >= 2 ? true : undefined));

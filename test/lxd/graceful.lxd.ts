@@ -4,36 +4,11 @@
 // stopped by force, and the event that ends the transition says so.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { JsonBody, TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
-import {
-  awaitPower,
-  engine,
-  eventually,
-  publicAddress,
-  removeServers,
-  ssh,
-  sshEventually,
-  startLxdInstance,
-  TEST_IMAGE,
-} from './support.ts';
+import { test } from 'node:test';
+import type { JsonBody } from '../support/instance.ts';
+import { awaitPower, eventually, lxdSuite, publicAddress, ssh, sshEventually } from './support.ts';
 
-let nubis: TestInstance;
-let alice: TestAccount;
-const lxd = engine();
-const made: string[] = [];
-
-before(async () => {
-  nubis = await startLxdInstance({ COMPUTE_GRACEFUL_STOP_SECONDS: '5' });
-  alice = await createAccount(nubis);
-});
-
-after(async () => {
-  await removeServers(nubis, alice.token, made, lxd);
-  await nubis.close();
-  lxd.close();
-});
+const { nubis, alice, lxd, createServer, power } = await lxdSuite({ env: { COMPUTE_GRACEFUL_STOP_SECONDS: '5' } });
 
 async function powerEvent(uuid: string, after: string): Promise<JsonBody> {
   return eventually(`server.power after ${after}`, 30, async () => {
@@ -44,22 +19,9 @@ async function powerEvent(uuid: string, after: string): Promise<JsonBody> {
   });
 }
 
-async function power(uuid: string, command: 'reboot' | 'stop' | 'start'): Promise<void> {
-  const answer = await nubis.request('PATCH', `/v1.3/server/${command}`, {
-    token: alice.token,
-    body: { server_id: uuid },
-  });
-  assert.equal(answer.status, 202, JSON.stringify(answer.body));
-}
-
 test('reboot: a process that writes a marker on SIGTERM leaves it; a guest that ignores the shutdown is forced', async () => {
-  const created = await nubis.request('POST', '/v1.3/server/create', {
-    token: alice.token,
-    body: { hostname: 'graceful.example.com', label: 'graceful', region: 101, image: TEST_IMAGE, plan: 1 },
-  });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  const uuid = created.body.uuid as string;
-  made.push(uuid);
+  const created = await createServer({ hostname: 'graceful.example.com', label: 'graceful' });
+  const uuid = created.uuid as string;
   const running = await awaitPower(nubis, alice.token, uuid, 'running');
   const address = publicAddress(running);
   const auth = { password: running.info.password as string };

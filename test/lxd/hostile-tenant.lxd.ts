@@ -8,31 +8,21 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { after, before, test } from 'node:test';
-import type { TestInstance } from '../support/instance.ts';
+import { before, test } from 'node:test';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import {
   awaitPower,
-  engine,
   eventually,
-  keyPair,
+  lxdSuite,
   publicAddress,
-  removeServers,
   serverInfo,
   sleep,
   sshEventually,
-  startLxdInstance,
-  TEST_IMAGE,
   TEST_SMALL_PLAN,
   TEST_SMALL_PLAN_DISK_GB,
   testPool,
 } from './support.ts';
 
-let nubis: TestInstance;
-let a: TestAccount;
-let b: TestAccount;
-const lxd = engine();
-const key = keyPair();
 const gateway = testPool.replace(/\.0\/\d+$/, '.1');
 /** An address of the pool no server holds (the IPAM hands addresses out from the bottom). */
 const unassigned = testPool.replace(/\.0\/\d+$/, '.254');
@@ -43,57 +33,48 @@ const frames = fileURLToPath(new URL('./frames.py', import.meta.url));
 const listeners: (TcpServer | UdpSocket)[] = [];
 /** What reached the host's listeners: `tcp from <address>`, `udp from <address>`. */
 const arrived = new Set<string>();
-const made: { account: TestAccount; uuid: string }[] = [];
+
+const tcp = createTcpServer((socket) => {
+  arrived.add(`tcp from ${socket.remoteAddress}`);
+  socket.end();
+});
+await new Promise<void>((resolve) => tcp.listen(tcpPort, gateway, resolve));
+const udp = createSocket('udp4');
+udp.on('message', (_message, from) => arrived.add(`udp from ${from.address}`));
+await new Promise<void>((resolve) => udp.bind(udpPort, gateway, resolve));
+listeners.push(tcp, udp);
+const {
+  nubis,
+  alice: a,
+  lxd,
+  key,
+  addKey,
+  createServer,
+} = await lxdSuite({
+  credit: 500,
+  cleanUp: () => {
+    for (const listener of listeners) listener.close();
+  },
+});
+const b = await createAccount(nubis, { credit: 500 });
 let serverA = { uuid: '', address: '' };
 let serverB = { uuid: '', address: '' };
 
+// In a hook, not at the top: the suite's `after` removes the servers even when this fails.
 before(async () => {
-  const tcp = createTcpServer((socket) => {
-    arrived.add(`tcp from ${socket.remoteAddress}`);
-    socket.end();
-  });
-  await new Promise<void>((resolve) => tcp.listen(tcpPort, gateway, resolve));
-  const udp = createSocket('udp4');
-  udp.on('message', (_message, from) => arrived.add(`udp from ${from.address}`));
-  await new Promise<void>((resolve) => udp.bind(udpPort, gateway, resolve));
-  listeners.push(tcp, udp);
-  nubis = await startLxdInstance();
-  a = await createAccount(nubis, { credit: 500 });
-  b = await createAccount(nubis, { credit: 500 });
   serverA = await serverOf(a, 'mallory');
   serverB = await serverOf(b, 'victim');
 });
 
-after(async () => {
-  for (const { account, uuid } of made) await removeServers(nubis, account.token, [uuid], lxd);
-  await nubis.close();
-  for (const listener of listeners) listener.close();
-  lxd.close();
-});
-
 /** A running server of the account on the small plan, reachable by SSH with the suite's key. */
 async function serverOf(account: TestAccount, label: string) {
-  const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
-    token: account.token,
-    body: { name: 'laptop', public_key: key.publicKey },
-  });
-  assert.equal(keyId.status, 201, JSON.stringify(keyId.body));
-  const created = await nubis.request('POST', '/v1.3/server/create', {
-    token: account.token,
-    body: {
-      region: 101,
-      image: TEST_IMAGE,
-      plan: TEST_SMALL_PLAN,
-      hostname: `${label}.example.com`,
-      label,
-      ssh_key: keyId.body.uuid,
-    },
-  });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  made.push({ account, uuid: created.body.uuid });
-  const address = publicAddress(await awaitPower(nubis, account.token, created.body.uuid, 'running'));
+  const created = await createServer(
+    { plan: TEST_SMALL_PLAN, hostname: `${label}.example.com`, label, ssh_key: await addKey(account) },
+    account,
+  );
+  const address = publicAddress(await awaitPower(nubis, account.token, created.uuid, 'running'));
   await sshEventually(address, { key: key.path }, 'true');
-  return { uuid: created.body.uuid as string, address };
+  return { uuid: created.uuid as string, address };
 }
 
 /** Runs a shell command in A through the engine's exec. */

@@ -5,27 +5,12 @@
 // recovery are `npm run test:cluster`'s.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { JsonBody, TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
-import { awaitPower, engine, eventually, removeServers, startLxdInstance, TEST_IMAGE } from './support.ts';
+import { test } from 'node:test';
+import type { JsonBody } from '../support/instance.ts';
+import { awaitPower, eventually, lxdSuite } from './support.ts';
 
-let nubis: TestInstance;
-let alice: TestAccount;
-const lxd = engine();
-const made: string[] = [];
 const METRICS_TOKEN = 'hosts-metrics-0123456789';
-
-before(async () => {
-  nubis = await startLxdInstance({ METRICS_TOKEN });
-  alice = await createAccount(nubis);
-});
-
-after(async () => {
-  await removeServers(nubis, alice.token, made, lxd);
-  await nubis.close();
-  lxd.close();
-});
+const { nubis, alice, lxd, createServer } = await lxdSuite({ env: { METRICS_TOKEN } });
 
 test('a single engine is one host; its servers show it; a drain is refused', async () => {
   const server = (await lxd.get<{ environment: { server_name: string } }>('/1.0')).environment.server_name;
@@ -37,13 +22,7 @@ test('a single engine is one host; its servers show it; a drain is refused', asy
   assert.equal(host.status, 'online');
   assert.ok(host.capacity.vcpus > 0 && host.capacity.memory_bytes > 0, JSON.stringify(host.capacity));
 
-  const created = await nubis.request('POST', '/v1.3/server/create', {
-    token: alice.token,
-    body: { hostname: 'hosted.example.com', label: 'hosted', region: 101, image: TEST_IMAGE, plan: 1 },
-  });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  const uuid = created.body.uuid as string;
-  made.push(uuid);
+  const uuid = (await createServer({ hostname: 'hosted.example.com', label: 'hosted' })).uuid as string;
   await awaitPower(nubis, alice.token, uuid, 'running');
   // Reconciliation (every second) reports the host of the machine.
   await eventually('the host shown', 15, async () => {

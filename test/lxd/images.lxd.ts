@@ -3,34 +3,10 @@
 // application image that runs containers (Docker) gets nesting. Run by `npm run test:lxd`.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
-import {
-  awaitPower,
-  engine,
-  removeServers,
-  startLxdInstance,
-  TEST_DOCKER_IMAGE,
-  TEST_IMAGE,
-  TEST_WINDOWS_IMAGE,
-} from './support.ts';
+import { test } from 'node:test';
+import { awaitPower, lxdSuite, TEST_DOCKER_IMAGE, TEST_IMAGE, TEST_WINDOWS_IMAGE } from './support.ts';
 
-let nubis: TestInstance;
-let alice: TestAccount;
-const lxd = engine();
-const created: string[] = [];
-
-before(async () => {
-  nubis = await startLxdInstance();
-  alice = await createAccount(nubis, { credit: 500 });
-});
-
-after(async () => {
-  await removeServers(nubis, alice.token, created, lxd);
-  await nubis.close();
-  lxd.close();
-});
+const { nubis, alice, lxd, createServer } = await lxdSuite({ credit: 500 });
 
 test('an image the engine cannot boot is not listed for the region, and create refuses it naming image', async () => {
   const list = await nubis.request('GET', '/v1.3/image/list?region_id=101', { token: alice.token });
@@ -49,13 +25,8 @@ test('an image the engine cannot boot is not listed for the region, and create r
 });
 
 test('an application image that runs containers gets nesting', async () => {
-  const made = await nubis.request('POST', '/v1.3/server/create', {
-    token: alice.token,
-    body: { region: 101, image: TEST_DOCKER_IMAGE, plan: 1, hostname: 'docker.example.com', label: 'docker' },
-  });
-  assert.equal(made.status, 201, JSON.stringify(made.body));
-  created.push(made.body.uuid);
-  await awaitPower(nubis, alice.token, made.body.uuid, 'running');
-  const instance = await lxd.get<{ config: Record<string, string> }>(`/1.0/instances/nubis-${made.body.uuid}`);
+  const made = await createServer({ image: TEST_DOCKER_IMAGE, hostname: 'docker.example.com', label: 'docker' });
+  await awaitPower(nubis, alice.token, made.uuid, 'running');
+  const instance = await lxd.get<{ config: Record<string, string> }>(`/1.0/instances/nubis-${made.uuid}`);
   assert.equal(instance.config['security.nesting'], 'true');
 });

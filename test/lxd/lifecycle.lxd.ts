@@ -4,67 +4,46 @@
 
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { after, before, test } from 'node:test';
-import type { TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
+import { test } from 'node:test';
 import {
   awaitPower,
-  engine,
   eventually,
-  keyPair,
+  lxdSuite,
   privateAddress,
   publicAddress,
-  removeServers,
   sendFromGuest,
   serverInfo,
   ssh,
   sshEventually,
-  startLxdInstance,
-  TEST_IMAGE,
   testPool,
 } from './support.ts';
 
-let nubis: TestInstance;
-let alice: TestAccount;
-const lxd = engine();
-const key = keyPair();
-const created: string[] = [];
 /** Engine networks of the VPCs made here: the test server goes, so the suite deletes them itself. */
 const vpcNetworks: string[] = [];
 // The script a server's script_url names, served on the region bridge's host address (the only
 // address besides loopback this suite sends traffic to).
 const gateway = testPool.replace(/\.0\/\d+$/, '.1');
-let scripts: Server;
-let scriptUrl = '';
-
-before(async () => {
-  scripts = createServer((_request, response) => {
-    response.end('#!/bin/sh\necho "ran as $(id -u)" > /root/script-ran\n');
-  });
-  await new Promise<void>((resolve) => scripts.listen(0, gateway, resolve));
-  scriptUrl = `http://${gateway}:${(scripts.address() as { port: number }).port}/boot.sh`;
-  nubis = await startLxdInstance();
-  alice = await createAccount(nubis, { credit: 500 });
+const scripts: Server = createServer((_request, response) => {
+  response.end('#!/bin/sh\necho "ran as $(id -u)" > /root/script-ran\n');
 });
+await new Promise<void>((resolve) => scripts.listen(0, gateway, resolve));
+const scriptUrl = `http://${gateway}:${(scripts.address() as { port: number }).port}/boot.sh`;
 
-after(async () => {
-  // The remove jobs run before the server closes.
-  await removeServers(nubis, alice.token, created, lxd);
-  for (const network of vpcNetworks) await lxd.call('DELETE', `/1.0/networks/${network}`).catch(() => {});
-  await nubis.close();
-  scripts.close();
-  lxd.close();
+const {
+  nubis,
+  alice,
+  lxd,
+  key,
+  addKey,
+  createServer: create,
+  power,
+} = await lxdSuite({
+  credit: 500,
+  async cleanUp() {
+    for (const network of vpcNetworks) await lxd.call('DELETE', `/1.0/networks/${network}`).catch(() => {});
+    scripts.close();
+  },
 });
-
-async function create(body: Record<string, unknown>) {
-  const result = await nubis.request('POST', '/v1.3/server/create', {
-    token: alice.token,
-    body: { region: 101, image: TEST_IMAGE, plan: 1, ...body },
-  });
-  assert.equal(result.status, 201, JSON.stringify(result.body));
-  created.push(result.body.uuid);
-  return result.body;
-}
 
 /** A root disk's size and I/O ceiling, as the engine has them. */
 function pick(root: Record<string, string> | undefined): (string | undefined)[] {
@@ -78,17 +57,8 @@ async function instance(uuid: string) {
 }
 
 test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, drift, remove', async (t) => {
-  const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
-    token: alice.token,
-    body: { name: 'laptop', public_key: key.publicKey },
-  });
-  assert.equal(keyId.status, 201, JSON.stringify(keyId.body));
-  const made = await create({
-    hostname: 'first.example.com',
-    label: 'first',
-    ssh_key: keyId.body.uuid,
-    script_url: scriptUrl,
-  });
+  const keyUuid = await addKey();
+  const made = await create({ hostname: 'first.example.com', label: 'first', ssh_key: keyUuid, script_url: scriptUrl });
   assert.equal(made.power, 'provisioning');
 
   const running = await awaitPower(nubis, alice.token, made.uuid, 'running');
@@ -119,18 +89,10 @@ test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, dri
   });
 
   await t.test('stop and start: the instance follows', async () => {
-    const stop = await nubis.request('PATCH', '/v1.3/server/stop', {
-      token: alice.token,
-      body: { server_id: made.uuid },
-    });
-    assert.equal(stop.status, 202);
+    await power(made.uuid, 'stop');
     await awaitPower(nubis, alice.token, made.uuid, 'stopped');
     assert.equal((await instance(made.uuid)).status, 'Stopped');
-    const start = await nubis.request('PATCH', '/v1.3/server/start', {
-      token: alice.token,
-      body: { server_id: made.uuid },
-    });
-    assert.equal(start.status, 202);
+    await power(made.uuid, 'start');
     await awaitPower(nubis, alice.token, made.uuid, 'running');
     assert.equal((await instance(made.uuid)).status, 'Running');
     await sshEventually(address, { key: key.path }, 'true');
@@ -226,7 +188,7 @@ test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, dri
     });
     assert.equal(vpc.status, 201, JSON.stringify(vpc.body));
     vpcNetworks.push(`nv-${(vpc.body.uuid as string).replace(/-/g, '').slice(0, 12)}`);
-    const a = await create({ hostname: 'a.example.com', label: 'a', vpc: vpc.body.uuid, ssh_key: keyId.body.uuid });
+    const a = await create({ hostname: 'a.example.com', label: 'a', vpc: vpc.body.uuid, ssh_key: keyUuid });
     const b = await create({ hostname: 'b.example.com', label: 'b', vpc: vpc.body.uuid });
     const aInfo = await awaitPower(nubis, alice.token, a.uuid, 'running');
     const bInfo = await awaitPower(nubis, alice.token, b.uuid, 'running');

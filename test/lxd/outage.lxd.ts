@@ -4,45 +4,23 @@
 // back; and a snapshot whose copy gives up ends failed and is told, with no image left behind.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { JsonBody, TestInstance } from '../support/instance.ts';
-import { createAccount, mailsTo, type TestAccount } from '../support/accounts.ts';
-import {
-  awaitPower,
-  EngineGate,
-  engine,
-  eventually,
-  lxdUrl,
-  removeServers,
-  serverInfo,
-  startLxdInstance,
-  TEST_IMAGE,
-} from './support.ts';
+import { after, test } from 'node:test';
+import type { JsonBody } from '../support/instance.ts';
+import { mailsTo } from '../support/accounts.ts';
+import { awaitPower, EngineGate, eventually, lxdSuite, lxdUrl, serverInfo } from './support.ts';
 
-const lxd = engine();
 const gate = new EngineGate(lxdUrl);
-let nubis: TestInstance;
-let alice: TestAccount;
-const made: string[] = [];
-
-before(async () => {
-  await gate.listen();
+await gate.listen();
+gate.open = true;
+// Hooks run in the order they were added: the gate opens before the suite removes its servers,
+// and closes after its Nubis has.
+after(() => {
   gate.open = true;
-  nubis = await startLxdInstance({
-    LXD_URL: gate.path,
-    COMPUTE_OBSERVE_TIMEOUT_SECONDS: '3',
-    COMPUTE_JOB_ATTEMPTS: '3',
-  });
-  alice = await createAccount(nubis);
 });
-
-after(async () => {
-  gate.open = true;
-  await removeServers(nubis, alice.token, made, lxd);
-  await nubis.close();
-  await gate.close();
-  lxd.close();
+const { nubis, alice, lxd, created, createServer } = await lxdSuite({
+  env: { LXD_URL: gate.path, COMPUTE_OBSERVE_TIMEOUT_SECONDS: '3', COMPUTE_JOB_ATTEMPTS: '3' },
 });
+after(() => gate.close());
 
 const condition = (info: JsonBody, type: string) =>
   (info.conditions as JsonBody[] | undefined)?.find((c) => c.type === type);
@@ -53,13 +31,7 @@ async function events(uuid: string, type: string): Promise<JsonBody[]> {
 }
 
 test('engine unreachable: unknown power within the bound, an action queued and done once when it is back', async () => {
-  const created = await nubis.request('POST', '/v1.3/server/create', {
-    token: alice.token,
-    body: { hostname: 'outage.example.com', label: 'outage', region: 101, image: TEST_IMAGE, plan: 1 },
-  });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  const uuid = created.body.uuid as string;
-  made.push(uuid);
+  const uuid = (await createServer({ hostname: 'outage.example.com', label: 'outage' })).uuid as string;
   await awaitPower(nubis, alice.token, uuid, 'running');
 
   gate.cut();
@@ -104,7 +76,7 @@ test('engine unreachable: unknown power within the bound, an action queued and d
 });
 
 test('a snapshot whose copy gives up ends failed, is told, and leaves no image', async () => {
-  const uuid = made[0]!;
+  const uuid = created[0]!;
   gate.cut();
   const taken = await nubis.request('POST', '/v1.3/snapshot/create', {
     token: alice.token,

@@ -6,68 +6,33 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, test } from 'node:test';
-import type { TestInstance } from '../support/instance.ts';
-import { createAccount, mailsTo, type TestAccount } from '../support/accounts.ts';
-import {
-  awaitPower,
-  engine,
-  eventually,
-  keyPair,
-  publicAddress,
-  removeServers,
-  sendFromGuest,
-  serverInfo,
-  startLxdInstance,
-  TEST_IMAGE,
-} from './support.ts';
+import { test } from 'node:test';
+import { mailsTo } from '../support/accounts.ts';
+import { awaitPower, eventually, lxdSuite, publicAddress, sendFromGuest, serverInfo } from './support.ts';
 
-let nubis: TestInstance;
-let alice: TestAccount;
-let keyUuid = '';
-const lxd = engine();
-const key = keyPair();
-const created: string[] = [];
-
-before(async () => {
-  nubis = await startLxdInstance({ SWEEPS: 'true', SWEEP_INTERVAL_SECONDS: '1' });
-  alice = await createAccount(nubis, { credit: 500 });
-  const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
-    token: alice.token,
-    body: { name: 'laptop', public_key: key.publicKey },
-  });
-  assert.equal(keyId.status, 201, JSON.stringify(keyId.body));
-  keyUuid = keyId.body.uuid;
+const { nubis, alice, lxd, addKey, createServer } = await lxdSuite({
+  env: { SWEEPS: 'true', SWEEP_INTERVAL_SECONDS: '1' },
+  credit: 500,
 });
-
-after(async () => {
-  await removeServers(nubis, alice.token, created, lxd);
-  await nubis.close();
-  lxd.close();
-});
+const keyUuid = await addKey();
 
 /** A running server whose policy applies from `pointGb` GB on; its id, uuid and address. */
 async function serverWith(label: string, policy: string, pointGb: number) {
-  const made = await nubis.request('POST', '/v1.3/server/create', {
-    token: alice.token,
-    body: { region: 101, image: TEST_IMAGE, plan: 1, hostname: `${label}.example.com`, label, ssh_key: keyUuid },
-  });
-  assert.equal(made.status, 201, JSON.stringify(made.body));
-  created.push(made.body.uuid);
-  const running = await awaitPower(nubis, alice.token, made.body.uuid, 'running');
+  const made = await createServer({ hostname: `${label}.example.com`, label, ssh_key: keyUuid });
+  const running = await awaitPower(nubis, alice.token, made.uuid, 'running');
   for (const [name, value] of [
     ['bw_overage_policy', policy],
     ['bw_overage_threshold', String(pointGb / running.bandwidth.limit)],
   ]) {
-    const set = await nubis.request('PUT', `/v1.3/option/set/${made.body.id}`, {
+    const set = await nubis.request('PUT', `/v1.3/option/set/${made.id}`, {
       token: alice.token,
       body: { name, value },
     });
     assert.equal(set.status, 202, JSON.stringify(set.body));
   }
-  const info = await serverInfo(nubis, alice.token, made.body.uuid);
+  const info = await serverInfo(nubis, alice.token, made.uuid);
   assert.equal(info.bandwidth.point, pointGb);
-  return { id: made.body.id as number, uuid: made.body.uuid as string, address: publicAddress(running), info };
+  return { id: made.id as number, uuid: made.uuid as string, address: publicAddress(running), info };
 }
 
 /** The guest sends `megabytes` MiB to the host, 100 MiB an exec (each bounded). */

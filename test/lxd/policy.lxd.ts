@@ -6,29 +6,9 @@
 import assert from 'node:assert/strict';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
-import { after, before, test } from 'node:test';
-import type { TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
-import {
-  awaitPower,
-  engine,
-  eventually,
-  keyPair,
-  publicAddress,
-  removeServers,
-  ssh,
-  sshEventually,
-  sleep,
-  startLxdInstance,
-  TEST_IMAGE,
-  testPool,
-} from './support.ts';
+import { test } from 'node:test';
+import { awaitPower, eventually, lxdSuite, publicAddress, ssh, sshEventually, sleep, testPool } from './support.ts';
 
-let nubis: TestInstance;
-let alice: TestAccount;
-const lxd = engine();
-const key = keyPair();
-const created: string[] = [];
 const gateway = testPool.replace(/\.0\/\d+$/, '.1');
 /** The ports listened on: SMTP's (blocked by default), and one of each protocol nobody lists. */
 const tcpPorts = [25, 587, 2525];
@@ -38,30 +18,26 @@ const listeners: (TcpServer | UdpSocket)[] = [];
 /** What reached the host: `tcp 25 from <address>`, `udp 5399 from <address>`. */
 const arrived = new Set<string>();
 
-before(async () => {
-  for (const port of tcpPorts) {
-    const listener = createTcpServer((socket) => {
-      arrived.add(`tcp ${port} from ${socket.remoteAddress}`);
-      socket.end('hello\n');
-    });
-    await new Promise<void>((resolve) => listener.listen(port, gateway, resolve));
-    listeners.push(listener);
-  }
-  for (const port of [udpBlocked, udpOpen]) {
-    const socket = createSocket('udp4');
-    socket.on('message', (_message, from) => arrived.add(`udp ${port} from ${from.address}`));
-    await new Promise<void>((resolve) => socket.bind(port, gateway, resolve));
-    listeners.push(socket);
-  }
-  nubis = await startLxdInstance();
-  alice = await createAccount(nubis, { credit: 500 });
-});
+for (const port of tcpPorts) {
+  const listener = createTcpServer((socket) => {
+    arrived.add(`tcp ${port} from ${socket.remoteAddress}`);
+    socket.end('hello\n');
+  });
+  await new Promise<void>((resolve) => listener.listen(port, gateway, resolve));
+  listeners.push(listener);
+}
+for (const port of [udpBlocked, udpOpen]) {
+  const socket = createSocket('udp4');
+  socket.on('message', (_message, from) => arrived.add(`udp ${port} from ${from.address}`));
+  await new Promise<void>((resolve) => socket.bind(port, gateway, resolve));
+  listeners.push(socket);
+}
 
-after(async () => {
-  await removeServers(nubis, alice.token, created, lxd);
-  await nubis.close();
-  for (const listener of listeners) listener.close();
-  lxd.close();
+const { nubis, alice, lxd, key, addKey, createServer } = await lxdSuite({
+  credit: 500,
+  cleanUp: () => {
+    for (const listener of listeners) listener.close();
+  },
 });
 
 /** Sends from the server to the host's bridge address on each port; which arrived (a fresh try each call). */
@@ -90,27 +66,11 @@ async function setAccount(body: Record<string, unknown>) {
 }
 
 test('blocked ports are dropped at the engine, smtp lifts and restores them without a restart', async () => {
-  const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
-    token: alice.token,
-    body: { name: 'laptop', public_key: key.publicKey },
-  });
-  assert.equal(keyId.status, 201, JSON.stringify(keyId.body));
+  const keyUuid = await addKey();
   const account = await setAccount({ blocked_ports: { TCP: [25, 465, 587], UDP: [udpBlocked] } });
   assert.deepEqual(account.blocked_ports, { TCP: [25, 465, 587], UDP: [udpBlocked] });
-  const made = await nubis.request('POST', '/v1.3/server/create', {
-    token: alice.token,
-    body: {
-      region: 101,
-      image: TEST_IMAGE,
-      plan: 1,
-      hostname: 'mailer.example.com',
-      label: 'mailer',
-      ssh_key: keyId.body.uuid,
-    },
-  });
-  assert.equal(made.status, 201, JSON.stringify(made.body));
-  created.push(made.body.uuid);
-  const address = publicAddress(await awaitPower(nubis, alice.token, made.body.uuid, 'running'));
+  const made = await createServer({ hostname: 'mailer.example.com', label: 'mailer', ssh_key: keyUuid });
+  const address = publicAddress(await awaitPower(nubis, alice.token, made.uuid, 'running'));
 
   // Blocked from its first boot: the unlisted ports pass, the listed ones do not.
   assert.deepEqual(await reach(address, tcpPorts, [udpBlocked, udpOpen]), ['tcp 2525', `udp ${udpOpen}`]);

@@ -5,17 +5,14 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { after, before, test } from 'node:test';
-import type { JsonBody, TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
-import { engine, eventually, removeServers, serverInfo, startLxdInstance, TEST_IMAGE } from './support.ts';
+import { after, test } from 'node:test';
+import type { JsonBody } from '../support/instance.ts';
+import { engine, eventually, lxdSuite, serverInfo } from './support.ts';
 
 const pool = 'nubis-full-test';
 const mount = `/var/lib/lxd/storage-pools/${pool}`;
+/** The pool's own client: it is made before the suite's Nubis starts and dropped after it stops. */
 const lxd = engine();
-let nubis: TestInstance;
-let alice: TestAccount;
-const made: string[] = [];
 
 async function dropPool(): Promise<void> {
   if (!(await lxd.exists(`/1.0/storage-pools/${pool}`))) return;
@@ -26,19 +23,13 @@ async function dropPool(): Promise<void> {
   await lxd.run('DELETE', `/1.0/storage-pools/${pool}`);
 }
 
-before(async () => {
-  await dropPool();
-  await lxd.run('POST', '/1.0/storage-pools', { body: { name: pool, driver: 'btrfs', config: { size: '256MiB' } } });
-  // Full: a file takes what the pool has left (dd stops at "No space left on device").
-  spawnSync('dd', ['if=/dev/zero', `of=${mount}/ballast`, 'bs=1M']);
-  spawnSync('sync');
-  nubis = await startLxdInstance({ LXD_STORAGE_POOL: pool, COMPUTE_JOB_ATTEMPTS: '3' });
-  alice = await createAccount(nubis);
-});
-
+await dropPool();
+await lxd.run('POST', '/1.0/storage-pools', { body: { name: pool, driver: 'btrfs', config: { size: '256MiB' } } });
+// Full: a file takes what the pool has left (dd stops at "No space left on device").
+spawnSync('dd', ['if=/dev/zero', `of=${mount}/ballast`, 'bs=1M']);
+spawnSync('sync');
+const { nubis, alice, createServer } = await lxdSuite({ env: { LXD_STORAGE_POOL: pool, COMPUTE_JOB_ATTEMPTS: '3' } });
 after(async () => {
-  await removeServers(nubis, alice.token, made, lxd);
-  await nubis.close();
   await dropPool();
   lxd.close();
 });
@@ -47,13 +38,7 @@ const condition = (info: JsonBody, type: string) =>
   (info.conditions as JsonBody[] | undefined)?.find((c) => c.type === type);
 
 test('a create on a full pool is shown failed with its reason, unbilled, and not retried on its own', async () => {
-  const created = await nubis.request('POST', '/v1.3/server/create', {
-    token: alice.token,
-    body: { hostname: 'full.example.com', label: 'full', region: 101, image: TEST_IMAGE, plan: 1 },
-  });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  const uuid = created.body.uuid as string;
-  made.push(uuid);
+  const uuid = (await createServer({ hostname: 'full.example.com', label: 'full' })).uuid as string;
 
   const failed = await eventually('the create given up', 120, async () => {
     const server = (await nubis.admin('GET', `/admin/servers/${uuid}`)).body;

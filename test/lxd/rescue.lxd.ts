@@ -4,37 +4,10 @@
 // with the repair → remove while in rescue removes the rescue system too. Run by `npm run test:lxd`.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
-import {
-  awaitPower,
-  engine,
-  eventually,
-  keyPair,
-  publicAddress,
-  removeServers,
-  sshEventually,
-  startLxdInstance,
-  TEST_IMAGE,
-} from './support.ts';
+import { test } from 'node:test';
+import { awaitPower, eventually, lxdSuite, publicAddress, sshEventually } from './support.ts';
 
-let nubis: TestInstance;
-let alice: TestAccount;
-const lxd = engine();
-const key = keyPair();
-const created: string[] = [];
-
-before(async () => {
-  nubis = await startLxdInstance();
-  alice = await createAccount(nubis, { credit: 500 });
-});
-
-after(async () => {
-  await removeServers(nubis, alice.token, created, lxd);
-  await nubis.close();
-  lxd.close();
-});
+const { nubis, alice, lxd, key, addKey, createServer, power: ask } = await lxdSuite({ credit: 500 });
 
 async function status(name: string): Promise<string | null> {
   if (!(await lxd.exists(`/1.0/instances/${name}`))) return null;
@@ -51,34 +24,13 @@ async function rescue(uuid: string, enable: boolean) {
 }
 
 async function power(uuid: string, verb: 'start' | 'stop') {
-  const answer = await nubis.request('PATCH', `/v1.3/server/${verb}`, {
-    token: alice.token,
-    body: { server_id: uuid },
-  });
-  assert.equal(answer.status, 202, JSON.stringify(answer.body));
+  await ask(uuid, verb);
   return awaitPower(nubis, alice.token, uuid, verb === 'start' ? 'running' : 'stopped');
 }
 
 test('rescue mode: the rescue system on the server’s address, its disk at /mnt, a repair kept', async (t) => {
-  const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
-    token: alice.token,
-    body: { name: 'laptop', public_key: key.publicKey },
-  });
-  assert.equal(keyId.status, 201, JSON.stringify(keyId.body));
-  const made = await nubis.request('POST', '/v1.3/server/create', {
-    token: alice.token,
-    body: {
-      region: 101,
-      image: TEST_IMAGE,
-      plan: 1,
-      hostname: 'broken.example.com',
-      label: 'broken',
-      ssh_key: keyId.body.uuid,
-    },
-  });
-  assert.equal(made.status, 201, JSON.stringify(made.body));
-  const uuid = made.body.uuid as string;
-  created.push(uuid);
+  const made = await createServer({ hostname: 'broken.example.com', label: 'broken', ssh_key: await addKey() });
+  const uuid = made.uuid as string;
   const running = await awaitPower(nubis, alice.token, uuid, 'running');
   const address = publicAddress(running);
   const password = running.info.password as string;
@@ -204,13 +156,8 @@ test('rescue mode: the rescue system on the server’s address, its disk at /mnt
 });
 
 test('rescue asked while the server is being created: it comes up in rescue mode, and leaves it after a half-done job', async () => {
-  const made = await nubis.request('POST', '/v1.3/server/create', {
-    token: alice.token,
-    body: { region: 101, image: TEST_IMAGE, plan: 1, hostname: 'early.example.com', label: 'early' },
-  });
-  assert.equal(made.status, 201, JSON.stringify(made.body));
-  const uuid = made.body.uuid as string;
-  created.push(uuid);
+  const made = await createServer({ hostname: 'early.example.com', label: 'early' });
+  const uuid = made.uuid as string;
   const rescued = await rescue(uuid, true);
   assert.equal(await status(`nubis-rescue-${uuid}`), 'Running');
   assert.equal(await status(`nubis-${uuid}`), 'Stopped');

@@ -4,54 +4,35 @@
 // be fetched, and a `server.script` event tells it. Run by `npm run test:lxd`.
 
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import { after, before, test } from 'node:test';
-import type { TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
-import { engine, eventually, removeServers, serverInfo, startLxdInstance, TEST_IMAGE, testPool } from './support.ts';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { test } from 'node:test';
+import { eventually, lxdSuite, serverInfo, testPool } from './support.ts';
 
-let nubis: TestInstance;
-let alice: TestAccount;
-const lxd = engine();
-const created: string[] = [];
 const gateway = testPool.replace(/\.0\/\d+$/, '.1');
-let scripts: Server;
-let base = '';
 /** Lines the succeeding script prints: more than the 20 shown, so the tail is what is kept. */
 const printed = 25;
-
-before(async () => {
-  scripts = createServer((request, response) => {
-    if (request.url === '/ok.sh')
-      response.end(`#!/bin/sh\ni=1\nwhile [ $i -le ${printed} ]; do echo "line $i"; i=$((i+1)); done\nexit 0\n`);
-    else if (request.url === '/fail.sh') response.end('#!/bin/sh\necho "starting"\necho "no database" >&2\nexit 3\n');
-    else {
-      response.statusCode = 404;
-      response.end('not here\n');
-    }
-  });
-  await new Promise<void>((resolve) => scripts.listen(0, gateway, resolve));
-  base = `http://${gateway}:${(scripts.address() as { port: number }).port}`;
-  nubis = await startLxdInstance();
-  alice = await createAccount(nubis, { credit: 500 });
+const scripts: Server = createHttpServer((request, response) => {
+  if (request.url === '/ok.sh')
+    response.end(`#!/bin/sh\ni=1\nwhile [ $i -le ${printed} ]; do echo "line $i"; i=$((i+1)); done\nexit 0\n`);
+  else if (request.url === '/fail.sh') response.end('#!/bin/sh\necho "starting"\necho "no database" >&2\nexit 3\n');
+  else {
+    response.statusCode = 404;
+    response.end('not here\n');
+  }
 });
-
-after(async () => {
-  await removeServers(nubis, alice.token, created, lxd);
-  await nubis.close();
-  scripts.close();
-  lxd.close();
+await new Promise<void>((resolve) => scripts.listen(0, gateway, resolve));
+const base = `http://${gateway}:${(scripts.address() as { port: number }).port}`;
+const { nubis, alice, createServer } = await lxdSuite({
+  credit: 500,
+  cleanUp: () => {
+    scripts.close();
+  },
 });
 
 async function create(label: string, scriptUrl: string): Promise<string> {
-  const made = await nubis.request('POST', '/v1.3/server/create', {
-    token: alice.token,
-    body: { region: 101, image: TEST_IMAGE, plan: 1, hostname: `${label}.example.com`, label, script_url: scriptUrl },
-  });
-  assert.equal(made.status, 201, JSON.stringify(made.body));
-  created.push(made.body.uuid);
-  assert.equal(made.body.info.script.state, 'pending');
-  return made.body.uuid;
+  const made = await createServer({ hostname: `${label}.example.com`, label, script_url: scriptUrl });
+  assert.equal(made.info.script.state, 'pending');
+  return made.uuid;
 }
 
 function reported(uuid: string) {

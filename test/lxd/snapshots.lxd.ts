@@ -3,46 +3,10 @@
 // before, and forgotten after). One attempt per job, so no retry hides a wrong order.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
-import {
-  awaitPower,
-  engine,
-  eventually,
-  publicAddress,
-  removeServers,
-  serverInfo,
-  sshEventually,
-  startLxdInstance,
-  TEST_IMAGE,
-} from './support.ts';
+import { test } from 'node:test';
+import { awaitPower, eventually, lxdSuite, publicAddress, serverInfo, sshEventually, TEST_IMAGE } from './support.ts';
 
-let nubis: TestInstance;
-let alice: TestAccount;
-const lxd = engine();
-const created: string[] = [];
-
-before(async () => {
-  nubis = await startLxdInstance({ COMPUTE_JOB_ATTEMPTS: '1' });
-  alice = await createAccount(nubis);
-});
-
-after(async () => {
-  await removeServers(nubis, alice.token, created, lxd);
-  await nubis.close();
-  lxd.close();
-});
-
-async function create(body: Record<string, unknown>) {
-  const result = await nubis.request('POST', '/v1.3/server/create', {
-    token: alice.token,
-    body: { region: 101, plan: 1, ...body },
-  });
-  assert.equal(result.status, 201, JSON.stringify(result.body));
-  created.push(result.body.uuid);
-  return result.body;
-}
+const { nubis, alice, lxd, createServer: create } = await lxdSuite({ env: { COMPUTE_JOB_ATTEMPTS: '1' } });
 
 test('a server made from a snapshot still being copied, the snapshot removed at once, has its disk', async () => {
   const source = await create({ hostname: 'source.example.com', label: 'source', image: TEST_IMAGE });

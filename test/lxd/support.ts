@@ -15,8 +15,9 @@ import {
   type Socket,
 } from 'node:net';
 import { join } from 'node:path';
+import { after } from 'node:test';
 import { LxdClient } from '../../src/compute/lxd/lxd-client.ts';
-import { createAccount } from '../support/accounts.ts';
+import { createAccount, type TestAccount } from '../support/accounts.ts';
 import { startTestInstance, type JsonBody, type TestInstance } from '../support/instance.ts';
 
 export const lxdUrl = process.env.LXD_URL ?? '/var/lib/lxd/unix.socket';
@@ -122,6 +123,88 @@ export function startLxdInstance(env: Record<string, string> = {}): Promise<Test
     KEEP_ALIVE_TIMEOUT_MS: '600000',
     ...env,
   });
+}
+
+/** What every real-driver suite starts with: see `lxdSuite`. */
+export interface LxdSuite {
+  /** Nubis on COMPUTE_DRIVER=lxd. */
+  nubis: TestInstance;
+  /** The account the suite's servers belong to. */
+  alice: TestAccount;
+  /** The engine's own view, for checks. */
+  lxd: LxdClient;
+  /** A key pair whose public key `addKey` registers, for SSH from the host. */
+  key: { path: string; publicKey: string };
+  /** Uuids of alice's servers, removed (and their instances waited out) after the suite. */
+  created: string[];
+  /** Registers the suite's public key for `account` (alice unless given): the key's uuid. */
+  addKey(account?: TestAccount): Promise<string>;
+  /**
+   * Creates a server for `account` (alice unless given) in region 101 on the test image and plan 1
+   * unless `body` says otherwise, and remembers it for removal: the create answer's body.
+   */
+  createServer(body: Record<string, unknown>, account?: TestAccount): Promise<JsonBody>;
+  /** Asks for `command` (`start`, `stop`, `reboot`…) on alice's server `uuid`: accepted, 202. */
+  power(uuid: string, command: string): Promise<void>;
+}
+
+/**
+ * Starts a suite's Nubis (`env` over `startLxdInstance`'s) and its account (`credit`, default
+ * 100), at the file's top level (`const { nubis, alice } = await lxdSuite()`), so the tests read
+ * plain names. After the file's tests: every server it created is removed and waited out,
+ * `cleanUp` runs (what the suite made besides: engine networks, snapshots, listeners), Nubis and
+ * the engine client close. Set-up that makes anything on the engine belongs in a `before` hook:
+ * a failure at the top level ends the file before any `after` hook runs.
+ */
+export async function lxdSuite(
+  options: { env?: Record<string, string>; credit?: number; cleanUp?: () => Promise<void> | void } = {},
+): Promise<LxdSuite> {
+  const lxd = engine();
+  const nubis = await startLxdInstance(options.env);
+  const alice = await createAccount(nubis, options.credit === undefined ? {} : { credit: options.credit });
+  const key = keyPair();
+  const created: string[] = [];
+  /** Servers of accounts other than alice's, removed with their owner's token. */
+  const others: { token: string; uuid: string }[] = [];
+  after(async () => {
+    await removeServers(nubis, alice.token, created, lxd);
+    for (const { token, uuid } of others) await removeServers(nubis, token, [uuid], lxd);
+    await options.cleanUp?.();
+    await nubis.close();
+    lxd.close();
+  });
+  return {
+    nubis,
+    alice,
+    lxd,
+    key,
+    created,
+    async addKey(account = alice) {
+      const added = await nubis.request('POST', '/v1.3/ssh_key/create', {
+        token: account.token,
+        body: { name: 'laptop', public_key: key.publicKey },
+      });
+      assert.equal(added.status, 201, JSON.stringify(added.body));
+      return added.body.uuid;
+    },
+    async createServer(body, account = alice) {
+      const made = await nubis.request('POST', '/v1.3/server/create', {
+        token: account.token,
+        body: { region: 101, image: TEST_IMAGE, plan: 1, ...body },
+      });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      if (account === alice) created.push(made.body.uuid);
+      else others.push({ token: account.token, uuid: made.body.uuid });
+      return made.body;
+    },
+    async power(uuid, command) {
+      const answer = await nubis.request('PATCH', `/v1.3/server/${command}`, {
+        token: alice.token,
+        body: { server_id: uuid },
+      });
+      assert.equal(answer.status, 202, JSON.stringify(answer.body));
+    },
+  };
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

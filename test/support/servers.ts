@@ -1,5 +1,5 @@
-// Server fixtures for black-box tests: deploy a server over HTTP and wait (on the virtual
-// clock) for it to finish provisioning.
+// Server fixtures for black-box tests: order a server over HTTP, or deploy one (ordered, then the
+// virtual clock moved until it finished provisioning).
 
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import type { ServerRow } from '../../src/servers/server.table.ts';
@@ -11,20 +11,25 @@ export const standardServer = { hostname: 'web-1.example.com', label: 'web 1', r
 /** Seconds that cover every simulated transition at the default SIM_* timings. */
 export const SETTLE_SECONDS = 600;
 
-export async function deployServer(
-  nubis: TestInstance,
-  token: string,
-  overrides: Record<string, unknown> = {},
-  options: { settle?: boolean } = {},
-) {
+/**
+ * Orders a server (`server/create` as `token`, `overrides` over the standard server): the create
+ * answer, the server still provisioning. Time is not moved; `deployServer` waits it out.
+ */
+export async function orderServer(nubis: TestInstance, token: string, overrides: Record<string, unknown> = {}) {
   const created = await nubis.request('POST', '/v1.3/server/create', {
     token,
     body: { ...standardServer, ...overrides },
   });
   if (created.status !== 201)
     throw new Error(`server/create failed: ${created.status} ${JSON.stringify(created.body)}`);
-  if (options.settle !== false) await nubis.advance(SETTLE_SECONDS);
   return created.body as { id: number; uuid: string; [key: string]: JsonBody };
+}
+
+/** Orders a server and moves the virtual clock past every simulated transition: it is deployed. */
+export async function deployServer(nubis: TestInstance, token: string, overrides: Record<string, unknown> = {}) {
+  const created = await orderServer(nubis, token, overrides);
+  await nubis.advance(SETTLE_SECONDS);
+  return created;
 }
 
 /** An instance on the system clock with transitions of a second: time passes with no advance and no sweep. */
@@ -53,7 +58,7 @@ export async function untilPower(nubis: TestInstance, token: string, ref: string
  * yet recorded (no sweep, no activity read since), so it is recorded after the snapshot (issue 39).
  */
 export async function bootThenSnapshot(nubis: TestInstance, token: string, label: string, snapshot: string) {
-  const created = await deployServer(nubis, token, { label }, { settle: false });
+  const created = await orderServer(nubis, token, { label });
   await untilPower(nubis, token, created.uuid, 'running');
   for (const [action, power] of [
     ['stop', 'stopped'],

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestInstance, type TestInstance } from '../../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../../test/support/accounts.ts';
-import { deployServer, serverInfo } from '../../../test/support/servers.ts';
+import { deployServer, orderServer, serverInfo } from '../../../test/support/servers.ts';
 import { smallCatalogFile } from '../../../test/support/network.ts';
 import { crossings, protocol, v13, type ReservedIpView } from '../../../test/support/protocols.ts';
 import { assertFieldErrors, assertError } from '../../../test/support/legacy-assertions.ts';
@@ -175,7 +175,7 @@ describe('reserved IP refusals', () => {
 
     // Attaching to a server of another location is named by SUBID.
     const created = await post('/create', { DCID: 101 });
-    const elsewhere = await deployServer(nubis, alice.token, { region: 102 }, { settle: false });
+    const elsewhere = await orderServer(nubis, alice.token, { region: 102 });
     assertFieldErrors(await post('/attach', { IP: created.body.message, SUBID: elsewhere.id }), ['SUBID']);
   });
 

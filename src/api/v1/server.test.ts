@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestInstance, type TestInstance } from '../../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../../test/support/accounts.ts';
-import { deployServer, serverInfo, SETTLE_SECONDS } from '../../../test/support/servers.ts';
+import { deployServer, orderServer, serverInfo, SETTLE_SECONDS } from '../../../test/support/servers.ts';
 import { crossings, protocol } from '../../../test/support/protocols.ts';
 import { assertFieldErrors } from '../../../test/support/legacy-assertions.ts';
 
@@ -74,12 +74,11 @@ describe('server/create and server/list, across versions', () => {
 
   test("the legacy Server object has exactly the spec's fields: pending, then active with iface and bandwidth as strings", async () => {
     // Made through v1.3, read through v1.
-    const made = await deployServer(
-      nubis,
-      alice.token,
-      { hostname: 'shape.example.com', label: 'shape', ipv6_networking: true },
-      { settle: false },
-    );
+    const made = await orderServer(nubis, alice.token, {
+      hostname: 'shape.example.com',
+      label: 'shape',
+      ipv6_networking: true,
+    });
     const pending = (await legacyList())[String(made.id)];
     assert.deepEqual(Object.keys(pending).sort(), [
       'ID',
@@ -276,7 +275,7 @@ describe('server/create and server/list, across versions', () => {
 
     const limited = await createAccount(nubis);
     assert.equal((await nubis.admin('PATCH', `/admin/accounts/${limited.id}`, { servers_limit: 2 })).status, 200);
-    await deployServer(nubis, limited.token, {}, { settle: false });
+    await orderServer(nubis, limited.token, {});
     assert.equal((await create(minimal, limited.token)).status, 200);
     const full = await create(minimal, limited.token);
     assert.equal(full.status, 403);
@@ -366,7 +365,7 @@ describe('server/remove, server/reboot, server/stop, across versions', () => {
   });
 
   test('stop on a busy server supersedes the transition; stopping a stopped server is a 201 envelope that changes nothing', async () => {
-    const made = await deployServer(nubis, alice.token, {}, { settle: false });
+    const made = await orderServer(nubis, alice.token, {});
     const busy = await post('/server/stop', { SUBID: made.id });
     assert.equal(busy.status, 200);
     assert.equal(busy.body.response_code, 201);

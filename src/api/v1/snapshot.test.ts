@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestInstance, type TestInstance } from '../../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../../test/support/accounts.ts';
-import { deployServer, serverInfo, SETTLE_SECONDS } from '../../../test/support/servers.ts';
+import { deployServer, orderServer, serverInfo, SETTLE_SECONDS } from '../../../test/support/servers.ts';
 import { crossings, protocol } from '../../../test/support/protocols.ts';
 import { runBackupSweep } from '../../snapshots/backup.sweep.ts';
 import { assertFieldErrors, assertError } from '../../../test/support/legacy-assertions.ts';
@@ -171,7 +171,7 @@ describe('snapshot and backup refusals', () => {
     assertFieldErrors(await post('/snapshot/restore', { SNAPSHOTID: 'x' }), ['SNAPSHOTID', 'SUBID']);
     assertFieldErrors(await post('/backup/restore', {}), ['BACKUPID', 'SUBID']);
     // The service's own rule (a blank label), named by the form field.
-    const source = await deployServer(nubis, alice.token, {}, { settle: false });
+    const source = await orderServer(nubis, alice.token, {});
     assertFieldErrors(await post('/snapshot/create', { SUBID: source.id, label: '   ' }), ['label']);
   });
 
