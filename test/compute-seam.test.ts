@@ -8,13 +8,13 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import { artifactKinds, convergeJob } from '../src/compute/compute-driver.ts';
-import { POWER_STATES, unknownPower } from '../src/servers/power-state.ts';
+import { POWER_STATES, unknownPower } from '../src/compute/power-state.ts';
 
 const root = resolve(import.meta.dirname, '..');
 
 /** Where the names are declared: the power states, the seam's model, the changes and what each shows. */
 const declarations = new Set([
-  'src/servers/power-state.ts',
+  'src/compute/power-state.ts',
   'src/compute/compute-driver.ts',
   'src/compute/machine-intents.ts',
 ]);

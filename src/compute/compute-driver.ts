@@ -8,9 +8,9 @@
 
 import { type Static, Type } from 'typebox';
 import type { Image, Plan, Region } from '../catalog/catalog.types.ts';
-import type { Transition } from '../servers/power-state.ts';
+import type { Transition } from './power-state.ts';
 import type { ServerEgress } from './server-egress.ts';
-import type { ScriptReport } from '../servers/script-outcome.ts';
+import type { ScriptReport } from './script-outcome.ts';
 
 export type Power = 'running' | 'stopped';
 

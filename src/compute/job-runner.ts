@@ -14,7 +14,7 @@ import {
   serverSettledByEngine,
 } from '../events/resource-events.ts';
 import type { Platform } from '../platform/context.ts';
-import { provisioningTransition } from '../servers/power-state.ts';
+import { provisioningTransition } from './power-state.ts';
 import { parseConditions } from './machine-conditions.ts';
 import type { ComputeJobRow } from './compute-job.table.ts';
 import {

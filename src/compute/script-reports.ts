@@ -5,7 +5,7 @@
 
 import type { Platform } from '../platform/context.ts';
 import { recordEvent } from '../events/event.service.ts';
-import { scriptView, type StoredScriptOutcome } from '../servers/script-outcome.ts';
+import { scriptView, type StoredScriptOutcome } from './script-outcome.ts';
 import { transaction } from '../db/transaction.ts';
 import { computeRepository } from './compute.repository.ts';
 

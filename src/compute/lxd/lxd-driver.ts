@@ -7,7 +7,7 @@
 
 import type { Config } from '../../config.ts';
 import { type LxdUsageState, usageOf } from './instance-usage.ts';
-import { parseScriptStatus, type ScriptReport } from '../../servers/script-outcome.ts';
+import { parseScriptStatus, type ScriptReport } from '../script-outcome.ts';
 import { scriptRunner } from './images.ts';
 import { cloudInitNetworkConfig } from './cloud-init-network.ts';
 import type { Region } from '../../catalog/catalog.types.ts';
