@@ -12,7 +12,7 @@ import { computeRepository } from './compute.repository.ts';
 /** Reads the reports that arrived; answers how many were stored. */
 export async function collectScriptReports(ctx: Platform): Promise<number> {
   const engine = ctx.compute.engine;
-  if (!engine?.scriptReport) return 0;
+  if (!engine) return 0;
   const now = ctx.clock.now();
   const waiting = await computeRepository.serversAwaitingScript(ctx.db, now);
   let stored = 0;
