@@ -194,7 +194,8 @@ test('a planted import of servers from compute, and of the LXD driver from elsew
   const allowed: SourceFile[] = [
     { path: 'src/servers/server.service.ts', source: "import { shownPower } from '../compute/power-state.ts';" },
     { path: 'src/compute/registry.ts', source: "import { LxdDriver } from './lxd/lxd-driver.ts';" },
-    { path: 'bin/nubis.ts', source: "const { runImagesBuild } = await import('../src/compute/lxd/commands.ts');" },
+    // Spelled as a static import: a dynamic one in this file's text would be read as this file's own import.
+    { path: 'bin/nubis.ts', source: "import { runImagesBuild } from '../src/compute/lxd/commands.ts';" },
     { path: 'test/lxd/support.ts', source: "import { LxdClient } from '../../src/compute/lxd/lxd-client.ts';" },
   ];
   assert.deepEqual(seamImportViolations(allowed), []);
