@@ -11,6 +11,7 @@ import { loadConfig } from '../src/config.ts';
 import { createPlatform, createLogger, prepareStorage } from '../src/instance.ts';
 import { createRateLimiters } from '../src/http/rate-limit.ts';
 import { buildApp } from '../src/http/app.ts';
+import { servedApis } from '../src/api/served-apis.ts';
 
 export const documentPath = new URL('../sdk/src/generated/openapi.json', import.meta.url);
 
@@ -26,7 +27,14 @@ export async function openapiDocument(): Promise<Record<string, unknown>> {
       const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
         version: string;
       };
-      const app = await buildApp({ ctx, storage, limiters: createRateLimiters(config, null), version, logger: log });
+      const app = await buildApp({
+        ctx,
+        apis: servedApis,
+        storage,
+        limiters: createRateLimiters(config, null),
+        version,
+        logger: log,
+      });
       await app.ready();
       const document = structuredClone(await app.openapi.json());
       await app.close();

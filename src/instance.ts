@@ -26,6 +26,7 @@ import { smtpTransport } from './mail/mail.transport.ts';
 import { settingsRepository } from './settings/settings.repository.ts';
 import { createRateLimiters } from './http/rate-limit.ts';
 import { buildApp } from './http/app.ts';
+import { servedApis } from './api/served-apis.ts';
 import { createLifecycle, drainHttp, settleReceived, stopAccepting } from './http/connections.ts';
 import { listenOn } from './http/listeners.ts';
 import { startSweeper } from './sweeps/sweeps.ts';
@@ -291,7 +292,15 @@ export async function startInstance(
   }
   const limiters = createRateLimiters(config, redis, (name) => ctx.metrics.rateLimitRefusals.inc({ limit: name }));
   const lifecycle = createLifecycle();
-  const app = await buildApp({ ctx, storage, limiters, version: packageVersion, logger: log, lifecycle });
+  const app = await buildApp({
+    ctx,
+    apis: servedApis,
+    storage,
+    limiters,
+    version: packageVersion,
+    logger: log,
+    lifecycle,
+  });
   await connected?.ready;
   let address: string;
   try {

@@ -1,20 +1,22 @@
 // The compute seam's boundaries, enforced: transition and job action names are spelled only where
 // their unions are declared (a service names a change by calling its constructor), and only the
-// seam itself (src/compute/) calls a driver or queues a job. The scanner is shown to find a
-// planted literal first, so a pass means something.
+// seam itself (src/compute/) calls a driver or queues a job. The seam owns its model: src/compute
+// never imports src/servers, the LXD driver (src/compute/lxd/) is imported only by the seam and
+// the command line, and the Engine interface has no optional member for callers to test. Each
+// scanner is shown to find a planted violation first, so a pass means something.
 
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import { artifactKinds, convergeJob } from '../src/compute/compute-driver.ts';
-import { POWER_STATES, unknownPower } from '../src/servers/power-state.ts';
+import { POWER_STATES, unknownPower } from '../src/compute/power-state.ts';
 
 const root = resolve(import.meta.dirname, '..');
 
 /** Where the names are declared: the power states, the seam's model, the changes and what each shows. */
 const declarations = new Set([
-  'src/servers/power-state.ts',
+  'src/compute/power-state.ts',
   'src/compute/compute-driver.ts',
   'src/compute/machine-intents.ts',
 ]);
@@ -78,4 +80,159 @@ test('only the seam calls a compute driver or queues a job', () => {
     ];
   });
   assert.deepEqual(found, []);
+});
+
+// --- The seam owns its model (issue 37) ---
+
+interface SourceFile {
+  /** From the repository root. */
+  path: string;
+  source: string;
+}
+
+const skipped = new Set(['node_modules', 'dist', 'generated', '.bench', 'data']);
+
+/** Every TypeScript file under `dir` (tests included: a test of the seam may not reach around it either). */
+function everySource(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => {
+    if (skipped.has(name)) return [];
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return everySource(path);
+    return /\.(ts|tsx|mts)$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** Every module a source imports or re-exports, static, type-only or dynamic. */
+export function importedModules(source: string): string[] {
+  const pattern = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+  return [...source.matchAll(pattern)].map((match) => (match[1] ?? match[2])!);
+}
+
+/** A relative import as a path from the repository root; a package name as it is. */
+function target(file: string, specifier: string): string {
+  return specifier.startsWith('.') ? relative(root, resolve(root, dirname(file), specifier)) : specifier;
+}
+
+/**
+ * Where the LXD driver may be imported besides the seam (src/compute/), the server's command line
+ * (bin/) and the CLI (cli/), and why each.
+ */
+export const lxdImportersAllowed: Record<string, string> = {
+  'test/lxd/': 'the real-driver suite sets up and inspects the engine directly (its client, its names)',
+  'test/cluster/': 'the cluster suite makes and inspects nested engine members directly',
+  'scripts/test-lxd.ts': 'prepares the engine (bridges, test images) before the real-driver suite runs',
+  'scripts/test-cluster.ts': 'builds the test image the nested cluster members start from',
+  'bench/lxd-reconcile.ts': "measures the LXD driver's reconciliation against a real engine",
+};
+
+const mayImportLxd = (path: string) =>
+  /^(src\/compute|bin|cli)\//.test(path) || Object.keys(lxdImportersAllowed).some((entry) => path.startsWith(entry));
+
+/** The seam's import rules broken by `files`, one line each. */
+export function seamImportViolations(files: readonly SourceFile[]): string[] {
+  return files.flatMap(({ path, source }) =>
+    importedModules(source).flatMap((specifier) => {
+      const to = target(path, specifier);
+      if (path.startsWith('src/compute/') && to.startsWith('src/servers/'))
+        return [`${path} imports ${specifier}: servers use compute, never the reverse`];
+      if (to.startsWith('src/compute/lxd/') && !mayImportLxd(path))
+        return [`${path} imports ${specifier}: the LXD driver is reached through the seam (src/compute)`];
+      return [];
+    }),
+  );
+}
+
+/** The members of `interface <name>` in `source` declared optional (`x?(…)` or `x?:`). */
+export function optionalMembers(source: string, name: string): string[] {
+  const start = source.search(new RegExp(`^export interface ${name}\\b[^{]*\\{`, 'm'));
+  if (start < 0) throw new Error(`interface ${name} not found`);
+  const end = source.indexOf('\n}', start);
+  return source
+    .slice(start, end)
+    .split('\n')
+    .map((line) => /^ {2}(?:readonly )?(\w+)\?\s*[(:<]/.exec(line)?.[1])
+    .filter((member): member is string => member !== undefined);
+}
+
+/** Every source file of the repository but this one, whose planted imports are text in strings. */
+const tree: SourceFile[] = ['src', 'bin', 'cli', 'test', 'testing', 'scripts', 'bench']
+  .flatMap((top) => everySource(join(root, top)))
+  .map((file) => ({ path: relative(root, file), source: readFileSync(file, 'utf8') }))
+  .filter(({ path }) => path !== 'test/compute-seam.test.ts');
+
+test('the import reader sees static, type-only, re-exported and dynamic imports', () => {
+  const source = [
+    "import { a } from '../servers/a.ts';",
+    "import type { B } from '../servers/b.ts';",
+    "export { c } from './c.ts';",
+    "const { d } = await import('../compute/lxd/d.ts');",
+  ].join('\n');
+  assert.deepEqual(importedModules(source), ['../servers/a.ts', '../servers/b.ts', './c.ts', '../compute/lxd/d.ts']);
+});
+
+test('a planted import of servers from compute, and of the LXD driver from elsewhere, are reported', () => {
+  const planted: SourceFile[] = [
+    { path: 'src/compute/job-runner.ts', source: "import type { Transition } from '../servers/power-state.ts';" },
+    {
+      path: 'src/compute/lxd/lxd-driver.ts',
+      source: "import { parseScriptStatus } from '../../servers/script-outcome.ts';",
+    },
+    { path: 'src/network/ip-pool.test.ts', source: "import { regionBridges } from '../compute/lxd/lxd-networks.ts';" },
+    {
+      path: 'src/server-console/console.service.ts',
+      source: "const { openLxdConsole } = await import('../compute/lxd/console.ts');",
+    },
+  ];
+  assert.equal(seamImportViolations(planted).length, 4);
+  // What the rules allow: servers using compute, the seam and the command line using the driver.
+  const allowed: SourceFile[] = [
+    { path: 'src/servers/server.service.ts', source: "import { shownPower } from '../compute/power-state.ts';" },
+    { path: 'src/compute/registry.ts', source: "import { LxdDriver } from './lxd/lxd-driver.ts';" },
+    // Spelled as a static import: a dynamic one in this file's text would be read as this file's own import.
+    { path: 'bin/nubis.ts', source: "import { runImagesBuild } from '../src/compute/lxd/commands.ts';" },
+    { path: 'test/lxd/support.ts', source: "import { LxdClient } from '../../src/compute/lxd/lxd-client.ts';" },
+  ];
+  assert.deepEqual(seamImportViolations(allowed), []);
+});
+
+test('src/compute imports no servers module, and only the seam and the command line import the LXD driver', () => {
+  assert.ok(tree.filter(({ path }) => path.startsWith('src/compute/')).length > 30, 'the seam is read');
+  assert.deepEqual(seamImportViolations(tree), []);
+});
+
+test('each place allowed to import the LXD driver still does', () => {
+  const importers = tree.filter(({ path, source }) =>
+    importedModules(source).some((specifier) => target(path, specifier).startsWith('src/compute/lxd/')),
+  );
+  const unused = Object.keys(lxdImportersAllowed).filter(
+    (entry) => !importers.some(({ path }) => path.startsWith(entry)),
+  );
+  assert.deepEqual(unused, [], 'imports the LXD driver no more: take it off lxdImportersAllowed');
+});
+
+test('a planted optional member of an interface is found, a required one and an optional parameter are not', () => {
+  const planted = [
+    'export interface Engine {',
+    '  converge(uuid: string, spec?: MachineSpec): Promise<void>;',
+    '  enforceBlockedPorts?(regions: Region[]): Promise<void>;',
+    '  changes?: () => ReadonlySet<string> | null;',
+    '  readonly name?: string;',
+    '  /** scriptReport?(uuid) was optional once. */',
+    '}',
+    'export interface Other {',
+    '  later?(): void;',
+    '}',
+  ].join('\n');
+  assert.deepEqual(optionalMembers(planted, 'Engine'), ['enforceBlockedPorts', 'changes', 'name']);
+});
+
+test('the Engine interface has no optional member: a caller never tests whether the engine has one', () => {
+  const seam = readFileSync(join(root, 'src/compute/compute-driver.ts'), 'utf8');
+  assert.deepEqual(optionalMembers(seam, 'Engine'), []);
 });

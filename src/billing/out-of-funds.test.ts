@@ -9,7 +9,7 @@ import { createAccount, mailsTo, type TestAccount } from '../../test/support/acc
 import { deployServer, serverInfo } from '../../test/support/servers.ts';
 import { createPlatform, prepareStorage } from '../instance.ts';
 import type { Platform } from '../platform/context.ts';
-import { sweepOutOfFunds } from './out-of-funds.ts';
+import { sweepOutOfFunds } from '../servers/out-of-funds.sweep.ts';
 
 const HOUR = 3600;
 const silent = { info() {}, warn() {}, error() {} };

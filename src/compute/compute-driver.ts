@@ -8,9 +8,9 @@
 
 import { type Static, Type } from 'typebox';
 import type { Image, Plan, Region } from '../catalog/catalog.types.ts';
-import type { Transition } from '../servers/power-state.ts';
+import type { Transition } from './power-state.ts';
 import type { ServerEgress } from './server-egress.ts';
-import type { ScriptReport } from '../servers/script-outcome.ts';
+import type { ScriptReport } from './script-outcome.ts';
 
 export type Power = 'running' | 'stopped';
 
@@ -218,30 +218,49 @@ export interface ArtifactReport {
   sizeGb?: number;
 }
 
-/** The real machines behind servers, driven by the job runner (src/compute/job-runner.ts). */
+/**
+ * The network policy every server's machine is converged with: what each may send (the ports its
+ * account may not reach, the addresses its traffic is known by), every region's servers at once,
+ * so the rules of servers gone are dropped too (src/compute/egress-policy.ts reads it).
+ */
+export interface EgressPolicy {
+  regions: Region[];
+  servers: ServerEgress[];
+}
+
+/**
+ * The real machines behind servers, driven by the job runner (src/compute/job-runner.ts). Every
+ * member is required: an engine without an event stream or a usage batch says so by what it
+ * answers (see `changes` and `readUsage`), never by leaving a method out for callers to test.
+ */
 export interface Engine {
   /**
    * Makes the server's instance match `spec`, idempotently (a retry finds half its work done and
    * does the rest); `spec` null: the server is gone, its instances and backups go. `now`: the
-   * clock's time, which the counters it reports carry. `beforeNetwork` runs once the engine has
-   * answered and before the machine's network is set or it runs (the blocked-port rules).
+   * clock's time, which the counters it reports carry. The network policy is part of converging:
+   * `egress` is read once the engine has answered, and put in place (as `convergeEgress` does)
+   * before the machine's network is set or it runs, so a machine made or re-addressed is filtered
+   * from its first packet.
    */
   converge(
     serverUuid: string,
     spec: MachineSpec | null,
     now: number,
-    beforeNetwork?: () => Promise<void>,
+    egress: () => Promise<EgressPolicy>,
   ): Promise<ConvergeReport>;
   /** Makes or forgets one artifact, idempotently. */
   produce(artifact: Artifact): Promise<ArtifactReport>;
   /**
-   * Drops each server's egress to its account's blocked ports (every server of every region at
-   * once: the rules of servers gone are dropped too). Idempotent; called before a machine is
-   * converged and at every reconciliation (src/compute/egress-policy.ts).
+   * Puts the network policy in place for every server (idempotent): a full reconciliation
+   * converges it as it converges machines, so an operator's change of an account's blocked ports
+   * reaches running servers (src/compute/egress-policy.ts).
    */
-  enforceBlockedPorts?(regions: Region[], servers: ServerEgress[]): Promise<void>;
-  /** What the guest recorded of its first-boot script (script_url), null until it has (script-reports.ts). */
-  scriptReport?(serverUuid: string): Promise<ScriptReport | null>;
+  convergeEgress(policy: EgressPolicy): Promise<void>;
+  /**
+   * What the guest recorded of its first-boot script (script_url), null until it has
+   * (script-reports.ts). An engine whose guests run no script answers null: not reported.
+   */
+  scriptReport(serverUuid: string): Promise<ScriptReport | null>;
   /**
    * The engine's view of every machine it runs for Nubis, compared with the specs given, by
    * server uuid (`now`: the clock's time, which its readings carry); with `only`, of those
@@ -255,14 +274,15 @@ export interface Engine {
   /**
    * The servers whose machines changed since the last call, as the engine's event stream told
    * (an informer: lxd/lxd-informer.ts); null when everything must be read (the first call, a
-   * stream that dropped, COMPUTE_RESYNC_SECONDS passed). Absent: every reconciliation reads all.
+   * stream that dropped, COMPUTE_RESYNC_SECONDS passed). An engine with no event stream answers
+   * null every time: every reconciliation reads all.
    */
-  changes?(): ReadonlySet<string> | null;
+  changes(): ReadonlySet<string> | null;
   /**
    * The counters and use of every running machine, in one batch (the traffic meter's and the
-   * graphs' readings, every COMPUTE_USAGE_SECONDS). Absent: reconciliation's observations feed them.
+   * graphs' readings, every COMPUTE_USAGE_SECONDS): the one path by which they are fed.
    */
-  readUsage?(now: number): Promise<Map<string, Pick<EngineObservation, 'traffic' | 'usage'>>>;
+  readUsage(now: number): Promise<Map<string, Pick<EngineObservation, 'traffic' | 'usage'>>>;
   /** The engine's hosts (a single engine is one host). */
   hosts(): Promise<HostReport[]>;
   /** Moves every machine off the host (LXD: POST /1.0/cluster/members/<name>/state {action:"evacuate"}). */

@@ -4,7 +4,7 @@
 
 import type { Insertable } from 'kysely';
 import type { Queryable, Tx } from '../db/database.ts';
-import type { ServerRow, ServerUpdate } from '../servers/server.table.ts';
+import type { ServerRow, ServerUpdate } from './server-row.ts';
 import type { JobAction } from './compute-driver.ts';
 import type { ComputeJobTable } from './compute-job.table.ts';
 

@@ -3,7 +3,7 @@
 
 import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
-import type { ServerRow } from '../servers/server.table.ts';
+import type { ServerRow } from './server-row.ts';
 import type { MachineSpec } from './compute-driver.ts';
 import { computeRepository } from './compute.repository.ts';
 import { batches } from '../db/batches.ts';

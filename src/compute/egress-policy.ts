@@ -6,6 +6,7 @@
 import type { Platform } from '../platform/context.ts';
 import { blockedPortsOf } from '../accounts/port-policy.ts';
 import type { ServerEgress } from './server-egress.ts';
+import type { EgressPolicy } from './compute-driver.ts';
 import { computeRepository } from './compute.repository.ts';
 
 /** Every server's egress policy, read now (servers whose region left the catalog are left out). */
@@ -41,9 +42,14 @@ function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
   return groups;
 }
 
-/** Has the engine (if it enforces blocked ports) hold every server's current policy. */
+/** The network policy the engine converges every machine with: every region, every server's egress. */
+export async function egressPolicy(ctx: Platform): Promise<EgressPolicy> {
+  return { regions: [...ctx.catalog.regions.values()], servers: await serversEgress(ctx) };
+}
+
+/** Has the engine hold every server's current policy (a full reconciliation's part; no engine: nothing to hold). */
 export async function enforceEgress(ctx: Platform): Promise<void> {
   const engine = ctx.compute.engine;
-  if (!engine?.enforceBlockedPorts) return;
-  await engine.enforceBlockedPorts([...ctx.catalog.regions.values()], await serversEgress(ctx));
+  if (!engine) return;
+  await engine.convergeEgress(await egressPolicy(ctx));
 }

@@ -14,6 +14,7 @@ import type { Platform } from '../platform/context.ts';
 import type { Engine, EngineObservation, HostReport } from './compute-driver.ts';
 import { reconcile, startJobRunner } from './job-runner.ts';
 import { drainHost, restoreHost } from '../hosts/host.service.ts';
+import { unmodelled } from '../../test/support/engine-stand-in.ts';
 
 let nubis: TestInstance;
 let alice: TestAccount;
@@ -34,6 +35,7 @@ const world = {
 };
 
 const standIn: Engine = {
+  ...unmodelled,
   async hosts() {
     return [...world.hosts].map(([name, status]) => ({
       name,

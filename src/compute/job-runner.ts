@@ -14,7 +14,7 @@ import {
   serverSettledByEngine,
 } from '../events/resource-events.ts';
 import type { Platform } from '../platform/context.ts';
-import { provisioningTransition } from '../servers/power-state.ts';
+import { provisioningTransition } from './power-state.ts';
 import { parseConditions } from './machine-conditions.ts';
 import type { ComputeJobRow } from './compute-job.table.ts';
 import {
@@ -42,7 +42,7 @@ import {
   statusChange,
 } from './machine-status.ts';
 import { queueConverge } from './job-queue.ts';
-import { enforceEgress } from './egress-policy.ts';
+import { egressPolicy, enforceEgress } from './egress-policy.ts';
 import { collectScriptReports } from './script-reports.ts';
 import { recordUsage } from '../server-metrics/server-metric.service.ts';
 import { transaction } from '../db/transaction.ts';
@@ -228,7 +228,7 @@ async function perform(ctx: Platform, engine: Engine, job: ComputeJobRow): Promi
     if (job.action === convergeJob) {
       // A machine made or re-addressed is filtered before it runs, not from the next reconciliation on.
       const report = await engine.converge(job.line, await desiredMachine(ctx, job.line), ctx.clock.now(), () =>
-        enforceEgress(ctx),
+        egressPolicy(ctx),
       );
       await settleConverge(ctx, job, report);
     } else if (isHostJob(job.action)) {
@@ -358,7 +358,7 @@ async function unreachableRound(ctx: Platform, engine: Engine, error: string): P
 export async function reconcile(ctx: Platform): Promise<number> {
   const engine = ctx.compute.engine;
   if (!engine) return 0;
-  const told = engine.changes?.() ?? null;
+  const told = engine.changes();
   const wasUnreachable = unreachableEngines.has(engine);
   let changed = told && !wasUnreachable ? told : null;
   let uuids = changed ? [...changed] : await jobRepository.serverUuids(ctx.db);
@@ -429,8 +429,6 @@ export async function reconcile(ctx: Platform): Promise<number> {
   }
   // Back after an outage: servers mid-job (not in this round's rows) show the engine reachable too.
   if (wasUnreachable) corrected += await markReachable(ctx, new Set(rows.map((row) => row.uuid)));
-  // An engine that reads its running machines' counters in one batch feeds the meter on its own cadence.
-  if (!engine.readUsage) await consumeObservations(ctx, seen, now);
   return corrected;
 }
 
@@ -452,7 +450,7 @@ async function consumeObservations(
  */
 export async function readUsage(ctx: Platform): Promise<number> {
   const engine = ctx.compute.engine;
-  if (!engine?.readUsage) return 0;
+  if (!engine) return 0;
   const now = ctx.clock.now();
   const read = await engine.readUsage(now);
   await consumeObservations(ctx, read, now);
@@ -483,7 +481,7 @@ export function startJobRunner(ctx: Platform): { stop(): Promise<void> } {
       const work = perform(ctx, engine, job).finally(() => running.delete(work));
       running.add(work);
     }
-    if (!stopped && !reading && engine.readUsage && Date.now() - lastReading >= ctx.config.computeUsageSeconds * 1000) {
+    if (!stopped && !reading && Date.now() - lastReading >= ctx.config.computeUsageSeconds * 1000) {
       lastReading = Date.now();
       reading = readUsage(ctx)
         .catch((error: unknown) =>

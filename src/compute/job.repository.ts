@@ -6,10 +6,10 @@
 
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { Database, DialectName, Queryable, Tx } from '../db/database.ts';
-import type { ServerRow, ServerUpdate } from '../servers/server.table.ts';
+import type { ServerRow, ServerUpdate } from './server-row.ts';
 import type { ComputeJobRow } from './compute-job.table.ts';
 import { convergeJob, copyingArtifacts, forgettingImage } from './compute-driver.ts';
-import type { Transition } from '../servers/power-state.ts';
+import type { Transition } from './power-state.ts';
 import { batches } from '../db/batches.ts';
 
 /** A job key that names the snapshot `column` holds (`<line>:<action>:<snapshot>[#id]`). */

@@ -9,9 +9,9 @@ import type { Tx } from '../db/database.ts';
 import { serverPoweredOff, serverTransition } from '../events/resource-events.ts';
 import { injectedComputeFailure } from '../faults/compute-fault.ts';
 import type { Platform } from '../platform/context.ts';
-import { machineFacts } from '../servers/server-details.ts';
-import { currentPower, type Transition } from '../servers/power-state.ts';
-import type { ServerRow, ServerUpdate } from '../servers/server.table.ts';
+import { machineFacts } from './machine-facts.ts';
+import { currentPower, type Transition } from './power-state.ts';
+import type { ServerRow, ServerUpdate } from './server-row.ts';
 import {
   type Artifact,
   artifactKinds,

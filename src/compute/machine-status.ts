@@ -22,7 +22,7 @@ import {
   machineLostReason,
   parseConditions,
 } from './machine-conditions.ts';
-import type { ServerRow, ServerUpdate } from '../servers/server.table.ts';
+import type { ServerRow, ServerUpdate } from './server-row.ts';
 import { jobRepository } from './job.repository.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';

@@ -5,14 +5,14 @@
 
 import type { Platform } from '../platform/context.ts';
 import { recordEvent } from '../events/event.service.ts';
-import { scriptView, type StoredScriptOutcome } from '../servers/script-outcome.ts';
+import { scriptView, type StoredScriptOutcome } from './script-outcome.ts';
 import { transaction } from '../db/transaction.ts';
 import { computeRepository } from './compute.repository.ts';
 
 /** Reads the reports that arrived; answers how many were stored. */
 export async function collectScriptReports(ctx: Platform): Promise<number> {
   const engine = ctx.compute.engine;
-  if (!engine?.scriptReport) return 0;
+  if (!engine) return 0;
   const now = ctx.clock.now();
   const waiting = await computeRepository.serversAwaitingScript(ctx.db, now);
   let stored = 0;

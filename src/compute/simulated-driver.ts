@@ -4,7 +4,7 @@
 
 import { meteredBytes } from './traffic-meter.ts';
 import type { Config } from '../config.ts';
-import { shownPower, type Transition } from '../servers/power-state.ts';
+import { shownPower, type Transition } from './power-state.ts';
 import type { ComputeDriver, ConsoleOpening, MachineFacts, TrafficCounter } from './compute-driver.ts';
 
 const dayMs = 86_400_000;

@@ -13,7 +13,14 @@ import Fastify, {
 } from 'fastify';
 import type { Platform } from '../platform/context.ts';
 import type { Storage } from '../db/connect.ts';
-import { answerShadowed, apiScope, operatorRefusal, sendProblem, wrongMethodProblem } from './api-scope.ts';
+import {
+  answerShadowed,
+  apiScope,
+  operatorRefusal,
+  type RouteModule,
+  sendProblem,
+  wrongMethodProblem,
+} from './api-scope.ts';
 import { toProblem } from './error-mapping.ts';
 import { wrongMethods } from './wrong-method.ts';
 import { logFailure } from './failure-log.ts';
@@ -21,6 +28,7 @@ import { ajvFormats } from './formats.ts';
 import { linearPatterns, linearRegExpEngine } from './linear-patterns.ts';
 import { markComponents, polishDocument } from './openapi.ts';
 import type { RateLimiters } from './rate-limit.ts';
+import type { ApiFormat } from './error-mapping.ts';
 import {
   applyConnectionLimits,
   clientErrorHandler,
@@ -29,25 +37,32 @@ import {
   type Lifecycle,
   trackConnections,
 } from './connections.ts';
-import { v13Format } from '../api/v1_3/format.ts';
-import { v13Routes } from '../api/v1_3/index.ts';
-import { adminFormat } from '../api/admin/format.ts';
-import { adminRoutes } from '../api/admin/index.ts';
-import { v1Format, v1Setup } from '../api/v1/format.ts';
-import { v1Routes } from '../api/v1/index.ts';
 import { registerJournal } from './journal-hook.ts';
 import { nestedDeeperThan, tooDeep } from './json-depth.ts';
 import { lingerBeforeClosing } from './lingering-close.ts';
 import { shareConnections } from './connection-share.ts';
 import { metricsRoute, observeRequests } from './metrics.ts';
 import { consoleStatic } from './console-static.ts';
-import { processorRoutes } from '../api/processors/processor.routes.ts';
 import { docsPages } from './docs-pages.ts';
-import { serverConsoleSockets } from '../api/server-console.socket.ts';
 import { openapiDocument } from './openapi-document.ts';
+
+/**
+ * The APIs the app serves, each its error format and routes (src/api/served-apis.ts assembles
+ * them): the machinery below takes them as given and never reaches up into src/api.
+ */
+export interface ServedApis {
+  v13: { format: ApiFormat; routes: RouteModule[] };
+  v1: { format: ApiFormat; routes: RouteModule[]; setup: (app: FastifyInstance) => Promise<void> | void };
+  admin: { format: ApiFormat; routes: () => RouteModule[] };
+  /** Payment processors' routes: Stripe's webhook and the simulated processor's checkout page. */
+  processors: (ctx: Platform) => (app: FastifyInstance) => Promise<void>;
+  /** The machine consoles' WebSockets (upgrades never reach Fastify's routes). */
+  consoleSockets: (app: FastifyInstance, ctx: Platform) => void;
+}
 
 export interface AppDeps {
   ctx: Platform;
+  apis: ServedApis;
   storage: Storage;
   limiters: RateLimiters;
   /** The package version, shown in the OpenAPI document. */
@@ -106,7 +121,8 @@ class OneLinePerRequest extends LogController {
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const { ctx, storage, limiters } = deps;
+  const { ctx, storage, limiters, apis } = deps;
+  const { v13, v1, admin } = apis;
   const lifecycle = deps.lifecycle ?? createLifecycle();
   const app = Fastify({
     trustProxy: trustProxyFunction(ctx.config.trustProxy),
@@ -148,9 +164,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: (error, request, reply) => {
       if (/^\/admin(\/|\?|$)/.test(request.url)) {
         const refusal = operatorRefusal(ctx.config.adminToken, request.headers.authorization);
-        if (refusal) return sendProblem(reply, adminFormat, toProblem(refusal));
+        if (refusal) return sendProblem(reply, admin.format, toProblem(refusal));
       }
-      const format = request.url.startsWith('/v1/') ? v1Format : v13Format;
+      const format = request.url.startsWith('/v1/') ? v1.format : v13.format;
       return sendProblem(reply, format, {
         status: 400,
         reason: error.message,
@@ -165,7 +181,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setErrorHandler((error, request, reply) => {
     const problem = toProblem(error);
     logFailure(request, error, problem);
-    return sendProblem(reply, v13Format, problem);
+    return sendProblem(reply, v13.format, problem);
   });
 
   // Paths outside the API scopes (health, OpenAPI, /docs) and their methods, for the 405 answers;
@@ -191,7 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     log: app.log,
   });
   // The machine consoles' WebSockets (upgrades never reach Fastify's routes).
-  serverConsoleSockets(app, ctx);
+  apis.consoleSockets(app, ctx);
 
   // Shutting down: whatever still arrives is told to retry elsewhere, and its connection closes.
   // Callback hooks here and below: every request runs them, and an async hook costs a promise and
@@ -199,7 +215,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', (request, reply, done) => {
     if (!lifecycle.draining || request.url === '/readyz') return done();
     reply.header('connection', 'close').header('retry-after', 1);
-    const format = request.url.startsWith('/v1/') ? v1Format : v13Format;
+    const format = request.url.startsWith('/v1/') ? v1.format : v13.format;
     sendProblem(reply, format, { status: 503, reason: 'the server is shutting down: retry' });
   });
 
@@ -334,21 +350,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   await app.register(
-    apiScope({ ctx, limiters, format: v13Format, routes: v13Routes, unknownPath: 501, faults: 'v1.3' }),
+    apiScope({ ctx, limiters, format: v13.format, routes: v13.routes, unknownPath: 501, faults: 'v1.3' }),
     {
       prefix: '/v1.3',
     },
   );
   await app.register(
-    apiScope({ ctx, limiters, format: v1Format, routes: v1Routes, unknownPath: 404, setup: v1Setup, faults: 'v1' }),
+    apiScope({ ctx, limiters, format: v1.format, routes: v1.routes, unknownPath: 404, setup: v1.setup, faults: 'v1' }),
     { prefix: '/v1' },
   );
-  await app.register(apiScope({ ctx, limiters, format: adminFormat, routes: adminRoutes(), unknownPath: 404 }), {
+  await app.register(apiScope({ ctx, limiters, format: admin.format, routes: admin.routes(), unknownPath: 404 }), {
     prefix: '/admin',
   });
 
   // Payment processors: Stripe's webhook and the simulated processor's checkout page.
-  await app.register(processorRoutes(ctx));
+  await app.register(apis.processors(ctx));
 
   // The web console at / (index.html and /assets/* only; every other path stays the APIs').
   await app.register(consoleStatic());
@@ -359,12 +375,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (twin) for (const method of twin) methods.add(method);
   }
   const wrong = wrongMethods(rootMethods);
-  answerShadowed(app, wrong.shadowed, v13Format);
+  answerShadowed(app, wrong.shadowed, v13.format);
   const wrongMethod = wrong.lookup;
 
   app.setNotFoundHandler((request, reply) => {
     const served = wrongMethod(request.method, request.url);
-    if (served) return sendProblem(reply, v13Format, wrongMethodProblem(request.method, served));
+    if (served) return sendProblem(reply, v13.format, wrongMethodProblem(request.method, served));
     return reply
       .code(404)
       .send({ errors: { response: '404 Not Found', reason: `no such path: ${request.url.split('?')[0]}` } });

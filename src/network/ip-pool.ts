@@ -79,7 +79,7 @@ const v6Gateways = new WeakMap<Region, { ranges: V4Range[]; head: string | null 
 /**
  * The IPv6 gateway of a server whose IPv4 is `ipv4`: the first host of the /80 of block 0 the
  * region keeps for the bridge of that IPv4 pool (the n-th pool: <prefix>:0:n::1). The real
- * driver's bridge holds it and its guests route through it (compute/lxd/lxd-networks.ts), so the
+ * driver's bridge holds it and its guests route through it (the LXD driver's regionBridges), so the
  * API shows it on every driver; null without an IPv6 pool.
  */
 export function ipv6Gateway(region: Region, ipv4: string | undefined): string | null {

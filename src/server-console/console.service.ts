@@ -9,7 +9,7 @@ import { authenticate } from '../tokens/token.service.ts';
 import { requirePermission } from '../accounts/permissions.ts';
 import { findServer } from '../servers/server.service.ts';
 import { operatorServerInfo } from '../servers/server-operator.service.ts';
-import { shownPower } from '../servers/power-state.ts';
+import { shownPower } from '../compute/power-state.ts';
 import type { MachineConsole } from '../compute/compute-driver.ts';
 import { openConsole } from '../compute/machine-console.ts';
 import { recordOperatorAction } from '../audit/audit.service.ts';

@@ -5,7 +5,7 @@
 import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import { monthTrafficGb } from '../compute/traffic-meter.ts';
-import { machineFacts } from './server-details.ts';
+import { machineFacts } from '../compute/machine-facts.ts';
 import type { ServerRow } from './server.table.ts';
 
 type Metered = Pick<

@@ -5,7 +5,7 @@
 import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import { Conflict } from '../platform/errors.ts';
-import { catalogOf } from './server-details.ts';
+import { catalogOf } from '../catalog/catalog-of.ts';
 import { monthUsageGb } from './month-usage.ts';
 import { effectiveOptions } from './server-options.ts';
 import { overageOf, overageSteps } from './overage.ts';

@@ -17,9 +17,10 @@ import { backupItem, firstHourMicros, machineItems, serverItems, type PricedItem
 import { mayPowerOn, requireFunds } from '../billing/funds.ts';
 import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
 import { billingRepository } from '../billing/billing.repository.ts';
-import { catalogOf, rootPassword } from './server-details.ts';
+import { catalogOf } from '../catalog/catalog-of.ts';
+import { rootPassword } from './server-details.ts';
 import { findServer, newRootPassword } from './server.service.ts';
-import { settlesStopped, type PowerCommand, type SettledPower } from './power-state.ts';
+import { settlesStopped, type PowerCommand, type SettledPower } from '../compute/power-state.ts';
 import { overageHold, requireUnderAllowance } from './overage-gate.ts';
 import { markComputeFault } from '../faults/compute-fault.ts';
 import type { ServerRow } from './server.table.ts';

@@ -6,17 +6,18 @@ import type { Platform } from '../platform/context.ts';
 import type { Ref } from '../platform/ids.ts';
 import type { Image, Plan, Region } from '../catalog/catalog.types.ts';
 import type { Queryable } from '../db/database.ts';
-import type { MachineFacts } from '../compute/compute-driver.ts';
+import { catalogOf } from '../catalog/catalog-of.ts';
+import { machineFacts } from '../compute/machine-facts.ts';
 import { monthTrafficGb } from '../compute/traffic-meter.ts';
 import type { MonthReading } from '../compute/traffic.repository.ts';
 import { monthBounds } from '../billing/metering.ts';
 import { describeAllocated, ipv6Gateway } from '../network/ip-pool.ts';
 import { serverItems } from '../billing/pricing.ts';
-import { isProvisioning, shownPower } from './power-state.ts';
+import { isProvisioning, shownPower } from '../compute/power-state.ts';
 import { type Condition, parseConditions } from '../compute/machine-conditions.ts';
 import { effectiveOptions, type ServerOptions } from './server-options.ts';
 import { overageOf, type Overage } from './overage.ts';
-import { scriptState, type ScriptState } from './script-outcome.ts';
+import { scriptState, type ScriptState } from '../compute/script-outcome.ts';
 import {
   serverRepository,
   type HeldAddress,
@@ -84,100 +85,6 @@ export interface ServerNetwork {
   addresses: readonly PublicAddress[];
   floating: readonly AttachedFloatingIp[];
   vpcs: readonly Pick<VpcMembership, 'address' | 'cidr'>[];
-}
-
-// The operator may replace the catalog; a server on a withdrawn entry still lists.
-function withdrawnRegion(id: number): Region {
-  return {
-    id,
-    uuid: '',
-    slug: '',
-    city: '',
-    state: '',
-    country: '',
-    continent: 'europe' as Region['continent'],
-    ping_ip: '',
-    latitude: 0,
-    longitude: 0,
-    is_public: false,
-    operator_id: null,
-    removal_hold_hours: 0,
-    features: {
-      virtual_private_cloud: false,
-      private_networking: false,
-      ddos_protection: false,
-      block_storage: false,
-      object_storage: false,
-      floating_ip: false,
-      ipv6: false,
-      backups: false,
-      instances: false,
-      custom_iso: false,
-      smtp: false,
-    },
-    pools: { v4: [], v6: null },
-  };
-}
-function withdrawnImage(id: number): Image {
-  return {
-    id,
-    uuid: '',
-    name: `image ${id} (withdrawn)`,
-    type: 'os',
-    os_type: 'linux',
-    os_distro: '',
-    onapp_os_distro: '',
-    regions: [],
-    generation: 0,
-    min_disk_gb: 0,
-    min_memory_mb: 0,
-    hourly_cost_micros: 0,
-  };
-}
-function withdrawnPlan(id: number): Plan {
-  return {
-    id,
-    uuid: '',
-    name: `plan ${id} (withdrawn)`,
-    plan_type: '',
-    vcpus: 0,
-    ram_mb: 0,
-    disk_gb: 0,
-    bandwidth_gb: 0,
-    price_monthly_micros: 0,
-    regions: [],
-  };
-}
-
-export function catalogOf(
-  ctx: Platform,
-  row: Pick<ServerRow, 'region_id' | 'image_id' | 'plan_id'>,
-): { region: Region; image: Image; plan: Plan } {
-  return {
-    region: ctx.catalog.regions.get(row.region_id) ?? withdrawnRegion(row.region_id),
-    image: ctx.catalog.images.get(row.image_id) ?? withdrawnImage(row.image_id),
-    plan: ctx.catalog.plans.get(row.plan_id) ?? withdrawnPlan(row.plan_id),
-  };
-}
-
-/** The server as a compute driver times it and counts its traffic. */
-export function machineFacts(
-  ctx: Platform,
-  row: Pick<
-    ServerRow,
-    'uuid' | 'region_id' | 'image_id' | 'plan_id' | 'created_at' | 'power' | 'action' | 'action_until'
-  >,
-): MachineFacts {
-  const { image, plan } = catalogOf(ctx, row);
-  return {
-    uuid: row.uuid,
-    image,
-    plan,
-    createdAt: row.created_at,
-    power: row.power,
-    action: row.action,
-    actionUntil: row.action_until,
-  };
 }
 
 function netmaskOf(cidr: string): { netmask: string; gateway: string } {

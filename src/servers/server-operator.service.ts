@@ -9,7 +9,7 @@ import { parseRef } from '../platform/ids.ts';
 import { findAccount } from '../accounts/operator.service.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import type { Tx } from '../db/database.ts';
-import { shownPower } from './power-state.ts';
+import { shownPower } from '../compute/power-state.ts';
 import { removeServerRow } from './server.service.ts';
 import { kickPtrPublishing } from '../reverse-dns/reverse-dns.service.ts';
 import type { ServerRow } from './server.table.ts';

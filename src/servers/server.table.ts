@@ -24,7 +24,7 @@ export interface ServerTable {
   ssh_key_id: number | null;
   /**
    * The power asked for (the spec): running or stopped, written only by actions. What the engine
-   * reports is `observed_power`; the power shown prefers it (power-state.ts).
+   * reports is `observed_power`; the power shown prefers it (compute/power-state.ts).
    */
   power: string;
   /** Transition under way (provisioning, booting, rebooting, stopping, rebuilding, ...), or null. */

@@ -1,4 +1,4 @@
-// The power shown (power-state.ts's shownPower) as an SQL expression over a `servers` row, for
+// The power shown (compute/power-state.ts's shownPower) as an SQL expression over a `servers` row, for
 // the queries that count or filter servers by it (the nubis_servers gauge, the operator's
 // `power=` filter), so they agree with what the API shows: the transition under way, else
 // `unknown` while the engine cannot be reached, `stopped` while the machine is missing, else the
@@ -6,7 +6,7 @@
 
 import { type RawBuilder, sql } from 'kysely';
 import { conditionStored } from '../compute/machine-conditions.ts';
-import { unknownPower } from './power-state.ts';
+import { unknownPower } from '../compute/power-state.ts';
 
 /** True while a transition is under way at `now` (it is shown until `action_until`). */
 function transitionUnderWaySql(now: number): RawBuilder<boolean> {

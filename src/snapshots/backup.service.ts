@@ -8,7 +8,7 @@ import { backupItem } from '../billing/pricing.ts';
 import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import { findServer } from '../servers/server.service.ts';
-import { catalogOf } from '../servers/server-details.ts';
+import { catalogOf } from '../catalog/catalog-of.ts';
 import { serverRepository } from '../servers/server.repository.ts';
 import { transaction } from '../db/transaction.ts';
 

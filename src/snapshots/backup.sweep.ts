@@ -3,7 +3,7 @@
 // the unique (server, slot) index admits one backup per slot whoever inserts it.
 
 import type { Platform } from '../platform/context.ts';
-import { isProvisioning } from '../servers/power-state.ts';
+import { isProvisioning } from '../compute/power-state.ts';
 import { snapshotRepository } from './snapshot.repository.ts';
 import { artifacts } from '../compute/compute-driver.ts';
 import { imageEstimate, recordIntent } from '../compute/machine-intents.ts';

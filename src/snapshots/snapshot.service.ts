@@ -14,7 +14,7 @@ import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts
 import { findServer } from '../servers/server.service.ts';
 import { requireMachine } from '../servers/server-actions.service.ts';
 import { restoreOnto } from '../servers/server-actions.service.ts';
-import { catalogOf } from '../servers/server-details.ts';
+import { catalogOf } from '../catalog/catalog-of.ts';
 import type { ServerRow } from '../servers/server.table.ts';
 import { snapshotRepository } from './snapshot.repository.ts';
 import type { SnapshotRow } from './snapshot.table.ts';

@@ -2,7 +2,7 @@
 // instant (a server with backups finishing provisioning, a mail retry).
 
 import type { Queryable } from '../db/database.ts';
-import { provisioningTransition } from '../servers/power-state.ts';
+import { provisioningTransition } from '../compute/power-state.ts';
 
 export const catchUpRepository = {
   /** When the first server with backups on that is provisioning after `at` finishes, if any. */

@@ -5,7 +5,7 @@ import type { Platform } from '../platform/context.ts';
 import { workOf } from '../platform/metrics.ts';
 import { deliverPendingMail } from '../mail/mail.service.ts';
 import { publishPendingPtrs } from '../reverse-dns/reverse-dns.service.ts';
-import { sweepOutOfFunds } from '../billing/out-of-funds.ts';
+import { sweepOutOfFunds } from '../servers/out-of-funds.sweep.ts';
 import { sweepOverage } from '../servers/overage.sweep.ts';
 import { runBackupSweep } from '../snapshots/backup.sweep.ts';
 import { recordDueEvents } from '../events/event.service.ts';

@@ -5,6 +5,7 @@
 
 import type {
   ComputeDriver,
+  EgressPolicy,
   Engine,
   EngineObservation,
   HostReport,
@@ -20,6 +21,17 @@ export interface StandInMachine {
   /** The host it runs on (its engine's one host when absent). */
   host?: string;
 }
+
+/**
+ * What a stand-in engine answers for what it does not model (spread into one): no event stream
+ * (every round reads all), no guest that runs a script, no network to hold rules, no counters.
+ */
+export const unmodelled = {
+  changes: (): ReadonlySet<string> | null => null,
+  scriptReport: async () => null,
+  convergeEgress: async (_policy: EgressPolicy) => {},
+  readUsage: async () => new Map<string, Pick<EngineObservation, 'traffic' | 'usage'>>(),
+} satisfies Pick<Engine, 'changes' | 'scriptReport' | 'convergeEgress' | 'readUsage'>;
 
 /** The stand-in's one host, where a machine of no host of its own runs. */
 export const standInHost = 'stand-in';
@@ -89,6 +101,21 @@ export class EngineStandIn implements Engine {
       });
     }
     return seen;
+  }
+
+  /** Its machines run no first-boot script: nothing is ever reported. */
+  async scriptReport(): Promise<null> {
+    return null;
+  }
+
+  /** It has no network to hold rules on. */
+  async convergeEgress(_policy: EgressPolicy): Promise<void> {}
+
+  /** Its running machines, with no counters (it counts no traffic). */
+  async readUsage(): Promise<Map<string, Pick<EngineObservation, 'traffic' | 'usage'>>> {
+    if (this.unreachable) throw new Error('the engine stand-in is out of reach');
+    const running = [...this.machines].filter(([, machine]) => machine.power === 'running');
+    return new Map(running.map(([uuid]) => [uuid, { traffic: null, usage: null }]));
   }
 
   async hosts(): Promise<HostReport[]> {

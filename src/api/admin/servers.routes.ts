@@ -12,7 +12,7 @@ import {
   operatorServerInfo,
 } from '../../servers/server-operator.service.ts';
 import { isoSeconds } from '../../platform/clock.ts';
-import { POWER_STATES } from '../../servers/power-state.ts';
+import { POWER_STATES } from '../../compute/power-state.ts';
 import { MAX_ROW_ID } from '../../platform/ids.ts';
 import { IdOrUuid, PathRef, responses, Timestamp } from '../v1_3/schemas.ts';
 import { conditionObject, ServerCondition } from '../v1_3/server.routes.ts';

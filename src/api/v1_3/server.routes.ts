@@ -22,12 +22,12 @@ import {
   setRescue,
 } from '../../servers/server-actions.service.ts';
 import type { ServerDetails } from '../../servers/server-details.ts';
-import type { ScriptState } from '../../servers/script-outcome.ts';
+import type { ScriptState } from '../../compute/script-outcome.ts';
 import { isoSeconds } from '../../platform/clock.ts';
 import { toCents } from '../../platform/money.ts';
 import { accepted } from './format.ts';
 import { authErrors, IdOrUuid, NullableTimestamp, PathRef, responses, SuccessObject, Timestamp } from './schemas.ts';
-import { POWER_STATES } from '../../servers/power-state.ts';
+import { POWER_STATES } from '../../compute/power-state.ts';
 import { type Condition, conditionTypes } from '../../compute/machine-conditions.ts';
 
 const tags = ['v1.3 servers'];

@@ -3,15 +3,14 @@
 // engine's instance with the server's spec and makes the smallest change (idempotently: a retried
 // job finds half its work done, and a disk generation already made is never made again), or
 // `produce` for an artifact; `observe` reads the instances reconciliation asks for (every one, or
-// those the informer heard change: lxd-informer.ts), `readUsage` the running ones' counters.
+// those the informer heard change: lxd-informer.ts), `readUsage` the running ones' counters;
+// `convergeEgress` puts the blocked-port rules on the bridges (converge does it before a machine's network).
 
 import type { Config } from '../../config.ts';
 import { type LxdUsageState, usageOf } from './instance-usage.ts';
-import { parseScriptStatus, type ScriptReport } from '../../servers/script-outcome.ts';
+import { parseScriptStatus, type ScriptReport } from '../script-outcome.ts';
 import { scriptRunner } from './images.ts';
 import { cloudInitNetworkConfig } from './cloud-init-network.ts';
-import type { Region } from '../../catalog/catalog.types.ts';
-import type { ServerEgress } from '../server-egress.ts';
 import { applyBridgeAcls, bridgeAcls } from './lxd-acls.ts';
 import { createHash } from 'node:crypto';
 import type {
@@ -21,6 +20,7 @@ import type {
   ComputeDriver,
   ConsoleOpening,
   ConvergeReport,
+  EgressPolicy,
   Engine,
   EngineObservation,
   HostReport,
@@ -379,7 +379,7 @@ export class LxdDriver implements ComputeDriver, Engine {
     serverUuid: string,
     spec: MachineSpec | null,
     now: number,
-    beforeNetwork?: () => Promise<void>,
+    egress: () => Promise<EgressPolicy>,
   ): Promise<ConvergeReport> {
     const name = instanceName(serverUuid);
     await this.#isClustered();
@@ -415,7 +415,8 @@ export class LxdDriver implements ComputeDriver, Engine {
       });
       await this.#setConfig(name, { [firstBootKey]: String(spec.disk.generation) });
     }
-    await beforeNetwork?.();
+    // The network policy first: a machine made or re-addressed is filtered before it runs.
+    await this.convergeEgress(await egress());
     await this.#applyLimits(name, spec);
     await this.#applyNetwork(name, spec);
     const { power, forced } = await this.#applyPower(spec);
@@ -458,8 +459,9 @@ export class LxdDriver implements ComputeDriver, Engine {
     return parseScriptStatus(status.toString('utf8'), output.subarray(-65536).toString('utf8'));
   }
 
-  async enforceBlockedPorts(regions: Region[], servers: ServerEgress[]): Promise<void> {
-    await applyBridgeAcls(this.#client, bridgeAcls(regions, servers));
+  /** Each region's bridge ACLs hold every server's blocked ports (lxd-acls.ts). */
+  async convergeEgress(policy: EgressPolicy): Promise<void> {
+    await applyBridgeAcls(this.#client, bridgeAcls(policy.regions, policy.servers));
   }
 
   async #instance(name: string): Promise<InstanceBody | null> {

@@ -7,7 +7,7 @@
 // off. No action is refused for the transition under way: a new action supersedes it (the
 // server shows the new transition from the request on and settles as the new action says).
 
-import { conditionOf, parseConditions } from '../compute/machine-conditions.ts';
+import { conditionOf, parseConditions } from './machine-conditions.ts';
 
 export type SettledPower = 'running' | 'stopped';
 

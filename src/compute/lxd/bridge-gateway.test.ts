@@ -1,11 +1,12 @@
-// The IPv6 gateway the API shows is the one the real driver's bridge holds and its guests route
-// through: one arithmetic read two ways, checked for every pool of every shipped region.
+// The IPv6 gateway the API shows (network/ip-pool.ts) is the one the LXD driver's bridge holds and
+// its guests route through: one arithmetic read two ways, checked for every pool of every shipped
+// region. It lives beside the driver, which may import the pools (the reverse is not allowed).
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadCatalog } from '../catalog/catalog.ts';
-import { regionBridges } from '../compute/lxd/lxd-networks.ts';
-import { intToIpv4, ipv4ToInt, ipv6Gateway } from './ip-pool.ts';
+import { loadCatalog } from '../../catalog/catalog.ts';
+import { intToIpv4, ipv4ToInt, ipv6Gateway } from '../../network/ip-pool.ts';
+import { regionBridges } from './lxd-networks.ts';
 
 test("a server's IPv6 gateway is its bridge's IPv6 address, for every pool of every region", () => {
   const regions = [...loadCatalog(null, 0).regions.values()];
