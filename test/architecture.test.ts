@@ -49,23 +49,10 @@ const isHttpLayer = (path: string) => /^src\/(http|api)\//.test(path);
 const isConfigArea = (path: string) => /^src\/.+\.config\.ts$/.test(path);
 
 /** Files outside the compute seam that import the LXD driver, and why. */
-export const lxdImportsElsewhere: Record<string, string> = {
-  'src/network/ip-pool.test.ts': 'ties the gateway the API shows to the bridges the LXD driver makes',
-};
+export const lxdImportsElsewhere: Record<string, string> = {};
 
-/** Files of src/compute that still import src/servers (issue 37: the seam's model moves into compute), and why. */
-export const computeOnServersNotYetMoved: Record<string, string> = {
-  'src/compute/compute-driver.ts': 'Transition and ScriptReport are still declared in src/servers',
-  'src/compute/compute.repository.ts': 'reads and writes ServerRow, declared in src/servers',
-  'src/compute/desired-machine.ts': 'machineFacts and the server row shape live in src/servers',
-  'src/compute/job-runner.ts': 'settles servers through src/servers (power events, details)',
-  'src/compute/job.repository.ts': 'reads ServerRow, declared in src/servers',
-  'src/compute/lxd/lxd-driver.ts': 'the transition type and script reports are declared in src/servers',
-  'src/compute/machine-intents.ts': 'shows transitions through src/servers/power-state.ts',
-  'src/compute/machine-status.ts': "writes the engine's report into ServerRow, declared in src/servers",
-  'src/compute/script-reports.ts': 'records the outcome through src/servers/script-outcome.ts',
-  'src/compute/simulated-driver.ts': 'derives power from src/servers/power-state.ts',
-};
+/** Files of src/compute that import src/servers, and why: none since the seam's model moved into compute (issue 37). */
+export const computeOnServersNotYetMoved: Record<string, string> = {};
 const rules: Rule[] = [
   {
     files: (path) =>
@@ -106,6 +93,11 @@ const rules: Rule[] = [
     files: (path) => path.startsWith('src/compute/') && !(path in computeOnServersNotYetMoved),
     forbids: (target) => /^src\/servers\//.test(target),
     why: 'servers use compute, never the reverse: the seam owns its model (transitions, machine facts, reports)',
+  },
+  {
+    files: (path) => path.startsWith('src/http/') && !path.endsWith('.test.ts'),
+    forbids: (target) => /^src\/api\//.test(target),
+    why: 'the HTTP floor is handed the APIs it serves (src/api/served-apis.ts): it never reaches up into them',
   },
   {
     files: (path) => path.startsWith('console/'),
@@ -152,7 +144,7 @@ test('each file the boundary lists excuse still needs its excuse', () => {
   );
 });
 
-test('a planted import of the LXD driver, and of servers from compute, are reported', () => {
+test('a planted import of the LXD driver, of servers from compute, and of an API from the HTTP floor, are reported', () => {
   const lxd = rules.find((rule) => rule.why.startsWith('the LXD driver'))!;
   assert.equal(lxd.files('src/server-console/console.service.ts'), true);
   assert.equal(lxd.forbids('src/compute/lxd/console.ts'), true);
@@ -162,6 +154,10 @@ test('a planted import of the LXD driver, and of servers from compute, are repor
   assert.equal(seam.files('src/compute/traffic-meter.ts'), true);
   assert.equal(seam.forbids('src/servers/power-state.ts'), true);
   assert.equal(seam.files('src/servers/server.service.ts'), false);
+  const floor = rules.find((rule) => rule.why.startsWith('the HTTP floor'))!;
+  assert.equal(floor.files('src/http/app.ts'), true);
+  assert.equal(floor.forbids('src/api/v1_3/server.routes.ts'), true);
+  assert.equal(floor.files('src/api/served-apis.ts'), false);
 });
 
 test('the import reader sees static, type-only, re-exported and dynamic imports', () => {

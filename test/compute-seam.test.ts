@@ -129,6 +129,7 @@ export const lxdImportersAllowed: Record<string, string> = {
   'scripts/test-lxd.ts': 'prepares the engine (bridges, test images) before the real-driver suite runs',
   'scripts/test-cluster.ts': 'builds the test image the nested cluster members start from',
   'bench/lxd-reconcile.ts': "measures the LXD driver's reconciliation against a real engine",
+  'bench/lxd.ts': "times a create beside the engine's own launch of the same image, by the engine's names",
 };
 
 const mayImportLxd = (path: string) =>

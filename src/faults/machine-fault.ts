@@ -21,6 +21,7 @@ import {
 import { serverOperatorRepository } from '../servers/server-operator.repository.ts';
 import { jobRepository } from '../compute/job.repository.ts';
 import { computeRepository } from '../compute/compute.repository.ts';
+import { provisioningTransition } from '../compute/power-state.ts';
 import { serverSettledByEngine } from '../events/resource-events.ts';
 import type { Tx } from '../db/database.ts';
 
@@ -44,7 +45,7 @@ async function giveUp(ctx: Platform, trx: Tx, serverUuid: string): Promise<void>
   const now = ctx.clock.now();
   const server = await jobRepository.serverAction(trx, serverUuid);
   const underWay = server?.action && (server.action_until ?? 0) > now ? server.action : null;
-  const reason = `${underWay ?? 'provisioning'} failed: ${injected} (the engine gave up making the disk)`;
+  const reason = `${underWay ?? provisioningTransition} failed: ${injected} (the engine gave up making the disk)`;
   await jobRepository.setEngineError(trx, serverUuid, reason);
   if (!underWay) return;
   const row = await jobRepository.serverStatus(trx, serverUuid);
@@ -52,7 +53,7 @@ async function giveUp(ctx: Platform, trx: Tx, serverUuid: string): Promise<void>
   const ended = await computeRepository.changeServer(trx, row.id, {
     action_until: now,
     updated_at: now,
-    ...(underWay === 'provisioning' ? { power: 'stopped' as const } : {}),
+    ...(underWay === provisioningTransition ? { power: 'stopped' as const } : {}),
   });
   await serverSettledByEngine(ctx, trx, ended, underWay);
 }

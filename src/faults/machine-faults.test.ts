@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, mailsTo, type TestAccount } from '../../test/support/accounts.ts';
-import { deployServer, SETTLE_SECONDS, serverInfo } from '../../test/support/servers.ts';
+import { deployServer, orderServer, SETTLE_SECONDS, serverInfo } from '../../test/support/servers.ts';
 
 let nubis: TestInstance;
 let alice: TestAccount;
@@ -127,14 +127,7 @@ describe('machine faults', () => {
   });
 
   test('create_failed: a create given up is told as the real engine tells it, unbilled; reinstall or remove', async () => {
-    const server = await deployServer(
-      nubis,
-      alice.token,
-      { label: 'unmade', hostname: 'unmade.example.com' },
-      {
-        settle: false,
-      },
-    );
+    const server = await orderServer(nubis, alice.token, { label: 'unmade', hostname: 'unmade.example.com' });
     const billedBefore = await machinesBilled();
     assert.equal((await serverInfo(nubis, alice.token, server.uuid)).power, 'provisioning');
     assert.deepEqual(await inject(server.uuid, 'create_failed'), { server: server.uuid, fault: 'create_failed' });

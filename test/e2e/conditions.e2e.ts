@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator } from 'playwright-core';
 import { createAccount } from '../support/accounts.ts';
-import { deployServer } from '../support/servers.ts';
+import { deployServer, orderServer } from '../support/servers.ts';
 import { consoleSuite, heading, newPage, signIn, signInOperator, withScreenshots } from './browser.ts';
 
 const { nubis, browser } = await consoleSuite();
@@ -83,7 +83,7 @@ describe("the machine's conditions in the console", () => {
       'create failed',
       () => [page],
       async () => {
-        const unmade = await deployServer(nubis, account.token, { label: 'unmade-1' }, { settle: false });
+        const unmade = await orderServer(nubis, account.token, { label: 'unmade-1' });
         await inject(unmade.uuid, 'create_failed');
 
         await signIn(page, nubis.url, account);

@@ -45,13 +45,16 @@ test("a removal the engine refuses names the instance, the engine's reason and t
   const config = loadConfig({ COMPUTE_DRIVER: 'lxd', LXD_URL: socketPath, DATA_DIR: dir, LOG_LEVEL: 'silent' });
   const driver = new LxdDriver(config, new LxdClient({ url: socketPath }));
   try {
-    await assert.rejects(driver.converge(uuid, null, 0), (error: Error) => {
-      assert.match(error.message, new RegExp(`refused to delete instance ${name}`));
-      assert.ok(error.message.includes(refusal), error.message);
-      assert.match(error.message, /storage volume may never have been made/);
-      assert.match(error.message, /docs\/lxd\.md/);
-      return true;
-    });
+    await assert.rejects(
+      driver.converge(uuid, null, 0, async () => ({ regions: [], servers: [] })),
+      (error: Error) => {
+        assert.match(error.message, new RegExp(`refused to delete instance ${name}`));
+        assert.ok(error.message.includes(refusal), error.message);
+        assert.match(error.message, /storage volume may never have been made/);
+        assert.match(error.message, /docs\/lxd\.md/);
+        return true;
+      },
+    );
   } finally {
     driver.close();
   }
