@@ -11,6 +11,12 @@ import type { Platform } from '../platform/context.ts';
 import type { Engine, HostReport } from './compute-driver.ts';
 import { startJobRunner } from './job-runner.ts';
 import { drainHost } from '../hosts/host.service.ts';
+import { Writable } from 'node:stream';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '@nubis/cli';
+import { ADMIN_TOKEN } from '../../test/support/instance.ts';
 
 const METRICS_TOKEN = 'metrics-token-0123456789';
 let nubis: TestInstance;
@@ -79,6 +85,23 @@ async function metrics(): Promise<string> {
   return answer.text();
 }
 
+/** `nubis admin hosts list` in this process, as the operator: its output. */
+async function hostsListed(): Promise<string> {
+  let stdout = '';
+  const code = await runCli(['admin', 'hosts', 'list'], {
+    stdout: new Writable({
+      write(chunk, _encoding, done) {
+        stdout += String(chunk);
+        done();
+      },
+    }),
+    stderr: new Writable({ write: (_chunk, _encoding, done) => done() }),
+    env: { XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'nubis-host-work-cli-')), NUBIS_URL: nubis.url, ADMIN_TOKEN },
+  });
+  assert.equal(code, 0);
+  return stdout;
+}
+
 /** Polls `probe` until it answers true, moving the clock a second each time (a retry's back-off). */
 async function until(what: string, probe: () => Promise<boolean>): Promise<void> {
   const end = Date.now() + 20_000;
@@ -100,6 +123,7 @@ test('a drain the engine gives up on shows on the host, in the feed and in /metr
     const shown = await host('m1');
     assert.match(shown.failure!, /^drain failed after 2 attempts: Member "m1" is offline$/);
     assert.deepEqual(evacuations, ['m1', 'm1']);
+    assert.match(await hostsListed(), /^m1\s.*drain failed after 2 attempts: Member "m1" is offline/m);
     const feed = await nubis.admin('GET', '/admin/events?limit=1000');
     const told = (
       feed.body.events as { type: string; account: number | null; resource: { type: string; uuid: string } }[]
