@@ -11,6 +11,7 @@ import { hostRepository } from '../hosts/host.repository.ts';
 import { transaction } from '../db/transaction.ts';
 import { type Engine, type HostJob, type HostReport, hostJobs } from './compute-driver.ts';
 import { queueHostJob } from './job-queue.ts';
+import { recordEvent } from '../events/event.service.ts';
 import {
   ensureSimulatedHosts,
   evacuateSimulated,
@@ -32,6 +33,7 @@ function rowOf(report: HostReport, now: number): HostRow {
     memory_bytes: report.capacity.memoryBytes,
     disk_bytes: report.capacity.diskBytes,
     updated_at: now,
+    failure: null,
   };
 }
 
@@ -134,6 +136,41 @@ export async function performHostJob(ctx: Platform, engine: Engine, action: Host
   if (action === hostJobs.evacuate && before.status !== 'evacuated') await engine.evacuateHost(host);
   if (action === hostJobs.restore && before.status === 'evacuated') await engine.restoreHost(host);
   await refreshEngineHosts(ctx, engine);
+}
+
+/** The operator's word for a host job. */
+const hostWorkNames: Record<HostJob, string> = { [hostJobs.evacuate]: 'drain', [hostJobs.restore]: 'restore' };
+
+/**
+ * A host job the engine gave up on (out of attempts), in the job runner's transaction: the host
+ * keeps why (shown in the hosts list and /metrics until a drain or restore succeeds there) and the
+ * operator's feed gets a `host.drain_failed` or `host.restore_failed` event (no account's).
+ */
+export async function hostWorkGaveUp(
+  ctx: Platform,
+  trx: Tx,
+  action: HostJob,
+  payload: string,
+  attempts: number,
+  message: string,
+): Promise<void> {
+  const { host } = JSON.parse(payload) as { host: string };
+  const work = hostWorkNames[action];
+  const reason = `${work} failed after ${attempts} attempts: ${message}`.slice(0, 2000);
+  await hostRepository.setFailure(trx, host, reason);
+  await recordEvent(ctx, trx, {
+    accountId: null,
+    resource: { type: 'host', uuid: host },
+    type: `host.${work}_failed`,
+    data: { attempts, reason: message.slice(0, 2000) },
+    cause: 'engine',
+  });
+}
+
+/** A host job carried out: an earlier failure shown on the host is over. */
+export async function hostWorkDone(trx: Tx, payload: string): Promise<void> {
+  const { host } = JSON.parse(payload) as { host: string };
+  await hostRepository.setFailure(trx, host, null);
 }
 
 /** The names of the hosts the engine reports offline, and the one host of an engine that has only one. */

@@ -52,7 +52,7 @@ import { copyFailed } from '../snapshots/copy-failure.ts';
 import { jobRepository } from './job.repository.ts';
 import { artifactOrNull, parseArtifact } from './artifact-payload.ts';
 import { noteOrphanMachines } from './orphan-machines.ts';
-import { hostView, performHostJob, refreshEngineHosts } from './host-work.ts';
+import { hostView, hostWorkDone, hostWorkGaveUp, performHostJob, refreshEngineHosts } from './host-work.ts';
 
 /**
  * How long a claimed job is held without a sign of life: the instance performing it renews the
@@ -177,6 +177,14 @@ async function fail(ctx: Platform, job: ComputeJobRow, error: unknown): Promise<
     return;
   }
   ctx.log.error({ line: job.line, action: job.action, attempts: job.attempts, err: message }, 'compute job gave up');
+  if (isHostJob(job.action)) {
+    const action = job.action;
+    await transaction(ctx, async (trx) => {
+      await hostWorkGaveUp(ctx, trx, action, job.payload, job.attempts, message);
+      await jobRepository.deleteJob(trx, job);
+    });
+    return;
+  }
   await transaction(ctx, async (trx) => {
     // A copy given up on ends failed and is told (its account's lock first: before the server's row).
     const copy =
@@ -235,7 +243,10 @@ async function perform(ctx: Platform, engine: Engine, job: ComputeJobRow): Promi
       await performHostJob(ctx, engine, job.action, job.payload);
       // The machines the engine moved are told now (server.moved each), not at the next round.
       await reconcile(ctx);
-      await transaction(ctx, (trx) => jobRepository.deleteJob(trx, job));
+      await transaction(ctx, async (trx) => {
+        await hostWorkDone(trx, job.payload);
+        await jobRepository.deleteJob(trx, job);
+      });
     } else {
       const artifact = parseArtifact(job.payload);
       await settleArtifact(ctx, job, artifact, await engine.produce(artifact));

@@ -31,6 +31,7 @@ function configuredHosts(ctx: Platform, now: number, regionId?: number): HostRow
       memory_bytes: simHostMemoryGb * gb,
       disk_bytes: simHostDiskGb * gb,
       updated_at: now,
+      failure: null,
     })),
   );
 }

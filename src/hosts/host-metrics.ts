@@ -1,6 +1,7 @@
 // Gauges per host, read when /metrics is scraped from the hosts as the engine last reported them
 // (reconciliation refreshes them; the simulated driver's are its own): whether each is up, its
-// status, how many servers run there and what their plans take of its vCPUs and memory.
+// status, whether its last drain or restore was given up on, how many servers run there and what
+// their plans take of its vCPUs and memory.
 
 import type { Platform } from '../platform/context.ts';
 import { type Host, reportedHosts } from './host.service.ts';
@@ -26,6 +27,11 @@ export function registerHostMetrics(ctx: Platform): void {
           value: host.status === status ? 1 : 0,
         })),
       ),
+  );
+  perHost(
+    'nubis_host_work_failed',
+    'Hosts whose last drain or restore the engine gave up on (1) until one succeeds there (0)',
+    (host) => (host.failure === null ? 0 : 1),
   );
   perHost('nubis_host_servers', 'Servers whose machine the engine reports on each host', (host) => host.servers);
   perHost('nubis_host_vcpus', 'vCPUs each host has', (host) => host.capacity.vcpus);

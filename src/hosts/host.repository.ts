@@ -53,6 +53,11 @@ export const hostRepository = {
       .executeTakeFirst();
   },
 
+  /** A drain or restore given up on there (its reason), or null once one succeeded. */
+  setFailure(db: Queryable, name: string, failure: string | null) {
+    return db.updateTable('hosts').set({ failure }).where('name', '=', name).execute();
+  },
+
   /** How many servers of each plan run on each host (servers not placed yet are left out). */
   async placements(db: Queryable, regionId?: number) {
     let query = db

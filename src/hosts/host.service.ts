@@ -24,6 +24,8 @@ export interface Host {
   /** What the servers on it take, from their plans. */
   used: { vcpus: number; memoryBytes: number; diskBytes: number };
   servers: number;
+  /** The last drain or restore the engine gave up on there, until one succeeds. */
+  failure: string | null;
 }
 
 const mb = 1024 ** 2;
@@ -55,6 +57,7 @@ function hostOf(ctx: Platform, row: HostRow, placements: Placements): Host {
     },
     used,
     servers,
+    failure: row.failure,
   };
 }
 

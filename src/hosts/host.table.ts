@@ -16,6 +16,8 @@ export interface HostTable {
   memory_bytes: number;
   disk_bytes: number | null;
   updated_at: number;
+  /** The last drain or restore the engine gave up on there (why), until one succeeds; null otherwise. */
+  failure: string | null;
 }
 
 export type HostRow = Selectable<HostTable>;

@@ -15,6 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exitCodes, runCli } from '@nubis/cli';
 import { ADMIN_TOKEN } from '../../test/support/instance.ts';
+import { runBackupSweep } from '../snapshots/backup.sweep.ts';
+import { copyFailed } from '../snapshots/copy-failure.ts';
+import { transaction } from '../db/transaction.ts';
 
 let nubis: TestInstance;
 let alice: TestAccount;
@@ -22,7 +25,13 @@ let alice: TestAccount;
 const METRICS_TOKEN = 'metrics-token-0123456789';
 
 before(async () => {
-  nubis = await startTestInstance({ METRICS_TOKEN, SIM_HOSTS: '3', SIM_HOST_VCPUS: '16', SIM_HOST_MEMORY_GB: '64' });
+  nubis = await startTestInstance({
+    METRICS_TOKEN,
+    SERVERS_LIMIT: '100',
+    SIM_HOSTS: '3',
+    SIM_HOST_VCPUS: '16',
+    SIM_HOST_MEMORY_GB: '64',
+  });
   alice = await createAccount(nubis);
 });
 after(() => nubis.close());
@@ -191,6 +200,39 @@ describe('hosts', () => {
     const cleared = await nubis.admin('DELETE', `/admin/faults/hosts/${host}`);
     assert.equal(cleared.status, 200, JSON.stringify(cleared.body));
     assert.equal(cleared.body.status, 'online');
+  });
+
+  test('a lost server is not recovered from a backup whose copy failed (409 naming it)', async () => {
+    const server = await deployServer(
+      nubis,
+      alice.token,
+      { label: 'failed copy', auto_backups: true },
+      { settle: false },
+    );
+    // Provisioned (60 s): the day's backup is taken, its copy under way for a few seconds more.
+    await nubis.advance(60);
+    await runBackupSweep(nubis.running.ctx);
+    const list = await nubis.request('GET', '/v1.3/snapshot/list', { token: alice.token });
+    const backup = (list.body.snapshots as { uuid: string; type: string; server_id: string; status: string }[]).find(
+      (s) => s.type === 'backup' && s.server_id === server.uuid,
+    );
+    assert.ok(backup, JSON.stringify(list.body));
+    assert.equal(backup.status, 'processing');
+    // What the job runner does when the engine gives up on the copy.
+    const ctx = nubis.running.ctx;
+    assert.ok(await transaction(ctx, (trx) => copyFailed(ctx, trx, backup.uuid, 'the engine gave up on the copy')));
+    const host = (await hostOf(server.uuid))!;
+    await nubis.admin('POST', '/admin/faults/hosts', { host, fault: 'host_offline' });
+    try {
+      assert.equal((await nubis.admin('GET', `/admin/servers/${server.uuid}`)).body.lost, true);
+      const refused = await nubis.admin('POST', `/admin/servers/${server.uuid}/recover`, { backup: backup.uuid });
+      assert.equal(refused.status, 409, JSON.stringify(refused.body));
+      assert.match(JSON.stringify(refused.body), /backup failed/);
+      assert.equal((await eventsOf(server.uuid, 'server.recovered')).length, 0);
+      assert.equal((await nubis.admin('GET', `/admin/servers/${server.uuid}`)).body.lost, true, 'still lost');
+    } finally {
+      await nubis.admin('DELETE', `/admin/faults/hosts/${host}`);
+    }
   });
 
   test('bad input 400 naming the field; an unknown host 404; an offline host is not drained', async () => {

@@ -13,25 +13,42 @@ import { join } from 'node:path';
 
 export const memberImageAlias = 'nubis-member';
 /** Bump with every change to the member root (its packages or its init): a run rebuilds an older one. */
-export const memberImageRevision = '2';
+export const memberImageRevision = '3';
 export const memberNames = ['nubis-member-1', 'nubis-member-2', 'nubis-member-3'];
 export const mgmtNetwork = { name: 'nubisc-mgmt', prefix: '172.31.200', bits: 24 };
 /** The public uplink: the cluster region's pool is 172.31.201.0/24, the host holds its last address. */
 export const uplinkNetwork = { name: 'nubisc-up', hostAddress: '172.31.201.254', bits: 24 };
-/** The host's storage pool for the members' roots (a plain directory each: LXD inside uses `dir`). */
+/**
+ * The host's storage pool for the members' roots (a plain directory each). The servers' pool inside
+ * each member is btrfs on a loop file of the member's own (made by `nubis compute setup`).
+ */
 export const memberStoragePool = 'nubisc-members';
 /** The interface of every member on the uplink (its second NIC). */
 export const uplinkInterface = 'eth1';
+/** The size of each member's loop file for the servers' btrfs pool (sparse: it takes what is written). */
+export const memberPoolSize = '8GiB';
 export const clusterGroup = 'nubis-test';
 /** Where the client certificate Nubis presents to the cluster, and the cluster's own, are kept. */
 export const stateDir = '/var/tmp/nubis-cluster';
 
-const memberPackages = ['lxd', 'dnsmasq-base', 'iproute2', 'nftables', 'iptables', 'ebtables', 'procps', 'netbase'];
+const memberPackages = [
+  'lxd',
+  'btrfs-progs',
+  'dnsmasq-base',
+  'iproute2',
+  'nftables',
+  'iptables',
+  'ebtables',
+  'procps',
+  'netbase',
+];
 
 /**
  * The member's /sbin/init: its address on the members' network (from the instance's environment),
  * the uplink NIC up with no address (the engine bridges it), then LXD from `/` (a daemon started in
- * a folder that goes away fails its rsyncs) and a wait for the power signals.
+ * a folder that goes away fails its rsyncs) and a wait for the power signals. The loop devices are
+ * the host's (LXC's /dev has none): their nodes are made here, the devices cgroup lets them be used
+ * (raw.lxc), so the member's engine makes its loop-backed btrfs pool as a real host's does.
  */
 const memberInit = `#!/bin/sh
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -48,6 +65,8 @@ if ! mountpoint -q /sys/fs/cgroup; then
   done
   [ -z "$hierarchies" ] && mount -t cgroup2 cgroup2 /sys/fs/cgroup
 fi
+[ -e /dev/loop-control ] || mknod -m 660 /dev/loop-control c 10 237
+for n in $(seq 0 63); do [ -e /dev/loop$n ] || mknod -m 660 /dev/loop$n b 7 $n; done
 ip link set lo up
 ip link set eth0 up
 ip addr add "$NUBIS_ADDRESS" dev eth0
@@ -198,6 +217,14 @@ async function lxdReady(member: string): Promise<void> {
   );
 }
 
+/** Lets a member use the host's loop devices (block 7:*, /dev/loop-control) in its devices cgroup. */
+function loopDevicesAllowed(): string {
+  const key = existsSync('/sys/fs/cgroup/cgroup.controllers')
+    ? 'lxc.cgroup2.devices.allow'
+    : 'lxc.cgroup.devices.allow';
+  return `${key} = c 10:237 rwm\n${key} = b 7:* rwm\n`;
+}
+
 async function makeMember(index: number): Promise<void> {
   const name = memberNames[index]!;
   lxc([
@@ -211,6 +238,8 @@ async function makeMember(index: number): Promise<void> {
     'security.privileged=true',
     '-c',
     'security.nesting=true',
+    '-c',
+    `raw.lxc=${loopDevicesAllowed()}`,
     '-c',
     'limits.memory=1536MiB',
     '-c',
@@ -336,8 +365,15 @@ export async function ensureCluster(log: (line: string) => void): Promise<TestCl
 /**
  * Puts a member back after a test took it (a member lost: stopped hard, then removed from the
  * cluster): the container made afresh and joined again, with the member's own keys of the pools and
- * networks the cluster has by now (the uplink for a bridge, defaults for the rest).
+ * networks the cluster has by now (the uplink for a bridge, a loop file's size for the pool).
  */
+/** A member's own value of a pool's or network's key when it joins (the engine's default for the rest). */
+function memberValue(entry: { entity: string; key: string }): string {
+  if (entry.key === 'bridge.external_interfaces') return uplinkInterface;
+  if (entry.entity === 'storage-pool' && entry.key === 'size') return memberPoolSize;
+  return '';
+}
+
 export async function replaceMember(name: string): Promise<void> {
   const index = memberNames.indexOf(name);
   if (index < 1) throw new Error(`${name}: only a member other than the first is replaced`);
@@ -354,7 +390,7 @@ export async function replaceMember(name: string): Promise<void> {
   const memberConfig = (cluster.member_config ?? [])
     .map(
       (entry) =>
-        `  - entity: ${entry.entity}\n    name: ${entry.name}\n    key: ${entry.key}\n    value: "${entry.key === 'bridge.external_interfaces' ? uplinkInterface : ''}"\n`,
+        `  - entity: ${entry.entity}\n    name: ${entry.name}\n    key: ${entry.key}\n    value: "${memberValue(entry)}"\n`,
     )
     .join('');
   inMember(

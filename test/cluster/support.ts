@@ -8,13 +8,18 @@ import { join } from 'node:path';
 import { LxdClient } from '../../src/compute/lxd/lxd-client.ts';
 import { type JsonBody, startTestInstance, type TestInstance } from '../support/instance.ts';
 import { TEST_IMAGE } from '../lxd/support.ts';
-import { clusterConnection, clusterGroup, uplinkInterface } from './members.ts';
+import { clusterConnection, clusterGroup, memberPoolSize, uplinkInterface } from './members.ts';
 
 /** Region 101 of the cluster catalog: its pool on the uplink (the host holds .254). */
 export const clusterPool = '172.31.201.0/24';
 export const CLUSTER_REGION = 101;
+/** The servers' pool on every member: btrfs, each member's own loop file. */
+export const clusterStoragePool = 'nubis-quota';
+/** A plan of the cluster catalog with a 1 GB disk, for a disk filled past its plan. */
+export const CLUSTER_SMALL_PLAN = 901;
+export const CLUSTER_SMALL_PLAN_DISK_GB = 1;
 
-/** The catalog of the cluster suite: region 101 on the cluster, image 1001 = nubis-tiny. */
+/** The catalog of the cluster suite: region 101 on the cluster, image 1001 = nubis-tiny, plan 901 a 1 GB disk. */
 export function writeClusterCatalog(): string {
   const catalog = JSON.parse(readFileSync(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8'));
   const region = catalog.regions.find((r: JsonBody) => r.id === CLUSTER_REGION);
@@ -30,6 +35,13 @@ export function writeClusterCatalog(): string {
   image.engine = { image: 'nubis-tiny' };
   catalog.images = [image];
   catalog.plans = catalog.plans.map((plan: JsonBody) => ({ ...plan, regions: [] }));
+  catalog.plans.push({
+    ...catalog.plans[0],
+    id: CLUSTER_SMALL_PLAN,
+    uuid: 'c3b1b7b0-6c1a-4e39-8c7e-000000000901',
+    name: 'test-1gb-disk',
+    disk_gb: CLUSTER_SMALL_PLAN_DISK_GB,
+  });
   const path = join(mkdtempSync(join(tmpdir(), 'nubis-cluster-catalog-')), 'catalog.json');
   writeFileSync(path, JSON.stringify(catalog, null, 2));
   return path;
@@ -44,9 +56,10 @@ export function clusterEnv(catalog = process.env.CLUSTER_TEST_CATALOG ?? writeCl
     LXD_CLIENT_CERT: cluster.clientCert,
     LXD_CLIENT_KEY: cluster.clientKey,
     LXD_SERVER_CERT: cluster.serverCert,
-    // The members' roots are directories of the host's: their pool is `dir` (no loop devices nested).
-    LXD_STORAGE_POOL: 'nubis',
-    LXD_STORAGE_DRIVER: 'dir',
+    // btrfs on a loop file in each member (made by `nubis compute setup`): root disks have quotas.
+    LXD_STORAGE_POOL: clusterStoragePool,
+    LXD_STORAGE_DRIVER: 'btrfs',
+    LXD_STORAGE_SIZE: memberPoolSize,
     CATALOG_FILE: catalog,
   };
 }

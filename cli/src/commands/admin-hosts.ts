@@ -35,7 +35,14 @@ const hostColumns: Column[] = [
       return `${inGib(used.disk_bytes)}/${inGib(capacity.disk_bytes)}`;
     },
   },
-  { header: 'MESSAGE', value: 'message' },
+  {
+    // A drain or restore given up on is what the operator must see first.
+    header: 'MESSAGE',
+    value: (row) => {
+      const { message, failure } = row as { message: string; failure?: string | null };
+      return failure ? `${failure} (${message})` : message;
+    },
+  },
 ];
 
 export function addHostCommands(admin: Command, servers: Command, kit: CommandKit, serverColumns: Column[]): void {

@@ -2647,6 +2647,8 @@ export interface components {
             };
             /** @description servers whose machine the engine reports on it */
             servers: number;
+            /** @description the last drain or restore the engine gave up on here, with its reason (also a host.drain_failed or host.restore_failed event), until one succeeds; null otherwise */
+            failure: string | null;
         };
         /** @description an engine machine under Nubis’s names that no server owns */
         AdminOrphanMachine: {

@@ -43,6 +43,10 @@ export const HostObject = Type.Object(
       { description: 'what the plans of the servers on it take' },
     ),
     servers: Type.Integer({ minimum: 0, description: 'servers whose machine the engine reports on it' }),
+    failure: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'the last drain or restore the engine gave up on here, with its reason (also a host.drain_failed or host.restore_failed event), until one succeeds; null otherwise',
+    }),
   },
   { $id: 'AdminHost', description: 'a host (an engine cluster member) as the engine reports it' },
 );
@@ -60,6 +64,7 @@ export function hostObject(host: DomainHost): Static<typeof HostObject> {
     },
     used: { vcpus: host.used.vcpus, memory_bytes: host.used.memoryBytes, disk_bytes: host.used.diskBytes },
     servers: host.servers,
+    failure: host.failure,
   };
 }
 

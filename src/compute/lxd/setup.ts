@@ -145,7 +145,9 @@ const quotaDrivers = new Set(['btrfs', 'zfs', 'lvm', 'ceph', 'cephfs']);
 /**
  * The servers' storage pool: made with LXD_STORAGE_DRIVER (btrfs by default, on a loop file of
  * LXD_STORAGE_SIZE or the engine's default size) when missing; one already there is used as it is,
- * with a warning when it has no quotas (a `dir` pool: a server could fill the host's disk).
+ * with a warning when it has no quotas (a `dir` pool: a server could fill the host's disk). On a
+ * cluster the pool is each member's own (its own loop file of that size): one an interrupted setup
+ * left pending or errored is created again, the members that have it skipped.
  */
 async function ensureStoragePool(
   client: LxdClient,
@@ -155,8 +157,11 @@ async function ensureStoragePool(
 ): Promise<void> {
   const pool = config.lxdStoragePool;
   const path = `/1.0/storage-pools/${pool}`;
-  if (await client.exists(path)) {
-    const { driver } = await client.get<{ driver: string }>(path);
+  const found = (await client.exists(path)) ? await client.get<{ driver: string; status?: string }>(path) : null;
+  // On a cluster, one an earlier setup left pending or errored (a member without its loop file) is made again.
+  const unfinished = members !== null && (found?.status === 'Pending' || found?.status === 'Errored');
+  if (found && !unfinished) {
+    const { driver } = found;
     report.present.push(`storage pool ${pool} (${driver})`);
     if (!quotaDrivers.has(driver))
       report.warnings.push(
@@ -164,7 +169,7 @@ async function ensureStoragePool(
       );
     return;
   }
-  const driver = config.lxdStorageDriver;
+  const driver = found?.driver ?? config.lxdStorageDriver;
   const size: Record<string, string> = config.lxdStorageSize && driver !== 'dir' ? { size: config.lxdStorageSize } : {};
   // On a cluster the size is each member's own (a loop file on each).
   if (members) await createOnCluster(client, '/1.0/storage-pools', members, { name: pool, driver }, () => size, {});

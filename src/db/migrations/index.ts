@@ -26,6 +26,7 @@ import { ddosIndex } from './0018_withdrawn-options_ddos_index.ts';
 import { accountCounts } from './0017_list-totals_account_counts.ts';
 import { awaitingScript } from './0018_engine-events_awaiting_script.ts';
 import { clusterHosts } from './0018_cluster-hosts_hosts.ts';
+import { hostWorkFailure } from './0019_host-work_failure.ts';
 
 export function migrations(dialect: DialectName): MigrationProvider {
   const all: Record<string, Migration> = {
@@ -53,6 +54,7 @@ export function migrations(dialect: DialectName): MigrationProvider {
     '0018_withdrawn-options_ddos_index': ddosIndex(),
     '0018_engine-events_awaiting_script': awaitingScript(),
     '0018_cluster-hosts_hosts': clusterHosts(),
+    '0019_host-work_failure': hostWorkFailure(),
   };
   return { getMigrations: async () => all };
 }
