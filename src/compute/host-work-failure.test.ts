@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '@nubis/cli';
 import { ADMIN_TOKEN } from '../../test/support/instance.ts';
+import { unmodelled } from '../../test/support/engine-stand-in.ts';
 
 const METRICS_TOKEN = 'metrics-token-0123456789';
 let nubis: TestInstance;
@@ -33,6 +34,7 @@ const hosts = new Map<string, HostReport['status']>([
 const evacuations: string[] = [];
 
 const standIn: Engine = {
+  ...unmodelled,
   async hosts() {
     return [...hosts].map(([name, status]) => ({
       name,

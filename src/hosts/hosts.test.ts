@@ -203,12 +203,7 @@ describe('hosts', () => {
   });
 
   test('a lost server is not recovered from a backup whose copy failed (409 naming it)', async () => {
-    const server = await deployServer(
-      nubis,
-      alice.token,
-      { label: 'failed copy', auto_backups: true },
-      { settle: false },
-    );
+    const server = await orderServer(nubis, alice.token, { label: 'failed copy', auto_backups: true });
     // Provisioned (60 s): the day's backup is taken, its copy under way for a few seconds more.
     await nubis.advance(60);
     await runBackupSweep(nubis.running.ctx);
