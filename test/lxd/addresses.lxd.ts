@@ -1,7 +1,8 @@
 // Real servers answer on every address the API shows them with, in a region of several pools
 // (region 102 of the test catalog: a first IPv4 pool of one address, a second pool, an IPv6
 // pool): a server from the second pool, its IPv6, a floating IPv4 from the other pool and a
-// floating IPv6 — each reached by SSH from the host; and `nubis compute setup` upgrading a bridge
+// floating IPv6 — each reached by SSH from the host; a neighbour reached through the host, also
+// after the server's DHCP client ran again; and `nubis compute setup` upgrading a bridge
 // the previous version made, refusing what would renumber it or cut the host off. Run by
 // `npm run test:lxd`.
 
@@ -116,6 +117,7 @@ test('every pool of a region is served: the second IPv4 pool, IPv6, floating IPs
     assert.match(result.stdout, new RegExp(`^default via ${gateway.replace(/[.:]/g, '\\$&')} `, 'm'));
   });
 
+  let neighbour = '';
   await t.test("a neighbour on the same bridge reaches the server's IPv4 and IPv6, through the host", async () => {
     const made = await nubis.request('POST', '/v1.3/server/create', {
       token: alice.token,
@@ -131,7 +133,7 @@ test('every pool of a region is served: the second IPv4 pool, IPv6, floating IPs
     });
     assert.equal(made.status, 201, JSON.stringify(made.body));
     created.push(made.body.uuid);
-    const neighbour = publicAddress(await awaitPower(nubis, alice.token, made.body.uuid, 'running'));
+    neighbour = publicAddress(await awaitPower(nubis, alice.token, made.body.uuid, 'running'));
     await sshEventually(neighbour, { key: key.path }, 'true');
     // Until duplicate address detection ends, the kernel sends from no global IPv6 address.
     await eventually("the neighbour's IPv6 addresses are past duplicate address detection", 20, async () => {
@@ -150,6 +152,39 @@ test('every pool of a region is served: the second IPv4 pool, IPv6, floating IPs
     }
     const back = await sshEventually(v4, { key: key.path }, `echo | timeout 5 nc -w 3 ${neighbour} 22 | head -c 7`);
     assert.equal(back.stdout.trim(), 'SSH-2.0', `the server to its neighbour ${neighbour}: ${back.stdout}`);
+  });
+
+  await t.test('its DHCP client run again from scratch leaves its IPv4 a /32, its neighbour reached', async () => {
+    assert.ok(neighbour, 'the neighbour of the previous test runs');
+    const name = `nubis-${made.body.uuid}`;
+    // What the image's init runs at boot (images.ts): a rebind from scratch, deconfig then bound.
+    const dhcp = await lxd.exec(name, [
+      'udhcpc',
+      '-q',
+      '-n',
+      '-t',
+      '5',
+      '-T',
+      '1',
+      '-i',
+      'eth0',
+      '-s',
+      '/etc/nubis/udhcpc',
+    ]);
+    assert.equal(dhcp.code, 0, `udhcpc: ${dhcp.stdout}${dhcp.stderr}`);
+    const addresses = await lxd.exec(name, ['/bin/sh', '-c', 'ip -4 -o addr show dev eth0']);
+    const held = addresses.stdout.split('\n').flatMap((line) => line.match(/ inet (\S+) /)?.[1] ?? []);
+    assert.deepEqual(held, [`${v4}/32`], addresses.stdout);
+    const banner = await lxd.exec(name, [
+      '/bin/sh',
+      '-c',
+      `echo | timeout 5 nc -w 3 ${neighbour} 22 | head -c 7; echo`,
+    ]);
+    assert.equal(
+      banner.stdout.trim(),
+      'SSH-2.0',
+      `the server to its neighbour ${neighbour}: ${banner.stdout}${banner.stderr}`,
+    );
   });
 
   await t.test(

@@ -1,7 +1,8 @@
 // A server on an image that configures its network only through cloud-init (nubis-cloud: no Nubis
 // unit runs in it) gets the addresses the API shows from the engine's `cloud-init.network-config`:
 // its IPv4 (SSH from the host), its IPv6 with the default route via the gateway `iface.v6` shows,
-// and, once attached, a floating IPv6 that a reboot keeps. Region 102 of the test catalog (an
+// once attached, a floating IPv6 that a reboot keeps, and a floating IPv4 attached while it is
+// stopped; cloud-init ends its boot with no module in error. Region 102 of the test catalog (an
 // IPv6 pool). Run by `npm run test:lxd`.
 
 import assert from 'node:assert/strict';
@@ -87,6 +88,12 @@ test('a cloud-init-only image gets its IPv4, its IPv6 via the gateway the API sh
     assert.match(rest.join('\n'), new RegExp(`address ${literal(v4)}/32`), 'cloud-init rendered the static address');
   });
 
+  await t.test('cloud-init ends its boot with no module in error', async () => {
+    // `--wait` returns once cloud-init's last stage is over; `--long` names a failed module.
+    const result = await lxd.exec(`nubis-${uuid}`, ['cloud-init', 'status', '--wait', '--long']);
+    assert.match(result.stdout, /^status: done$/m, `${result.stdout}${result.stderr}`);
+  });
+
   await t.test('IPv6: it answers from the host, its default route via the gateway iface.v6 shows', async () => {
     const result = await sshEventually(
       v6,
@@ -128,4 +135,38 @@ test('a cloud-init-only image gets its IPv4, its IPv6 via the gateway the API sh
     const routes = ssh(v6, { key: key.path }, 'ip -6 route show default');
     assert.match(routes.stdout, new RegExp(`^default via ${literal(gateway6)} dev eth0`, 'm'));
   });
+
+  await t.test(
+    'a floating IPv4 attached while it is stopped answers once it starts, with no cloud-init clean',
+    async () => {
+      const ip = await nubis.request('POST', '/v1.3/floating_ip/create', {
+        token: alice.token,
+        body: { region_id: addressRegion.id, ip_version: 4 },
+      });
+      assert.equal(ip.status, 201, JSON.stringify(ip.body));
+      const floating = ip.body.ip_address as string;
+      const stop = await nubis.request('PATCH', '/v1.3/server/stop', { token: alice.token, body: { server_id: uuid } });
+      assert.equal(stop.status, 202, JSON.stringify(stop.body));
+      await awaitPower(nubis, alice.token, uuid, 'stopped');
+      const attached = await nubis.request('PATCH', '/v1.3/floating_ip/attach', {
+        token: alice.token,
+        body: { server_id: uuid, ip_id: ip.body.uuid },
+      });
+      assert.equal(attached.status, 202, JSON.stringify(attached.body));
+      // The change lands in the stopped instance's config; only cloud-init, at the next boot, can apply it.
+      await eventually('the stopped instance has the floating IPv4 in its network config', 60, async () => {
+        const config = await lxd.get<{ config: Record<string, string> }>(`/1.0/instances/nubis-${uuid}`);
+        return config.config['cloud-init.network-config']?.includes(`${floating}/32`) ? true : undefined;
+      });
+      assert.equal((await lxd.get<{ status: string }>(`/1.0/instances/nubis-${uuid}`)).status, 'Stopped');
+      const start = await nubis.request('PATCH', '/v1.3/server/start', {
+        token: alice.token,
+        body: { server_id: uuid },
+      });
+      assert.equal(start.status, 202, JSON.stringify(start.body));
+      await awaitPower(nubis, alice.token, uuid, 'running');
+      const result = await sshEventually(floating, { key: key.path }, 'hostname', 240);
+      assert.equal(result.stdout.trim(), 'cloud.example.com');
+    },
+  );
 });

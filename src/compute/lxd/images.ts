@@ -128,11 +128,24 @@ while :; do sleep 3600 & wait $!; done
 /**
  * The test image's revision, kept in its properties: `npm run test:lxd` rebuilds an image of an
  * older one (2: a getty on the console; 3: init runs /etc/nubis/run-script, which reports the
- * first-boot script's outcome). Bump it with every change to the image's files.
+ * first-boot script's outcome; 4: a lease no longer undoes /etc/nubis/network). Bump it with
+ * every change to the image's files.
  */
-export const tinyImageRevision = '3';
+export const tinyImageRevision = '4';
 
-const udhcpcScript = `#!/bin/sh
+/**
+ * udhcpc's hook. On a server Nubis configures (/etc/nubis/network, pushed before the first boot)
+ * the lease changes nothing but runs that script: the lease's prefix would put the bridge's
+ * neighbours on-link, where port isolation drops their frames (lxd-driver.ts, networkScript), and a
+ * deconfig would flush the server's /32s. Without the script (an instance not made by Nubis), the
+ * lease's address as given. (NUBIS_NETWORK, where the script is, is for the hooks' own test only.)
+ */
+export const udhcpcScript = `#!/bin/sh
+network=\${NUBIS_NETWORK:-/etc/nubis/network}
+if [ -x "$network" ]; then
+  case "$1" in bound|renew) "$network" >/dev/null 2>&1 ;; esac
+  exit 0
+fi
 case "$1" in
   deconfig) ip -4 addr flush dev "$interface" ;;
   bound|renew)
@@ -141,6 +154,28 @@ case "$1" in
     ;;
 esac
 exit 0
+`;
+
+/**
+ * dhclient's enter hook in nubis-debian (sourced by Debian's dhclient-script). On a server Nubis
+ * configures (/etc/nubis/network) a lease gives the DNS servers only, and every event that would
+ * touch eth0's IPv4 runs that script instead: dhclient-script adds the lease's prefix at every
+ * bind and renewal (`ip addr add`, `ip addr change`) and flushes the interface on expiry or a
+ * timeout, each of which would undo the /32 and reach neighbours on-link (lxd-driver.ts,
+ * networkScript). With no lease at all (a timeout) the script runs too. Changing `reason`
+ * leaves dhclient-script's own case nothing to do. (NUBIS_NETWORK as in udhcpcScript.)
+ */
+export const dhclientHook = `# Nubis (images.ts): eth0's IPv4 is /etc/nubis/network's; a lease gives DNS only.
+nubis_network=\${NUBIS_NETWORK:-/etc/nubis/network}
+if [ "$interface" = eth0 ] && [ -x "$nubis_network" ]; then
+  case "$reason" in
+    BOUND|RENEW|REBIND|REBOOT|EXPIRE|FAIL|RELEASE|STOP|TIMEOUT)
+      case "$reason" in BOUND|RENEW|REBIND|REBOOT) make_resolv_conf ;; esac
+      "$nubis_network" >/dev/null 2>&1
+      reason=NUBIS_STATIC
+      ;;
+  esac
+fi
 `;
 
 const debianUnit = `[Unit]
@@ -222,9 +257,10 @@ function buildTiny(dir: string): void {
 
 /**
  * The cloud-init-only image's revision, kept in its properties: `npm run test:lxd` builds it when
- * the engine has none of this revision. Bump it with every change to the image's files.
+ * the engine has none of this revision (2: its locale is set, C.UTF-8, so cloud-init's locale
+ * module ends without error). Bump it with every change to the image's files.
  */
-export const cloudImageRevision = '1';
+export const cloudImageRevision = '2';
 
 function buildDebian(dir: string, mirror: string, cloudOnly = false): void {
   const rootfs = join(dir, 'rootfs');
@@ -250,6 +286,7 @@ function buildDebian(dir: string, mirror: string, cloudOnly = false): void {
     join(rootfs, 'etc/network/interfaces'),
     'auto lo\niface lo inet loopback\nauto eth0\niface eth0 inet dhcp\n',
   );
+  writeFileSync(join(rootfs, 'etc/dhcp/dhclient-enter-hooks.d/nubis'), dhclientHook);
   writeFileSync(join(rootfs, 'etc/ssh/sshd_config.d/nubis.conf'), 'PermitRootLogin yes\nPasswordAuthentication yes\n');
   commonDebianFiles(rootfs);
   writeFileSync(join(dir, 'metadata.yaml'), metadata('Nubis Debian 12 (minimal, openssh-server, cloud-init)'));
@@ -265,9 +302,17 @@ function cloudOnlyFiles(rootfs: string): void {
   commonDebianFiles(rootfs);
 }
 
-/** The datasource, the apt cache emptied, and SSH host keys made per machine at its first boot. */
+/**
+ * The datasource, the locale, the apt cache emptied, and SSH host keys made per machine at its
+ * first boot. The locale is C.UTF-8, the one glibc has built in (minbase has no `locales` package
+ * to generate another): said in /etc/default/locale, cloud-init's locale module finds the system's
+ * locale set and generates nothing; unset, it tried to make en_US.UTF-8 with `locale-gen`, absent
+ * here, and cloud-init ended its boot in `status: error`. A customer who asks for another locale
+ * in user data installs `locales` first.
+ */
 function commonDebianFiles(rootfs: string): void {
   writeFileSync(join(rootfs, 'etc/cloud/cloud.cfg.d/90-nubis.cfg'), 'datasource_list: [ LXD, NoCloud, None ]\n');
+  writeFileSync(join(rootfs, 'etc/default/locale'), 'LANG=C.UTF-8\n');
   rmSync(join(rootfs, 'var/cache/apt/archives'), { recursive: true, force: true });
   mkdirSync(join(rootfs, 'var/cache/apt/archives/partial'), { recursive: true });
   // Host keys are made at first boot, per machine.

@@ -67,6 +67,7 @@ import {
   rootDiskLimits,
   vpcNicSecurity,
 } from './lxd-isolation.ts';
+import { engineTurn } from './engine-turn.ts';
 
 interface InstanceBody {
   name: string;
@@ -229,8 +230,13 @@ export class LxdDriver implements ComputeDriver, Engine {
   readonly #client: LxdClient;
   /** Each machine's NIC counters as last read (reconciliation, or a converge), by server uuid. */
   readonly #traffic = new Map<string, TrafficCounter>();
-  /** Containers are made one at a time: each gets its own id range (oneAtATime, lxd-isolation.ts). */
-  readonly #making = oneAtATime();
+  /**
+   * Containers are made one at a time, each getting its own id range (oneAtATime, lxd-isolation.ts):
+   * in this process, then on the engine among every process driving it (engine-turn.ts).
+   */
+  readonly #inProcess = oneAtATime();
+  readonly #onEngine: <T>(work: () => Promise<T>) => Promise<T>;
+  readonly #making = <T>(work: () => Promise<T>): Promise<T> => this.#inProcess(() => this.#onEngine(work));
   #poolDriver: string | null = null;
   /** Opened by the first reconciliation that asks what changed. */
   #informer: LxdInformer | null = null;
@@ -242,6 +248,7 @@ export class LxdDriver implements ComputeDriver, Engine {
   constructor(config: Config, client: LxdClient = lxdClientFrom(config)) {
     this.#config = config;
     this.#client = client;
+    this.#onEngine = engineTurn(client);
   }
 
   get client(): LxdClient {
