@@ -36,7 +36,7 @@ export function overageOf(options: ServerOptions, limitGb: number, usageGb: numb
 
 /** What a server's overage asks for now (docs/decisions.md, "`power_off` at the point" and the rows after it). */
 export interface OverageSteps {
-  /** throttle at or past the point: its public NIC limited (false: any limit lifted). */
+  /** throttle at or past the point: its public NIC limited (false: the limit, if one was set, lifted). */
   throttle: boolean;
   /** power_off at or past the point: powered off when running, and no start until that changes. */
   holdOff: boolean;
