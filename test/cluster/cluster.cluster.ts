@@ -21,7 +21,7 @@ import {
   TEST_IMAGE,
 } from '../lxd/support.ts';
 import { CLUSTER_REGION, clusterEngine, locationOf, startClusterInstance } from './support.ts';
-import { clusterVpcNetwork } from '../../src/compute/lxd/cluster-networks.ts';
+import { clusterVpcNetwork } from '../../src/compute/lxd-engine.ts';
 import { memberNames } from './members.ts';
 
 let nubis: TestInstance;

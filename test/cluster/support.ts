@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LxdClient } from '../../src/compute/lxd/lxd-client.ts';
+import { LxdClient } from '../../src/compute/lxd-engine.ts';
 import { type JsonBody, startTestInstance, type TestInstance } from '../support/instance.ts';
 import { TEST_IMAGE } from '../lxd/support.ts';
 import { clusterConnection, clusterGroup, memberPoolSize, uplinkInterface } from './members.ts';

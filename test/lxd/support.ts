@@ -16,7 +16,7 @@ import {
 } from 'node:net';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { LxdClient } from '../../src/compute/lxd/lxd-client.ts';
+import { LxdClient } from '../../src/compute/lxd-engine.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import { startTestInstance, type JsonBody, type TestInstance } from '../support/instance.ts';
 
