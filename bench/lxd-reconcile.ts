@@ -8,9 +8,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../src/config.ts';
-import { LxdClient } from '../src/compute/lxd/lxd-client.ts';
-import { LxdDriver } from '../src/compute/lxd/lxd-driver.ts';
-import { instanceName } from '../src/compute/lxd/lxd-names.ts';
+import { instanceName, LxdClient, LxdDriver } from '../src/compute/lxd-engine.ts';
 
 const url = process.env.LXD_URL ?? '/var/lib/lxd/unix.socket';
 const image = process.env.LXD_BENCH_IMAGE ?? 'nubis-tiny';

@@ -11,7 +11,7 @@
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { instanceName } from '../src/compute/lxd/lxd-names.ts';
+import { instanceName } from '../src/compute/lxd-engine.ts';
 import { createAccount } from '../test/support/accounts.ts';
 import {
   addressRegion,

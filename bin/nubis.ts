@@ -73,7 +73,7 @@ const serverCommands: Record<string, ServerCommand> = {
     summary:
       'prepare the LXD/Incus engine for the catalog (pool, networks, profile; idempotent); trust: have a remote engine trust LXD_CLIENT_CERT with a token from `lxc config trust add`',
     run: async (_values, positionals) => {
-      const { runComputeSetup, runComputeTrust } = await import('../src/compute/lxd/commands.ts');
+      const { runComputeSetup, runComputeTrust } = await import('../src/compute/lxd-engine.ts');
       if (positionals[0] === 'setup') return runComputeSetup(loadConfig());
       if (positionals[0] === 'trust' && positionals[1]) return runComputeTrust(loadConfig(), positionals[1]);
       throw new ConfigError('unknown command; see nubis --help');
@@ -105,7 +105,7 @@ const serverCommands: Record<string, ServerCommand> = {
     options: { only: { type: 'string' }, mirror: { type: 'string' } },
     run: async (values, positionals) => {
       if (positionals[0] !== 'build') throw new ConfigError('unknown command; see nubis --help');
-      const { runImagesBuild } = await import('../src/compute/lxd/commands.ts');
+      const { runImagesBuild } = await import('../src/compute/lxd-engine.ts');
       await runImagesBuild(loadConfig(), {
         only: values.only as string | undefined,
         mirror: values.mirror as string | undefined,

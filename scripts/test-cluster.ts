@@ -5,7 +5,7 @@
 // under CI=true, fails.
 
 import { spawnSync } from 'node:child_process';
-import { tinyImageRevision } from '../src/compute/lxd/images.ts';
+import { tinyImageRevision } from '../src/compute/lxd-engine.ts';
 import { clusterEngine, clusterEnv, writeClusterCatalog } from '../test/cluster/support.ts';
 import { ensureCluster, memberNames, nestingProblem } from '../test/cluster/members.ts';
 

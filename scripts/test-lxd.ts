@@ -5,9 +5,8 @@
 
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { LxdClient } from '../src/compute/lxd/lxd-client.ts';
+import { cloudImageRevision, LxdClient, tinyImageRevision } from '../src/compute/lxd-engine.ts';
 import { lxdUrl, testStorage, writeTestCatalog } from '../test/lxd/support.ts';
-import { cloudImageRevision, tinyImageRevision } from '../src/compute/lxd/images.ts';
 
 const ci = /^(1|true|yes)$/i.test(process.env.CI ?? '');
 const client = new LxdClient({ url: lxdUrl, timeoutMs: 5000 });

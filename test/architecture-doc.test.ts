@@ -89,7 +89,7 @@ test('the check itself: a moved function and a missing file are caught', () => {
     '',
     '| rule | file | function | decisions.md row |',
     '|---|---|---|---|',
-    '| placement | `src/compute/lxd/lxd-driver.ts` | `#target` | "Placement", "Nowhere" |',
+    '| placement | `src/compute/registry.ts` | `#target` | "Placement", "Nowhere" |',
     '',
     '## Layout',
   ].join('\n');

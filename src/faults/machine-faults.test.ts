@@ -54,6 +54,24 @@ async function foundByPower(owner: TestAccount, power: string): Promise<string[]
   return (answer.body.servers as { uuid: string }[]).map((s) => s.uuid);
 }
 
+/** Reinstalls the server (as `token`) and lets the emulator settle: what the server shows then. */
+async function reinstalled(token: string, uuid: string) {
+  const reinstall = await nubis.request('POST', '/v1.3/server/reinstall', { token, body: { server_id: uuid } });
+  assert.equal(reinstall.status, 202, JSON.stringify(reinstall.body));
+  await nubis.advance(SETTLE_SECONDS);
+  return serverInfo(nubis, token, uuid);
+}
+
+/**
+ * The faults that leave a server without its machine, and what tells them apart: the reason on
+ * MachinePresent and Degraded, how the server came to be (a lost machine ran; a create given up
+ * never did), and whether the operator sees it lost (a machine never made was not).
+ */
+const withoutMachine = [
+  { fault: 'machine_lost', reason: 'InstanceMissing', make: deployServer, lost: true },
+  { fault: 'create_failed', reason: 'CreateFailed', make: orderServer, lost: false },
+] as const;
+
 describe('machine faults', () => {
   test('a server without faults shows no conditions and its power', async () => {
     const server = await deployServer(nubis, alice.token);
@@ -62,21 +80,42 @@ describe('machine faults', () => {
     assert.equal(info.power, 'running');
   });
 
-  test('machine_lost: conditions, power stopped, event, mail, operator and metrics; only a reinstall recovers', async () => {
-    const server = await deployServer(nubis, alice.token, { label: 'doomed', hostname: 'doomed.example.com' });
-    const billedBefore = await machinesBilled();
-    assert.deepEqual(await inject(server.id, 'machine_lost'), { server: server.uuid, fault: 'machine_lost' });
+  for (const { fault, reason, make, lost } of withoutMachine)
+    test(`${fault}: stopped, ${reason} on MachinePresent and Degraded, unbilled; a reinstall brings it back, billed`, async () => {
+      const label = fault.replace('_', '-');
+      const server = await make(nubis, alice.token, { label, hostname: `${label}.example.com` });
+      const billedBefore = await machinesBilled();
+      assert.deepEqual(await inject(server.uuid, fault), { server: server.uuid, fault });
 
-    const lost = await serverInfo(nubis, alice.token, server.uuid);
-    assert.equal(lost.power, 'stopped');
-    assert.deepEqual(
-      { ...condition(lost, 'MachinePresent'), message: undefined, since: undefined },
-      { type: 'MachinePresent', status: 'false', reason: 'InstanceMissing', message: undefined, since: undefined },
-    );
-    assert.match(condition(lost, 'MachinePresent')!.since, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    assert.equal(condition(lost, 'EngineReachable')?.status, 'true');
-    assert.equal(condition(lost, 'Degraded')?.status, 'true');
-    assert.equal(condition(lost, 'Degraded')?.reason, 'InstanceMissing');
+      const gone = await serverInfo(nubis, alice.token, server.uuid);
+      assert.equal(gone.power, 'stopped');
+      assert.deepEqual(
+        { ...condition(gone, 'MachinePresent'), message: undefined, since: undefined },
+        { type: 'MachinePresent', status: 'false', reason, message: undefined, since: undefined },
+      );
+      assert.match(condition(gone, 'MachinePresent')!.since, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      assert.equal(condition(gone, 'EngineReachable')?.status, 'true');
+      assert.equal(condition(gone, 'Degraded')?.status, 'true');
+      assert.equal(condition(gone, 'Degraded')?.reason, reason);
+      const seen = await nubis.admin('GET', `/admin/servers/${server.uuid}`);
+      assert.equal(seen.body.lost, lost);
+      assert.equal(seen.body.power, 'stopped');
+      // No machine exists to charge for (its backups and addresses still are billed).
+      assert.equal(await machinesBilled(), billedBefore - 1);
+
+      const back = await reinstalled(alice.token, server.uuid);
+      assert.equal(back.power, 'running');
+      assert.equal(condition(back, 'MachinePresent')?.status, 'true');
+      assert.equal(condition(back, 'Degraded')?.status, 'false');
+      assert.equal((await nubis.admin('GET', `/admin/servers/${server.uuid}`)).body.lost, false);
+      // Billing resumed once, with the action that made the new disk.
+      assert.equal(await machinesBilled(), billedBefore);
+    });
+
+  test('machine_lost: told once, by an event and a mail; the actions needing the machine are refused', async () => {
+    const server = await deployServer(nubis, alice.token, { label: 'doomed', hostname: 'doomed.example.com' });
+    // Named by its id as well as by its uuid.
+    assert.deepEqual(await inject(server.id, 'machine_lost'), { server: server.uuid, fault: 'machine_lost' });
 
     const events = await nubis.admin('GET', `/admin/events?account=${alice.id}&limit=1000`);
     const told = events.body.events.filter(
@@ -86,18 +125,13 @@ describe('machine faults', () => {
     const mails = (await mailsTo(nubis, alice.email)).filter((m) => m.subject.includes('doomed is lost'));
     assert.equal(mails.length, 1, 'one mail');
     assert.match(mails[0]!.text, /restore a backup or snapshot, rebuild or reinstall/);
-    const seen = await nubis.admin('GET', `/admin/servers/${server.uuid}`);
-    assert.equal(seen.body.lost, true);
-    // A machine that does not exist is not billed (its backups and addresses still are).
-    assert.equal(await machinesBilled(), billedBefore - 1);
-    assert.equal(seen.body.power, 'stopped');
 
     // Told once: the same report again changes nothing.
     await inject(server.uuid, 'machine_lost');
     const again = await nubis.admin('GET', `/admin/events?account=${alice.id}&limit=1000`);
     assert.equal(again.body.events.length, events.body.events.length);
 
-    // Actions that need the machine are refused; a reinstall makes a new disk.
+    // Actions that need the machine are refused (a reinstall, which makes a new disk, is not: above).
     for (const command of ['start', 'stop', 'reboot']) {
       const refused = await nubis.request('PATCH', `/v1.3/server/${command}`, {
         token: alice.token,
@@ -111,43 +145,19 @@ describe('machine faults', () => {
       body: { name: 'nothing', server_id: server.uuid },
     });
     assert.equal(snapshot.status, 409);
-    const reinstall = await nubis.request('POST', '/v1.3/server/reinstall', {
-      token: alice.token,
-      body: { server_id: server.uuid },
-    });
-    assert.equal(reinstall.status, 202, JSON.stringify(reinstall.body));
-    await nubis.advance(SETTLE_SECONDS);
-    const back = await serverInfo(nubis, alice.token, server.uuid);
-    assert.equal(back.power, 'running');
-    assert.equal(condition(back, 'MachinePresent')?.status, 'true');
-    assert.equal(condition(back, 'Degraded')?.status, 'false');
-    assert.equal((await nubis.admin('GET', `/admin/servers/${server.uuid}`)).body.lost, false);
-    // Billing resumed once, with the action that made the new disk.
-    assert.equal(await machinesBilled(), billedBefore);
   });
 
-  test('create_failed: a create given up is told as the real engine tells it, unbilled; reinstall or remove', async () => {
+  test('create_failed: told as the real engine tells it, with no loss; it stays so; given up again, removed', async () => {
     const server = await orderServer(nubis, alice.token, { label: 'unmade', hostname: 'unmade.example.com' });
-    const billedBefore = await machinesBilled();
     assert.equal((await serverInfo(nubis, alice.token, server.uuid)).power, 'provisioning');
-    assert.deepEqual(await inject(server.uuid, 'create_failed'), { server: server.uuid, fault: 'create_failed' });
+    await inject(server.uuid, 'create_failed');
 
-    // At once, as when the engine's job gives up: the transition ends, the server settles stopped.
-    const failed = await serverInfo(nubis, alice.token, server.uuid);
-    assert.equal(failed.power, 'stopped');
-    const present = condition(failed, 'MachinePresent')!;
-    assert.equal(present.status, 'false');
-    assert.equal(present.reason, 'CreateFailed');
+    // At once, as when the engine's job gives up: the transition ends with the engine's words.
+    const present = condition(await serverInfo(nubis, alice.token, server.uuid), 'MachinePresent')!;
     assert.match(present.message, /could not make this server's disk/);
     assert.match(present.message, /reinstall, rebuild or restore it to try again, or remove it/);
-    assert.equal(condition(failed, 'EngineReachable')?.status, 'true');
-    assert.equal(condition(failed, 'Degraded')?.status, 'true');
-    assert.equal(condition(failed, 'Degraded')?.reason, 'CreateFailed');
     const seen = await nubis.admin('GET', `/admin/servers/${server.uuid}`);
     assert.match(seen.body.engine_error, /^provisioning failed: .*fault API/);
-    assert.equal(seen.body.lost, false, 'nothing was lost: it was never made');
-    // Unbilled: no machine exists to charge for.
-    assert.equal(await machinesBilled(), billedBefore - 1);
     // Told by the event that ends the transition, with the error; no server.lost, no mail of loss.
     const events = (await nubis.admin('GET', `/admin/events?account=${alice.id}&limit=1000`)).body.events as {
       type: string;
@@ -171,19 +181,8 @@ describe('machine faults', () => {
     });
     assert.equal(start.status, 409, JSON.stringify(start.body));
 
-    // A reinstall makes the disk: present, running, billed again once.
-    const reinstall = await nubis.request('POST', '/v1.3/server/reinstall', {
-      token: alice.token,
-      body: { server_id: server.uuid },
-    });
-    assert.equal(reinstall.status, 202, JSON.stringify(reinstall.body));
-    await nubis.advance(SETTLE_SECONDS);
-    const back = await serverInfo(nubis, alice.token, server.uuid);
-    assert.equal(back.power, 'running');
-    assert.equal(condition(back, 'MachinePresent')?.status, 'true');
-    assert.equal(await machinesBilled(), billedBefore);
-
-    // Given up again, then removed: the way out without a machine.
+    // Made by a reinstall, given up again, then removed: the way out without a machine.
+    assert.equal((await reinstalled(alice.token, server.uuid)).power, 'running');
     await inject(server.uuid, 'create_failed');
     const removed = await nubis.request('DELETE', `/v1.3/server/remove/${server.uuid}`, { token: alice.token });
     assert.equal(removed.status, 204, JSON.stringify(removed.body));
@@ -246,17 +245,18 @@ describe('machine faults', () => {
     assert.deepEqual(await foundByPower(owner, 'running'), [lost.uuid]);
   });
 
-  test('bad input answers 400 naming the field; an unknown server 404', async () => {
-    const bad = await nubis.admin('POST', '/admin/faults/machines', { server: 1, fault: 'melted' });
-    assert.equal(bad.status, 400);
-    assert.match(JSON.stringify(bad.body), /fault/);
-    const missing = await nubis.admin('POST', '/admin/faults/machines', { fault: 'machine_lost' });
-    assert.equal(missing.status, 400);
-    assert.match(JSON.stringify(missing.body), /server/);
-    const unknown = await nubis.admin('POST', '/admin/faults/machines', {
-      server: '00000000-0000-4000-8000-000000000000',
-      fault: 'machine_lost',
+  for (const { what, body, status, names } of [
+    { what: 'an unknown fault', body: { server: 1, fault: 'melted' }, status: 400, names: /fault/ },
+    { what: 'no server', body: { fault: 'machine_lost' }, status: 400, names: /server/ },
+    {
+      what: 'an unknown server',
+      body: { server: '00000000-0000-4000-8000-000000000000', fault: 'machine_lost' },
+      status: 404,
+    },
+  ])
+    test(`${what} answers ${status}${names ? ' naming the field' : ''}`, async () => {
+      const answer = await nubis.admin('POST', '/admin/faults/machines', body);
+      assert.equal(answer.status, status, JSON.stringify(answer.body));
+      if (names) assert.match(JSON.stringify(answer.body), names);
     });
-    assert.equal(unknown.status, 404);
-  });
 });

@@ -5,69 +5,35 @@
 // rescue mode work on a server of a member that is not the one Nubis talks to.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import WebSocket from 'ws';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
-import type { TestInstance } from '../support/instance.ts';
-import {
-  awaitPower,
-  eventually,
-  keyPair,
-  privateAddress,
-  publicAddress,
-  removeServers,
-  ssh,
-  sshEventually,
-  TEST_IMAGE,
-} from '../lxd/support.ts';
-import { CLUSTER_REGION, clusterEngine, locationOf, startClusterInstance } from './support.ts';
-import { clusterVpcNetwork } from '../../src/compute/lxd/cluster-networks.ts';
+import { awaitPower, eventually, privateAddress, publicAddress, ssh, sshEventually } from '../lxd/support.ts';
+import { CLUSTER_REGION, clusterSuite, locationOf } from './support.ts';
+import { clusterVpcNetwork } from '../../src/compute/lxd-engine.ts';
 import { memberNames } from './members.ts';
 
-let nubis: TestInstance;
-let alice: TestAccount;
-const lxd = clusterEngine();
-const key = keyPair();
-const created: string[] = [];
 const vpcNetworks: string[] = [];
-
-before(async () => {
-  nubis = await startClusterInstance();
-  alice = await createAccount(nubis, { credit: 500 });
-});
-
-after(async () => {
-  await removeServers(nubis, alice.token, created, lxd);
-  for (const network of vpcNetworks) await lxd.call('DELETE', `/1.0/networks/${network}`).catch(() => {});
-  await nubis.close();
-  lxd.close();
+const { nubis, alice, lxd, key, addKey, createServer } = await clusterSuite({
+  credit: 500,
+  cleanUp: async () => {
+    for (const network of vpcNetworks) await lxd.call('DELETE', `/1.0/networks/${network}`).catch(() => {});
+  },
 });
 
 async function create(body: Record<string, unknown>): Promise<string> {
-  const result = await nubis.request('POST', '/v1.3/server/create', {
-    token: alice.token,
-    body: { region: CLUSTER_REGION, image: TEST_IMAGE, plan: 1, ...body },
-  });
-  assert.equal(result.status, 201, JSON.stringify(result.body));
-  created.push(result.body.uuid);
-  return result.body.uuid;
+  return (await createServer({ region: CLUSTER_REGION, ...body })).uuid;
 }
 
 const bearer = (token: string) => `bearer.${Buffer.from(token).toString('base64url')}`;
 
 test(`servers on a cluster of ${memberNames.length} members`, async (t) => {
-  const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
-    token: alice.token,
-    body: { name: 'laptop', public_key: key.publicKey },
-  });
-  assert.equal(keyId.status, 201, JSON.stringify(keyId.body));
   const vpc = await nubis.request('POST', '/v1.3/vpc/create', {
     token: alice.token,
     body: { region_id: CLUSTER_REGION, name: 'net' },
   });
   assert.equal(vpc.status, 201, JSON.stringify(vpc.body));
   vpcNetworks.push(clusterVpcNetwork(vpc.body.uuid));
-  const ssh_key = keyId.body.uuid;
+  const ssh_key = await addKey();
   // One after the other: each lands where the scheduler finds the fewest instances.
   const a = await create({ hostname: 'a.example.com', label: 'a', vpc: vpc.body.uuid, ssh_key });
   await awaitPower(nubis, alice.token, a, 'running', 180);

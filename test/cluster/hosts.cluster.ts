@@ -6,37 +6,18 @@
 // put back into the cluster afterwards, so the next run reuses the cluster.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { createAccount, mailsTo, type TestAccount } from '../support/accounts.ts';
-import type { JsonBody, TestInstance } from '../support/instance.ts';
-import {
-  awaitPower,
-  eventually,
-  keyPair,
-  publicAddress,
-  removeServers,
-  sshEventually,
-  TEST_IMAGE,
-} from '../lxd/support.ts';
-import { CLUSTER_REGION, clusterEngine, locationOf, startClusterInstance } from './support.ts';
+import { after, test } from 'node:test';
+import { mailsTo } from '../support/accounts.ts';
+import type { JsonBody } from '../support/instance.ts';
+import { awaitPower, eventually, publicAddress, sshEventually } from '../lxd/support.ts';
+import { CLUSTER_REGION, clusterSuite, locationOf } from './support.ts';
 import { lxc, memberNames, replaceMember } from './members.ts';
 
-let nubis: TestInstance;
-let alice: TestAccount;
-const lxd = clusterEngine();
-const key = keyPair();
-const created: string[] = [];
+const { nubis, alice, lxd, key, addKey, createServer } = await clusterSuite({ credit: 500 });
 let lostMember: string | null = null;
 
-before(async () => {
-  nubis = await startClusterInstance();
-  alice = await createAccount(nubis, { credit: 500 });
-});
-
+// After the suite's own clean-up (hooks run in the order they are added): its servers removed, Nubis closed.
 after(async () => {
-  await removeServers(nubis, alice.token, created, lxd);
-  await nubis.close();
-  lxd.close();
   if (lostMember) await replaceMember(lostMember);
 });
 
@@ -55,30 +36,19 @@ async function host(name: string): Promise<JsonBody> {
 }
 
 test(`drain, restore, a lost member and a recovery on ${memberNames.length} members`, async (t) => {
-  const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
-    token: alice.token,
-    body: { name: 'laptop', public_key: key.publicKey },
-  });
-  assert.equal(keyId.status, 201, JSON.stringify(keyId.body));
+  const keyId = await addKey();
   const servers: { uuid: string; address: string; host: string }[] = [];
   for (const label of ['p', 'q', 'r']) {
-    const made = await nubis.request('POST', '/v1.3/server/create', {
-      token: alice.token,
-      body: {
-        hostname: `${label}.example.com`,
-        label,
-        region: CLUSTER_REGION,
-        image: TEST_IMAGE,
-        plan: 1,
-        ssh_key: keyId.body.uuid,
-      },
+    const made = await createServer({
+      hostname: `${label}.example.com`,
+      label,
+      region: CLUSTER_REGION,
+      ssh_key: keyId,
     });
-    assert.equal(made.status, 201, JSON.stringify(made.body));
-    created.push(made.body.uuid);
-    const info = await awaitPower(nubis, alice.token, made.body.uuid, 'running', 180);
+    const info = await awaitPower(nubis, alice.token, made.uuid, 'running', 180);
     const address = publicAddress(info);
     await sshEventually(address, { key: key.path }, `echo ${label} > /root/marker && sync`, 90);
-    servers.push({ uuid: made.body.uuid, address, host: await locationOf(lxd, made.body.uuid) });
+    servers.push({ uuid: made.uuid, address, host: await locationOf(lxd, made.uuid) });
   }
   // Nubis talks to the first member: the drained and the lost one are others.
   const others = memberNames.slice(1).filter((m) => servers.some((s) => s.host === m));

@@ -3,63 +3,35 @@
 // past it stops there (issue 35's promise, kept on every member, not only on a single host).
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
-import type { TestInstance } from '../support/instance.ts';
-import { awaitPower, keyPair, publicAddress, removeServers, sshEventually, TEST_IMAGE } from '../lxd/support.ts';
+import { test } from 'node:test';
+import { awaitPower, publicAddress, sshEventually } from '../lxd/support.ts';
 import {
   CLUSTER_REGION,
   CLUSTER_SMALL_PLAN,
   CLUSTER_SMALL_PLAN_DISK_GB,
-  clusterEngine,
   clusterStoragePool,
+  clusterSuite,
   locationOf,
-  startClusterInstance,
 } from './support.ts';
 import { memberNames } from './members.ts';
 
-let nubis: TestInstance;
-let alice: TestAccount;
-const lxd = clusterEngine();
-const key = keyPair();
-const created: string[] = [];
-
-before(async () => {
-  nubis = await startClusterInstance();
-  alice = await createAccount(nubis, { credit: 500 });
-});
-
-after(async () => {
-  await removeServers(nubis, alice.token, created, lxd);
-  await nubis.close();
-  lxd.close();
-});
+const { nubis, alice, lxd, key, addKey, createServer } = await clusterSuite({ credit: 500 });
 
 test("a server's root disk on a non-first member is its plan's size: a fill stops there", async () => {
-  const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
-    token: alice.token,
-    body: { name: 'laptop', public_key: key.publicKey },
-  });
-  assert.equal(keyId.status, 201, JSON.stringify(keyId.body));
+  const keyId = await addKey();
   // The scheduler puts each on the member with the fewest instances: within members' count, one is not the first.
   let far: { uuid: string; member: string } | undefined;
   for (let i = 0; i < memberNames.length && !far; i++) {
-    const result = await nubis.request('POST', '/v1.3/server/create', {
-      token: alice.token,
-      body: {
-        region: CLUSTER_REGION,
-        image: TEST_IMAGE,
-        plan: CLUSTER_SMALL_PLAN,
-        hostname: `fill-${i}.example.com`,
-        label: `fill ${i}`,
-        ssh_key: keyId.body.uuid,
-      },
+    const made = await createServer({
+      region: CLUSTER_REGION,
+      plan: CLUSTER_SMALL_PLAN,
+      hostname: `fill-${i}.example.com`,
+      label: `fill ${i}`,
+      ssh_key: keyId,
     });
-    assert.equal(result.status, 201, JSON.stringify(result.body));
-    created.push(result.body.uuid);
-    await awaitPower(nubis, alice.token, result.body.uuid, 'running', 180);
-    const member = await locationOf(lxd, result.body.uuid);
-    if (member !== memberNames[0]) far = { uuid: result.body.uuid, member };
+    await awaitPower(nubis, alice.token, made.uuid, 'running', 180);
+    const member = await locationOf(lxd, made.uuid);
+    if (member !== memberNames[0]) far = { uuid: made.uuid, member };
   }
   assert.ok(far, 'a server landed on a member other than the first');
   console.log(`# filling the disk of a server on ${far.member} (pool ${clusterStoragePool})`);

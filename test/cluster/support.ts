@@ -5,9 +5,9 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LxdClient } from '../../src/compute/lxd/lxd-client.ts';
+import { LxdClient } from '../../src/compute/lxd-engine.ts';
 import { type JsonBody, startTestInstance, type TestInstance } from '../support/instance.ts';
-import { TEST_IMAGE } from '../lxd/support.ts';
+import { engineSuite, type LxdSuite, type SuiteOptions, TEST_IMAGE } from '../lxd/support.ts';
 import { clusterConnection, clusterGroup, memberPoolSize, uplinkInterface } from './members.ts';
 
 /** Region 101 of the cluster catalog: its pool on the uplink (the host holds .254). */
@@ -84,6 +84,14 @@ export function startClusterInstance(env: Record<string, string> = {}): Promise<
     KEEP_ALIVE_TIMEOUT_MS: '600000',
     ...env,
   });
+}
+
+/**
+ * What every cluster suite starts with: `lxdSuite`'s set-up (Nubis, alice, a key pair, servers
+ * removed after the file's tests, then `cleanUp`) on the test cluster, `lxd` its first member.
+ */
+export function clusterSuite(options: SuiteOptions = {}): Promise<LxdSuite> {
+  return engineSuite(clusterEngine(), startClusterInstance, options);
 }
 
 /** The member an instance is on, as the engine reports it. */

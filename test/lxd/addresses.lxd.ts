@@ -10,43 +10,22 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
-import { after, before, test } from 'node:test';
-import type { TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
+import { test } from 'node:test';
 import {
   addressRegion,
   awaitPower,
-  engine,
   eventually,
-  keyPair,
+  lxdSuite,
   lxdUrl,
   publicAddress,
-  removeServers,
   ssh,
   sshEventually,
-  startLxdInstance,
-  TEST_IMAGE,
   writeTestCatalog,
 } from './support.ts';
 
-let nubis: TestInstance;
-let alice: TestAccount;
-const lxd = engine();
-const key = keyPair();
-const created: string[] = [];
+const { nubis, alice, lxd, key, addKey, createServer } = await lxdSuite({ credit: 500 });
 const region = addressRegion.id;
 const v6Head = addressRegion.pools.v6.split('::')[0]!;
-
-before(async () => {
-  nubis = await startLxdInstance();
-  alice = await createAccount(nubis, { credit: 500 });
-});
-
-after(async () => {
-  await removeServers(nubis, alice.token, created, lxd);
-  await nubis.close();
-  lxd.close();
-});
 
 async function floatingIp(version: 4 | 6): Promise<{ uuid: string; ip_address: string }> {
   const ip = await nubis.request('POST', '/v1.3/floating_ip/create', {
@@ -66,30 +45,19 @@ async function attach(serverUuid: string, ipUuid: string): Promise<void> {
 }
 
 test('every pool of a region is served: the second IPv4 pool, IPv6, floating IPs of both', async (t) => {
-  const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
-    token: alice.token,
-    body: { name: 'laptop', public_key: key.publicKey },
-  });
-  assert.equal(keyId.status, 201, JSON.stringify(keyId.body));
+  const keyId = await addKey();
   // The first pool (a /30) has one address: this floating IP takes it, so the server comes from the second.
   const fromFirstPool = await floatingIp(4);
   assert.equal(fromFirstPool.ip_address, addressRegion.pools.v4[0]!.replace(/\.0\/30$/, '.2'));
-  const made = await nubis.request('POST', '/v1.3/server/create', {
-    token: alice.token,
-    body: {
-      region,
-      image: TEST_IMAGE,
-      plan: 1,
-      hostname: 'six.example.com',
-      label: 'six',
-      ssh_key: keyId.body.uuid,
-      ipv6_networking: true,
-    },
+  const made = await createServer({
+    region,
+    hostname: 'six.example.com',
+    label: 'six',
+    ssh_key: keyId,
+    ipv6_networking: true,
   });
-  assert.equal(made.status, 201, JSON.stringify(made.body));
-  created.push(made.body.uuid);
-  const running = await awaitPower(nubis, alice.token, made.body.uuid, 'running').catch(async (error) => {
-    const seen = await nubis.admin('GET', `/admin/servers/${made.body.uuid}`);
+  const running = await awaitPower(nubis, alice.token, made.uuid, 'running').catch(async (error) => {
+    const seen = await nubis.admin('GET', `/admin/servers/${made.uuid}`);
     throw new Error(`${error.message}; engine_error: ${seen.body.engine_error}`);
   });
   const v4 = publicAddress(running);
@@ -119,31 +87,24 @@ test('every pool of a region is served: the second IPv4 pool, IPv6, floating IPs
 
   let neighbour = '';
   await t.test("a neighbour on the same bridge reaches the server's IPv4 and IPv6, through the host", async () => {
-    const made = await nubis.request('POST', '/v1.3/server/create', {
-      token: alice.token,
-      body: {
-        region,
-        image: TEST_IMAGE,
-        plan: 1,
-        hostname: 'seven.example.com',
-        label: 'seven',
-        ssh_key: keyId.body.uuid,
-        ipv6_networking: true,
-      },
+    const made = await createServer({
+      region,
+      hostname: 'seven.example.com',
+      label: 'seven',
+      ssh_key: keyId,
+      ipv6_networking: true,
     });
-    assert.equal(made.status, 201, JSON.stringify(made.body));
-    created.push(made.body.uuid);
-    neighbour = publicAddress(await awaitPower(nubis, alice.token, made.body.uuid, 'running'));
+    neighbour = publicAddress(await awaitPower(nubis, alice.token, made.uuid, 'running'));
     await sshEventually(neighbour, { key: key.path }, 'true');
     // Until duplicate address detection ends, the kernel sends from no global IPv6 address.
     await eventually("the neighbour's IPv6 addresses are past duplicate address detection", 20, async () => {
-      const found = await lxd.exec(`nubis-${made.body.uuid}`, ['/bin/sh', '-c', 'ip -6 addr show dev eth0']);
+      const found = await lxd.exec(`nubis-${made.uuid}`, ['/bin/sh', '-c', 'ip -6 addr show dev eth0']);
       return found.code === 0 && !found.stdout.includes('tentative') ? true : undefined;
     });
     // Port isolation keeps their frames apart: each reaches the other by the gateway. Twice: the
     // host's redirect after the first (for IPv6 it names the neighbour's MAC) must not be obeyed.
     for (const address of [v4, v6, v4, v6]) {
-      const banner = await lxd.exec(`nubis-${made.body.uuid}`, [
+      const banner = await lxd.exec(`nubis-${made.uuid}`, [
         '/bin/sh',
         '-c',
         `echo | timeout 5 nc -w 3 ${address} 22 | head -c 7; echo`,
@@ -156,7 +117,7 @@ test('every pool of a region is served: the second IPv4 pool, IPv6, floating IPs
 
   await t.test('its DHCP client run again from scratch leaves its IPv4 a /32, its neighbour reached', async () => {
     assert.ok(neighbour, 'the neighbour of the previous test runs');
-    const name = `nubis-${made.body.uuid}`;
+    const name = `nubis-${made.uuid}`;
     // What the image's init runs at boot (images.ts): a rebind from scratch, deconfig then bound.
     const dhcp = await lxd.exec(name, [
       'udhcpc',
@@ -190,12 +151,12 @@ test('every pool of a region is served: the second IPv4 pool, IPv6, floating IPs
   await t.test(
     "a floating IPv4 from the region's other pool answers once attached, and stops once detached",
     async () => {
-      await attach(made.body.uuid, fromFirstPool.uuid);
+      await attach(made.uuid, fromFirstPool.uuid);
       const viaFloating = await sshEventually(fromFirstPool.ip_address, { key: key.path }, 'hostname', 60);
       assert.equal(viaFloating.stdout.trim(), 'six.example.com');
       const detached = await nubis.request('PATCH', '/v1.3/floating_ip/detach', {
         token: alice.token,
-        body: { server_id: made.body.uuid, ip_id: fromFirstPool.uuid },
+        body: { server_id: made.uuid, ip_id: fromFirstPool.uuid },
       });
       assert.equal(detached.status, 202, JSON.stringify(detached.body));
       await eventually('the floating IPv4 no longer answers', 60, async () =>
@@ -208,7 +169,7 @@ test('every pool of a region is served: the second IPv4 pool, IPv6, floating IPs
   await t.test('a floating IPv6 (a /64) answers on its first host once attached', async () => {
     const block = await floatingIp(6);
     assert.ok(block.ip_address.endsWith('::'), block.ip_address);
-    await attach(made.body.uuid, block.uuid);
+    await attach(made.uuid, block.uuid);
     const viaFloating = await sshEventually(`${block.ip_address}1`, { key: key.path }, 'hostname', 60);
     assert.equal(viaFloating.stdout.trim(), 'six.example.com');
   });

@@ -6,63 +6,32 @@
 // IPv6 pool). Run by `npm run test:lxd`.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { TestInstance } from '../support/instance.ts';
-import { createAccount, type TestAccount } from '../support/accounts.ts';
+import { test } from 'node:test';
 import {
   addressRegion,
   awaitPower,
-  engine,
   eventually,
-  keyPair,
+  lxdSuite,
   publicAddress,
-  removeServers,
   ssh,
   sshEventually,
-  startLxdInstance,
   TEST_CLOUD_IMAGE,
 } from './support.ts';
 
-let nubis: TestInstance;
-let alice: TestAccount;
-const lxd = engine();
-const key = keyPair();
-const created: string[] = [];
-
-before(async () => {
-  nubis = await startLxdInstance();
-  alice = await createAccount(nubis, { credit: 500 });
-});
-
-after(async () => {
-  await removeServers(nubis, alice.token, created, lxd);
-  await nubis.close();
-  lxd.close();
-});
+const { nubis, alice, lxd, key, addKey, createServer, power } = await lxdSuite({ credit: 500 });
 
 const literal = (text: string) => text.replace(/[.:]/g, '\\$&');
 
 test('a cloud-init-only image gets its IPv4, its IPv6 via the gateway the API shows, and floating IPv6', async (t) => {
-  const keyId = await nubis.request('POST', '/v1.3/ssh_key/create', {
-    token: alice.token,
-    body: { name: 'laptop', public_key: key.publicKey },
+  const made = await createServer({
+    region: addressRegion.id,
+    image: TEST_CLOUD_IMAGE,
+    hostname: 'cloud.example.com',
+    label: 'cloud',
+    ssh_key: await addKey(),
+    ipv6_networking: true,
   });
-  assert.equal(keyId.status, 201, JSON.stringify(keyId.body));
-  const made = await nubis.request('POST', '/v1.3/server/create', {
-    token: alice.token,
-    body: {
-      region: addressRegion.id,
-      image: TEST_CLOUD_IMAGE,
-      plan: 1,
-      hostname: 'cloud.example.com',
-      label: 'cloud',
-      ssh_key: keyId.body.uuid,
-      ipv6_networking: true,
-    },
-  });
-  assert.equal(made.status, 201, JSON.stringify(made.body));
-  const uuid = made.body.uuid as string;
-  created.push(uuid);
+  const uuid = made.uuid as string;
   // The first server of a freshly built image waits for the engine to unpack it (and shift its ids).
   const running = await awaitPower(nubis, alice.token, uuid, 'running', 480).catch(async (error) => {
     const seen = await nubis.admin('GET', `/admin/servers/${uuid}`);
@@ -122,11 +91,7 @@ test('a cloud-init-only image gets its IPv4, its IPv6 via the gateway the API sh
     const config = await lxd.get<{ config: Record<string, string> }>(`/1.0/instances/nubis-${uuid}`);
     assert.ok(config.config['cloud-init.network-config']?.includes(`${floating}/64`), 'network config kept current');
 
-    const reboot = await nubis.request('PATCH', '/v1.3/server/reboot', {
-      token: alice.token,
-      body: { server_id: uuid },
-    });
-    assert.equal(reboot.status, 202, JSON.stringify(reboot.body));
+    await power(uuid, 'reboot');
     const rebooted = await eventually('the server answers on its floating IPv6 after its reboot', 240, async () => {
       const result = ssh(floating, { key: key.path }, "awk '{print $22}' /proc/1/stat");
       return result.code === 0 && result.stdout !== before.stdout ? result : undefined;
@@ -145,8 +110,7 @@ test('a cloud-init-only image gets its IPv4, its IPv6 via the gateway the API sh
       });
       assert.equal(ip.status, 201, JSON.stringify(ip.body));
       const floating = ip.body.ip_address as string;
-      const stop = await nubis.request('PATCH', '/v1.3/server/stop', { token: alice.token, body: { server_id: uuid } });
-      assert.equal(stop.status, 202, JSON.stringify(stop.body));
+      await power(uuid, 'stop');
       await awaitPower(nubis, alice.token, uuid, 'stopped');
       const attached = await nubis.request('PATCH', '/v1.3/floating_ip/attach', {
         token: alice.token,
@@ -159,11 +123,7 @@ test('a cloud-init-only image gets its IPv4, its IPv6 via the gateway the API sh
         return config.config['cloud-init.network-config']?.includes(`${floating}/32`) ? true : undefined;
       });
       assert.equal((await lxd.get<{ status: string }>(`/1.0/instances/nubis-${uuid}`)).status, 'Stopped');
-      const start = await nubis.request('PATCH', '/v1.3/server/start', {
-        token: alice.token,
-        body: { server_id: uuid },
-      });
-      assert.equal(start.status, 202, JSON.stringify(start.body));
+      await power(uuid, 'start');
       await awaitPower(nubis, alice.token, uuid, 'running');
       const result = await sshEventually(floating, { key: key.path }, 'hostname', 240);
       assert.equal(result.stdout.trim(), 'cloud.example.com');

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { LxdClient } from '../../src/compute/lxd/lxd-client.ts';
+import { LxdClient } from '../../src/compute/lxd-engine.ts';
 import { eventually, lxdUrl } from './support.ts';
 
 const lockFile = '/tmp/nubis-lxd.lock';

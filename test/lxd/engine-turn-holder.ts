@@ -3,8 +3,7 @@
 // and prints `given`. For test/lxd/engine-turn.lxd.ts (TURN_NAME, TURN_LAPSE_MS).
 
 import { createInterface } from 'node:readline';
-import { engineTurn } from '../../src/compute/lxd/engine-turn.ts';
-import { LxdClient } from '../../src/compute/lxd/lxd-client.ts';
+import { engineTurn, LxdClient } from '../../src/compute/lxd-engine.ts';
 import { lxdUrl } from './support.ts';
 
 const client = new LxdClient({ url: lxdUrl });

@@ -9,8 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { after, test } from 'node:test';
-import { engineTurn } from '../../src/compute/lxd/engine-turn.ts';
-import { LxdClient, type RequestOptions } from '../../src/compute/lxd/lxd-client.ts';
+import { engineTurn, LxdClient, type RequestOptions } from '../../src/compute/lxd-engine.ts';
 import { engine, eventually, lxdUrl } from './support.ts';
 
 const name = 'nubis-turn-test';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { createAccount } from '../support/accounts.ts';
-import { LxdClient } from '../../src/compute/lxd/lxd-client.ts';
+import { LxdClient } from '../../src/compute/lxd-engine.ts';
 import {
   awaitPower,
   createRefused,

@@ -16,7 +16,7 @@ import {
 } from 'node:net';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { LxdClient } from '../../src/compute/lxd/lxd-client.ts';
+import { LxdClient } from '../../src/compute/lxd-engine.ts';
 import { createAccount, type TestAccount } from '../support/accounts.ts';
 import { startTestInstance, type JsonBody, type TestInstance } from '../support/instance.ts';
 
@@ -140,12 +140,23 @@ export interface LxdSuite {
   /** Registers the suite's public key for `account` (alice unless given): the key's uuid. */
   addKey(account?: TestAccount): Promise<string>;
   /**
-   * Creates a server for `account` (alice unless given) in region 101 on the test image and plan 1
-   * unless `body` says otherwise, and remembers it for removal: the create answer's body.
+   * Creates a server for `account` (alice unless given) in region 101 (the test catalogs' region
+   * on the engine) on the test image and plan 1 unless `body` says otherwise, and remembers it for
+   * removal: the create answer's body.
    */
   createServer(body: Record<string, unknown>, account?: TestAccount): Promise<JsonBody>;
   /** Asks for `command` (`start`, `stop`, `reboot`…) on alice's server `uuid`: accepted, 202. */
   power(uuid: string, command: string): Promise<void>;
+}
+
+/** What a suite asks of its set-up: see `lxdSuite`. */
+export interface SuiteOptions {
+  /** Over the suite's Nubis environment. */
+  env?: Record<string, string>;
+  /** Alice's credit (default 100). */
+  credit?: number;
+  /** What the suite made besides its servers (engine networks, snapshots, listeners), undone after them. */
+  cleanUp?: () => Promise<void> | void;
 }
 
 /**
@@ -156,11 +167,20 @@ export interface LxdSuite {
  * the engine client close. Set-up that makes anything on the engine belongs in a `before` hook:
  * a failure at the top level ends the file before any `after` hook runs.
  */
-export async function lxdSuite(
-  options: { env?: Record<string, string>; credit?: number; cleanUp?: () => Promise<void> | void } = {},
+export function lxdSuite(options: SuiteOptions = {}): Promise<LxdSuite> {
+  return engineSuite(engine(), startLxdInstance, options);
+}
+
+/**
+ * `lxdSuite` on any engine: `lxd` is the engine's own view (closed after the suite), `start` starts
+ * a Nubis on it with `env` over its own. The cluster suite's `clusterSuite` is this on the cluster.
+ */
+export async function engineSuite(
+  lxd: LxdClient,
+  start: (env?: Record<string, string>) => Promise<TestInstance>,
+  options: SuiteOptions,
 ): Promise<LxdSuite> {
-  const lxd = engine();
-  const nubis = await startLxdInstance(options.env);
+  const nubis = await start(options.env);
   const alice = await createAccount(nubis, options.credit === undefined ? {} : { credit: options.credit });
   const key = keyPair();
   const created: string[] = [];
