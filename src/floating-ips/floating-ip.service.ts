@@ -112,18 +112,10 @@ export async function createFloatingIp(
     });
     const row = await floatingIpRepository.insert(trx, {
       uuid,
-      account_id: actor.accountId,
-      region_id: region.id,
-      version: allocated.version,
-      address: allocated.address,
-      prefix: allocated.prefix,
-      // A floating IP is routed to the server as a single address (or a whole /64), so its
-      // mask is the prefix's, not the pool's.
-      netmask: allocated.version === 4 ? '255.255.255.255' : String(allocated.prefix),
-      gateway: allocated.gateway,
-      reverse: null,
-      server_id: null,
-      created_at: ctx.clock.now(),
+      accountId: actor.accountId,
+      regionId: region.id,
+      allocated,
+      createdAt: ctx.clock.now(),
     });
     await openInvoiceItems(ctx, trx, actor.accountId, uuid, [floatingIpItem(allocated.address)]);
     return { ...rowToFloatingIp(row), gateway: shownGateway(ctx, row, undefined) };
