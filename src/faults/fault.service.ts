@@ -278,19 +278,23 @@ export async function addFaultRule(
     throw new Invalid('action.retry_after', 'goes with a status (429 or 503)');
   const accountId = match.account === undefined ? null : (await findAccount(ctx, match.account)).id;
   const row = await faultRuleRepository.insert(ctx.db, {
-    method: match.method?.toUpperCase() ?? null,
-    path: match.path ?? null,
-    operation_id: match.operation ?? null,
-    account_id: accountId,
-    api: match.api ?? null,
-    status: action.status ?? null,
-    latency_ms: action.latency_ms ?? 0,
-    compute_fail: action.compute_fail ? 1 : 0,
-    retry_after: action.retry_after ?? (action.status === 429 || action.status === 503 ? 1 : null),
-    probability_ppm: Math.round((input.probability ?? 1) * 1_000_000),
+    match: {
+      method: match.method?.toUpperCase() ?? null,
+      path: match.path ?? null,
+      operation: match.operation ?? null,
+      accountId,
+      api: match.api ?? null,
+    },
+    action: {
+      status: action.status ?? null,
+      latencyMs: action.latency_ms ?? 0,
+      retryAfter: action.retry_after ?? (action.status === 429 || action.status === 503 ? 1 : null),
+      computeFail: action.compute_fail === true,
+    },
+    probability: input.probability ?? 1,
     remaining: input.times ?? null,
     note: input.note ?? null,
-    created_at: ctx.clock.now(),
+    createdAt: ctx.clock.now(),
   });
   invalidate(ctx);
   return describe(row);
