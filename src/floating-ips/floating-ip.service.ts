@@ -18,6 +18,7 @@ import { floatingIpRepository } from './floating-ip.repository.ts';
 import type { FloatingIpRow } from './floating-ip.table.ts';
 import { transaction } from '../db/transaction.ts';
 import { kickPtrPublishing, queuePtr } from '../reverse-dns/reverse-dns.service.ts';
+import { ptrName } from '../reverse-dns/ptr-name.ts';
 
 /** A floating IP, as the domain sees it (the API layers shape it for the wire). */
 export interface FloatingIp {
@@ -193,7 +194,7 @@ export async function attachFloatingIp(ctx: Platform, actor: Actor, input: Attac
     if (!(await floatingIpRepository.attach(trx, ip.id, server.id)))
       throw new Conflict(`floating IP ${ip.address} was attached meanwhile: detach it first`);
     // Until the customer names it, an attached address answers reverse DNS with its server's hostname.
-    if (ip.reverse === null) await queuePtr(ctx, trx, ip.address, server.hostname);
+    if (ip.reverse === null) await queuePtr(ctx, trx, ip.address, ptrName(ip, server));
     return true;
   });
   kickPtrPublishing(ctx);
@@ -205,7 +206,7 @@ export async function detachFloatingIp(ctx: Platform, actor: Actor, input: Attac
     if (ip.server_id !== server.id || !(await floatingIpRepository.detach(trx, ip.id, server.id))) {
       throw new Conflict(`floating IP ${ip.address} is attached to server ${ip.server_id}, not to server ${server.id}`);
     }
-    if (ip.reverse === null) await queuePtr(ctx, trx, ip.address, null);
+    if (ip.reverse === null) await queuePtr(ctx, trx, ip.address, ptrName(ip, null));
     return true;
   });
   kickPtrPublishing(ctx);
