@@ -6,7 +6,7 @@
 import type { Platform } from '../platform/context.ts';
 import { Invalid, NotFound } from '../platform/errors.ts';
 import type { FaultRuleRow } from './fault.table.ts';
-import { faultRuleRepository } from './fault.repository.ts';
+import { faultRuleRepository, type NewFaultRule } from './fault.repository.ts';
 import { findAccount } from '../accounts/operator.service.ts';
 
 export interface FaultRuleInput {
@@ -26,25 +26,10 @@ export interface FaultRuleInput {
   note?: string;
 }
 
-/** A rule as the domain sees it (the operator API shapes it for the wire). */
-export interface FaultRule {
+/** A rule as the domain sees it (the operator API shapes it for the wire): as added, with its firings. */
+export interface FaultRule extends NewFaultRule {
   id: number;
-  match: {
-    method: string | null;
-    path: string | null;
-    operation: string | null;
-    accountId: number | null;
-    api: string | null;
-  };
-  action: { status: number | null; latencyMs: number; retryAfter: number | null; computeFail: boolean };
-  /** 0 to 1. */
-  probability: number;
-  /** Firings left; null: until removed. */
-  remaining: number | null;
   fired: number;
-  note: string | null;
-  /** Clock ms. */
-  createdAt: number;
 }
 
 /** What the HTTP layer knows of a request when it asks whether a rule fires. */
