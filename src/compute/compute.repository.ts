@@ -5,14 +5,84 @@
 import type { Insertable } from 'kysely';
 import type { Queryable, Tx } from '../db/database.ts';
 import type { ServerRow, ServerUpdate } from './server-row.ts';
-import type { JobAction } from './compute-driver.ts';
+import type { Artifact, JobAction, Power } from './compute-driver.ts';
 import type { ComputeJobTable } from './compute-job.table.ts';
+import type { Transition } from './power-state.ts';
+
+/** A job as job-queue.ts decides it; jobRow makes its row. */
+export interface NewJob {
+  /** One waiting job per key (job-queue.ts says how it is made). */
+  key: string;
+  line: string;
+  action: JobAction;
+  /** The artifact an artifact's job makes or forgets, the host of a host's job; null for converge. */
+  subject: Artifact | { host: string } | null;
+  queuedAt: number;
+}
+
+/** The one mapping of a new job to its row: due at once, not tried, not held. */
+function jobRow(job: NewJob): Insertable<ComputeJobTable> {
+  return {
+    key: job.key,
+    line: job.line,
+    action: job.action,
+    payload: JSON.stringify(job.subject ?? {}),
+    attempts: 0,
+    run_at: job.queuedAt,
+    locked_until: null,
+    last_error: null,
+    created_at: job.queuedAt,
+  };
+}
+
+/**
+ * What an intent writes to its server (machine-intents.ts decides each value, machine-fault.ts
+ * ends a transition); a field left out keeps its column as it is. changedServerRow makes the update.
+ */
+export interface ChangedServer {
+  power?: Power;
+  /** The transition shown, and until when (null: none). */
+  transition?: Transition | null;
+  transitionUntil?: number | null;
+  /** Why the engine failed the action (an injected compute failure). */
+  engineError?: string;
+  powerGeneration?: number;
+  diskGeneration?: number;
+  planId?: number;
+  imageId?: number;
+  /** The snapshot the new disk is restored from; null: from the image. */
+  sourceSnapshotUuid?: string | null;
+  passwordSealed?: string;
+  rescue?: boolean;
+  /** Null: a new disk's first-boot script outcome is read anew. */
+  scriptOutcome?: null;
+  updatedAt: number;
+}
+
+/** The one mapping of an intent's change to the columns it sets. */
+function changedServerRow(change: ChangedServer): ServerUpdate {
+  const row: ServerUpdate = {};
+  if (change.imageId !== undefined) row.image_id = change.imageId;
+  if (change.planId !== undefined) row.plan_id = change.planId;
+  if (change.sourceSnapshotUuid !== undefined) row.source_snapshot_uuid = change.sourceSnapshotUuid;
+  if (change.passwordSealed !== undefined) row.password_sealed = change.passwordSealed;
+  if (change.rescue !== undefined) row.rescue = change.rescue ? 1 : 0;
+  if (change.diskGeneration !== undefined) row.disk_generation = change.diskGeneration;
+  if (change.scriptOutcome !== undefined) row.script_outcome = change.scriptOutcome;
+  if (change.powerGeneration !== undefined) row.power_generation = change.powerGeneration;
+  if (change.engineError !== undefined) row.engine_error = change.engineError;
+  if (change.power !== undefined) row.power = change.power;
+  if (change.transition !== undefined) row.action = change.transition;
+  if (change.transitionUntil !== undefined) row.action_until = change.transitionUntil;
+  row.updated_at = change.updatedAt;
+  return row;
+}
 
 export const computeRepository = {
   /** Queues `job`, replacing the waiting job of the same key (which goes to the back of the line). */
-  async replaceJob(db: Queryable, job: Insertable<ComputeJobTable>): Promise<void> {
+  async replaceJob(db: Queryable, job: NewJob): Promise<void> {
     await db.deleteFrom('compute_jobs').where('key', '=', job.key).execute();
-    await db.insertInto('compute_jobs').values(job).execute();
+    await db.insertInto('compute_jobs').values(jobRow(job)).execute();
   },
 
   /** Drops the line's jobs but those of `kept` actions and those held (locked) until after `nowMs` (real time). */
@@ -26,11 +96,11 @@ export const computeRepository = {
   },
 
   /** Writes an intent's change to the server's row; answers the row as updated. */
-  changeServer(trx: Tx, serverId: number, change: ServerUpdate): Promise<ServerRow> {
+  changeServer(trx: Tx, serverId: number, change: ChangedServer): Promise<ServerRow> {
     // A machine changed (power, plan, disk) moves traffic differently: due at the overage sweep.
     return trx
       .updateTable('servers')
-      .set((eb) => ({ ...change, overage_due_at: 0, overage_marks: eb('overage_marks', '+', 1) }))
+      .set((eb) => ({ ...changedServerRow(change), overage_due_at: 0, overage_marks: eb('overage_marks', '+', 1) }))
       .where('id', '=', serverId)
       .returningAll()
       .executeTakeFirstOrThrow();

@@ -26,17 +26,7 @@ async function enqueue(
 ): Promise<void> {
   const now = ctx.clock.now();
   const key = `${line}:${action}${artifact && 'snapshot' in artifact ? `:${artifact.snapshot}` : ''}`;
-  await computeRepository.replaceJob(db, {
-    key,
-    line,
-    action,
-    payload: JSON.stringify(artifact ?? {}),
-    attempts: 0,
-    run_at: now,
-    locked_until: null,
-    last_error: null,
-    created_at: now,
-  });
+  await computeRepository.replaceJob(db, { key, line, action, subject: artifact, queuedAt: now });
 }
 
 /** The server's machine is to be converged to its spec as it will be read when the job runs. */

@@ -11,7 +11,7 @@ import { injectedComputeFailure } from '../faults/compute-fault.ts';
 import type { Platform } from '../platform/context.ts';
 import { machineFacts } from './machine-facts.ts';
 import { currentPower, type Transition } from './power-state.ts';
-import type { ServerRow, ServerUpdate } from './server-row.ts';
+import type { ServerRow } from './server-row.ts';
 import {
   type Artifact,
   artifactKinds,
@@ -22,7 +22,7 @@ import {
 } from './compute-driver.ts';
 import { dropWaitingJobs, queueArtifact, queueConverge } from './job-queue.ts';
 import { recordTraffic } from './traffic-meter.ts';
-import { computeRepository } from './compute.repository.ts';
+import { type ChangedServer, computeRepository } from './compute.repository.ts';
 import { machinePresent, reportStatus } from './machine-status.ts';
 import { placeNewDisk, placeSimulated } from './simulated-hosts.ts';
 
@@ -124,11 +124,12 @@ export const changes = {
   }),
 };
 
-/** A change shown as a transition: which, how the server settles, and what its row takes. */
+/** A change shown as a transition: which, how the server settles, and what else it sets. */
 interface Shown {
   transition: Transition;
   settlesTo: Power;
-  row: ServerUpdate;
+  /** What the change sets besides the transition, its power and times (written with them). */
+  sets: Omit<ChangedServer, 'updatedAt'>;
   startsAt?: number;
   sizeGb?: number;
 }
@@ -146,60 +147,60 @@ const settled = (server: ServerRow, now: number): Power => currentPower(server, 
 function shownBy(change: ServerChange, now: number): Shown | null {
   const { server } = change;
   // A power intent the engine is to apply once (see MachineSpec.powerGeneration).
-  const powerIntent = { power_generation: server.power_generation + 1 };
+  const powerIntent = { powerGeneration: server.power_generation + 1 };
   switch (change.kind) {
     case 'start':
-      return { transition: 'booting', settlesTo: 'running', row: powerIntent };
+      return { transition: 'booting', settlesTo: 'running', sets: powerIntent };
     case 'stop':
-      return { transition: 'stopping', settlesTo: 'stopped', row: powerIntent };
+      return { transition: 'stopping', settlesTo: 'stopped', sets: powerIntent };
     case 'reboot':
       return {
         transition: settled(server, now) === 'running' ? 'rebooting' : 'booting',
         settlesTo: 'running',
-        row: powerIntent,
+        sets: powerIntent,
       };
     case 'rescue':
       return {
         transition: settled(server, now) === 'running' ? 'rebooting' : 'booting',
         settlesTo: 'running',
-        row: { rescue: change.enable ? 1 : 0, ...powerIntent },
+        sets: { rescue: change.enable, ...powerIntent },
       };
     case 'rebuild':
     case 'reinstall':
       return {
         transition: change.kind === 'rebuild' ? 'rebuilding' : 'reinstalling',
         settlesTo: change.settlesTo,
-        row: {
-          image_id: change.image.id,
-          source_snapshot_uuid: null,
-          password_sealed: change.passwordSealed,
-          rescue: 0,
-          disk_generation: server.disk_generation + 1,
+        sets: {
+          imageId: change.image.id,
+          sourceSnapshotUuid: null,
+          passwordSealed: change.passwordSealed,
+          rescue: false,
+          diskGeneration: server.disk_generation + 1,
           // The new disk runs script_url again at its first boot: its outcome is read anew.
-          script_outcome: null,
+          scriptOutcome: null,
           ...powerIntent,
         },
       };
     case 'resize':
-      return { transition: 'resizing', settlesTo: settled(server, now), row: { plan_id: change.plan.id } };
+      return { transition: 'resizing', settlesTo: settled(server, now), sets: { planId: change.plan.id } };
     case 'restore':
       return {
         transition: 'restoring',
         settlesTo: change.settlesTo,
-        row: {
-          image_id: change.from.image_id,
-          source_snapshot_uuid: change.from.uuid,
-          rescue: 0,
-          disk_generation: server.disk_generation + 1,
+        sets: {
+          imageId: change.from.image_id,
+          sourceSnapshotUuid: change.from.uuid,
+          rescue: false,
+          diskGeneration: server.disk_generation + 1,
           // The restored disk holds its own record of the script (or runs it): read anew.
-          script_outcome: null,
+          scriptOutcome: null,
           ...powerIntent,
         },
         startsAt: change.from.ready_at,
         sizeGb: change.from.size_gb,
       };
     case 'snapshot':
-      return { transition: 'snapshotting', settlesTo: settled(server, now), row: {}, sizeGb: change.sizeGb };
+      return { transition: 'snapshotting', settlesTo: settled(server, now), sets: {}, sizeGb: change.sizeGb };
     case 'power-off':
     case 'remove':
       return null;
@@ -311,10 +312,10 @@ async function recordAny(ctx: Platform, trx: Tx, intent: Intent): Promise<Server
     case 'power-off': {
       const updated = await computeRepository.changeServer(trx, server.id, {
         power: 'stopped',
-        action: null,
-        action_until: null,
-        power_generation: server.power_generation + 1,
-        updated_at: now,
+        transition: null,
+        transitionUntil: null,
+        powerGeneration: server.power_generation + 1,
+        updatedAt: now,
       });
       if (engine) await queueConverge(ctx, trx, server.uuid);
       return updated;
@@ -329,12 +330,12 @@ async function recordAny(ctx: Platform, trx: Tx, intent: Intent): Promise<Server
   const failure = injectedComputeFailure(trx, shown.transition);
   const durationMs = ctx.compute.transitionMs(shown.transition, machineFacts(ctx, server), shown.sizeGb);
   const updated = await computeRepository.changeServer(trx, server.id, {
-    ...shown.row,
-    ...(failure ? { engine_error: failure } : {}),
-    power: failure ? server.power : shown.settlesTo,
-    action: shown.transition,
-    action_until: Math.max(now, shown.startsAt ?? now) + durationMs,
-    updated_at: now,
+    ...shown.sets,
+    ...(failure ? { engineError: failure } : {}),
+    power: failure ? (server.power as Power) : shown.settlesTo,
+    transition: shown.transition,
+    transitionUntil: Math.max(now, shown.startsAt ?? now) + durationMs,
+    updatedAt: now,
   });
   await serverTransition(ctx, trx, updated);
   // The simulated driver is its own engine: a new disk it makes is there at once (a machine lost by

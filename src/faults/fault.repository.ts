@@ -5,13 +5,52 @@ import type { Insertable } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import type { FaultRuleRow, FaultRuleTable } from './fault.table.ts';
 
+/** A rule as the operator adds it (fault.service.ts decides each value); faultRuleRow makes its row. */
+export interface NewFaultRule {
+  /** Each null matches any request. */
+  match: {
+    /** Upper case. */
+    method: string | null;
+    path: string | null;
+    operation: string | null;
+    accountId: number | null;
+    api: string | null;
+  };
+  action: { status: number | null; latencyMs: number; retryAfter: number | null; computeFail: boolean };
+  /** 0 to 1. */
+  probability: number;
+  /** Firings left; null: until removed. */
+  remaining: number | null;
+  note: string | null;
+  createdAt: number;
+}
+
+/** The one mapping of a new rule to its row: the probability kept in millionths, not fired yet. */
+function faultRuleRow(rule: NewFaultRule): Insertable<FaultRuleTable> {
+  return {
+    method: rule.match.method,
+    path: rule.match.path,
+    operation_id: rule.match.operation,
+    account_id: rule.match.accountId,
+    api: rule.match.api,
+    status: rule.action.status,
+    latency_ms: rule.action.latencyMs,
+    compute_fail: rule.action.computeFail ? 1 : 0,
+    retry_after: rule.action.retryAfter,
+    probability_ppm: Math.round(rule.probability * 1_000_000),
+    remaining: rule.remaining,
+    note: rule.note,
+    created_at: rule.createdAt,
+  };
+}
+
 export const faultRuleRepository = {
   all(db: Queryable): Promise<FaultRuleRow[]> {
     return db.selectFrom('fault_rules').selectAll().orderBy('id').execute();
   },
 
-  insert(db: Queryable, row: Insertable<FaultRuleTable>): Promise<FaultRuleRow> {
-    return db.insertInto('fault_rules').values(row).returningAll().executeTakeFirstOrThrow();
+  insert(db: Queryable, rule: NewFaultRule): Promise<FaultRuleRow> {
+    return db.insertInto('fault_rules').values(faultRuleRow(rule)).returningAll().executeTakeFirstOrThrow();
   },
 
   /**

@@ -6,7 +6,7 @@
 import type { Platform } from '../platform/context.ts';
 import { Invalid, NotFound } from '../platform/errors.ts';
 import type { FaultRuleRow } from './fault.table.ts';
-import { faultRuleRepository } from './fault.repository.ts';
+import { faultRuleRepository, type NewFaultRule } from './fault.repository.ts';
 import { findAccount } from '../accounts/operator.service.ts';
 
 export interface FaultRuleInput {
@@ -26,25 +26,10 @@ export interface FaultRuleInput {
   note?: string;
 }
 
-/** A rule as the domain sees it (the operator API shapes it for the wire). */
-export interface FaultRule {
+/** A rule as the domain sees it (the operator API shapes it for the wire): as added, with its firings. */
+export interface FaultRule extends NewFaultRule {
   id: number;
-  match: {
-    method: string | null;
-    path: string | null;
-    operation: string | null;
-    accountId: number | null;
-    api: string | null;
-  };
-  action: { status: number | null; latencyMs: number; retryAfter: number | null; computeFail: boolean };
-  /** 0 to 1. */
-  probability: number;
-  /** Firings left; null: until removed. */
-  remaining: number | null;
   fired: number;
-  note: string | null;
-  /** Clock ms. */
-  createdAt: number;
 }
 
 /** What the HTTP layer knows of a request when it asks whether a rule fires. */
@@ -278,19 +263,23 @@ export async function addFaultRule(
     throw new Invalid('action.retry_after', 'goes with a status (429 or 503)');
   const accountId = match.account === undefined ? null : (await findAccount(ctx, match.account)).id;
   const row = await faultRuleRepository.insert(ctx.db, {
-    method: match.method?.toUpperCase() ?? null,
-    path: match.path ?? null,
-    operation_id: match.operation ?? null,
-    account_id: accountId,
-    api: match.api ?? null,
-    status: action.status ?? null,
-    latency_ms: action.latency_ms ?? 0,
-    compute_fail: action.compute_fail ? 1 : 0,
-    retry_after: action.retry_after ?? (action.status === 429 || action.status === 503 ? 1 : null),
-    probability_ppm: Math.round((input.probability ?? 1) * 1_000_000),
+    match: {
+      method: match.method?.toUpperCase() ?? null,
+      path: match.path ?? null,
+      operation: match.operation ?? null,
+      accountId,
+      api: match.api ?? null,
+    },
+    action: {
+      status: action.status ?? null,
+      latencyMs: action.latency_ms ?? 0,
+      retryAfter: action.retry_after ?? (action.status === 429 || action.status === 503 ? 1 : null),
+      computeFail: action.compute_fail === true,
+    },
+    probability: input.probability ?? 1,
     remaining: input.times ?? null,
     note: input.note ?? null,
-    created_at: ctx.clock.now(),
+    createdAt: ctx.clock.now(),
   });
   invalidate(ctx);
   return describe(row);

@@ -51,8 +51,8 @@ async function giveUp(ctx: Platform, trx: Tx, serverUuid: string): Promise<void>
   const row = await jobRepository.serverStatus(trx, serverUuid);
   if (!row) return;
   const ended = await computeRepository.changeServer(trx, row.id, {
-    action_until: now,
-    updated_at: now,
+    transitionUntil: now,
+    updatedAt: now,
     ...(underWay === provisioningTransition ? { power: 'stopped' as const } : {}),
   });
   await serverSettledByEngine(ctx, trx, ended, underWay);

@@ -4,9 +4,39 @@
 import type { Insertable } from 'kysely';
 import type { DialectName, Queryable } from '../db/database.ts';
 import type { Ref } from '../platform/ids.ts';
+import type { AllocatedAddress } from '../network/ip-pool.ts';
 import { prepared } from '../db/prepared.ts';
 import type { FloatingIpRow, FloatingIpTable } from './floating-ip.table.ts';
 import { byRef } from '../db/by-ref.ts';
+
+/** A floating IP as create decides it; floatingIpRow makes its row. */
+export interface NewFloatingIp {
+  uuid: string;
+  accountId: number;
+  regionId: number;
+  /** What the region's pool handed out. */
+  allocated: Pick<AllocatedAddress, 'version' | 'address' | 'prefix' | 'gateway'>;
+  createdAt: number;
+}
+
+/** The one mapping of a new floating IP to its row: unattached, with no reverse name. */
+function floatingIpRow(ip: NewFloatingIp): Insertable<FloatingIpTable> {
+  return {
+    uuid: ip.uuid,
+    account_id: ip.accountId,
+    region_id: ip.regionId,
+    version: ip.allocated.version,
+    address: ip.allocated.address,
+    prefix: ip.allocated.prefix,
+    // A floating IP is routed to the server as a single address (or a whole /64), so its
+    // mask is the prefix's, not the pool's.
+    netmask: ip.allocated.version === 4 ? '255.255.255.255' : String(ip.allocated.prefix),
+    gateway: ip.allocated.gateway,
+    reverse: null,
+    server_id: null,
+    created_at: ip.createdAt,
+  };
+}
 
 // The list is a hot read: prepared once (src/db/prepared.ts).
 const listOfAccount = prepared<[number], FloatingIpRow>(1, (db, accountId) =>
@@ -55,8 +85,8 @@ export const floatingIpRepository = {
     await db.updateTable('floating_ips').set({ reverse }).where('uuid', '=', uuid).execute();
   },
 
-  insert(db: Queryable, row: Insertable<FloatingIpTable>): Promise<FloatingIpRow> {
-    return db.insertInto('floating_ips').values(row).returningAll().executeTakeFirstOrThrow();
+  insert(db: Queryable, ip: NewFloatingIp): Promise<FloatingIpRow> {
+    return db.insertInto('floating_ips').values(floatingIpRow(ip)).returningAll().executeTakeFirstOrThrow();
   },
 
   /** Attaches an unattached IP; false when it was attached meanwhile. */

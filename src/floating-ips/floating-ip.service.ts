@@ -18,6 +18,7 @@ import { floatingIpRepository } from './floating-ip.repository.ts';
 import type { FloatingIpRow } from './floating-ip.table.ts';
 import { transaction } from '../db/transaction.ts';
 import { kickPtrPublishing, queuePtr } from '../reverse-dns/reverse-dns.service.ts';
+import { ptrName } from '../reverse-dns/ptr-name.ts';
 
 /** A floating IP, as the domain sees it (the API layers shape it for the wire). */
 export interface FloatingIp {
@@ -112,18 +113,10 @@ export async function createFloatingIp(
     });
     const row = await floatingIpRepository.insert(trx, {
       uuid,
-      account_id: actor.accountId,
-      region_id: region.id,
-      version: allocated.version,
-      address: allocated.address,
-      prefix: allocated.prefix,
-      // A floating IP is routed to the server as a single address (or a whole /64), so its
-      // mask is the prefix's, not the pool's.
-      netmask: allocated.version === 4 ? '255.255.255.255' : String(allocated.prefix),
-      gateway: allocated.gateway,
-      reverse: null,
-      server_id: null,
-      created_at: ctx.clock.now(),
+      accountId: actor.accountId,
+      regionId: region.id,
+      allocated,
+      createdAt: ctx.clock.now(),
     });
     await openInvoiceItems(ctx, trx, actor.accountId, uuid, [floatingIpItem(allocated.address)]);
     return { ...rowToFloatingIp(row), gateway: shownGateway(ctx, row, undefined) };
@@ -201,7 +194,7 @@ export async function attachFloatingIp(ctx: Platform, actor: Actor, input: Attac
     if (!(await floatingIpRepository.attach(trx, ip.id, server.id)))
       throw new Conflict(`floating IP ${ip.address} was attached meanwhile: detach it first`);
     // Until the customer names it, an attached address answers reverse DNS with its server's hostname.
-    if (ip.reverse === null) await queuePtr(ctx, trx, ip.address, server.hostname);
+    if (ip.reverse === null) await queuePtr(ctx, trx, ip.address, ptrName(ip, server));
     return true;
   });
   kickPtrPublishing(ctx);
@@ -213,7 +206,7 @@ export async function detachFloatingIp(ctx: Platform, actor: Actor, input: Attac
     if (ip.server_id !== server.id || !(await floatingIpRepository.detach(trx, ip.id, server.id))) {
       throw new Conflict(`floating IP ${ip.address} is attached to server ${ip.server_id}, not to server ${server.id}`);
     }
-    if (ip.reverse === null) await queuePtr(ctx, trx, ip.address, null);
+    if (ip.reverse === null) await queuePtr(ctx, trx, ip.address, ptrName(ip, null));
     return true;
   });
   kickPtrPublishing(ctx);

@@ -39,13 +39,12 @@ function openBody(ctx: Platform, stored: string): string {
 export async function queueMail(ctx: Platform, db: Queryable, mail: Mail): Promise<void> {
   const now = ctx.clock.now();
   await mailRepository.insert(db, {
-    to_address: mail.to.toLowerCase(),
+    to: mail.to.toLowerCase(),
     subject: mail.subject,
-    text: sealBody(ctx, mail.text),
-    created_at: now,
-    attempts: 0,
-    next_attempt_at: ctx.mailTransport ? now : null,
-    document_id: mail.documentId ?? null,
+    storedText: sealBody(ctx, mail.text),
+    documentId: mail.documentId ?? null,
+    queuedAt: now,
+    firstAttemptAt: ctx.mailTransport ? now : null,
   });
 }
 
@@ -69,16 +68,16 @@ export interface OutboxMessage {
 /** The outbox, newest first (at most 1000), optionally only the mail to one address. */
 export async function listOutbox(ctx: Platform, to: string | undefined): Promise<OutboxMessage[]> {
   const rows = await mailRepository.outbox(ctx.db, { to: to ? to.trim().toLowerCase() : undefined, limit: 1000 });
-  return rows.map((row) => ({
-    id: row.id,
-    to: row.to_address,
-    subject: row.subject,
-    text: openBody(ctx, row.text),
-    createdAt: row.created_at,
-    delivered: row.delivered_at !== null,
-    attempts: row.attempts,
-    lastError: row.last_error,
-    attachment: row.number !== null && row.period !== null ? documentFilename(Number(row.number), row.period) : null,
+  return rows.map((mail) => ({
+    id: mail.id,
+    to: mail.to,
+    subject: mail.subject,
+    text: openBody(ctx, mail.storedText),
+    createdAt: mail.createdAt,
+    delivered: mail.deliveredAt !== null,
+    attempts: mail.attempts,
+    lastError: mail.lastError,
+    attachment: mail.document && documentFilename(Number(mail.document.number), mail.document.period),
   }));
 }
 
@@ -134,10 +133,10 @@ export async function deliverPendingMail(ctx: Platform, batch = 20): Promise<num
     try {
       await transport.deliver({
         from: ctx.config.mailFrom,
-        to: row.to_address,
+        to: row.to,
         subject: row.subject,
-        text: openBody(ctx, row.text),
-        ...(row.document_id !== null ? { attachments: await attachedDocument(ctx, row.document_id) } : {}),
+        text: openBody(ctx, row.storedText),
+        ...(row.documentId !== null ? { attachments: await attachedDocument(ctx, row.documentId) } : {}),
       });
       await mailRepository.delivered(ctx.db, row.id, ctx.clock.now());
       delivered++;

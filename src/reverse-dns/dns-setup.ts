@@ -10,6 +10,7 @@ import { ptrOutboxRepository } from './ptr-outbox.repository.ts';
 import { publishPendingPtrs, queuePtr } from './reverse-dns.service.ts';
 import type { ReverseZone } from './reverse-dns-server.ts';
 import { poolZones, ptrPlace } from './reverse-zones.ts';
+import { ptrName } from './ptr-name.ts';
 
 export interface DnsSetupReport {
   created: string[];
@@ -27,8 +28,11 @@ export async function setupReverseDns(ctx: Platform): Promise<DnsSetupReport> {
   const report: DnsSetupReport = { created: [], present: [], cnamesForParent: [], queued: 0, published: 0 };
   const desired = await ptrOutboxRepository.desired(ctx.db);
   const ptrs = [
-    ...desired.own.map((row) => ({ address: describeAllocated(row).address, name: row.name })),
-    ...desired.floating.map((row) => ({ address: row.address, name: row.name })),
+    ...desired.own.map((row) => ({ address: describeAllocated(row).address, name: ptrName(row, row) })),
+    ...desired.floating.map((row) => ({
+      address: row.address,
+      name: ptrName(row, row.hostname === null ? null : { hostname: row.hostname }),
+    })),
   ];
   // A /24 first, so that the CNAMEs of the classless zones inside it have somewhere to go.
   const zones = new Map<string, ReverseZone>();

@@ -96,22 +96,21 @@ export const ptrOutboxRepository = {
   },
 
   /**
-   * Every public address held now with the PTR it should have: a server's own (its reverse name,
-   * else its hostname) and every floating IP's (its reverse name, else its server's hostname, else none).
+   * Every public address held now, with its reverse name and the hostname of the server it
+   * reaches (null: a floating IP not attached), which ptrName makes its PTR of.
    */
   async desired(db: Queryable) {
     const own = await db
       .selectFrom('ip_addresses')
       .innerJoin('servers', 'servers.uuid', 'ip_addresses.holder_uuid')
       .select(['ip_addresses.pool', 'ip_addresses.address', 'ip_addresses.version', 'ip_addresses.holder_type'])
-      .select((eb) => eb.fn.coalesce('ip_addresses.reverse', 'servers.hostname').as('name'))
+      .select(['ip_addresses.reverse', 'servers.hostname'])
       .where('ip_addresses.holder_type', '=', 'server')
       .execute();
     const floating = await db
       .selectFrom('floating_ips')
       .leftJoin('servers', 'servers.id', 'floating_ips.server_id')
-      .select(['floating_ips.address'])
-      .select((eb) => eb.fn.coalesce('floating_ips.reverse', 'servers.hostname').as('name'))
+      .select(['floating_ips.address', 'floating_ips.reverse', 'servers.hostname'])
       .execute();
     return { own, floating };
   },

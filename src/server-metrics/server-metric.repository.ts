@@ -6,6 +6,81 @@ import type { Queryable } from '../db/database.ts';
 import { batches } from '../db/batches.ts';
 import type { MetricResolution, NewServerMetricSample, ServerMetricSampleRow } from './server-metric.table.ts';
 
+/** What the engine read of an instance, as a sample's columns hold it. */
+export interface UsageCounters {
+  /** CPU time used since the instance started, in ns. */
+  cpuNs: number | null;
+  rxBytes: number | null;
+  txBytes: number | null;
+  memoryMb: number | null;
+  diskMb: number | null;
+}
+
+/** Rates since the previous reading (null on the first of a boot, or across a restart). */
+export interface UsageRates {
+  /** Percent of the plan's vCPUs. */
+  cpuPercent: number | null;
+  rxBps: number | null;
+  txBps: number | null;
+}
+
+/** One reading of an instance as recordUsage works it out; sampleRow makes its row. */
+export interface NewUsageSample {
+  serverUuid: string;
+  /** Clock ms. */
+  at: number;
+  /** Real ms: the engine's counters count in real time. */
+  wallAt: number;
+  counters: UsageCounters;
+  rates: UsageRates;
+}
+
+/** A stored reading (a sample, or an hour's average with no counters), as the service reads it. */
+export interface UsageSample extends UsageCounters, UsageRates {
+  /** Clock ms (of the hour's start, for an hour). */
+  at: number;
+  /** Real ms of a sample; null for an hour. */
+  wallAt: number | null;
+}
+
+/** The one mapping of a new sample to its row. */
+function sampleRow(sample: NewUsageSample): NewServerMetricSample {
+  return {
+    server_uuid: sample.serverUuid,
+    resolution: 'sample',
+    at: sample.at,
+    wall_at: sample.wallAt,
+    cpu_ns: sample.counters.cpuNs,
+    rx_bytes: sample.counters.rxBytes,
+    tx_bytes: sample.counters.txBytes,
+    memory_mb: sample.counters.memoryMb,
+    disk_mb: sample.counters.diskMb,
+    cpu_percent: sample.rates.cpuPercent,
+    rx_bps: sample.rates.rxBps,
+    tx_bps: sample.rates.txBps,
+  };
+}
+
+/** The one mapping of a stored reading to what the service reads. */
+function rowToUsageSample(row: ServerMetricSampleRow): UsageSample {
+  return {
+    at: row.at,
+    wallAt: row.wall_at,
+    cpuNs: row.cpu_ns,
+    rxBytes: row.rx_bytes,
+    txBytes: row.tx_bytes,
+    memoryMb: row.memory_mb,
+    diskMb: row.disk_mb,
+    cpuPercent: row.cpu_percent,
+    rxBps: row.rx_bps,
+    txBps: row.tx_bps,
+  };
+}
+
+async function insertRow(db: Queryable, row: NewServerMetricSample): Promise<void> {
+  await db.insertInto('server_metric_samples').values(row).execute();
+}
+
 export const serverMetricRepository = {
   /**
    * The plan of each of these servers (those that still exist). A thousand at a time
@@ -19,8 +94,8 @@ export const serverMetricRepository = {
     return plans;
   },
 
-  latestSample(db: Queryable, serverUuid: string): Promise<ServerMetricSampleRow | undefined> {
-    return db
+  async latestSample(db: Queryable, serverUuid: string): Promise<UsageSample | undefined> {
+    const row = await db
       .selectFrom('server_metric_samples')
       .selectAll()
       .where('server_uuid', '=', serverUuid)
@@ -29,21 +104,22 @@ export const serverMetricRepository = {
       .orderBy('id', 'desc')
       .limit(1)
       .executeTakeFirst();
+    return row && rowToUsageSample(row);
   },
 
-  async insert(db: Queryable, row: NewServerMetricSample): Promise<void> {
-    await db.insertInto('server_metric_samples').values(row).execute();
+  insert(db: Queryable, sample: NewUsageSample): Promise<void> {
+    return insertRow(db, sampleRow(sample));
   },
 
   /** Readings of `resolution` with `from <= at < to`, oldest first. */
-  window(
+  async window(
     db: Queryable,
     serverUuid: string,
     resolution: MetricResolution,
     from: number,
     to: number,
-  ): Promise<ServerMetricSampleRow[]> {
-    return db
+  ): Promise<UsageSample[]> {
+    const rows = await db
       .selectFrom('server_metric_samples')
       .selectAll()
       .where('server_uuid', '=', serverUuid)
@@ -52,6 +128,7 @@ export const serverMetricRepository = {
       .where('at', '<', to)
       .orderBy('at')
       .execute();
+    return rows.map(rowToUsageSample);
   },
 
   /** The average of a server's samples in [from, to) stored as one hour reading at `from`, unless there is one. */
@@ -81,7 +158,7 @@ export const serverMetricRepository = {
       .executeTakeFirstOrThrow();
     if (!Number(avg.count)) return;
     const { count: _count, ...values } = avg;
-    await this.insert(db, {
+    await insertRow(db, {
       server_uuid: serverUuid,
       resolution: 'hour',
       at: from,

@@ -8,8 +8,7 @@ import type { Actor, Platform } from '../platform/context.ts';
 import type { Queryable } from '../db/database.ts';
 import { findServer } from '../servers/server.service.ts';
 import type { ServerRow } from '../servers/server.table.ts';
-import { serverMetricRepository } from './server-metric.repository.ts';
-import type { ServerMetricSampleRow } from './server-metric.table.ts';
+import { serverMetricRepository, type UsageRates, type UsageSample } from './server-metric.repository.ts';
 import { simulatedPoint } from './simulated-series.ts';
 import type { MetricPoint } from './metric-point.ts';
 import { transaction } from '../db/transaction.ts';
@@ -81,16 +80,17 @@ export async function recordUsage(
       const previous = await serverMetricRepository.latestSample(trx, uuid);
       const rates = ratesSince(previous, usage, wallNow, vcpus);
       await serverMetricRepository.insert(trx, {
-        server_uuid: uuid,
-        resolution: 'sample',
+        serverUuid: uuid,
         at: now,
-        wall_at: wallNow,
-        cpu_ns: usage.cpuNs,
-        rx_bytes: usage.rxBytes,
-        tx_bytes: usage.txBytes,
-        memory_mb: mb(usage.memoryBytes),
-        disk_mb: mb(usage.diskBytes),
-        ...rates,
+        wallAt: wallNow,
+        counters: {
+          cpuNs: usage.cpuNs,
+          rxBytes: usage.rxBytes,
+          txBytes: usage.txBytes,
+          memoryMb: mb(usage.memoryBytes),
+          diskMb: mb(usage.diskBytes),
+        },
+        rates,
       });
       // The hours that ended since the previous sample (usually none, at most the one it was in).
       if (previous && Math.floor(previous.at / hourMs) < Math.floor(now / hourMs)) {
@@ -107,23 +107,23 @@ export async function recordUsage(
 
 /** CPU and network rates between two readings; none across a restart (the counters began again). */
 function ratesSince(
-  previous: ServerMetricSampleRow | undefined,
+  previous: UsageSample | undefined,
   usage: UsageReading,
   wallNow: number,
   vcpus: number,
-): Pick<ServerMetricSampleRow, 'cpu_percent' | 'rx_bps' | 'tx_bps'> {
-  const none = { cpu_percent: null, rx_bps: null, tx_bps: null };
-  if (!previous || previous.wall_at === null || wallNow <= previous.wall_at) return none;
-  const seconds = (wallNow - previous.wall_at) / 1000;
+): UsageRates {
+  const none = { cpuPercent: null, rxBps: null, txBps: null };
+  if (!previous || previous.wallAt === null || wallNow <= previous.wallAt) return none;
+  const seconds = (wallNow - previous.wallAt) / 1000;
   const delta = (value: number | null, before: number | null) =>
     value === null || before === null || value < before ? null : value - before;
-  const cpu = delta(usage.cpuNs, previous.cpu_ns);
-  const rx = delta(usage.rxBytes, previous.rx_bytes);
-  const tx = delta(usage.txBytes, previous.tx_bytes);
+  const cpu = delta(usage.cpuNs, previous.cpuNs);
+  const rx = delta(usage.rxBytes, previous.rxBytes);
+  const tx = delta(usage.txBytes, previous.txBytes);
   return {
-    cpu_percent: cpu === null ? null : Math.min(100, (cpu / 1e9 / seconds / vcpus) * 100),
-    rx_bps: rx === null ? null : rx / seconds,
-    tx_bps: tx === null ? null : tx / seconds,
+    cpuPercent: cpu === null ? null : Math.min(100, (cpu / 1e9 / seconds / vcpus) * 100),
+    rxBps: rx === null ? null : rx / seconds,
+    txBps: tx === null ? null : tx / seconds,
   };
 }
 
@@ -180,7 +180,7 @@ async function recorded(
           ...(await serverMetricRepository.window(db, uuid, 'sample', Math.floor(to / hourMs) * hourMs, to + 1)),
         ]
       : await serverMetricRepository.window(db, uuid, 'sample', from, to + 1);
-  const buckets = new Map<number, ServerMetricSampleRow[]>();
+  const buckets = new Map<number, UsageSample[]>();
   for (const row of rows) {
     const at = Math.floor(row.at / stepMs) * stepMs;
     const bucket = buckets.get(at);
@@ -189,20 +189,20 @@ async function recorded(
   }
   return [...buckets].map(([at, bucket]) => ({
     at,
-    cpu: average(bucket, 'cpu_percent', 1),
-    memory_mb: average(bucket, 'memory_mb', 0),
-    disk_mb: average(bucket, 'disk_mb', 0),
-    rx_bps: average(bucket, 'rx_bps', 0),
-    tx_bps: average(bucket, 'tx_bps', 0),
+    cpu: average(bucket, 'cpuPercent', 1),
+    memory_mb: average(bucket, 'memoryMb', 0),
+    disk_mb: average(bucket, 'diskMb', 0),
+    rx_bps: average(bucket, 'rxBps', 0),
+    tx_bps: average(bucket, 'txBps', 0),
   }));
 }
 
 function average(
-  rows: ServerMetricSampleRow[],
-  column: 'cpu_percent' | 'memory_mb' | 'disk_mb' | 'rx_bps' | 'tx_bps',
+  samples: UsageSample[],
+  measure: 'cpuPercent' | 'memoryMb' | 'diskMb' | 'rxBps' | 'txBps',
   digits: number,
 ): number | null {
-  const values = rows.map((row) => row[column]).filter((value): value is number => value !== null);
+  const values = samples.map((sample) => sample[measure]).filter((value): value is number => value !== null);
   if (!values.length) return null;
   return Number((values.reduce((sum, value) => sum + Number(value), 0) / values.length).toFixed(digits));
 }

@@ -2,6 +2,7 @@
 // looked up in memory; the servers' own addresses, floating IPs and VPC memberships read once
 // in one statement whatever the number of servers, in the same snapshot as the server rows.
 
+import { ptrName } from '../reverse-dns/ptr-name.ts';
 import type { Platform } from '../platform/context.ts';
 import type { Ref } from '../platform/ids.ts';
 import type { Image, Plan, Region } from '../catalog/catalog.types.ts';
@@ -119,7 +120,7 @@ export function interfacesOf(
       netmask: own.netmask,
       gateway: own.version === 6 ? gatewayOf(own.gateway) : own.gateway,
       type: 'public',
-      reverse: own.reverse ?? row.hostname,
+      reverse: ptrName(own, row),
     };
     (own.version === 6 ? v6 : v4).push(entry);
   }

@@ -1,6 +1,7 @@
 // A server's settings beside its lifecycle: reverse DNS of its addresses (rdns/get, rdns/put)
 // and its options (option/get, option/set).
 
+import { ptrName } from '../reverse-dns/ptr-name.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import type { Queryable } from '../db/database.ts';
 import type { Actor, Platform } from '../platform/context.ts';
@@ -74,7 +75,8 @@ export async function getReverse(
 ): Promise<ReverseRecord> {
   const server = await findServer(ctx, ctx.db, actor.accountId, ref);
   const slot = await reverseSlot(ctx.db, server, ip);
-  return { ip: slot.address, rdns: slot.reverse ?? (slot.kind === 'own' ? server.hostname : '') };
+  // A floating IP answers only the name set on it (its PTR may still hold the server's hostname).
+  return { ip: slot.address, rdns: (slot.kind === 'own' ? ptrName(slot, server) : slot.reverse) ?? '' };
 }
 
 export async function setReverse(

@@ -1,6 +1,7 @@
 // Servers: create (validation, limit, funds, addresses, billing, first boot), list, info,
 // remove, and the images and plans a server can be rebuilt or resized to.
 
+import { ptrName } from '../reverse-dns/ptr-name.ts';
 import type { Queryable, Tx } from '../db/database.ts';
 import type { Actor, Platform } from '../platform/context.ts';
 import { Conflict, Forbidden, Invalid, NotFound, type FieldProblem } from '../platform/errors.ts';
@@ -320,7 +321,7 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
       });
     }
     // Every public address answers reverse DNS with the hostname until rdns/put names another.
-    for (const address of network.addresses) await queuePtr(ctx, trx, address.address, row.hostname);
+    for (const address of network.addresses) await queuePtr(ctx, trx, address.address, ptrName(address, row));
     rootPassword(ctx, row.id, sealedPassword, password);
     const [details] = await detailsWith(ctx, [row], [network], trx);
     return details!;

@@ -22,7 +22,7 @@ export async function joinVpc(ctx: Platform, trx: Tx, vpc: VpcRow, serverId: num
   const taken = new Set(members.map((member) => member.address));
   for (const address of hostAddresses(vpc.cidr)) {
     if (taken.has(address)) continue;
-    await vpcRepository.addMember(trx, { vpc_id: vpc.id, server_id: serverId, address, created_at: ctx.clock.now() });
+    await vpcRepository.addMember(trx, { vpcId: vpc.id, serverId, address, joinedAt: ctx.clock.now() });
     return address;
   }
   throw new Conflict(`VPC ${vpc.uuid} has no free private address left in ${vpc.cidr}`);

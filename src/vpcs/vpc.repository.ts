@@ -4,8 +4,49 @@
 import type { Insertable } from 'kysely';
 import type { DialectName, Queryable } from '../db/database.ts';
 import type { Ref } from '../platform/ids.ts';
-import type { VpcRow, VpcTable } from './vpc.table.ts';
+import type { VpcMemberTable, VpcRow, VpcTable } from './vpc.table.ts';
 import { byRef } from '../db/by-ref.ts';
+
+/** A VPC as create decides it; vpcRow makes its row. */
+export interface NewVpc {
+  uuid: string;
+  accountId: number;
+  regionId: number;
+  name: string;
+  /** Its private IPv4 range, e.g. 10.17.0.0/24. */
+  cidr: string;
+  createdAt: number;
+}
+
+/** A server joining a VPC with a private address of its range; memberRow makes its row. */
+export interface NewMember {
+  vpcId: number;
+  serverId: number;
+  address: string;
+  joinedAt: number;
+}
+
+/** The one mapping of a new VPC to its row. */
+function vpcRow(vpc: NewVpc): Insertable<VpcTable> {
+  return {
+    uuid: vpc.uuid,
+    account_id: vpc.accountId,
+    region_id: vpc.regionId,
+    name: vpc.name,
+    cidr: vpc.cidr,
+    created_at: vpc.createdAt,
+  };
+}
+
+/** The one mapping of a membership to its row. */
+function memberRow(member: NewMember): Insertable<VpcMemberTable> {
+  return {
+    vpc_id: member.vpcId,
+    server_id: member.serverId,
+    address: member.address,
+    created_at: member.joinedAt,
+  };
+}
 
 export const vpcRepository = {
   /** The account's VPC; `lockOn` the PostgreSQL dialect takes a row lock, serialising membership changes. */
@@ -48,8 +89,8 @@ export const vpcRepository = {
     );
   },
 
-  insert(db: Queryable, row: Insertable<VpcTable>): Promise<VpcRow> {
-    return db.insertInto('vpcs').values(row).returningAll().executeTakeFirstOrThrow();
+  insert(db: Queryable, vpc: NewVpc): Promise<VpcRow> {
+    return db.insertInto('vpcs').values(vpcRow(vpc)).returningAll().executeTakeFirstOrThrow();
   },
 
   remove(db: Queryable, id: number) {
@@ -69,8 +110,8 @@ export const vpcRepository = {
     return db.selectFrom('vpc_members').select(['server_id', 'address']).where('vpc_id', '=', vpcId).execute();
   },
 
-  addMember(db: Queryable, row: { vpc_id: number; server_id: number; address: string; created_at: number }) {
-    return db.insertInto('vpc_members').values(row).execute();
+  addMember(db: Queryable, member: NewMember) {
+    return db.insertInto('vpc_members').values(memberRow(member)).execute();
   },
 
   /** Removes the membership; false when the server was not a member. */

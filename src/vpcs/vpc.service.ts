@@ -82,11 +82,11 @@ async function insertVpc(
   await requireFunds(ctx, trx, accountId, firstHourMicros(items));
   const row = await vpcRepository.insert(trx, {
     uuid: ctx.random.uuid(),
-    account_id: accountId,
-    region_id: regionId,
+    accountId,
+    regionId,
     name,
     cidr: nextPrivateRange(await vpcRepository.cidrsOfAccount(trx, accountId)),
-    created_at: ctx.clock.now(),
+    createdAt: ctx.clock.now(),
   });
   await openInvoiceItems(ctx, trx, accountId, row.uuid, items);
   return { uuid: row.uuid };

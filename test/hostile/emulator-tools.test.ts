@@ -52,18 +52,12 @@ describe('a production deployment (server mode, system clock)', () => {
     const planted = await startTestInstance({ CLOCK: 'system' });
     try {
       await faultRuleRepository.insert(planted.running.ctx.db, {
-        method: null,
-        path: null,
-        operation_id: null,
-        account_id: null,
-        api: null,
-        status: 503,
-        latency_ms: 0,
-        retry_after: 1,
-        probability_ppm: 1_000_000,
+        match: { method: null, path: null, operation: null, accountId: null, api: null },
+        action: { status: 503, latencyMs: 0, retryAfter: 1, computeFail: false },
+        probability: 1,
         remaining: null,
         note: 'planted',
-        created_at: Date.now(),
+        createdAt: Date.now(),
       });
       const account = await createAccount(planted);
       const info = await planted.request('GET', '/v1.3/account/info', { token: account.token });
