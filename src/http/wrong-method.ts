@@ -46,6 +46,8 @@ function pattern(path: string): RegExp {
   return new RegExp(`^${segments.join('/')}$`);
 }
 
+const segmentsOf = (path: string) => path.split('/').length;
+
 /** The path of a request URL as the router compares it: without the query, percent-decoded. */
 function pathOf(url: string): string {
   const end = url.search(/[?#]/);
@@ -59,21 +61,28 @@ function pathOf(url: string): string {
 
 export function wrongMethods(methodsByPath: Map<string, Set<string>>): WrongMethods {
   const exact = new Map<string, KnownPath>();
-  const patterns: { pattern: RegExp; known: KnownPath }[] = [];
+  const patterns: { pattern: RegExp; segments: number; rest: boolean; known: KnownPath }[] = [];
   for (const [path, methods] of methodsByPath) {
     const allow = allMethods.filter((method) => methods.has(method));
     const known = { methods, allow, named: allow.filter((method) => method !== 'HEAD') };
-    if (isParametric(path)) patterns.push({ pattern: pattern(path), known });
+    if (isParametric(path))
+      patterns.push({ pattern: pattern(path), segments: segmentsOf(path), rest: path.endsWith('*'), known });
     else exact.set(path, known);
   }
   const find = (path: string) => exact.get(path) ?? patterns.find((entry) => entry.pattern.test(path))?.known;
 
   const shadowed: WrongMethods['shadowed'] = [];
   for (const [path, known] of exact) {
+    // Each pattern is tried once per path (not once per method): this runs at every start.
+    // A pattern without `*` matches only paths of as many segments: most are never compiled here.
+    const segments = segmentsOf(path);
+    const matching = patterns.filter(
+      (entry) =>
+        (entry.rest ? segments >= entry.segments - 1 : segments === entry.segments) && entry.pattern.test(path),
+    );
+    if (!matching.length) continue;
     const taken = allMethods.filter(
-      (method) =>
-        !known.methods.has(method) &&
-        patterns.some((entry) => entry.known.methods.has(method) && entry.pattern.test(path)),
+      (method) => !known.methods.has(method) && matching.some((entry) => entry.known.methods.has(method)),
     );
     if (taken.length) shadowed.push({ path, methods: taken, served: known });
   }

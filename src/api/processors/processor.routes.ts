@@ -2,13 +2,13 @@
 // body kept for its signature), and the simulated processor's checkout page
 // (/simulated-processor/checkout/:ref), whose buttons pay, fail or cancel on demand.
 
-import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Platform } from '../../platform/context.ts';
 import { NotFound } from '../../platform/errors.ts';
 import { formatMoney } from '../../platform/money.ts';
 import { toProblem } from '../../http/error-mapping.ts';
 import { logFailure } from '../../http/failure-log.ts';
+import { addFormBodies } from '../../http/form-bodies.ts';
 import { handleStripeWebhook } from '../../payments/stripe.processor.ts';
 import { cardProcessorOf } from '../../payments/processors.ts';
 import {
@@ -41,7 +41,7 @@ export function processorRoutes(ctx: Platform) {
     // Stripe signs the exact bytes it sent: keep the body as text for the package to verify.
     app.removeContentTypeParser('application/json');
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-    await app.register(formbody);
+    addFormBodies(app);
 
     app.post('/webhooks/stripe', { schema: { hide: true } }, async (request, reply) => {
       try {

@@ -3,10 +3,10 @@
 // services' field names into the legacy form fields, so a 400 names the field the client sent.
 
 import type { FastifyInstance } from 'fastify';
-import formbody from '@fastify/formbody';
 import type { ApiFormat, Problem } from '../../http/error-mapping.ts';
 import { Invalid, type FieldProblem } from '../../platform/errors.ts';
 import { ErrorEnvelope as ErrorEnvelopeSchema } from './schemas.ts';
+import { addFormBodies } from '../../http/form-bodies.ts';
 
 export interface Envelope {
   message: string;
@@ -45,7 +45,7 @@ export function envelope(message: string, responseCode: number): Envelope {
 }
 
 export async function v1Setup(app: FastifyInstance): Promise<void> {
-  await app.register(formbody);
+  addFormBodies(app);
 }
 
 /**
