@@ -14,6 +14,111 @@ import type {
   NewAccountRow,
 } from './account.table.ts';
 
+/** A new account as register decides it; newAccountRow makes its row. */
+export interface NewAccount {
+  uuid: string;
+  /** Lower-cased. */
+  email: string;
+  passwordHash: string;
+  firstname: string;
+  lastname: string;
+  /** Upper-cased ISO 3166 code. */
+  country: string;
+  activated: boolean;
+  /** The stored form of the activation uuid mailed (account.service.ts's activationDigest). */
+  activationDigest: string;
+  serversLimit: number;
+  /** When it registered, which is also its last change and its first login. */
+  createdAt: number;
+}
+
+/** The one mapping of a new account to its row; the columns it leaves out take their defaults. */
+function newAccountRow(account: NewAccount): NewAccountRow {
+  return {
+    uuid: account.uuid,
+    email: account.email,
+    password_hash: account.passwordHash,
+    firstname: account.firstname,
+    lastname: account.lastname,
+    country: account.country,
+    activated: account.activated ? 1 : 0,
+    activation_uuid: account.activationDigest,
+    servers_limit: account.serversLimit,
+    created_at: account.createdAt,
+    updated_at: account.createdAt,
+    last_login_at: account.createdAt,
+  };
+}
+
+/** What changes of an account (the customer's update, a login, activation, the operator's patch). */
+export interface AccountChanges {
+  updatedAt?: number;
+  lastLoginAt?: number;
+  firstname?: string;
+  lastname?: string;
+  country?: string;
+  darkMode?: boolean;
+  email?: string;
+  passwordHash?: string;
+  /** A pending reset's temporary password (its hash) and when it stops working; null ends the reset. */
+  tempPassword?: { hash: string; expiresAt: number } | null;
+  activated?: boolean;
+  smtp?: boolean;
+  /** The account's own blocked ports as stored (port-policy.ts's storedPorts); null: the deployment's default. */
+  blockedPorts?: string | null;
+  blocked?: boolean;
+  serversLimit?: number;
+  /** The permission flags as stored (JSON). */
+  permissions?: string;
+}
+
+/** The one mapping of an account's changes to the columns they set. */
+function accountChangesRow(changes: AccountChanges): AccountUpdate {
+  const row: AccountUpdate = {};
+  if (changes.updatedAt !== undefined) row.updated_at = changes.updatedAt;
+  if (changes.lastLoginAt !== undefined) row.last_login_at = changes.lastLoginAt;
+  if (changes.firstname !== undefined) row.firstname = changes.firstname;
+  if (changes.lastname !== undefined) row.lastname = changes.lastname;
+  if (changes.country !== undefined) row.country = changes.country;
+  if (changes.darkMode !== undefined) row.dark_mode = changes.darkMode ? 1 : 0;
+  if (changes.email !== undefined) row.email = changes.email;
+  if (changes.passwordHash !== undefined) row.password_hash = changes.passwordHash;
+  if (changes.tempPassword !== undefined) {
+    row.temp_password_hash = changes.tempPassword?.hash ?? null;
+    row.temp_password_expires_at = changes.tempPassword?.expiresAt ?? null;
+  }
+  if (changes.activated !== undefined) row.activated = changes.activated ? 1 : 0;
+  if (changes.smtp !== undefined) row.smtp = changes.smtp ? 1 : 0;
+  if (changes.blockedPorts !== undefined) row.blocked_ports = changes.blockedPorts;
+  if (changes.blocked !== undefined) row.blocked = changes.blocked ? 1 : 0;
+  if (changes.serversLimit !== undefined) row.servers_limit = changes.serversLimit;
+  if (changes.permissions !== undefined) row.permissions = changes.permissions;
+  return row;
+}
+
+/** A register or login attempt, as the account's activity log keeps it. */
+export interface Attempt {
+  /** Null for an e-mail that has no account. */
+  accountId: number | null;
+  email: string;
+  action: 'register' | 'login';
+  status: string;
+  ip: string;
+  at: number;
+}
+
+/** The one mapping of an attempt to its activity row. */
+function attemptRow(attempt: Attempt): NewAccountActivityRow {
+  return {
+    account_id: attempt.accountId,
+    email: attempt.email,
+    action: attempt.action,
+    status: attempt.status,
+    ip_address: attempt.ip,
+    created_at: attempt.at,
+  };
+}
+
 /** How many activity entries account info shows. */
 export const ACTIVITY_SHOWN = 20;
 
@@ -115,8 +220,8 @@ export const accountRepository = {
     return !(await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst());
   },
 
-  insert(db: Queryable, row: NewAccountRow) {
-    return db.insertInto('accounts').values(row).returning(['id', 'uuid']).executeTakeFirstOrThrow();
+  insert(db: Queryable, account: NewAccount) {
+    return db.insertInto('accounts').values(newAccountRow(account)).returning(['id', 'uuid']).executeTakeFirstOrThrow();
   },
 
   findById(db: Queryable, id: number) {
@@ -158,8 +263,8 @@ export const accountRepository = {
     return db.selectFrom('accounts').select(['email', 'firstname']).where('id', '=', id).executeTakeFirstOrThrow();
   },
 
-  update(db: Queryable, id: number, changes: AccountUpdate) {
-    return db.updateTable('accounts').set(changes).where('id', '=', id).execute();
+  update(db: Queryable, id: number, changes: AccountChanges) {
+    return db.updateTable('accounts').set(accountChangesRow(changes)).where('id', '=', id).execute();
   },
 
   list(db: Queryable, email: string | undefined) {
@@ -168,8 +273,8 @@ export const accountRepository = {
     return query.execute();
   },
 
-  logActivity(db: Queryable, entry: NewAccountActivityRow) {
-    return db.insertInto('account_activity').values(entry).execute();
+  logActivity(db: Queryable, attempt: Attempt) {
+    return db.insertInto('account_activity').values(attemptRow(attempt)).execute();
   },
 
   /** The newest entries of the account's activity log (ACTIVITY_SHOWN of them). */

@@ -10,10 +10,15 @@ import { kickMailDelivery, queueMail } from '../mail/mail.service.ts';
 import { activationMail, emailChangedMail, temporaryPasswordMail } from './account-mail.ts';
 import { invalidateActors, issueToken, tokenForLogin } from '../tokens/token.service.ts';
 import { accountFinance, financeOfItems, type AccountFinance } from '../billing/ledger.ts';
-import { accountRepository, type ShownAccountRow, type ShownActivity } from './account.repository.ts';
+import {
+  type AccountChanges,
+  accountRepository,
+  type ShownAccountRow,
+  type ShownActivity,
+} from './account.repository.ts';
 import { blockedPortsOf, type BlockedPorts } from './port-policy.ts';
 import { serverRepository } from '../servers/server.repository.ts';
-import type { AccountRow, AccountUpdate } from './account.table.ts';
+import type { AccountRow } from './account.table.ts';
 import { effectivePermissions, requireNotBlocked } from './permissions.ts';
 import { isCountryCode } from './countries.ts';
 import { transaction } from '../db/transaction.ts';
@@ -95,24 +100,22 @@ export async function register(ctx: Platform, input: RegisterInput, ip: string):
       const account = await accountRepository.insert(trx, {
         uuid: ctx.random.uuid(),
         email,
-        password_hash: passwordHash,
+        passwordHash,
         firstname: input.firstname,
         lastname: input.lastname,
         country: input.country.toUpperCase(),
-        activated: ctx.config.autoActivate ? 1 : 0,
-        activation_uuid: activationDigest(ctx, activationUuid),
-        servers_limit: ctx.config.serversLimit,
-        created_at: now,
-        updated_at: now,
-        last_login_at: now,
+        activated: ctx.config.autoActivate,
+        activationDigest: activationDigest(ctx, activationUuid),
+        serversLimit: ctx.config.serversLimit,
+        createdAt: now,
       });
       await accountRepository.logActivity(trx, {
-        account_id: account.id,
+        accountId: account.id,
         email,
         action: 'register',
         status: 'success',
-        ip_address: ip,
-        created_at: now,
+        ip,
+        at: now,
       });
       await queueMail(ctx, trx, activationMail(email, input.firstname, consoleUrl(ctx), activationUuid));
       return (await issueToken(ctx, trx, account.id, 'register')).token;
@@ -124,12 +127,12 @@ export async function register(ctx: Platform, input: RegisterInput, ip: string):
     // Already registered: same status and shape, a token that opens nothing, and a trace on the real account.
     const existing = await accountRepository.findByEmail(ctx.db, email);
     await accountRepository.logActivity(ctx.db, {
-      account_id: existing?.id ?? null,
+      accountId: existing?.id ?? null,
       email,
       action: 'register',
       status: 'rejected',
-      ip_address: ip,
-      created_at: now,
+      ip,
+      at: now,
     });
     return { token: newToken(ctx.random), at: now };
   }
@@ -163,24 +166,24 @@ export async function login(ctx: Platform, email: string, password: string, ip: 
   if (!account || !ok || account.blocked) {
     const status = account?.blocked && ok ? 'blocked' : 'failed';
     await accountRepository.logActivity(ctx.db, {
-      account_id: account?.id ?? null,
+      accountId: account?.id ?? null,
       email: normalized,
       action: 'login',
       status,
-      ip_address: ip,
-      created_at: now,
+      ip,
+      at: now,
     });
     return { token: newToken(ctx.random), at: now };
   }
   const token = await transaction(ctx, async (trx) => {
-    await accountRepository.update(trx, account.id, { last_login_at: now });
+    await accountRepository.update(trx, account.id, { lastLoginAt: now });
     await accountRepository.logActivity(trx, {
-      account_id: account.id,
+      accountId: account.id,
       email: normalized,
       action: 'login',
       status: 'success',
-      ip_address: ip,
-      created_at: now,
+      ip,
+      at: now,
     });
     return tokenForLogin(ctx, trx, account.id);
   });
@@ -200,7 +203,7 @@ export async function activate(ctx: Platform, activationUuid: string): Promise<v
     (await accountRepository.findByActivationUuid(ctx.db, activationDigest(ctx, activationUuid))) ??
     (await accountRepository.findByActivationUuid(ctx.db, activationUuid));
   if (account && !account.activated) {
-    await accountRepository.update(ctx.db, account.id, { activated: 1, updated_at: ctx.clock.now() });
+    await accountRepository.update(ctx.db, account.id, { activated: true, updatedAt: ctx.clock.now() });
     await invalidateActors(ctx, account.id);
   }
 }
@@ -214,11 +217,7 @@ export async function resetPassword(ctx: Platform, email: string): Promise<void>
   const now = ctx.clock.now();
   const expires = now + ctx.config.tempPasswordTtlSeconds * 1000;
   await transaction(ctx, async (trx) => {
-    await accountRepository.update(trx, account.id, {
-      temp_password_hash: hash,
-      temp_password_expires_at: expires,
-      updated_at: now,
-    });
+    await accountRepository.update(trx, account.id, { tempPassword: { hash, expiresAt: expires }, updatedAt: now });
     await queueMail(ctx, trx, temporaryPasswordMail(account.email, account.firstname, temporary, expires));
   });
   kickMailDelivery(ctx);
@@ -238,17 +237,16 @@ export async function updateAccount(ctx: Platform, actor: Actor, input: UpdateIn
   checkProfile(input);
   const now = ctx.clock.now();
   // The spec: lastlogin is the "timestamp of last modification (described as last modified)".
-  const changes: AccountUpdate = { updated_at: now, last_login_at: now };
+  const changes: AccountChanges = { updatedAt: now, lastLoginAt: now };
   if (input.firstname !== undefined) changes.firstname = input.firstname;
   if (input.lastname !== undefined) changes.lastname = input.lastname;
   if (input.country !== undefined) changes.country = input.country.toUpperCase();
-  if (input.dark_mode !== undefined) changes.dark_mode = input.dark_mode ? 1 : 0;
+  if (input.dark_mode !== undefined) changes.darkMode = input.dark_mode;
   if (input.email !== undefined) changes.email = input.email.trim().toLowerCase();
   if (input.password !== undefined) {
-    changes.password_hash = await ctx.secrets.hashPassword(input.password);
+    changes.passwordHash = await ctx.secrets.hashPassword(input.password);
     // A new password ends a pending reset: the temporary password stops working.
-    changes.temp_password_hash = null;
-    changes.temp_password_expires_at = null;
+    changes.tempPassword = null;
   }
   let mailed = false;
   try {

@@ -32,7 +32,7 @@ export async function seedEmulatorAccount(ctx: Platform): Promise<SeededAccount>
     await register(ctx, { email, password, firstname, lastname, country, accept_tos: true }, '127.0.0.1');
     account = await accountRepository.findByEmail(ctx.db, email);
     if (!account) throw new Error('the emulator account could not be registered');
-    await accountRepository.update(ctx.db, account.id, { activated: 1, updated_at: ctx.clock.now() });
+    await accountRepository.update(ctx.db, account.id, { activated: true, updatedAt: ctx.clock.now() });
     await creditAccount(ctx, String(account.id), creditUsd, 'emulator seed');
     created = true;
   }

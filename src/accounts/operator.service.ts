@@ -7,8 +7,8 @@ import { Invalid, NotFound } from '../platform/errors.ts';
 import { MAX_BALANCE_MICROS, parseMoney } from '../platform/money.ts';
 import { parseRef } from '../platform/ids.ts';
 import { listTransactions, recordTransaction, type Transaction } from '../billing/transaction.service.ts';
-import { accountRepository } from './account.repository.ts';
-import type { AccountRow, AccountUpdate } from './account.table.ts';
+import { type AccountChanges, accountRepository } from './account.repository.ts';
+import type { AccountRow } from './account.table.ts';
 import { describeAccount, type AccountInfo } from './account.service.ts';
 import { permissionNames } from './permissions.ts';
 import { storedPorts, type BlockedPorts } from './port-policy.ts';
@@ -62,12 +62,12 @@ export async function accountTransactions(ctx: Platform, ref: string) {
 
 export async function patchAccount(ctx: Platform, ref: string, patch: AccountPatch): Promise<OperatorAccount> {
   const account = await findAccount(ctx, ref);
-  const changes: AccountUpdate = { updated_at: ctx.clock.now() };
-  if (patch.activated !== undefined) changes.activated = patch.activated ? 1 : 0;
-  if (patch.smtp !== undefined) changes.smtp = patch.smtp ? 1 : 0;
-  if (patch.blocked_ports !== undefined) changes.blocked_ports = storedPorts(patch.blocked_ports);
-  if (patch.blocked !== undefined) changes.blocked = patch.blocked ? 1 : 0;
-  if (patch.servers_limit !== undefined) changes.servers_limit = patch.servers_limit;
+  const changes: AccountChanges = { updatedAt: ctx.clock.now() };
+  if (patch.activated !== undefined) changes.activated = patch.activated;
+  if (patch.smtp !== undefined) changes.smtp = patch.smtp;
+  if (patch.blocked_ports !== undefined) changes.blockedPorts = storedPorts(patch.blocked_ports);
+  if (patch.blocked !== undefined) changes.blocked = patch.blocked;
+  if (patch.servers_limit !== undefined) changes.serversLimit = patch.servers_limit;
   if (patch.permissions !== undefined) {
     const unknown = Object.keys(patch.permissions).filter(
       (name) => !(permissionNames as readonly string[]).includes(name),

@@ -21,6 +21,7 @@ import { jsonTuples, objectsOf } from '../db/json-tuples.ts';
 import { prepared, type PreparedQuery } from '../db/prepared.ts';
 import type { InvoiceItemRow, InvoiceItemTable, TransactionRow, TransactionTable } from './billing.table.ts';
 import { HOUR_MS, type MeteredItem } from './metering.ts';
+import type { PricedItem } from './pricing.ts';
 
 /** The columns an opened item sets, in the order its insert binds them. */
 const openedColumns = [
@@ -40,6 +41,82 @@ export const openedItemWidth = openedColumns.length;
 export interface OpeningItems {
   count: number;
   values: unknown[];
+}
+
+/** A resource's items as billing starts them (paid up front until `prepaidUntil`, when given). */
+export interface NewOpenItems {
+  accountId: number;
+  resourceUuid: string;
+  items: readonly PricedItem[];
+  openedAt: number;
+  prepaidUntil: number | null;
+}
+
+/** The one mapping of items being opened to their insert's values (openedColumns' order). */
+export function openingItemsOf(opening: NewOpenItems): OpeningItems {
+  const values = opening.items.flatMap((item) => [
+    opening.accountId,
+    item.resourceType,
+    opening.resourceUuid,
+    item.description,
+    item.amountHrMicros,
+    item.amountMoMicros,
+    opening.openedAt,
+    opening.prepaidUntil,
+  ]);
+  return { count: opening.items.length, values };
+}
+
+/** A charge billed once: an item opened and closed at once, its price its whole charge (one-off-charge.ts). */
+export interface NewOneOffItem {
+  accountId: number;
+  resourceType: string;
+  resourceUuid: string;
+  description: string;
+  chargeMicros: number;
+  openedAt: number;
+  closedAt: number;
+}
+
+/** The one mapping of a one-off charge to its item row. */
+function oneOffItemRow(item: NewOneOffItem): Required<Omit<Insertable<InvoiceItemTable>, 'id'>> {
+  return {
+    account_id: item.accountId,
+    resource_type: item.resourceType,
+    resource_uuid: item.resourceUuid,
+    description: item.description,
+    amount_hr_micros: item.chargeMicros,
+    amount_mo_micros: item.chargeMicros,
+    created_at: item.openedAt,
+    removed_at: item.closedAt,
+    prepaid_until: null,
+    final_charge_micros: item.chargeMicros,
+  };
+}
+
+/** Money moved in or out at once (an operator's credit, a commit charge): settled as it is recorded, no VAT. */
+export interface NewSettledTransaction {
+  accountId: number;
+  ptype: string;
+  amountMicros: number;
+  note: string | null;
+  settledAt: number;
+}
+
+/** The one mapping of a settled transaction to its row. */
+function settledTransactionRow(entry: NewSettledTransaction): Insertable<TransactionTable> {
+  return {
+    account_id: entry.accountId,
+    ptype: entry.ptype,
+    pstatus: 'completed',
+    amount_micros: entry.amountMicros,
+    fee_micros: 0,
+    taxrate_bp: 0,
+    note: entry.note,
+    settled_at: entry.settledAt,
+    created_at: entry.settledAt,
+    updated_at: entry.settledAt,
+  };
 }
 
 // Every billable create opens its items in one insert, prepared for each number of items (a
@@ -271,9 +348,9 @@ export const billingRepository = {
     return Number(closed.numUpdatedRows) === 1;
   },
 
-  async insertItem(trx: Tx, row: Insertable<InvoiceItemTable>): Promise<void> {
-    await trx.insertInto('invoice_items').values(row).execute();
-    await markFundsDue(trx, row.account_id, 1);
+  async insertOneOffItem(trx: Tx, item: NewOneOffItem): Promise<void> {
+    await trx.insertInto('invoice_items').values(oneOffItemRow(item)).execute();
+    await markFundsDue(trx, item.accountId, 1);
   },
 
   /** The account's items newest first, `limit` from `offset`. */
@@ -308,8 +385,8 @@ export const billingRepository = {
       .execute();
   },
 
-  insertTransaction(trx: Tx, row: Insertable<TransactionTable>): Promise<TransactionRow> {
-    return insertTransactionRow(trx, row);
+  insertSettledTransaction(trx: Tx, entry: NewSettledTransaction): Promise<TransactionRow> {
+    return insertTransactionRow(trx, settledTransactionRow(entry));
   },
 
   /** The account's transactions newest first, at most `limit`. */

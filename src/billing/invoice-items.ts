@@ -5,7 +5,7 @@
 import type { Queryable, Tx } from '../db/database.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import { addSettled } from './settled.ts';
-import { billingRepository, insertOpeningItems, type OpeningItems } from './billing.repository.ts';
+import { billingRepository, insertOpeningItems, type OpeningItems, openingItemsOf } from './billing.repository.ts';
 import type { Platform } from '../platform/context.ts';
 import type { InvoiceItemRow } from './billing.table.ts';
 import { chargeOfItem, startedHours } from './metering.ts';
@@ -22,18 +22,7 @@ export function openingItems(
   items: PricedItem[],
   prepaidUntil: number | null,
 ): OpeningItems {
-  const now = ctx.clock.now();
-  const values = items.flatMap((item) => [
-    accountId,
-    item.resourceType,
-    resourceUuid,
-    item.description,
-    item.amountHrMicros,
-    item.amountMoMicros,
-    now,
-    prepaidUntil,
-  ]);
-  return { count: items.length, values };
+  return openingItemsOf({ accountId, resourceUuid, items, openedAt: ctx.clock.now(), prepaidUntil });
 }
 
 /** Starts billing the resource's items, and records their events. */

@@ -25,17 +25,14 @@ export async function chargeOnce(
   const now = ctx.clock.now();
   const charge = item.amountMoMicros;
   await lockAccount(ctx, trx, accountId);
-  await billingRepository.insertItem(trx, {
-    account_id: accountId,
-    resource_type: item.resourceType,
-    resource_uuid: resourceUuid,
+  await billingRepository.insertOneOffItem(trx, {
+    accountId,
+    resourceType: item.resourceType,
+    resourceUuid,
     description: item.description,
-    amount_hr_micros: charge,
-    amount_mo_micros: charge,
-    created_at: now - 1,
-    removed_at: now,
-    prepaid_until: null,
-    final_charge_micros: charge,
+    chargeMicros: charge,
+    openedAt: now - 1,
+    closedAt: now,
   });
   await addSettled(trx, accountId, -charge);
   await invoiceItemClosed(

@@ -62,17 +62,12 @@ export async function recordTransaction(
     // Account row first (the lock order), then the transaction it now counts.
     await lockAccount(ctx, trx, entry.accountId);
     await addSettled(trx, entry.accountId, entry.amountMicros);
-    const row = await billingRepository.insertTransaction(trx, {
-      account_id: entry.accountId,
+    const row = await billingRepository.insertSettledTransaction(trx, {
+      accountId: entry.accountId,
       ptype: entry.ptype,
-      pstatus: 'completed',
-      amount_micros: entry.amountMicros,
-      fee_micros: 0,
-      taxrate_bp: 0,
+      amountMicros: entry.amountMicros,
       note: entry.note ?? null,
-      settled_at: now,
-      created_at: now,
-      updated_at: now,
+      settledAt: now,
     });
     if (entry.amountMicros > 0) await liftIfFunded(ctx, trx, entry.accountId);
     return rowToTransaction(row);

@@ -5,12 +5,50 @@
 import { type Insertable, sql } from 'kysely';
 import type { Queryable, Tx } from '../db/database.ts';
 import type { InvoiceDocumentRow, InvoiceDocumentTable } from '../billing/billing.table.ts';
+import type { MonthFigures } from './document-text.ts';
 
 /** A calendar month (UTC): [start, end) in clock ms and its name, YYYY-MM. */
 export interface Month {
   start: number;
   end: number;
   period: string;
+}
+
+/** A document as issuing decides it: its number, whose and which month, its figures, its PDF. */
+export interface NewDocument {
+  number: number;
+  accountId: number;
+  month: Month;
+  figures: Pick<MonthFigures, 'usage' | 'paymentsNet' | 'tax' | 'opening' | 'closing'>;
+  pdf: Buffer;
+  issuedAt: number;
+}
+
+/** The one mapping of a new document to its row (the PDF kept as base64). */
+function newDocumentRow(document: NewDocument): Required<Omit<Insertable<InvoiceDocumentTable>, 'id'>> {
+  return {
+    number: document.number,
+    account_id: document.accountId,
+    period: document.month.period,
+    period_start: document.month.start,
+    period_end: document.month.end,
+    usage_micros: document.figures.usage,
+    payments_micros: document.figures.paymentsNet,
+    tax_micros: document.figures.tax,
+    opening_micros: document.figures.opening,
+    closing_micros: document.figures.closing,
+    pdf: document.pdf.toString('base64'),
+    created_at: document.issuedAt,
+  };
+}
+
+/** Who a document is made out to. */
+export interface Customer {
+  accountId: number;
+  email: string;
+  firstname: string;
+  lastname: string;
+  country: string;
 }
 
 const listedColumns = [
@@ -41,15 +79,16 @@ export const documentRepository = {
       .execute();
   },
 
-  /** A document's PDF (base64), of the account when `accountId` is given. */
-  pdf(
+  /** A document's PDF, of the account when `accountId` is given. */
+  async pdf(
     db: Queryable,
     documentId: number,
     accountId: number | null,
-  ): Promise<{ number: number; period: string; pdf: string } | undefined> {
+  ): Promise<{ number: number; period: string; pdf: Buffer } | undefined> {
     let query = db.selectFrom('invoice_documents').select(['number', 'period', 'pdf']).where('id', '=', documentId);
     if (accountId !== null) query = query.where('account_id', '=', accountId);
-    return query.executeTakeFirst();
+    const row = await query.executeTakeFirst();
+    return row && { number: Number(row.number), period: row.period, pdf: Buffer.from(row.pdf, 'base64') };
   },
 
   /** Accounts with activity in the month (a settled transaction, a billed item) and no document for it, by id. */
@@ -97,12 +136,21 @@ export const documentRepository = {
   },
 
   /** Who a document is made out to. */
-  customer(db: Queryable, accountId: number) {
-    return db
+  async customer(db: Queryable, accountId: number): Promise<Customer | undefined> {
+    const row = await db
       .selectFrom('accounts')
       .select(['id', 'email', 'firstname', 'lastname', 'country'])
       .where('id', '=', accountId)
       .executeTakeFirst();
+    return (
+      row && {
+        accountId: row.id,
+        email: row.email,
+        firstname: row.firstname,
+        lastname: row.lastname,
+        country: row.country,
+      }
+    );
   },
 
   /**
@@ -125,10 +173,10 @@ export const documentRepository = {
   },
 
   /** Inserts a document; undefined when the account has one for the period already. */
-  insert(trx: Tx, row: Insertable<InvoiceDocumentTable>): Promise<{ id: number } | undefined> {
+  insert(trx: Tx, document: NewDocument): Promise<{ id: number } | undefined> {
     return trx
       .insertInto('invoice_documents')
-      .values(row)
+      .values(newDocumentRow(document))
       .onConflict((oc) => oc.columns(['account_id', 'period']).doNothing())
       .returning('id')
       .executeTakeFirst();

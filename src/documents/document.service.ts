@@ -77,7 +77,7 @@ export async function documentPdf(
 ): Promise<{ filename: string; pdf: Buffer }> {
   const row = await documentRepository.pdf(ctx.db, documentId, accountId);
   if (!row) throw new NotFound('document');
-  return { filename: documentFilename(Number(row.number), row.period), pdf: Buffer.from(row.pdf, 'base64') };
+  return { filename: documentFilename(row.number, row.period), pdf: row.pdf };
 }
 
 export function accountDocuments(ctx: Platform, actor: Actor) {
@@ -141,24 +141,11 @@ export async function issueDocument(ctx: Platform, accountId: number, month: Mon
           name: `${account.firstname} ${account.lastname}`.trim(),
           email: account.email,
           country: account.country,
-          accountId: account.id,
+          accountId: account.accountId,
         },
       };
       const pdf = await renderDocumentPdf(content);
-      const inserted = await documentRepository.insert(trx, {
-        number,
-        account_id: accountId,
-        period: month.period,
-        period_start: month.start,
-        period_end: month.end,
-        usage_micros: figures.usage,
-        payments_micros: figures.paymentsNet,
-        tax_micros: figures.tax,
-        opening_micros: figures.opening,
-        closing_micros: figures.closing,
-        pdf: pdf.toString('base64'),
-        created_at: issuedAt,
-      });
+      const inserted = await documentRepository.insert(trx, { number, accountId, month, figures, pdf, issuedAt });
       if (!inserted) throw new AlreadyIssued();
       await queueMail(ctx, trx, {
         to: account.email,

@@ -10,10 +10,11 @@ import type { Platform } from '../platform/context.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import type { TransactionRow } from '../billing/billing.table.ts';
 import { taxOf } from '../billing/billing-settings.ts';
+import { rowToTransaction, type Transaction } from '../billing/transaction.service.ts';
 import { liftIfFunded } from '../billing/out-of-funds.ts';
 import { addSettled } from '../billing/settled.ts';
 import { transaction } from '../db/transaction.ts';
-import { paymentRepository, type PaymentRef } from './payment.repository.ts';
+import { type Completion, paymentRepository, type PaymentRef } from './payment.repository.ts';
 
 /** A processor's event, remembered by id so that a second delivery changes nothing. */
 export interface ProcessorEvent {
@@ -22,23 +23,24 @@ export interface ProcessorEvent {
   type: string;
 }
 
+/** A payment as processors' events change it: a transaction, with what refunds and disputes need. */
+export interface Payment extends Transaction {
+  /** When it was credited; null while pending, and when it failed. */
+  settledAt: number | null;
+  /** The processor's id its refunds and disputes name. */
+  paymentRef: string | null;
+}
+
+export function rowToPayment(row: TransactionRow): Payment {
+  return { ...rowToTransaction(row), settledAt: row.settled_at, paymentRef: row.payment_ref };
+}
+
 /** Marks a pending payment completed and credits its amount; false when it was not pending (already done). */
-export async function settle(
-  ctx: Platform,
-  trx: Tx,
-  row: TransactionRow,
-  changes: { fee_micros?: number; payment_ref?: string | null },
-) {
-  const now = ctx.clock.now();
-  const changed = await paymentRepository.changePending(trx, row.id, {
-    ...changes,
-    pstatus: 'completed',
-    settled_at: now,
-    updated_at: now,
-  });
-  if (!changed) return false;
-  await addSettled(trx, row.account_id, row.amount_micros);
-  await liftIfFunded(ctx, trx, row.account_id);
+export async function settle(ctx: Platform, trx: Tx, payment: Payment, completion: Completion) {
+  const end = { pstatus: 'completed', completion } as const;
+  if (!(await paymentRepository.endPending(trx, payment.id, end, ctx.clock.now()))) return false;
+  await addSettled(trx, payment.accountId, payment.amountMicros);
+  await liftIfFunded(ctx, trx, payment.accountId);
   return true;
 }
 
@@ -53,16 +55,16 @@ async function onPayment(
   ctx: Platform,
   where: PaymentRef,
   event: ProcessorEvent,
-  change: (trx: Tx, row: TransactionRow) => Promise<boolean>,
+  change: (trx: Tx, payment: Payment) => Promise<boolean>,
 ): Promise<EventOutcome> {
   const found = await paymentRepository.findPayment(ctx.db, where);
   return transaction(ctx, async (trx) => {
-    if (found) await lockAccount(ctx, trx, found.account_id);
+    if (found) await lockAccount(ctx, trx, found.accountId);
     if (!(await paymentRepository.claimEvent(trx, event, ctx.clock.now()))) return 'duplicate';
     if (!found) return 'unknown payment';
     const row = await paymentRepository.byId(trx, found.id);
     if (!row) throw new Error(`payment ${found.id} vanished`);
-    return (await change(trx, row)) ? 'applied' : 'no change';
+    return (await change(trx, rowToPayment(row))) ? 'applied' : 'no change';
   });
 }
 
@@ -73,10 +75,10 @@ export function completePayment(
   details: { paymentRef?: string | null; feeMicros?: number },
   event: ProcessorEvent,
 ): Promise<EventOutcome> {
-  return onPayment(ctx, ref, event, (trx, row) =>
-    settle(ctx, trx, row, {
-      ...(details.paymentRef ? { payment_ref: details.paymentRef } : {}),
-      fee_micros: details.feeMicros ?? 0,
+  return onPayment(ctx, ref, event, (trx, payment) =>
+    settle(ctx, trx, payment, {
+      ...(details.paymentRef ? { paymentRef: details.paymentRef } : {}),
+      feeMicros: details.feeMicros ?? 0,
     }),
   );
 }
@@ -91,42 +93,28 @@ export function failPayment(
   event: ProcessorEvent,
   pstatus: 'failed' | 'expired' = 'failed',
 ) {
-  return onPayment(ctx, ref, event, (trx, row) =>
-    paymentRepository.changePending(trx, row.id, { pstatus, updated_at: ctx.clock.now() }),
+  return onPayment(ctx, ref, event, (trx, payment) =>
+    paymentRepository.endPending(trx, payment.id, { pstatus }, ctx.clock.now()),
   );
 }
 
 /** The net share of a gross amount the processor names (refunded, disputed) of a payment, to the cent. */
-function netShare(row: TransactionRow, grossMicros: number): number {
-  const gross = row.amount_micros + taxOf(row.amount_micros, row.taxrate_bp);
+function netShare(payment: Payment, grossMicros: number): number {
+  const gross = payment.amountMicros + taxOf(payment.amountMicros, payment.taxrateBp);
   if (gross <= 0) return 0;
-  const exact = (row.amount_micros * grossMicros) / gross;
-  return Math.min(row.amount_micros, Math.round(exact / 10_000) * 10_000);
+  const exact = (payment.amountMicros * grossMicros) / gross;
+  return Math.min(payment.amountMicros, Math.round(exact / 10_000) * 10_000);
 }
 
 async function adjustment(
   ctx: Platform,
   trx: Tx,
-  row: TransactionRow,
+  payment: Payment,
   entry: { amountMicros: number; pstatus: string; note: string },
 ): Promise<void> {
-  const now = ctx.clock.now();
-  await paymentRepository.insert(trx, {
-    account_id: row.account_id,
-    ptype: row.ptype,
-    pstatus: entry.pstatus,
-    amount_micros: entry.amountMicros,
-    fee_micros: 0,
-    taxrate_bp: row.taxrate_bp,
-    note: entry.note,
-    payment_ref: row.payment_ref,
-    parent_id: row.id,
-    settled_at: now,
-    created_at: now,
-    updated_at: now,
-  });
-  await addSettled(trx, row.account_id, entry.amountMicros);
-  if (entry.amountMicros > 0) await liftIfFunded(ctx, trx, row.account_id);
+  await paymentRepository.insertAdjustment(trx, { payment, ...entry, settledAt: ctx.clock.now() });
+  await addSettled(trx, payment.accountId, entry.amountMicros);
+  if (entry.amountMicros > 0) await liftIfFunded(ctx, trx, payment.accountId);
 }
 
 /**
@@ -140,14 +128,16 @@ export function recordRefund(
   refundedGrossMicros: number,
   event: ProcessorEvent,
 ): Promise<EventOutcome> {
-  return onPayment(ctx, ref, event, async (trx, row) => {
-    if (row.settled_at === null) return false;
-    const refundedNet = netShare(row, refundedGrossMicros);
-    const already = -(await paymentRepository.childrenTotal(trx, row.id, 'refunded', 'all'));
+  return onPayment(ctx, ref, event, async (trx, payment) => {
+    if (payment.settledAt === null) return false;
+    const refundedNet = netShare(payment, refundedGrossMicros);
+    const already = -(await paymentRepository.childrenTotal(trx, payment.id, 'refunded', 'all'));
     const debit = refundedNet - already;
     if (debit <= 0) return false;
-    await adjustment(ctx, trx, row, { amountMicros: -debit, pstatus: 'refunded', note: `refund of payment ${row.id}` });
-    if (refundedNet >= row.amount_micros) await paymentRepository.setStatus(trx, row.id, 'refunded', ctx.clock.now());
+    const note = `refund of payment ${payment.id}`;
+    await adjustment(ctx, trx, payment, { amountMicros: -debit, pstatus: 'refunded', note });
+    if (refundedNet >= payment.amountMicros)
+      await paymentRepository.setStatus(trx, payment.id, 'refunded', ctx.clock.now());
     return true;
   });
 }
@@ -159,14 +149,14 @@ export function recordDispute(
   disputedGrossMicros: number,
   event: ProcessorEvent,
 ): Promise<EventOutcome> {
-  return onPayment(ctx, ref, event, async (trx, row) => {
-    if (row.settled_at === null) return false;
-    const debit = netShare(row, disputedGrossMicros);
+  return onPayment(ctx, ref, event, async (trx, payment) => {
+    if (payment.settledAt === null) return false;
+    const debit = netShare(payment, disputedGrossMicros);
     if (debit <= 0) return false;
-    await adjustment(ctx, trx, row, {
+    await adjustment(ctx, trx, payment, {
       amountMicros: -debit,
       pstatus: 'completed',
-      note: `dispute on payment ${row.id}`,
+      note: `dispute on payment ${payment.id}`,
     });
     return true;
   });
@@ -178,15 +168,15 @@ export function recordDisputeWon(
   ref: { ptype: string; paymentRef: string },
   event: ProcessorEvent,
 ): Promise<EventOutcome> {
-  return onPayment(ctx, ref, event, async (trx, row) => {
-    const disputed = -(await paymentRepository.childrenTotal(trx, row.id, 'completed', 'debits'));
-    const reinstated = await paymentRepository.childrenTotal(trx, row.id, 'completed', 'credits');
+  return onPayment(ctx, ref, event, async (trx, payment) => {
+    const disputed = -(await paymentRepository.childrenTotal(trx, payment.id, 'completed', 'debits'));
+    const reinstated = await paymentRepository.childrenTotal(trx, payment.id, 'completed', 'credits');
     const credit = disputed - reinstated;
     if (credit <= 0) return false;
-    await adjustment(ctx, trx, row, {
+    await adjustment(ctx, trx, payment, {
       amountMicros: credit,
       pstatus: 'completed',
-      note: `dispute won on payment ${row.id}`,
+      note: `dispute won on payment ${payment.id}`,
     });
     return true;
   });

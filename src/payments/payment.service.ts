@@ -13,7 +13,7 @@ import { accountRepository } from '../accounts/account.repository.ts';
 import { billingSettings, taxOf, vatRateBp } from '../billing/billing-settings.ts';
 import { rowToTransaction, type Transaction } from '../billing/transaction.service.ts';
 import { cardProcessorOf } from './processors.ts';
-import { settle } from './payment-events.ts';
+import { rowToPayment, settle } from './payment-events.ts';
 import { transaction } from '../db/transaction.ts';
 import { paymentRepository } from './payment.repository.ts';
 import { isHttpUrl } from '../platform/http-url.ts';
@@ -109,16 +109,12 @@ export async function startCheckout(
   // (the account row first: the lock order).
   const row = await transaction(ctx, async (trx) => {
     await lockAccount(ctx, trx, account.id);
-    return paymentRepository.insert(trx, {
-      account_id: account.id,
+    return paymentRepository.insertPayment(trx, {
+      accountId: account.id,
       ptype: processor.name,
-      pstatus: 'pending',
-      amount_micros: net,
-      fee_micros: 0,
-      taxrate_bp: rate,
-      note: null,
-      created_at: now,
-      updated_at: now,
+      amountMicros: net,
+      taxrateBp: rate,
+      createdAt: now,
     });
   });
   let session: { ref: string; url: string };
@@ -134,7 +130,7 @@ export async function startCheckout(
       cancelUrl: withOutcome(returnUrl, row.id, 'cancelled'),
     });
   } catch (error) {
-    await paymentRepository.changePending(ctx.db, row.id, { pstatus: 'failed', updated_at: ctx.clock.now() });
+    await paymentRepository.endPending(ctx.db, row.id, { pstatus: 'failed' }, ctx.clock.now());
     ctx.log.warn({ transactionId: row.id, err: (error as Error).message }, 'payment processor refused a checkout');
     throw new Unavailable('the payment processor did not start the payment; nothing was charged: retry');
   }
@@ -184,27 +180,24 @@ export async function requestBankTransfer(
       );
     // 40 random bits in base 32 (0-9, A-V): short enough to type on a transfer; the index keeps it unique.
     const reference = `NUBIS-${ctx.random.bytes(5).readUIntBE(0, 5).toString(32).toUpperCase().padStart(8, '0')}`;
-    return paymentRepository.insert(trx, {
-      account_id: account.id,
+    return paymentRepository.insertPayment(trx, {
+      accountId: account.id,
       ptype: 'bank',
-      pstatus: 'pending',
-      amount_micros: net,
-      fee_micros: 0,
-      taxrate_bp: rate,
-      note: null,
+      amountMicros: net,
+      taxrateBp: rate,
       reference,
-      created_at: now,
-      updated_at: now,
+      createdAt: now,
     });
   });
   const bank = billingSettings(ctx).seller.bank;
+  const transfer = rowToTransaction(row);
   return {
-    transaction: rowToTransaction(row),
+    transaction: transfer,
     instructions: {
       holder: bank.holder,
       iban: bank.iban,
       bic: bank.bic ?? null,
-      reference: row.reference!,
+      reference: transfer.reference!,
       amountMicros: net + taxOf(net, rate),
       currency: 'USD',
     },
@@ -224,22 +217,24 @@ export async function expirePendingTransfers(ctx: Platform): Promise<number> {
 
 /** The operator's word that a bank transfer arrived: completes it and credits the balance, once. */
 export async function markTransferReceived(ctx: Platform, transactionId: number): Promise<Transaction> {
-  const found = await paymentRepository.byId(ctx.db, transactionId);
-  if (!found) throw new NotFound('transaction');
+  const stored = await paymentRepository.byId(ctx.db, transactionId);
+  if (!stored) throw new NotFound('transaction');
+  const found = rowToTransaction(stored);
   if (found.ptype !== 'bank')
     throw new Conflict(`transaction ${transactionId} is not a bank transfer (ptype ${found.ptype})`);
   return transaction(ctx, async (trx) => {
-    await lockAccount(ctx, trx, found.account_id);
+    await lockAccount(ctx, trx, found.accountId);
     const now = ctx.clock.now();
-    await paymentRepository.expireTransfers(trx, expiredBefore(ctx, now), now, found.account_id);
+    await paymentRepository.expireTransfers(trx, expiredBefore(ctx, now), now, found.accountId);
     const row = await paymentRepository.byId(trx, transactionId);
     if (!row) throw new NotFound('transaction');
-    if (row.pstatus === 'expired')
+    const transfer = rowToPayment(row);
+    if (transfer.pstatus === 'expired')
       throw new Conflict(
         `bank transfer ${transactionId} expired (not received within ${ctx.config.bankTransferExpiryDays} days): credit late money to the account by hand`,
       );
-    if (!(await settle(ctx, trx, row, {})))
-      throw new Conflict(`bank transfer ${transactionId} is ${row.pstatus}, not pending`);
+    if (!(await settle(ctx, trx, transfer, {})))
+      throw new Conflict(`bank transfer ${transactionId} is ${transfer.pstatus}, not pending`);
     return rowToTransaction((await paymentRepository.byId(trx, transactionId))!);
   });
 }

@@ -6,6 +6,7 @@
 import type { Platform } from '../platform/context.ts';
 import { Invalid, NotFound } from '../platform/errors.ts';
 import { taxOf } from '../billing/billing-settings.ts';
+import { rowToTransaction } from '../billing/transaction.service.ts';
 import type { CardProcessor } from './card-processor.ts';
 import { completePayment, failPayment } from './payment-events.ts';
 import { firedFault } from '../faults/fault.service.ts';
@@ -39,12 +40,13 @@ export interface SimulatedCheckout {
 export async function simulatedCheckout(ctx: Platform, ref: string): Promise<SimulatedCheckout> {
   const row = await paymentRepository.simulatedCheckout(ctx.db, ref);
   if (!row) throw new NotFound('checkout');
+  const payment = rowToTransaction(row);
   return {
     ref,
-    transactionId: row.id,
-    accountId: row.account_id,
-    grossMicros: row.amount_micros + taxOf(row.amount_micros, row.taxrate_bp),
-    pstatus: row.pstatus,
+    transactionId: payment.id,
+    accountId: payment.accountId,
+    grossMicros: payment.amountMicros + taxOf(payment.amountMicros, payment.taxrateBp),
+    pstatus: payment.pstatus,
   };
 }
 
@@ -113,7 +115,7 @@ export async function expireSimulatedCheckouts(ctx: Platform, batch = 500): Prom
   const before = ctx.clock.now() - ctx.config.simulatedCheckoutExpirySeconds * 1000;
   const abandoned = await paymentRepository.simulatedCheckoutsOpenedBefore(ctx.db, before, batch);
   let expired = 0;
-  for (const { processor_ref: ref } of abandoned) {
+  for (const ref of abandoned) {
     const event = { processor: 'simulated', id: `${ref}:expired`, type: 'checkout.expired' };
     if ((await failPayment(ctx, { ptype: 'simulated', processorRef: ref }, event, 'expired')) === 'applied') expired++;
   }

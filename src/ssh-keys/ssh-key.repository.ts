@@ -1,12 +1,36 @@
 // Queries on the ssh_keys table. The unique (account_id, fingerprint) index is what keeps
 // one account from storing the same key twice, even under concurrent creates.
 
-import type { Insertable } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import type { Ref } from '../platform/ids.ts';
 import { prepared } from '../db/prepared.ts';
-import type { SshKeyRow, SshKeyTable } from './ssh-key.table.ts';
+import type { NewSshKeyRow, SshKeyRow } from './ssh-key.table.ts';
 import { byRef } from '../db/by-ref.ts';
+
+/** A new key of an account, parsed and fingerprinted; newSshKeyRow makes its row. */
+export interface NewSshKey {
+  uuid: string;
+  accountId: number;
+  name: string;
+  /** The OpenSSH public key line, as parsed. */
+  publicKey: string;
+  keyType: string;
+  fingerprint: string;
+  createdAt: number;
+}
+
+/** The one mapping of a new key to its row. */
+function newSshKeyRow(key: NewSshKey): Required<Omit<NewSshKeyRow, 'id'>> {
+  return {
+    uuid: key.uuid,
+    account_id: key.accountId,
+    name: key.name,
+    public_key: key.publicKey,
+    key_type: key.keyType,
+    fingerprint: key.fingerprint,
+    created_at: key.createdAt,
+  };
+}
 
 // The list is a hot read: prepared once (src/db/prepared.ts).
 const listOfAccount = prepared<[number], SshKeyRow>(1, (db, accountId) =>
@@ -37,10 +61,10 @@ export const sshKeyRepository = {
   },
 
   /** Inserts the key unless the account already holds one with its fingerprint; undefined then. */
-  insertUnlessDuplicate(db: Queryable, row: Insertable<SshKeyTable>) {
+  insertUnlessDuplicate(db: Queryable, key: NewSshKey) {
     return db
       .insertInto('ssh_keys')
-      .values(row)
+      .values(newSshKeyRow(key))
       .onConflict((oc) => oc.columns(['account_id', 'fingerprint']).doNothing())
       .returningAll()
       .executeTakeFirst();

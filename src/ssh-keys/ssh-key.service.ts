@@ -45,15 +45,16 @@ export async function createSshKey(
   const key = await parsePublicKey(input.publicKey);
   const row = await sshKeyRepository.insertUnlessDuplicate(ctx.db, {
     uuid: ctx.random.uuid(),
-    account_id: actor.accountId,
+    accountId: actor.accountId,
     name: input.name,
-    public_key: key.text,
-    key_type: key.type,
+    publicKey: key.text,
+    keyType: key.type,
     fingerprint: key.fingerprint,
-    created_at: ctx.clock.now(),
+    createdAt: ctx.clock.now(),
   });
   if (!row) {
-    const existing = await sshKeyRepository.findByFingerprint(ctx.db, actor.accountId, key.fingerprint);
+    const found = await sshKeyRepository.findByFingerprint(ctx.db, actor.accountId, key.fingerprint);
+    const existing = found && rowToSshKey(found);
     throw new Conflict(
       `this key (${key.fingerprint}) is already stored in the account${existing ? ` as "${existing.name}" (${existing.uuid})` : ''}`,
     );
@@ -61,11 +62,11 @@ export async function createSshKey(
   return rowToSshKey(row);
 }
 
-async function findOwnedKey(ctx: Platform, actor: Actor, ref: string | number): Promise<SshKeyRow> {
+async function findOwnedKey(ctx: Platform, actor: Actor, ref: string | number): Promise<SshKey> {
   const parsed = parseRef(ref);
   const row = parsed ? await sshKeyRepository.findOwned(ctx.db, actor.accountId, parsed) : undefined;
   if (!row) throw new NotFound('SSH key');
-  return row;
+  return rowToSshKey(row);
 }
 
 /**
@@ -79,18 +80,18 @@ export async function renameSshKey(
 ): Promise<void> {
   const first = input.uuid ?? input.id;
   if (first === undefined) throw new Invalid('uuid', "missing required field: give the key's uuid (or its id)");
-  const row = await findOwnedKey(ctx, actor, first);
+  const key = await findOwnedKey(ctx, actor, first);
   if (input.uuid !== undefined && input.id !== undefined) {
     const other = parseRef(input.id);
-    const same = other !== null && ('id' in other ? other.id === row.id : other.uuid === row.uuid);
+    const same = other !== null && ('id' in other ? other.id === key.id : other.uuid === key.uuid);
     if (!same) throw new NotFound('SSH key');
   }
-  await sshKeyRepository.rename(ctx.db, row.id, input.name);
+  await sshKeyRepository.rename(ctx.db, key.id, input.name);
 }
 
 export async function removeSshKey(ctx: Platform, actor: Actor, ref: string | number): Promise<void> {
   requirePermission(actor, 'ssh_keys');
-  const row = await findOwnedKey(ctx, actor, ref);
+  const key = await findOwnedKey(ctx, actor, ref);
   // Of several concurrent removes exactly one deletes the row; the others find it gone: 404.
-  if (!(await sshKeyRepository.remove(ctx.db, row.id))) throw new NotFound('SSH key');
+  if (!(await sshKeyRepository.remove(ctx.db, key.id))) throw new NotFound('SSH key');
 }

@@ -1,6 +1,6 @@
 // Row type of SSH public keys.
 
-import type { Generated, Selectable } from 'kysely';
+import type { Generated, Insertable, Selectable } from 'kysely';
 
 export interface SshKeyTable {
   id: Generated<number>;
@@ -14,3 +14,4 @@ export interface SshKeyTable {
 }
 
 export type SshKeyRow = Selectable<SshKeyTable>;
+export type NewSshKeyRow = Insertable<SshKeyTable>;

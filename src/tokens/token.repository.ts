@@ -4,20 +4,68 @@ import type { Queryable } from '../db/database.ts';
 import type { Ref } from '../platform/ids.ts';
 import { prepared } from '../db/prepared.ts';
 import { byRef } from '../db/by-ref.ts';
+import type { NewTokenRow, TokenRow } from './token.table.ts';
+
+/** A new token of an account, stored only as its digest and its sealed form; newTokenRow makes its row. */
+export interface NewToken {
+  uuid: string;
+  accountId: number;
+  name: string;
+  /** Its keyed hash, for look-up. */
+  digest: string;
+  /** Its encryption under the server key. */
+  sealed: string;
+  createdAt: number;
+}
+
+/** The one mapping of a new token to its row (never used yet). */
+function newTokenRow(token: NewToken): Required<Omit<NewTokenRow, 'id' | 'last_used_at'>> {
+  return {
+    uuid: token.uuid,
+    account_id: token.accountId,
+    name: token.name,
+    digest: token.digest,
+    sealed: token.sealed,
+    created_at: token.createdAt,
+  };
+}
+
+/** What authentication needs of a token and its account. */
+export interface TokenHolder {
+  tokenId: number;
+  lastUsedAt: number | null;
+  accountId: number;
+  accountUuid: string;
+  activated: boolean;
+  blocked: boolean;
+  /** The account's stored permissions (accounts/permissions.ts reads them). */
+  permissions: string;
+}
+
+interface TokenHolderRow {
+  token_id: number;
+  last_used_at: number | null;
+  account_id: number;
+  account_uuid: string;
+  activated: number;
+  blocked: number;
+  permissions: string;
+}
+
+function rowToTokenHolder(row: TokenHolderRow): TokenHolder {
+  return {
+    tokenId: row.token_id,
+    lastUsedAt: row.last_used_at,
+    accountId: row.account_id,
+    accountUuid: row.account_uuid,
+    activated: row.activated === 1,
+    blocked: row.blocked === 1,
+    permissions: row.permissions,
+  };
+}
 
 // Authentication runs on every request: its queries are prepared once (see src/db/prepared.ts).
-const findForAuth = prepared<
-  [string],
-  {
-    token_id: number;
-    last_used_at: number | null;
-    account_id: number;
-    account_uuid: string;
-    activated: number;
-    blocked: number;
-    permissions: string;
-  }
->(1, (db, digest) =>
+const findForAuth = prepared<[string], TokenHolderRow>(1, (db, digest) =>
   db
     .selectFrom('tokens')
     .innerJoin('accounts', 'accounts.id', 'tokens.account_id')
@@ -38,15 +86,8 @@ const touch = prepared<[number, number], never>(2, (db, at, tokenId) =>
 );
 
 export const tokenRepository = {
-  insert(
-    db: Queryable,
-    row: { uuid: string; account_id: number; name: string; digest: string; sealed: string; created_at: number },
-  ) {
-    return db
-      .insertInto('tokens')
-      .values(row)
-      .returning(['id', 'uuid', 'name', 'created_at'])
-      .executeTakeFirstOrThrow();
+  insert(db: Queryable, token: NewToken): Promise<TokenRow> {
+    return db.insertInto('tokens').values(newTokenRow(token)).returningAll().executeTakeFirstOrThrow();
   },
 
   listByAccount(db: Queryable, accountId: number) {
@@ -68,8 +109,9 @@ export const tokenRepository = {
   },
 
   /** The token's account, for authentication: one indexed look-up by digest, on every request. */
-  findForAuth(db: Queryable, digest: string) {
-    return findForAuth.first(db, digest);
+  async findForAuth(db: Queryable, digest: string): Promise<TokenHolder | undefined> {
+    const row = await findForAuth.first(db, digest);
+    return row && rowToTokenHolder(row);
   },
 
   touch(db: Queryable, tokenId: number, at: number) {

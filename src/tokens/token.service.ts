@@ -42,19 +42,19 @@ export async function issueToken(ctx: Platform, db: Queryable, accountId: number
   const token = newToken(ctx.random);
   const row = await tokenRepository.insert(db, {
     uuid: ctx.random.uuid(),
-    account_id: accountId,
+    accountId,
     name,
     digest: ctx.secrets.tokenDigest(token),
     sealed: ctx.secrets.encrypt(token),
-    created_at: ctx.clock.now(),
+    createdAt: ctx.clock.now(),
   });
-  return { id: row.id, uuid: row.uuid, name: row.name, token, createdAt: row.created_at, lastUsedAt: null };
+  return rowToToken(ctx, row);
 }
 
 /** The account's newest token in clear, or a new one when it has none (what login answers). */
 export async function tokenForLogin(ctx: Platform, db: Queryable, accountId: number): Promise<string> {
   const newest = await tokenRepository.newestOfAccount(db, accountId);
-  if (newest) return ctx.secrets.decrypt(newest.sealed);
+  if (newest) return rowToToken(ctx, newest).token;
   return (await issueToken(ctx, db, accountId, 'login')).token;
 }
 
@@ -160,14 +160,14 @@ async function lookUpActor(ctx: Platform, digest: string): Promise<Actor | null>
   const found = await tokenRepository.findForAuth(ctx.db, digest);
   if (!found) return null;
   const actor: Actor = {
-    accountId: found.account_id,
-    accountUuid: found.account_uuid,
-    tokenId: found.token_id,
-    activated: found.activated === 1,
-    blocked: found.blocked === 1,
+    accountId: found.accountId,
+    accountUuid: found.accountUuid,
+    tokenId: found.tokenId,
+    activated: found.activated,
+    blocked: found.blocked,
     permissions: effectivePermissions(found.permissions),
   };
-  const touched = { lastUsedAt: found.last_used_at };
+  const touched = { lastUsedAt: found.lastUsedAt };
   await touchIfDue(ctx, actor.tokenId, touched);
   // Cached only as read after the generation: a change that commits before this read bumped it
   // already (so the entry is current), one that commits after bumps it later (so the entry fails
@@ -176,12 +176,12 @@ async function lookUpActor(ctx: Platform, digest: string): Promise<Actor | null>
   const generation = await cache.generation(actor.accountId);
   if (generation !== null) {
     const again = await tokenRepository.findForAuth(ctx.db, digest);
-    if (again && again.account_id === actor.accountId)
+    if (again && again.accountId === actor.accountId)
       cache.store(digest, {
         actor: {
           ...actor,
-          activated: again.activated === 1,
-          blocked: again.blocked === 1,
+          activated: again.activated,
+          blocked: again.blocked,
           permissions: effectivePermissions(again.permissions),
         },
         generation,

@@ -1,7 +1,7 @@
 // Row type of the tokens table. The token itself is never stored in a usable form:
 // `digest` is its keyed hash (for look-up) and `sealed` its encryption under the server key.
 
-import type { Generated, Selectable } from 'kysely';
+import type { Generated, Insertable, Selectable } from 'kysely';
 
 export interface TokenTable {
   id: Generated<number>;
@@ -15,3 +15,4 @@ export interface TokenTable {
 }
 
 export type TokenRow = Selectable<TokenTable>;
+export type NewTokenRow = Insertable<TokenTable>;
