@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { smallCatalogFile } from '../../test/support/network.ts';
-import { deployServer, serverInfo } from '../../test/support/servers.ts';
+import { deployServer, serverInfo, standardServer } from '../../test/support/servers.ts';
 import { assertFieldErrors } from '../../test/support/assertions.ts';
 import type { FloatingIpObject as FloatingIp } from '../api/v1_3/floating-ip.routes.ts';
 
@@ -394,6 +394,23 @@ describe('attach and detach', () => {
     assert.match(refused.body.errors.reason, /attached to server .*: detach it first/);
     assert.equal((await detach(account, { server_id: host.id, ip_id: ip.uuid })).status, 202);
     assert.equal((await remove(account, ip.uuid)).status, 204);
+  });
+
+  test("an attached floating IP not yet named shows the server's hostname its PTR holds; detached, nothing", async () => {
+    const account = await createAccount(nubis);
+    const host = await deployServer(nubis, account.token);
+    const ip = await created(account, { region_id: 101, ip_version: 4 });
+    assert.equal((await attach(account, { server_id: host.id, ip_id: ip.uuid })).status, 202);
+    const hostname = standardServer.hostname;
+    const got = await nubis.request('GET', `/v1.3/rdns/get/${host.id}?ip=${ip.address}`, { token: account.token });
+    assert.equal(got.status, 202, JSON.stringify(got.body));
+    assert.equal(got.body.ip, ip.address);
+    assert.equal(got.body.rdns, hostname);
+    assert.equal(floatingIn(await serverInfo(nubis, account.token, host.id))[0]?.reverse, hostname);
+    // The list's field is the name set through rdns/put: none yet.
+    assert.equal((await list(account)).find((entry) => entry.uuid === ip.uuid)?.reverse, null);
+    assert.equal((await detach(account, { server_id: host.id, ip_id: ip.uuid })).status, 202);
+    assert.deepEqual(floatingIn(await serverInfo(nubis, account.token, host.id)), []);
   });
 
   test('reverse is set through rdns/put for the floating address and shown in the list and iface', async () => {

@@ -114,7 +114,7 @@ export function interfacesOf(
   const v4: NetworkInterface[] = [];
   const v6: NetworkInterface[] = [];
   for (const own of network.addresses) {
-    // A server's own addresses answer to its hostname until rdns/put says otherwise.
+    // Each address shows what its PTR holds: the server's hostname until rdns/put says otherwise.
     const entry: NetworkInterface = {
       address: own.address,
       netmask: own.netmask,
@@ -130,7 +130,7 @@ export function interfacesOf(
       netmask: ip.netmask,
       gateway: ip.version === 6 ? gatewayOf(ip.gateway) : ip.gateway,
       type: 'floating',
-      reverse: ip.reverse,
+      reverse: ptrName(ip, row),
     });
   }
   for (const member of network.vpcs)

@@ -75,8 +75,8 @@ export async function getReverse(
 ): Promise<ReverseRecord> {
   const server = await findServer(ctx, ctx.db, actor.accountId, ref);
   const slot = await reverseSlot(ctx.db, server, ip);
-  // A floating IP answers only the name set on it (its PTR may still hold the server's hostname).
-  return { ip: slot.address, rdns: (slot.kind === 'own' ? ptrName(slot, server) : slot.reverse) ?? '' };
+  // What the PTR holds: an attached floating IP's, like the server's own, is its hostname until named.
+  return { ip: slot.address, rdns: ptrName(slot, server) };
 }
 
 export async function setReverse(

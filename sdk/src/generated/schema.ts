@@ -3300,7 +3300,7 @@ export interface components {
             gateway: string;
             /** @enum {string} */
             type: "public" | "floating" | "private";
-            /** @description reverse DNS name; a server's own addresses default to its hostname */
+            /** @description reverse DNS name its PTR holds: the server's hostname (own and attached floating addresses) until set */
             reverse: string | null;
         };
         /** @description the average over one step, starting at `time`; null: nothing read */
