@@ -31,29 +31,25 @@ export interface NewScheduled extends EventFacts {
 type NewEventRow = Omit<EventRow, 'id'>;
 type NewScheduledRow = Omit<EventScheduleRow, 'id'>;
 
-/** The one mapping of an event to record to its row. */
-function eventRow(event: NewEvent): NewEventRow {
+/** The columns an event and a scheduled event share, from what it tells. */
+function factsRow(event: EventFacts): Omit<NewScheduledRow, 'due_at'> {
   return {
     account_id: event.accountId,
     type: event.type,
     resource_type: event.resource.type,
     resource_uuid: event.resource.uuid,
     data: event.data,
-    occurred_at: event.occurredAt,
-    cause: event.cause,
   };
+}
+
+/** The one mapping of an event to record to its row. */
+function eventRow(event: NewEvent): NewEventRow {
+  return { ...factsRow(event), occurred_at: event.occurredAt, cause: event.cause };
 }
 
 /** The one mapping of a scheduled event to its row. */
 function scheduledRow(event: NewScheduled): NewScheduledRow {
-  return {
-    account_id: event.accountId,
-    type: event.type,
-    resource_type: event.resource.type,
-    resource_uuid: event.resource.uuid,
-    data: event.data,
-    due_at: event.dueAt,
-  };
+  return { ...factsRow(event), due_at: event.dueAt };
 }
 
 /** A scheduled event that came due, as the event it becomes: at its due time, the engine's doing. */
