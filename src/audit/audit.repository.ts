@@ -5,6 +5,32 @@ import { type Insertable, sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import type { OperatorAuditTable } from './audit.table.ts';
 
+/** One operator action to record, its texts already storable; operatorAuditRow makes its row. */
+export interface NewAuditEntry {
+  createdAt: number;
+  operator: string;
+  client: string;
+  method: string;
+  call: string;
+  target: string | null;
+  status: number;
+  detail: string | null;
+}
+
+/** The one mapping of a recorded action to its row. */
+function operatorAuditRow(entry: NewAuditEntry): Required<Omit<Insertable<OperatorAuditTable>, 'id'>> {
+  return {
+    created_at: entry.createdAt,
+    operator: entry.operator,
+    client: entry.client,
+    method: entry.method,
+    call: entry.call,
+    target: entry.target,
+    status: entry.status,
+    detail: entry.detail,
+  };
+}
+
 export interface AuditFilter {
   /** Only entries older than this id (paging backwards). */
   before?: number;
@@ -14,8 +40,8 @@ export interface AuditFilter {
 }
 
 export const auditRepository = {
-  insert(db: Queryable, row: Insertable<OperatorAuditTable>) {
-    return db.insertInto('operator_audit').values(row).execute();
+  insert(db: Queryable, entry: NewAuditEntry) {
+    return db.insertInto('operator_audit').values(operatorAuditRow(entry)).execute();
   },
 
   newestFirst(db: Queryable, filter: AuditFilter) {

@@ -58,7 +58,7 @@ export async function recordOperatorAction(ctx: Platform, input: AuditEntryInput
     if (text !== '{}') detail = text.length > detailLimit ? `${text.slice(0, detailLimit - 1)}…` : text;
   }
   await auditRepository.insert(ctx.db, {
-    created_at: ctx.clock.now(),
+    createdAt: ctx.clock.now(),
     operator: operatorName(ctx),
     client: input.client,
     method: input.method,

@@ -87,7 +87,7 @@ async function claim(ctx: Platform): Promise<ComputeJobRow | null> {
     const attempts = job.attempts + 1;
     // Suffixed while performed (once, even when a dead instance's job is taken up again).
     const key = job.key.endsWith(`#${job.id}`) ? job.key : `${job.key}#${job.id}`;
-    await jobRepository.lease(trx, job.id, { locked_until: wall + leaseMs, attempts, key });
+    await jobRepository.lease(trx, job.id, { lockedUntil: wall + leaseMs, attempts, key });
     return { ...job, attempts, locked_until: wall + leaseMs, key };
   });
 }
@@ -112,7 +112,7 @@ async function endTransition(
     job,
     own ?? null,
     shownByArtifacts,
-    { action_until: now, updated_at: now, ...(failed ? {} : { engine_error: null }) },
+    { at: now, engineErrorCleared: !failed },
     now,
   );
   if (!ended) return;
@@ -431,7 +431,7 @@ export async function reconcile(ctx: Platform): Promise<number> {
       if (written && machine && !onLostHost && machine.power !== before)
         await serverPowerChanged(ctx, trx, written, machine.power, 'the engine reported it');
       if (drift.length === 0) return written ? 1 : 0;
-      const idle = await jobRepository.correctIdle(trx, row.id, { updated_at: now }, now);
+      const idle = await jobRepository.correctIdle(trx, row.id, now);
       if (!idle) return written ? 1 : 0;
       await queueConverge(ctx, trx, row.uuid);
       await serverDriftCorrected(ctx, trx, idle, drift);

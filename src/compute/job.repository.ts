@@ -15,6 +15,61 @@ import { batches } from '../db/batches.ts';
 /** A job key that names the snapshot `column` holds (`<line>:<action>:<snapshot>[#id]`). */
 const namesSnapshotOf = (column: string) => sql<string>`'%:' || ${sql.ref(column)} || '%'`;
 
+/** A claimed job's lease (real-time ms), its attempt and its key as performed; jobLeaseRow makes the update. */
+export interface JobLease {
+  lockedUntil: number;
+  attempts: number;
+  key: string;
+}
+
+/** The one mapping of a lease to the job's columns. */
+function jobLeaseRow(lease: JobLease): Pick<ComputeJobRow, 'locked_until' | 'attempts' | 'key'> {
+  return { locked_until: lease.lockedUntil, attempts: lease.attempts, key: lease.key };
+}
+
+/** A transition the engine ended at `at`; a job that succeeded also clears the engine error. */
+export interface TransitionEnd {
+  at: number;
+  engineErrorCleared: boolean;
+}
+
+/** The one mapping of a transition's end to the server's columns. */
+function transitionEndRow(end: TransitionEnd): ServerUpdate {
+  return { action_until: end.at, updated_at: end.at, ...(end.engineErrorCleared ? { engine_error: null } : {}) };
+}
+
+/** What the engine reports of a server's machine (absent: unchanged). */
+export interface ObservedMachine {
+  power?: ServerRow['observed_power'];
+  host?: string | null;
+  /** The disk generation the machine was made for. */
+  diskGeneration?: number | null;
+  powerGeneration?: number | null;
+}
+
+/** A change of a server's status (never its spec) from an engine report; statusRow makes the update. */
+export interface StatusChange {
+  /** Only the observed values that differ from the row's. */
+  observed: ObservedMachine;
+  /** Absent: unchanged. */
+  engineError?: string | null;
+  /** The conditions as stored (JSON array, machine-conditions.ts). */
+  conditions: string | null;
+}
+
+/** The one mapping of a status change to the server's columns. */
+function statusRow(change: StatusChange): ServerUpdate {
+  const { observed } = change;
+  return {
+    ...(observed.power !== undefined ? { observed_power: observed.power } : {}),
+    ...(observed.host !== undefined ? { host: observed.host } : {}),
+    ...(observed.diskGeneration !== undefined ? { observed_disk_generation: observed.diskGeneration } : {}),
+    ...(observed.powerGeneration !== undefined ? { observed_power_generation: observed.powerGeneration } : {}),
+    ...(change.engineError !== undefined ? { engine_error: change.engineError } : {}),
+    conditions: change.conditions,
+  };
+}
+
 /** The job as performed: its id and the attempt, which every settling write is conditional on. */
 type Attempt = Pick<ComputeJobRow, 'id' | 'attempts'>;
 
@@ -109,8 +164,8 @@ export const jobRepository = {
   },
 
   /** The claimed job's lease, attempt and key (suffixed while performed). */
-  async lease(trx: Tx, id: number, lease: Pick<ComputeJobRow, 'locked_until' | 'attempts' | 'key'>): Promise<void> {
-    await trx.updateTable('compute_jobs').set(lease).where('id', '=', id).execute();
+  async lease(trx: Tx, id: number, lease: JobLease): Promise<void> {
+    await trx.updateTable('compute_jobs').set(jobLeaseRow(lease)).where('id', '=', id).execute();
   },
 
   /** A sign of life from the instance performing the job. */
@@ -146,12 +201,12 @@ export const jobRepository = {
     job: ComputeJobRow,
     own: Transition | null,
     artifactTransitions: readonly Transition[],
-    change: ServerUpdate,
+    end: TransitionEnd,
     now: number,
   ): Promise<ServerRow | undefined> {
     let query = trx
       .updateTable('servers')
-      .set(change)
+      .set(transitionEndRow(end))
       .where('uuid', '=', job.line)
       .where('action_until', '>', now)
       .where(({ not, exists }) => not(exists(laterAsked(trx, job))));
@@ -251,11 +306,11 @@ export const jobRepository = {
     trx: Tx,
     serverId: number,
     read: { conditions: string | null; host: string | null },
-    change: ServerUpdate,
+    change: StatusChange,
   ): Promise<ServerRow | undefined> {
     return trx
       .updateTable('servers')
-      .set(change)
+      .set(statusRow(change))
       .where('id', '=', serverId)
       .where((eb) => (read.conditions === null ? eb('conditions', 'is', null) : eb('conditions', '=', read.conditions)))
       .where((eb) => (read.host === null ? eb('host', 'is', null) : eb('host', '=', read.host)))
@@ -264,10 +319,10 @@ export const jobRepository = {
   },
 
   /** Reconciliation's correction, if the server is still idle; answers it as corrected. */
-  correctIdle(trx: Tx, serverId: number, change: ServerUpdate, now: number): Promise<ServerRow | undefined> {
+  correctIdle(trx: Tx, serverId: number, now: number): Promise<ServerRow | undefined> {
     return trx
       .updateTable('servers')
-      .set(change)
+      .set({ updated_at: now })
       .where('id', '=', serverId)
       .where(idleAt(now))
       .returningAll()

@@ -22,8 +22,8 @@ import {
   machineLostReason,
   parseConditions,
 } from './machine-conditions.ts';
-import type { ServerRow, ServerUpdate } from './server-row.ts';
-import { jobRepository } from './job.repository.ts';
+import type { ServerRow } from './server-row.ts';
+import { jobRepository, type ObservedMachine, type StatusChange } from './job.repository.ts';
 import { lockAccount } from '../accounts/account-lock.ts';
 import { closeInvoiceItems, openInvoiceItems } from '../billing/invoice-items.ts';
 import { machineItems, serverItems } from '../billing/pricing.ts';
@@ -33,7 +33,7 @@ import type { EngineObservation } from './compute-driver.ts';
 /** What one report says of a server's machine. */
 export interface StatusReport {
   /** Observed values (absent: unchanged). */
-  observed?: Pick<ServerUpdate, 'observed_power' | 'observed_disk_generation' | 'observed_power_generation' | 'host'>;
+  observed?: ObservedMachine;
   conditions: ConditionReport[];
   /** Clears the engine error (the engine answered for this machine) or sets one. */
   engineError?: string | null;
@@ -76,7 +76,7 @@ export function machineOnLostHost(host: string): ConditionReport {
 
 /** The engine answered and reports the machine's host offline: the machine is lost with its host. */
 export function hostLostReport(host: string): StatusReport {
-  return { observed: { observed_power: null }, conditions: [engineReachable, machineOnLostHost(host)] };
+  return { observed: { power: null }, conditions: [engineReachable, machineOnLostHost(host)] };
 }
 
 const machineNotMade: ConditionReport = {
@@ -125,10 +125,10 @@ export function seenReport(
 ): StatusReport {
   return {
     observed: {
-      observed_power: seen.power,
+      power: seen.power,
       ...(seen.host !== undefined ? { host: seen.host } : {}),
-      ...(seen.diskGeneration !== undefined ? { observed_disk_generation: seen.diskGeneration } : {}),
-      ...(seen.powerGeneration !== undefined ? { observed_power_generation: seen.powerGeneration } : {}),
+      ...(seen.diskGeneration !== undefined ? { diskGeneration: seen.diskGeneration } : {}),
+      ...(seen.powerGeneration !== undefined ? { powerGeneration: seen.powerGeneration } : {}),
     },
     conditions: [engineReachable, machinePresent, diskConsistency(seen.diskGeneration, row.disk_generation)],
   };
@@ -144,7 +144,7 @@ export function missingReport(
   const made = row.observed_disk_generation === row.disk_generation;
   const givenUp = conditionOf(parseConditions(row.conditions), 'MachinePresent')?.reason === createFailedReason;
   return {
-    observed: { observed_power: null },
+    observed: { power: null },
     conditions: [engineReachable, ...(made ? [machineMissing] : givenUp ? [] : [machineNotMade])],
   };
 }
@@ -156,19 +156,24 @@ export type StatusRow = Pick<
 >;
 
 /** What the report changes in the row's status (null: nothing, so a quiet round writes nothing). */
-export function statusChange(row: StatusRow, report: StatusReport, now: number): ServerUpdate | null {
+export function statusChange(row: StatusRow, report: StatusReport, now: number): StatusChange | null {
   // A report of observed values alone (the simulated driver's host) leaves the conditions as they are.
   const next = report.conditions.length
     ? applyConditions(row.conditions, report.conditions, now)
     : { changed: false, json: row.conditions };
-  const observed = Object.entries(report.observed ?? {}).filter(
-    ([column, value]) => row[column as keyof StatusRow] !== value,
-  );
+  const seen = report.observed ?? {};
+  const observed: ObservedMachine = {};
+  if (seen.power !== undefined && seen.power !== row.observed_power) observed.power = seen.power;
+  if (seen.host !== undefined && seen.host !== row.host) observed.host = seen.host;
+  if (seen.diskGeneration !== undefined && seen.diskGeneration !== row.observed_disk_generation)
+    observed.diskGeneration = seen.diskGeneration;
+  if (seen.powerGeneration !== undefined && seen.powerGeneration !== row.observed_power_generation)
+    observed.powerGeneration = seen.powerGeneration;
   const errorChanged = report.engineError !== undefined && report.engineError !== row.engine_error;
-  if (!next.changed && observed.length === 0 && !errorChanged) return null;
+  if (!next.changed && Object.keys(observed).length === 0 && !errorChanged) return null;
   return {
-    ...Object.fromEntries(observed),
-    ...(errorChanged ? { engine_error: report.engineError } : {}),
+    observed,
+    ...(errorChanged ? { engineError: report.engineError } : {}),
     conditions: next.json,
   };
 }
@@ -188,7 +193,7 @@ export async function reportStatus(
   if (!row) return null;
   const change = statusChange(row, report, ctx.clock.now());
   if (!change) return null;
-  const [before, after] = [parseConditions(row.conditions), parseConditions(change.conditions ?? null)];
+  const [before, after] = [parseConditions(row.conditions), parseConditions(change.conditions)];
   const turnsLost = isLost(after) && !isLost(before);
   const turnsWithout = isWithoutMachine(after) && !isWithoutMachine(before);
   const turnsFound = !isWithoutMachine(after) && isWithoutMachine(before);

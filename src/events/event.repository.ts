@@ -5,10 +5,64 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Database, DialectName, Queryable, Tx } from '../db/database.ts';
 import { prepared, type PreparedQuery } from '../db/prepared.ts';
+import type { EventCause } from './event.ts';
 import type { EventRow, EventScheduleRow, EventTable } from './event.table.ts';
 
-export type NewEvent = Omit<EventRow, 'id'>;
-export type NewScheduled = Omit<EventScheduleRow, 'id'>;
+/** What an event tells of which resource, recorded or scheduled. */
+interface EventFacts {
+  accountId: number | null;
+  type: string;
+  resource: { type: string; uuid: string };
+  /** The event's data as JSON text (a scheduled event's is kept as written). */
+  data: string;
+}
+
+/** An event to record: what happened, when, and who or what brought it about; eventRow makes its row. */
+export interface NewEvent extends EventFacts {
+  occurredAt: number;
+  cause: EventCause | null;
+}
+
+/** An event the clock brings about at `dueAt`; scheduledRow makes its row. */
+export interface NewScheduled extends EventFacts {
+  dueAt: number;
+}
+
+type NewEventRow = Omit<EventRow, 'id'>;
+type NewScheduledRow = Omit<EventScheduleRow, 'id'>;
+
+/** The columns an event and a scheduled event share, from what it tells. */
+function factsRow(event: EventFacts): Omit<NewScheduledRow, 'due_at'> {
+  return {
+    account_id: event.accountId,
+    type: event.type,
+    resource_type: event.resource.type,
+    resource_uuid: event.resource.uuid,
+    data: event.data,
+  };
+}
+
+/** The one mapping of an event to record to its row. */
+function eventRow(event: NewEvent): NewEventRow {
+  return { ...factsRow(event), occurred_at: event.occurredAt, cause: event.cause };
+}
+
+/** The one mapping of a scheduled event to its row. */
+function scheduledRow(event: NewScheduled): NewScheduledRow {
+  return { ...factsRow(event), due_at: event.dueAt };
+}
+
+/** A scheduled event that came due, as the event it becomes: at its due time, the engine's doing. */
+export function dueEvent(row: EventScheduleRow): NewEvent {
+  return {
+    accountId: row.account_id,
+    type: row.type,
+    resource: { type: row.resource_type, uuid: row.resource_uuid },
+    data: row.data,
+    occurredAt: row.due_at,
+    cause: 'engine',
+  };
+}
 
 // Every read of the event feed and of a server's activity asks first (prepared: it runs often).
 // The earliest due time, not "any due by now": min() reads one end of event_schedule_due on both
@@ -27,7 +81,7 @@ const scheduledColumns = ['account_id', 'type', 'resource_type', 'resource_uuid'
  * statement: one delivery for each webhook of each event's account, selected from the inserted
  * events. Its row count is the number of deliveries.
  */
-function insertWithDeliveries(db: Kysely<Database>, rows: Insertable<EventTable>[], scheduled: NewScheduled[]) {
+function insertWithDeliveries(db: Kysely<Database>, rows: Insertable<EventTable>[], scheduled: NewScheduledRow[]) {
   const events = db.with('inserted', (qc) => qc.insertInto('events').values(rows).returning(['id', 'account_id']));
   const all = scheduled.length
     ? (events.with('scheduled', (qc) =>
@@ -85,7 +139,7 @@ function preparedFor<R>(
   cache: Map<string, PreparedQuery<unknown[], R>>,
   events: number,
   scheduled: number,
-  build: (db: Kysely<Database>, rows: Insertable<EventTable>[], scheduled: NewScheduled[]) => { compile(): unknown },
+  build: (db: Kysely<Database>, rows: Insertable<EventTable>[], scheduled: NewScheduledRow[]) => { compile(): unknown },
 ): PreparedQuery<unknown[], R> {
   const key = `${events}:${scheduled}`;
   let query = cache.get(key);
@@ -107,7 +161,7 @@ function preparedFor<R>(
 
 // Each server action schedules its end: prepared.
 const insertScheduled = prepared<unknown[], never>(scheduledColumns.length, (db, ...values) =>
-  db.insertInto('event_schedule').values(rowsOf<NewScheduled>(values, 0, 1, scheduledColumns)),
+  db.insertInto('event_schedule').values(rowsOf<NewScheduledRow>(values, 0, 1, scheduledColumns)),
 );
 
 /** The columns of a scheduled event, named (not `*`: a statement prepared on PostgreSQL keeps its result shape). */
@@ -136,18 +190,15 @@ export const eventRepository = {
    * Inserts the events, in order, with a delivery for each webhook of each event's account, and
    * the scheduled events given with them. Answers whether any delivery was enqueued.
    */
-  async insert(
-    dialect: DialectName,
-    trx: Queryable,
-    rows: NewEvent[],
-    scheduled: NewScheduled[] = [],
-  ): Promise<boolean> {
-    if (!rows.length) {
-      for (const row of scheduled) await eventRepository.insertScheduled(trx, row);
+  async insert(dialect: DialectName, trx: Queryable, events: NewEvent[], later: NewScheduled[] = []): Promise<boolean> {
+    if (!events.length) {
+      for (const event of later) await eventRepository.insertScheduled(trx, event);
       return false;
     }
+    const rows = events.map(eventRow);
     const values = rows.flatMap((row) => eventColumns.map((column) => row[column]));
     if (dialect === 'postgres') {
+      const scheduled = later.map(scheduledRow);
       if (rows.length + scheduled.length <= preparedBatch) {
         const query = preparedFor(withDeliveriesByCount, rows.length, scheduled.length, insertWithDeliveries);
         const scheduledValues = scheduled.flatMap((row) => scheduledColumns.map((column) => row[column]));
@@ -160,13 +211,14 @@ export const eventRepository = {
       rows.length <= preparedBatch
         ? await preparedFor(returningIdsByCount, rows.length, 0, insertReturningIds).all(trx, ...values)
         : await insertReturningIds(trx as Kysely<Database>, rows).execute();
-    for (const row of scheduled) await eventRepository.insertScheduled(trx, row);
+    for (const event of later) await eventRepository.insertScheduled(trx, event);
     const ids = inserted.filter((event) => event.account_id !== null).map((event) => event.id);
     if (!ids.length) return false;
     return (await deliveriesOfEvents.run(trx, JSON.stringify(ids))) > 0;
   },
 
-  insertScheduled(trx: Queryable, row: NewScheduled): Promise<number> {
+  insertScheduled(trx: Queryable, event: NewScheduled): Promise<number> {
+    const row = scheduledRow(event);
     return insertScheduled.run(trx, ...scheduledColumns.map((column) => row[column]));
   },
 

@@ -8,9 +8,8 @@
 
 import type { Tx } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
-import type { EventScheduleRow } from './event.table.ts';
 import { type EventCause, eventOfRow, type NubisEvent } from './event.ts';
-import { eventRepository, type NewEvent, type NewScheduled } from './event.repository.ts';
+import { dueEvent, eventRepository, type NewEvent, type NewScheduled } from './event.repository.ts';
 import { kickWebhookDelivery } from './webhook.service.ts';
 import { transaction } from '../db/transaction.ts';
 
@@ -26,18 +25,6 @@ export interface EventInput {
   cause?: EventCause;
 }
 
-function fromSchedule(row: EventScheduleRow): NewEvent {
-  return {
-    account_id: row.account_id,
-    type: row.type,
-    resource_type: row.resource_type,
-    resource_uuid: row.resource_uuid,
-    data: row.data,
-    occurred_at: row.due_at,
-    cause: 'engine',
-  };
-}
-
 /**
  * Before a resource changes: its scheduled events that are due become events (they happened
  * first), answered in the order they happened; with `supersede`, the ones not yet due are
@@ -50,7 +37,7 @@ async function settleResource(trx: Tx, uuid: string, now: number, supersede: boo
   return taken
     .filter((row) => row.due_at <= now)
     .sort((a, b) => a.due_at - b.due_at || a.id - b.id)
-    .map(fromSchedule);
+    .map(dueEvent);
 }
 
 export interface RecordOptions {
@@ -80,14 +67,14 @@ export async function recordEvents(
 ): Promise<void> {
   if (!events.length) return;
   const now = ctx.clock.now();
-  const rows: NewEvent[] = [];
+  const happened: NewEvent[] = [];
   for (const uuid of new Set(events.map((event) => event.resource.uuid))) {
     if (options.replaces) await eventRepository.dropScheduled(trx, uuid, options.replaces, now);
-    rows.push(...(await settleResource(trx, uuid, now, options.supersede ?? false)));
+    happened.push(...(await settleResource(trx, uuid, now, options.supersede ?? false)));
   }
-  for (const event of events) rows.push(rowOf(event, now));
+  for (const event of events) happened.push(happeningOf(event, now));
   // Nothing to deliver, nothing to wake: an account without webhooks costs no delivery run.
-  if (await eventRepository.insert(ctx.dialect, trx, rows)) kickWebhookDelivery(ctx);
+  if (await eventRepository.insert(ctx.dialect, trx, happened)) kickWebhookDelivery(ctx);
 }
 
 /**
@@ -102,31 +89,32 @@ export async function recordCreation(
   later: { event: EventInput; dueAt: number }[] = [],
 ): Promise<void> {
   const now = ctx.clock.now();
-  const rows = events.map((event) => rowOf(event, now));
-  const scheduled = later.map(({ event, dueAt }) => scheduledRowOf(event, dueAt));
-  if (await eventRepository.insert(ctx.dialect, trx, rows, scheduled)) kickWebhookDelivery(ctx);
+  const happened = events.map((event) => happeningOf(event, now));
+  const scheduled = later.map(({ event, dueAt }) => scheduledOf(event, dueAt));
+  if (await eventRepository.insert(ctx.dialect, trx, happened, scheduled)) kickWebhookDelivery(ctx);
 }
 
-function scheduledRowOf(event: EventInput, dueAt: number): NewScheduled {
+/** The event as scheduled for `dueAt`. */
+function scheduledOf(event: EventInput, dueAt: number): NewScheduled {
   return {
-    account_id: event.accountId,
+    accountId: event.accountId,
     type: event.type,
-    resource_type: event.resource.type,
-    resource_uuid: event.resource.uuid,
+    resource: event.resource,
     data: JSON.stringify(event.data ?? {}),
-    due_at: dueAt,
+    dueAt,
   };
 }
 
-function rowOf(event: EventInput, at: number): NewEvent {
-  const { due_at, ...row } = scheduledRowOf(event, at);
-  return { ...row, occurred_at: due_at, cause: event.cause ?? null };
+/** The event as happening `at`. */
+function happeningOf(event: EventInput, at: number): NewEvent {
+  const { dueAt, ...facts } = scheduledOf(event, at);
+  return { ...facts, occurredAt: dueAt, cause: event.cause ?? null };
 }
 
 /** Schedules a change the clock brings about at `dueAt` (recorded now if already due). */
 export async function scheduleEvent(ctx: Platform, trx: Tx, event: EventInput, dueAt: number): Promise<void> {
   if (dueAt <= ctx.clock.now()) return recordEvent(ctx, trx, event);
-  await eventRepository.insertScheduled(trx, scheduledRowOf(event, dueAt));
+  await eventRepository.insertScheduled(trx, scheduledOf(event, dueAt));
 }
 
 /**
@@ -148,7 +136,7 @@ export async function recordDueEvents(ctx: Platform, batch = 500): Promise<numbe
         trx,
         due.map((row) => row.id),
       );
-      if (await eventRepository.insert(ctx.dialect, trx, due.map(fromSchedule))) enqueued = true;
+      if (await eventRepository.insert(ctx.dialect, trx, due.map(dueEvent))) enqueued = true;
       return due.length;
     });
     total += moved;

@@ -39,10 +39,10 @@ export async function addWebhook(
   if (!isHttpUrl(input.url)) throw new Invalid('url', 'must be an absolute http or https URL');
   const account = await findAccount(ctx, accountRef);
   const row = await webhookRepository.insert(ctx.db, {
-    account_id: account.id,
+    accountId: account.id,
     url: input.url,
-    secret_sealed: ctx.secrets.encrypt(input.secret),
-    created_at: ctx.clock.now(),
+    secretSealed: ctx.secrets.encrypt(input.secret),
+    createdAt: ctx.clock.now(),
   });
   return { id: row.id, url: row.url, createdAt: row.created_at, delivered: 0, pending: 0, deliveries: [] };
 }

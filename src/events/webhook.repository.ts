@@ -5,9 +5,27 @@ import { type Insertable, sql } from 'kysely';
 import type { Queryable } from '../db/database.ts';
 import type { WebhookDeliveryRow, WebhookRow, WebhookTable } from './event.table.ts';
 
+/** A new webhook of an account, its secret already sealed; webhookRow makes its row. */
+export interface NewWebhook {
+  accountId: number;
+  url: string;
+  secretSealed: string;
+  createdAt: number;
+}
+
+/** The one mapping of a new webhook to its row. */
+function webhookRow(hook: NewWebhook): Required<Omit<Insertable<WebhookTable>, 'id'>> {
+  return {
+    account_id: hook.accountId,
+    url: hook.url,
+    secret_sealed: hook.secretSealed,
+    created_at: hook.createdAt,
+  };
+}
+
 export const webhookRepository = {
-  insert(db: Queryable, row: Insertable<WebhookTable>): Promise<WebhookRow> {
-    return db.insertInto('webhooks').values(row).returningAll().executeTakeFirstOrThrow();
+  insert(db: Queryable, hook: NewWebhook): Promise<WebhookRow> {
+    return db.insertInto('webhooks').values(webhookRow(hook)).returningAll().executeTakeFirstOrThrow();
   },
 
   find(db: Queryable, id: number): Promise<WebhookRow | undefined> {

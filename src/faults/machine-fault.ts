@@ -31,8 +31,8 @@ export type MachineFault = (typeof machineFaults)[number];
 const injected = 'injected by the fault API';
 
 const reports: Record<MachineFault, StatusReport> = {
-  machine_lost: { observed: { observed_power: null }, conditions: [engineReachable, machineMissing] },
-  create_failed: { observed: { observed_power: null }, conditions: [engineReachable, createFailed(injected)] },
+  machine_lost: { observed: { power: null }, conditions: [engineReachable, machineMissing] },
+  create_failed: { observed: { power: null }, conditions: [engineReachable, createFailed(injected)] },
   engine_unreachable: { conditions: [engineUnreachable(`the engine does not answer (${injected})`)] },
 };
 

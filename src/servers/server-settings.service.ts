@@ -131,7 +131,7 @@ export async function setOption(
     const server = await findServer(ctx, trx, actor.accountId, ref, true);
     const options = withOption(server.options, canonicalName, value);
     // A new policy or threshold moves the overage point: due at the overage sweep.
-    await serverRepository.update(trx, server.id, { options, updated_at: ctx.clock.now() });
+    await serverRepository.update(trx, server.id, { options, updatedAt: ctx.clock.now() });
     await serverRepository.markOverageDue(trx, server.id);
     return { name: canonicalName, value: String(effectiveOptions(options)[canonicalName]) };
   });

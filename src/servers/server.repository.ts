@@ -401,6 +401,26 @@ function insertWithItems(count: number): PreparedQuery<unknown[], ServerRow> {
   return insert;
 }
 
+/**
+ * A change of a server's settings by its account (backups on or off, its options); a field left
+ * out keeps its column as it is. serverSettingsRow makes the update.
+ */
+export interface ServerSettingsChange {
+  backupEnabled?: boolean;
+  /** The options as stored: a JSON object (server-options.ts). */
+  options?: string;
+  updatedAt: number;
+}
+
+/** The one mapping of a settings change to the columns it sets. */
+function serverSettingsRow(change: ServerSettingsChange): ServerUpdate {
+  const row: ServerUpdate = {};
+  if (change.backupEnabled !== undefined) row.backup_enabled = change.backupEnabled ? 1 : 0;
+  if (change.options !== undefined) row.options = change.options;
+  row.updated_at = change.updatedAt;
+  return row;
+}
+
 export const serverRepository = {
   /** Inserts a new server, and opens its invoice items (`billed`): on PostgreSQL in one statement. */
   async insert(db: Queryable, dialect: DialectName, server: NewServer, billed: OpeningItems): Promise<ServerRow> {
@@ -477,8 +497,13 @@ export const serverRepository = {
     return rows.map((row) => row.uuid);
   },
 
-  async update(db: Queryable, id: number, changes: ServerUpdate): Promise<ServerRow> {
-    return db.updateTable('servers').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  async update(db: Queryable, id: number, change: ServerSettingsChange): Promise<ServerRow> {
+    return db
+      .updateTable('servers')
+      .set(serverSettingsRow(change))
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
   },
 
   async delete(db: Queryable, id: number): Promise<void> {

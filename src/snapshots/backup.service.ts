@@ -27,7 +27,7 @@ export async function setBackups(
     const { region, plan } = catalogOf(ctx, server);
     if (enable && !region.features.backups)
       throw new Invalid('server_id', `bad value: region ${server.region_id} offers no backups`);
-    await serverRepository.update(trx, server.id, { backup_enabled: enable ? 1 : 0, updated_at: ctx.clock.now() });
+    await serverRepository.update(trx, server.id, { backupEnabled: enable, updatedAt: ctx.clock.now() });
     if (enable) await openInvoiceItems(ctx, trx, server.account_id, server.uuid, [backupItem(plan, server.name)]);
     else await closeInvoiceItems(ctx, trx, server.uuid, ['backup']);
   });
