@@ -72,7 +72,10 @@ async function servedPaths(): Promise<Map<string, Set<string>>> {
   return served;
 }
 
-test('every method a path does not serve answers 405 with Allow, TRACE included, on every API', async () => {
+// Every path × method: a hang guard of its own, as above (77 s at load ~20).
+test('every method a path does not serve answers 405 with Allow, TRACE included, on every API', {
+  timeout: 600_000,
+}, async () => {
   const served = await servedPaths();
   assert.ok(served.size > 50, `only ${served.size} paths in the document`);
   for (const prefix of ['/healthz', '/readyz', '/v1.3/', '/v1/', '/admin/'])
@@ -101,7 +104,11 @@ test('every method a path does not serve answers 405 with Allow, TRACE included,
   await Promise.all(checks);
 });
 
-test('every answer has nosniff and no-store, whatever its status, and nothing can be framed elsewhere', async () => {
+// Every path × method × credential, one by one (a call may end its own token): thousands of requests, so a
+// hang guard of its own (the suite's 120 s was outlasted at load ~20).
+test('every answer has nosniff and no-store, whatever its status, and nothing can be framed elsewhere', {
+  timeout: 600_000,
+}, async () => {
   const served = await servedPaths();
   // Its own account: the authenticated calls below may remove its token. No operator token on a
   // change (POST /admin/reset would empty the server): those are checked unauthenticated.
