@@ -178,7 +178,7 @@ describe('generated from /openapi.json: every operation', () => {
   // PROPERTY_RUNS (a 100,000-request run at 900 runs is ~40 min of CPU).
   it('answers every generated request with a listed status and a documented body, and refuses invalid ones', {
     timeout: 600_000 * Math.max(1, Math.ceil(RUNS / 20)),
-  }, async () => {
+  }, async (t) => {
     const validator = responseValidators(doc);
     const seen = { valid: 0, invalid: 0, removed: 0 };
     // Customer operations first, then the operator's (which may change any account or all state):
@@ -222,6 +222,10 @@ describe('generated from /openapi.json: every operation', () => {
     // The run exercised both sides and removed something.
     assert.ok(operatorStage);
     assert.ok(seen.valid > ops.length && seen.invalid > ops.length && seen.removed > 0, JSON.stringify(seen));
+    // How many were sent, for a run that must reach a count (PROPERTY_RUNS, PROPERTY_SEED).
+    t.diagnostic(
+      `requests: ${seen.valid + seen.invalid + seen.removed} (${JSON.stringify(seen)}), seed ${SEED ?? 'random'}`,
+    );
   });
 
   it('answers 401 to every authenticated operation without credentials or with bad ones', async () => {
