@@ -39,7 +39,8 @@ const Interface = Type.Object(
     gateway: Type.String(),
     type: Type.String({ enum: ['public', 'floating', 'private'] }),
     reverse: Type.Union([Type.String(), Type.Null()], {
-      description: "reverse DNS name its PTR holds: the server's hostname (own and attached floating addresses) until set",
+      description:
+        "reverse DNS name its PTR holds: the server's hostname (own and attached floating addresses) until set",
     }),
   },
   { $id: 'ServerInterface', description: 'one address of a server' },
