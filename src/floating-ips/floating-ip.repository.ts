@@ -16,6 +16,8 @@ export interface NewFloatingIp {
   regionId: number;
   /** What the region's pool handed out. */
   allocated: Pick<AllocatedAddress, 'version' | 'address' | 'prefix' | 'gateway'>;
+  /** The mask its server's guest is given (the service decides it). */
+  netmask: string;
   createdAt: number;
 }
 
@@ -28,9 +30,7 @@ function floatingIpRow(ip: NewFloatingIp): Insertable<FloatingIpTable> {
     version: ip.allocated.version,
     address: ip.allocated.address,
     prefix: ip.allocated.prefix,
-    // A floating IP is routed to the server as a single address (or a whole /64), so its
-    // mask is the prefix's, not the pool's.
-    netmask: ip.allocated.version === 4 ? '255.255.255.255' : String(ip.allocated.prefix),
+    netmask: ip.netmask,
     gateway: ip.allocated.gateway,
     reverse: null,
     server_id: null,

@@ -116,6 +116,9 @@ export async function createFloatingIp(
       accountId: actor.accountId,
       regionId: region.id,
       allocated,
+      // A floating IP is routed to the server as a single address (or a whole /64), so its
+      // mask is the prefix's, not the pool's.
+      netmask: allocated.version === 4 ? '255.255.255.255' : String(allocated.prefix),
       createdAt: ctx.clock.now(),
     });
     await openInvoiceItems(ctx, trx, actor.accountId, uuid, [floatingIpItem(allocated.address)]);
