@@ -52,15 +52,14 @@ function scheduledRow(event: NewScheduled): NewScheduledRow {
   return { ...factsRow(event), due_at: event.dueAt };
 }
 
-/** A scheduled event that came due, as the event it becomes: at its due time, the engine's doing. */
-export function dueEvent(row: EventScheduleRow): NewEvent {
+/** The one mapping of a scheduled event's row back to what was scheduled. */
+export function rowToScheduled(row: EventScheduleRow): NewScheduled {
   return {
     accountId: row.account_id,
     type: row.type,
     resource: { type: row.resource_type, uuid: row.resource_uuid },
     data: row.data,
-    occurredAt: row.due_at,
-    cause: 'engine',
+    dueAt: row.due_at,
   };
 }
 

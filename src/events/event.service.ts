@@ -9,7 +9,7 @@
 import type { Tx } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
 import { type EventCause, eventOfRow, type NubisEvent } from './event.ts';
-import { dueEvent, eventRepository, type NewEvent, type NewScheduled } from './event.repository.ts';
+import { eventRepository, type NewEvent, type NewScheduled, rowToScheduled } from './event.repository.ts';
 import { kickWebhookDelivery } from './webhook.service.ts';
 import { transaction } from '../db/transaction.ts';
 
@@ -30,6 +30,11 @@ export interface EventInput {
  * first), answered in the order they happened; with `supersede`, the ones not yet due are
  * dropped (the new change replaces them).
  */
+/** A scheduled event that came due, as the event it becomes: at its due time, the engine's doing. */
+function dueEvent({ dueAt, ...facts }: NewScheduled): NewEvent {
+  return { ...facts, occurredAt: dueAt, cause: 'engine' };
+}
+
 async function settleResource(trx: Tx, uuid: string, now: number, supersede: boolean): Promise<NewEvent[]> {
   // Taking them out of the schedule claims them: of two settles (or a settle and a sweep) of one
   // resource, one records them, the other waits for it and finds none.
@@ -37,7 +42,7 @@ async function settleResource(trx: Tx, uuid: string, now: number, supersede: boo
   return taken
     .filter((row) => row.due_at <= now)
     .sort((a, b) => a.due_at - b.due_at || a.id - b.id)
-    .map(dueEvent);
+    .map((row) => dueEvent(rowToScheduled(row)));
 }
 
 export interface RecordOptions {
@@ -136,7 +141,14 @@ export async function recordDueEvents(ctx: Platform, batch = 500): Promise<numbe
         trx,
         due.map((row) => row.id),
       );
-      if (await eventRepository.insert(ctx.dialect, trx, due.map(dueEvent))) enqueued = true;
+      if (
+        await eventRepository.insert(
+          ctx.dialect,
+          trx,
+          due.map((row) => dueEvent(rowToScheduled(row))),
+        )
+      )
+        enqueued = true;
       return due.length;
     });
     total += moved;
