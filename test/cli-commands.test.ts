@@ -74,7 +74,6 @@ async function json(args: string[]): Promise<any> {
   return JSON.parse(await ok(['-o', 'json', ...args]));
 }
 
-/** A refusal: the exit code, and exactly one line on stderr, starting `nubis: `. */
 /** A port nothing listens on: one the system just gave and took back. */
 function closedPort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -87,6 +86,7 @@ function closedPort(): Promise<number> {
   });
 }
 
+/** A refusal: the exit code, and exactly one line on stderr, starting `nubis: `. */
 async function refused(args: string[], code: number, env: Record<string, string | undefined> = {}): Promise<string> {
   const run = await cli(args, env);
   assert.equal(run.code, code, `nubis ${args.join(' ')}: ${run.stderr}`);

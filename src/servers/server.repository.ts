@@ -510,7 +510,6 @@ export const serverRepository = {
     await db.deleteFrom('servers').where('id', '=', id).execute();
   },
 
-  /** The servers after `afterId` in id order, `limit` of them: a sweep walks the fleet a page at a time. */
   /**
    * Servers due at the overage sweep at `now` after the cursor (due time, then id), at most
    * `limit`: read through the due-time index, so the read costs what is due, not the fleet.
@@ -532,7 +531,6 @@ export const serverRepository = {
       .execute();
   },
 
-  /** Puts the server before the overage sweep's next round (its traffic, options or machine changed). */
   /** Servers with DDoS protection on in these regions (through the partial index of them). */
   async ddosProtectedIn(db: Queryable, regionIds: number[]): Promise<{ id: number; uuid: string }[]> {
     if (regionIds.length === 0) return [];
