@@ -4,6 +4,7 @@
 // against it, then test/cluster/*.cluster.ts. Without nesting it prints "not run: ..." and,
 // under CI=true, fails.
 
+import './compile-cache.ts';
 import { spawnSync } from 'node:child_process';
 import { tinyImageRevision } from '../src/compute/lxd-engine.ts';
 import { clusterEngine, clusterEnv, writeClusterCatalog } from '../test/cluster/support.ts';

@@ -3,6 +3,7 @@
 // test image is missing or of an older revision), then runs test/lxd/*.lxd.ts on SQLite and the PostgreSQL scenario. Without a
 // reachable engine it prints "not run: ..." and, under CI=true, fails.
 
+import './compile-cache.ts';
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { cloudImageRevision, LxdClient, tinyImageRevision } from '../src/compute/lxd-engine.ts';

@@ -5,6 +5,7 @@
 // and a missing one fails the run. TEST_DATABASES=sqlite narrows the run; file arguments run
 // just those files.
 
+import './compile-cache.ts';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createConnection } from 'node:net';
