@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { startTestInstance, type TestInstance } from './support/instance.ts';
+import { startedTogether, startTestInstance, type TestInstance } from './support/instance.ts';
 import { type Answer, assertSameAnswers, scriptedSession } from './support/scripted-session.ts';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -21,7 +21,7 @@ after(async () => {
 describe('NUBIS_SEED', () => {
   let first: Answer[];
   before(async () => {
-    instances = await Promise.all([
+    instances = await startedTogether([
       startTestInstance({ NUBIS_MODE: 'emulator', NUBIS_SEED: seed }),
       startTestInstance({ NUBIS_MODE: 'emulator', NUBIS_SEED: seed }),
       startTestInstance({ NUBIS_MODE: 'emulator' }),

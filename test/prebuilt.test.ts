@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { prebuiltEntry } from '../src/prebuilt.ts';
-import { startTestInstance, type TestInstance } from './support/instance.ts';
+import { startedTogether, startTestInstance, type TestInstance } from './support/instance.ts';
 import { type Answer, assertSameAnswers, scriptedSession } from './support/scripted-session.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -26,7 +26,7 @@ before(async () => {
   const entry = prebuiltEntry({}, out);
   assert.ok(entry, 'the bundle just built matches the sources');
   const prebuilt = (await import(entry)) as typeof import('../src/instance.ts');
-  instances = await Promise.all([
+  instances = await startedTogether([
     startTestInstance(seeded),
     startTestInstance(seeded, { startInstance: prebuilt.startInstance }),
   ]);

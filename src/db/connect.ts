@@ -182,15 +182,36 @@ export async function migrate(storage: Storage): Promise<string[]> {
   if (await allApplied(storage, migrationTableSchema)) return [];
   // Migrations are independent additions (each its own tables or columns), so one written later but
   // numbered earlier still applies to a database that already has later ones.
-  const migrator = new Migrator({
-    db: storage.db,
-    provider: migrations(storage.dialect),
-    migrationTableSchema,
-    allowUnorderedMigrations: true,
-  });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await untimed(storage, (db) =>
+    new Migrator({
+      db,
+      provider: migrations(storage.dialect),
+      migrationTableSchema,
+      allowUnorderedMigrations: true,
+    }).migrateToLatest(),
+  );
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * Runs `work` on one connection with no statement timeout (PostgreSQL): the migrations are not
+ * requests. Kysely's migrators share one lock across the database, so an instance starting while
+ * another migrates waits its turn, and a migration may rebuild a large table; under
+ * DB_STATEMENT_TIMEOUT_MS the wait was cancelled and the start failed ("canceling statement due
+ * to statement timeout": three test servers starting at once on a busy machine). The connection
+ * goes back to the pool with the timeout it was opened with.
+ */
+async function untimed<T>(storage: Storage, work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  if (storage.dialect !== 'postgres') return work(storage.db);
+  return storage.db.connection().execute(async (db) => {
+    await sql`set statement_timeout = 0`.execute(db);
+    try {
+      return await work(db);
+    } finally {
+      await sql`reset statement_timeout`.execute(db);
+    }
+  });
 }
 
 /** Whether the database has every migration of this build applied (false when it cannot tell). */

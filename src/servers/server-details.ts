@@ -283,7 +283,7 @@ function grouped<T, K, V>(items: readonly T[], keyOf: (item: T) => K, valueOfIte
 export async function loadDetails(ctx: Platform, accountId: number, ref?: Ref): Promise<ServerDetails[]> {
   // The month's traffic comes in the same statement as the servers: the month of `now`.
   const now = ctx.clock.now();
-  const shown = await serverRepository.shownWithNetworks(ctx.db, accountId, monthBounds(now).start, ref);
+  const shown = await serverRepository.shownWithNetworks(ctx.db, ctx.dialect, accountId, monthBounds(now).start, ref);
   return shown.rows.length
     ? detailsWith(ctx, shown.rows, networksOf(shown), ctx.db, { now, readings: shown.readings })
     : [];

@@ -94,6 +94,19 @@ export async function testStorageEnv(): Promise<{
   };
 }
 
+/**
+ * Instances being started at once, once all have started. When one fails, the others are closed
+ * before its error is thrown: left running, they would keep the test file's process alive for
+ * ever (a before hook has no time limit), and the whole run with it.
+ */
+export async function startedTogether(starting: readonly Promise<TestInstance>[]): Promise<TestInstance[]> {
+  const settled = await Promise.allSettled(starting);
+  const failure = settled.find((outcome) => outcome.status === 'rejected');
+  if (!failure) return settled.map((outcome) => (outcome as PromiseFulfilledResult<TestInstance>).value);
+  await Promise.allSettled(settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.close() : null)));
+  throw failure.reason;
+}
+
 /** Starts a Nubis instance with test defaults; `env` overrides environment variables, as an operator would. */
 export async function startTestInstance(
   env: Record<string, string> = {},
