@@ -8,6 +8,7 @@ import type { ServerRow, ServerUpdate } from './server-row.ts';
 import type { Artifact, JobAction, Power } from './compute-driver.ts';
 import type { ComputeJobTable } from './compute-job.table.ts';
 import type { Transition } from './power-state.ts';
+import { batches } from '../db/batches.ts';
 
 /** A job as job-queue.ts decides it; jobRow makes its row. */
 export interface NewJob {
@@ -154,6 +155,15 @@ export const computeRepository = {
 
   async serverExists(db: Queryable, uuid: string): Promise<boolean> {
     return (await db.selectFrom('servers').select('id').where('uuid', '=', uuid).executeTakeFirst()) !== undefined;
+  },
+
+  /** The uuids among `uuids` a server holds, a thousand a statement. */
+  async serversAmong(db: Queryable, uuids: readonly string[]): Promise<Set<string>> {
+    const held = new Set<string>();
+    for (const batch of batches(uuids, 1000))
+      for (const { uuid } of await db.selectFrom('servers').select('uuid').where('uuid', 'in', batch).execute())
+        held.add(uuid);
+    return held;
   },
 
   /** The rows every server's egress policy is read from: servers with their accounts' ports, addresses, floating IPs. */

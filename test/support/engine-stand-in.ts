@@ -8,11 +8,13 @@ import type {
   EgressPolicy,
   Engine,
   EngineObservation,
+  EngineReading,
   HostReport,
   MachineSpec,
   Power,
   TrafficCounter,
 } from '../../src/compute/compute-driver.ts';
+import { batches } from '../../src/db/batches.ts';
 
 export interface StandInMachine {
   power: Power;
@@ -36,11 +38,96 @@ export const unmodelled = {
 /** The stand-in's one host, where a machine of no host of its own runs. */
 export const standInHost = 'stand-in';
 
+/**
+ * An engine's `observe` and `readAll` from what a stand-in models in a few lines: the servers it
+ * has machines for, and the machine of one (undefined: none), given its spec where Nubis has one.
+ */
+export function observedBy(
+  servers: () => Iterable<string>,
+  machineOf: (uuid: string, spec: MachineSpec | undefined) => EngineObservation | undefined,
+): Pick<Engine, 'observe' | 'readAll'> {
+  const observe = (specs: ReadonlyMap<string, MachineSpec>, only: ReadonlySet<string>) => {
+    const seen = new Map<string, EngineObservation>();
+    for (const uuid of only) {
+      const machine = machineOf(uuid, specs.get(uuid));
+      if (machine) seen.set(uuid, machine);
+    }
+    return seen;
+  };
+  return {
+    observe: async (specs, _now, only) => observe(specs, only),
+    readAll: async (): Promise<EngineReading> => {
+      const uuids = [...servers()];
+      return { servers: (size) => batches(uuids, size), observe };
+    },
+  };
+}
+
+/**
+ * Many identical machines held compactly (the fleet bench's million): each server uuid as its 16
+ * bytes in an open-addressed table (a random uuid's first bytes are its hash), so what the
+ * stand-in holds is the engine's few bytes a machine, not a JavaScript object each.
+ */
+class PackedUuids {
+  #slots = Buffer.alloc(16 * 1024);
+  size = 0;
+
+  add(uuid: string): void {
+    if ((this.size + 1) * 2 > this.#slots.length / 16) this.#grow();
+    const key = Buffer.from(uuid.replaceAll('-', ''), 'hex');
+    const at = this.#find(this.#slots, key);
+    if (this.#empty(this.#slots, at)) {
+      key.copy(this.#slots, at * 16);
+      this.size++;
+    }
+  }
+
+  has(uuid: string): boolean {
+    const key = Buffer.from(uuid.replaceAll('-', ''), 'hex');
+    return !this.#empty(this.#slots, this.#find(this.#slots, key));
+  }
+
+  *[Symbol.iterator](): Generator<string> {
+    for (let at = 0; at < this.#slots.length / 16; at++) {
+      if (this.#empty(this.#slots, at)) continue;
+      const hex = this.#slots.toString('hex', at * 16, at * 16 + 16);
+      yield `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    }
+  }
+
+  /** The slot holding `key`, or the empty one where it would go. */
+  #find(slots: Buffer, key: Buffer): number {
+    const count = slots.length / 16;
+    let at = key.readUInt32BE(0) % count;
+    while (!this.#empty(slots, at) && key.compare(slots, at * 16, at * 16 + 16) !== 0) at = (at + 1) % count;
+    return at;
+  }
+
+  #empty(slots: Buffer, at: number): boolean {
+    return slots.readBigUInt64BE(at * 16) === 0n && slots.readBigUInt64BE(at * 16 + 8) === 0n;
+  }
+
+  #grow(): void {
+    const old = this.#slots;
+    this.#slots = Buffer.alloc(old.length * 2);
+    for (let at = 0; at < old.length / 16; at++) {
+      if (this.#empty(old, at)) continue;
+      const key = old.subarray(at * 16, at * 16 + 16);
+      key.copy(this.#slots, this.#find(this.#slots, key) * 16);
+    }
+  }
+}
+
 export class EngineStandIn implements Engine {
+  /** Machines made or changed one by one (a fleet's machine set here is this one from then on). */
   readonly machines = new Map<string, StandInMachine>();
+  /** A fleet of identical machines (`fleet`), minus those deleted since. */
+  #fleet = new PackedUuids();
+  #fleetMachine: StandInMachine = { power: 'running', diskGeneration: 0, powerGeneration: 0 };
+  #deleted = new Set<string>();
   #changed = new Set<string>();
   #full = true;
-  /** Machines read by `observe`, and its calls, since `resetCounts`. */
+  /** Machines read by `observe` (and a reading's), and the engine's calls, since `resetCounts`. */
   read = 0;
   calls = 0;
   /** While set, every call fails as an engine out of reach does. */
@@ -51,13 +138,37 @@ export class EngineStandIn implements Engine {
   /** A machine made, or changed outside Nubis: its event is heard. */
   set(uuid: string, machine: StandInMachine): void {
     this.machines.set(uuid, machine);
+    this.#deleted.delete(uuid);
     this.#changed.add(uuid);
   }
 
   /** A machine deleted (behind Nubis's back): its event is heard. */
   delete(uuid: string): void {
     this.machines.delete(uuid);
+    if (this.#fleet.has(uuid)) this.#deleted.add(uuid);
     this.#changed.add(uuid);
+  }
+
+  /**
+   * Machines the engine has had since before Nubis listened (no event is heard), all alike:
+   * 16 bytes each, so a bench's million of them weigh what an engine's list of names would.
+   */
+  fleet(uuids: Iterable<string>, machine: StandInMachine): void {
+    this.#fleetMachine = machine;
+    for (const uuid of uuids) this.#fleet.add(uuid);
+  }
+
+  /** The machine of a server, as the engine has it now. */
+  machine(uuid: string): StandInMachine | undefined {
+    const own = this.machines.get(uuid);
+    if (own) return own;
+    return !this.#deleted.has(uuid) && this.#fleet.has(uuid) ? this.#fleetMachine : undefined;
+  }
+
+  /** Every server uuid the engine has a machine for. */
+  *#servers(): Generator<string> {
+    for (const uuid of this.#fleet) if (!this.#deleted.has(uuid) && !this.machines.has(uuid)) yield uuid;
+    yield* this.machines.keys();
   }
 
   /** The event stream dropped (or the resync is due): the next round reads everything. */
@@ -81,13 +192,38 @@ export class EngineStandIn implements Engine {
   async observe(
     _specs: ReadonlyMap<string, MachineSpec>,
     _now: number,
-    only?: ReadonlySet<string>,
+    only: ReadonlySet<string>,
   ): Promise<Map<string, EngineObservation>> {
     this.calls++;
     if (this.unreachable) throw new Error('the engine stand-in is out of reach');
+    return this.#observed(only);
+  }
+
+  /** Every machine, as one call of the engine: the reading derives each page's machines on demand. */
+  async readAll(): Promise<EngineReading> {
+    this.calls++;
+    if (this.unreachable) throw new Error('the engine stand-in is out of reach');
+    const servers = () => this.#servers();
+    return {
+      *servers(size: number) {
+        let page: string[] = [];
+        for (const uuid of servers()) {
+          page.push(uuid);
+          if (page.length === size) {
+            yield page;
+            page = [];
+          }
+        }
+        if (page.length) yield page;
+      },
+      observe: (_specs, only) => this.#observed(only),
+    };
+  }
+
+  #observed(only: Iterable<string>): Map<string, EngineObservation> {
     const seen = new Map<string, EngineObservation>();
-    for (const uuid of only ?? this.machines.keys()) {
-      const machine = this.machines.get(uuid);
+    for (const uuid of only) {
+      const machine = this.machine(uuid);
       if (!machine) continue;
       this.read++;
       seen.set(uuid, {
@@ -114,13 +250,16 @@ export class EngineStandIn implements Engine {
   /** Its running machines, with no counters (it counts no traffic). */
   async readUsage(): Promise<Map<string, Pick<EngineObservation, 'traffic' | 'usage'>>> {
     if (this.unreachable) throw new Error('the engine stand-in is out of reach');
-    const running = [...this.machines].filter(([, machine]) => machine.power === 'running');
-    return new Map(running.map(([uuid]) => [uuid, { traffic: null, usage: null }]));
+    const read = new Map<string, Pick<EngineObservation, 'traffic' | 'usage'>>();
+    for (const uuid of this.#servers())
+      if (this.machine(uuid)?.power === 'running') read.set(uuid, { traffic: null, usage: null });
+    return read;
   }
 
   async hosts(): Promise<HostReport[]> {
     if (this.unreachable) throw new Error('the engine stand-in is out of reach');
-    const names = new Set([standInHost, ...[...this.machines.values()].map((m) => m.host ?? standInHost)]);
+    const machines = [...this.machines.values(), ...(this.#fleet.size ? [this.#fleetMachine] : [])];
+    const names = new Set([standInHost, ...machines.map((m) => m.host ?? standInHost)]);
     return [...names].sort().map((name) => ({
       name,
       status: this.offline.has(name) ? 'offline' : 'online',
