@@ -237,7 +237,8 @@ export interface ArtifactReport {
  */
 export interface EgressPolicy {
   regions: Region[];
-  servers: ServerEgress[];
+  /** Every server's egress, a page at a time, read as the engine takes them (a fleet is never held at once). */
+  servers(): AsyncIterable<readonly ServerEgress[]>;
 }
 
 /**

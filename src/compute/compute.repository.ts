@@ -192,22 +192,47 @@ export const computeRepository = {
     return held;
   },
 
-  /** The rows every server's egress policy is read from: servers with their accounts' ports, addresses, floating IPs. */
-  egressRows(db: Queryable) {
-    return Promise.all([
-      db
-        .selectFrom('servers')
-        .innerJoin('accounts', 'accounts.id', 'servers.account_id')
-        .select(['servers.id', 'servers.uuid', 'servers.region_id', 'accounts.smtp', 'accounts.blocked_ports'])
-        .orderBy('servers.id')
-        .execute(),
-      db
-        .selectFrom('ip_addresses')
-        .select(['holder_uuid', 'address', 'version'])
-        .where('holder_type', '=', 'server')
-        .execute(),
-      db.selectFrom('floating_ips').select(['server_id', 'address']).where('server_id', 'is not', null).execute(),
-    ]);
+  /**
+   * The rows the egress policy of `limit` servers after id `afterId` is read from: the servers
+   * (in id order) with their accounts' ports, their addresses and their floating IPs.
+   */
+  async egressRows(db: Queryable, afterId: number, limit: number) {
+    const servers = await db
+      .selectFrom('servers')
+      .innerJoin('accounts', 'accounts.id', 'servers.account_id')
+      .select(['servers.id', 'servers.uuid', 'servers.region_id', 'accounts.smtp', 'accounts.blocked_ports'])
+      .where('servers.id', '>', afterId)
+      .orderBy('servers.id')
+      .limit(limit)
+      .execute();
+    const addresses = [];
+    const floating = [];
+    for (const batch of batches(servers, 1000)) {
+      addresses.push(
+        ...(await db
+          .selectFrom('ip_addresses')
+          .select(['holder_uuid', 'address', 'version'])
+          .where('holder_type', '=', 'server')
+          .where(
+            'holder_uuid',
+            'in',
+            batch.map((server) => server.uuid),
+          )
+          .execute()),
+      );
+      floating.push(
+        ...(await db
+          .selectFrom('floating_ips')
+          .select(['server_id', 'address'])
+          .where(
+            'server_id',
+            'in',
+            batch.map((server) => server.id),
+          )
+          .execute()),
+      );
+    }
+    return { servers, addresses, floating };
   },
 
   /** Servers with a first-boot script whose outcome is not known, not in a transition and with no job under way. */

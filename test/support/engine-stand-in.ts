@@ -244,8 +244,10 @@ export class EngineStandIn implements Engine {
     return null;
   }
 
-  /** It has no network to hold rules on. */
-  async convergeEgress(_policy: EgressPolicy): Promise<void> {}
+  /** It has no network to hold rules on, but reads the policy as an engine would (Nubis's part of the work). */
+  async convergeEgress(policy: EgressPolicy): Promise<void> {
+    for await (const _servers of policy.servers());
+  }
 
   /** Its running machines, with no counters (it counts no traffic). */
   async readUsage(): Promise<Map<string, Pick<EngineObservation, 'traffic' | 'usage'>>> {

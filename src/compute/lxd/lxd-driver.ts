@@ -11,7 +11,7 @@ import { type LxdUsageState, usageOf } from './instance-usage.ts';
 import { parseScriptStatus, type ScriptReport } from '../script-outcome.ts';
 import { scriptRunner } from './images.ts';
 import { cloudInitNetworkConfig } from './cloud-init-network.ts';
-import { applyBridgeAcls, bridgeAcls } from './lxd-acls.ts';
+import { applyBridgeAcls, bridgeAclsOf } from './lxd-acls.ts';
 import { createHash } from 'node:crypto';
 import type {
   Artifact,
@@ -493,7 +493,7 @@ export class LxdDriver implements ComputeDriver, Engine {
 
   /** Each region's bridge ACLs hold every server's blocked ports (lxd-acls.ts). */
   async convergeEgress(policy: EgressPolicy): Promise<void> {
-    await applyBridgeAcls(this.#client, bridgeAcls(policy.regions, policy.servers));
+    await applyBridgeAcls(this.#client, await bridgeAclsOf(policy.regions, policy.servers()));
   }
 
   async #instance(name: string): Promise<InstanceBody | null> {
