@@ -4,8 +4,8 @@
 // credit: nothing is due; each status as the engine last reported it), then another opens the
 // platform as `nubis sweep` does, runs one round to warm up, and measures the CPU of the next round
 // and of each sweep in it. The reconciliation runs against an engine stand-in that answers as the
-// informer-fed LXD driver does (test/support/engine-stand-in.ts), holding a machine per server in
-// 16 bytes each: a full read (the resync), a round with nothing heard, then one with 100 machines
+// informer-fed LXD driver does (test/support/engine-stand-in.ts), deriving each server's machine from
+// its uuid (it holds none): a full read (the resync), a round with nothing heard, then one with 100 machines
 // changed. A round with nothing due must cost the same at every size, and the measuring process,
 // which holds only what Nubis and the stand-in hold, must stay within its resident bound.
 
@@ -67,6 +67,8 @@ async function seedRest(dataDir: string): Promise<void> {
   const db = new DatabaseSync(join(dataDir, 'nubis.db'));
   const now = Date.now();
   db.exec('begin');
+  // Each server's uuid the engine stand-in derives its machine from (fleetUuid of its id).
+  db.prepare("update servers set uuid = printf('%08x-0000-4000-8000-%012x', id & 0xffffffff, id)").run();
   db.prepare(
     `insert into invoice_items (account_id, resource_type, resource_uuid, description, amount_hr_micros,
        amount_mo_micros, created_at, removed_at, prepaid_until, final_charge_micros)
@@ -110,23 +112,13 @@ async function reconcileRounds(
   platform: Platform,
 ): Promise<Pick<FleetRow, 'resyncCpuMs' | 'reconcileRoundCpuMs' | 'reconcileChangedCpuMs'>> {
   const engine = new EngineStandIn();
-  // The engine's machines, made before Nubis listened: one per server, as its status says.
-  let after = 0;
-  for (;;) {
-    const page = await platform.db
-      .selectFrom('servers')
-      .select(['id', 'uuid'])
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(10_000)
-      .execute();
-    if (page.length === 0) break;
-    engine.fleet(
-      page.map((row) => row.uuid),
-      fleetMachine,
-    );
-    after = page[page.length - 1]!.id;
-  }
+  // The engine's machines, made before Nubis listened: one per server (each seeded server's uuid
+  // is the stand-in's fleetUuid of its id), derived from the uuid when read.
+  const { count } = await platform.db
+    .selectFrom('servers')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  engine.fleet(Number(count), fleetMachine);
   const ctx: Platform = { ...platform, compute: standInDriver(engine) };
   const expect = (what: string, corrected: number) => {
     if (corrected !== 0)

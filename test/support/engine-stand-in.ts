@@ -64,65 +64,27 @@ export function observedBy(
 }
 
 /**
- * Many identical machines held compactly (the fleet bench's million): each server uuid as its 16
- * bytes in an open-addressed table (a random uuid's first bytes are its hash), so what the
- * stand-in holds is the engine's few bytes a machine, not a JavaScript object each.
+ * The uuid of the `index`th machine of a stand-in's fleet (from 1), and back: the fleet bench
+ * gives its seeded servers these, so the stand-in derives each machine from its uuid and holds
+ * nothing a machine (an engine's memory is not Nubis's to measure).
  */
-class PackedUuids {
-  #slots = Buffer.alloc(16 * 1024);
-  size = 0;
+export function fleetUuid(index: number): string {
+  const hex = index.toString(16).padStart(12, '0');
+  return `${hex.slice(-8)}-0000-4000-8000-${hex}`;
+}
 
-  add(uuid: string): void {
-    if ((this.size + 1) * 2 > this.#slots.length / 16) this.#grow();
-    const key = Buffer.from(uuid.replaceAll('-', ''), 'hex');
-    const at = this.#find(this.#slots, key);
-    if (this.#empty(this.#slots, at)) {
-      key.copy(this.#slots, at * 16);
-      this.size++;
-    }
-  }
-
-  has(uuid: string): boolean {
-    const key = Buffer.from(uuid.replaceAll('-', ''), 'hex');
-    return !this.#empty(this.#slots, this.#find(this.#slots, key));
-  }
-
-  *[Symbol.iterator](): Generator<string> {
-    for (let at = 0; at < this.#slots.length / 16; at++) {
-      if (this.#empty(this.#slots, at)) continue;
-      const hex = this.#slots.toString('hex', at * 16, at * 16 + 16);
-      yield `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-    }
-  }
-
-  /** The slot holding `key`, or the empty one where it would go. */
-  #find(slots: Buffer, key: Buffer): number {
-    const count = slots.length / 16;
-    let at = key.readUInt32BE(0) % count;
-    while (!this.#empty(slots, at) && key.compare(slots, at * 16, at * 16 + 16) !== 0) at = (at + 1) % count;
-    return at;
-  }
-
-  #empty(slots: Buffer, at: number): boolean {
-    return slots.readBigUInt64BE(at * 16) === 0n && slots.readBigUInt64BE(at * 16 + 8) === 0n;
-  }
-
-  #grow(): void {
-    const old = this.#slots;
-    this.#slots = Buffer.alloc(old.length * 2);
-    for (let at = 0; at < old.length / 16; at++) {
-      if (this.#empty(old, at)) continue;
-      const key = old.subarray(at * 16, at * 16 + 16);
-      key.copy(this.#slots, this.#find(this.#slots, key) * 16);
-    }
-  }
+export function fleetIndex(uuid: string): number | null {
+  const match = /^[0-9a-f]{8}-0000-4000-8000-([0-9a-f]{12})$/.exec(uuid);
+  return match && fleetUuid(Number.parseInt(match[1] as string, 16)) === uuid
+    ? Number.parseInt(match[1] as string, 16)
+    : null;
 }
 
 export class EngineStandIn implements Engine {
   /** Machines made or changed one by one (a fleet's machine set here is this one from then on). */
   readonly machines = new Map<string, StandInMachine>();
-  /** A fleet of identical machines (`fleet`), minus those deleted since. */
-  #fleet = new PackedUuids();
+  /** A fleet of identical machines (`fleet`: those of fleetUuid 1 to its size), minus those deleted since. */
+  #fleetSize = 0;
   #fleetMachine: StandInMachine = { power: 'running', diskGeneration: 0, powerGeneration: 0 };
   #deleted = new Set<string>();
   #changed = new Set<string>();
@@ -145,29 +107,31 @@ export class EngineStandIn implements Engine {
   /** A machine deleted (behind Nubis's back): its event is heard. */
   delete(uuid: string): void {
     this.machines.delete(uuid);
-    if (this.#fleet.has(uuid)) this.#deleted.add(uuid);
+    if (fleetIndex(uuid) !== null) this.#deleted.add(uuid);
     this.#changed.add(uuid);
   }
 
-  /**
-   * Machines the engine has had since before Nubis listened (no event is heard), all alike:
-   * 16 bytes each, so a bench's million of them weigh what an engine's list of names would.
-   */
-  fleet(uuids: Iterable<string>, machine: StandInMachine): void {
+  /** Machines the engine has had since before Nubis listened (no event is heard), all alike: fleetUuid 1 to `size`. */
+  fleet(size: number, machine: StandInMachine): void {
     this.#fleetMachine = machine;
-    for (const uuid of uuids) this.#fleet.add(uuid);
+    this.#fleetSize = size;
   }
 
   /** The machine of a server, as the engine has it now. */
   machine(uuid: string): StandInMachine | undefined {
     const own = this.machines.get(uuid);
     if (own) return own;
-    return !this.#deleted.has(uuid) && this.#fleet.has(uuid) ? this.#fleetMachine : undefined;
+    const index = fleetIndex(uuid);
+    const inFleet = index !== null && index >= 1 && index <= this.#fleetSize;
+    return inFleet && !this.#deleted.has(uuid) ? this.#fleetMachine : undefined;
   }
 
   /** Every server uuid the engine has a machine for. */
   *#servers(): Generator<string> {
-    for (const uuid of this.#fleet) if (!this.#deleted.has(uuid) && !this.machines.has(uuid)) yield uuid;
+    for (let index = 1; index <= this.#fleetSize; index++) {
+      const uuid = fleetUuid(index);
+      if (!this.#deleted.has(uuid) && !this.machines.has(uuid)) yield uuid;
+    }
     yield* this.machines.keys();
   }
 
@@ -260,7 +224,7 @@ export class EngineStandIn implements Engine {
 
   async hosts(): Promise<HostReport[]> {
     if (this.unreachable) throw new Error('the engine stand-in is out of reach');
-    const machines = [...this.machines.values(), ...(this.#fleet.size ? [this.#fleetMachine] : [])];
+    const machines = [...this.machines.values(), ...(this.#fleetSize ? [this.#fleetMachine] : [])];
     const names = new Set([standInHost, ...machines.map((m) => m.host ?? standInHost)]);
     return [...names].sort().map((name) => ({
       name,
