@@ -186,6 +186,18 @@ export interface EngineObservation {
   host?: string;
 }
 
+/**
+ * What one call of the engine read of every machine (`Engine.readAll`), answered from memory page
+ * by page: a full reconciliation holds a page of specs, rows and observations at a time, never
+ * the fleet's, however the engine had to read.
+ */
+export interface EngineReading {
+  /** The server uuids the machines are named for (the engine's own order), `size` at a time. */
+  servers(size: number): Iterable<readonly string[]>;
+  /** The machines of the servers in `only`, compared with the specs given, by server uuid. */
+  observe(specs: ReadonlyMap<string, MachineSpec>, only: ReadonlySet<string>): Map<string, EngineObservation>;
+}
+
 /** What the engine reports once it converged a machine. */
 export interface ConvergeReport {
   power?: Power;
@@ -225,7 +237,8 @@ export interface ArtifactReport {
  */
 export interface EgressPolicy {
   regions: Region[];
-  servers: ServerEgress[];
+  /** Every server's egress, a page at a time, read as the engine takes them (a fleet is never held at once). */
+  servers(): AsyncIterable<readonly ServerEgress[]>;
 }
 
 /**
@@ -262,15 +275,20 @@ export interface Engine {
    */
   scriptReport(serverUuid: string): Promise<ScriptReport | null>;
   /**
-   * The engine's view of every machine it runs for Nubis, compared with the specs given, by
-   * server uuid (`now`: the clock's time, which its readings carry); with `only`, of those
-   * servers' machines alone (an empty set still asks the engine whether it answers).
+   * The engine's view of the machines of the servers in `only`, compared with the specs given, by
+   * server uuid (`now`: the clock's time, which its readings carry); an empty set still asks the
+   * engine whether it answers.
    */
   observe(
     specs: ReadonlyMap<string, MachineSpec>,
     now: number,
-    only?: ReadonlySet<string>,
+    only: ReadonlySet<string>,
   ): Promise<Map<string, EngineObservation>>;
+  /**
+   * Every machine the engine runs for Nubis, read at once (LXD: one listing of every instance),
+   * for a full reconciliation to ask page by page (`EngineReading`).
+   */
+  readAll(now: number): Promise<EngineReading>;
   /**
    * The servers whose machines changed since the last call, as the engine's event stream told
    * (an informer: lxd/lxd-informer.ts); null when everything must be read (the first call, a

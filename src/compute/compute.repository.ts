@@ -8,6 +8,7 @@ import type { ServerRow, ServerUpdate } from './server-row.ts';
 import type { Artifact, JobAction, Power } from './compute-driver.ts';
 import type { ComputeJobTable } from './compute-job.table.ts';
 import type { Transition } from './power-state.ts';
+import { batches } from '../db/batches.ts';
 
 /** A job as job-queue.ts decides it; jobRow makes its row. */
 export interface NewJob {
@@ -78,6 +79,30 @@ function changedServerRow(change: ChangedServer): ServerUpdate {
   return row;
 }
 
+/** The columns of a server its desired machine is derived from (desired-machine.ts). */
+export const specColumns = [
+  'id',
+  'uuid',
+  'hostname',
+  'region_id',
+  'plan_id',
+  'image_id',
+  'power',
+  'rescue',
+  'power_generation',
+  'disk_generation',
+  'observed_disk_generation',
+  'source_snapshot_uuid',
+  'password_sealed',
+  'script_url',
+  'ssh_key_id',
+  'throttled',
+  'avoid_host',
+] as const satisfies readonly (keyof ServerRow)[];
+
+/** A server's row as its desired machine reads it. */
+export type SpecRow = Pick<ServerRow, (typeof specColumns)[number]>;
+
 export const computeRepository = {
   /** Queues `job`, replacing the waiting job of the same key (which goes to the back of the line). */
   async replaceJob(db: Queryable, job: NewJob): Promise<void> {
@@ -117,9 +142,11 @@ export const computeRepository = {
 
   /** The rows the desired machines of `uuids` are read from, one statement per table. */
   async specRows(db: Queryable, uuids: readonly string[]) {
+    // The spec's columns alone: a full reconciliation reads every server's, and every column of
+    // a million rows (selectAll) left the process far more resident than these.
     const servers = await db
       .selectFrom('servers')
-      .selectAll()
+      .select([...specColumns])
       .where('uuid', 'in', [...uuids])
       .execute();
     if (servers.length === 0) return null;
@@ -156,22 +183,56 @@ export const computeRepository = {
     return (await db.selectFrom('servers').select('id').where('uuid', '=', uuid).executeTakeFirst()) !== undefined;
   },
 
-  /** The rows every server's egress policy is read from: servers with their accounts' ports, addresses, floating IPs. */
-  egressRows(db: Queryable) {
-    return Promise.all([
-      db
-        .selectFrom('servers')
-        .innerJoin('accounts', 'accounts.id', 'servers.account_id')
-        .select(['servers.id', 'servers.uuid', 'servers.region_id', 'accounts.smtp', 'accounts.blocked_ports'])
-        .orderBy('servers.id')
-        .execute(),
-      db
-        .selectFrom('ip_addresses')
-        .select(['holder_uuid', 'address', 'version'])
-        .where('holder_type', '=', 'server')
-        .execute(),
-      db.selectFrom('floating_ips').select(['server_id', 'address']).where('server_id', 'is not', null).execute(),
-    ]);
+  /** The uuids among `uuids` a server holds, a thousand a statement. */
+  async serversAmong(db: Queryable, uuids: readonly string[]): Promise<Set<string>> {
+    const held = new Set<string>();
+    for (const batch of batches(uuids, 1000))
+      for (const { uuid } of await db.selectFrom('servers').select('uuid').where('uuid', 'in', batch).execute())
+        held.add(uuid);
+    return held;
+  },
+
+  /**
+   * The rows the egress policy of `limit` servers after id `afterId` is read from: the servers
+   * (in id order) with their accounts' ports, their addresses and their floating IPs.
+   */
+  async egressRows(db: Queryable, afterId: number, limit: number) {
+    const servers = await db
+      .selectFrom('servers')
+      .innerJoin('accounts', 'accounts.id', 'servers.account_id')
+      .select(['servers.id', 'servers.uuid', 'servers.region_id', 'accounts.smtp', 'accounts.blocked_ports'])
+      .where('servers.id', '>', afterId)
+      .orderBy('servers.id')
+      .limit(limit)
+      .execute();
+    const addresses = [];
+    const floating = [];
+    for (const batch of batches(servers, 1000)) {
+      addresses.push(
+        ...(await db
+          .selectFrom('ip_addresses')
+          .select(['holder_uuid', 'address', 'version'])
+          .where('holder_type', '=', 'server')
+          .where(
+            'holder_uuid',
+            'in',
+            batch.map((server) => server.uuid),
+          )
+          .execute()),
+      );
+      floating.push(
+        ...(await db
+          .selectFrom('floating_ips')
+          .select(['server_id', 'address'])
+          .where(
+            'server_id',
+            'in',
+            batch.map((server) => server.id),
+          )
+          .execute()),
+      );
+    }
+    return { servers, addresses, floating };
   },
 
   /** Servers with a first-boot script whose outcome is not known, not in a transition and with no job under way. */

@@ -3,9 +3,8 @@
 
 import type { Queryable } from '../db/database.ts';
 import type { Platform } from '../platform/context.ts';
-import type { ServerRow } from './server-row.ts';
 import type { MachineSpec } from './compute-driver.ts';
-import { computeRepository } from './compute.repository.ts';
+import { computeRepository, type SpecRow } from './compute.repository.ts';
 import { batches } from '../db/batches.ts';
 
 /** The specs of the servers that exist among `uuids`, by uuid (one whose catalog entries are gone is left out). */
@@ -60,7 +59,7 @@ function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> 
 
 function specOf(
   ctx: Platform,
-  server: ServerRow,
+  server: SpecRow,
   held: {
     addresses: { address: string; version: number }[];
     floating: string[];

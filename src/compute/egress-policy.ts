@@ -9,27 +9,35 @@ import type { ServerEgress } from './server-egress.ts';
 import type { EgressPolicy } from './compute-driver.ts';
 import { computeRepository } from './compute.repository.ts';
 
-/** Every server's egress policy, read now (servers whose region left the catalog are left out). */
-export async function serversEgress(ctx: Platform): Promise<ServerEgress[]> {
-  const [servers, addresses, floating] = await computeRepository.egressRows(ctx.db);
+/** Servers whose egress is read at once: what is held is a page's, whatever the fleet. */
+const egressPageSize = 5000;
+
+/** Every server's egress policy, read now a page at a time (servers whose region left the catalog are left out). */
+export async function* serversEgress(ctx: Platform): AsyncGenerator<ServerEgress[]> {
   const defaults = { TCP: ctx.config.blockedPortsTcp, UDP: ctx.config.blockedPortsUdp };
-  const ownBy = groupBy(addresses, (a) => a.holder_uuid);
-  const floatingBy = groupBy(floating, (f) => f.server_id);
-  const egress: ServerEgress[] = [];
-  for (const server of servers) {
-    const region = ctx.catalog.regions.get(server.region_id);
-    if (!region) continue;
-    const own = ownBy.get(server.uuid) ?? [];
-    egress.push({
-      uuid: server.uuid,
-      region,
-      ipv4: own.find((a) => a.version === 4)?.address ?? null,
-      ipv6: own.find((a) => a.version === 6)?.address ?? null,
-      floating: (floatingBy.get(server.id) ?? []).map((f) => f.address),
-      blocked: blockedPortsOf(defaults, server),
-    });
+  let after = 0;
+  for (;;) {
+    const { servers, addresses, floating } = await computeRepository.egressRows(ctx.db, after, egressPageSize);
+    if (servers.length === 0) return;
+    after = (servers[servers.length - 1] as (typeof servers)[number]).id;
+    const ownBy = groupBy(addresses, (a) => a.holder_uuid);
+    const floatingBy = groupBy(floating, (f) => f.server_id);
+    const egress: ServerEgress[] = [];
+    for (const server of servers) {
+      const region = ctx.catalog.regions.get(server.region_id);
+      if (!region) continue;
+      const own = ownBy.get(server.uuid) ?? [];
+      egress.push({
+        uuid: server.uuid,
+        region,
+        ipv4: own.find((a) => a.version === 4)?.address ?? null,
+        ipv6: own.find((a) => a.version === 6)?.address ?? null,
+        floating: (floatingBy.get(server.id) ?? []).map((f) => f.address),
+        blocked: blockedPortsOf(defaults, server),
+      });
+    }
+    yield egress;
   }
-  return egress;
 }
 
 function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
@@ -44,7 +52,7 @@ function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
 
 /** The network policy the engine converges every machine with: every region, every server's egress. */
 export async function egressPolicy(ctx: Platform): Promise<EgressPolicy> {
-  return { regions: [...ctx.catalog.regions.values()], servers: await serversEgress(ctx) };
+  return { regions: [...ctx.catalog.regions.values()], servers: () => serversEgress(ctx) };
 }
 
 /** Has the engine hold every server's current policy (a full reconciliation's part; no engine: nothing to hold). */

@@ -14,7 +14,7 @@ import type { Platform } from '../platform/context.ts';
 import type { Engine, EngineObservation, HostReport } from './compute-driver.ts';
 import { reconcile, startJobRunner } from './job-runner.ts';
 import { drainHost, restoreHost } from '../hosts/host.service.ts';
-import { unmodelled } from '../../test/support/engine-stand-in.ts';
+import { observedBy, unmodelled } from '../../test/support/engine-stand-in.ts';
 
 let nubis: TestInstance;
 let alice: TestAccount;
@@ -45,12 +45,12 @@ const standIn: Engine = {
       capacity: { vcpus: 8, memoryBytes: 16 * 1024 ** 3, diskBytes: null },
     }));
   },
-  async observe(specs) {
-    const seen = new Map<string, EngineObservation>();
-    for (const [uuid, spec] of specs) {
+  ...observedBy(
+    () => world.placed.keys(),
+    (uuid, spec): EngineObservation | undefined => {
       const host = world.placed.get(uuid);
-      if (!host) continue;
-      seen.set(uuid, {
+      if (!host || !spec) return undefined;
+      return {
         power: 'running',
         traffic: null,
         usage: null,
@@ -58,10 +58,9 @@ const standIn: Engine = {
         diskGeneration: spec.disk.generation,
         powerGeneration: spec.powerGeneration,
         host,
-      });
-    }
-    return seen;
-  },
+      };
+    },
+  ),
   async converge() {
     return {};
   },

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '@nubis/cli';
 import { ADMIN_TOKEN } from '../../test/support/instance.ts';
-import { unmodelled } from '../../test/support/engine-stand-in.ts';
+import { observedBy, unmodelled } from '../../test/support/engine-stand-in.ts';
 
 const METRICS_TOKEN = 'metrics-token-0123456789';
 let nubis: TestInstance;
@@ -44,9 +44,10 @@ const standIn: Engine = {
       capacity: { vcpus: 8, memoryBytes: 16 * 1024 ** 3, diskBytes: null },
     }));
   },
-  async observe() {
-    return new Map();
-  },
+  ...observedBy(
+    () => [],
+    () => undefined,
+  ),
   async converge() {
     return {};
   },

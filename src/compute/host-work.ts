@@ -174,7 +174,12 @@ export async function hostWorkDone(trx: Tx, payload: string): Promise<void> {
 }
 
 /** The names of the hosts the engine reports offline, and the one host of an engine that has only one. */
-export function hostView(reports: readonly HostReport[]): { offline: Set<string>; only: string | undefined } {
+export interface HostView {
+  offline: Set<string>;
+  only: string | undefined;
+}
+
+export function hostView(reports: readonly HostReport[]): HostView {
   return {
     offline: new Set(reports.filter((report) => report.status === 'offline').map((report) => report.name)),
     only: reports.length === 1 ? reports[0]!.name : undefined,

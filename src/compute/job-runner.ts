@@ -25,6 +25,7 @@ import {
   copyingArtifacts,
   type Engine,
   type EngineObservation,
+  type EngineReading,
   type HostJob,
   hostJobs,
   MachineLost,
@@ -51,8 +52,16 @@ import { recordTraffic } from './traffic-meter.ts';
 import { copyFailed } from '../snapshots/copy-failure.ts';
 import { jobRepository } from './job.repository.ts';
 import { artifactOrNull, parseArtifact } from './artifact-payload.ts';
-import { noteOrphanMachines } from './orphan-machines.ts';
-import { hostView, hostWorkDone, hostWorkGaveUp, performHostJob, refreshEngineHosts } from './host-work.ts';
+import { noteOrphanMachines, unownedMachines } from './orphan-machines.ts';
+import { keysetPages } from '../db/keyset.ts';
+import {
+  type HostView,
+  hostView,
+  hostWorkDone,
+  hostWorkGaveUp,
+  performHostJob,
+  refreshEngineHosts,
+} from './host-work.ts';
 
 /**
  * How long a claimed job is held without a sign of life: the instance performing it renews the
@@ -285,22 +294,21 @@ const sampleUsage: ObservationConsumer = async (ctx, seen, now) => {
 
 export const observationConsumers: ObservationConsumer[] = [meterTraffic, sampleUsage];
 
-/** The engine's view, or why it could not be had within COMPUTE_OBSERVE_TIMEOUT_SECONDS. */
-async function observeBounded(
-  ctx: Platform,
-  engine: Engine,
-  uuids: readonly string[],
-  now: number,
-  only?: ReadonlySet<string>,
-): Promise<{ seen: Map<string, EngineObservation> } | { unreachable: string }> {
+/**
+ * Servers a full reconciliation reads at once (their rows, specs and the engine's view of their
+ * machines): what it holds is a page's, whatever the fleet.
+ */
+export const resyncPageSize = 5000;
+
+/** The engine's answer, or why it could not be had within COMPUTE_OBSERVE_TIMEOUT_SECONDS. */
+async function bounded<T>(ctx: Platform, asked: () => Promise<T>): Promise<{ answer: T } | { unreachable: string }> {
   const boundMs = ctx.config.computeObserveTimeoutSeconds * 1000;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`the engine did not answer within ${boundMs / 1000} s`)), boundMs);
   });
   try {
-    const specs = await desiredMachines(ctx, ctx.db, uuids);
-    return { seen: await Promise.race([engine.observe(specs, now, only), late]) };
+    return { answer: await Promise.race([asked(), late]) };
   } catch (error) {
     return { unreachable: (error as Error).message ?? String(error) };
   } finally {
@@ -308,19 +316,45 @@ async function observeBounded(
   }
 }
 
+/** What a round read of the engine: the machines of the servers whose events were heard, or every machine. */
+type EngineView =
+  | { changed: ReadonlySet<string>; seen: Map<string, EngineObservation> }
+  | { reading: EngineReading }
+  | { unreachable: string };
+
+async function readEngine(
+  ctx: Platform,
+  engine: Engine,
+  changed: ReadonlySet<string> | null,
+  now: number,
+): Promise<EngineView> {
+  if (!changed) {
+    const read = await bounded(ctx, () => engine.readAll(now));
+    return 'answer' in read ? { reading: read.answer } : read;
+  }
+  const specs = await desiredMachines(ctx, ctx.db, [...changed]);
+  const read = await bounded(ctx, () => engine.observe(specs, now, changed));
+  return 'answer' in read ? { changed, seen: read.answer } : read;
+}
+
+/** Every server's conditions, a page at a time. */
+const conditionPages = (ctx: Platform, pageSize: number) =>
+  keysetPages((after) => jobRepository.serverConditions(ctx.db, after, pageSize));
+
 /**
  * The engine did not answer: every server's status says so (EngineReachable false, power shown
  * unknown); its spec and queued work stay as they are, to be carried out when it is back.
  */
-async function markUnreachable(ctx: Platform, reason: string): Promise<number> {
+async function markUnreachable(ctx: Platform, reason: string, pageSize: number): Promise<number> {
   const condition = engineUnreachable(reason);
   let marked = 0;
-  for (const row of await jobRepository.serverConditions(ctx.db)) {
-    if (parseConditions(row.conditions).some((c) => c.type === 'EngineReachable' && c.status === 'false')) continue;
-    marked += await transaction(ctx, async (trx) =>
-      (await reportStatus(ctx, trx, row.uuid, { conditions: [condition] })) ? 1 : 0,
-    );
-  }
+  for await (const rows of conditionPages(ctx, pageSize))
+    for (const row of rows) {
+      if (parseConditions(row.conditions).some((c) => c.type === 'EngineReachable' && c.status === 'false')) continue;
+      marked += await transaction(ctx, async (trx) =>
+        (await reportStatus(ctx, trx, row.uuid, { conditions: [condition] })) ? 1 : 0,
+      );
+    }
   return marked;
 }
 
@@ -328,91 +362,72 @@ async function markUnreachable(ctx: Platform, reason: string): Promise<number> {
 const unreachableEngines = new WeakSet<Engine>();
 
 /**
- * The engine answered: a server mid-job (skipped by the idle servers' round, its job reports the
- * rest) shows it reachable at once, not only when its job reports. Answers how many it marked.
+ * The engine answered after an outage: a server still marked out of reach once the idle servers
+ * are reconciled is one mid-job (skipped by the round, its job reports the rest); it shows the
+ * engine reachable at once, not only when its job reports. Answers how many it marked.
  */
-async function markReachable(ctx: Platform, reconciled: ReadonlySet<string>): Promise<number> {
+async function markReachable(ctx: Platform, pageSize: number): Promise<number> {
   let marked = 0;
-  for (const row of await jobRepository.serverConditions(ctx.db)) {
-    if (reconciled.has(row.uuid)) continue;
-    if (!parseConditions(row.conditions).some((c) => c.type === 'EngineReachable' && c.status === 'false')) continue;
-    marked += await transaction(ctx, async (trx) =>
-      (await reportStatus(ctx, trx, row.uuid, { conditions: [engineReachable] })) ? 1 : 0,
-    );
-  }
+  for await (const rows of conditionPages(ctx, pageSize))
+    for (const row of rows) {
+      if (!parseConditions(row.conditions).some((c) => c.type === 'EngineReachable' && c.status === 'false')) continue;
+      marked += await transaction(ctx, async (trx) =>
+        (await reportStatus(ctx, trx, row.uuid, { conditions: [engineReachable] })) ? 1 : 0,
+      );
+    }
   return marked;
 }
 
-/**
- * Reconciliation: each server with no transition and no job under way takes the engine's report
- * into its status (never its spec): the observed power (a machine stopped outside Nubis shows
- * stopped, with a server.power event), generations and conditions; a machine the engine made and
- * no longer has is lost (told once; never made again on its own); limits or NICs changed outside
- * Nubis are put back (a converge job, with a server.drift event saying what). An engine that does
- * not answer marks every server unreachable. A machine no server owns is reported (orphan-machines.ts).
- * With an engine that tells what changed (an informer on its events), a round reads only those
- * servers and their machines, so a round with nothing changed costs the same whatever the fleet;
- * every COMPUTE_RESYNC_SECONDS, after a dropped event stream and after an outage it reads
- * everything. Answers how many servers it corrected.
- */
 /** The hosts each engine reported offline at its last round, named in order. */
 const offlineHosts = new WeakMap<Engine, string>();
 
 /** A round that could not reach the engine: every server says so; the next round that reaches it reads all. */
-async function unreachableRound(ctx: Platform, engine: Engine, error: string): Promise<number> {
+async function unreachableRound(ctx: Platform, engine: Engine, error: string, pageSize: number): Promise<number> {
   unreachableEngines.add(engine);
-  const marked = await markUnreachable(ctx, error);
+  const marked = await markUnreachable(ctx, error, pageSize);
   if (marked) ctx.log.warn({ marked, err: error }, 'the engine is unreachable');
   return marked;
 }
 
-export async function reconcile(ctx: Platform): Promise<number> {
-  const engine = ctx.compute.engine;
-  if (!engine) return 0;
-  const told = engine.changes();
-  const wasUnreachable = unreachableEngines.has(engine);
-  let changed = told && !wasUnreachable ? told : null;
-  let uuids = changed ? [...changed] : await jobRepository.serverUuids(ctx.db);
-  const now = ctx.clock.now();
-  let observed = await observeBounded(ctx, engine, uuids, now, changed ?? undefined);
-  if ('unreachable' in observed) return unreachableRound(ctx, engine, observed.unreachable);
-  // The hosts: one the engine reports offline has its machines lost with it (HostLost).
-  const hosts = await refreshEngineHosts(ctx, engine).then(hostView, (error: unknown) => {
-    ctx.log.warn({ err: (error as Error).message }, 'reconciliation: the engine did not list its hosts');
-    return hostView([]);
-  });
-  // A host gone offline (or back) tells nothing through events of its machines: the round that
-  // finds it reads every server, so those on it are shown as they are within this round.
-  const offline = [...hosts.offline].sort().join(' ');
-  if (changed && offline !== offlineHosts.get(engine)) {
-    changed = null;
-    uuids = await jobRepository.serverUuids(ctx.db);
-    observed = await observeBounded(ctx, engine, uuids, now);
-    if ('unreachable' in observed) return unreachableRound(ctx, engine, observed.unreachable);
+/**
+ * Machines no server owns (an older database restored): reported, never removed on their own. A
+ * round that read only what changed judges only those; a full read, every machine the engine
+ * listed, a page of names at a time (each checked against the servers' rows after the engine
+ * answered, so a server made meanwhile, whose row precedes its machine, is not taken for one).
+ */
+async function noteOrphans(
+  ctx: Platform,
+  view: Exclude<EngineView, { unreachable: string }>,
+  now: number,
+  pageSize: number,
+): Promise<void> {
+  const found = new Map<string, EngineObservation>();
+  if ('seen' in view) {
+    for (const uuid of await unownedMachines(ctx, [...view.seen.keys()]))
+      found.set(uuid, view.seen.get(uuid) as EngineObservation);
+    return noteOrphanMachines(ctx, found, now, view.changed);
   }
-  offlineHosts.set(engine, offline);
-  unreachableEngines.delete(engine);
-  const { seen } = observed;
-  // Machines no server owns (an older database restored): reported, never removed on their own. A
-  // round that read only what changed judges only those (each checked against the servers' rows).
-  await noteOrphanMachines(ctx, seen, changed ? [] : uuids, now, changed ?? undefined).catch((error: unknown) =>
-    ctx.log.warn({ err: (error as Error).message }, 'reconciliation: looking for orphaned machines failed'),
-  );
-  if (!changed) {
-    // An operator's change of an account's smtp or blocked ports reaches its servers through a
-    // network change of each (operator.service.ts); a full round puts back whatever else moved.
-    await enforceEgress(ctx).catch((error: unknown) =>
-      ctx.log.warn(
-        { err: (error as Error).message },
-        'blocked ports: the engine refused the rules; next round retries',
-      ),
-    );
+  for (const uuids of view.reading.servers(pageSize)) {
+    const unowned = await unownedMachines(ctx, uuids);
+    if (unowned.length === 0) continue;
+    for (const [uuid, machine] of view.reading.observe(new Map(), new Set(unowned))) found.set(uuid, machine);
   }
-  // The first-boot scripts' outcomes the guests recorded since the last round.
-  await collectScriptReports(ctx);
-  const rows = changed
-    ? await jobRepository.idleServersAmong(ctx.db, now, uuids)
-    : await jobRepository.idleServers(ctx.db, now);
+  return noteOrphanMachines(ctx, found, now);
+}
+
+type IdleServer = Awaited<ReturnType<typeof jobRepository.idleServersAmong>>[number];
+
+/**
+ * The idle servers' rows compared with what the engine saw of their machines: each status takes
+ * the report, drift is put back. Answers how many servers it corrected.
+ */
+async function reconcileServers(
+  ctx: Platform,
+  rows: readonly IdleServer[],
+  seen: ReadonlyMap<string, EngineObservation>,
+  hosts: HostView,
+  now: number,
+): Promise<number> {
   let corrected = 0;
   for (const row of rows) {
     const found = seen.get(row.uuid);
@@ -438,8 +453,90 @@ export async function reconcile(ctx: Platform): Promise<number> {
       return 1;
     });
   }
+  return corrected;
+}
+
+/**
+ * A full read: the idle servers a page at a time (keyset on id), each page's specs read and its
+ * machines asked of the engine's reading, so nothing the size of the fleet is held at once.
+ */
+async function reconcilePages(
+  ctx: Platform,
+  reading: EngineReading,
+  hosts: HostView,
+  now: number,
+  pageSize: number,
+): Promise<number> {
+  let corrected = 0;
+  for await (const rows of keysetPages((after) => jobRepository.idleServers(ctx.db, now, after, pageSize))) {
+    const uuids = rows.map((row) => row.uuid);
+    const specs = await desiredMachines(ctx, ctx.db, uuids);
+    corrected += await reconcileServers(ctx, rows, reading.observe(specs, new Set(uuids)), hosts, now);
+  }
+  return corrected;
+}
+
+/**
+ * Reconciliation: each server with no transition and no job under way takes the engine's report
+ * into its status (never its spec): the observed power (a machine stopped outside Nubis shows
+ * stopped, with a server.power event), generations and conditions; a machine the engine made and
+ * no longer has is lost (told once; never made again on its own); limits or NICs changed outside
+ * Nubis are put back (a converge job, with a server.drift event saying what). An engine that does
+ * not answer marks every server unreachable. A machine no server owns is reported (orphan-machines.ts).
+ * With an engine that tells what changed (an informer on its events), a round reads only those
+ * servers and their machines, so a round with nothing changed costs the same whatever the fleet;
+ * every COMPUTE_RESYNC_SECONDS, after a dropped event stream and after an outage it reads
+ * everything, `pageSize` servers at a time. Answers how many servers it corrected.
+ */
+export async function reconcile(ctx: Platform, pageSize = resyncPageSize): Promise<number> {
+  const engine = ctx.compute.engine;
+  if (!engine) return 0;
+  const told = engine.changes();
+  const wasUnreachable = unreachableEngines.has(engine);
+  const now = ctx.clock.now();
+  let view = await readEngine(ctx, engine, told && !wasUnreachable ? told : null, now);
+  if ('unreachable' in view) return unreachableRound(ctx, engine, view.unreachable, pageSize);
+  // The hosts: one the engine reports offline has its machines lost with it (HostLost).
+  const hosts = await refreshEngineHosts(ctx, engine).then(hostView, (error: unknown) => {
+    ctx.log.warn({ err: (error as Error).message }, 'reconciliation: the engine did not list its hosts');
+    return hostView([]);
+  });
+  // A host gone offline (or back) tells nothing through events of its machines: the round that
+  // finds it reads every server, so those on it are shown as they are within this round.
+  const offline = [...hosts.offline].sort().join(' ');
+  if ('seen' in view && offline !== offlineHosts.get(engine)) {
+    view = await readEngine(ctx, engine, null, now);
+    if ('unreachable' in view) return unreachableRound(ctx, engine, view.unreachable, pageSize);
+  }
+  offlineHosts.set(engine, offline);
+  unreachableEngines.delete(engine);
+  await noteOrphans(ctx, view, now, pageSize).catch((error: unknown) =>
+    ctx.log.warn({ err: (error as Error).message }, 'reconciliation: looking for orphaned machines failed'),
+  );
+  if ('reading' in view) {
+    // An operator's change of an account's smtp or blocked ports reaches its servers through a
+    // network change of each (operator.service.ts); a full round puts back whatever else moved.
+    await enforceEgress(ctx).catch((error: unknown) =>
+      ctx.log.warn(
+        { err: (error as Error).message },
+        'blocked ports: the engine refused the rules; next round retries',
+      ),
+    );
+  }
+  // The first-boot scripts' outcomes the guests recorded since the last round.
+  await collectScriptReports(ctx);
+  let corrected =
+    'seen' in view
+      ? await reconcileServers(
+          ctx,
+          await jobRepository.idleServersAmong(ctx.db, now, [...view.changed]),
+          view.seen,
+          hosts,
+          now,
+        )
+      : await reconcilePages(ctx, view.reading, hosts, now, pageSize);
   // Back after an outage: servers mid-job (not in this round's rows) show the engine reachable too.
-  if (wasUnreachable) corrected += await markReachable(ctx, new Set(rows.map((row) => row.uuid)));
+  if (wasUnreachable) corrected += await markReachable(ctx, pageSize);
   return corrected;
 }
 

@@ -250,21 +250,23 @@ export const jobRepository = {
     await trx.updateTable('servers').set({ engine_error: reason }).where('uuid', '=', serverUuid).execute();
   },
 
-  async serverUuids(db: Queryable): Promise<string[]> {
-    return (await db.selectFrom('servers').select('uuid').execute()).map((s) => s.uuid);
-  },
-
   /** The lines (server uuids, mostly) with a job waiting or under way: a removal still to reach the engine, say. */
   async busyLines(db: Queryable): Promise<Set<string>> {
     return new Set((await db.selectFrom('compute_jobs').select('line').distinct().execute()).map((j) => j.line));
   },
 
-  /** Servers with no transition under way and no job in their line: what reconciliation may correct. */
-  idleServers(db: Queryable, now: number) {
+  /**
+   * Servers with no transition under way and no job in their line (what reconciliation may
+   * correct), `limit` of them after id `afterId`, in id order.
+   */
+  idleServers(db: Queryable, now: number, afterId: number, limit: number) {
     return db
       .selectFrom('servers')
       .select(['id', 'uuid', 'power', 'disk_generation', ...statusColumns])
+      .where('id', '>', afterId)
       .where(idleAt(now))
+      .orderBy('id')
+      .limit(limit)
       .execute();
   },
 
@@ -283,9 +285,15 @@ export const jobRepository = {
     return rows;
   },
 
-  /** Every server's uuid with its conditions: what an unreachable engine marks. */
-  serverConditions(db: Queryable) {
-    return db.selectFrom('servers').select(['uuid', 'conditions']).execute();
+  /** Servers' uuids with their conditions (what an unreachable engine marks), `limit` after id `afterId`, in id order. */
+  serverConditions(db: Queryable, afterId: number, limit: number) {
+    return db
+      .selectFrom('servers')
+      .select(['id', 'uuid', 'conditions'])
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
   },
 
   /** A server's status as last written (its conditions are what `writeStatus` compares and sets). */

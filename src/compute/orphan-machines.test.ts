@@ -12,7 +12,7 @@ import { createAccount, type TestAccount } from '../../test/support/accounts.ts'
 import { deployServer } from '../../test/support/servers.ts';
 import type { Engine, EngineObservation } from './compute-driver.ts';
 import { reconcile } from './job-runner.ts';
-import { unmodelled } from '../../test/support/engine-stand-in.ts';
+import { observedBy, unmodelled } from '../../test/support/engine-stand-in.ts';
 
 const METRICS_TOKEN = 'orphans-metrics-0123456789';
 
@@ -23,7 +23,10 @@ describe('machines the engine has and the database does not (a restored older da
   const machines = new Map<string, EngineObservation>();
   const engine = {
     ...unmodelled,
-    observe: async () => new Map(machines),
+    ...observedBy(
+      () => machines.keys(),
+      (uuid) => machines.get(uuid),
+    ),
     converge: async () => ({}),
     produce: async () => ({}),
     hosts: async () => [],

@@ -36,33 +36,34 @@ function orphans(ctx: Platform): Map<string, OrphanMachine> {
   return found;
 }
 
+/** The machines among `uuids` whose uuid no server row holds now: the candidates for orphans. */
+export async function unownedMachines(ctx: Platform, uuids: readonly string[]): Promise<string[]> {
+  const held = await computeRepository.serversAmong(ctx.db, uuids);
+  return uuids.filter((uuid) => !held.has(uuid));
+}
+
 /**
- * Takes one reconciliation's view: the machines seen whose uuid no server row holds and no job
- * line works on (a removal on its way to the engine is not an orphan). `known`: the server uuids
- * read before the engine answered; the few others are read again, so a server made meanwhile
- * (its row always precedes its machine) is not taken for one. `only`: the round read just these.
+ * Takes one reconciliation's view: the machines seen whose uuid no server row held when read
+ * after the engine answered (`unownedMachines`: a server made meanwhile has its row before its
+ * machine, so is not taken for one), and no job line works on (a removal on its way to the engine
+ * is not an orphan). `only`: the round read just these.
  */
 export async function noteOrphanMachines(
   ctx: Platform,
-  seen: ReadonlyMap<string, EngineObservation>,
-  known: readonly string[],
+  unowned: ReadonlyMap<string, EngineObservation>,
   now: number,
   only?: ReadonlySet<string>,
 ): Promise<void> {
-  const knownSet = new Set(known);
-  const candidates = [...seen.keys()].filter((uuid) => !knownSet.has(uuid));
   const previous = orphans(ctx);
   // A round that read only the machines whose events were heard (`only`) judges those alone:
   // the others stay as the last full round found them (one removed is heard, and goes here).
   const next = new Map<string, OrphanMachine>(only ? [...previous].filter(([uuid]) => !only.has(uuid)) : []);
-  if (candidates.length > 0) {
+  if (unowned.size > 0) {
     const busy = await jobRepository.busyLines(ctx.db);
-    for (const uuid of candidates) {
-      if (await computeRepository.serverExists(ctx.db, uuid)) continue;
+    for (const [uuid, observation] of unowned) {
       const before = previous.get(uuid);
       // Its removal, once queued, shows until the engine no longer has it.
       if (busy.has(uuid) && !before?.removing) continue;
-      const observation = seen.get(uuid) as EngineObservation;
       next.set(uuid, {
         uuid,
         instance: observation.instance ?? null,

@@ -123,3 +123,34 @@ test('a round that reads only what changed keeps the orphan list true: one made 
   await round();
   assert.deepEqual(listOrphanMachines(ctx), []);
 });
+
+test('a full read in pages of two reconciles every server, finds orphans on every page and marks every server', async () => {
+  engine.offline.clear();
+  // Behind Nubis's back, every machine stopped and one no server owns was made; then a resync.
+  for (const uuid of servers) engine.set(uuid, { power: 'stopped', diskGeneration: 0, powerGeneration: 0 });
+  const orphan = randomUUID();
+  engine.set(orphan, { power: 'running', diskGeneration: 0, powerGeneration: 0 });
+  engine.dropStream();
+  engine.resetCounts();
+  await reconcile(ctx, 2);
+  // One call of the engine, read a page at a time: the six servers on three pages, and the orphan.
+  assert.deepEqual({ read: engine.read, calls: engine.calls }, { read: servers.length + 1, calls: 1 });
+  for (const uuid of servers) assert.equal((await serverInfo(nubis, alice.token, uuid)).power, 'stopped', uuid);
+  assert.deepEqual(
+    listOrphanMachines(ctx).map((o) => o.uuid),
+    [orphan],
+  );
+
+  // An outage marks every page's servers, and the round after it every one reachable again.
+  engine.unreachable = true;
+  await reconcile(ctx, 2);
+  for (const uuid of servers) assert.equal((await condition(uuid, 'EngineReachable'))?.status, 'false', uuid);
+  engine.unreachable = false;
+  await reconcile(ctx, 2);
+  for (const uuid of servers) assert.equal((await condition(uuid, 'EngineReachable'))?.status, 'true', uuid);
+  assert.deepEqual(
+    listOrphanMachines(ctx).map((o) => o.uuid),
+    [orphan],
+  );
+  engine.delete(orphan);
+});

@@ -46,7 +46,23 @@ export function sourcesOf(server: Pick<PortPolicyServer, 'ipv4' | 'ipv6' | 'floa
  * The ACL of every bridge of the regions (one with no rules where nothing is blocked, so a lifted
  * block leaves no rule behind): servers with the same blocked ports share one rule a protocol.
  */
-export function bridgeAcls(regions: Region[], servers: PortPolicyServer[]): BridgeAcl[] {
+export function bridgeAcls(regions: Region[], servers: readonly PortPolicyServer[]): BridgeAcl[] {
+  const acls = aclBuilder(regions);
+  acls.add(servers);
+  return acls.done();
+}
+
+/** The same, of servers given a page at a time (the egress policy's): what is held is the rules' sources. */
+export async function bridgeAclsOf(
+  regions: Region[],
+  pages: AsyncIterable<readonly PortPolicyServer[]>,
+): Promise<BridgeAcl[]> {
+  const acls = aclBuilder(regions);
+  for await (const servers of pages) acls.add(servers);
+  return acls.done();
+}
+
+function aclBuilder(regions: Region[]): { add(servers: readonly PortPolicyServer[]): void; done(): BridgeAcl[] } {
   const acls = new Map<string, BridgeAcl>();
   for (const region of regions)
     for (const bridge of regionBridges(region))
@@ -58,40 +74,45 @@ export function bridgeAcls(regions: Region[], servers: PortPolicyServer[]): Brid
       });
   // Per bridge: the ports (protocol and list) → the sources of the servers that may not reach them.
   const groups = new Map<string, Map<string, { protocol: 'tcp' | 'udp'; ports: string; sources: Set<string> }>>();
-  for (const server of servers) {
-    const bridge = bridgeOf(server.region, server.ipv4);
-    if (!bridge || !acls.has(bridge.name)) continue;
-    const sources = sourcesOf(server);
-    if (!sources.length) continue;
-    const byPorts = groups.get(bridge.name) ?? new Map();
-    groups.set(bridge.name, byPorts);
-    for (const [protocol, ports] of [
-      ['tcp', server.blocked.TCP],
-      ['udp', server.blocked.UDP],
-    ] as const) {
-      if (!ports.length) continue;
-      const list = [...new Set(ports)].sort((a, b) => a - b).join(',');
-      const key = `${protocol} ${list}`;
-      const group = byPorts.get(key) ?? { protocol, ports: list, sources: new Set<string>() };
-      byPorts.set(key, group);
-      for (const source of sources) group.sources.add(source);
+  const add = (servers: readonly PortPolicyServer[]) => {
+    for (const server of servers) {
+      const bridge = bridgeOf(server.region, server.ipv4);
+      if (!bridge || !acls.has(bridge.name)) continue;
+      const sources = sourcesOf(server);
+      if (!sources.length) continue;
+      const byPorts = groups.get(bridge.name) ?? new Map();
+      groups.set(bridge.name, byPorts);
+      for (const [protocol, ports] of [
+        ['tcp', server.blocked.TCP],
+        ['udp', server.blocked.UDP],
+      ] as const) {
+        if (!ports.length) continue;
+        const list = [...new Set(ports)].sort((a, b) => a - b).join(',');
+        const key = `${protocol} ${list}`;
+        const group = byPorts.get(key) ?? { protocol, ports: list, sources: new Set<string>() };
+        byPorts.set(key, group);
+        for (const source of sources) group.sources.add(source);
+      }
     }
-  }
-  for (const [bridge, byPorts] of groups) {
-    const acl = acls.get(bridge)!;
-    acl.egress = [...byPorts.keys()].sort().map((key) => {
-      const group = byPorts.get(key)!;
-      return {
-        action: 'drop',
-        protocol: group.protocol,
-        source: [...group.sources].sort().join(','),
-        destination_port: group.ports,
-        description: `blocked ${group.protocol.toUpperCase()} ports`,
-        state: 'enabled',
-      };
-    });
-  }
-  return [...acls.values()];
+  };
+  const done = () => {
+    for (const [bridge, byPorts] of groups) {
+      const acl = acls.get(bridge)!;
+      acl.egress = [...byPorts.keys()].sort().map((key) => {
+        const group = byPorts.get(key)!;
+        return {
+          action: 'drop',
+          protocol: group.protocol,
+          source: [...group.sources].sort().join(','),
+          destination_port: group.ports,
+          description: `blocked ${group.protocol.toUpperCase()} ports`,
+          state: 'enabled',
+        };
+      });
+    }
+    return [...acls.values()];
+  };
+  return { add, done };
 }
 
 /** The bridge's configuration with its ACL attached and everything the ACL does not drop allowed. */

@@ -46,7 +46,7 @@ test("a removal the engine refuses names the instance, the engine's reason and t
   const driver = new LxdDriver(config, new LxdClient({ url: socketPath }));
   try {
     await assert.rejects(
-      driver.converge(uuid, null, 0, async () => ({ regions: [], servers: [] })),
+      driver.converge(uuid, null, 0, async () => ({ regions: [], servers: async function* () {} })),
       (error: Error) => {
         assert.match(error.message, new RegExp(`refused to delete instance ${name}`));
         assert.ok(error.message.includes(refusal), error.message);

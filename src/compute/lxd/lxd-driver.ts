@@ -11,7 +11,7 @@ import { type LxdUsageState, usageOf } from './instance-usage.ts';
 import { parseScriptStatus, type ScriptReport } from '../script-outcome.ts';
 import { scriptRunner } from './images.ts';
 import { cloudInitNetworkConfig } from './cloud-init-network.ts';
-import { applyBridgeAcls, bridgeAcls } from './lxd-acls.ts';
+import { applyBridgeAcls, bridgeAclsOf } from './lxd-acls.ts';
 import { createHash } from 'node:crypto';
 import type {
   Artifact,
@@ -23,6 +23,7 @@ import type {
   EgressPolicy,
   Engine,
   EngineObservation,
+  EngineReading,
   HostReport,
   MachineFacts,
   MachineSpec,
@@ -298,17 +299,15 @@ export class LxdDriver implements ComputeDriver, Engine {
   async observe(
     specs: ReadonlyMap<string, MachineSpec>,
     now: number,
-    only?: ReadonlySet<string>,
+    only: ReadonlySet<string>,
   ): Promise<Map<string, EngineObservation>> {
     // Nothing changed: one small call still tells whether the engine answers (unknown power otherwise).
-    if (only?.size === 0) {
+    if (only.size === 0) {
       await this.#client.get('/1.0');
       return new Map();
     }
     // The VPC networks the drift compares are named differently on a cluster.
     await this.#isClustered();
-    if (!only)
-      return this.#observed(await this.#client.get<ListedInstance[]>('/1.0/instances?recursion=2'), specs, now);
     const instances: ListedInstance[] = [];
     // A few dozen servers a call: each is named twice (its instance, its rescue system) in the filter.
     for (const batch of batches([...only], 40)) {
@@ -317,6 +316,32 @@ export class LxdDriver implements ComputeDriver, Engine {
       instances.push(...(await this.#client.get<ListedInstance[]>(`/1.0/instances?recursion=2&filter=${filter}`)));
     }
     return this.#observed(instances, specs, now);
+  }
+
+  /**
+   * Every instance in one listing (LXD lists no page of them), held by the reading until the
+   * round drops it: each page is answered from it, each server's instance and rescue system together.
+   */
+  async readAll(now: number): Promise<EngineReading> {
+    await this.#isClustered();
+    const listed = await this.#client.get<ListedInstance[]>('/1.0/instances?recursion=2');
+    const ofServer = new Map<string, ListedInstance[]>();
+    for (const instance of listed) {
+      const uuid = serverOfInstance(instance.name) ?? serverOfRescueInstance(instance.name);
+      if (uuid) ofServer.set(uuid, [...(ofServer.get(uuid) ?? []), instance]);
+    }
+    const servers = [...ofServer]
+      .filter(([, instances]) => instances.some((instance) => serverOfInstance(instance.name)))
+      .map(([uuid]) => uuid);
+    return {
+      servers: (size) => batches(servers, size),
+      observe: (specs, only) =>
+        this.#observed(
+          [...only].flatMap((uuid) => ofServer.get(uuid) ?? []),
+          specs,
+          now,
+        ),
+    };
   }
 
   /** What the event stream told changed since the last call (lxd-informer.ts); null: read everything. */
@@ -468,7 +493,7 @@ export class LxdDriver implements ComputeDriver, Engine {
 
   /** Each region's bridge ACLs hold every server's blocked ports (lxd-acls.ts). */
   async convergeEgress(policy: EgressPolicy): Promise<void> {
-    await applyBridgeAcls(this.#client, bridgeAcls(policy.regions, policy.servers));
+    await applyBridgeAcls(this.#client, await bridgeAclsOf(policy.regions, policy.servers()));
   }
 
   async #instance(name: string): Promise<InstanceBody | null> {
