@@ -142,7 +142,7 @@ async function serve(
   // The prebuilt bundle while it matches the sources (src/prebuilt.ts): a start links a few files
   // instead of ~1,300 modules.
   const { loadInstance } = await import('../src/prebuilt.ts');
-  const { startInstance, code } = await loadInstance();
+  const { startInstance, code, saveCodeCache } = await loadInstance();
   // --ready-json: stdout carries the one ready line for a program to read, so the log goes to stderr.
   const instance = await startInstance(config, {
     sweeps: options.sweeps,
@@ -161,6 +161,8 @@ async function serve(
         seed: config.seed,
       })}\n`,
     );
+  // The first start after a build writes the bundle's code cache; the next ones read it.
+  saveCodeCache();
   if (instance.operatorToken?.created)
     // Said once, as Grafana and GitLab do with their first admin password (a warning, so it shows).
     instance.ctx.log.warn(

@@ -1,7 +1,9 @@
 // `npm run bundle` (run by `npm install` through `prepare`): the server as one prebuilt module,
-// dist/server/instance-<hash>.js, with a manifest of the files it was built from. A start then
+// dist/server/instance-<hash>.cjs, with a manifest of the files it was built from. A start then
 // links one file instead of ~1,300 modules (TypeBox, Kysely, Fastify, Ajv and our own ~200):
 // about 280 ms of CPU less at every process start and every first `startNubis()` of a test file.
+// CommonJS, so that src/prebuilt-scripts.ts can run it as scripts with a V8 code cache made after
+// a start (an ES module's cache can only be made before it runs).
 // src/prebuilt.ts loads it only while the manifest still matches the sources; after an edit the
 // sources load, as before. Packages that only rare requests need (Stripe, pdfkit, nodemailer, …)
 // stay outside: they load from node_modules when first used, as they do from the sources. The
@@ -71,9 +73,11 @@ const bundle = await rolldown({
   logLevel: 'silent',
 });
 const { output } = await bundle.generate({
-  format: 'esm',
-  entryFileNames: 'instance-[hash].js',
-  chunkFileNames: '[name]-[hash].js',
+  format: 'cjs',
+  // The packages loaded on first use too: Node's own `require` (no flag-free `import()` from a script).
+  dynamicImportInCjs: false,
+  entryFileNames: 'instance-[hash].cjs',
+  chunkFileNames: '[name]-[hash].cjs',
   // Licences stay in node_modules; the rest of the comments are the size of the code again.
   comments: { legal: false, jsdoc: false, annotation: true },
   // Non-ASCII characters escaped: Node decodes an ASCII file into a one-byte string, about half

@@ -1,13 +1,13 @@
 // Loads the server (src/instance.ts and all it imports) for bin/nubis.ts and @nubis/testing: from
 // the prebuilt bundle that `npm run bundle` writes (scripts/bundle.ts) while every source it was
-// built from is unchanged, else from the sources. The bundle is a cache of the sources, never a
+// built from is unchanged (run with a code cache, src/prebuilt-scripts.ts), else from the sources. The bundle is a cache of the sources, never a
 // second version of them: a changed, moved or deleted source, or another install of packages,
 // makes it stale, and NUBIS_PREBUILT=off always loads the sources. This module loads nothing
 // else, so that asking costs a few hundred stat calls (about a millisecond).
 
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** A watched file: its path from the project's root, modification time (ms) and size. */
 export type ManifestEntry = [path: string, mtimeMs: number, size: number];
@@ -50,19 +50,26 @@ export function prebuiltEntry(env: NodeJS.ProcessEnv = process.env, dir = output
 
 type InstanceModule = typeof import('./instance.ts');
 
-/** src/instance.ts's exports, from the bundle in `dir` when it is fresh. */
+/**
+ * src/instance.ts's exports, from the bundle in `dir` when it is fresh; and `saveCodeCache`, to
+ * call once started (src/prebuilt-scripts.ts: the next process compiles less; from the sources,
+ * nothing to save).
+ */
 export async function loadInstance(
   env: NodeJS.ProcessEnv = process.env,
   dir = outputDir,
-): Promise<InstanceModule & { code: ServerCode }> {
+): Promise<InstanceModule & { code: ServerCode; saveCodeCache: () => void }> {
   const entry = prebuiltEntry(env, dir);
   if (entry) {
+    const { runBundleFile, saveCodeCache } = await import('./prebuilt-scripts.ts');
+    const file = fileURLToPath(entry);
     try {
-      return { ...((await import(entry)) as InstanceModule), code: 'prebuilt' };
+      return { ...(runBundleFile(file) as InstanceModule), code: 'prebuilt', saveCodeCache };
     } catch (error) {
       // A build replaced it between reading the manifest and now: the sources are as good.
-      if ((error as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+      const { code, path } = error as NodeJS.ErrnoException;
+      if (code !== 'ENOENT' || path !== file) throw error;
     }
   }
-  return { ...(await import('./instance.ts')), code: 'sources' };
+  return { ...(await import('./instance.ts')), code: 'sources', saveCodeCache: () => {} };
 }

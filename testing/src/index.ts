@@ -86,9 +86,11 @@ export async function startNubis(options: StartOptions = {}): Promise<Nubis> {
     import('../../src/config.ts'),
     import('../../src/prebuilt.ts'),
   ]);
-  const { startInstance } = await loadInstance();
+  const { startInstance, saveCodeCache } = await loadInstance();
   const config = loadConfig(environment(options));
   const running = await startInstance(config);
+  // The first process after a build writes the bundle's code cache; the next ones read it.
+  saveCodeCache();
   const url = running.url;
   const token = config.adminToken ?? adminToken;
   const operator = createNubisClient({ baseUrl: url, token });
