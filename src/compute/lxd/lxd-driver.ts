@@ -191,6 +191,11 @@ export function networkScript(spec: Pick<MachineSpec, 'region' | 'ipv4' | 'ipv6'
   return `${lines.join('\n')}\nexit 0\n`;
 }
 
+/** What the instance keeps (`user.nubis.network`) of the network script last applied: its digest. */
+function networkDigest(script: string): string {
+  return createHash('sha256').update(script).digest('hex').slice(0, 16);
+}
+
 /** cloud-init user data for images that run cloud-init (the Nubis images also read the files pushed). */
 export function userData(spec: MachineSpec): string {
   const lines = [
@@ -675,6 +680,9 @@ export class LxdDriver implements ComputeDriver, Engine {
             ...(this.#clustered ? { 'cluster.evacuate': 'migrate' } : {}),
             [diskKey]: String(spec.disk.generation),
             [firstBootKey]: 'pending',
+            // The first-boot files hold this script (and are pushed again until they are): its
+            // digest said now spares the network step a second push and a config change.
+            [networkKey]: networkDigest(networkScript(spec)),
           },
           devices,
         },
@@ -682,21 +690,26 @@ export class LxdDriver implements ComputeDriver, Engine {
     );
   }
 
-  /** Files the Nubis images read at boot: hostname, root password (consumed), key, script URL, addresses. */
+  /**
+   * Files the Nubis images read at boot: hostname, root password (consumed), key, script URL,
+   * addresses. The folders first, then every file at once: each is a round trip to the engine,
+   * which serves them all from one file server in the instance.
+   */
   async #firstBoot(name: string, spec: MachineSpec): Promise<void> {
     // An image that is not Nubis's (one configured by cloud-init alone) has neither folder.
-    await this.#client.ensureDirectory(name, '/etc/nubis');
-    await this.#client.pushFile(name, '/etc/hostname', `${spec.hostname}\n`);
-    await this.#client.pushFile(name, '/etc/nubis/root-password', spec.rootPassword, '0600');
-    if (spec.sshPublicKey) {
-      await this.#client.ensureDirectory(name, '/root/.ssh', '0700');
-      await this.#client.pushFile(name, '/root/.ssh/authorized_keys', `${spec.sshPublicKey.trim()}\n`, '0600');
-    }
-    if (spec.scriptUrl) {
-      await this.#client.pushFile(name, '/etc/nubis/script_url', `${spec.scriptUrl}\n`);
-      await this.#client.pushFile(name, '/etc/nubis/run-script', scriptRunner, '0755');
-    }
-    await this.#client.pushFile(name, '/etc/nubis/network', networkScript(spec), '0755');
+    await Promise.all([
+      this.#client.ensureDirectory(name, '/etc/nubis'),
+      spec.sshPublicKey ? this.#client.ensureDirectory(name, '/root/.ssh', '0700') : undefined,
+    ]);
+    const files: [path: string, content: string, mode?: string][] = [
+      ['/etc/hostname', `${spec.hostname}\n`],
+      ['/etc/nubis/root-password', spec.rootPassword, '0600'],
+      ['/etc/nubis/network', networkScript(spec), '0755'],
+    ];
+    if (spec.sshPublicKey) files.push(['/root/.ssh/authorized_keys', `${spec.sshPublicKey.trim()}\n`, '0600']);
+    if (spec.scriptUrl)
+      files.push(['/etc/nubis/script_url', `${spec.scriptUrl}\n`], ['/etc/nubis/run-script', scriptRunner, '0755']);
+    await Promise.all(files.map(([path, content, mode]) => this.#client.pushFile(name, path, content, mode)));
   }
 
   /**
@@ -798,11 +811,11 @@ export class LxdDriver implements ComputeDriver, Engine {
 
   /** Waits (up to 30 s) until the machine holds an IPv4 address on eth0: running means reachable. */
   async #awaitAddress(name: string): Promise<void> {
-    for (let attempt = 0; attempt < 60; attempt++) {
+    for (let attempt = 0; attempt < 120; attempt++) {
       const state = await this.#client.get<InstanceState>(`/1.0/instances/${name}/state`);
       if (state.status !== 'Running') return;
       if (state.network?.eth0?.addresses.some((a) => a.family === 'inet')) return;
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
 
@@ -1000,7 +1013,7 @@ export class LxdDriver implements ComputeDriver, Engine {
     if (instance.config[cloudNetworkKey] !== cloudNetwork)
       await this.#setConfig(name, { [cloudNetworkKey]: cloudNetwork });
     const script = networkScript(spec);
-    const digest = createHash('sha256').update(script).digest('hex').slice(0, 16);
+    const digest = networkDigest(script);
     if (instance.config[networkKey] === digest) return;
     await this.#client.pushFile(name, '/etc/nubis/network', script, '0755');
     const state = await this.#client.get<InstanceState>(`/1.0/instances/${name}/state`);
