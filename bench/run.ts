@@ -17,6 +17,8 @@
 //   testing    @nubis/testing's startNubis() and reset() (bench/testing.ts; --only testing alone)
 //   fleet      a sweep round and a reconciliation with nothing due at 1,000 and 1,000,000 servers (bench/fleet.ts;
 //              --only fleet alone, --fleet N,M for other sizes)
+//   list       a 1,000-server server/list alone on SQLite and PostgreSQL + Redis: server time and CPU a list
+//              (bench/list.ts; --only list alone, --servers N, --calls N, default 200)
 //   cli        the installed `nubis` command: --help and a list call, CPU and wall (bench/cli.ts;
 //              --only cli alone, --runs N, default 15; --installed DIR: a project where the packages
 //              are installed already, e.g. an older build to compare, instead of packing this one)
@@ -50,6 +52,22 @@ if (onlyAt >= 0 && process.argv[onlyAt + 1] === 'fleet') {
   writeFileSync(
     join(new URL('..', import.meta.url).pathname, '.bench/fleet.json'),
     JSON.stringify({ at: new Date().toISOString(), load: loadavg(), rows }, null, 2),
+  );
+  process.exit(0);
+}
+
+// --only list: a 1,000-server list on SQLite and on PostgreSQL + Redis, sequential calls (bench/list.ts).
+if (onlyAt >= 0 && process.argv[onlyAt + 1] === 'list') {
+  const option = (name: string, fallback: number) => {
+    const at = process.argv.indexOf(name);
+    return at >= 0 ? Number(process.argv[at + 1]) : fallback;
+  };
+  const { benchList } = await import('./list.ts');
+  const figures = await benchList(option('--servers', 1000), option('--calls', 200));
+  mkdirSync(join(new URL('..', import.meta.url).pathname, '.bench'), { recursive: true });
+  writeFileSync(
+    join(new URL('..', import.meta.url).pathname, '.bench/list.json'),
+    JSON.stringify({ at: new Date().toISOString(), figures }, null, 2),
   );
   process.exit(0);
 }
