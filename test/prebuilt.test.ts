@@ -68,7 +68,12 @@ loaded.saveCodeCache();
 await running.close();
 process.stdout.write(loaded.code);
 `;
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', child], { cwd: root, encoding: 'utf8' });
+  // The variable too: set (as npm test sets it), it enables the cache at start-up in its own folder, before the call.
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', child], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_COMPILE_CACHE: cacheDir },
+  });
   assert.equal(run.status, 0, run.stderr);
   return run.stdout;
 }
