@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadCatalog } from '../../catalog/catalog.ts';
 import type { Region } from '../../catalog/catalog.types.ts';
-import { aclName, bridgeAclConfig, bridgeAcls, sourcesOf, type PortPolicyServer } from './lxd-acls.ts';
+import { aclName, bridgeAclConfig, bridgeAclsOf, sourcesOf, type PortPolicyServer } from './lxd-acls.ts';
 
 const shipped = loadCatalog(null, 0).regions.get(101)!;
 const region: Region = {
@@ -30,8 +30,16 @@ test('a server is matched by its IPv4 /32, its IPv6 /64 and its floating address
   );
 });
 
-test('every bridge gets an ACL; servers with the same blocked ports share a rule per protocol', () => {
-  const acls = bridgeAcls(
+/** The servers as the egress policy gives them: a page at a time. */
+async function* pages(...given: PortPolicyServer[][]): AsyncGenerator<PortPolicyServer[]> {
+  yield* given;
+}
+
+/** Each bridge's ACL of servers given in one page. */
+const bridgeAcls = (regions: Region[], servers: PortPolicyServer[]) => bridgeAclsOf(regions, pages(servers));
+
+test('every bridge gets an ACL; servers with the same blocked ports share a rule per protocol', async () => {
+  const acls = await bridgeAcls(
     [region],
     [
       server('172.30.103.7', smtp),
@@ -60,16 +68,27 @@ test('every bridge gets an ACL; servers with the same blocked ports share a rule
   );
 });
 
-test('a bridge with nothing blocked keeps an ACL without rules, so a lifted block leaves none behind', () => {
-  const acls = bridgeAcls([region], [server('172.30.103.7', { TCP: [], UDP: [] })]);
+test('servers with the same blocked ports share one rule across the pages they come in', async () => {
+  const acls = await bridgeAclsOf(
+    [region],
+    pages([server('172.30.103.7', smtp)], [], [server('172.30.103.8', { TCP: [587, 25, 465], UDP: [] })]),
+  );
+  assert.deepEqual(
+    acls[1]!.egress.map((rule) => [rule.protocol, rule.destination_port, rule.source]),
+    [['tcp', '25,465,587', '172.30.103.7/32,172.30.103.8/32']],
+  );
+});
+
+test('a bridge with nothing blocked keeps an ACL without rules, so a lifted block leaves none behind', async () => {
+  const acls = await bridgeAcls([region], [server('172.30.103.7', { TCP: [], UDP: [] })]);
   assert.deepEqual(
     acls.map((acl) => acl.egress.length),
     [0, 0],
   );
 });
 
-test("a bridge's configuration takes its ACL beside the others, and allows what no rule drops", () => {
-  const acl = bridgeAcls([region], [])[0]!;
+test("a bridge's configuration takes its ACL beside the others, and allows what no rule drops", async () => {
+  const acl = (await bridgeAcls([region], []))[0]!;
   assert.deepEqual(bridgeAclConfig(acl, { 'ipv4.address': '172.30.102.1/30', 'security.acls': 'mine' }), {
     'ipv4.address': '172.30.102.1/30',
     'security.acls': 'mine,nubis-101-ports',

@@ -45,14 +45,8 @@ export function sourcesOf(server: Pick<PortPolicyServer, 'ipv4' | 'ipv6' | 'floa
 /**
  * The ACL of every bridge of the regions (one with no rules where nothing is blocked, so a lifted
  * block leaves no rule behind): servers with the same blocked ports share one rule a protocol.
+ * The servers come a page at a time (the egress policy's): what is held is the rules' sources.
  */
-export function bridgeAcls(regions: Region[], servers: readonly PortPolicyServer[]): BridgeAcl[] {
-  const acls = aclBuilder(regions);
-  acls.add(servers);
-  return acls.done();
-}
-
-/** The same, of servers given a page at a time (the egress policy's): what is held is the rules' sources. */
 export async function bridgeAclsOf(
   regions: Region[],
   pages: AsyncIterable<readonly PortPolicyServer[]>,
