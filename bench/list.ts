@@ -7,10 +7,11 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { throwawaySchema } from '../test/support/postgres-schema.ts';
+import { serveEnv } from './serve-env.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const adminToken = 'bench-list-admin-token-0123456789';
@@ -46,30 +47,7 @@ async function listOn(db: 'sqlite' | 'postgres', servers: number, calls: number)
           `bench_list_${randomBytes(4).toString('hex')}`,
         )
       : null;
-  // A pool large enough for the servers (CGNAT space, bench only).
-  const catalog = JSON.parse(readFileSync(join(root, 'src/catalog/catalog.json'), 'utf8'));
-  for (const region of catalog.regions) if (region.id === 101) region.pools.v4 = ['100.64.0.0/10'];
-  writeFileSync(join(dataDir, 'catalog.json'), JSON.stringify(catalog));
-  const env = {
-    ...process.env,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATA_DIR: dataDir,
-    ADMIN_TOKEN: adminToken,
-    LOG_LEVEL: 'warn',
-    AUTO_ACTIVATE: 'true',
-    DATABASE_URL: schema?.url ?? '',
-    REDIS_URL: schema ? 'redis://127.0.0.1:6379' : '',
-    REDIS_PREFIX: `nubis-bench-list-${randomBytes(4).toString('hex')}:`,
-    CATALOG_FILE: join(dataDir, 'catalog.json'),
-    SERVERS_LIMIT: '1000000',
-    SWEEPS: 'false',
-    PASSWORD_HASH_COST: '10',
-    RATE_TOKEN_PER_SECOND: '100000000',
-    RATE_REGISTER_PER_MINUTE: '1000000',
-    SECRET_KEY: randomBytes(32).toString('hex'),
-    MALLOC_ARENA_MAX: '2',
-  };
+  const env = { ...process.env, ...serveEnv(dataDir, adminToken, schema?.url) };
   const migrated = spawnSync(process.execPath, ['bin/nubis.ts', 'migrate'], { cwd: root, env, encoding: 'utf8' });
   if (migrated.status !== 0) throw new Error(`nubis migrate: ${migrated.stderr}`);
   const server = spawn(process.execPath, ['--max-semi-space-size=4', 'bin/nubis.ts', 'serve'], {

@@ -33,6 +33,7 @@ import autocannon from 'autocannon';
 import { loadConfig } from '../src/config.ts';
 import { throwawaySchema, type ThrowawaySchema } from '../test/support/postgres-schema.ts';
 import { seed, seedFloor, seedHistory } from './seed.ts';
+import { serveEnv } from './serve-env.ts';
 import { benchTesting, reportTesting } from './testing.ts';
 
 // --lxd or --only lxd: the real compute driver's scenario instead (bench/lxd.ts: a Debian server's create → SSH
@@ -295,15 +296,6 @@ function postgresUrl(): Promise<ThrowawaySchema> {
   return throwawaySchema(base, `bench_${randomBytes(4).toString('hex')}`);
 }
 
-/** A catalog with a pool large enough for the create benchmark (CGNAT space, bench only). */
-function benchCatalog(dir: string): string {
-  const catalog = JSON.parse(readFileSync(join(root, 'src/catalog/catalog.json'), 'utf8'));
-  for (const region of catalog.regions) if (region.id === 101) region.pools.v4 = ['100.64.0.0/10'];
-  const file = join(dir, 'bench-catalog.json');
-  writeFileSync(file, JSON.stringify(catalog));
-  return file;
-}
-
 type Case = 'sqlite' | 'postgres' | 'large';
 
 interface CaseResult {
@@ -412,30 +404,7 @@ async function runCase(which: Case): Promise<CaseResult> {
   const instances = which === 'postgres' ? 2 : 1;
   const dataDir = mkdtempSync(join(tmpdir(), 'nubis-bench-'));
   const database = dbName === 'postgres' ? await postgresUrl() : null;
-  const env: Record<string, string> = {
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATA_DIR: dataDir,
-    ADMIN_TOKEN: adminToken,
-    LOG_LEVEL: 'warn',
-    AUTO_ACTIVATE: 'true',
-    DATABASE_URL: database?.url ?? '',
-    REDIS_URL: database ? 'redis://127.0.0.1:6379' : '',
-    REDIS_PREFIX: `nubis-bench-${randomBytes(4).toString('hex')}:`,
-    CATALOG_FILE: benchCatalog(dataDir),
-    SERVERS_LIMIT: '1000000',
-    SWEEPS: 'false',
-    PASSWORD_HASH_COST: '12',
-    RATE_TOKEN_PER_SECOND: '100000000',
-    RATE_ACCOUNT_INFO_PER_MINUTE: '100000000',
-    RATE_REGISTER_PER_MINUTE: '1000000',
-    RATE_LOGIN_PER_MINUTE: '1000000',
-    SECRET_KEY: randomBytes(32).toString('hex'),
-    // As `npm start` runs it (package.json): the compile cache on before Node reads bin/nubis.ts,
-    // and fewer malloc arenas.
-    MALLOC_ARENA_MAX: '2',
-    NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(tmpdir(), 'node-compile-cache'),
-  };
+  const env = serveEnv(dataDir, adminToken, database?.url);
   const result: CaseResult = { case: which, db: dbName, instances, rows: [] };
   const stored = which === 'large' ? Number(args.stored) : 0;
   const historyItems = which === 'large' ? Number(args.history) : 0;
