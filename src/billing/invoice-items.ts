@@ -14,15 +14,18 @@ import { invoiceItemClosed, invoiceItemsOpened } from '../events/resource-events
 import type { PricedItem } from './pricing.ts';
 import { transaction } from '../db/transaction.ts';
 
-/** What opening `items` for the resource inserts now. */
+/**
+ * What opening `items` for the resource at `openedAt` inserts: the instant the resource came to
+ * be, read once by its creator, so its items and its own timestamps agree to the millisecond.
+ */
 export function openingItems(
-  ctx: Platform,
+  openedAt: number,
   accountId: number,
   resourceUuid: string,
   items: PricedItem[],
   prepaidUntil: number | null,
 ): OpeningItems {
-  return openingItemsOf({ accountId, resourceUuid, items, openedAt: ctx.clock.now(), prepaidUntil });
+  return openingItemsOf({ accountId, resourceUuid, items, openedAt, prepaidUntil });
 }
 
 /** Starts billing the resource's items, and records their events. */
@@ -35,7 +38,7 @@ export async function openInvoiceItems(
   prepaidUntil: number | null = null,
 ): Promise<void> {
   if (items.length === 0) return;
-  await insertOpeningItems(db, openingItems(ctx, accountId, resourceUuid, items, prepaidUntil));
+  await insertOpeningItems(db, openingItems(ctx.clock.now(), accountId, resourceUuid, items, prepaidUntil));
   await invoiceItemsOpened(ctx, db, accountId, resourceUuid, items);
 }
 

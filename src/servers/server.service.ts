@@ -279,7 +279,7 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
     );
 
     // Billing starts with the server (its items inserted with it); their events are recorded below.
-    const billed = openingItems(ctx, actor.accountId, uuid, items, commit > 0 ? now + commit * hourMs : null);
+    const billed = openingItems(now, actor.accountId, uuid, items, commit > 0 ? now + commit * hourMs : null);
     const row = await serverRepository.insert(
       trx,
       ctx.dialect,

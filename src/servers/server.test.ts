@@ -335,7 +335,7 @@ describe('server/create', () => {
   // Found as a rare failure of the virtual clock's scenario: the provisioning's end was taken from
   // a second read of the clock, after the create's other statements, so a server created near the
   // end of a second showed its first backup a second late.
-  test('provisioning lasts its full time from the instant the server was created, however long the create takes', async () => {
+  test('provisioning lasts its full time and billing starts from the instant the server was created, however long the create takes', async () => {
     const base = nubis.running.ctx;
     const actor = await authenticate(base, alice.token);
     assert.ok(actor);
@@ -351,6 +351,17 @@ describe('server/create', () => {
       .executeTakeFirstOrThrow();
     assert.equal(row.action, 'provisioning');
     assert.equal(Number(row.action_until) - Number(row.created_at), base.config.simProvisionSeconds * 1000);
+    // Billing starts at the same instant: the out-of-funds mail names the hour it derives from it.
+    const items = await base.db
+      .selectFrom('invoice_items')
+      .select('created_at')
+      .where('resource_uuid', '=', created.row.uuid)
+      .execute();
+    assert.ok(items.length > 0);
+    assert.deepEqual(
+      items.map((item) => Number(item.created_at)),
+      items.map(() => Number(row.created_at)),
+    );
   });
 });
 
