@@ -35,7 +35,7 @@ function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
     'SECRET_KEY',
   ])
     delete env[key];
-  return { ...env, PASSWORD_HASH_COST: '12', ...extra };
+  return { ...env, PASSWORD_HASH_COST: '10', ...extra };
 }
 
 function run(args: string[], env: Record<string, string>) {
