@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { enableCompileCache } from 'node:module';
 import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import type { Nubis } from '@nubis/testing';
 
 /** Wall-clock ms (median, 95th percentile) and the process's CPU ms (median) of each run. */
@@ -127,7 +128,22 @@ export function reportTesting(figures: TestingFigures): void {
   row('reset(), seeded (starts over: ids, clock, stream)', figures.seededResetMs, '≤ 20 ms');
 }
 
-/** The first start of this process; where the server was loaded from, as `nubis serve` logs it. */
+/**
+ * Where the server that `@nubis/testing` loads comes from, as `nubis serve` logs it: that package's
+ * own checkout, which is another one when node_modules links it there (a git worktree sharing
+ * the main checkout's node_modules measures the main checkout's server, and its bundle's
+ * freshness, not this one's).
+ */
+async function loadedCode(): Promise<string> {
+  const checkout = new URL('../../', import.meta.resolve('@nubis/testing'));
+  const { prebuiltEntry } = (await import(
+    new URL('src/prebuilt.ts', checkout).href
+  )) as typeof import('../src/prebuilt.ts');
+  const code = prebuiltEntry() ? 'prebuilt' : 'sources';
+  return checkout.href === new URL('../', import.meta.url).href ? code : `${code} of ${fileURLToPath(checkout)}`;
+}
+
+/** The first start of this process; where the server was loaded from. */
 async function measureFirst(): Promise<{ wall: number; cpu: number; code: string }> {
   const { startNubis } = await import('@nubis/testing');
   let first: Nubis | undefined;
@@ -135,8 +151,7 @@ async function measureFirst(): Promise<{ wall: number; cpu: number; code: string
     first = await startNubis();
   });
   await first?.close();
-  const { prebuiltEntry } = await import('../src/prebuilt.ts');
-  return { ...firstStart, code: prebuiltEntry() ? 'prebuilt' : 'sources' };
+  return { ...firstStart, code: await loadedCode() };
 }
 
 /** The floor's first start: Fastify loaded from node_modules, one JSON route, listening. */
