@@ -2,10 +2,12 @@
 // unit runs in it) gets the addresses the API shows from the engine's `cloud-init.network-config`:
 // its IPv4 (SSH from the host), its IPv6 with the default route via the gateway `iface.v6` shows,
 // once attached, a floating IPv6 that a reboot keeps, and a floating IPv4 attached while it is
-// stopped; cloud-init ends its boot with no module in error. Region 102 of the test catalog (an
-// IPv6 pool). Run by `npm run test:lxd`.
+// stopped; cloud-init ends its boot with no module in error. sshd starts beside cloud-init's
+// network stage: a first login meets the hostname and the host key the server keeps once
+// cloud-init's boot is over. Region 102 of the test catalog (an IPv6 pool). Run by `npm run test:lxd`.
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import {
   addressRegion,
@@ -21,6 +23,14 @@ import {
 const { nubis, alice, lxd, key, addKey, createServer, power } = await lxdSuite({ credit: 500 });
 
 const literal = (text: string) => text.replace(/[.:]/g, '\\$&');
+
+/** The ed25519 host key sshd offers on `address`. */
+function hostKey(address: string): string {
+  const scan = spawnSync('ssh-keyscan', ['-T', '5', '-t', 'ed25519', address], { encoding: 'utf8' });
+  const key = scan.stdout.split(' ').slice(1).join(' ').trim();
+  assert.match(key, /^ssh-ed25519 /, `${scan.stdout}${scan.stderr}`);
+  return key;
+}
 
 test('a cloud-init-only image gets its IPv4, its IPv6 via the gateway the API shows, and floating IPv6', async (t) => {
   const made = await createServer({
@@ -42,6 +52,7 @@ test('a cloud-init-only image gets its IPv4, its IPv6 via the gateway the API sh
   assert.ok(public6?.address && public6.gateway, `the server has IPv6: ${JSON.stringify(running.iface)}`);
   const v6 = public6.address as string;
   const gateway6 = public6.gateway as string;
+  let firstKey = '';
 
   await t.test('IPv4: SSH from the host on the address the API shows, set by cloud-init alone', async () => {
     // Debian with systemd boots slower than the busybox image, more so on a busy host.
@@ -51,6 +62,7 @@ test('a cloud-init-only image gets its IPv4, its IPv6 via the gateway the API sh
       'hostname; test -e /etc/systemd/system/nubis-first-boot.service && echo nubis-unit; cat /etc/network/interfaces.d/50-cloud-init',
       240,
     );
+    firstKey = hostKey(v4);
     const [hostname, ...rest] = result.stdout.split('\n');
     assert.equal(hostname, 'cloud.example.com');
     assert.ok(!result.stdout.includes('nubis-unit'), 'no Nubis unit in the image');
@@ -61,6 +73,7 @@ test('a cloud-init-only image gets its IPv4, its IPv6 via the gateway the API sh
     // `--wait` returns once cloud-init's last stage is over; `--long` names a failed module.
     const result = await lxd.exec(`nubis-${uuid}`, ['cloud-init', 'status', '--wait', '--long']);
     assert.match(result.stdout, /^status: done$/m, `${result.stdout}${result.stderr}`);
+    assert.equal(hostKey(v4), firstKey, "cloud-init's network stage left the host key sshd offered");
   });
 
   await t.test('IPv6: it answers from the host, its default route via the gateway iface.v6 shows', async () => {

@@ -24,6 +24,8 @@ import {
   symlinkSync,
   writeFileSync,
   existsSync,
+  lstatSync,
+  statSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -259,10 +261,12 @@ function buildTiny(dir: string): void {
  * The cloud-init-only image's revision, kept in its properties: `npm run test:lxd` builds it when
  * the engine has none of this revision (2: its locale is set, C.UTF-8, so cloud-init's locale
  * module ends without error; 3: a faster boot: cloud-init's datasource and modules cut to Nubis's,
- * no RSA host key, e2scrub, apt timers and modprobe@ masked). Bump it with every change to the
- * image's files.
+ * no RSA host key, e2scrub, apt timers and modprobe@ masked; 4: sshd starts once the network is up,
+ * beside cloud-init's network stage, its host keys made per instance just before it; no
+ * documentation, man pages or translations, which the engine remapped file by file at each server's
+ * first start). Bump it with every change to the image's files.
  */
-export const cloudImageRevision = '3';
+export const cloudImageRevision = '4';
 
 function buildDebian(dir: string, mirror: string, cloudOnly = false): void {
   const rootfs = join(dir, 'rootfs');
@@ -309,11 +313,18 @@ function cloudOnlyFiles(rootfs: string): void {
  * `cloud-init.*` keys; named alone, ds-identify probes for no other at boot), and only the modules
  * the user data Nubis writes uses (lxd-driver.ts, userData: hostname, root's key and password, the network
  * config at every boot, the server's script), with the host keys' console listing. The host keys
- * are ed25519 and ECDSA, made afresh for every instance (cloud-init's ssh module deletes an
- * image's or a snapshot's own): no RSA key, whose making took about a second of the boot.
+ * are ed25519 and ECDSA, made afresh for every instance by the image's own unit before sshd starts
+ * (hostKeysScript), so cloud-init's ssh module deletes none (`ssh_deletekeys: false`: it would replace
+ * the keys sshd already offers) and makes none: no RSA key, whose making took about a second of the boot.
+ * `preserve_hostname: true` keeps cloud-init-local, which has not read the user data yet, from
+ * setting the engine's instance name as the hostname while sshd already answers: the hostname is the
+ * driver's /etc/hostname from the first instant, and the user data's `preserve_hostname: false`
+ * lets the network stage set it as the user data says.
  */
 export const cloudInitConfig = `datasource_list: [ LXD, None ]
+preserve_hostname: true
 ssh_genkeytypes: [ ed25519, ecdsa ]
+ssh_deletekeys: false
 cloud_init_modules: [ set_hostname, update_hostname, update_etc_hosts, users-groups, ssh ]
 cloud_config_modules: [ set-passwords, runcmd ]
 cloud_final_modules: [ scripts-per-once, scripts-per-boot, scripts-per-instance, scripts-user, ssh-authkey-fingerprints, keys-to-console, final-message ]
@@ -333,26 +344,135 @@ const maskedUnits = [
   'modprobe@.service',
 ];
 
-/** sshd offers the host keys cloud-init (or ssh-keygen.service, without it) makes: ed25519 and ECDSA. */
+/** sshd offers the host keys the image's unit makes (hostKeysScript): ed25519 and ECDSA. */
 const sshdHostKeys = 'HostKey /etc/ssh/ssh_host_ed25519_key\nHostKey /etc/ssh/ssh_host_ecdsa_key\n';
 
 /**
- * Host keys made at boot when the machine has none (cloud-init makes them first where it runs;
- * this is for a boot without it), before sshd starts: the types sshd offers, never RSA.
+ * The host keys, before sshd starts: made anew when the instance id of this boot is not the one
+ * they were made for (a server's first boot; one made from another server's snapshot, whose keys
+ * it must not share), kept across reboots; every `ssh_host_*` file of an older instance goes, as
+ * cloud-init's own `ssh_deletekeys` did. The id is the one cloud-init's LXD datasource uses, read
+ * from the engine's meta-data on /dev/lxd/sock (cloud-init itself records it only in its network
+ * stage, after sshd has started). Without it (no /dev/lxd) the keys there are kept and missing ones
+ * made. (NUBIS_SSH_DIR, and NUBIS_INSTANCE_ID naming a file that holds the id, are for its test.)
+ */
+export const hostKeysScript = `#!/bin/sh
+dir=\${NUBIS_SSH_DIR:-/etc/ssh}
+if [ -n "$NUBIS_INSTANCE_ID" ]; then
+  id=$(cat "$NUBIS_INSTANCE_ID" 2>/dev/null)
+elif [ -S /dev/lxd/sock ]; then
+  id=$(python3 -S -c '
+import socket
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(5)
+s.connect("/dev/lxd/sock")
+s.sendall(b"GET /1.0/meta-data HTTP/1.0\\r\\n\\r\\n")
+answer = b""
+while chunk := s.recv(65536):
+    answer += chunk
+for line in answer.decode().splitlines():
+    if line.startswith("instance-id:"):
+        print(line.split(":", 1)[1].strip())
+' 2>/dev/null)
+fi
+made="$dir/host-keys.instance-id"
+if [ -n "$id" ] && [ "$id" != "$(cat "$made" 2>/dev/null)" ]; then
+  rm -f "$dir"/ssh_host_*
+fi
+for type in ed25519 ecdsa; do
+  key="$dir/ssh_host_\${type}_key"
+  if [ ! -s "$key" ]; then
+    rm -f "$key" "$key.pub"
+    ssh-keygen -q -t "$type" -N "" -f "$key" || exit 1
+  fi
+done
+if [ -n "$id" ]; then echo "$id" > "$made"; fi
+`;
+
+/**
+ * Runs hostKeysScript once a boot, before sshd, outside the default dependencies: sshd no longer
+ * waits for sysinit.target, which waits for cloud-init's network stage.
  */
 const hostKeysUnit = `[Unit]
-Description=SSH host keys (ed25519, ECDSA) for a machine that has none
-Before=ssh.service
+Description=SSH host keys (ed25519, ECDSA), new for a new instance
+DefaultDependencies=no
+After=local-fs.target
+Before=ssh.service shutdown.target
+Conflicts=shutdown.target
 [Service]
 Type=oneshot
-ExecStart=/bin/sh -c 'for type in ed25519 ecdsa; do key=/etc/ssh/ssh_host_\${type}_key; [ -s "$key" ] || ssh-keygen -q -t $type -N "" -f "$key"; done'
+RemainAfterExit=yes
+ExecStart=/usr/lib/nubis/ssh-host-keys
 [Install]
 WantedBy=multi-user.target
 `;
 
 /**
- * The datasource and modules, the locale, the apt cache emptied, units masked, and SSH host keys
- * made per machine at its first boot. The locale is C.UTF-8, the one glibc has built in (minbase
+ * sshd starts once the network is up (ssh.service's own `After=network.target`: ifupdown done, so
+ * cloud-init-local too) and its host keys are made, beside cloud-init's network stage rather than
+ * after it: about a second sooner at the first boot. Root's authorized key is written before the
+ * first boot (the driver pushes it; lxd-driver.ts, firstBoot) and the host keys just before sshd
+ * starts, so no login is ever accepted before they are in place; the root password, as before, is
+ * set later by cloud-init's set-passwords. Out of the default dependencies (sysinit.target, which
+ * cloud-init's network stage comes before); the shutdown ordering they gave is said again.
+ */
+const sshdEarly = `[Unit]
+DefaultDependencies=no
+Wants=ssh-keygen.service
+After=ssh-keygen.service local-fs.target systemd-journald.socket
+Conflicts=shutdown.target
+Before=shutdown.target
+`;
+
+/**
+ * cloud-init's network stage orders itself before sshd (`Before=sshd.service`, which Debian's
+ * `sshd.service` alias of ssh.service makes binding): a copy of the package's unit without those
+ * two lines, in /etc. The build fails if they are gone from the package, so a changed unit is seen.
+ */
+function cloudInitUnitWithoutSshd(rootfs: string): string {
+  const unit = readFileSync(join(rootfs, 'lib/systemd/system/cloud-init.service'), 'utf8');
+  const kept = unit.split('\n').filter((line) => line !== 'Before=sshd.service' && line !== 'Wants=sshd.service');
+  if (kept.length !== unit.split('\n').length - 2)
+    throw new Error(
+      "cloud-init.service no longer orders itself before sshd as images.ts expects: look at the package's unit",
+    );
+  return `# Debian's cloud-init.service without its ordering before sshd (Nubis, images.ts: sshdEarly).\n${kept.join('\n')}`;
+}
+
+/**
+ * What Debian's cloud images leave out too: documentation (but each package's copyright),
+ * man pages (minbase has no `man`), info pages, translations (the locale is C.UTF-8) and lintian
+ * overrides. A third of the image's files, each of which the engine shifts to the server's id range
+ * at its first start. dpkg leaves them out of packages installed later as well (`path-exclude`).
+ */
+const leftOut = `# Nubis (images.ts): documentation, man pages and translations left out; each package's copyright kept.
+path-exclude /usr/share/doc/*
+path-include /usr/share/doc/*/copyright
+path-exclude /usr/share/man/*
+path-exclude /usr/share/info/*
+path-exclude /usr/share/locale/*
+path-include /usr/share/locale/locale.alias
+path-exclude /usr/share/lintian/*
+`;
+
+/** Removes what `leftOut` excludes from what debootstrap already installed. */
+function removeLeftOut(rootfs: string): void {
+  for (const path of ['usr/share/man', 'usr/share/info', 'usr/share/locale', 'usr/share/lintian'])
+    for (const entry of readdirSync(join(rootfs, path)))
+      if (`${path}/${entry}` !== 'usr/share/locale/locale.alias')
+        rmSync(join(rootfs, path, entry), { recursive: true, force: true });
+  const docs = join(rootfs, 'usr/share/doc');
+  for (const pkg of readdirSync(docs)) {
+    const dir = join(docs, pkg);
+    if (!statSync(dir).isDirectory() || lstatSync(dir).isSymbolicLink()) continue;
+    for (const entry of readdirSync(dir))
+      if (entry !== 'copyright') rmSync(join(dir, entry), { recursive: true, force: true });
+  }
+}
+
+/**
+ * The datasource and modules, the locale, the apt cache emptied, documentation left out, units
+ * masked, SSH host keys made per instance and sshd started beside cloud-init's network stage. The locale is C.UTF-8, the one glibc has built in (minbase
  * has no `locales` package to generate another): said in /etc/default/locale, nothing tries to
  * make another (cloud-init's locale module, before it was left out, tried en_US.UTF-8 with
  * `locale-gen`, absent here, and ended its boot in `status: error`). A customer who wants another
@@ -363,16 +483,29 @@ function commonDebianFiles(rootfs: string): void {
   writeFileSync(join(rootfs, 'etc/default/locale'), 'LANG=C.UTF-8\n');
   rmSync(join(rootfs, 'var/cache/apt/archives'), { recursive: true, force: true });
   mkdirSync(join(rootfs, 'var/cache/apt/archives/partial'), { recursive: true });
+  writeFileSync(join(rootfs, 'etc/dpkg/dpkg.cfg.d/nubis-left-out'), leftOut);
+  removeLeftOut(rootfs);
   for (const unit of maskedUnits) symlinkSync('/dev/null', join(rootfs, 'etc/systemd/system', unit));
-  // Host keys are made at first boot, per machine.
+  // Host keys are made at first boot, per instance (hostKeysScript).
   for (const file of readdirSync(join(rootfs, 'etc/ssh')))
     if (file.startsWith('ssh_host_')) rmSync(join(rootfs, 'etc/ssh', file));
   writeFileSync(join(rootfs, 'etc/ssh/sshd_config.d/host-keys.conf'), sshdHostKeys);
+  // sshd's own default, said where cloud-init's set-passwords looks (the main file): with
+  // `ssh_pwauth: true` it then finds nothing to change and does not restart sshd mid-boot.
+  writeFileSync(
+    join(rootfs, 'etc/ssh/sshd_config'),
+    `${readFileSync(join(rootfs, 'etc/ssh/sshd_config'), 'utf8')}PasswordAuthentication yes\n`,
+  );
+  mkdirSync(join(rootfs, 'usr/lib/nubis'), { recursive: true });
+  writeFileSync(join(rootfs, 'usr/lib/nubis/ssh-host-keys'), hostKeysScript, { mode: 0o755 });
   writeFileSync(join(rootfs, 'etc/systemd/system/ssh-keygen.service'), hostKeysUnit);
   symlinkSync(
     '/etc/systemd/system/ssh-keygen.service',
     join(rootfs, 'etc/systemd/system/multi-user.target.wants/ssh-keygen.service'),
   );
+  mkdirSync(join(rootfs, 'etc/systemd/system/ssh.service.d'), { recursive: true });
+  writeFileSync(join(rootfs, 'etc/systemd/system/ssh.service.d/nubis-early.conf'), sshdEarly);
+  writeFileSync(join(rootfs, 'etc/systemd/system/cloud-init.service'), cloudInitUnitWithoutSshd(rootfs));
 }
 
 /** Uploads a unified tarball and points the alias at it (replacing an older image under it). */
