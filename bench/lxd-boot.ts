@@ -28,7 +28,12 @@ import {
 
 const { values } = parseArgs({ options: { samples: { type: 'string', default: '1' }, keep: { type: 'boolean' } } });
 const lxd = engine();
-const nubis = await startLxdInstance({ CATALOG_FILE: writeTestCatalog() });
+// Reconciliation and the usage reading at their defaults, as in bench/lxd.ts.
+const nubis = await startLxdInstance({
+  CATALOG_FILE: writeTestCatalog(),
+  COMPUTE_RECONCILE_SECONDS: '30',
+  COMPUTE_USAGE_SECONDS: '60',
+});
 const account = await createAccount(nubis, { credit: 5000 });
 const key = keyPair();
 const keyId = (
@@ -106,7 +111,8 @@ async function timeline(title: string, launch: () => Promise<{ name: string; add
   mark('SSH login');
   heard.stop();
   for (const { at, text } of heard.lines)
-    if (engineLine.test(text) && text.includes(name)) marks.push([at, `engine: ${text.replace(name, '…')}`]);
+    if ((engineLine.test(text) && text.includes(name)) || (process.env.PROBE_ALL && /Handling API/.test(text)))
+      marks.push([at, `engine: ${text.replace(name, '…')}`]);
   const inGuest = (command: string) => {
     const run = spawnSync('lxc', ['exec', name, '--', 'sh', '-c', command], { encoding: 'utf8' });
     return `${run.stdout}${run.stderr}`.trim();
