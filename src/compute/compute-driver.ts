@@ -58,7 +58,8 @@ export interface MachineNetwork {
 
 /** What the machine is set up with at a disk's first boot. */
 export interface FirstBoot {
-  rootPassword: string;
+  /** Unsealed when read (desired-machine.ts): read it only to set it up. */
+  readonly rootPassword: string;
   sshPublicKey: string | null;
   scriptUrl: string | null;
 }

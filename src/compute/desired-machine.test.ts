@@ -36,3 +36,27 @@ test('the desired machines of 70,000 servers are read, the last with its own key
     await nubis.close();
   }
 });
+
+test("a spec unseals its server's root password only when an engine reads it", async () => {
+  const nubis = await startTestInstance();
+  try {
+    const owner = await createAccount(nubis, { credit: 1000 });
+    const server = await deployServer(nubis, owner.token);
+    const { ctx } = nubis.running;
+    let unsealed = 0;
+    const secrets = {
+      ...ctx.secrets,
+      decrypt: (sealed: string) => {
+        unsealed++;
+        return ctx.secrets.decrypt(sealed);
+      },
+    };
+    // A full read compares every server's spec and never its password (issue 38).
+    const spec = (await desiredMachines({ ...ctx, secrets }, ctx.db, [server.uuid])).get(server.uuid)!;
+    assert.equal(unsealed, 0);
+    assert.equal(spec.rootPassword, (server.info as { password: string }).password);
+    assert.equal(unsealed, 1);
+  } finally {
+    await nubis.close();
+  }
+});

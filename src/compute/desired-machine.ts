@@ -71,6 +71,7 @@ function specOf(
   const plan = ctx.catalog.plans.get(server.plan_id);
   const image = ctx.catalog.images.get(server.image_id);
   if (!region || !plan || !image) return null;
+  const sealedPassword = server.password_sealed;
   return {
     uuid: server.uuid,
     hostname: server.hostname,
@@ -92,7 +93,11 @@ function specOf(
     ipv6: held.addresses.find((a) => a.version === 6)?.address ?? null,
     floating: held.floating,
     vpcs: held.vpcs,
-    rootPassword: ctx.secrets.decrypt(server.password_sealed),
+    // Unsealed when an engine reads it (a disk's first boot, a rescue), not for each of the specs
+    // a full read compares: at a million servers that was a million decryptions and their garbage.
+    get rootPassword() {
+      return ctx.secrets.decrypt(sealedPassword);
+    },
     sshPublicKey: held.sshPublicKey,
     scriptUrl: server.script_url,
     throttle: server.throttled === 1 ? ctx.config.throttleRate : null,
