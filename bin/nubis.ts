@@ -1,10 +1,15 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
+#!/usr/bin/env -S node --max-semi-space-size=4 --max-old-space-size=512
 // The nubis command. The server's own commands (serve, dev, migrate, sweep, compute, images) are
 // one table below, one entry each, so adding one is a small merge; the customer and operator
 // commands (login, server, admin, …) are the @nubis/cli package (cli/), which talks to a running
 // Nubis through @nubis/sdk only.
 // --max-semi-space-size=4 (here and in `npm start`): requests allocate little that lives, and
 // V8's default young generation, grown under load, would be most of the resident memory.
+// --max-old-space-size=512: what Nubis holds is bounded by pages (a full reconciliation's live
+// heap is ~30 MB at a million servers), but under Node's default limit (4 GB on a 24 GB machine)
+// V8 lets the old generation grow to four times what lives before collecting it: ~130 MB of a
+// full read's garbage, held, and the pages it pools. Under a lower limit V8's heap controller grows
+// it 1.3 to 2 times (about 1.4 at 512 MB), more than ten times the live heap (docs/benchmarks.md).
 // `npm start` and `npm run dev` also set NODE_COMPILE_CACHE (the directory enableCompileCache
 // below uses): this file is TypeScript, and only a cache enabled before Node reads it spares
 // loading Node's TypeScript stripper (~60 ms of CPU and ~15 MB resident at every start).
