@@ -58,8 +58,8 @@ export interface MachineNetwork {
 
 /** What the machine is set up with at a disk's first boot. */
 export interface FirstBoot {
-  /** Unsealed when read (desired-machine.ts): read it only to set it up. */
-  readonly rootPassword: string;
+  /** Unsealed when asked (desired-machine.ts): asked only to set the machine up. */
+  rootPassword(): string;
   sshPublicKey: string | null;
   scriptUrl: string | null;
 }

@@ -54,7 +54,7 @@ test("a spec unseals its server's root password only when an engine reads it", a
     // A full read compares every server's spec and never its password (issue 38).
     const spec = (await desiredMachines({ ...ctx, secrets }, ctx.db, [server.uuid])).get(server.uuid)!;
     assert.equal(unsealed, 0);
-    assert.equal(spec.rootPassword, (server.info as { password: string }).password);
+    assert.equal(spec.rootPassword(), (server.info as { password: string }).password);
     assert.equal(unsealed, 1);
   } finally {
     await nubis.close();

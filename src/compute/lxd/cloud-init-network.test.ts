@@ -70,6 +70,11 @@ test('the engine holds it as text cloud-init reads as YAML (JSON), the same for 
 });
 
 test('the user data asks cloud-init to apply the network config at every boot, not only the first', () => {
-  const spec = { hostname: 'a.example.com', rootPassword: 'pw', sshPublicKey: null, scriptUrl: null } as MachineSpec;
+  const spec = {
+    hostname: 'a.example.com',
+    rootPassword: () => 'pw',
+    sshPublicKey: null,
+    scriptUrl: null,
+  } as MachineSpec;
   assert.match(userData(spec), /^updates:\n {2}network:\n {4}when: \[boot-new-instance, boot\]$/m);
 });

@@ -215,7 +215,7 @@ export function userData(spec: MachineSpec): string {
     'chpasswd:',
     '  expire: false',
     '  users:',
-    `    - {name: root, password: ${JSON.stringify(spec.rootPassword)}, type: text}`,
+    `    - {name: root, password: ${JSON.stringify(spec.rootPassword())}, type: text}`,
   ];
   if (spec.sshPublicKey)
     lines.push(
@@ -703,7 +703,7 @@ export class LxdDriver implements ComputeDriver, Engine {
     ]);
     const files: [path: string, content: string, mode?: string][] = [
       ['/etc/hostname', `${spec.hostname}\n`],
-      ['/etc/nubis/root-password', spec.rootPassword, '0600'],
+      ['/etc/nubis/root-password', spec.rootPassword(), '0600'],
       ['/etc/nubis/network', networkScript(spec), '0755'],
     ];
     if (spec.sshPublicKey) files.push(['/root/.ssh/authorized_keys', `${spec.sshPublicKey.trim()}\n`, '0600']);

@@ -234,7 +234,7 @@ export async function pushRescueFiles(client: LxdClient, spec: MachineSpec): Pro
   await client.pushFile(name, '/etc/hostname', `${rescueHostname}\n`);
   await client.pushFile(name, '/etc/nubis/rescue', notice);
   await client.pushFile(name, '/etc/motd', notice);
-  await client.pushFile(name, '/etc/nubis/root-password', spec.rootPassword, '0600');
+  await client.pushFile(name, '/etc/nubis/root-password', spec.rootPassword(), '0600');
   if (spec.sshPublicKey)
     await client.pushFile(name, '/root/.ssh/authorized_keys', `${spec.sshPublicKey.trim()}\n`, '0600');
 }
