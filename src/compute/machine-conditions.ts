@@ -77,6 +77,8 @@ export function applyConditions(
   now: number,
 ): { json: string; changed: boolean; conditions: Condition[] } {
   const before = parseConditions(json);
+  // What a full read reports of nearly every server: the text as stored, not made again to compare.
+  if (json !== null && reportedAsStored(before, reports)) return { json, changed: false, conditions: before };
   const next = new Map<ConditionType, Condition>(before.map((c) => [c.type, c]));
   const put = ({ type, status, reason, message }: Omit<Condition, 'since'>) => {
     const old = next.get(type);
@@ -84,26 +86,42 @@ export function applyConditions(
     next.set(type, { type, status, reason, message, since: old && old.status === status ? old.since : now });
   };
   for (const report of reports) put(report);
-  const failing = [...next.values()].filter((c) => c.type !== 'Degraded' && c.status !== 'true');
-  put(
-    failing.length
-      ? {
-          type: 'Degraded',
-          status: 'true',
-          reason: failing[0]!.reason,
-          message: failing.map((c) => `${c.type}: ${c.message}`).join('; '),
-        }
-      : {
-          type: 'Degraded',
-          status: 'false',
-          reason: 'AllConditionsTrue',
-          message: 'the machine is as the engine made it',
-        },
-  );
+  put(degradedBy(next.values()));
   const conditions = conditionTypes.flatMap((type) => {
     const c = next.get(type);
     return c ? [c] : [];
   });
   const text = JSON.stringify(conditions);
   return { json: text, changed: text !== (json ?? ''), conditions };
+}
+
+/** Degraded as the other conditions derive it: true, with the first failing one's reason, while any is not true. */
+function degradedBy(conditions: Iterable<Condition>): Omit<Condition, 'since'> {
+  const failing = [...conditions].filter((c) => c.type !== 'Degraded' && c.status !== 'true');
+  return failing.length
+    ? {
+        type: 'Degraded',
+        status: 'true',
+        reason: failing[0]!.reason,
+        message: failing.map((c) => `${c.type}: ${c.message}`).join('; '),
+      }
+    : {
+        type: 'Degraded',
+        status: 'false',
+        reason: 'AllConditionsTrue',
+        message: 'the machine is as the engine made it',
+      };
+}
+
+/**
+ * True when every report says what is stored and Degraded is stored as they derive it: then
+ * applyConditions' text would be the stored text (it wrote it, each status keeping its time).
+ */
+function reportedAsStored(before: readonly Condition[], reports: readonly ConditionReport[]): boolean {
+  const same = (held: Condition | undefined, said: Omit<Condition, 'since'>) =>
+    held?.status === said.status && held.reason === said.reason && held.message === said.message;
+  return (
+    reports.every((report) => same(conditionOf(before, report.type), report)) &&
+    same(conditionOf(before, 'Degraded'), degradedBy(before))
+  );
 }
