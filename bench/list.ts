@@ -50,11 +50,15 @@ async function listOn(db: 'sqlite' | 'postgres', servers: number, calls: number)
   const env = { ...process.env, ...serveEnv(dataDir, adminToken, schema?.url) };
   const migrated = spawnSync(process.execPath, ['bin/nubis.ts', 'migrate'], { cwd: root, env, encoding: 'utf8' });
   if (migrated.status !== 0) throw new Error(`nubis migrate: ${migrated.stderr}`);
-  const server = spawn(process.execPath, ['--max-semi-space-size=4', 'bin/nubis.ts', 'serve'], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const server = spawn(
+    process.execPath,
+    ['--max-semi-space-size=4', '--max-old-space-size=512', 'bin/nubis.ts', 'serve'],
+    {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let output = '';

@@ -418,7 +418,7 @@ async function runCase(which: Case): Promise<CaseResult> {
   // Cold start beside a bare Fastify process's (same Node, same compile cache), in alternation;
   // the medians of three each (the first start of each may fill the compile cache).
   const starts = { bare: [] as number[], nubis: [] as number[] };
-  const serve = ['--max-semi-space-size=4', 'bin/nubis.ts', 'serve'];
+  const serve = ['--max-semi-space-size=4', '--max-old-space-size=512', 'bin/nubis.ts', 'serve'];
   const cache = { NODE_COMPILE_CACHE: env.NODE_COMPILE_CACHE! };
   for (let i = 0; i < 3; i++) {
     for (const [kind, script, processEnv, path] of [
