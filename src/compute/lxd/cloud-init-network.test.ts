@@ -77,4 +77,6 @@ test('the user data asks cloud-init to apply the network config at every boot, n
     scriptUrl: null,
   } as MachineSpec;
   assert.match(userData(spec), /^updates:\n {2}network:\n {4}when: \[boot-new-instance, boot\]$/m);
+  // The root password, unsealed when the user data is written (a spec carries it sealed).
+  assert.match(userData(spec), /- \{name: root, password: "pw", type: text\}/);
 });
