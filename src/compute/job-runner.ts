@@ -296,9 +296,12 @@ export const observationConsumers: ObservationConsumer[] = [meterTraffic, sample
 
 /**
  * Servers a full reconciliation reads at once (their rows, specs and the engine's view of their
- * machines): what it holds is a page's, whatever the fleet.
+ * machines): what it holds is a page's, whatever the fleet. A thousand, the size of the spec
+ * reads' batches: the page is most of what lives during a full read, and a serving instance's
+ * heap may grow to ~1.4 times what lives (bin/nubis.ts); 5,000 left the peak 5–15 MB higher
+ * for no less CPU (docs/benchmarks.md).
  */
-export const resyncPageSize = 5000;
+export const resyncPageSize = 1000;
 
 /** The engine's answer, or why it could not be had within COMPUTE_OBSERVE_TIMEOUT_SECONDS. */
 async function bounded<T>(ctx: Platform, asked: () => Promise<T>): Promise<{ answer: T } | { unreachable: string }> {
