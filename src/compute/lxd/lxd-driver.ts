@@ -120,7 +120,7 @@ const cloudNetworkKey = 'cloud-init.network-config';
  * rescue system): cloud-init would then take the server for a new one at its next boot and run its
  * per-instance modules again (the root password it was created with put back, the image's unit
  * making new host keys). Nubis puts its copy back after such a change and before every start; a new
- * disk (a create, rebuild, restore, or a server made from a snapshot) is a new instance, with a new id.
+ * disk (a create, rebuild, reinstall, restore, or a server made from a snapshot) is a new instance, with a new id.
  */
 const engineCloudInitIdKey = 'volatile.cloud-init.instance-id';
 const cloudInitIdKey = 'user.nubis.cloud-init-id';
