@@ -181,25 +181,54 @@ test('a server is a machine: SSH, power, resize, snapshot, VPC, floating IP, dri
     await sshEventually(address, { key: key.path }, 'true');
   });
 
-  await t.test('a VPC: members reach each other on private addresses, a non-member does not', async () => {
-    const vpc = await nubis.request('POST', '/v1.3/vpc/create', {
-      token: alice.token,
-      body: { region_id: 101, name: 'net' },
-    });
-    assert.equal(vpc.status, 201, JSON.stringify(vpc.body));
-    vpcNetworks.push(`nv-${(vpc.body.uuid as string).replace(/-/g, '').slice(0, 12)}`);
-    const a = await create({ hostname: 'a.example.com', label: 'a', vpc: vpc.body.uuid, ssh_key: keyUuid });
-    const b = await create({ hostname: 'b.example.com', label: 'b', vpc: vpc.body.uuid });
-    const aInfo = await awaitPower(nubis, alice.token, a.uuid, 'running');
-    const bInfo = await awaitPower(nubis, alice.token, b.uuid, 'running');
-    const bPrivate = privateAddress(bInfo);
-    // TTL 1: the probe never leaves the VPC's own bridge, whatever the host forwards.
-    const member = await sshEventually(publicAddress(aInfo), { key: key.path }, `ping -c 1 -W 2 -t 1 ${bPrivate}`);
-    assert.equal(member.code, 0);
-    const outsider = ssh(address, { key: key.path }, `ping -c 1 -W 2 -t 1 ${bPrivate}`);
-    assert.notEqual(outsider.code, 0, 'a server outside the VPC cannot reach a member');
-    assert.equal(ssh(address, { key: key.path }, `ping -c 1 -W 2 -t 1 ${privateAddress(aInfo)}`).code === 0, false);
-  });
+  await t.test(
+    'a VPC: members reach each other, a non-member does not; one joining keeps its instance id',
+    async () => {
+      const vpc = await nubis.request('POST', '/v1.3/vpc/create', {
+        token: alice.token,
+        body: { region_id: 101, name: 'net' },
+      });
+      assert.equal(vpc.status, 201, JSON.stringify(vpc.body));
+      vpcNetworks.push(`nv-${(vpc.body.uuid as string).replace(/-/g, '').slice(0, 12)}`);
+      const a = await create({ hostname: 'a.example.com', label: 'a', vpc: vpc.body.uuid, ssh_key: keyUuid });
+      const b = await create({ hostname: 'b.example.com', label: 'b', vpc: vpc.body.uuid });
+      const aInfo = await awaitPower(nubis, alice.token, a.uuid, 'running');
+      const bInfo = await awaitPower(nubis, alice.token, b.uuid, 'running');
+      const bPrivate = privateAddress(bInfo);
+      // TTL 1: the probe never leaves the VPC's own bridge, whatever the host forwards.
+      const member = await sshEventually(publicAddress(aInfo), { key: key.path }, `ping -c 1 -W 2 -t 1 ${bPrivate}`);
+      assert.equal(member.code, 0);
+      const outsider = ssh(address, { key: key.path }, `ping -c 1 -W 2 -t 1 ${bPrivate}`);
+      assert.notEqual(outsider.code, 0, 'a server outside the VPC cannot reach a member');
+      assert.equal(ssh(address, { key: key.path }, `ping -c 1 -W 2 -t 1 ${privateAddress(aInfo)}`).code === 0, false);
+
+      // A NIC hot-plugged and unplugged makes LXD give the instance a new cloud-init instance id;
+      // the server keeps its own (a new one would make cloud-init take it for a new server at its next boot).
+      const instance = `/1.0/instances/nubis-${made.uuid}`;
+      const engineView = () => lxd.get<{ config: Record<string, string>; devices: Record<string, unknown> }>(instance);
+      const id = (await engineView()).config['volatile.cloud-init.instance-id'];
+      for (const [verb, present] of [
+        ['attach', true],
+        ['detach', false],
+      ] as const) {
+        const asked = await nubis.request('PATCH', `/v1.3/vpc/${verb}`, {
+          token: alice.token,
+          body: { server_id: made.uuid, vpc_id: vpc.body.uuid },
+        });
+        assert.ok(asked.status < 300, JSON.stringify(asked.body));
+        await eventually(
+          `${verb}: the VPC NIC ${present ? 'plugged' : 'unplugged'}, the instance id kept`,
+          60,
+          async () => {
+            const seen = await engineView();
+            return Boolean(seen.devices.eth1) === present && seen.config['volatile.cloud-init.instance-id'] === id
+              ? true
+              : undefined;
+          },
+        );
+      }
+    },
+  );
 
   await t.test('a floating IP attached answers on its address', async () => {
     const ip = await nubis.request('POST', '/v1.3/floating_ip/create', {

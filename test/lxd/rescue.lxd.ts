@@ -14,6 +14,13 @@ async function status(name: string): Promise<string | null> {
   return (await lxd.get<{ status: string }>(`/1.0/instances/${name}`)).status;
 }
 
+/** The cloud-init instance id the engine serves the server's guest (LXD's `volatile.cloud-init.instance-id`). */
+async function cloudInitId(name: string): Promise<string | undefined> {
+  return (await lxd.get<{ config: Record<string, string> }>(`/1.0/instances/${name}`)).config[
+    'volatile.cloud-init.instance-id'
+  ];
+}
+
 async function rescue(uuid: string, enable: boolean) {
   const answer = await nubis.request('POST', '/v1.3/server/rescue', {
     token: alice.token,
@@ -43,6 +50,8 @@ test('rescue mode: the rescue system on the server’s address, its disk at /mnt
     'hostname; echo written-by-server > /root/note && sync',
   );
   assert.equal(wrote.stdout.trim(), 'broken.example.com');
+  const instanceId = await cloudInitId(own);
+  assert.ok(instanceId);
 
   await t.test('rescue on: the same address answers from the rescue system, the disk at /mnt', async () => {
     const rescued = await rescue(uuid, true);
@@ -125,6 +134,8 @@ test('rescue mode: the rescue system on the server’s address, its disk at /mnt
     ]);
     const withPassword = await sshEventually(address, { password }, 'hostname');
     assert.equal(withPassword.stdout.trim(), 'broken.example.com');
+    // eth0 lent and taken back (LXD makes a new id for each), the server booted as the same instance.
+    assert.equal(await cloudInitId(own), instanceId, 'the same cloud-init instance');
   });
 
   await t.test('reinstall in rescue mode: rescue off, the rescue system gone, a fresh server', async () => {
@@ -140,6 +151,7 @@ test('rescue mode: the rescue system on the server’s address, its disk at /mnt
     assert.equal(await status(rescueSystem), null);
     const onServer = await sshEventually(address, { key: key.path }, 'hostname; ls /root/note 2>&1 || true');
     assert.match(onServer.stdout, /^broken\.example\.com\n.*No such file/s);
+    assert.notEqual(await cloudInitId(own), instanceId, 'a new disk is a new cloud-init instance');
   });
 
   await t.test('remove in rescue mode removes the rescue system too', async () => {

@@ -12,7 +12,7 @@ import { parseScriptStatus, type ScriptReport } from '../script-outcome.ts';
 import { scriptRunner } from './images.ts';
 import { cloudInitNetworkConfig } from './cloud-init-network.ts';
 import { applyBridgeAcls, bridgeAclsOf } from './lxd-acls.ts';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type {
   Artifact,
   ArtifactHandlers,
@@ -113,6 +113,17 @@ const firstBootKey = 'user.nubis.first-boot';
 const powerKey = 'user.nubis.power';
 const networkKey = 'user.nubis.network';
 const cloudNetworkKey = 'cloud-init.network-config';
+/**
+ * The cloud-init instance id of the server's disk, which the engine serves as the guest's
+ * `instance-id` (the engine's own key), and Nubis's copy of it. LXD makes a new one whenever a NIC is
+ * added or removed or a `cloud-init.*` key changes (a floating IP or VPC attached, eth0 lent to a
+ * rescue system): cloud-init would then take the server for a new one at its next boot and run its
+ * per-instance modules again (the root password it was created with put back, the image's unit
+ * making new host keys). Nubis puts its copy back after such a change and before every start; a new
+ * disk (a create, rebuild, reinstall, restore, or a server made from a snapshot) is a new instance, with a new id.
+ */
+const engineCloudInitIdKey = 'volatile.cloud-init.instance-id';
+const cloudInitIdKey = 'user.nubis.cloud-init-id';
 
 export function lxdClientFrom(config: Config): LxdClient {
   return new LxdClient({
@@ -514,6 +525,18 @@ export class LxdDriver implements ComputeDriver, Engine {
     await this.#client.run('PATCH', `/1.0/instances/${name}`, { body: { config } });
   }
 
+  /**
+   * Puts the disk's cloud-init instance id back where the engine made a new one (cloudInitIdKey). A
+   * change of that key alone is not one the engine makes a new id for. An instance without Nubis's
+   * copy (a rescue system) is left as it is.
+   */
+  async #keepCloudInitId(name: string): Promise<void> {
+    const { config } = await this.#client.get<InstanceBody>(`/1.0/instances/${name}`);
+    const kept = config[cloudInitIdKey];
+    if (kept !== undefined && config[engineCloudInitIdKey] !== kept)
+      await this.#setConfig(name, { [engineCloudInitIdKey]: kept });
+  }
+
   /** The counters of the instance carrying the server (its rescue system in rescue mode), or null. */
   async #readTraffic(serverUuid: string, now: number): Promise<TrafficCounter | null> {
     for (const name of [rescueInstanceName(serverUuid), instanceName(serverUuid)]) {
@@ -661,6 +684,7 @@ export class LxdDriver implements ComputeDriver, Engine {
     // Made before the call: #making lets one make run at a time (lxd-isolation.ts, oneAtATime).
     const devices = await this.#devices(spec);
     const target = await this.#target(spec);
+    const cloudInitId = randomUUID();
     await this.#making(() =>
       this.#client.run('POST', `/1.0/instances${target}`, {
         body: {
@@ -683,6 +707,8 @@ export class LxdDriver implements ComputeDriver, Engine {
             // The first-boot files hold this script (and are pushed again until they are): its
             // digest said now spares the network step a second push and a config change.
             [networkKey]: networkDigest(networkScript(spec)),
+            [engineCloudInitIdKey]: cloudInitId,
+            [cloudInitIdKey]: cloudInitId,
           },
           devices,
         },
@@ -801,8 +827,10 @@ export class LxdDriver implements ComputeDriver, Engine {
   async #power(name: string, want: Power): Promise<{ power: Power; forced: boolean }> {
     const state = await this.#client.get<InstanceState>(`/1.0/instances/${name}/state`);
     const running = state.status === 'Running';
-    if (want === 'running' && !running)
+    if (want === 'running' && !running) {
+      await this.#keepCloudInitId(name);
       await this.#client.run('PUT', `/1.0/instances/${name}/state`, { body: { action: 'start', timeout: 30 } });
+    }
     const forced = want === 'stopped' && running ? await this.#shutDown(name) : false;
     if (want === 'running') await this.#awaitAddress(name);
     const after = await this.#client.get<InstanceState>(`/1.0/instances/${name}/state`);
@@ -976,6 +1004,13 @@ export class LxdDriver implements ComputeDriver, Engine {
   async #applyNetwork(name: string, spec: MachineSpec): Promise<void> {
     await this.#ensureVpcNetworks(spec);
     const instance = await this.#client.get<InstanceBody>(`/1.0/instances/${name}`);
+    // An instance made before Nubis kept the id keeps the one it has now (in the config the NICs'
+    // PUT below writes back too).
+    const engineId = instance.config[engineCloudInitIdKey];
+    if (instance.config[cloudInitIdKey] === undefined && engineId !== undefined) {
+      instance.config[cloudInitIdKey] = engineId;
+      await this.#setConfig(name, { [cloudInitIdKey]: engineId });
+    }
     const wanted = this.#nicDevices(spec);
     const devices: Record<string, Record<string, string>> = {};
     // Devices that are not NICs stay; the public NIC keeps its MAC (the bridge's DHCP lease is
@@ -1012,6 +1047,8 @@ export class LxdDriver implements ComputeDriver, Engine {
     const cloudNetwork = cloudInitNetworkConfig(spec);
     if (instance.config[cloudNetworkKey] !== cloudNetwork)
       await this.#setConfig(name, { [cloudNetworkKey]: cloudNetwork });
+    // At every converge, not only after a change here: one cut short before this put it back.
+    await this.#keepCloudInitId(name);
     const script = networkScript(spec);
     const digest = networkDigest(script);
     if (instance.config[networkKey] === digest) return;
