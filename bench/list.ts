@@ -47,7 +47,9 @@ async function listOn(db: 'sqlite' | 'postgres', servers: number, calls: number)
           `bench_list_${randomBytes(4).toString('hex')}`,
         )
       : null;
-  const env = { ...process.env, ...serveEnv(dataDir, adminToken, schema?.url) };
+  // Servers running at once (the simulated driver's provisioning takes 60 s by default): a list of
+  // a running fleet shows each server's addresses, and stays the same list through the run.
+  const env = { ...process.env, ...serveEnv(dataDir, adminToken, schema?.url), SIM_PROVISION_SECONDS: '0' };
   const migrated = spawnSync(process.execPath, ['bin/nubis.ts', 'migrate'], { cwd: root, env, encoding: 'utf8' });
   if (migrated.status !== 0) throw new Error(`nubis migrate: ${migrated.stderr}`);
   const server = spawn(

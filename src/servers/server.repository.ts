@@ -152,26 +152,37 @@ const shownOfAccountJson = prepared<[number, number], ShownJson>(2, (db, month, 
   ]),
 );
 
-/** A server/list row on PostgreSQL: a server's columns, and on the first row only ShownJson's other values. */
-type ShownListRow = ShownRow & Partial<Omit<ShownJson, 'servers'>>;
+/**
+ * A server/list row on PostgreSQL: a server's columns, ShownJson's other values null; or, once,
+ * the row of ShownJson's other values, its server columns null.
+ */
+type ShownListRow = ShownRow & Omit<ShownJson, 'servers'>;
 const attachedNames = ['held', 'floating', 'memberships', 'traffic'] as const;
 
 /**
  * The account's servers and what hangs off them (server/list) on PostgreSQL: the servers as rows,
- * what hangs off them on the first row. Building a thousand servers' JSON costs PostgreSQL three
+ * then one row of what hangs off them. Building a thousand servers' JSON costs PostgreSQL three
  * times reading them as rows, and pg reads a thousand rows as fast as their JSON
- * (docs/benchmarks.md); it is still one statement, one snapshot. No row: the account has no server.
+ * (docs/benchmarks.md). What hangs off them comes last (`union all`, no window): PostgreSQL sends
+ * the servers as it reads them and builds the rest while pg parses them, where a first row
+ * carrying it waited for all of it. Still one statement, one snapshot. Rows come in no promised
+ * order: the one whose `held` is not null (never null: an empty list at least) is the attached row.
  */
-const shownOfAccountRows = prepared<[number, number], ShownListRow>(2, (db, month, accountId) => {
-  const attached = db.selectNoFrom(attachedToAccount(db, month, accountId)).as('a');
-  const firstOnly = (name: (typeof attachedNames)[number]) =>
-    sql<string | unknown[] | null>`case when row_number() over () = 1 then ${sql.ref(`a.${name}`)} end`.as(name);
-  return db
-    .selectFrom(db.selectFrom('servers').select(shownColumns).where('account_id', '=', accountId).as('s'))
-    .innerJoin(attached, (join) => join.onTrue())
-    .select(shownColumns.map((column) => `s.${column}` as const))
-    .select(attachedNames.map(firstOnly)) as unknown as Compilable<ShownListRow>;
-});
+const shownOfAccountRows = prepared<[number, number], ShownListRow>(
+  2,
+  (db, month, accountId) =>
+    db
+      .selectFrom('servers')
+      .select(shownColumns)
+      .select(attachedNames.map((name) => sql<null>`null::json`.as(name)))
+      .where('account_id', '=', accountId)
+      .unionAll(
+        db.selectNoFrom([
+          ...shownColumns.map((column) => sql<null>`null`.as(column)),
+          ...attachedToAccount(db, month, accountId),
+        ]) as never,
+      ) as unknown as Compilable<ShownListRow>,
+);
 
 /**
  * One of the account's servers (by id, or by uuid) and what hangs off it (server/info): the server
@@ -488,15 +499,17 @@ export const serverRepository = {
     ref?: Ref,
   ): Promise<ShownServers> {
     if (!ref && dialect === 'postgres') {
-      const rows = await shownOfAccountRows.all(db, monthStart, accountId);
-      const first = rows[0];
-      if (!first) return { rows: [], held: [], floating: [], memberships: [], readings: [] };
+      const rows: ShownListRow[] = await shownOfAccountRows.all(db, monthStart, accountId);
+      const at = rows.findLastIndex((row) => row.held !== null);
+      const attached = rows[at];
+      if (!attached) throw new Error('server/list read no row of what hangs off the servers');
+      rows.splice(at, 1);
       return {
         rows: rows.sort((x, y) => x.id - y.id),
-        held: heldOf(first.held ?? null),
-        floating: floatingOf(first.floating ?? null).sort((x, y) => x.id - y.id),
-        memberships: membershipsOf(first.memberships ?? null).sort((x, y) => x.vpc_id - y.vpc_id),
-        readings: monthReadingsFrom(first.traffic ?? null),
+        held: heldOf(attached.held),
+        floating: floatingOf(attached.floating).sort((x, y) => x.id - y.id),
+        memberships: membershipsOf(attached.memberships).sort((x, y) => x.vpc_id - y.vpc_id),
+        readings: monthReadingsFrom(attached.traffic),
       };
     }
     const row = !ref
