@@ -11,7 +11,7 @@
 // which holds only what Nubis and the stand-in hold, must stay within its resident bound.
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -24,6 +24,7 @@ import { seenReport } from '../src/compute/machine-status.ts';
 import { applyConditions } from '../src/compute/machine-conditions.ts';
 import { EngineStandIn, standInDriver, standInHost, type StandInMachine } from '../test/support/engine-stand-in.ts';
 import type { Platform } from '../src/platform/context.ts';
+import { servingProcess } from '../scripts/serving-process.ts';
 
 export interface FleetRow {
   servers: number;
@@ -189,22 +190,6 @@ async function measure(dataDir: string, servers: number): Promise<Omit<FleetRow,
     peakResidentMb: Math.round(process.resourceUsage().maxRSS / 1024),
     heapUsedMb: mb(memory.heapUsed),
     externalMb: mb(memory.external),
-  };
-}
-
-/**
- * How `npm start` runs a serving instance (package.json's `start`): the Node flags (a young
- * generation of 4 MB, an old generation bounded to 512 MB) and the fixed variables before `exec
- * node` (two malloc arenas), read from the script itself so the measuring process cannot drift from it.
- */
-function servingProcess(): { flags: string[]; env: Record<string, string> } {
-  const scripts = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts;
-  const start = /^(.*)\bexec node (.*) bin\/nubis\.ts serve$/.exec(scripts.start as string);
-  if (!start) throw new Error(`package.json's start script is not "… exec node <flags> bin/nubis.ts serve"`);
-  const fixed = (start[1] as string).split(/\s+/).filter((word) => /^[A-Z_]+=[^$]+$/.test(word));
-  return {
-    flags: (start[2] as string).split(/\s+/),
-    env: Object.fromEntries(fixed.map((word) => word.split('=', 2) as [string, string])),
   };
 }
 

@@ -12,6 +12,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { throwawaySchema } from '../test/support/postgres-schema.ts';
 import { serveEnv } from './serve-env.ts';
+import { servingProcess } from '../scripts/serving-process.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const adminToken = 'bench-list-admin-token-0123456789';
@@ -49,18 +50,20 @@ async function listOn(db: 'sqlite' | 'postgres', servers: number, calls: number)
       : null;
   // Servers running at once (the simulated driver's provisioning takes 60 s by default): a list of
   // a running fleet shows each server's addresses, and stays the same list through the run.
-  const env = { ...process.env, ...serveEnv(dataDir, adminToken, schema?.url), SIM_PROVISION_SECONDS: '0' };
+  const serving = servingProcess();
+  const env = {
+    ...process.env,
+    ...serving.env,
+    ...serveEnv(dataDir, adminToken, schema?.url),
+    SIM_PROVISION_SECONDS: '0',
+  };
   const migrated = spawnSync(process.execPath, ['bin/nubis.ts', 'migrate'], { cwd: root, env, encoding: 'utf8' });
   if (migrated.status !== 0) throw new Error(`nubis migrate: ${migrated.stderr}`);
-  const server = spawn(
-    process.execPath,
-    ['--max-semi-space-size=4', '--max-old-space-size=512', 'bin/nubis.ts', 'serve'],
-    {
-      cwd: root,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const server = spawn(process.execPath, [...serving.flags, 'bin/nubis.ts', 'serve'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let output = '';

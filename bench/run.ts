@@ -35,6 +35,7 @@ import { throwawaySchema, type ThrowawaySchema } from '../test/support/postgres-
 import { seed, seedFloor, seedHistory } from './seed.ts';
 import { serveEnv } from './serve-env.ts';
 import { benchTesting, reportTesting } from './testing.ts';
+import { servingProcess } from '../scripts/serving-process.ts';
 
 // --lxd or --only lxd: the real compute driver's scenario instead (bench/lxd.ts: a Debian server's create → SSH
 // beside the engine's own launch, nubis-tiny's, creates a minute).
@@ -418,7 +419,7 @@ async function runCase(which: Case): Promise<CaseResult> {
   // Cold start beside a bare Fastify process's (same Node, same compile cache), in alternation;
   // the medians of three each (the first start of each may fill the compile cache).
   const starts = { bare: [] as number[], nubis: [] as number[] };
-  const serve = ['--max-semi-space-size=4', '--max-old-space-size=512', 'bin/nubis.ts', 'serve'];
+  const serve = [...servingProcess().flags, 'bin/nubis.ts', 'serve'];
   const cache = { NODE_COMPILE_CACHE: env.NODE_COMPILE_CACHE! };
   for (let i = 0; i < 3; i++) {
     for (const [kind, script, processEnv, path] of [

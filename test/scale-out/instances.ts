@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { JsonBody } from '../support/instance.ts';
 import { throwawaySchema } from '../support/postgres-schema.ts';
+import { servingProcess } from '../../scripts/serving-process.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 export const ADMIN_TOKEN = 'scale-out-admin-token-0123456789';
@@ -89,11 +90,13 @@ export async function deployment(
   };
   const running: Instance[] = [];
 
+  // Each instance as `npm start` runs one.
+  const serving = servingProcess();
   async function start(extra: Record<string, string> = {}): Promise<Instance> {
     const dataDir = mkdtempSync(join(tmpdir(), 'nubis-scale-'));
-    const child = spawn(process.execPath, ['--max-semi-space-size=4', 'bin/nubis.ts', 'serve'], {
+    const child = spawn(process.execPath, [...serving.flags, 'bin/nubis.ts', 'serve'], {
       cwd: root,
-      env: { ...process.env, ...env, DATA_DIR: dataDir, ...extra },
+      env: { ...process.env, ...serving.env, ...env, DATA_DIR: dataDir, ...extra },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
