@@ -9,13 +9,13 @@
 // nubis-cloud in region 102 of the test catalog. Run by `npm run test:lxd`.
 
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import type { JsonBody } from '../support/instance.ts';
 import {
   addressRegion,
   awaitPower,
   eventually,
+  hostKey,
   lxdSuite,
   publicAddress,
   ssh,
@@ -24,14 +24,6 @@ import {
 } from './support.ts';
 
 const { nubis, alice, lxd, key, addKey, createServer, power } = await lxdSuite({ credit: 500 });
-
-/** The ed25519 host key sshd offers on `address`. */
-function hostKey(address: string): string {
-  const scan = spawnSync('ssh-keyscan', ['-T', '5', '-t', 'ed25519', address], { encoding: 'utf8' });
-  const found = scan.stdout.split(' ').slice(1).join(' ').trim();
-  assert.match(found, /^ssh-ed25519 /, `${scan.stdout}${scan.stderr}`);
-  return found;
-}
 
 /** What cloud-init recorded of the instance it last booted as, once its boot is over. */
 async function cloudInitInstance(uuid: string): Promise<string> {

@@ -7,12 +7,12 @@
 // cloud-init's boot is over. Region 102 of the test catalog (an IPv6 pool). Run by `npm run test:lxd`.
 
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import {
   addressRegion,
   awaitPower,
   eventually,
+  hostKey,
   lxdSuite,
   publicAddress,
   ssh,
@@ -23,14 +23,6 @@ import {
 const { nubis, alice, lxd, key, addKey, createServer, power } = await lxdSuite({ credit: 500 });
 
 const literal = (text: string) => text.replace(/[.:]/g, '\\$&');
-
-/** The ed25519 host key sshd offers on `address`. */
-function hostKey(address: string): string {
-  const scan = spawnSync('ssh-keyscan', ['-T', '5', '-t', 'ed25519', address], { encoding: 'utf8' });
-  const key = scan.stdout.split(' ').slice(1).join(' ').trim();
-  assert.match(key, /^ssh-ed25519 /, `${scan.stdout}${scan.stderr}`);
-  return key;
-}
 
 test('a cloud-init-only image gets its IPv4, its IPv6 via the gateway the API shows, and floating IPv6', async (t) => {
   const made = await createServer({

@@ -462,3 +462,11 @@ export class EngineGate {
     return new Promise((resolve) => this.#server.close(() => resolve()));
   }
 }
+
+/** The ed25519 host key sshd offers on `address`. */
+export function hostKey(address: string): string {
+  const scan = spawnSync('ssh-keyscan', ['-T', '5', '-t', 'ed25519', address], { encoding: 'utf8' });
+  const found = scan.stdout.split(' ').slice(1).join(' ').trim();
+  assert.match(found, /^ssh-ed25519 /, `${scan.stdout}${scan.stderr}`);
+  return found;
+}
