@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { throwawaySchema } from '../test/support/postgres-schema.ts';
-import { serveEnv } from './serve-env.ts';
+import { benchCall, serveEnv } from './serve-env.ts';
 import { servingProcess } from '../scripts/serving-process.ts';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -24,13 +24,6 @@ export interface ListFigures {
   serverTimeMs: { min: number; p50: number; p99: number };
   cpuMsPerList: number;
   load: { before: number[]; after: number[] };
-}
-
-/** The fields of the answers the bench reads. */
-interface Answer {
-  token: string;
-  id: number;
-  servers: unknown[];
 }
 
 /** The process's user + system CPU in ms (/proc/<pid>/stat, in clock ticks of 10 ms). */
@@ -76,21 +69,8 @@ async function listOn(db: 'sqlite' | 'postgres', servers: number, calls: number)
       server.stderr!.on('data', onData);
       server.once('exit', (code) => reject(new Error(`nubis serve exited ${code}: ${output.slice(-2000)}`)));
     });
-    const call = async (method: string, path: string, token: string | null, body?: unknown) => {
-      const response = await fetch(url + path, {
-        method,
-        headers: {
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-          ...(body ? { 'content-type': 'application/json' } : {}),
-        },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return {
-        status: response.status,
-        body: (await response.json()) as Answer,
-        timing: response.headers.get('server-timing'),
-      };
-    };
+    const call = (method: string, path: string, token: string | null, body?: unknown) =>
+      benchCall(url, method, path, token, body);
     const registered = await call('POST', '/v1.3/account/register', null, {
       email: `bench-list-${randomBytes(4).toString('hex')}@example.com`,
       password: 'bench-password',

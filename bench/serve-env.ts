@@ -44,3 +44,21 @@ export function serveEnv(dataDir: string, adminToken: string, databaseUrl?: stri
     NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(tmpdir(), 'node-compile-cache'),
   };
 }
+
+/** One JSON call to a bench's Nubis at `url`: its status, body and Server-Timing header. */
+export async function benchCall(url: string, method: string, path: string, token: string | null, body?: unknown) {
+  const response = await fetch(url + path, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return {
+    status: response.status,
+    // biome-ignore lint/suspicious/noExplicitAny: arbitrary JSON, read field by field
+    body: (await response.json()) as any,
+    timing: response.headers.get('server-timing'),
+  };
+}

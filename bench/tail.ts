@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { throwawaySchema } from '../test/support/postgres-schema.ts';
 import { seedFloor } from './seed.ts';
-import { serveEnv } from './serve-env.ts';
+import { benchCall, serveEnv } from './serve-env.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const adminToken = 'bench-tail-admin-token-0123456789';
@@ -70,15 +70,7 @@ async function stop(s: Served) {
   await exited;
 }
 async function call(url: string, method: string, path: string, token: string | null, body?: unknown) {
-  const response = await fetch(url + path, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return JSON.parse(await response.text());
+  return (await benchCall(url, method, path, token, body)).body;
 }
 
 const variants: { name: string; args: string[]; env?: Record<string, string> }[] = JSON.parse(
