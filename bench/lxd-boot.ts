@@ -12,12 +12,11 @@ import { createConnection } from 'node:net';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { instanceName } from '../src/compute/lxd-engine.ts';
-import { createAccount } from '../test/support/accounts.ts';
 import {
   addressRegion,
   engine,
   eventually,
-  keyPair,
+  keyedAccount,
   publicAddress,
   serverInfo,
   ssh,
@@ -34,14 +33,7 @@ const nubis = await startLxdInstance({
   COMPUTE_RECONCILE_SECONDS: '30',
   COMPUTE_USAGE_SECONDS: '60',
 });
-const account = await createAccount(nubis, { credit: 5000 });
-const key = keyPair();
-const keyId = (
-  await nubis.request('POST', '/v1.3/ssh_key/create', {
-    token: account.token,
-    body: { name: 'bench', public_key: key.publicKey },
-  })
-).body.uuid;
+const { account, key, keyId } = await keyedAccount(nubis);
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

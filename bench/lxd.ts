@@ -14,14 +14,13 @@ import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { instanceName } from '../src/compute/lxd-engine.ts';
-import { createAccount } from '../test/support/accounts.ts';
 import type { JsonBody } from '../test/support/instance.ts';
 import {
   addressRegion,
   awaitPower,
   engine,
   eventually,
-  keyPair,
+  keyedAccount,
   publicAddress,
   serverInfo,
   ssh,
@@ -60,14 +59,7 @@ const nubis = await startLxdInstance({
   COMPUTE_RECONCILE_SECONDS: '30',
   COMPUTE_USAGE_SECONDS: '60',
 });
-const account = await createAccount(nubis, { credit: 5000 });
-const key = keyPair();
-const keyId = (
-  await nubis.request('POST', '/v1.3/ssh_key/create', {
-    token: account.token,
-    body: { name: 'bench', public_key: key.publicKey },
-  })
-).body.uuid;
+const { account, key, keyId } = await keyedAccount(nubis);
 const made: string[] = [];
 
 async function create(n: number, image = TEST_IMAGE, region = 101): Promise<string> {

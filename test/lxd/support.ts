@@ -470,3 +470,18 @@ export function hostKey(address: string): string {
   assert.match(found, /^ssh-ed25519 /, `${scan.stdout}${scan.stderr}`);
   return found;
 }
+
+/** An account with money to spare and an SSH key registered, for a bench's servers: the key pair and its uuid. */
+export async function keyedAccount(
+  nubis: TestInstance,
+  credit = 5000,
+): Promise<{ account: TestAccount; key: { path: string; publicKey: string }; keyId: string }> {
+  const account = await createAccount(nubis, { credit });
+  const key = keyPair();
+  const added = await nubis.request('POST', '/v1.3/ssh_key/create', {
+    token: account.token,
+    body: { name: 'bench', public_key: key.publicKey },
+  });
+  assert.equal(added.status, 201, JSON.stringify(added.body));
+  return { account, key, keyId: added.body.uuid };
+}
