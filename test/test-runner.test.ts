@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './support/ports.ts';
@@ -63,5 +63,41 @@ describe('npm test without PostgreSQL and Redis', () => {
     assert.equal(run.code, 1, run.output);
     assert.match(run.output, /\bpass 1\b/, 'the SQLite stage still ran');
     assert.match(run.output, /not reachable \(CI=true: every stage is required\)/);
+  });
+});
+
+// The stages run side by side (issue 38): with a database stage and the reverse DNS stage under way
+// at once, each report is printed whole under its own header, never interleaved with the other's.
+const dnsTools = ['/usr/share/doc/pdns-backend-sqlite3/schema.sqlite3.sql', '/usr/bin/dig'];
+describe('npm test with stages side by side', () => {
+  test("prints each stage's report whole under its header", {
+    skip: dnsTools.every((path) => existsSync(path)) ? false : 'PowerDNS tools not installed',
+  }, async () => {
+    const dnsFile = join(folder, 'tiny.pdns.ts');
+    writeFileSync(
+      dnsFile,
+      "import { test } from 'node:test';\nfor (let i = 0; i < 20; i++) test(`dns ${i}`, () => new Promise((r) => setTimeout(r, 10)));\n",
+    );
+    const inherited = { ...process.env };
+    delete inherited.NODE_TEST_CONTEXT;
+    delete inherited.CI;
+    const run = spawnSync(process.execPath, ['scripts/test.ts', file, dnsFile], {
+      cwd: root,
+      encoding: 'utf8',
+      // Any file stands for pdns_server: the runner only checks that it is there.
+      env: { ...inherited, TEST_DATABASES: 'sqlite', PDNS_SERVER_PATH: process.execPath },
+    });
+    const output = `${run.stdout}${run.stderr}`;
+    assert.equal(run.status, 0, output);
+    assert.match(output, /=== 2 lines of stages side by side/);
+    const reports = output.split(/\n=== /).slice(1);
+    const sqlite = reports.find((report) => report.startsWith('test suite on sqlite ==='));
+    const dns = reports.find((report) => report.startsWith('reverse DNS suite: PowerDNS Authoritative on sqlite ==='));
+    assert.ok(sqlite && dns, output);
+    assert.match(sqlite, /✔ runs/);
+    assert.match(sqlite, /\bpass 1\b/);
+    assert.doesNotMatch(sqlite, /dns \d/, 'no line of the other stage inside this report');
+    assert.match(dns, /\bpass 20\b/);
+    assert.doesNotMatch(dns, /✔ runs/, 'no line of the other stage inside this report');
   });
 });
