@@ -76,7 +76,7 @@ describe('npm test with stages side by side', () => {
     const dnsFile = join(folder, 'tiny.pdns.ts');
     writeFileSync(
       dnsFile,
-      "import { test } from 'node:test';\nfor (let i = 0; i < 20; i++) test(`dns ${i}`, () => new Promise((r) => setTimeout(r, 10)));\n",
+      "import { test } from 'node:test';\nfor (let i = 0; i < 20; i++) test('dns ' + i, () => new Promise((r) => setTimeout(r, 10)));\n",
     );
     const inherited = { ...process.env };
     delete inherited.NODE_TEST_CONTEXT;
