@@ -66,6 +66,10 @@ test('a cloud-init-only image gets its IPv4, its IPv6 via the gateway the API sh
     const result = await lxd.exec(`nubis-${uuid}`, ['cloud-init', 'status', '--wait', '--long']);
     assert.match(result.stdout, /^status: done$/m, `${result.stdout}${result.stderr}`);
     assert.equal(hostKey(v4), firstKey, "cloud-init's network stage left the host key sshd offered");
+    // A restart of sshd mid-boot (set-passwords finding its setting missing) refuses logins a moment.
+    const sshd = await lxd.exec(`nubis-${uuid}`, ['journalctl', '--boot', '--unit', 'ssh.service', '--output', 'cat']);
+    const starts = sshd.stdout.split('\n').filter((line) => line.startsWith('Server listening on 0.0.0.0 port 22'));
+    assert.equal(starts.length, 1, `sshd started once in the boot, nothing restarted it:\n${sshd.stdout}`);
   });
 
   await t.test('IPv6: it answers from the host, its default route via the gateway iface.v6 shows', async () => {

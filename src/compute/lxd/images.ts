@@ -264,9 +264,10 @@ function buildTiny(dir: string): void {
  * no RSA host key, e2scrub, apt timers and modprobe@ masked; 4: sshd starts once the network is up,
  * beside cloud-init's network stage, its host keys made per instance just before it; no
  * documentation, man pages or translations, which the engine remapped file by file at each server's
- * first start). Bump it with every change to the image's files.
+ * first start; 5: cloud-init's set-passwords finds its setting in place and restarts no sshd).
+ * Bump it with every change to the image's files.
  */
-export const cloudImageRevision = '4';
+export const cloudImageRevision = '5';
 
 function buildDebian(dir: string, mirror: string, cloudOnly = false): void {
   const rootfs = join(dir, 'rootfs');
@@ -490,12 +491,13 @@ function commonDebianFiles(rootfs: string): void {
   for (const file of readdirSync(join(rootfs, 'etc/ssh')))
     if (file.startsWith('ssh_host_')) rmSync(join(rootfs, 'etc/ssh', file));
   writeFileSync(join(rootfs, 'etc/ssh/sshd_config.d/host-keys.conf'), sshdHostKeys);
-  // sshd's own default, said where cloud-init's set-passwords looks (the main file): with
-  // `ssh_pwauth: true` it then finds nothing to change and does not restart sshd mid-boot.
-  writeFileSync(
-    join(rootfs, 'etc/ssh/sshd_config'),
-    `${readFileSync(join(rootfs, 'etc/ssh/sshd_config'), 'utf8')}PasswordAuthentication yes\n`,
-  );
+  // sshd's own default, said where cloud-init's set-passwords looks: with `ssh_pwauth: true` it
+  // then finds nothing to change and does not restart sshd mid-boot, refusing logins a moment.
+  // Debian's cloud-init (22.4.2-1+deb12u4) looks in sshd_config.d/50-cloud-init.conf, not in the
+  // main file, since the main file includes sshd_config.d.
+  writeFileSync(join(rootfs, 'etc/ssh/sshd_config.d/50-cloud-init.conf'), 'PasswordAuthentication yes\n', {
+    mode: 0o600,
+  });
   mkdirSync(join(rootfs, 'usr/lib/nubis'), { recursive: true });
   writeFileSync(join(rootfs, 'usr/lib/nubis/ssh-host-keys'), hostKeysScript, { mode: 0o755 });
   writeFileSync(join(rootfs, 'etc/systemd/system/ssh-keygen.service'), hostKeysUnit);
