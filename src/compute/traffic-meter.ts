@@ -61,6 +61,25 @@ export function byMonth(bytes: number, from: number, to: number): { monthStart: 
 }
 
 /**
+ * What byMonth(bytes, from, to) gives the month starting at `monthStart` (0 when none), without
+ * building the list: a server/list reads it for every server, and the lists were most of its garbage.
+ */
+export function monthShare(bytes: number, from: number, to: number, monthStart: number): number {
+  if (to <= from) return monthBounds(to).start === monthStart ? bytes : 0;
+  let remaining = bytes;
+  let inMonth = 0;
+  for (let at = from; at < to; ) {
+    const { start, end } = monthBounds(at);
+    const sliceEnd = Math.min(end, to);
+    const share = sliceEnd === to ? remaining : Math.floor((bytes * (sliceEnd - at)) / (to - from));
+    if (start === monthStart) inMonth += share;
+    remaining -= share;
+    at = sliceEnd;
+  }
+  return inMonth;
+}
+
+/**
  * Adds a reading to the server's meter. A compare-and-set on the kept reading decides races: of
  * two instances feeding the same reading, one adds it. Run it in a transaction (the reading and
  * the month it adds to change together).
@@ -102,16 +121,14 @@ export async function monthTrafficBytes(
       start,
       machines.map((m) => m.uuid),
     ));
-  const stored = new Map(rows.map((r) => [r.server_uuid, Number(r.bytes ?? 0)]));
-  const last = new Map(rows.map((r) => [r.server_uuid, r]));
+  const kept = new Map<string, MonthReading>();
+  for (const row of rows) kept.set(row.server_uuid, row);
   for (const machine of machines) {
-    let bytes = stored.get(machine.uuid) ?? 0;
+    const row = kept.get(machine.uuid);
+    let bytes = Number(row?.bytes ?? 0);
     const reading = ctx.compute.trafficCounter(machine, now);
-    const delta = reading && deltaOf(last.get(machine.uuid), reading);
-    if (delta)
-      bytes += byMonth(delta.bytes, delta.from, reading.at)
-        .filter((share) => share.monthStart === start)
-        .reduce((sum, share) => sum + share.bytes, 0);
+    const delta = reading && deltaOf(row, reading);
+    if (delta) bytes += monthShare(delta.bytes, delta.from, reading.at, start);
     usage.set(machine.uuid, bytes);
   }
   return usage;
@@ -119,8 +136,9 @@ export async function monthTrafficBytes(
 
 /** The month's traffic in GB (GiB, as the engine counts), to the hundredth, by server uuid. */
 export async function monthTrafficGb(...asked: Parameters<typeof monthTrafficBytes>): Promise<Map<string, number>> {
-  const bytes = await monthTrafficBytes(...asked);
-  return new Map([...bytes].map(([uuid, value]) => [uuid, Math.round((value / gib) * 100) / 100]));
+  const usage = await monthTrafficBytes(...asked);
+  for (const [uuid, bytes] of usage) usage.set(uuid, Math.round((bytes / gib) * 100) / 100);
+  return usage;
 }
 
 /**

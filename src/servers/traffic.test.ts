@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { startTestInstance, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, type TestAccount } from '../../test/support/accounts.ts';
 import { deployServer, serverInfo, SETTLE_SECONDS } from '../../test/support/servers.ts';
-import { byMonth, deltaOf } from '../compute/traffic-meter.ts';
+import { byMonth, deltaOf, monthShare } from '../compute/traffic-meter.ts';
 import { monthBounds } from '../billing/metering.ts';
 
 const day = 86_400;
@@ -148,6 +148,33 @@ describe('the meter arithmetic', () => {
     assert.equal(shares[0]!.bytes, 250);
     assert.equal(shares[0]!.bytes + shares[1]!.bytes, 1001);
     assert.deepEqual(byMonth(5, start + 10, start + 10), [{ monthStart: start, bytes: 5 }]);
+  });
+
+  test("a month's share read alone is what the shares give that month, over spans of up to a year", () => {
+    // Spans drawn from a fixed seed (a linear congruential sequence): reproducible, and each run the same.
+    let seed = 38;
+    const next = (below: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % below;
+    };
+    const base = Date.UTC(2026, 0, 1);
+    for (let drawn = 0; drawn < 500; drawn++) {
+      const from = base + next(400) * 86_400_000 + next(86_400_000);
+      const to = from + (drawn % 10 === 0 ? 0 : next(365) * 86_400_000 + next(86_400_000));
+      const bytes = next(2_000_000_000);
+      const shares = byMonth(bytes, from, to);
+      for (const month of [...shares.map((share) => share.monthStart), monthBounds(from).start - 1, to + 1]) {
+        const start = monthBounds(month).start;
+        const expected = shares
+          .filter((share) => share.monthStart === start)
+          .reduce((sum, share) => sum + share.bytes, 0);
+        assert.equal(
+          monthShare(bytes, from, to, start),
+          expected,
+          `${bytes} bytes from ${from} to ${to}, month ${start}`,
+        );
+      }
+    }
   });
 });
 
