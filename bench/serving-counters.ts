@@ -1,11 +1,13 @@
 // Preloaded into a serving process by bench/tail.ts (`node --import ./bench/serving-counters.ts …`):
 // what a request may wait for, counted over one measured window — event-loop delay, GC pauses, the
 // pg pool's waits for a connection and its queries' times (wait and statement), and Redis round
-// trips. SIGUSR2 starts a window; SIGUSR1 writes one `counters …` line on stderr. It wraps pg-pool's
+// trips, and the bytes V8 allocated (deterministic where times are not: bench/list.ts prints it a
+// list). SIGUSR2 starts a window; SIGUSR1 writes one `counters …` line on stderr. It wraps pg-pool's
 // and ioredis's methods in this process only: a bench's probe, never part of a served instance.
 
 import { createRequire } from 'node:module';
 import { monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
 
 const require = createRequire(`${process.cwd()}/package.json`);
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
@@ -16,6 +18,7 @@ let waits: number[] = [];
 let queries: number[] = [];
 let redis: number[] = [];
 let mostWaiting = 0;
+let allocatedAtStart = getHeapStatistics().total_allocated_bytes;
 
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
@@ -93,6 +96,7 @@ process.on('SIGUSR2', () => {
   queries = [];
   redis = [];
   mostWaiting = 0;
+  allocatedAtStart = getHeapStatistics().total_allocated_bytes;
 });
 process.on('SIGUSR1', () => {
   const ms = (ns: number) => (ns / 1e6).toFixed(2);
@@ -101,6 +105,7 @@ process.on('SIGUSR1', () => {
       ` | gc ${gc.count}× ${gc.ms.toFixed(1)} ms, longest ${gc.longest.toFixed(2)}` +
       ` | pool waits ${waits.length}: p50 ${quantile(waits, 0.5)} p99 ${quantile(waits, 0.99)}, most waiting ${mostWaiting}` +
       ` | queries p50 ${quantile(queries, 0.5)} p99 ${quantile(queries, 0.99)}` +
-      ` | redis ${redis.length}: p50 ${quantile(redis, 0.5)} p99 ${quantile(redis, 0.99)} max ${quantile(redis, 1)}\n`,
+      ` | redis ${redis.length}: p50 ${quantile(redis, 0.5)} p99 ${quantile(redis, 0.99)} max ${quantile(redis, 1)}` +
+      ` | allocated ${getHeapStatistics().total_allocated_bytes - allocatedAtStart} bytes\n`,
   );
 });
