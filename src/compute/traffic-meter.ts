@@ -137,7 +137,10 @@ export async function monthTrafficBytes(
 /** The month's traffic in GB (GiB, as the engine counts), to the hundredth, by server uuid. */
 export async function monthTrafficGb(...asked: Parameters<typeof monthTrafficBytes>): Promise<Map<string, number>> {
   const usage = await monthTrafficBytes(...asked);
-  for (const [uuid, bytes] of usage) usage.set(uuid, Math.round((bytes / gib) * 100) / 100);
+  // forEach: no [key, value] pair made for each of a list's servers.
+  usage.forEach((bytes, uuid) => {
+    usage.set(uuid, Math.round((bytes / gib) * 100) / 100);
+  });
   return usage;
 }
 
