@@ -1,12 +1,12 @@
 // `npm run test:lxd`: the real-driver suite on LXD (or Incus). Prepares the engine for the test
-// catalog (`nubis compute setup`, and `nubis images build --only tiny` or `--only cloud` when a
-// test image is missing or of an older revision), then runs test/lxd/*.lxd.ts on SQLite and the PostgreSQL scenario. Without a
+// catalog (`nubis compute setup`, and `nubis images build --only tiny`, `--only cloud` or `--only debian`
+// when an image is missing or of an older revision), then runs test/lxd/*.lxd.ts on SQLite and the PostgreSQL scenario. Without a
 // reachable engine it prints "not run: ..." and, under CI=true, fails.
 
 import './compile-cache.ts';
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { cloudImageRevision, LxdClient, tinyImageRevision } from '../src/compute/lxd-engine.ts';
+import { cloudImageRevision, debianImageRevision, LxdClient, tinyImageRevision } from '../src/compute/lxd-engine.ts';
 import { lxdUrl, testStorage, writeTestCatalog } from '../test/lxd/support.ts';
 
 const ci = /^(1|true|yes)$/i.test(process.env.CI ?? '');
@@ -38,10 +38,12 @@ async function revision(alias: string): Promise<string | null> {
   const image = await client.get<{ properties?: Record<string, string> }>(`/1.0/images/${target.target}`);
   return image.properties?.['nubis.revision'] ?? '';
 }
-// nubis-cloud is a debootstrap of Debian: minutes to build, so kept in the engine between runs.
+// nubis-cloud and nubis-debian (the image a catalog's images use by default) are debootstraps of
+// Debian: minutes to build, so kept in the engine between runs.
 for (const [only, alias, wanted] of [
   ['tiny', 'nubis-tiny', tinyImageRevision],
   ['cloud', 'nubis-cloud', cloudImageRevision],
+  ['debian', 'nubis-debian', debianImageRevision],
 ] as const) {
   if ((await revision(alias)) === wanted) continue;
   console.log(`\n=== building a test image (nubis images build --only ${only}) ===`);

@@ -4,7 +4,7 @@
 export { clusterVpcNetwork } from './lxd/cluster-networks.ts';
 export { runComputeSetup, runComputeTrust, runImagesBuild } from './lxd/commands.ts';
 export { engineTurn } from './lxd/engine-turn.ts';
-export { cloudImageRevision, tinyImageRevision } from './lxd/images.ts';
+export { cloudImageRevision, debianImageRevision, tinyImageRevision } from './lxd/images.ts';
 export { LxdClient, type RequestOptions } from './lxd/lxd-client.ts';
 export { LxdDriver } from './lxd/lxd-driver.ts';
 export { instanceName } from './lxd/lxd-names.ts';

@@ -29,6 +29,8 @@ export const TEST_WINDOWS_IMAGE = 1101;
 export const TEST_DOCKER_IMAGE = 2001;
 /** Debian 12 in region 102 of the test catalog on nubis-cloud: configured by cloud-init alone (no Nubis unit). */
 export const TEST_CLOUD_IMAGE = 1011;
+/** Debian in region 101 of the test catalog on nubis-debian, the engine image a catalog's images use by default. */
+export const TEST_DEBIAN_IMAGE = 1012;
 /**
  * The suite's storage pool: btrfs on a loop file (made by `nubis compute setup`), so every root
  * disk has its plan's quota; apart from a host's own `nubis` pool, which may be `dir`.
@@ -81,7 +83,14 @@ export function writeTestCatalog(): string {
   Object.assign(docker, { min_disk_gb: 1, regions: [101], engine: { image: 'nubis-tiny', nesting: true } });
   const cloud = catalog.images.find((i: JsonBody) => i.id === TEST_CLOUD_IMAGE);
   Object.assign(cloud, { min_disk_gb: 2, regions: [addressRegion.id], engine: { image: 'nubis-cloud' } });
-  catalog.images = [image, windows, docker, cloud];
+  const debian = catalog.images.find((i: JsonBody) => i.id === TEST_DEBIAN_IMAGE);
+  Object.assign(debian, {
+    name: 'Debian 12 (nubis-debian)',
+    min_disk_gb: 2,
+    regions: [101],
+    engine: { image: 'nubis-debian' },
+  });
+  catalog.images = [image, windows, docker, cloud, debian];
   catalog.plans = catalog.plans.map((plan: JsonBody) => ({ ...plan, regions: [] }));
   catalog.plans.push({
     ...catalog.plans[0],

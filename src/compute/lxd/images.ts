@@ -269,6 +269,13 @@ function buildTiny(dir: string): void {
  */
 export const cloudImageRevision = '5';
 
+/**
+ * nubis-debian's revision, kept in its properties like the test images': `npm run test:lxd` builds
+ * it when the engine has none of this revision (1: the first revision tested, with the Debian files
+ * nubis-cloud's revision 5 has). Bump it with every change to the image's files.
+ */
+export const debianImageRevision = '1';
+
 function buildDebian(dir: string, mirror: string, cloudOnly = false): void {
   const rootfs = join(dir, 'rootfs');
   const packages = cloudOnly ? cloudPackages : debianPackages;
@@ -296,7 +303,10 @@ function buildDebian(dir: string, mirror: string, cloudOnly = false): void {
   writeFileSync(join(rootfs, 'etc/dhcp/dhclient-enter-hooks.d/nubis'), dhclientHook);
   writeFileSync(join(rootfs, 'etc/ssh/sshd_config.d/nubis.conf'), 'PermitRootLogin yes\nPasswordAuthentication yes\n');
   commonDebianFiles(rootfs);
-  writeFileSync(join(dir, 'metadata.yaml'), metadata('Nubis Debian 12 (minimal, openssh-server, cloud-init)'));
+  writeFileSync(
+    join(dir, 'metadata.yaml'),
+    metadata('Nubis Debian 12 (minimal, openssh-server, cloud-init)', debianImageRevision),
+  );
 }
 
 /**
