@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   addressRegion,
+  assertCleanFirstBoot,
   awaitPower,
   eventually,
   hostKey,
@@ -62,14 +63,8 @@ test('a cloud-init-only image gets its IPv4, its IPv6 via the gateway the API sh
   });
 
   await t.test('cloud-init ends its boot with no module in error', async () => {
-    // `--wait` returns once cloud-init's last stage is over; `--long` names a failed module.
-    const result = await lxd.exec(`nubis-${uuid}`, ['cloud-init', 'status', '--wait', '--long']);
-    assert.match(result.stdout, /^status: done$/m, `${result.stdout}${result.stderr}`);
-    assert.equal(hostKey(v4), firstKey, "cloud-init's network stage left the host key sshd offered");
-    // A restart of sshd mid-boot (set-passwords finding its setting missing) refuses logins a moment.
-    const sshd = await lxd.exec(`nubis-${uuid}`, ['journalctl', '--boot', '--unit', 'ssh.service', '--output', 'cat']);
-    const starts = sshd.stdout.split('\n').filter((line) => line.startsWith('Server listening on 0.0.0.0 port 22'));
-    assert.equal(starts.length, 1, `sshd started once in the boot, nothing restarted it:\n${sshd.stdout}`);
+    // Its network stage leaves the host key sshd offered, and nothing restarts sshd.
+    await assertCleanFirstBoot(lxd, uuid, v4, firstKey);
   });
 
   await t.test('IPv6: it answers from the host, its default route via the gateway iface.v6 shows', async () => {

@@ -7,7 +7,16 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { awaitPower, hostKey, lxdSuite, publicAddress, ssh, sshEventually, TEST_DEBIAN_IMAGE } from './support.ts';
+import {
+  assertCleanFirstBoot,
+  awaitPower,
+  hostKey,
+  lxdSuite,
+  publicAddress,
+  ssh,
+  sshEventually,
+  TEST_DEBIAN_IMAGE,
+} from './support.ts';
 
 const { nubis, alice, lxd, key, addKey, createServer } = await lxdSuite({ credit: 500 });
 
@@ -36,12 +45,7 @@ test('a server on nubis-debian: SSH with its key and password, a clean cloud-ini
   });
 
   await t.test('cloud-init ends its boot with no module in error; sshd started once, its host key kept', async () => {
-    const result = await lxd.exec(`nubis-${uuid}`, ['cloud-init', 'status', '--wait', '--long']);
-    assert.match(result.stdout, /^status: done$/m, `${result.stdout}${result.stderr}`);
-    assert.equal(hostKey(address), firstKey, 'the host key sshd first offered');
-    const sshd = await lxd.exec(`nubis-${uuid}`, ['journalctl', '--boot', '--unit', 'ssh.service', '--output', 'cat']);
-    const starts = sshd.stdout.split('\n').filter((line) => line.startsWith('Server listening on 0.0.0.0 port 22'));
-    assert.equal(starts.length, 1, `sshd started once in the boot, nothing restarted it:\n${sshd.stdout}`);
+    await assertCleanFirstBoot(lxd, uuid, address, firstKey);
   });
 
   await t.test('the root password the API shows is the one that logs in', async () => {

@@ -472,6 +472,21 @@ export class EngineGate {
   }
 }
 
+/**
+ * A Debian server's first boot ended cleanly: cloud-init's last stage is over with no module in
+ * error (`--wait`, `--long` names a failed one), sshd still offers the host key it offered at the
+ * first login (`firstKey`), and it started once in the boot: a restart mid-boot (set-passwords
+ * finding its setting missing) refuses logins for a moment.
+ */
+export async function assertCleanFirstBoot(lxd: LxdClient, uuid: string, address: string, firstKey: string) {
+  const status = await lxd.exec(`nubis-${uuid}`, ['cloud-init', 'status', '--wait', '--long']);
+  assert.match(status.stdout, /^status: done$/m, `${status.stdout}${status.stderr}`);
+  assert.equal(hostKey(address), firstKey, 'sshd still offers the host key of the first login');
+  const sshd = await lxd.exec(`nubis-${uuid}`, ['journalctl', '--boot', '--unit', 'ssh.service', '--output', 'cat']);
+  const starts = sshd.stdout.split('\n').filter((line) => line.startsWith('Server listening on 0.0.0.0 port 22'));
+  assert.equal(starts.length, 1, `sshd started once in the boot, nothing restarted it:\n${sshd.stdout}`);
+}
+
 /** The ed25519 host key sshd offers on `address`. */
 export function hostKey(address: string): string {
   const scan = spawnSync('ssh-keyscan', ['-T', '5', '-t', 'ed25519', address], { encoding: 'utf8' });
