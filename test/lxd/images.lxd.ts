@@ -4,7 +4,14 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { awaitPower, lxdSuite, TEST_DOCKER_IMAGE, TEST_IMAGE, TEST_WINDOWS_IMAGE } from './support.ts';
+import {
+  awaitPower,
+  lxdSuite,
+  TEST_DEBIAN_IMAGE,
+  TEST_DOCKER_IMAGE,
+  TEST_IMAGE,
+  TEST_WINDOWS_IMAGE,
+} from './support.ts';
 
 const { nubis, alice, lxd, createServer } = await lxdSuite({ credit: 500 });
 
@@ -12,7 +19,12 @@ test('an image the engine cannot boot is not listed for the region, and create r
   const list = await nubis.request('GET', '/v1.3/image/list?region_id=101', { token: alice.token });
   assert.equal(list.status, 200, JSON.stringify(list.body));
   // Keyed by image id.
-  assert.deepEqual(Object.keys(list.body.images).map(Number).sort(), [TEST_IMAGE, TEST_DOCKER_IMAGE]);
+  assert.deepEqual(
+    Object.keys(list.body.images)
+      .map(Number)
+      .sort((a, b) => a - b),
+    [TEST_IMAGE, TEST_DEBIAN_IMAGE, TEST_DOCKER_IMAGE],
+  );
   const refused = await nubis.request('POST', '/v1.3/server/create', {
     token: alice.token,
     body: { region: 101, image: TEST_WINDOWS_IMAGE, plan: 1, hostname: 'win.example.com', label: 'win' },
