@@ -22,6 +22,7 @@ import {
   eventually,
   lxdUrl,
   removeServers,
+  removeSnapshots,
   serverInfo,
   startLxdInstance,
   TEST_IMAGE,
@@ -51,6 +52,7 @@ before(async () => {
 after(async () => {
   await startDaemon();
   await removeServers(nubis, alice.token, made, lxd);
+  await removeSnapshots(nubis, alice.token, lxd).catch(() => {});
   await nubis.close();
   await gate.close();
   // What LXD could not delete (a record without its volume) is deleted as an operator would

@@ -8,16 +8,8 @@ import type { JsonBody, TestInstance } from '../support/instance.ts';
 import { awaitPower, createRefused, eventually, lxdSuite, startLxdInstance } from './support.ts';
 
 let uuid = '';
-let snapshotUuid = '';
-const { nubis, alice, lxd, createServer, power } = await lxdSuite({
-  // A snapshot outlives its server: removed here, its engine image with it.
-  async cleanUp() {
-    if (snapshotUuid) await nubis.request('DELETE', `/v1.3/snapshot/remove/${snapshotUuid}`, { token: alice.token });
-    await eventually('snapshot image deleted', 60, async () =>
-      snapshotUuid && (await lxd.exists(`/1.0/images/aliases/nubis-snap-${snapshotUuid}`)) ? undefined : true,
-    ).catch(() => {});
-  },
-});
+// A snapshot outlives its server: the suite's teardown removes it, its engine image with it.
+const { nubis, alice, lxd, createServer, power } = await lxdSuite();
 
 async function eventsOf(target: TestInstance, account: number, resource: string): Promise<JsonBody[]> {
   const answer = await target.admin('GET', `/admin/events?account=${account}&limit=1000`);
@@ -54,7 +46,6 @@ test('create, stop and snapshot: each end is an event when the engine reports', 
     body: { name: 'told', server_id: uuid },
   });
   assert.equal(snap.status, 201, JSON.stringify(snap.body));
-  snapshotUuid = snap.body.uuid;
   const completed = await eventually('snapshot completed', 120, async () => {
     const list = await nubis.request('GET', '/v1.3/snapshot/list', { token: alice.token });
     const entry = list.body.snapshots.find((s: JsonBody) => s.uuid === snap.body.uuid);

@@ -117,6 +117,20 @@ export async function removeServers(nubis: TestInstance, token: string, uuids: s
   }).catch(() => {});
 }
 
+/**
+ * Removes the snapshots and backups of the account `token` holds (they outlive its servers, and
+ * each is an image in the engine) and waits (at most 60 s) until the engine has no image of theirs.
+ */
+export async function removeSnapshots(nubis: TestInstance, token: string, lxd: LxdClient) {
+  const list = await nubis.request('GET', '/v1.3/snapshot/list', { token });
+  const uuids: string[] = (list.body?.snapshots ?? []).map((snapshot: JsonBody) => snapshot.uuid);
+  for (const uuid of uuids) await nubis.request('DELETE', `/v1.3/snapshot/remove/${uuid}`, { token });
+  await eventually('snapshot images removed', 60, async () => {
+    for (const uuid of uuids) if (await lxd.exists(`/1.0/images/aliases/nubis-snap-${uuid}`)) return undefined;
+    return true;
+  }).catch(() => {});
+}
+
 export function startLxdInstance(env: Record<string, string> = {}): Promise<TestInstance> {
   return startTestInstance({
     COMPUTE_DRIVER: 'lxd',
@@ -164,15 +178,16 @@ export interface SuiteOptions {
   env?: Record<string, string>;
   /** Alice's credit (default 100). */
   credit?: number;
-  /** What the suite made besides its servers (engine networks, snapshots, listeners), undone after them. */
+  /** What the suite made besides its servers and its accounts' snapshots (engine networks, listeners), undone after them. */
   cleanUp?: () => Promise<void> | void;
 }
 
 /**
  * Starts a suite's Nubis (`env` over `startLxdInstance`'s) and its account (`credit`, default
  * 100), at the file's top level (`const { nubis, alice } = await lxdSuite()`), so the tests read
- * plain names. After the file's tests: every server it created is removed and waited out,
- * `cleanUp` runs (what the suite made besides: engine networks, snapshots, listeners), Nubis and
+ * plain names. After the file's tests: every server it created is removed and waited out, so are
+ * its accounts' snapshots and backups, `cleanUp` runs (what the suite made besides: engine networks,
+ * listeners), Nubis and
  * the engine client close. Set-up that makes anything on the engine belongs in a `before` hook:
  * a failure at the top level ends the file before any `after` hook runs.
  */
@@ -198,6 +213,8 @@ export async function engineSuite(
   after(async () => {
     await removeServers(nubis, alice.token, created, lxd);
     for (const { token, uuid } of others) await removeServers(nubis, token, [uuid], lxd);
+    for (const token of new Set([alice.token, ...others.map((other) => other.token)]))
+      await removeSnapshots(nubis, token, lxd).catch(() => {});
     await options.cleanUp?.();
     await nubis.close();
     lxd.close();
