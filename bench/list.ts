@@ -1,10 +1,11 @@
 // `npm run bench -- --only list`: a long server/list on its own — one account with `--servers`
 // servers (1,000 by default), then `--calls` sequential lists (200): the server time each answer
-// carries (Server-Timing: up to the body's serialization, not its sending), the server
-// process's CPU per list, and what V8 allocated and paused to collect per list (bench/serving-counters.ts,
-// preloaded: the allocation is the same from run to run where the times move with the machine's load),
-// on SQLite and on PostgreSQL + Redis, each a `nubis serve` run as `npm start` runs it. Lighter than the postgres case, which measures the same list after its
-// reads and creates; the source of the PostgreSQL list figure of docs/benchmarks.md.
+// carries (Server-Timing: up to the body's serialization, not its sending), the server process's
+// CPU per list, and what V8 allocated and paused to collect per list (bench/serving-counters.ts,
+// preloaded: the allocation is the same from run to run where the times move with the machine's
+// load), on SQLite and on PostgreSQL + Redis, each a `nubis serve` run as `npm start` runs it.
+// Lighter than the postgres case, which measures the same list after its reads and creates; the
+// source of the PostgreSQL list figure of docs/benchmarks.md.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -17,6 +17,7 @@ import autocannon from 'autocannon';
 import { throwawaySchema } from '../test/support/postgres-schema.ts';
 import { seedFloor } from './seed.ts';
 import { benchCall, serveEnv } from './serve-env.ts';
+import { servingProcess } from '../scripts/serving-process.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const adminToken = 'bench-tail-admin-token-0123456789';
@@ -76,8 +77,10 @@ async function call(url: string, method: string, path: string, token: string | n
 const variants: { name: string; args: string[]; env?: Record<string, string> }[] = JSON.parse(
   process.env.VARIANTS ?? '[{"name":"nubis","args":[]}]',
 );
+// Each Nubis as `npm start` runs it; a variant's own flags come after, so they win.
+const serving = servingProcess();
 const served = await Promise.all(
-  variants.map((v) => start(['--max-semi-space-size=4', ...v.args, 'bin/nubis.ts', 'serve'], v.env ?? {})),
+  variants.map((v) => start([...serving.flags, ...v.args, 'bin/nubis.ts', 'serve'], { ...serving.env, ...v.env })),
 );
 const nubis = served[0]!;
 let floor: Served | undefined;

@@ -43,20 +43,26 @@ export function deltaOf(
 
 /**
  * Bytes moved over [from, to] by calendar month (UTC), shared in proportion to the time each
- * month holds of it (the counters do not say when within it); the shares add up to `bytes`.
+ * month holds of it (the counters do not say when within it): `visit` hears each month's share,
+ * in order, and the shares add up to `bytes`.
  */
-export function byMonth(bytes: number, from: number, to: number): { monthStart: number; bytes: number }[] {
-  if (to <= from) return [{ monthStart: monthBounds(to).start, bytes }];
-  const shares: { monthStart: number; bytes: number }[] = [];
+function eachMonthShare(bytes: number, from: number, to: number, visit: (monthStart: number, share: number) => void) {
+  if (to <= from) return visit(monthBounds(to).start, bytes);
   let remaining = bytes;
   for (let at = from; at < to; ) {
     const { start, end } = monthBounds(at);
     const sliceEnd = Math.min(end, to);
     const share = sliceEnd === to ? remaining : Math.floor((bytes * (sliceEnd - at)) / (to - from));
-    shares.push({ monthStart: start, bytes: share });
+    visit(start, share);
     remaining -= share;
     at = sliceEnd;
   }
+}
+
+/** The shares of bytes moved over [from, to], by calendar month (eachMonthShare). */
+export function byMonth(bytes: number, from: number, to: number): { monthStart: number; bytes: number }[] {
+  const shares: { monthStart: number; bytes: number }[] = [];
+  eachMonthShare(bytes, from, to, (monthStart, share) => shares.push({ monthStart, bytes: share }));
   return shares;
 }
 
@@ -65,17 +71,10 @@ export function byMonth(bytes: number, from: number, to: number): { monthStart: 
  * building the list: a server/list reads it for every server, and the lists were most of its garbage.
  */
 export function monthShare(bytes: number, from: number, to: number, monthStart: number): number {
-  if (to <= from) return monthBounds(to).start === monthStart ? bytes : 0;
-  let remaining = bytes;
   let inMonth = 0;
-  for (let at = from; at < to; ) {
-    const { start, end } = monthBounds(at);
-    const sliceEnd = Math.min(end, to);
-    const share = sliceEnd === to ? remaining : Math.floor((bytes * (sliceEnd - at)) / (to - from));
+  eachMonthShare(bytes, from, to, (start, share) => {
     if (start === monthStart) inMonth += share;
-    remaining -= share;
-    at = sliceEnd;
-  }
+  });
   return inMonth;
 }
 

@@ -178,7 +178,7 @@ export interface SuiteOptions {
   env?: Record<string, string>;
   /** Alice's credit (default 100). */
   credit?: number;
-  /** What the suite made besides its servers and its accounts' snapshots (engine networks, listeners), undone after them. */
+  /** What the suite made besides its servers and snapshots (engine networks, listeners), undone after them. */
   cleanUp?: () => Promise<void> | void;
 }
 
@@ -187,8 +187,7 @@ export interface SuiteOptions {
  * 100), at the file's top level (`const { nubis, alice } = await lxdSuite()`), so the tests read
  * plain names. After the file's tests: every server it created is removed and waited out, so are
  * its accounts' snapshots and backups, `cleanUp` runs (what the suite made besides: engine networks,
- * listeners), Nubis and
- * the engine client close. Set-up that makes anything on the engine belongs in a `before` hook:
+ * listeners), Nubis and the engine client close. Set-up that makes anything on the engine belongs in a `before` hook:
  * a failure at the top level ends the file before any `after` hook runs.
  */
 export function lxdSuite(options: SuiteOptions = {}): Promise<LxdSuite> {
