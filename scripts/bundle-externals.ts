@@ -11,7 +11,6 @@ export const externalPackages = new Set([
   'undici',
   '@fastify/swagger',
   '@fastify/swagger-ui',
-  'rate-limiter-flexible',
 ]);
 
 /** The package a bare specifier names: `@scope/name` or `name`. */

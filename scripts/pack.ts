@@ -173,8 +173,6 @@ async function buildServer(): Promise<string> {
       .filter((id) => isBare(id) && !own.has(id))
       .map(packageOf),
   );
-  // Required through createRequire (src/http/rate-limit.ts), which no bundler follows.
-  imported.add('rate-limiter-flexible');
   writeFileSync(join(dir, 'THIRD-PARTY-NOTICES.md'), notices(chunks.flatMap((chunk) => chunk.moduleIds)));
   // The data files the sources read beside themselves, where sourcePlaces points them.
   for (const file of ['src/catalog/catalog.json', 'src/billing/billing.json', 'src/db/sqlite-schema.sql'])

@@ -40,6 +40,7 @@ import { firstRunOperatorToken, type OperatorTokenFile } from './platform/operat
 import { accountRepository } from './accounts/account.repository.ts';
 import { resetState } from './state/reset.service.ts';
 import { ActorCache, redisGenerations } from './tokens/actor-cache.ts';
+import { redisRound } from './platform/redis-round.ts';
 
 const packageVersion = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -139,8 +140,8 @@ function serverKey(config: Config): Buffer {
 async function connectRedis(url: string, log: Logger): Promise<{ redis: Redis; ready: Promise<void> }> {
   // Loaded only when REDIS_URL is set.
   const { Redis } = await import('ioredis');
-  // Auto-pipelining: the commands a request sends in one tick (its rate-limit counts and the
-  // actor check) go out in one write and come back in one round trip.
+  // A request's rate-limit counts and actor check are one command (platform/redis-round.ts);
+  // auto-pipelining still puts the commands of one tick (several requests', a bump) in one write.
   const redis = new Redis(url, {
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
@@ -285,12 +286,17 @@ export async function startInstance(
   registerStateMetrics(ctx, storage.poolStats);
   // What a region no longer offers is not billed on, from before the first request.
   await settleWithdrawnOptions(ctx);
-  if (redis && ctx.actors instanceof ActorCache) {
-    ctx.actors.share(redisGenerations(redis, config.redisPrefix));
+  const round = redis && redisRound(redis);
+  if (redis && round && ctx.actors instanceof ActorCache) {
+    ctx.actors.share(redisGenerations(redis, round, config.redisPrefix));
     // Generations may have been lost with Redis (it keeps nothing on disk): start over when it is back.
     redis.on('ready', () => ctx.actors.clear());
   }
-  const limiters = createRateLimiters(config, redis, (name) => ctx.metrics.rateLimitRefusals.inc({ limit: name }));
+  const limiters = createRateLimiters(
+    config,
+    redis && round && { round, ready: () => redis.status === 'ready' },
+    (name) => ctx.metrics.rateLimitRefusals.inc({ limit: name }),
+  );
   const lifecycle = createLifecycle();
   const app = await buildApp({
     ctx,

@@ -214,3 +214,59 @@ describe('Redis out of reach', () => {
     }
   });
 });
+
+describe('the budgets in Redis', () => {
+  test('an authenticated request counts its budgets and checks its actor in one Redis command', {
+    skip: testDb !== 'postgres' && 'Redis is configured on the PostgreSQL stage',
+  }, async () => {
+    const nubis = await startTestInstance();
+    const { Redis } = await import('ioredis');
+    // MONITOR takes a connection of its own; the marker is sent on another.
+    const monitor = await new Redis(nubis.config.redisUrl!, { lazyConnect: true }).monitor();
+    const marker = new Redis(nubis.config.redisUrl!);
+    try {
+      const prefix = nubis.config.redisPrefix;
+      const account = await createAccount(nubis);
+      const commands: string[][] = [];
+      let markerSeen: () => void = () => {};
+      const markerArrived = new Promise<void>((resolve) => {
+        markerSeen = resolve;
+      });
+      monitor.on('monitor', (_time: string, args: string[], source: string) => {
+        // What a script runs shows too, from "lua": only the commands clients sent count here.
+        if (source === 'lua') return;
+        if (args.includes(`${prefix}marker`)) markerSeen();
+        else if (args.some((arg) => arg.startsWith(prefix))) commands.push(args);
+      });
+      const requests = 5;
+      for (let i = 0; i < requests; i++)
+        assert.equal((await nubis.request('GET', '/v1.3/account/info', { token: account.token })).status, 200);
+      // MONITOR streams commands in the order Redis runs them: once the marker shows, every
+      // command of the requests above has.
+      await marker.get(`${prefix}marker`);
+      await markerArrived;
+      const keysOf = (command: string[]) => command.filter((arg) => arg.startsWith(prefix));
+      const counting = commands.filter((command) => keysOf(command).some((key) => key.startsWith(`${prefix}rl:`)));
+      // Each request's two budgets counted once, together.
+      assert.equal(counting.length, requests, JSON.stringify(commands));
+      for (const command of counting) {
+        const keys = keysOf(command);
+        assert.ok(
+          keys.some((key) => key.startsWith(`${prefix}rl:token:`)),
+          JSON.stringify(command),
+        );
+        assert.ok(
+          keys.some((key) => key.startsWith(`${prefix}rl:accountInfo:`)),
+          JSON.stringify(command),
+        );
+      }
+      // A cached actor's check travels with them (the first request may look its actor up instead).
+      const withCheck = counting.filter((command) => keysOf(command).includes(`${prefix}actors:${account.id}`));
+      assert.ok(withCheck.length >= 1, JSON.stringify(commands));
+    } finally {
+      monitor.disconnect();
+      marker.disconnect();
+      await nubis.close();
+    }
+  });
+});

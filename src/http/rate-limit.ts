@@ -1,22 +1,12 @@
 // Rate limits, counted in real time (never on the virtual clock): in memory by default (fixed
 // windows counted here, answered without a promise: every authenticated request counts two),
-// in Redis by rate-limiter-flexible when REDIS_URL is set so all instances share one budget.
+// in Redis when REDIS_URL is set so all instances share one budget: the same fixed windows, each
+// a key counted by the request's one Redis command (platform/redis-round.ts), in memory while
+// Redis is out of reach.
 
-import { createRequire } from 'node:module';
-import type * as Flexible from 'rate-limiter-flexible';
-import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import { TooManyRequests } from '../platform/errors.ts';
-
-// The classes used (with Redis only), each from its own file: the package's index loads every
-// store it supports (about thirty modules, Mongo, DynamoDB, Prisma…). Its types are the index's.
-const require = createRequire(import.meta.url);
-type RateLimiterAbstract = Flexible.RateLimiterAbstract;
-const flexible = () => ({
-  RateLimiterMemory: require('rate-limiter-flexible/lib/RateLimiterMemory.js') as typeof Flexible.RateLimiterMemory,
-  RateLimiterRes: require('rate-limiter-flexible/lib/RateLimiterRes.js') as typeof Flexible.RateLimiterRes,
-  RateLimiterRedis: require('rate-limiter-flexible/lib/RateLimiterRedis.js') as typeof Flexible.RateLimiterRedis,
-});
+import type { RedisRound } from '../platform/redis-round.ts';
 
 export type RateLimitName =
   | 'register'
@@ -71,9 +61,9 @@ export interface RateLimiters {
 }
 
 /**
- * Fixed windows in memory, counted as rate-limiter-flexible's RateLimiterMemory counts them (a
- * window opens with a key's first request and lasts the rule's duration; a refused request counts
- * too), but answered at once. Ended windows are swept once a duration.
+ * Fixed windows in memory, counted as the Redis windows are (a window opens with a key's first
+ * request and lasts the rule's duration; a refused request counts too), answered at once. Ended
+ * windows are swept once a duration.
  */
 class MemoryWindows {
   readonly #windows = new Map<string, { consumed: number; endsAt: number }>();
@@ -99,48 +89,40 @@ class MemoryWindows {
   }
 }
 
-/** `onRefusal` hears of each request a budget refuses (the metrics count them). */
+/**
+ * `onRefusal` hears of each request a budget refuses (the metrics count them). With `shared`
+ * (Redis), `ready` says whether it can answer now: while it cannot, and when a count fails, the
+ * budgets are counted in this process's memory instead rather than failing every request.
+ */
 export function createRateLimiters(
   config: Config,
-  redis: Redis | null,
+  shared: { round: RedisRound; ready: () => boolean } | null,
   onRefusal: (name: RateLimitName) => void = () => {},
 ): RateLimiters {
-  if (!redis) return memoryRateLimiters(config, onRefusal);
-  const { RateLimiterMemory, RateLimiterRes, RateLimiterRedis } = flexible();
-  const limiters = new Map<RateLimitName, { limiter: RateLimiterAbstract; rule: Rule }>();
-  for (const [name, rule] of Object.entries(rules(config)) as [RateLimitName, Rule][]) {
-    const options = {
-      points: rule.points,
-      duration: rule.durationSeconds,
-      keyPrefix: `${config.redisPrefix}rl:${name}`,
-    };
-    // If Redis is out of reach, an in-memory budget stands in rather than failing every request.
-    const limiter = new RateLimiterRedis({
-      ...options,
-      storeClient: redis,
-      rejectIfRedisNotReady: true,
-      insuranceLimiter: new RateLimiterMemory(options),
-    });
-    limiters.set(name, { limiter, rule });
-  }
+  const inMemory = memoryRateLimiters(config, onRefusal);
+  if (!shared) return inMemory;
+  const budgets = rules(config);
+  // The keys rate-limiter-flexible gave the same windows (it counted them before): during a
+  // rolling upgrade, instances on either side of it share each budget.
+  const prefixes = Object.fromEntries(
+    Object.keys(budgets).map((name) => [name, `${config.redisPrefix}rl:${name}:`]),
+  ) as Record<RateLimitName, string>;
   return {
-    async consume(name, key) {
-      const entry = limiters.get(name);
-      if (!entry) throw new Error(`unknown rate limit ${name}`);
-      try {
-        const result = await entry.limiter.consume(key);
-        return {
-          limit: entry.rule.points,
-          remaining: result.remainingPoints,
-          resetSeconds: Math.ceil(result.msBeforeNext / 1000),
-        };
-      } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) {
-          onRefusal(name);
-          throw new RateLimited(entry.rule.points, Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
-        }
-        throw rejection;
-      }
+    consume(name, key) {
+      const rule = budgets[name];
+      if (!rule) throw new Error(`unknown rate limit ${name}`);
+      if (!shared.ready()) return inMemory.consume(name, key);
+      return shared.round.count(prefixes[name] + key, rule.durationSeconds * 1000).then(
+        ({ consumed, msLeft }) => {
+          const resetSeconds = Math.ceil(msLeft / 1000);
+          if (consumed > rule.points) {
+            onRefusal(name);
+            throw new RateLimited(rule.points, Math.max(1, resetSeconds));
+          }
+          return { limit: rule.points, remaining: rule.points - consumed, resetSeconds };
+        },
+        () => inMemory.consume(name, key),
+      );
     },
   };
 }

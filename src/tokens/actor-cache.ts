@@ -5,9 +5,9 @@
 // the generation it was cached under is still the current one.
 //
 // Where the generation lives decides who sees a bump at once:
-// - Redis (REDIS_URL): shared by every instance. The check is one GET, sent in the same round
-//   trip as the request's rate-limit counts (ioredis auto-pipelining), so a token removed through
-//   one instance is refused by every other from the next request on.
+// - Redis (REDIS_URL): shared by every instance. The check reads it in the same Redis command as
+//   the request's rate-limit counts (platform/redis-round.ts), so a token removed through one
+//   instance is refused by every other from the next request on.
 // - In process (SQLite without Redis): one instance owns the database, so its own count is exact.
 // - PostgreSQL without Redis: instances share nothing fast, so nothing is cached.
 // Whatever happens to Redis, an entry lives at most `maxAgeMs` (1 s): the bound on staleness when
@@ -18,6 +18,7 @@
 
 import type { Redis } from 'ioredis';
 import type { Actors, CachedActor } from '../platform/context.ts';
+import type { RedisRound } from '../platform/redis-round.ts';
 
 /** How long a cached actor may be used at most, checks passing or not: the staleness bound. */
 export const actorCacheMaxAgeMs = 1_000;
@@ -33,12 +34,13 @@ export interface SharedGenerations {
   bumpAll(): Promise<void>;
 }
 
-export function redisGenerations(redis: Redis, prefix: string): SharedGenerations {
+/** `round`: the request's one Redis command, which the read joins; `redis` for the bumps. */
+export function redisGenerations(redis: Redis, round: RedisRound, prefix: string): SharedGenerations {
   const key = (accountId: number) => `${prefix}actors:${accountId}`;
   const all = `${prefix}actors:all`;
   return {
-    // Not async: the MGET must be sent at the call, in the same tick as the request's other commands.
-    read: (accountId) => redis.mget(all, key(accountId)).then(([every, one]) => `${every ?? 0}:${one ?? 0}`),
+    // Not async: the read must be asked for at the call, in the same tick as the request's counts.
+    read: (accountId) => round.read([all, key(accountId)]).then(([every, one]) => `${every ?? 0}:${one ?? 0}`),
     bump: async (accountId) => {
       await redis.incr(key(accountId));
     },
