@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { startTestInstance, testDb, type HttpResult, type TestInstance } from '../../test/support/instance.ts';
 import { createAccount, registerBody, uniqueEmail } from '../../test/support/accounts.ts';
+import { loadConfig } from '../config.ts';
+import { createRateLimiters, RateLimited } from './rate-limit.ts';
 
 const tight = {
   RATE_REGISTER_PER_MINUTE: '2',
@@ -268,5 +270,34 @@ describe('the budgets in Redis', () => {
       marker.disconnect();
       await nubis.close();
     }
+  });
+});
+
+describe('a count Redis fails', () => {
+  test('is counted in memory instead: the budget holds and the request is not failed', async () => {
+    const config = loadConfig({ RATE_REGISTER_PER_MINUTE: '2', LOG_LEVEL: 'silent' });
+    let asked = 0;
+    const refused: string[] = [];
+    const limiters = createRateLimiters(
+      config,
+      {
+        // Ready, but every count fails (the connection lost between the check and the answer).
+        ready: () => true,
+        round: {
+          count: async () => {
+            asked++;
+            throw new Error('Connection is closed.');
+          },
+          read: async () => [],
+        },
+      },
+      (name) => refused.push(name),
+    );
+    const first = await limiters.consume('register', '192.0.2.9');
+    assert.deepEqual(first, { limit: 2, remaining: 1, resetSeconds: 60 });
+    assert.equal((await limiters.consume('register', '192.0.2.9')).remaining, 0);
+    await assert.rejects(Promise.resolve(limiters.consume('register', '192.0.2.9')), RateLimited);
+    assert.equal(asked, 3, 'each count was asked of Redis first');
+    assert.deepEqual(refused, ['register']);
   });
 });

@@ -90,6 +90,25 @@ class MemoryWindows {
 }
 
 /**
+ * A count's outcome under its budget: the answer's RateLimit figures, or RateLimited (told to
+ * `onRefusal`) when the count passed the budget. The same for a window in memory or in Redis.
+ */
+function outcomeOf(
+  name: RateLimitName,
+  rule: Rule,
+  consumed: number,
+  msLeft: number,
+  onRefusal: (name: RateLimitName) => void,
+): RateLimitOutcome {
+  const resetSeconds = Math.ceil(msLeft / 1000);
+  if (consumed > rule.points) {
+    onRefusal(name);
+    throw new RateLimited(rule.points, Math.max(1, resetSeconds));
+  }
+  return { limit: rule.points, remaining: rule.points - consumed, resetSeconds };
+}
+
+/**
  * `onRefusal` hears of each request a budget refuses (the metrics count them). With `shared`
  * (Redis), `ready` says whether it can answer now: while it cannot, and when a count fails, the
  * budgets are counted in this process's memory instead rather than failing every request.
@@ -102,25 +121,15 @@ export function createRateLimiters(
   const inMemory = memoryRateLimiters(config, onRefusal);
   if (!shared) return inMemory;
   const budgets = rules(config);
-  // The keys rate-limiter-flexible gave the same windows (it counted them before): during a
-  // rolling upgrade, instances on either side of it share each budget.
-  const prefixes = Object.fromEntries(
-    Object.keys(budgets).map((name) => [name, `${config.redisPrefix}rl:${name}:`]),
-  ) as Record<RateLimitName, string>;
   return {
     consume(name, key) {
       const rule = budgets[name];
       if (!rule) throw new Error(`unknown rate limit ${name}`);
       if (!shared.ready()) return inMemory.consume(name, key);
-      return shared.round.count(prefixes[name] + key, rule.durationSeconds * 1000).then(
-        ({ consumed, msLeft }) => {
-          const resetSeconds = Math.ceil(msLeft / 1000);
-          if (consumed > rule.points) {
-            onRefusal(name);
-            throw new RateLimited(rule.points, Math.max(1, resetSeconds));
-          }
-          return { limit: rule.points, remaining: rule.points - consumed, resetSeconds };
-        },
+      // The key rate-limiter-flexible gave the same window (it counted them before): during a
+      // rolling upgrade, instances on either side of it share each budget.
+      return shared.round.count(`${config.redisPrefix}rl:${name}:${key}`, rule.durationSeconds * 1000).then(
+        ({ consumed, msLeft }) => outcomeOf(name, rule, consumed, msLeft, onRefusal),
         () => inMemory.consume(name, key),
       );
     },
@@ -136,12 +145,7 @@ function memoryRateLimiters(config: Config, onRefusal: (name: RateLimitName) => 
       const budget = budgets.get(name);
       if (!budget) throw new Error(`unknown rate limit ${name}`);
       const { consumed, msBeforeNext } = budget.windows.count(key, Date.now());
-      const resetSeconds = Math.ceil(msBeforeNext / 1000);
-      if (consumed > budget.rule.points) {
-        onRefusal(name);
-        throw new RateLimited(budget.rule.points, Math.max(1, resetSeconds));
-      }
-      return { limit: budget.rule.points, remaining: budget.rule.points - consumed, resetSeconds };
+      return outcomeOf(name, budget.rule, consumed, msBeforeNext, onRefusal);
     },
   };
 }

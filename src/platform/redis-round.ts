@@ -51,13 +51,8 @@ interface RoundClient {
 }
 
 interface Asked {
-  windows: { key: string; durationMs: number; settle: Settle<WindowCount> }[];
-  reads: { keys: readonly string[]; settle: Settle<(string | null)[]> }[];
-}
-
-interface Settle<T> {
-  resolve(value: T): void;
-  reject(error: unknown): void;
+  windows: { key: string; durationMs: number; settle: PromiseWithResolvers<WindowCount> }[];
+  reads: { keys: readonly string[]; settle: PromiseWithResolvers<(string | null)[]> }[];
 }
 
 export function redisRound(redis: Redis): RedisRound {
@@ -107,14 +102,14 @@ export function redisRound(redis: Redis): RedisRound {
 
   return {
     count(key, durationMs) {
-      return new Promise((resolve, reject) => {
-        current().windows.push({ key, durationMs, settle: { resolve, reject } });
-      });
+      const settle = Promise.withResolvers<WindowCount>();
+      current().windows.push({ key, durationMs, settle });
+      return settle.promise;
     },
     read(keys) {
-      return new Promise((resolve, reject) => {
-        current().reads.push({ keys, settle: { resolve, reject } });
-      });
+      const settle = Promise.withResolvers<(string | null)[]>();
+      current().reads.push({ keys, settle });
+      return settle.promise;
     },
   };
 }
