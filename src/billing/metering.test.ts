@@ -3,6 +3,7 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import {
   chargeBetween,
   chargeOfItem,
@@ -174,6 +175,31 @@ describe('calendar months', () => {
         end: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1),
       });
     }
+  });
+
+  test('are the months Date tells, for any instant from year 1 to 9999', () => {
+    // Counted in integers: checked against Date at random instants and at the edges of months.
+    const yearOne = new Date(0);
+    yearOne.setUTCFullYear(1, 0, 1); // Date.UTC would read year 1 as 1901
+    const first = yearOne.getTime();
+    const last = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+    const expected = (instant: number) => {
+      const date = new Date(instant);
+      const at = (monthIndex: number) => {
+        const bound = new Date(0);
+        bound.setUTCFullYear(date.getUTCFullYear(), monthIndex, 1);
+        return bound.getTime();
+      };
+      return { start: at(date.getUTCMonth()), end: at(date.getUTCMonth() + 1) };
+    };
+    fc.assert(
+      fc.property(fc.integer({ min: first, max: last }), fc.integer({ min: -1, max: 1 }), (instant, edge) => {
+        // Half the cases: the last instant of a month, the first, or the next.
+        const at = instant % 2 === 0 ? expected(instant).start + edge : instant;
+        assert.deepEqual(monthBounds(at), expected(at));
+      }),
+      { numRuns: 20_000 },
+    );
   });
 
   test('a long-lived item is capped in each month separately', () => {
