@@ -20,6 +20,7 @@ import { ADMIN_TOKEN, startTestInstance, type TestInstance } from './support/ins
 import { createAccount, type TestAccount } from './support/accounts.ts';
 import { deployServer } from './support/servers.ts';
 import {
+  ANSWER_DEADLINE_MS,
   dereference,
   type GenContext,
   type Json,
@@ -211,7 +212,7 @@ describe('generated from /openapi.json: bounded integers and strict strings', ()
       method: op.method,
       headers,
       body: payload,
-      signal: AbortSignal.timeout(15_000),
+      signal: AbortSignal.timeout(ANSWER_DEADLINE_MS),
     });
     const text = await response.text();
     let parsed: Json = null;

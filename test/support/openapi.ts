@@ -526,6 +526,13 @@ export interface Answer {
   text: string;
 }
 
+/**
+ * How long a generated request may wait for its whole answer: a hang guard, not a speed check.
+ * The heaviest answer the document allows, a ten-year clock advance that issues every month's
+ * documents of every account, took over 15 s (the guard before) beside a full CI run on two cores.
+ */
+export const ANSWER_DEADLINE_MS = 120_000;
+
 export async function send(base: string, c: RequestCase, token: string | null): Promise<Answer> {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
@@ -535,7 +542,7 @@ export async function send(base: string, c: RequestCase, token: string | null): 
     method: c.method,
     headers,
     body: c.body,
-    signal: AbortSignal.timeout(15_000),
+    signal: AbortSignal.timeout(ANSWER_DEADLINE_MS),
   });
   const text = await response.text();
   let body: Json = null;
