@@ -323,7 +323,8 @@ export async function createServer(ctx: Platform, actor: Actor, input: CreateSer
     // Every public address answers reverse DNS with the hostname until rdns/put names another.
     for (const address of network.addresses) await queuePtr(ctx, trx, address.address, ptrName(address, row));
     rootPassword(ctx, row.id, sealedPassword, password);
-    const [details] = await detailsWith(ctx, [row], [network], trx);
+    // A server made a moment ago has moved no traffic the meter holds: no statement asks for its readings.
+    const [details] = await detailsWith(ctx, [row], [network], trx, { now: ctx.clock.now(), readings: [] });
     return details!;
   });
   kickPtrPublishing(ctx);
