@@ -13,6 +13,8 @@
 //   a transaction): they cost nothing here, but they still count towards the month's cap, so
 //   what an item costs in a month, paid up front or metered, never exceeds amount_mo.
 
+import { civilFromDays, daysFromCivil } from '../platform/clock.ts';
+
 export const HOUR_MS = 3_600_000;
 
 /** The fields metering reads; invoice item rows have them. */
@@ -50,48 +52,20 @@ export function prepaidHours(item: Pick<MeteredItem, 'created_at' | 'prepaid_unt
 /** Start of the UTC calendar month containing `instant`, and of the next one. */
 export function monthBounds(instant: number): Readonly<{ start: number; end: number }> {
   // Nearly every instant asked about (an open item's hours, a reading) falls in the month asked
-  // about last; a long-lived item's charge walks its months one after the other, so the months
-  // are counted in integers, not read off a Date (ten years of items, month by month, in a clock
-  // advance spent seconds in Date's fields).
+  // about last; a long-lived item's charge walks its months one after the other (a ten-year clock
+  // advance, each month's documents summing every item from its creation), so the months are
+  // counted in integers, not read off a Date.
   if (instant >= lastMonth.start && instant < lastMonth.end) return lastMonth;
-  const { year, month } = civilMonth(Math.floor(instant / DAY_MS));
+  const { year, month } = civilFromDays(Math.floor(instant / DAY_MS));
   lastMonth = Object.freeze({
-    start: daysToMonth(year, month) * DAY_MS,
-    end: (month === 12 ? daysToMonth(year + 1, 1) : daysToMonth(year, month + 1)) * DAY_MS,
+    start: daysFromCivil(year, month, 1) * DAY_MS,
+    end: (month === 12 ? daysFromCivil(year + 1, 1, 1) : daysFromCivil(year, month + 1, 1)) * DAY_MS,
   });
   return lastMonth;
 }
 let lastMonth: Readonly<{ start: number; end: number }> = { start: 0, end: 0 };
 
 const DAY_MS = 86_400_000;
-
-// The proleptic Gregorian calendar in days since 1970-01-01, by whole 400-year eras of 146,097
-// days, the year taken to start on 1 March so that the leap day ends it (H. Hinnant's
-// days_from_civil and civil_from_days).
-
-/** Days from 1970-01-01 to the first of `month` (1–12) of `year`. */
-function daysToMonth(year: number, month: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5);
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
-  return era * 146_097 + dayOfEra - 719_468;
-}
-
-/** The year and month (1–12) of the day `days` after 1970-01-01. */
-function civilMonth(days: number): { year: number; month: number } {
-  const z = days + 719_468;
-  const era = Math.floor(z / 146_097);
-  const dayOfEra = z - era * 146_097;
-  const yearOfEra = Math.floor(
-    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
-  );
-  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
-  const shifted = Math.floor((5 * dayOfYear + 2) / 153);
-  const month = shifted < 10 ? shifted + 3 : shifted - 9;
-  return { year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month };
-}
 
 /**
  * Charge in micro-dollars of the item's hours that begin in [from, to) and have begun by

@@ -102,14 +102,11 @@ const twoDigits = Array.from({ length: 100 }, (_, i) => (i < 10 ? `0${i}` : `${i
 const dayMs = 86_400_000;
 
 /**
- * The spec's timestamp shape: YYYY-MM-DDTHH:MM:SSZ. Every answer shows several (a list of a
- * thousand servers, thousands), so the date is worked out by arithmetic (the proleptic Gregorian
- * calendar of days since 1970, as Date counts them): Date's toISOString costs four times as much.
- * Outside the years 0000–9999 (an extended year, or not a time at all) it is Date's own.
+ * The proleptic Gregorian date of the day `days` after 1970-01-01, as Date counts days: by whole
+ * 400-year eras of 146,097 days from 0000-03-01, the year taken to start in March so that the
+ * leap day ends it (H. Hinnant's civil_from_days). Month 1–12.
  */
-export function isoSeconds(ms: number): string {
-  const days = Math.floor(ms / dayMs);
-  // Days from 0000-03-01, in 400-year eras of 146,097 days (H. Hinnant's civil_from_days).
+export function civilFromDays(days: number): { year: number; month: number; day: number } {
   const z = days + 719_468;
   const era = Math.floor(z / 146_097);
   const dayOfEra = z - era * 146_097;
@@ -120,7 +117,28 @@ export function isoSeconds(ms: number): string {
   const shiftedMonth = Math.floor((5 * dayOfYear + 2) / 153);
   const day = dayOfYear - Math.floor((153 * shiftedMonth + 2) / 5) + 1;
   const month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9;
-  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  return { year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day };
+}
+
+/** Days from 1970-01-01 to the date (month 1–12), as civilFromDays counts them (H. Hinnant's days_from_civil). */
+export function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
+/**
+ * The spec's timestamp shape: YYYY-MM-DDTHH:MM:SSZ. Every answer shows several (a list of a
+ * thousand servers, thousands), so the date is worked out by arithmetic (civilFromDays):
+ * Date's toISOString costs four times as much. Outside the years 0000–9999 (an extended year,
+ * or not a time at all) it is Date's own.
+ */
+export function isoSeconds(ms: number): string {
+  const days = Math.floor(ms / dayMs);
+  const { year, month, day } = civilFromDays(days);
   if (!(year >= 0 && year <= 9999)) return `${new Date(ms).toISOString().slice(0, 19)}Z`;
   const seconds = Math.floor((ms - days * dayMs) / 1000);
   const text = `${twoDigits[Math.floor(year / 100)]}${twoDigits[year % 100]}-${twoDigits[month]}-${twoDigits[day]}T${twoDigits[Math.floor(seconds / 3600)]}:${twoDigits[Math.floor(seconds / 60) % 60]}:${twoDigits[seconds % 60]}Z`;
