@@ -31,6 +31,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { loadConfig } from '../src/config.ts';
+import { prebuiltEntry } from '../src/prebuilt.ts';
 import { throwawaySchema, type ThrowawaySchema } from '../test/support/postgres-schema.ts';
 import { seed, seedFloor, seedHistory } from './seed.ts';
 import { serveEnv } from './serve-env.ts';
@@ -555,6 +556,8 @@ const fixed = (value: number, digits = 2) => value.toFixed(digits);
 const loadText = (load: number[]) => load.map((value) => fixed(value)).join(' ');
 
 function report(results: CaseResult[]): void {
+  // A start from the sources is slower than npm start's from the bundle: say so beside the figure.
+  const fromSources = prebuiltEntry() === null;
   for (const r of results) {
     const bare = r.rows[0]!;
     console.log(
@@ -570,7 +573,7 @@ function report(results: CaseResult[]): void {
       );
     if (r.coldStartMs !== undefined)
       console.log(
-        `\ncold start to first answer (existing database): ${r.coldStartMs.toFixed(0)} ms${r.bareStartMs ? `; a bare Fastify process's, side by side: ${r.bareStartMs.toFixed(0)} ms (${fixed(r.coldStartMs / r.bareStartMs)}×)` : ''}`,
+        `\ncold start to first answer (existing database): ${r.coldStartMs.toFixed(0)} ms${r.bareStartMs ? `; a bare Fastify process's, side by side: ${r.bareStartMs.toFixed(0)} ms (${fixed(r.coldStartMs / r.bareStartMs)}×)` : ''}${fromSources ? " (from the sources, as dist/server is older than them: not `npm start`'s start; `npm run bundle` first)" : ''}`,
       );
     if (r.listTiming)
       console.log(
