@@ -16,6 +16,7 @@
 import { civilFromDays, daysFromCivil } from '../platform/clock.ts';
 
 export const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 /** The fields metering reads; invoice item rows have them. */
 export interface MeteredItem {
@@ -64,8 +65,6 @@ export function monthBounds(instant: number): Readonly<{ start: number; end: num
   return lastMonth;
 }
 let lastMonth: Readonly<{ start: number; end: number }> = { start: 0, end: 0 };
-
-const DAY_MS = 86_400_000;
 
 /**
  * Charge in micro-dollars of the item's hours that begin in [from, to) and have begun by
